@@ -1,0 +1,37 @@
+//! Records what a benchmark report needs to know about the build: git revision, compiler and target.
+
+use std::process::Command;
+
+fn output_of(program: &str, args: &[&str]) -> Option<String> {
+    let out = Command::new(program).args(args).output().ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+        .filter(|s| !s.is_empty())
+}
+
+fn main() {
+    let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
+    let rustc_version = output_of(&rustc, &["--version"]).unwrap_or_else(|| "unknown".into());
+    let git =
+        output_of("git", &["rev-parse", "--short=12", "HEAD"]).unwrap_or_else(|| "unknown".into());
+    let dirty = output_of("git", &["status", "--porcelain", "--untracked-files=no"]).is_some();
+    let revision = if dirty && git != "unknown" {
+        format!("{git}-modified")
+    } else {
+        git
+    };
+    println!("cargo:rustc-env=NQUEENS_RUSTC={rustc_version}");
+    println!("cargo:rustc-env=NQUEENS_GIT_REVISION={revision}");
+    println!(
+        "cargo:rustc-env=NQUEENS_TARGET={}",
+        std::env::var("TARGET").unwrap_or_default()
+    );
+    println!(
+        "cargo:rustc-env=NQUEENS_TARGET_FEATURES={}",
+        std::env::var("CARGO_CFG_TARGET_FEATURE").unwrap_or_default()
+    );
+    println!("cargo:rerun-if-changed=.git/HEAD");
+    println!("cargo:rerun-if-changed=.git/refs/heads");
+    println!("cargo:rerun-if-changed=build.rs");
+}

@@ -1,0 +1,27 @@
+//! The library's errors: what went wrong, in words a user can act on.
+
+use thiserror::Error;
+
+/// Everything the library can refuse or fail at.
+#[derive(Debug, Error, PartialEq, Eq)]
+pub enum Error {
+    /// The board does not fit the kernel's masks.
+    #[error("n = {n} is too large: the bitmask kernel handles boards up to n = {max}")]
+    BoardTooLarge {
+        /// The side asked for.
+        n: u32,
+        /// The largest side accepted.
+        max: u32,
+    },
+    /// A thread count of zero.
+    #[error("the number of threads must be at least 1")]
+    NoThreads,
+    /// The worker pool could not be built.
+    #[error("could not start {threads} worker threads: {reason}")]
+    ThreadPool {
+        /// Threads asked for.
+        threads: usize,
+        /// What the operating system said.
+        reason: String,
+    },
+}

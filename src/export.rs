@@ -1,0 +1,239 @@
+//! Exporters: each output format is one small type that turns report pieces into bytes.
+//!
+//! Formats that can be read line by line (table, CSV, Markdown) give a header before the first board and a
+//! row as each board finishes, so a sweep over increasing n shows its results as it goes. JSON is one document
+//! and is given whole once the run ends.
+
+use crate::report::{BoardResult, Report};
+use std::fmt;
+use std::str::FromStr;
+
+/// The output formats.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Format {
+    /// Aligned columns for people.
+    #[default]
+    Table,
+    /// One JSON document with the machine, the build and every result.
+    Json,
+    /// Comma-separated values with a header row.
+    Csv,
+    /// A Markdown table.
+    Markdown,
+}
+
+impl Format {
+    /// Every format, in the order the command line lists them.
+    pub const ALL: [Format; 4] = [Format::Table, Format::Json, Format::Csv, Format::Markdown];
+
+    /// The format's name on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Table => "table",
+            Format::Json => "json",
+            Format::Csv => "csv",
+            Format::Markdown => "markdown",
+        }
+    }
+
+    /// A fresh exporter for this format.
+    pub fn exporter(self) -> Box<dyn Exporter> {
+        match self {
+            Format::Table => Box::new(Table),
+            Format::Json => Box::new(Json),
+            Format::Csv => Box::new(Csv),
+            Format::Markdown => Box::new(Markdown),
+        }
+    }
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A format name that is not one of [`Format::ALL`].
+#[derive(Debug, thiserror::Error)]
+#[error("unknown format '{0}': use one of table, json, csv, markdown")]
+pub struct UnknownFormat(String);
+
+impl FromStr for Format {
+    type Err = UnknownFormat;
+    fn from_str(s: &str) -> Result<Format, UnknownFormat> {
+        Format::ALL
+            .into_iter()
+            .find(|f| f.name() == s)
+            .ok_or_else(|| UnknownFormat(s.to_string()))
+    }
+}
+
+/// Turns a run into bytes, piece by piece.
+pub trait Exporter {
+    /// Written before the first board.
+    fn header(&self, _report: &Report) -> Vec<u8> {
+        Vec::new()
+    }
+    /// Written as soon as a board is counted.
+    fn row(&self, _result: &BoardResult) -> Vec<u8> {
+        Vec::new()
+    }
+    /// Written once the run ends; `report` then holds every result.
+    fn footer(&self, _report: &Report) -> Vec<u8> {
+        Vec::new()
+    }
+}
+
+/// Aligned, human-readable columns.
+pub struct Table;
+
+const TABLE_COLUMNS: [(&str, usize); 8] = [
+    ("n", 3),
+    ("total", 20),
+    ("seconds", 10),
+    ("threads", 7),
+    ("units", 8),
+    ("solutions/s", 11),
+    ("nodes/s", 9),
+    ("check", 8),
+];
+
+impl Exporter for Table {
+    fn header(&self, _report: &Report) -> Vec<u8> {
+        let cells: Vec<String> = TABLE_COLUMNS
+            .iter()
+            .map(|(name, width)| format!("{name:>width$}"))
+            .collect();
+        format!("{}\n", cells.join("  ").trim_end()).into_bytes()
+    }
+
+    fn row(&self, r: &BoardResult) -> Vec<u8> {
+        let values = [
+            r.n.to_string(),
+            r.total.to_string(),
+            format!("{:.3}", r.seconds),
+            r.threads.to_string(),
+            r.units.to_string(),
+            si(r.solutions_per_second),
+            si(r.nodes_per_second),
+            r.check.map_or("", |c| c.word()).to_string(),
+        ];
+        let cells: Vec<String> = values
+            .iter()
+            .zip(TABLE_COLUMNS)
+            .map(|(value, (_, width))| format!("{value:>width$}"))
+            .collect();
+        format!("{}\n", cells.join("  ").trim_end()).into_bytes()
+    }
+}
+
+/// A rate with an SI prefix and three significant digits: `1.52 G`.
+pub fn si(x: f64) -> String {
+    const PREFIXES: [(f64, &str); 4] = [(1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")];
+    match PREFIXES.iter().find(|(scale, _)| x >= *scale) {
+        Some((scale, prefix)) => format!("{:.3} {prefix}", x / scale),
+        None => format!("{x:.0}"),
+    }
+}
+
+/// One JSON document: schema version, program, machine, timestamp and results.
+pub struct Json;
+
+impl Exporter for Json {
+    fn footer(&self, report: &Report) -> Vec<u8> {
+        let mut bytes = serde_json::to_vec_pretty(report).expect("reports serialize");
+        bytes.push(b'\n');
+        bytes
+    }
+}
+
+/// Comma-separated values, one row per board, with a header.
+pub struct Csv;
+
+const CSV_HEADER: [&str; 11] = [
+    "n",
+    "total",
+    "seconds",
+    "threads",
+    "symmetry",
+    "split_depth",
+    "units",
+    "nodes",
+    "solutions_per_second",
+    "nodes_per_second",
+    "check",
+];
+
+fn csv_record(fields: &[String]) -> Vec<u8> {
+    let mut writer = csv::Writer::from_writer(Vec::new());
+    writer.write_record(fields).expect("writing to memory");
+    writer.into_inner().expect("writing to memory")
+}
+
+impl Exporter for Csv {
+    fn header(&self, _report: &Report) -> Vec<u8> {
+        csv_record(&CSV_HEADER.map(str::to_string))
+    }
+
+    fn row(&self, r: &BoardResult) -> Vec<u8> {
+        csv_record(&[
+            r.n.to_string(),
+            r.total.to_string(),
+            format!("{:.6}", r.seconds),
+            r.threads.to_string(),
+            r.symmetry.clone(),
+            r.split_depth.to_string(),
+            r.units.to_string(),
+            r.nodes.to_string(),
+            format!("{:.0}", r.solutions_per_second),
+            format!("{:.0}", r.nodes_per_second),
+            r.check.map_or("", |c| c.word()).to_string(),
+        ])
+    }
+}
+
+/// A Markdown table for reports.
+pub struct Markdown;
+
+impl Exporter for Markdown {
+    fn header(&self, _report: &Report) -> Vec<u8> {
+        b"| n | total | seconds | threads | units | solutions/s | nodes/s | check |\n\
+          |--:|--:|--:|--:|--:|--:|--:|:--|\n"
+            .to_vec()
+    }
+
+    fn row(&self, r: &BoardResult) -> Vec<u8> {
+        format!(
+            "| {} | {} | {:.3} | {} | {} | {} | {} | {} |\n",
+            r.n,
+            r.total,
+            r.seconds,
+            r.threads,
+            r.units,
+            si(r.solutions_per_second),
+            si(r.nodes_per_second),
+            r.check.map_or("", |c| c.word())
+        )
+        .into_bytes()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rates_get_si_prefixes() {
+        assert_eq!(si(1_520_000_000.0), "1.520 G");
+        assert_eq!(si(999.0), "999");
+        assert_eq!(si(12_345.0), "12.345 k");
+    }
+
+    #[test]
+    fn format_names_round_trip() {
+        for f in Format::ALL {
+            assert_eq!(f.name().parse::<Format>().unwrap(), f);
+        }
+        assert!("xml".parse::<Format>().is_err());
+    }
+}

@@ -1,0 +1,246 @@
+//! The hot loop: an iterative bitmask backtracker that counts the completions of a partial placement.
+//!
+//! Everything else in the crate (work splitting, symmetry, executors) decides *which* partial placements to
+//! count and how to weigh them; this module only counts. It has no dependencies, allocates nothing, takes no
+//! locks and touches no atomics, so any executor can call it from any thread.
+//!
+//! # The masks
+//! Rows are filled top to bottom. For the row about to be filled, three masks say which of its squares are
+//! attacked by the queens already placed; bit `c` stands for column `c`:
+//! - `cols`: bit `c` is set when a queen stands in column `c`;
+//! - `ld`: bit `c` is set when a queen attacks `(row, c)` along a diagonal going down and to the right
+//!   (left-shifted by one for every row moved down);
+//! - `rd`: bit `c` is set when a queen attacks `(row, c)` along a diagonal going down and to the left
+//!   (right-shifted by one for every row moved down).
+//!
+//! The free squares of the row are `full & !(cols | ld | rd)`, where `full` has the low `n` bits set. Bits that a
+//! shift pushes beyond column `n - 1` are masked by `full`, and bits pushed beyond bit 63 or below bit 0 are
+//! squares off the board, so dropping them is right.
+//!
+//! # Limits
+//! The masks are `u64`, so the largest board is [`MAX_N`] = 64 columns. The per-call counters are `u64`: each
+//! solution and each node costs at least one turn of the loop, so overflowing one would take 2^64 turns,
+//! several centuries at a billion turns a second. Callers sum the per-unit counts in `u128`.
+
+/// The largest board side the `u64` masks can hold.
+pub const MAX_N: u32 = 64;
+
+/// What one call of the kernel found.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Tally {
+    /// Completions of the partial placement into full solutions.
+    pub solutions: u64,
+    /// Queens placed while searching (nodes of the search tree below the partial placement).
+    pub nodes: u64,
+}
+
+/// The attack masks for the next row to fill; see the module documentation for their meaning.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Masks {
+    /// Occupied columns.
+    pub cols: u64,
+    /// Squares attacked along down-right diagonals.
+    pub ld: u64,
+    /// Squares attacked along down-left diagonals.
+    pub rd: u64,
+}
+
+impl Masks {
+    /// The masks for the row below, after a queen is placed on `bit` in this row.
+    #[inline(always)]
+    pub fn place(self, bit: u64) -> Masks {
+        Masks {
+            cols: self.cols | bit,
+            ld: (self.ld | bit) << 1,
+            rd: (self.rd | bit) >> 1,
+        }
+    }
+
+    /// The free squares of this row on a board of side `n`.
+    #[inline(always)]
+    pub fn free(self, full: u64) -> u64 {
+        full & !(self.cols | self.ld | self.rd)
+    }
+}
+
+/// The mask with the low `n` bits set: the columns of a board of side `n` (`n <= 64`).
+#[inline]
+pub fn full_mask(n: u32) -> u64 {
+    debug_assert!(n <= MAX_N);
+    if n == 0 {
+        0
+    } else {
+        u64::MAX >> (64 - n)
+    }
+}
+
+/// A partial placement ready for the kernel: the next row to fill and its masks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Start {
+    /// Rows `0..row` hold queens.
+    pub row: u32,
+    /// The masks those queens leave for row `row`.
+    pub masks: Masks,
+}
+
+/// Searches interleaved by [`count_stream`]; see there for why.
+pub const LANES: usize = 16;
+
+/// Stack slots per lane: row `r` lives at slot `r + 1` (slot `row` below a start marks it finished), and a
+/// power of two lets `& (SLOTS - 1)` stand in for a bounds check.
+const SLOTS: usize = 128;
+
+/// Counts the ways to complete a board of side `n` from a partial placement: rows `0..row` hold queens that
+/// leave `masks` for row `row`.
+pub fn count_completions(n: u32, row: u32, masks: Masks) -> Tally {
+    let mut start = Some((0, Start { row, masks }));
+    let mut tally = Tally::default();
+    count_stream(n, || start.take(), |_, t| tally = t);
+    tally
+}
+
+/// Counts the completions of every start that `source` hands out, on a board of side `n`, and gives each
+/// one's tally to `sink` with the tag it came with. Starts may finish in any order.
+///
+/// # How
+/// A depth-first search spends most of its time on mispredicted branches: whether a row has a free square
+/// left, whether the row below has one. Here the loop body has no such branch: one step either places the
+/// next free queen of the current row (descending when the row below has a free square and is not the last)
+/// or, when the row is exhausted, backtracks, and the choice is made with arithmetic. Such a step is a chain of
+/// dependent operations through the stack, so [`LANES`] independent searches take turns, each on its own
+/// stack, and the processor overlaps their chains. A lane whose search ends asks `source` for the next start,
+/// so lanes stay busy until the source runs dry.
+///
+/// The last row is never entered: after a queen is placed in row `n - 2` a single column is left, and the
+/// row below either has it free or not.
+///
+/// Measured on one core of a 2.3 GHz Xeon (Sapphire Rapids), n = 15 and 16 from every two-row placement:
+/// 1.35 to 1.5 times as fast as the classic loop that branches on each decision.
+pub fn count_stream<T>(
+    n: u32,
+    mut source: impl FnMut() -> Option<(T, Start)>,
+    mut sink: impl FnMut(T, Tally),
+) {
+    assert!(n <= MAX_N, "board {n} is outside the kernel's limits");
+    let full = full_mask(n);
+    // Slot of row n - 2: a queen placed there closes the board.
+    let closing = (n as usize).saturating_sub(1);
+    // stack[slot][lane] = [free squares not yet tried, cols, ld, rd] of the row at that slot. Slot-major, so
+    // the lanes' tops share cache lines instead of sets: lane-major rows 4 KiB apart evict each other.
+    let mut stack = [[[0u64; 4]; LANES]; SLOTS];
+    let mut slot = [0usize; LANES];
+    let mut floor = [0usize; LANES];
+    let mut tally = [Tally::default(); LANES];
+    let mut tags: [Option<T>; LANES] = std::array::from_fn(|_| None);
+
+    let mut busy = 0;
+    for lane in 0..LANES {
+        tags[lane] = assign(
+            n,
+            &mut source,
+            &mut sink,
+            &mut stack,
+            lane,
+            &mut slot[lane],
+            &mut floor[lane],
+        );
+        busy += usize::from(tags[lane].is_some());
+    }
+
+    while busy > 0 {
+        for lane in 0..LANES {
+            let s = slot[lane];
+            if s == floor[lane] {
+                continue;
+            }
+            let [avail, cols, ld, rd] = stack[s & (SLOTS - 1)][lane];
+            let has = avail != 0;
+            let bit = avail & avail.wrapping_neg();
+            stack[s & (SLOTS - 1)][lane][0] = avail ^ bit;
+            let next_cols = cols | bit;
+            let next_ld = (ld | bit) << 1;
+            let next_rd = (rd | bit) >> 1;
+            let next = full & !(next_cols | next_ld | next_rd);
+            // Written whether or not the search descends: a slot above the top is dead until rewritten.
+            stack[(s + 1) & (SLOTS - 1)][lane] = [next, next_cols, next_ld, next_rd];
+            let placed = has & (next != 0);
+            let closes = s == closing;
+            tally[lane].nodes += u64::from(has) + u64::from(placed & closes);
+            tally[lane].solutions += u64::from(placed & closes);
+            let s = s + usize::from(placed & !closes) - usize::from(!has);
+            slot[lane] = s;
+            if s == floor[lane] {
+                let tag = tags[lane].take().expect("a busy lane has a tag");
+                sink(tag, std::mem::take(&mut tally[lane]));
+                tags[lane] = assign(
+                    n,
+                    &mut source,
+                    &mut sink,
+                    &mut stack,
+                    lane,
+                    &mut slot[lane],
+                    &mut floor[lane],
+                );
+                busy -= usize::from(tags[lane].is_none());
+            }
+        }
+    }
+}
+
+/// Gives a lane the next start that needs a search, settling on the way the starts that need none.
+fn assign<T>(
+    n: u32,
+    source: &mut impl FnMut() -> Option<(T, Start)>,
+    sink: &mut impl FnMut(T, Tally),
+    stack: &mut [[[u64; 4]; LANES]; SLOTS],
+    lane: usize,
+    slot: &mut usize,
+    floor: &mut usize,
+) -> Option<T> {
+    let full = full_mask(n);
+    loop {
+        let (tag, Start { row, masks }) = source()?;
+        assert!(row <= n, "start row {row} beyond board {n}");
+        let free = masks.free(full);
+        if row + 2 <= n {
+            let row = row as usize;
+            stack[row + 1][lane] = [free, masks.cols, masks.ld, masks.rd];
+            *slot = row + 1;
+            *floor = row;
+            return Some(tag);
+        }
+        // A complete placement is one solution; one row short, it is one if that row has a free square.
+        let solutions = if row == n { 1 } else { u64::from(free != 0) };
+        let nodes = if row == n { 0 } else { solutions };
+        sink(tag, Tally { solutions, nodes });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_board_of_eight_has_92_completions() {
+        assert_eq!(count_completions(8, 0, Masks::default()).solutions, 92);
+    }
+
+    #[test]
+    fn complete_and_last_row_placements_are_counted_without_a_search() {
+        assert_eq!(count_completions(3, 3, Masks::default()).solutions, 1);
+        assert_eq!(count_completions(1, 0, Masks::default()).solutions, 1);
+        let blocked = Masks {
+            cols: 1,
+            ..Masks::default()
+        };
+        assert_eq!(count_completions(1, 0, blocked).solutions, 0);
+    }
+
+    #[test]
+    fn full_mask_covers_exactly_n_columns() {
+        assert_eq!(full_mask(0), 0);
+        assert_eq!(full_mask(1), 1);
+        assert_eq!(full_mask(8), 0xff);
+        assert_eq!(full_mask(64), u64::MAX);
+    }
+}

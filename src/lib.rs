@@ -1,0 +1,105 @@
+//! nqueens: counts the solutions of the N-Queens problem exactly, on every core.
+//!
+//! A count goes through the same steps whatever runs it:
+//! a [`Board`] and a [`Symmetry`] give a [`Plan`] of numbered work units; an executor ([`exec`]) counts the
+//! units with the bitmask [`kernel`] and sums their [`Count`]s; the sum becomes a [`BoardResult`] in a
+//! [`Report`], and an exporter ([`export`]) turns that into bytes.
+//!
+//! ```
+//! use nqueens::{count, CountRequest, Symmetry, exec::NoProgress};
+//!
+//! let request = CountRequest::new(8)?.symmetry(Symmetry::Mirror).threads(2);
+//! let result = count(&request, &NoProgress)?;
+//! assert_eq!(result.total, 92);
+//! # Ok::<(), nqueens::Error>(())
+//! ```
+
+pub mod board;
+pub mod count;
+pub mod error;
+pub mod exec;
+pub mod export;
+pub mod kernel;
+pub mod known;
+pub mod machine;
+pub mod plan;
+pub mod report;
+pub mod symmetry;
+
+pub use board::Board;
+pub use count::Count;
+pub use error::Error;
+pub use plan::{Plan, Split, WorkUnit};
+pub use report::{BoardResult, Report};
+pub use symmetry::Symmetry;
+
+use std::time::Instant;
+
+/// What to count and how: a validated request, ready to run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CountRequest {
+    /// The board.
+    pub board: Board,
+    /// The symmetry reduction.
+    pub symmetry: Symmetry,
+    /// Worker threads (at least 1).
+    pub threads: usize,
+    /// A fixed split depth, or `None` to choose one from the board and the threads.
+    pub split_depth: Option<u32>,
+}
+
+impl CountRequest {
+    /// Counts a board of side `n` with the default symmetry on every available core.
+    pub fn new(n: u32) -> Result<CountRequest, Error> {
+        Ok(CountRequest {
+            board: Board::new(n)?,
+            symmetry: Symmetry::default(),
+            threads: num_cpus::get(),
+            split_depth: None,
+        })
+    }
+
+    /// With this symmetry reduction.
+    pub fn symmetry(self, symmetry: Symmetry) -> CountRequest {
+        CountRequest { symmetry, ..self }
+    }
+
+    /// On this many worker threads.
+    pub fn threads(self, threads: usize) -> CountRequest {
+        CountRequest { threads, ..self }
+    }
+
+    /// With a fixed split depth.
+    pub fn split_depth(self, depth: Option<u32>) -> CountRequest {
+        CountRequest {
+            split_depth: depth,
+            ..self
+        }
+    }
+
+    /// The plan this request runs.
+    pub fn plan(&self) -> Plan {
+        let split = match self.split_depth {
+            Some(depth) => Split::Depth(depth),
+            None => Split::Auto {
+                threads: self.threads,
+            },
+        };
+        Plan::new(self.board, self.symmetry, split)
+    }
+}
+
+/// Counts the solutions of `request`'s board on its worker threads, timing the whole of it.
+pub fn count(request: &CountRequest, progress: &dyn exec::Progress) -> Result<BoardResult, Error> {
+    let started = Instant::now();
+    let plan = request.plan();
+    let total = exec::run_parallel(&plan, request.threads, progress)?;
+    Ok(BoardResult::new(report::Measured {
+        n: request.board.n(),
+        symmetry: request.symmetry,
+        threads: request.threads,
+        split_depth: plan.depth(),
+        count: total,
+        seconds: started.elapsed().as_secs_f64(),
+    }))
+}

@@ -1,0 +1,100 @@
+//! The `nqueens` command: parses the arguments, runs the library, writes results and maps errors to exit codes.
+
+mod cli;
+mod output;
+
+use clap::Parser;
+use cli::{Cli, Command, CountOptions, UsageError};
+use nqueens::exec::NoProgress;
+use nqueens::report::{Check, Report};
+use output::Output;
+use std::io;
+use std::process::ExitCode;
+
+/// A count differs from the published value.
+const EXIT_MISMATCH: u8 = 3;
+/// Bad arguments (clap uses the same code for its own errors).
+const EXIT_USAGE: u8 = 2;
+/// Anything else went wrong.
+const EXIT_ERROR: u8 = 1;
+
+fn main() -> ExitCode {
+    match run() {
+        Ok(code) => code,
+        Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("error: {err:#}");
+            if err.downcast_ref::<UsageError>().is_some() {
+                ExitCode::from(EXIT_USAGE)
+            } else {
+                ExitCode::from(EXIT_ERROR)
+            }
+        }
+    }
+}
+
+/// A reader that closed the pipe early (`nqueens count 4..20 | head -3`) wanted no more: not an error.
+fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| {
+        cause
+            .downcast_ref::<io::Error>()
+            .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
+    })
+}
+
+fn run() -> anyhow::Result<ExitCode> {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Count {
+            sizes,
+            check,
+            options,
+        } => count(&sizes, check, &options),
+        Command::Verify { range, options } => {
+            let code = count(std::slice::from_ref(&range), true, &options)?;
+            if code == ExitCode::SUCCESS && !options.quiet {
+                eprintln!("all counts match the published values");
+            }
+            Ok(code)
+        }
+    }
+}
+
+fn count(sizes: &[String], check: bool, options: &CountOptions) -> anyhow::Result<ExitCode> {
+    let requests = cli::requests(sizes, options)?;
+    let mut out = Output::open(options.output.as_deref())?;
+    let exporter = options.format.exporter();
+    let threads = requests.first().map_or(1, |r| r.threads);
+    let mut report = Report::start(threads);
+    out.write(&exporter.header(&report))?;
+    let mut mismatches = Vec::new();
+    for request in &requests {
+        let mut result = nqueens::count(request, &NoProgress)?;
+        result.total += u128::from(options.debug_offset);
+        if check {
+            let outcome = Check::total(result.n, result.total);
+            if let Check::Mismatch { expected } = outcome {
+                mismatches.push((result.n, result.total, expected));
+            }
+            result.check = Some(outcome);
+        }
+        out.write(&exporter.row(&result))?;
+        if !out.is_stdout() && !options.quiet {
+            eprintln!(
+                "n = {}: {} solutions in {:.3} s",
+                result.n, result.total, result.seconds
+            );
+        }
+        report.results.push(result);
+    }
+    out.write(&exporter.footer(&report))?;
+    out.finish()?;
+    for (n, counted, expected) in &mismatches {
+        eprintln!("error: n = {n}: counted {counted}, but the published count is {expected}");
+    }
+    Ok(if mismatches.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(EXIT_MISMATCH)
+    })
+}

@@ -1,0 +1,87 @@
+//! Where results go: standard output, written as they come, or a file that appears only when complete.
+
+use crate::cli::UsageError;
+use std::fs::OpenOptions;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use tempfile::NamedTempFile;
+
+/// An open destination for results.
+pub enum Output {
+    /// Standard output; each piece is flushed as soon as it is written.
+    Stdout(io::Stdout),
+    /// A temporary file beside the destination, renamed over it by [`Output::finish`], so that an interrupted
+    /// run never leaves a partial file under the name asked for.
+    File {
+        /// The file being written.
+        temp: NamedTempFile,
+        /// The name it gets when complete.
+        path: PathBuf,
+    },
+}
+
+impl Output {
+    /// Opens the destination: `None` or `-` is standard output. A file that cannot be written is refused now,
+    /// before any counting.
+    pub fn open(path: Option<&Path>) -> Result<Output, UsageError> {
+        let path = match path {
+            None => return Ok(Output::Stdout(io::stdout())),
+            Some(p) if p.as_os_str() == "-" => return Ok(Output::Stdout(io::stdout())),
+            Some(p) => p,
+        };
+        let cannot = |why: String| UsageError(format!("cannot write '{}': {why}", path.display()));
+        if path.is_dir() {
+            return Err(cannot("it is a directory; name a file".into()));
+        }
+        if path.exists() {
+            // Opening without truncating proves the file may be replaced, and changes nothing.
+            OpenOptions::new()
+                .append(true)
+                .open(path)
+                .map_err(|e| cannot(e.to_string()))?;
+        }
+        let dir = match path.parent() {
+            Some(parent) if !parent.as_os_str().is_empty() => parent,
+            _ => Path::new("."),
+        };
+        let temp = tempfile::Builder::new()
+            .prefix(".nqueens-partial-")
+            .tempfile_in(dir)
+            .map_err(|e| cannot(format!("{e} (does the folder '{}' exist?)", dir.display())))?;
+        Ok(Output::File {
+            temp,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// Whether the results go to standard output.
+    pub fn is_stdout(&self) -> bool {
+        matches!(self, Output::Stdout(_))
+    }
+
+    /// Writes and flushes a piece of output.
+    pub fn write(&mut self, bytes: &[u8]) -> io::Result<()> {
+        if bytes.is_empty() {
+            return Ok(());
+        }
+        match self {
+            Output::Stdout(out) => {
+                let mut lock = out.lock();
+                lock.write_all(bytes)?;
+                lock.flush()
+            }
+            Output::File { temp, .. } => temp.write_all(bytes),
+        }
+    }
+
+    /// Completes the output: a file is synced and moved to its name.
+    pub fn finish(self) -> anyhow::Result<()> {
+        if let Output::File { temp, path } = self {
+            temp.as_file().sync_all()?;
+            temp.persist(&path).map_err(|e| {
+                anyhow::anyhow!("could not write '{}': {}", path.display(), e.error)
+            })?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,146 @@
+//! Result records: what was counted, how long it took, where. Plain data that exporters turn into bytes.
+
+use crate::known;
+use crate::machine::{Machine, Program};
+use crate::symmetry::Symmetry;
+use serde::{Deserialize, Serialize};
+
+/// The version of the JSON layout; raised whenever a field changes meaning or disappears.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// How a count compares with the published value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "status")]
+pub enum Check {
+    /// The count equals the published value.
+    Match,
+    /// The count differs from the published value.
+    Mismatch {
+        /// The published value.
+        expected: u128,
+    },
+    /// Nobody has published a count for this n.
+    Unpublished,
+}
+
+impl Check {
+    /// Compares `total` for side `n` with the published table.
+    pub fn total(n: u32, total: u128) -> Check {
+        match known::lookup(n) {
+            None => Check::Unpublished,
+            Some(k) if k.total == total => Check::Match,
+            Some(k) => Check::Mismatch { expected: k.total },
+        }
+    }
+
+    /// A short word for tables.
+    pub fn word(self) -> &'static str {
+        match self {
+            Check::Match => "ok",
+            Check::Mismatch { .. } => "MISMATCH",
+            Check::Unpublished => "unknown",
+        }
+    }
+}
+
+/// One board's count.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BoardResult {
+    /// Board side.
+    pub n: u32,
+    /// All solutions.
+    pub total: u128,
+    /// Wall-clock seconds, planning included.
+    pub seconds: f64,
+    /// Worker threads.
+    pub threads: usize,
+    /// Symmetry reduction used.
+    pub symmetry: String,
+    /// Rows placed by the plan before the kernel takes over.
+    pub split_depth: u32,
+    /// Work units counted.
+    pub units: u64,
+    /// Queens placed by the search.
+    pub nodes: u128,
+    /// `total / seconds`.
+    pub solutions_per_second: f64,
+    /// `nodes / seconds`.
+    pub nodes_per_second: f64,
+    /// The comparison with the published value, when one was asked for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub check: Option<Check>,
+}
+
+/// The pieces of a [`BoardResult`] that are measured rather than derived.
+#[derive(Clone, Copy, Debug)]
+pub struct Measured {
+    /// Board side.
+    pub n: u32,
+    /// Symmetry reduction used.
+    pub symmetry: Symmetry,
+    /// Worker threads.
+    pub threads: usize,
+    /// Split depth of the plan.
+    pub split_depth: u32,
+    /// The summed count.
+    pub count: crate::count::Count,
+    /// Wall-clock seconds.
+    pub seconds: f64,
+}
+
+impl BoardResult {
+    /// The record for a measured count, with its rates.
+    pub fn new(m: Measured) -> BoardResult {
+        let rate = |x: u128| {
+            if m.seconds > 0.0 {
+                x as f64 / m.seconds
+            } else {
+                0.0
+            }
+        };
+        BoardResult {
+            n: m.n,
+            total: m.count.total,
+            seconds: m.seconds,
+            threads: m.threads,
+            symmetry: m.symmetry.name().to_string(),
+            split_depth: m.split_depth,
+            units: m.count.units,
+            nodes: m.count.nodes,
+            solutions_per_second: rate(m.count.total),
+            nodes_per_second: rate(m.count.nodes),
+            check: None,
+        }
+    }
+}
+
+/// A whole run: the program, the machine, and each board's result.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    /// [`SCHEMA_VERSION`] when written.
+    pub schema_version: u32,
+    /// The build that measured.
+    pub program: Program,
+    /// The machine measured on.
+    pub machine: Machine,
+    /// When the run started, RFC 3339 in UTC.
+    pub timestamp: String,
+    /// Worker threads used.
+    pub threads: usize,
+    /// One record per board, in the order counted.
+    pub results: Vec<BoardResult>,
+}
+
+impl Report {
+    /// An empty report for a run starting now on this machine with this build.
+    pub fn start(threads: usize) -> Report {
+        Report {
+            schema_version: SCHEMA_VERSION,
+            program: Program::current(),
+            machine: Machine::detect(),
+            timestamp: humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string(),
+            threads,
+            results: Vec::new(),
+        }
+    }
+}

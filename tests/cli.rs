@@ -1,0 +1,286 @@
+//! The command line as a user meets it: every command, format and bad input.
+
+mod common;
+
+use common::nqueens;
+use predicates::prelude::*;
+use predicates::str::contains;
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+
+#[test]
+fn count_prints_a_table_row_per_board() {
+    let out = nqueens().args(["count", "8", "10"]).assert().success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 3, "header and two rows:\n{text}");
+    assert!(lines[0].split_whitespace().eq([
+        "n",
+        "total",
+        "seconds",
+        "threads",
+        "units",
+        "solutions/s",
+        "nodes/s",
+        "check"
+    ]));
+    let row: Vec<&str> = lines[1].split_whitespace().collect();
+    assert_eq!(&row[..2], ["8", "92"]);
+    assert!(lines[2].split_whitespace().take(2).eq(["10", "724"]));
+}
+
+#[test]
+fn ranges_are_inclusive_and_mix_with_single_sizes() {
+    nqueens()
+        .args(["count", "4..6", "8", "--format", "csv"])
+        .assert()
+        .success()
+        .stdout(predicate::function(|out: &str| {
+            let ns: Vec<&str> = out
+                .lines()
+                .skip(1)
+                .map(|l| l.split(',').next().unwrap())
+                .collect();
+            ns == ["4", "5", "6", "8"]
+        }));
+}
+
+#[test]
+fn csv_has_a_header_and_exact_totals() {
+    let out = nqueens()
+        .args(["count", "9", "--format", "csv", "--threads", "1"])
+        .assert()
+        .success();
+    let mut reader = csv::Reader::from_reader(&out.get_output().stdout[..]);
+    let headers = reader.headers().unwrap().clone();
+    assert_eq!(&headers[0], "n");
+    assert_eq!(&headers[1], "total");
+    let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+    assert_eq!(rows.len(), 1);
+    assert_eq!(&rows[0][1], "352");
+    assert_eq!(&rows[0][3], "1", "threads");
+}
+
+#[test]
+fn json_describes_the_program_the_machine_and_each_board() {
+    let out = nqueens()
+        .args([
+            "count",
+            "6..8",
+            "--format",
+            "json",
+            "--threads",
+            "2",
+            "--symmetry",
+            "none",
+        ])
+        .assert()
+        .success();
+    let doc: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(doc["schema_version"], 1);
+    assert_eq!(doc["program"]["name"], "nqueens");
+    assert_eq!(doc["program"]["version"], env!("CARGO_PKG_VERSION"));
+    assert!(doc["machine"]["cpu_model"].is_string());
+    assert!(doc["machine"]["logical_cores"].as_u64().unwrap() >= 1);
+    assert!(doc["timestamp"].as_str().unwrap().ends_with('Z'));
+    let results = doc["results"].as_array().unwrap();
+    let totals: Vec<u64> = results
+        .iter()
+        .map(|r| r["total"].as_u64().unwrap())
+        .collect();
+    assert_eq!(totals, [4, 40, 92]);
+    for r in results {
+        assert_eq!(r["threads"], 2);
+        assert_eq!(r["symmetry"], "none");
+        assert!(r["seconds"].as_f64().unwrap() >= 0.0);
+        assert!(r["units"].as_u64().unwrap() >= 1);
+    }
+}
+
+#[test]
+fn json_round_trips_into_the_report_type() {
+    let out = nqueens()
+        .args(["count", "7", "--format", "json"])
+        .assert()
+        .success();
+    let report: nqueens::Report = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(report.results[0].total, 40);
+}
+
+#[test]
+fn markdown_is_a_table() {
+    nqueens()
+        .args(["count", "8", "--format", "markdown"])
+        .assert()
+        .success()
+        .stdout(contains("| n | total |").and(contains("| 8 | 92 |")));
+}
+
+#[test]
+fn split_depth_and_symmetry_are_honoured_and_reported() {
+    let out = nqueens()
+        .args([
+            "count",
+            "10",
+            "--split-depth",
+            "3",
+            "--symmetry",
+            "mirror",
+            "--format",
+            "json",
+        ])
+        .assert()
+        .success();
+    let doc: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(doc["results"][0]["split_depth"], 3);
+    assert_eq!(doc["results"][0]["symmetry"], "mirror");
+    assert_eq!(doc["results"][0]["total"], 724);
+}
+
+#[test]
+fn check_marks_published_counts_ok() {
+    nqueens()
+        .args(["count", "8", "--check"])
+        .assert()
+        .success()
+        .stdout(contains("ok"));
+}
+
+#[test]
+fn check_fails_with_its_own_exit_code_on_a_mismatch() {
+    nqueens()
+        .args(["count", "8", "--check", "--debug-offset", "1"])
+        .assert()
+        .code(3)
+        .stdout(contains("MISMATCH"))
+        .stderr(contains("counted 93, but the published count is 92"));
+}
+
+#[test]
+fn verify_checks_a_range() {
+    nqueens()
+        .args(["verify", "4..11"])
+        .assert()
+        .success()
+        .stdout(contains("2680"))
+        .stderr(contains("all counts match"));
+}
+
+#[test]
+fn verify_has_a_default_range() {
+    nqueens()
+        .args(["verify", "--quiet", "--format", "csv"])
+        .assert()
+        .success()
+        .stdout(predicate::function(|out: &str| out.lines().count() == 17));
+}
+
+#[test]
+fn output_file_gets_the_results_and_stdout_stays_empty() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("counts.json");
+    nqueens()
+        .args(["count", "8", "--format", "json", "--output"])
+        .arg(&path)
+        .assert()
+        .success()
+        .stdout(predicate::str::is_empty());
+    let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    assert_eq!(doc["results"][0]["total"], 92);
+    let leftovers = std::fs::read_dir(dir.path()).unwrap().count();
+    assert_eq!(leftovers, 1, "no temporary file is left behind");
+}
+
+#[test]
+fn dash_is_standard_output() {
+    nqueens()
+        .args(["count", "8", "--output", "-"])
+        .assert()
+        .success()
+        .stdout(contains("92"));
+}
+
+#[test]
+fn bad_sizes_are_usage_errors() {
+    for (arg, message) in [
+        ("eight", "not a board size"),
+        ("-3", "cannot be negative"),
+        ("65", "up to n = 64"),
+        ("9..4", "reversed range: write 4..9"),
+        ("99999999999", "not a board size"),
+    ] {
+        nqueens()
+            .args(["count", arg])
+            .assert()
+            .code(2)
+            .stderr(contains(message))
+            .stdout(predicate::str::is_empty());
+    }
+}
+
+#[test]
+fn bad_options_are_usage_errors() {
+    for args in [
+        &["count", "8", "--threads", "0"][..],
+        &["count", "8", "--format", "xml"],
+        &["count", "8", "--symmetry", "rotations"],
+        &["count"],
+    ] {
+        nqueens().args(args).assert().code(2);
+    }
+    nqueens()
+        .args(["count", "8", "--format", "xml"])
+        .assert()
+        .stderr(contains("use one of table, json, csv, markdown"));
+}
+
+#[test]
+fn an_unwritable_output_is_refused_before_counting_and_leaves_no_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("missing-folder").join("out.json");
+    nqueens()
+        .args(["count", "8", "--output"])
+        .arg(&path)
+        .assert()
+        .code(2)
+        .stderr(contains("cannot write"));
+    assert!(!path.exists());
+    nqueens()
+        .args(["count", "8", "--output"])
+        .arg(dir.path())
+        .assert()
+        .code(2)
+        .stderr(contains("it is a directory"));
+}
+
+#[test]
+fn a_closed_pipe_ends_the_run_quietly() {
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("nqueens"))
+        .args(["count", "1..14"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    assert!(first.contains("total"));
+    // The reader is dropped here: the pipe is closed with rows still to come.
+    let output = child.wait_with_output().unwrap();
+    assert!(output.status.success(), "{output:?}");
+    assert!(
+        output.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+#[test]
+fn version_names_the_build() {
+    nqueens()
+        .arg("--version")
+        .assert()
+        .success()
+        .stdout(contains(env!("CARGO_PKG_VERSION")).and(contains("rustc")));
+}

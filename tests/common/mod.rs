@@ -1,0 +1,69 @@
+//! Shared by the integration tests: an independent reference solver, the published table, and the binary.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+
+/// The textbook N-Queens counter, written without bitmasks or any of the library's code: an array of queen
+/// columns, one per row, and a pairwise check of every new queen against all earlier ones. Counts the
+/// solutions whose first rows are `prefix` (0-based columns); an invalid prefix has none.
+pub fn reference_count(n: usize, prefix: &[usize]) -> u64 {
+    fn safe(queens: &[usize], col: usize) -> bool {
+        let row = queens.len();
+        queens
+            .iter()
+            .enumerate()
+            .all(|(r, &c)| c != col && row - r != c.abs_diff(col))
+    }
+    fn extend(n: usize, queens: &mut Vec<usize>) -> u64 {
+        if queens.len() == n {
+            return 1;
+        }
+        let mut count = 0;
+        for col in 0..n {
+            if safe(queens, col) {
+                queens.push(col);
+                count += extend(n, queens);
+                queens.pop();
+            }
+        }
+        count
+    }
+    let mut queens = Vec::new();
+    for &col in prefix {
+        if col >= n || !safe(&queens, col) {
+            return 0;
+        }
+        queens.push(col);
+    }
+    extend(n, &mut queens)
+}
+
+/// A published row: n, total, unique (absent for n = 0).
+#[derive(Clone, Copy, Debug)]
+pub struct Published {
+    pub n: u32,
+    pub total: u128,
+    pub unique: Option<u128>,
+}
+
+/// The published counts, read from the repository's copy of the table.
+pub fn published() -> Vec<Published> {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/known-counts.tsv");
+    let text = std::fs::read_to_string(&path).expect("data/known-counts.tsv is in the repository");
+    text.lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            Published {
+                n: f[0].trim().parse().unwrap(),
+                total: f[1].trim().parse().unwrap(),
+                unique: f.get(2).and_then(|u| u.trim().parse().ok()),
+            }
+        })
+        .collect()
+}
+
+/// The `nqueens` binary built for these tests.
+pub fn nqueens() -> assert_cmd::Command {
+    assert_cmd::Command::cargo_bin("nqueens").expect("the binary is built")
+}
