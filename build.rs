@@ -34,4 +34,6 @@ fn main() {
     println!("cargo:rerun-if-changed=.git/HEAD");
     println!("cargo:rerun-if-changed=.git/refs/heads");
     println!("cargo:rerun-if-changed=build.rs");
+    // Any source change may change the "-modified" mark.
+    println!("cargo:rerun-if-changed=src");
 }

@@ -172,7 +172,7 @@ fn verify_has_a_default_range() {
         .args(["verify", "--quiet", "--format", "csv"])
         .assert()
         .success()
-        .stdout(predicate::function(|out: &str| out.lines().count() == 17));
+        .stdout(predicate::function(|out: &str| out.lines().count() == 18));
 }
 
 #[test]
