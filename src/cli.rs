@@ -36,7 +36,7 @@ pub enum Command {
     Verify {
         /// Board sizes to verify: N or an inclusive range A..B.
         #[arg(
-            default_value = "0..15",
+            default_value = "0..16",
             value_name = "RANGE",
             allow_negative_numbers = true
         )]

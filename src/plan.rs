@@ -11,8 +11,10 @@ use crate::kernel;
 use crate::symmetry::{Admission, Symmetry};
 
 /// How many work units an automatic split aims for, per worker thread: enough that the last units to finish
-/// are small against the whole run, so threads do not wait idle at the end.
-pub const UNITS_PER_THREAD: usize = 128;
+/// are small against the whole run, so threads do not wait idle at the end. Each worker keeps
+/// [`kernel::LANES`] units in flight, and those finish at a lower rate as the lanes empty, so this is large:
+/// measured on n = 16 with 2 threads, 1,118 units (128 a thread) gave a speedup of 1.7, 12,000 units gave 2.0.
+pub const UNITS_PER_THREAD: usize = 1024;
 
 /// How deep the plan places queens before handing the rest to the kernel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
