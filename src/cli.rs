@@ -55,8 +55,9 @@ pub struct CountOptions {
     /// Rows placed before the work is split into units [default: chosen from n and the threads].
     #[arg(long, value_name = "K")]
     pub split_depth: Option<u32>,
-    /// Symmetry reduction: `mirror` halves the search; `none` searches everything, as a cross-check.
-    #[arg(long, default_value = "mirror", value_parser = parse_symmetry)]
+    /// Symmetry reduction: `full` uses all 8 symmetries and counts unique solutions too; `mirror` halves the
+    /// search; `none` searches everything, as a cross-check.
+    #[arg(long, default_value = "full", value_parser = parse_symmetry)]
     pub symmetry: Symmetry,
     /// Output format.
     #[arg(short, long, default_value = "table", value_parser = parse_format)]

@@ -10,6 +10,8 @@ use std::ops::{Add, AddAssign};
 pub struct Count {
     /// Solutions on the whole board, each unit's count multiplied by its symmetry weight.
     pub total: u128,
+    /// Solutions unique under the board's 8 symmetries; only the full symmetry mode counts them.
+    pub unique: u128,
     /// Queens placed by the search (not weighted: the work actually done).
     pub nodes: u128,
     /// Work units counted.
@@ -17,10 +19,12 @@ pub struct Count {
 }
 
 impl Count {
-    /// The contribution of one work unit whose kernel call gave `tally`, standing for `weight` symmetric copies.
-    pub fn of_unit(tally: Tally, weight: u32) -> Count {
+    /// The contribution of one work unit whose kernel call gave `tally`: each solution found stands for
+    /// `weight` solutions and `unique` unique ones.
+    pub fn of_unit(tally: Tally, weight: u32, unique: u32) -> Count {
         Count {
             total: u128::from(tally.solutions) * u128::from(weight),
+            unique: u128::from(tally.solutions) * u128::from(unique),
             nodes: u128::from(tally.nodes),
             units: 1,
         }
@@ -32,6 +36,7 @@ impl Add for Count {
     fn add(self, other: Count) -> Count {
         Count {
             total: self.total + other.total,
+            unique: self.unique + other.unique,
             nodes: self.nodes + other.nodes,
             units: self.units + other.units,
         }
@@ -62,6 +67,7 @@ mod tests {
                 nodes: 10,
             },
             2,
+            1,
         );
         let b = Count::of_unit(
             Tally {
@@ -69,12 +75,14 @@ mod tests {
                 nodes: 5,
             },
             1,
+            0,
         );
         let sum: Count = [a, b].into_iter().sum();
         assert_eq!(
             sum,
             Count {
                 total: 7,
+                unique: 3,
                 nodes: 15,
                 units: 2
             }

@@ -57,18 +57,27 @@ pub fn run_parallel(plan: &Plan, threads: usize, progress: &dyn Progress) -> Res
 /// One worker: counts units taken from `next` until none are left.
 fn work(plan: &Plan, next: &AtomicUsize, progress: &dyn Progress) -> Count {
     let units = plan.units();
+    // Units the kernel cannot count (those enumerated for Burnside's lemma) are counted as they are drawn.
+    let mut drawn = Count::default();
     let mut sum = Count::default();
     kernel::count_stream(
         plan.board().n(),
-        || {
+        || loop {
             let unit = units.get(next.fetch_add(1, Ordering::Relaxed))?;
-            Some((unit, plan.start(unit)))
+            match plan.start(unit) {
+                Some(start) => return Some((unit, start)),
+                None => {
+                    let count = plan.count_unit(unit);
+                    progress.unit_done(unit, &count);
+                    drawn += count;
+                }
+            }
         },
         |unit, tally| {
-            let count = Count::of_unit(tally, unit.weight);
+            let count = plan.weigh(unit, tally);
             progress.unit_done(unit, &count);
             sum += count;
         },
     );
-    sum
+    sum + drawn
 }

@@ -87,9 +87,10 @@ pub trait Exporter {
 /// Aligned, human-readable columns.
 pub struct Table;
 
-const TABLE_COLUMNS: [(&str, usize); 8] = [
+const TABLE_COLUMNS: [(&str, usize); 9] = [
     ("n", 3),
     ("total", 20),
+    ("unique", 19),
     ("seconds", 10),
     ("threads", 7),
     ("units", 8),
@@ -111,12 +112,13 @@ impl Exporter for Table {
         let values = [
             r.n.to_string(),
             r.total.to_string(),
+            unique(r),
             format!("{:.3}", r.seconds),
             r.threads.to_string(),
             r.units.to_string(),
             si(r.solutions_per_second),
             si(r.nodes_per_second),
-            r.check.map_or("", |c| c.word()).to_string(),
+            verdict(r).to_string(),
         ];
         let cells: Vec<String> = values
             .iter()
@@ -125,6 +127,16 @@ impl Exporter for Table {
             .collect();
         format!("{}\n", cells.join("  ").trim_end()).into_bytes()
     }
+}
+
+/// The unique count, or nothing where the mode does not count it.
+fn unique(r: &BoardResult) -> String {
+    r.unique.map_or_else(String::new, |u| u.to_string())
+}
+
+/// The published-value check of a row, in a word; nothing where none was asked for.
+fn verdict(r: &BoardResult) -> &'static str {
+    r.verdict().map_or("", |c| c.word())
 }
 
 /// A rate with an SI prefix and three significant digits: `1.52 G`.
@@ -150,9 +162,10 @@ impl Exporter for Json {
 /// Comma-separated values, one row per board, with a header.
 pub struct Csv;
 
-const CSV_HEADER: [&str; 11] = [
+const CSV_HEADER: [&str; 12] = [
     "n",
     "total",
+    "unique",
     "seconds",
     "threads",
     "symmetry",
@@ -179,6 +192,7 @@ impl Exporter for Csv {
         csv_record(&[
             r.n.to_string(),
             r.total.to_string(),
+            unique(r),
             format!("{:.6}", r.seconds),
             r.threads.to_string(),
             r.symmetry.clone(),
@@ -187,7 +201,7 @@ impl Exporter for Csv {
             r.nodes.to_string(),
             format!("{:.0}", r.solutions_per_second),
             format!("{:.0}", r.nodes_per_second),
-            r.check.map_or("", |c| c.word()).to_string(),
+            verdict(r).to_string(),
         ])
     }
 }
@@ -197,22 +211,23 @@ pub struct Markdown;
 
 impl Exporter for Markdown {
     fn header(&self, _report: &Report) -> Vec<u8> {
-        b"| n | total | seconds | threads | units | solutions/s | nodes/s | check |\n\
-          |--:|--:|--:|--:|--:|--:|--:|:--|\n"
+        b"| n | total | unique | seconds | threads | units | solutions/s | nodes/s | check |\n\
+          |--:|--:|--:|--:|--:|--:|--:|--:|:--|\n"
             .to_vec()
     }
 
     fn row(&self, r: &BoardResult) -> Vec<u8> {
         format!(
-            "| {} | {} | {:.3} | {} | {} | {} | {} | {} |\n",
+            "| {} | {} | {} | {:.3} | {} | {} | {} | {} | {} |\n",
             r.n,
             r.total,
+            unique(r),
             r.seconds,
             r.threads,
             r.units,
             si(r.solutions_per_second),
             si(r.nodes_per_second),
-            r.check.map_or("", |c| c.word())
+            verdict(r)
         )
         .into_bytes()
     }

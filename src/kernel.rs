@@ -74,13 +74,47 @@ pub fn full_mask(n: u32) -> u64 {
     }
 }
 
-/// A partial placement ready for the kernel: the next row to fill and its masks.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// Fixed constraints on the rows of a search: which squares each row may use at all, which are attacked by
+/// queens placed further down, and where the search stops. Open boards allow everything; the border
+/// pre-placement of the full symmetry mode forces some rows onto one square and blocks the diagonals of the
+/// queens it placed below the search.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Frame {
+    /// The search fills the rows before `end`; the rows from `end` on are placed already.
+    pub end: u32,
+    /// `allow[r]`: the squares of row `r` a queen may take at all (a single bit for a pre-placed row).
+    pub allow: [u64; MAX_N as usize],
+    /// `block[r]`: the squares of row `r` attacked by queens placed below it, or otherwise ruled out.
+    pub block: [u64; MAX_N as usize],
+}
+
+impl Frame {
+    /// No constraints: every row of a board of side `n` is searched and every square may be used.
+    pub fn open(n: u32) -> Frame {
+        Frame {
+            end: n,
+            allow: [full_mask(n); MAX_N as usize],
+            block: [0; MAX_N as usize],
+        }
+    }
+
+    /// The free squares of row `row` under `masks`.
+    #[inline]
+    pub fn free(&self, row: u32, masks: Masks) -> u64 {
+        let r = row as usize;
+        self.allow[r] & !(masks.cols | masks.ld | masks.rd | self.block[r])
+    }
+}
+
+/// A partial placement ready for the kernel: the next row to fill, its masks, and the rows' constraints.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Start {
     /// Rows `0..row` hold queens.
     pub row: u32,
     /// The masks those queens leave for row `row`.
     pub masks: Masks,
+    /// Constraints of the rows still to fill.
+    pub frame: Frame,
 }
 
 /// Searches interleaved by [`count_stream`]; see there for why.
@@ -93,7 +127,19 @@ const SLOTS: usize = 128;
 /// Counts the ways to complete a board of side `n` from a partial placement: rows `0..row` hold queens that
 /// leave `masks` for row `row`.
 pub fn count_completions(n: u32, row: u32, masks: Masks) -> Tally {
-    let mut start = Some((0, Start { row, masks }));
+    count_start(
+        n,
+        Start {
+            row,
+            masks,
+            frame: Frame::open(n),
+        },
+    )
+}
+
+/// Counts the completions of one start on a board of side `n`.
+pub fn count_start(n: u32, start: Start) -> Tally {
+    let mut start = Some(((), start));
     let mut tally = Tally::default();
     count_stream(n, || start.take(), |_, t| tally = t);
     tally
@@ -123,12 +169,8 @@ pub fn count_stream<T>(
     mut sink: impl FnMut(T, Tally),
 ) {
     assert!(n <= MAX_N, "board {n} is outside the kernel's limits");
-    let full = full_mask(n);
-    // Slot of row n - 2: a queen placed there closes the board.
-    let closing = (n as usize).saturating_sub(1);
     let mut stacks = Box::new(Stacks::default());
-    let mut slot = [0usize; LANES];
-    let mut floor = [0usize; LANES];
+    let mut lanes = [Lane::default(); LANES];
     let mut tally = [Tally::default(); LANES];
     // Counts since the last unpacking, nodes in the low half and solutions in the high half: one add a step
     // instead of two.
@@ -143,8 +185,7 @@ pub fn count_stream<T>(
             &mut sink,
             &mut stacks,
             lane,
-            &mut slot[lane],
-            &mut floor[lane],
+            &mut lanes[lane],
         );
         busy += usize::from(tags[lane].is_some());
     }
@@ -158,8 +199,12 @@ pub fn count_stream<T>(
             }
         }
         for lane in 0..LANES {
-            let s = slot[lane];
-            if s == floor[lane] {
+            let Lane {
+                slot: s,
+                floor,
+                closing,
+            } = lanes[lane];
+            if s == floor {
                 continue;
             }
             let top = s & (SLOTS - 1);
@@ -170,9 +215,9 @@ pub fn count_stream<T>(
             let cols = stacks.cols[top][lane] | bit;
             let ld = (stacks.ld[top][lane] | bit) << 1;
             let rd = (stacks.rd[top][lane] | bit) >> 1;
-            let next = full & !(cols | ld | rd);
-            // Written whether or not the search descends: a slot above the top is dead until rewritten.
             let child = (s + 1) & (SLOTS - 1);
+            let next = stacks.allow[child][lane] & !(cols | ld | rd | stacks.block[child][lane]);
+            // Written whether or not the search descends: a slot above the top is dead until rewritten.
             stacks.avail[child][lane] = next;
             stacks.cols[child][lane] = cols;
             stacks.ld[child][lane] = ld;
@@ -184,8 +229,8 @@ pub fn count_stream<T>(
             // Backtrack at once when this was the row's last free square, saving the step that would find
             // it empty.
             let s = s + usize::from(descends) - usize::from(!descends & (avail ^ bit == 0));
-            slot[lane] = s;
-            if s == floor[lane] {
+            lanes[lane].slot = s;
+            if s == floor {
                 let tag = tags[lane].take().expect("a busy lane has a tag");
                 unpack(&mut tally[lane], &mut packed[lane]);
                 sink(tag, std::mem::take(&mut tally[lane]));
@@ -195,8 +240,7 @@ pub fn count_stream<T>(
                     &mut sink,
                     &mut stacks,
                     lane,
-                    &mut slot[lane],
-                    &mut floor[lane],
+                    &mut lanes[lane],
                 );
                 busy -= usize::from(tags[lane].is_none());
             }
@@ -204,10 +248,21 @@ pub fn count_stream<T>(
     }
 }
 
-/// The lanes' search stacks: `field[slot][lane]` describes the row at that slot. Four separate arrays of
-/// words, not one array of four-word entries: every load then reads exactly what one earlier store wrote,
-/// which the processor forwards at once (a wide load over narrower stores stalls it). Slot-major, so the
-/// lanes' tops share cache lines instead of sets.
+/// Where a lane's search stands: row `r` lives at slot `r + 1`.
+#[derive(Clone, Copy, Debug, Default)]
+struct Lane {
+    /// The slot of the row being filled.
+    slot: usize,
+    /// The slot below the start's row: reaching it ends the search.
+    floor: usize,
+    /// The slot of row `end - 2`: a queen placed there closes the board.
+    closing: usize,
+}
+
+/// The lanes' search stacks: `field[slot][lane]` describes the row at that slot. Separate arrays of words,
+/// not one array of entries: every load then reads exactly what one earlier store wrote, which the processor
+/// forwards at once (a wide load over narrower stores stalls it). Slot-major, so the lanes' tops share cache
+/// lines instead of sets.
 struct Stacks {
     /// Free squares of the row not tried yet.
     avail: [[u64; LANES]; SLOTS],
@@ -215,6 +270,9 @@ struct Stacks {
     cols: [[u64; LANES]; SLOTS],
     ld: [[u64; LANES]; SLOTS],
     rd: [[u64; LANES]; SLOTS],
+    /// The start's [`Frame`], row by row.
+    allow: [[u64; LANES]; SLOTS],
+    block: [[u64; LANES]; SLOTS],
 }
 
 impl Default for Stacks {
@@ -224,6 +282,8 @@ impl Default for Stacks {
             cols: [[0; LANES]; SLOTS],
             ld: [[0; LANES]; SLOTS],
             rd: [[0; LANES]; SLOTS],
+            allow: [[0; LANES]; SLOTS],
+            block: [[0; LANES]; SLOTS],
         }
     }
 }
@@ -249,27 +309,36 @@ fn assign<T>(
     sink: &mut impl FnMut(T, Tally),
     stacks: &mut Stacks,
     lane: usize,
-    slot: &mut usize,
-    floor: &mut usize,
+    state: &mut Lane,
 ) -> Option<T> {
-    let full = full_mask(n);
     loop {
-        let (tag, Start { row, masks }) = source()?;
-        assert!(row <= n, "start row {row} beyond board {n}");
-        let free = masks.free(full);
-        if row + 2 <= n {
+        let (tag, Start { row, masks, frame }) = source()?;
+        let end = frame.end;
+        assert!(
+            row <= end && end <= n,
+            "start row {row} and end {end} do not fit board {n}"
+        );
+        let free = frame.free(row.min(n.saturating_sub(1)), masks);
+        if row + 2 <= end {
+            for r in row as usize..end as usize {
+                stacks.allow[r + 1][lane] = frame.allow[r];
+                stacks.block[r + 1][lane] = frame.block[r];
+            }
             let row = row as usize;
             stacks.avail[row + 1][lane] = free;
             stacks.cols[row + 1][lane] = masks.cols;
             stacks.ld[row + 1][lane] = masks.ld;
             stacks.rd[row + 1][lane] = masks.rd;
-            *slot = row + 1;
-            *floor = row;
+            *state = Lane {
+                slot: row + 1,
+                floor: row,
+                closing: end as usize - 1,
+            };
             return Some(tag);
         }
         // A complete placement is one solution; one row short, it is one if that row has a free square.
-        let solutions = if row == n { 1 } else { u64::from(free != 0) };
-        let nodes = if row == n { 0 } else { solutions };
+        let solutions = if row == end { 1 } else { u64::from(free != 0) };
+        let nodes = if row == end { 0 } else { solutions };
         sink(tag, Tally { solutions, nodes });
     }
 }

@@ -8,13 +8,15 @@
 //! ```
 //! use nqueens::{count, CountRequest, Symmetry, exec::NoProgress};
 //!
-//! let request = CountRequest::new(8)?.symmetry(Symmetry::Mirror).threads(2);
+//! let request = CountRequest::new(8)?.symmetry(Symmetry::Full).threads(2);
 //! let result = count(&request, &NoProgress)?;
 //! assert_eq!(result.total, 92);
+//! assert_eq!(result.unique, Some(12));
 //! # Ok::<(), nqueens::Error>(())
 //! ```
 
 pub mod board;
+pub mod border;
 pub mod count;
 pub mod error;
 pub mod exec;

@@ -72,11 +72,18 @@ fn count(sizes: &[String], check: bool, options: &CountOptions) -> anyhow::Resul
         let mut result = nqueens::count(request, &NoProgress)?;
         result.total += u128::from(options.debug_offset);
         if check {
-            let outcome = Check::total(result.n, result.total);
-            if let Check::Mismatch { expected } = outcome {
-                mismatches.push((result.n, result.total, expected));
+            result.check();
+            for (what, counted, check) in [
+                ("total", Some(result.total), result.check),
+                ("unique count", result.unique, result.check_unique),
+            ] {
+                if let (Some(counted), Some(Check::Mismatch { expected })) = (counted, check) {
+                    mismatches.push(format!(
+                        "n = {}: counted {counted} as the {what}, but the published value is {expected}",
+                        result.n
+                    ));
+                }
             }
-            result.check = Some(outcome);
         }
         out.write(&exporter.row(&result))?;
         if !out.is_stdout() && !options.quiet {
@@ -89,8 +96,8 @@ fn count(sizes: &[String], check: bool, options: &CountOptions) -> anyhow::Resul
     }
     out.write(&exporter.footer(&report))?;
     out.finish()?;
-    for (n, counted, expected) in &mismatches {
-        eprintln!("error: n = {n}: counted {counted}, but the published count is {expected}");
+    for mismatch in &mismatches {
+        eprintln!("error: {mismatch}");
     }
     Ok(if mismatches.is_empty() {
         ExitCode::SUCCESS

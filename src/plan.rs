@@ -1,13 +1,15 @@
 //! The plan: the ordered, numbered list of work units that together cover a board's search.
 //!
-//! Placing queens in the first `k` rows (the split depth) in every admissible way gives independent work units:
-//! each is a partial placement whose completions the kernel counts. The plan lists them in lexicographic order
-//! of their columns, so the same request gives the same numbered plan on any machine and any thread count;
-//! executors may run the units in any order and on any thread, and the counts add up to the same total.
+//! Without symmetry or with the mirror reduction, placing queens in the first `k` rows (the split depth) in
+//! every admissible way gives the units. With the full reduction, a unit is a canonical border placement
+//! ([`crate::border`]), split further by placing the queens of rows `1..=k`. The plan lists units in a fixed
+//! order, so the same request gives the same numbered plan on any machine and any thread count; executors may
+//! run the units in any order and on any thread, and the counts add up to the same total.
 
 use crate::board::Board;
+use crate::border::{self, Border, Transform};
 use crate::count::Count;
-use crate::kernel;
+use crate::kernel::{self, Frame, Masks, Start, Tally};
 use crate::symmetry::{Admission, Symmetry};
 
 /// How many work units an automatic split aims for, per worker thread: enough that the last units to finish
@@ -24,8 +26,24 @@ pub enum Split {
         /// Worker threads the plan will be run on.
         threads: usize,
     },
-    /// Exactly this many rows (at least as many as the symmetry needs to decide; at most `n`).
+    /// Exactly this many rows: from the top for `none` and `mirror` (at least as many as the symmetry needs to
+    /// decide), below the top row for `full`.
     Depth(u32),
+}
+
+/// What each solution found in a unit is worth.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Weight {
+    /// Every solution counts `total` times in the total and `unique` times in the unique count.
+    Plain {
+        /// Solutions each completion stands for.
+        total: u32,
+        /// Unique solutions each completion stands for (0 where unique solutions are not counted).
+        unique: u32,
+    },
+    /// The unit is fixed by these symmetries (a subgroup, the identity included): its solutions are enumerated
+    /// and its unique solutions counted with Burnside's lemma.
+    Burnside(Vec<Transform>),
 }
 
 /// One independent piece of the search: a partial placement and what each of its completions is worth.
@@ -33,10 +51,12 @@ pub enum Split {
 pub struct WorkUnit {
     /// The unit's number in its plan, from 0.
     pub index: usize,
-    /// The column of the queen in each of the first rows.
+    /// The border placement of a full-symmetry unit.
+    pub border: Option<Border>,
+    /// The column of the queen in each of the first rows (for a border unit, from row 0, the top queen).
     pub prefix: Vec<u8>,
-    /// Solutions each completion stands for under the plan's symmetry.
-    pub weight: u32,
+    /// What each solution is worth.
+    pub weight: Weight,
 }
 
 /// The numbered work units for a board, a symmetry and a split depth.
@@ -77,38 +97,87 @@ impl Plan {
             depth,
             units: Vec::new(),
         };
-        let mut prefix = Vec::with_capacity(board.n() as usize);
-        plan.extend(&mut prefix);
+        let n = board.n();
+        match symmetry {
+            // Boards too small for four border lines: one unit, the whole board under all 8 symmetries.
+            Symmetry::Full if n < 4 => {
+                plan.push(None, Vec::new(), Weight::Burnside(Transform::ALL.to_vec()))
+            }
+            Symmetry::Full => {
+                for b in Border::canonical(n) {
+                    let stabiliser = b.stabiliser(n);
+                    if stabiliser.len() > 1 {
+                        plan.push(Some(b), vec![b.top], Weight::Burnside(stabiliser));
+                    } else {
+                        let (frame, masks) = b.frame(n);
+                        let mut prefix = vec![b.top];
+                        plan.extend_border(b, &frame, masks, &mut prefix);
+                    }
+                }
+            }
+            _ => {
+                let mut prefix = Vec::with_capacity(n as usize);
+                plan.extend_rows(&mut prefix);
+            }
+        }
         plan
     }
 
-    /// Appends the units at or below `prefix`, in lexicographic order.
-    fn extend(&mut self, prefix: &mut Vec<u8>) {
+    fn push(&mut self, border: Option<Border>, prefix: Vec<u8>, weight: Weight) {
+        self.units.push(WorkUnit {
+            index: self.units.len(),
+            border,
+            prefix,
+            weight,
+        });
+    }
+
+    /// Appends the row-prefix units at or below `prefix`, in lexicographic order.
+    fn extend_rows(&mut self, prefix: &mut Vec<u8>) {
         let n = self.board.n();
-        let admission = self.symmetry.admit(n, prefix);
-        match admission {
+        match self.symmetry.admit(n, prefix) {
             Admission::No => return,
             Admission::Yes { weight } if prefix.len() >= self.depth as usize => {
-                self.units.push(WorkUnit {
-                    index: self.units.len(),
-                    prefix: prefix.clone(),
-                    weight,
-                });
+                let weight = Weight::Plain {
+                    total: weight,
+                    unique: 0,
+                };
+                self.push(None, prefix.clone(), weight);
                 return;
             }
             _ if prefix.len() == n as usize => return,
             _ => {}
         }
-        let full = kernel::full_mask(n);
         let Some(masks) = self.board.masks_after(prefix) else {
             return;
         };
-        let mut free = masks.free(full);
+        let mut free = masks.free(kernel::full_mask(n));
         while free != 0 {
             prefix.push(free.trailing_zeros() as u8);
-            self.extend(prefix);
+            self.extend_rows(prefix);
             prefix.pop();
             free &= free - 1;
+        }
+    }
+
+    /// Appends the units of border `b` whose rows `1..` start with `prefix[1..]`, in lexicographic order.
+    fn extend_border(&mut self, b: Border, frame: &Frame, masks: Masks, prefix: &mut Vec<u8>) {
+        let row = prefix.len() as u32;
+        if row > self.depth || row >= frame.end {
+            let weight = Weight::Plain {
+                total: 8,
+                unique: 1,
+            };
+            self.push(Some(b), prefix.clone(), weight);
+            return;
+        }
+        let mut free = frame.free(row, masks);
+        while free != 0 {
+            let bit = free & free.wrapping_neg();
+            free ^= bit;
+            prefix.push(bit.trailing_zeros() as u8);
+            self.extend_border(b, frame, masks.place(bit), prefix);
+            prefix.pop();
         }
     }
 
@@ -122,8 +191,8 @@ impl Plan {
         self.symmetry
     }
 
-    /// The split depth: rows placed by the plan before the kernel takes over (the symmetry may place one more
-    /// in some units to decide their admission).
+    /// The split depth: rows placed by the plan before the kernel takes over (the mirror reduction may place
+    /// one more in some units to decide their admission; the full reduction places them below the top row).
     pub fn depth(&self) -> u32 {
         self.depth
     }
@@ -133,23 +202,72 @@ impl Plan {
         &self.units
     }
 
-    /// The kernel's view of a unit: its next row and masks.
-    pub fn start(&self, unit: &WorkUnit) -> kernel::Start {
-        let masks = self
-            .board
-            .masks_after(&unit.prefix)
-            .expect("plan units are valid placements by construction");
-        kernel::Start {
+    /// The kernel's view of a unit: its next row, masks and constraints; `None` for a unit whose solutions
+    /// must be enumerated one by one ([`Weight::Burnside`]).
+    pub fn start(&self, unit: &WorkUnit) -> Option<Start> {
+        if let Weight::Burnside(_) = unit.weight {
+            return None;
+        }
+        let n = self.board.n();
+        let (frame, masks) = match unit.border {
+            Some(b) => {
+                let (frame, masks) = b.frame(n);
+                let masks = unit.prefix[1..]
+                    .iter()
+                    .fold(masks, |m, &c| m.place(1u64 << c));
+                (frame, masks)
+            }
+            None => {
+                let masks = self
+                    .board
+                    .masks_after(&unit.prefix)
+                    .expect("plan units are valid placements by construction");
+                (Frame::open(n), masks)
+            }
+        };
+        Some(Start {
             row: unit.prefix.len() as u32,
             masks,
+            frame,
+        })
+    }
+
+    /// The count of a unit whose kernel tally is `tally`.
+    pub fn weigh(&self, unit: &WorkUnit, tally: Tally) -> Count {
+        match unit.weight {
+            Weight::Plain { total, unique } => Count::of_unit(tally, total, unique),
+            Weight::Burnside(_) => unreachable!("Burnside units are counted by enumeration"),
         }
     }
 
-    /// Counts one unit's completions with the kernel: a pure function of the unit.
+    /// Counts one unit: a pure function of the unit.
     pub fn count_unit(&self, unit: &WorkUnit) -> Count {
-        let start = self.start(unit);
-        let tally = kernel::count_completions(self.board.n(), start.row, start.masks);
-        Count::of_unit(tally, unit.weight)
+        let n = self.board.n();
+        match (&unit.weight, self.start(unit)) {
+            (_, Some(start)) => self.weigh(unit, kernel::count_start(n, start)),
+            (Weight::Burnside(group), None) => {
+                let (mut solutions, mut fixed) = (0u128, 0u128);
+                let mut visit = |queens: &[u8]| {
+                    solutions += 1;
+                    fixed += group
+                        .iter()
+                        .filter(|&&g| border::is_fixed(n, queens, g))
+                        .count() as u128;
+                };
+                match unit.border {
+                    Some(b) => b.solutions(n, &mut visit),
+                    None => border::open_solutions(n, &mut visit),
+                }
+                let order = group.len() as u128;
+                Count {
+                    total: solutions * (8 / order),
+                    unique: fixed / order,
+                    nodes: 0,
+                    units: 1,
+                }
+            }
+            (Weight::Plain { .. }, None) => unreachable!("plain units always have a start"),
+        }
     }
 }
 
@@ -178,21 +296,27 @@ mod tests {
         let p = plan(5, Symmetry::Mirror, 1);
         let prefixes: Vec<_> = p.units().iter().map(|u| u.prefix.clone()).collect();
         assert_eq!(prefixes, vec![vec![0], vec![1], vec![2, 0]]);
-        assert!(p.units().iter().all(|u| u.weight == 2));
+        assert!(p.units().iter().all(|u| u.weight
+            == Weight::Plain {
+                total: 2,
+                unique: 0
+            }));
     }
 
     #[test]
     fn automatic_split_gives_every_thread_many_units() {
-        let p = Plan::new(
-            Board::new(16).unwrap(),
-            Symmetry::Mirror,
-            Split::Auto { threads: 4 },
-        );
-        assert!(
-            p.units().len() >= 4 * UNITS_PER_THREAD,
-            "{} units",
-            p.units().len()
-        );
+        for symmetry in Symmetry::ALL {
+            let p = Plan::new(
+                Board::new(16).unwrap(),
+                symmetry,
+                Split::Auto { threads: 4 },
+            );
+            assert!(
+                p.units().len() >= 4 * UNITS_PER_THREAD,
+                "{symmetry}: {} units",
+                p.units().len()
+            );
+        }
     }
 
     #[test]
@@ -204,5 +328,16 @@ mod tests {
             2,
             "the two solutions of n = 4 as complete units"
         );
+    }
+
+    #[test]
+    fn full_units_are_canonical_borders() {
+        let p = plan(8, Symmetry::Full, 0);
+        assert!(!p.units().is_empty());
+        for u in p.units() {
+            let b = u.border.expect("full units have borders");
+            assert!(b.is_canonical(8));
+            assert_eq!(u.prefix, vec![b.top]);
+        }
     }
 }

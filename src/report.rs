@@ -24,12 +24,31 @@ pub enum Check {
 }
 
 impl Check {
-    /// Compares `total` for side `n` with the published table.
+    /// Compares `total` for side `n` with the published table (A000170).
     pub fn total(n: u32, total: u128) -> Check {
         match known::lookup(n) {
             None => Check::Unpublished,
             Some(k) if k.total == total => Check::Match,
             Some(k) => Check::Mismatch { expected: k.total },
+        }
+    }
+
+    /// Compares `unique` for side `n` with the published table (A002562).
+    pub fn unique(n: u32, unique: u128) -> Check {
+        match known::lookup(n).and_then(|k| k.unique) {
+            None => Check::Unpublished,
+            Some(expected) if expected == unique => Check::Match,
+            Some(expected) => Check::Mismatch { expected },
+        }
+    }
+
+    /// The worse of two checks: a mismatch over a match, a match over an unpublished value.
+    pub fn worst(self, other: Option<Check>) -> Check {
+        match (self, other) {
+            (Check::Mismatch { .. }, _) | (_, None) => self,
+            (_, Some(other @ Check::Mismatch { .. })) => other,
+            (Check::Match, Some(_)) => Check::Match,
+            (Check::Unpublished, Some(other)) => other,
         }
     }
 
@@ -50,6 +69,9 @@ pub struct BoardResult {
     pub n: u32,
     /// All solutions.
     pub total: u128,
+    /// Solutions unique under rotation and reflection; counted by the full symmetry mode only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unique: Option<u128>,
     /// Wall-clock seconds, planning included.
     pub seconds: f64,
     /// Worker threads.
@@ -66,9 +88,12 @@ pub struct BoardResult {
     pub solutions_per_second: f64,
     /// `nodes / seconds`.
     pub nodes_per_second: f64,
-    /// The comparison with the published value, when one was asked for.
+    /// The comparison of the total with the published value, when one was asked for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub check: Option<Check>,
+    /// The comparison of the unique count with the published value, when both exist and one was asked for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub check_unique: Option<Check>,
 }
 
 /// The pieces of a [`BoardResult`] that are measured rather than derived.
@@ -101,6 +126,7 @@ impl BoardResult {
         BoardResult {
             n: m.n,
             total: m.count.total,
+            unique: (m.symmetry == Symmetry::Full).then_some(m.count.unique),
             seconds: m.seconds,
             threads: m.threads,
             symmetry: m.symmetry.name().to_string(),
@@ -110,7 +136,21 @@ impl BoardResult {
             solutions_per_second: rate(m.count.total),
             nodes_per_second: rate(m.count.nodes),
             check: None,
+            check_unique: None,
         }
+    }
+}
+
+impl BoardResult {
+    /// Checks the total and, where counted, the unique solutions against the published values.
+    pub fn check(&mut self) {
+        self.check = Some(Check::total(self.n, self.total));
+        self.check_unique = self.unique.map(|u| Check::unique(self.n, u));
+    }
+
+    /// The overall verdict of [`BoardResult::check`], if it ran.
+    pub fn verdict(&self) -> Option<Check> {
+        self.check.map(|c| c.worst(self.check_unique))
     }
 }
 

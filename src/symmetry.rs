@@ -4,7 +4,8 @@
 //! no queen can stand on its own mirror column in every row. So only first-row queens in the left half are
 //! searched and each count is doubled. For odd `n` the middle column of the first row is its own mirror; there
 //! the second row's queen (which cannot be in the middle column too) decides, and only its left half is
-//! searched, again doubled. `None` searches everything and stays as an independent cross-check.
+//! searched, again doubled. `None` searches everything and stays as an independent cross-check. `Full` uses
+//! all 8 symmetries of the square through border pre-placement: see [`crate::border`].
 
 use std::fmt;
 use std::str::FromStr;
@@ -15,8 +16,10 @@ pub enum Symmetry {
     /// Search every placement.
     None,
     /// Search first-row queens in the left half (and the middle), doubling counts.
-    #[default]
     Mirror,
+    /// Search one border placement per class of the board's 8 symmetries; counts unique solutions too.
+    #[default]
+    Full,
 }
 
 /// Whether a partial placement belongs to the reduced search.
@@ -35,21 +38,24 @@ pub enum Admission {
 
 impl Symmetry {
     /// Every mode, in the order the command line lists them.
-    pub const ALL: [Symmetry; 2] = [Symmetry::None, Symmetry::Mirror];
+    pub const ALL: [Symmetry; 3] = [Symmetry::None, Symmetry::Mirror, Symmetry::Full];
 
     /// The mode's name on the command line and in reports.
     pub fn name(self) -> &'static str {
         match self {
             Symmetry::None => "none",
             Symmetry::Mirror => "mirror",
+            Symmetry::Full => "full",
         }
     }
 
     /// Decides whether the partial placement `prefix` (the column of each row's queen, from row 0) on a board
     /// of side `n` is part of the reduced search.
+    ///
+    /// The full reduction works on borders, not row prefixes ([`crate::border`]); here it admits everything.
     pub fn admit(self, n: u32, prefix: &[u8]) -> Admission {
         match self {
-            Symmetry::None => Admission::Yes { weight: 1 },
+            Symmetry::None | Symmetry::Full => Admission::Yes { weight: 1 },
             // A board of side 0 or 1 has one solution, which is its own mirror image.
             Symmetry::Mirror if n <= 1 => Admission::Yes { weight: 1 },
             Symmetry::Mirror => {
@@ -77,7 +83,7 @@ impl fmt::Display for Symmetry {
 
 /// A symmetry name that is not one of [`Symmetry::ALL`].
 #[derive(Debug, thiserror::Error)]
-#[error("unknown symmetry '{0}': use one of none, mirror")]
+#[error("unknown symmetry '{0}': use one of none, mirror, full")]
 pub struct UnknownSymmetry(String);
 
 impl FromStr for Symmetry {

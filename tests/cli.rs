@@ -17,6 +17,7 @@ fn count_prints_a_table_row_per_board() {
     assert!(lines[0].split_whitespace().eq([
         "n",
         "total",
+        "unique",
         "seconds",
         "threads",
         "units",
@@ -25,8 +26,12 @@ fn count_prints_a_table_row_per_board() {
         "check"
     ]));
     let row: Vec<&str> = lines[1].split_whitespace().collect();
-    assert_eq!(&row[..2], ["8", "92"]);
-    assert!(lines[2].split_whitespace().take(2).eq(["10", "724"]));
+    assert_eq!(
+        &row[..3],
+        ["8", "92", "12"],
+        "full symmetry by default: unique next to total"
+    );
+    assert!(lines[2].split_whitespace().take(3).eq(["10", "724", "92"]));
 }
 
 #[test]
@@ -58,7 +63,8 @@ fn csv_has_a_header_and_exact_totals() {
     let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
     assert_eq!(rows.len(), 1);
     assert_eq!(&rows[0][1], "352");
-    assert_eq!(&rows[0][3], "1", "threads");
+    assert_eq!(&rows[0][2], "46", "unique");
+    assert_eq!(&rows[0][4], "1", "threads");
 }
 
 #[test]
@@ -108,12 +114,36 @@ fn json_round_trips_into_the_report_type() {
 }
 
 #[test]
+fn full_symmetry_reports_unique_solutions_and_other_modes_do_not() {
+    let json = |symmetry: &str| -> serde_json::Value {
+        let out = nqueens()
+            .args(["count", "9", "--format", "json", "--symmetry", symmetry])
+            .assert()
+            .success();
+        serde_json::from_slice(&out.get_output().stdout).unwrap()
+    };
+    assert_eq!(json("full")["results"][0]["unique"], 46);
+    assert_eq!(json("full")["results"][0]["total"], 352);
+    assert!(json("mirror")["results"][0].get("unique").is_none());
+    assert_eq!(json("none")["results"][0]["total"], 352);
+}
+
+#[test]
+fn check_covers_unique_counts() {
+    nqueens()
+        .args(["count", "10", "--check", "--format", "csv"])
+        .assert()
+        .success()
+        .stdout(contains("10,724,92,").and(contains(",ok")));
+}
+
+#[test]
 fn markdown_is_a_table() {
     nqueens()
         .args(["count", "8", "--format", "markdown"])
         .assert()
         .success()
-        .stdout(contains("| n | total |").and(contains("| 8 | 92 |")));
+        .stdout(contains("| n | total | unique |").and(contains("| 8 | 92 | 12 |")));
 }
 
 #[test]
@@ -153,7 +183,9 @@ fn check_fails_with_its_own_exit_code_on_a_mismatch() {
         .assert()
         .code(3)
         .stdout(contains("MISMATCH"))
-        .stderr(contains("counted 93, but the published count is 92"));
+        .stderr(contains(
+            "counted 93 as the total, but the published value is 92",
+        ));
 }
 
 #[test]
@@ -232,6 +264,10 @@ fn bad_options_are_usage_errors() {
         .args(["count", "8", "--format", "xml"])
         .assert()
         .stderr(contains("use one of table, json, csv, markdown"));
+    nqueens()
+        .args(["count", "8", "--symmetry", "rotations"])
+        .assert()
+        .stderr(contains("use one of none, mirror, full"));
 }
 
 #[test]

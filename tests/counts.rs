@@ -34,6 +34,21 @@ fn unreduced_totals_match_the_published_values_up_to_15() {
 }
 
 #[test]
+fn full_totals_and_unique_counts_match_the_published_values_up_to_16() {
+    for row in published().iter().filter(|r| r.n <= 16) {
+        let request = CountRequest::new(row.n)
+            .unwrap()
+            .symmetry(Symmetry::Full)
+            .threads(2);
+        let result = count(&request, &NoProgress).unwrap();
+        assert_eq!(result.total, row.total, "total, n = {}", row.n);
+        if let Some(unique) = row.unique {
+            assert_eq!(result.unique, Some(unique), "unique, n = {}", row.n);
+        }
+    }
+}
+
+#[test]
 fn the_built_in_table_is_the_repository_table() {
     for row in published() {
         let known = nqueens::known::lookup(row.n).expect("every published n is built in");

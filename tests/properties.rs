@@ -2,9 +2,10 @@
 
 mod common;
 
-use common::reference_count;
+use common::{images, reference_count, reference_solutions};
 use nqueens::exec::{run_parallel, run_serial, NoProgress};
 use nqueens::kernel::count_completions;
+use nqueens::plan::Weight;
 use nqueens::{Board, Plan, Split, Symmetry};
 use proptest::prelude::*;
 
@@ -48,7 +49,10 @@ proptest! {
         let plan = Plan::new(Board::new(n).unwrap(), symmetry, Split::Depth(depth));
         for unit in plan.units() {
             let wide: Vec<usize> = unit.prefix.iter().map(|&c| c as usize).collect();
-            let expected = u128::from(reference_count(n as usize, &wide)) * u128::from(unit.weight);
+            let Weight::Plain { total: weight, .. } = unit.weight else {
+                panic!("row-prefix units have plain weights");
+            };
+            let expected = u128::from(reference_count(n as usize, &wide)) * u128::from(weight);
             prop_assert_eq!(plan.count_unit(unit).total, expected, "unit {:?}", unit.prefix);
         }
     }
@@ -58,7 +62,7 @@ proptest! {
         n in 0u32..=12,
         threads in 1usize..=8,
         depth in prop::option::of(0u32..7),
-        symmetry in prop_oneof![Just(Symmetry::None), Just(Symmetry::Mirror)],
+        symmetry in prop_oneof![Just(Symmetry::None), Just(Symmetry::Mirror), Just(Symmetry::Full)],
     ) {
         let split = depth.map_or(Split::Auto { threads }, Split::Depth);
         let plan = Plan::new(Board::new(n).unwrap(), symmetry, split);
@@ -69,11 +73,54 @@ proptest! {
     }
 
     #[test]
-    fn mirror_equals_none_for_any_split(n in 0u32..=13, depth in 0u32..6) {
+    fn full_mirror_and_none_agree_for_any_threads_and_split(
+        n in 0u32..=13,
+        depth in 0u32..6,
+        threads in 1usize..=4,
+    ) {
         let total = |symmetry| {
             let plan = Plan::new(Board::new(n).unwrap(), symmetry, Split::Depth(depth));
-            run_serial(&plan, &NoProgress).total
+            run_parallel(&plan, threads, &NoProgress).unwrap().total
         };
-        prop_assert_eq!(total(Symmetry::Mirror), total(Symmetry::None));
+        let none = total(Symmetry::None);
+        prop_assert_eq!(total(Symmetry::Mirror), none);
+        prop_assert_eq!(total(Symmetry::Full), none);
+    }
+
+    #[test]
+    fn each_full_unit_counts_what_brute_force_finds_with_its_border(
+        n in 4usize..=9,
+        depth in 0u32..3,
+        pick in any::<prop::sample::Index>(),
+    ) {
+        let plan = Plan::new(Board::new(n as u32).unwrap(), Symmetry::Full, Split::Depth(depth));
+        let unit = &plan.units()[pick.index(plan.units().len())];
+        let border = unit.border.unwrap();
+        // The border of a solution, read off its list of queens.
+        let matching: Vec<Vec<usize>> = reference_solutions(n)
+            .into_iter()
+            .filter(|s| {
+                let row_of = |col: usize| s.iter().position(|&c| c == col).unwrap() as u8;
+                (s[0] as u8, s[n - 1] as u8, row_of(0), row_of(n - 1))
+                    == (border.top, border.bottom, border.left, border.right)
+                    && s.iter().zip(&unit.prefix).all(|(&a, &b)| a == b as usize)
+            })
+            .collect();
+        let count = plan.count_unit(unit);
+        match &unit.weight {
+            Weight::Plain { total, unique } => {
+                prop_assert_eq!(count.total, matching.len() as u128 * u128::from(*total));
+                prop_assert_eq!(count.unique, matching.len() as u128 * u128::from(*unique));
+            }
+            Weight::Burnside(group) => {
+                prop_assert_eq!(count.total, matching.len() as u128 * 8 / group.len() as u128);
+                // Classes of the board's symmetries among these solutions: those whose smallest image is new.
+                let classes: std::collections::BTreeSet<Vec<usize>> = matching
+                    .iter()
+                    .map(|s| images(s).into_iter().min().unwrap())
+                    .collect();
+                prop_assert_eq!(count.unique, classes.len() as u128);
+            }
+        }
     }
 }

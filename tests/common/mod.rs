@@ -67,3 +67,49 @@ pub fn published() -> Vec<Published> {
 pub fn nqueens() -> assert_cmd::Command {
     assert_cmd::Command::cargo_bin("nqueens").expect("the binary is built")
 }
+
+/// Every solution of the board of side `n`, by the textbook solver, as the column of each row's queen.
+pub fn reference_solutions(n: usize) -> Vec<Vec<usize>> {
+    fn extend(n: usize, queens: &mut Vec<usize>, out: &mut Vec<Vec<usize>>) {
+        if queens.len() == n {
+            out.push(queens.clone());
+            return;
+        }
+        let row = queens.len();
+        for col in 0..n {
+            let safe = queens
+                .iter()
+                .enumerate()
+                .all(|(r, &c)| c != col && row - r != c.abs_diff(col));
+            if safe {
+                queens.push(col);
+                extend(n, queens, out);
+                queens.pop();
+            }
+        }
+    }
+    let mut out = Vec::new();
+    extend(n, &mut Vec::new(), &mut out);
+    out
+}
+
+/// The 8 images of a solution under the symmetries of the square, computed on the list of queens.
+pub fn images(solution: &[usize]) -> Vec<Vec<usize>> {
+    let n = solution.len();
+    let rotate = |s: &[usize]| -> Vec<usize> {
+        // A quarter turn: the queen at (r, c) goes to (c, n - 1 - r).
+        let mut out = vec![0; n];
+        for (r, &c) in s.iter().enumerate() {
+            out[c] = n - 1 - r;
+        }
+        out
+    };
+    let mut all = Vec::new();
+    let mut s = solution.to_vec();
+    for _ in 0..4 {
+        all.push(s.clone());
+        all.push(s.iter().map(|&c| n - 1 - c).collect());
+        s = rotate(&s);
+    }
+    all
+}

@@ -1,0 +1,317 @@
+//! Border pre-placement: the full symmetry reduction with the board's 8 symmetries.
+//!
+//! Every solution has exactly one queen on each of the four border lines: the top row, the bottom row, the
+//! left column and the right column (a corner queen stands on two of them). Those queens form the solution's
+//! [`Border`]. A symmetry of the board maps border lines to border lines, so it maps a solution with border
+//! `B` to a solution with border `g(B)`, and the solutions with border `B` and with border `g(B)` are equal in
+//! number. So only one border per class is searched, the *canonical* one (the smallest of its images), and:
+//!
+//! - when no symmetry but the identity fixes `B` (almost always), each solution with border `B` lies in a class
+//!   of 8 solutions with 8 different borders, exactly one of them `B`: the count is worth 8 solutions and 1
+//!   unique solution;
+//! - when a subgroup `H` of symmetries fixes `B` (rare: a border symmetric under a rotation or a reflection),
+//!   `B` stands for `8 / |H|` borders, and the unique solutions among those with border `B` are the classes of
+//!   `H` acting on them, counted by Burnside's lemma: `(1 / |H|) * sum over h in H of the solutions fixed by h`.
+//!   Those units are enumerated solution by solution rather than counted by the kernel.
+//!
+//! The search of a border fills rows 1 to n - 2: the top and bottom queens are placed, the side queens force
+//! their rows, the side columns are closed to every other row, and the diagonals of the queens placed below the
+//! search (the bottom queen and the side queens) are blocked in the rows above them through the kernel's
+//! [`Frame`].
+
+use crate::kernel::{full_mask, Frame, Masks};
+use std::cmp::Ordering;
+
+/// The queens on the border lines of a solution, as the columns of the top and bottom rows' queens and the rows
+/// of the left and right columns' queens.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Border {
+    /// Column of the queen in row 0.
+    pub top: u8,
+    /// Column of the queen in row n - 1.
+    pub bottom: u8,
+    /// Row of the queen in column 0.
+    pub left: u8,
+    /// Row of the queen in column n - 1.
+    pub right: u8,
+}
+
+/// A symmetry of the square board, as a map of `(row, column)`; index 0 is the identity.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Transform(pub u8);
+
+impl Transform {
+    /// The 8 symmetries: identity, three rotations, four reflections.
+    pub const ALL: [Transform; 8] = [
+        Transform(0),
+        Transform(1),
+        Transform(2),
+        Transform(3),
+        Transform(4),
+        Transform(5),
+        Transform(6),
+        Transform(7),
+    ];
+
+    /// Where the square `(r, c)` of a board of side `n` goes.
+    pub fn apply(self, n: u32, (r, c): (u32, u32)) -> (u32, u32) {
+        let m = n - 1;
+        match self.0 {
+            0 => (r, c),
+            1 => (c, m - r),     // a quarter turn clockwise
+            2 => (m - r, m - c), // a half turn
+            3 => (m - c, r),     // a quarter turn anticlockwise
+            4 => (r, m - c),     // left-right reflection
+            5 => (m - r, c),     // top-bottom reflection
+            6 => (c, r),         // the main diagonal
+            _ => (m - c, m - r), // the other diagonal
+        }
+    }
+}
+
+impl Border {
+    /// The distinct border queens, as `(row, column)`.
+    pub fn queens(self, n: u32) -> Vec<(u32, u32)> {
+        let m = n - 1;
+        let mut queens = vec![
+            (0, u32::from(self.top)),
+            (m, u32::from(self.bottom)),
+            (u32::from(self.left), 0),
+            (u32::from(self.right), m),
+        ];
+        queens.sort_unstable();
+        queens.dedup();
+        queens
+    }
+
+    /// The border made of `queens`, if they hold exactly one queen on each border line.
+    fn from_queens(n: u32, queens: &[(u32, u32)]) -> Option<Border> {
+        let m = n - 1;
+        let one = |hits: Vec<u32>| -> Option<u8> {
+            match hits[..] {
+                [x] => Some(x as u8),
+                _ => None,
+            }
+        };
+        Some(Border {
+            top: one(queens.iter().filter(|q| q.0 == 0).map(|q| q.1).collect())?,
+            bottom: one(queens.iter().filter(|q| q.0 == m).map(|q| q.1).collect())?,
+            left: one(queens.iter().filter(|q| q.1 == 0).map(|q| q.0).collect())?,
+            right: one(queens.iter().filter(|q| q.1 == m).map(|q| q.0).collect())?,
+        })
+    }
+
+    /// The border of the image of a solution with this border under `g`.
+    pub fn image(self, n: u32, g: Transform) -> Border {
+        let moved: Vec<(u32, u32)> = self.queens(n).into_iter().map(|q| g.apply(n, q)).collect();
+        Border::from_queens(n, &moved).expect("symmetries map border lines to border lines")
+    }
+
+    /// Whether some solution can have this border: the named queens are consistent (a corner queen is named by
+    /// both its lines) and no two of them attack each other.
+    pub fn is_possible(self, n: u32) -> bool {
+        let queens = self.queens(n);
+        if Border::from_queens(n, &queens) != Some(self) {
+            return false;
+        }
+        queens.iter().enumerate().all(|(i, &(r1, c1))| {
+            queens[i + 1..]
+                .iter()
+                .all(|&(r2, c2)| r1 != r2 && c1 != c2 && r1.abs_diff(r2) != c1.abs_diff(c2))
+        })
+    }
+
+    /// The symmetries that map this border to itself (always including the identity).
+    pub fn stabiliser(self, n: u32) -> Vec<Transform> {
+        Transform::ALL
+            .into_iter()
+            .filter(|&g| self.image(n, g) == self)
+            .collect()
+    }
+
+    /// The order in which a class's borders compete to be searched: the one whose side queens stand highest
+    /// wins, since the search runs top-down and a forced row high up prunes the search early.
+    fn key(self) -> (u8, u8, u8, u8) {
+        (
+            self.left.max(self.right),
+            self.left.min(self.right),
+            self.top,
+            self.bottom,
+        )
+    }
+
+    /// Whether this border is the first of its images, the one searched for its class. The order puts first
+    /// the border whose side queens stand highest (ties broken by the border itself).
+    pub fn is_canonical(self, n: u32) -> bool {
+        Transform::ALL.into_iter().all(|g| {
+            let other = self.image(n, g);
+            (other.key(), other).cmp(&(self.key(), self)) != Ordering::Less
+        })
+    }
+
+    /// Every canonical possible border of a board of side `n` (n >= 2), in increasing order.
+    pub fn canonical(n: u32) -> Vec<Border> {
+        let mut borders = Vec::new();
+        let side = n as u8;
+        for top in 0..side {
+            for bottom in 0..side {
+                for left in 0..side {
+                    for right in 0..side {
+                        let b = Border {
+                            top,
+                            bottom,
+                            left,
+                            right,
+                        };
+                        if b.is_possible(n) && b.is_canonical(n) {
+                            borders.push(b);
+                        }
+                    }
+                }
+            }
+        }
+        borders
+    }
+
+    /// The kernel's constraints for the search of rows 1 to n - 2 under this border, and the masks that the
+    /// top queen and the bottom queen's column leave for row 1.
+    pub fn frame(self, n: u32) -> (Frame, Masks) {
+        let m = n - 1;
+        let full = full_mask(n);
+        let sides = 1 | (1u64 << m);
+        let mut frame = Frame::open(n);
+        frame.end = m;
+        for r in 1..m {
+            let rows_below = |row: u32| u64::from(row - r);
+            let mut block = sides;
+            // The bottom queen's diagonals, seen from row r.
+            let b = u64::from(self.bottom);
+            let up = rows_below(m);
+            block |= (1u64 << b).checked_shl(up as u32).unwrap_or(0);
+            block |= (1u64 << b).checked_shr(up as u32).unwrap_or(0);
+            let (left, right) = (u32::from(self.left), u32::from(self.right));
+            if r < left && left < m {
+                block |= 1u64.checked_shl(left - r).unwrap_or(0);
+            }
+            if r < right && right < m {
+                block |= (1u64 << m).checked_shr(right - r).unwrap_or(0);
+            }
+            let mut allow = full;
+            if r == left {
+                allow = 1;
+                block &= !1;
+            }
+            if r == right {
+                allow = 1 << m;
+                block &= !(1u64 << m);
+            }
+            frame.allow[r as usize] = allow;
+            frame.block[r as usize] = block & full;
+        }
+        let top = 1u64 << self.top;
+        let masks = Masks {
+            cols: top | (1u64 << self.bottom),
+            ld: top << 1,
+            rd: top >> 1,
+        };
+        (frame, masks)
+    }
+
+    /// Visits every solution with this border, as the column of each row's queen.
+    pub fn solutions(self, n: u32, mut visit: impl FnMut(&[u8])) {
+        let (frame, masks) = self.frame(n);
+        let mut queens = vec![self.top];
+        extend(&frame, masks, &mut queens, Some(self.bottom), &mut visit);
+    }
+}
+
+/// Visits every solution of the open board of side `n`, as the column of each row's queen.
+pub fn open_solutions(n: u32, mut visit: impl FnMut(&[u8])) {
+    let mut queens = Vec::new();
+    extend(
+        &Frame::open(n),
+        Masks::default(),
+        &mut queens,
+        None,
+        &mut visit,
+    );
+}
+
+/// Plain depth-first enumeration below `queens` under `frame`, appending `last` (a pre-placed final row) to
+/// each solution. Only the rare units that need each solution, not just their number, go this way.
+fn extend(
+    frame: &Frame,
+    masks: Masks,
+    queens: &mut Vec<u8>,
+    last: Option<u8>,
+    visit: &mut dyn FnMut(&[u8]),
+) {
+    let row = queens.len() as u32;
+    if row == frame.end {
+        queens.extend(last);
+        visit(queens);
+        queens.truncate(row as usize);
+        return;
+    }
+    let mut free = frame.free(row, masks);
+    while free != 0 {
+        let bit = free & free.wrapping_neg();
+        free ^= bit;
+        queens.push(bit.trailing_zeros() as u8);
+        extend(frame, masks.place(bit), queens, last, visit);
+        queens.pop();
+    }
+}
+
+/// Whether the solution `queens` (the column of each row's queen) is mapped to itself by `g`.
+pub fn is_fixed(n: u32, queens: &[u8], g: Transform) -> bool {
+    queens.iter().enumerate().all(|(r, &c)| {
+        let (r2, c2) = g.apply(n, (r as u32, u32::from(c)));
+        u32::from(queens[r2 as usize]) == c2
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn symmetries_form_the_group_of_the_square() {
+        let n = 7;
+        for g in Transform::ALL {
+            let images: std::collections::BTreeSet<_> = (0..n)
+                .flat_map(|r| (0..n).map(move |c| g.apply(n, (r, c))))
+                .collect();
+            assert_eq!(images.len(), (n * n) as usize, "{g:?} is a bijection");
+        }
+        assert_eq!(Transform(1).apply(8, (0, 0)), (0, 7));
+    }
+
+    #[test]
+    fn a_corner_queen_names_two_lines() {
+        let n = 6;
+        let corner = Border {
+            top: 0,
+            bottom: 3,
+            left: 0,
+            right: 4,
+        };
+        assert_eq!(corner.queens(n).len(), 3);
+        assert!(
+            !Border { left: 2, ..corner }.is_possible(n),
+            "the corner must be named by both lines"
+        );
+    }
+
+    #[test]
+    fn the_images_of_a_border_are_consistent() {
+        let n = 8;
+        for b in Border::canonical(n) {
+            for g in Transform::ALL {
+                assert!(b.image(n, g).is_possible(n));
+            }
+            let stab = b.stabiliser(n);
+            assert_eq!(8 % stab.len(), 0);
+        }
+    }
+}
