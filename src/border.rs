@@ -182,19 +182,18 @@ impl Border {
         let mut frame = Frame::open(n);
         frame.end = m;
         for r in 1..m {
-            let rows_below = |row: u32| u64::from(row - r);
+            // Every shift below is by less than n <= 64 rows; bits pushed off the board fall to `& full`.
             let mut block = sides;
             // The bottom queen's diagonals, seen from row r.
-            let b = u64::from(self.bottom);
-            let up = rows_below(m);
-            block |= (1u64 << b).checked_shl(up as u32).unwrap_or(0);
-            block |= (1u64 << b).checked_shr(up as u32).unwrap_or(0);
+            let up = m - r;
+            block |= (1u64 << self.bottom) << up;
+            block |= (1u64 << self.bottom) >> up;
             let (left, right) = (u32::from(self.left), u32::from(self.right));
             if r < left && left < m {
-                block |= 1u64.checked_shl(left - r).unwrap_or(0);
+                block |= 1u64 << (left - r);
             }
             if r < right && right < m {
-                block |= (1u64 << m).checked_shr(right - r).unwrap_or(0);
+                block |= (1u64 << m) >> (right - r);
             }
             let mut allow = full;
             if r == left {
