@@ -1,20 +1,30 @@
 //! The board: its size and the limits the engine accepts.
+//!
+//! A board is square (side `n`, one queen in each row and each column) or rectangular: `R x C` with
+//! `C <= R`, one queen in each of the `C` columns, each on one of the `R` rows, none attacking another.
+//!
+//! The engine searches a rectangle the way it searches a square, one line at a time: it places the queen of
+//! each of the `C` columns in turn, and the `R` rows are the bits of the masks. So for a square the kernel's
+//! lines are the board's rows, and for a rectangle they are its columns. A solution is always the list of
+//! positions of the queen in each line ([`Board::lines`] entries, each below [`Board::width`]).
 
 use crate::error::Error;
 use crate::kernel::{Masks, MAX_N};
 use std::fmt;
 
-/// A square board of side `n`, validated against the kernel's limits.
+/// A board, validated against the kernel's limits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Board {
-    n: u32,
+    rows: u32,
+    cols: u32,
+    square: bool,
 }
 
 impl Board {
     /// The largest side accepted: the width of the kernel's masks.
     pub const MAX_SIDE: u32 = MAX_N;
 
-    /// A board of side `n`, refused when the masks cannot hold it.
+    /// A square board of side `n`, refused when the masks cannot hold it.
     pub fn new(n: u32) -> Result<Board, Error> {
         if n > Self::MAX_SIDE {
             return Err(Error::BoardTooLarge {
@@ -22,21 +32,71 @@ impl Board {
                 max: Self::MAX_SIDE,
             });
         }
-        Ok(Board { n })
+        Ok(Board {
+            rows: n,
+            cols: n,
+            square: true,
+        })
     }
 
-    /// The side of the board.
+    /// A rectangular board of `rows` rows and `cols` columns, one queen in each column. `rows == cols` gives
+    /// the square board. A board with more columns than rows is accepted and has no solutions.
+    pub fn rect(rows: u32, cols: u32) -> Result<Board, Error> {
+        if rows == cols {
+            return Board::new(rows);
+        }
+        for side in [rows, cols] {
+            if side > Self::MAX_SIDE {
+                return Err(Error::BoardTooLarge {
+                    n: side,
+                    max: Self::MAX_SIDE,
+                });
+            }
+        }
+        Ok(Board {
+            rows,
+            cols,
+            square: false,
+        })
+    }
+
+    /// The side of a square board; for a rectangle, its number of rows (the width of the kernel's masks).
     pub fn n(self) -> u32 {
-        self.n
+        self.rows
     }
 
-    /// The masks for the row below a partial placement (`prefix[r]` is the column of the queen in row `r`),
-    /// or `None` when the placement has a column off the board or two queens that attack each other.
+    /// Rows of the board.
+    pub fn rows(self) -> u32 {
+        self.rows
+    }
+
+    /// Columns of the board: the number of queens.
+    pub fn cols(self) -> u32 {
+        self.cols
+    }
+
+    /// Whether the board is square.
+    pub fn is_square(self) -> bool {
+        self.square
+    }
+
+    /// Lines the search fills, one queen each: the rows of a square, the columns of a rectangle.
+    pub fn lines(self) -> u32 {
+        self.cols
+    }
+
+    /// Squares on each line: the bits of the masks.
+    pub fn width(self) -> u32 {
+        self.rows
+    }
+
+    /// The masks for the line after a partial placement (`prefix[l]` is the position of the queen on line
+    /// `l`), or `None` when the placement has a queen off the board or two queens that attack each other.
     pub fn masks_after(self, prefix: &[u8]) -> Option<Masks> {
-        if prefix.len() > self.n as usize {
+        if prefix.len() > self.lines() as usize {
             return None;
         }
-        let full = crate::kernel::full_mask(self.n);
+        let full = crate::kernel::full_mask(self.width());
         prefix.iter().try_fold(Masks::default(), |masks, &col| {
             let bit = 1u64.checked_shl(u32::from(col))?;
             (masks.free(full) & bit != 0).then(|| masks.place(bit))
@@ -46,7 +106,11 @@ impl Board {
 
 impl fmt::Display for Board {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.n)
+        if self.square {
+            write!(f, "{}", self.rows)
+        } else {
+            write!(f, "{}x{}", self.rows, self.cols)
+        }
     }
 }
 
@@ -61,6 +125,16 @@ mod tests {
             Board::new(65),
             Err(Error::BoardTooLarge { n: 65, max: 64 })
         ));
+        assert!(Board::rect(65, 3).is_err());
+        assert!(Board::rect(3, 65).is_err());
+    }
+
+    #[test]
+    fn a_rectangle_searches_its_columns() {
+        let b = Board::rect(8, 6).unwrap();
+        assert_eq!((b.lines(), b.width()), (6, 8));
+        assert_eq!(b.to_string(), "8x6");
+        assert_eq!(Board::rect(7, 7).unwrap(), Board::new(7).unwrap());
     }
 
     #[test]

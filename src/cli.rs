@@ -23,7 +23,8 @@ pub enum Command {
     /// Sizes are numbers or inclusive ranges: `nqueens count 8 10..14`. Each board's row is written as soon
     /// as it is counted.
     Count {
-        /// Board sizes: N, or an inclusive range A..B.
+        /// Board sizes: N, an inclusive range A..B, or a rectangle RxC (R rows, C columns, a queen in each
+        /// column).
         #[arg(required = true, value_name = "N", allow_negative_numbers = true)]
         sizes: Vec<String>,
         /// Compare each count with the published value; exit with code 3 on a mismatch.
@@ -56,9 +57,10 @@ pub struct CountOptions {
     #[arg(long, value_name = "K")]
     pub split_depth: Option<u32>,
     /// Symmetry reduction: `full` uses all 8 symmetries and counts unique solutions too; `mirror` halves the
-    /// search; `none` searches everything, as a cross-check.
-    #[arg(long, default_value = "full", value_parser = parse_symmetry)]
-    pub symmetry: Symmetry,
+    /// search; `none` searches everything, as a cross-check [default: full for square boards, mirror for
+    /// rectangles].
+    #[arg(long, value_parser = parse_symmetry)]
+    pub symmetry: Option<Symmetry>,
     /// Output format.
     #[arg(short, long, default_value = "table", value_parser = parse_format)]
     pub format: Format,
@@ -101,23 +103,13 @@ pub struct UsageError(pub String);
 
 /// Parses `N`, `A..B` or `A..=B` (both inclusive) into the sizes it names, in increasing order.
 pub fn parse_sizes(spec: &str) -> Result<Vec<u32>, UsageError> {
-    let number = |s: &str| -> Result<u32, UsageError> {
-        let s = s.trim();
-        if s.starts_with('-') {
-            return Err(UsageError(format!(
-                "'{spec}': board sizes cannot be negative"
-            )));
-        }
-        s.parse().map_err(|_| {
-            UsageError(format!(
-                "'{spec}' is not a board size: use a number such as 8, or a range such as 4..16"
-            ))
-        })
-    };
     let (from, to) = match spec.split_once("..") {
-        Some((a, b)) => (number(a)?, number(b.strip_prefix('=').unwrap_or(b))?),
+        Some((a, b)) => (
+            side(spec, a)?,
+            side(spec, b.strip_prefix('=').unwrap_or(b))?,
+        ),
         None => {
-            let n = number(spec)?;
+            let n = side(spec, spec)?;
             (n, n)
         }
     };
@@ -126,13 +118,63 @@ pub fn parse_sizes(spec: &str) -> Result<Vec<u32>, UsageError> {
             "'{spec}' is a reversed range: write {to}..{from}"
         )));
     }
-    if to > Board::MAX_SIDE {
+    within_limits(to)?;
+    Ok((from..=to).collect())
+}
+
+/// Parses a board specification: `N`, a range `A..B` of square boards, or a rectangle `RxC`.
+pub fn parse_boards(spec: &str) -> Result<Vec<Board>, UsageError> {
+    match spec.split_once(['x', 'X']) {
+        Some((r, c)) => {
+            let (rows, cols) = (side(spec, r)?, side(spec, c)?);
+            within_limits(rows.max(cols))?;
+            Ok(vec![
+                Board::rect(rows, cols).map_err(|e| UsageError(e.to_string()))?
+            ])
+        }
+        None => parse_sizes(spec)?
+            .into_iter()
+            .map(|n| Board::new(n).map_err(|e| UsageError(e.to_string())))
+            .collect(),
+    }
+}
+
+/// Parses one side of a board specification.
+fn side(spec: &str, s: &str) -> Result<u32, UsageError> {
+    let s = s.trim();
+    if s.starts_with('-') {
         return Err(UsageError(format!(
-            "n = {to} is too large: the bitmask kernel handles boards up to n = {}",
+            "'{spec}': board sizes cannot be negative"
+        )));
+    }
+    s.parse().map_err(|_| {
+        UsageError(format!(
+            "'{spec}' is not a board size: use a number such as 8, a range such as 4..16, or rows x columns \
+             such as 8x6"
+        ))
+    })
+}
+
+fn within_limits(side: u32) -> Result<(), UsageError> {
+    if side > Board::MAX_SIDE {
+        return Err(UsageError(format!(
+            "n = {side} is too large: the bitmask kernel handles boards up to n = {}",
             Board::MAX_SIDE
         )));
     }
-    Ok((from..=to).collect())
+    Ok(())
+}
+
+/// The symmetry to use on `board`: the one asked for, or the best the board has.
+pub fn symmetry_for(board: Board, asked: Option<Symmetry>) -> Result<Symmetry, UsageError> {
+    match asked {
+        Some(Symmetry::Full) if !board.is_square() => Err(UsageError(format!(
+            "--symmetry full needs a square board; the rectangle {board} has only its mirror symmetry: use \
+             --symmetry mirror (its default) or none"
+        ))),
+        Some(symmetry) => Ok(symmetry),
+        None => Ok(CountRequest::board(board).symmetry),
+    }
 }
 
 /// The requests for a list of size specifications, in the order given.
@@ -140,10 +182,9 @@ pub fn requests(specs: &[String], options: &CountOptions) -> Result<Vec<CountReq
     let threads = options.threads.map_or_else(num_cpus::get, |t| t as usize);
     let mut requests = Vec::new();
     for spec in specs {
-        for n in parse_sizes(spec)? {
-            let request = CountRequest::new(n)
-                .map_err(|e| UsageError(e.to_string()))?
-                .symmetry(options.symmetry)
+        for board in parse_boards(spec)? {
+            let request = CountRequest::board(board)
+                .symmetry(symmetry_for(board, options.symmetry)?)
                 .threads(threads)
                 .split_depth(options.split_depth);
             requests.push(request);
@@ -170,5 +211,17 @@ mod tests {
         assert!(message("-3").contains("negative"));
         assert!(message("9..4").contains("write 4..9"));
         assert!(message("65").contains("up to n = 64"));
+    }
+
+    #[test]
+    fn rectangles_are_rows_x_columns() {
+        let boards = parse_boards("8x6").unwrap();
+        assert_eq!(boards.len(), 1);
+        assert_eq!((boards[0].rows(), boards[0].cols()), (8, 6));
+        assert!(parse_boards("8x").is_err());
+        assert!(parse_boards("70x3").is_err());
+        let rect = boards[0];
+        assert!(symmetry_for(rect, Some(Symmetry::Full)).is_err());
+        assert_eq!(symmetry_for(rect, None).unwrap(), Symmetry::Mirror);
     }
 }

@@ -60,8 +60,9 @@ fn work(plan: &Plan, next: &AtomicUsize, progress: &dyn Progress) -> Count {
     // Units the kernel cannot count (those enumerated for Burnside's lemma) are counted as they are drawn.
     let mut drawn = Count::default();
     let mut sum = Count::default();
-    kernel::count_stream(
-        plan.board().n(),
+    kernel::count_stream_lines(
+        plan.board().width(),
+        plan.board().lines(),
         || loop {
             let unit = units.get(next.fetch_add(1, Ordering::Relaxed))?;
             match plan.start(unit) {

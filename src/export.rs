@@ -88,7 +88,7 @@ pub trait Exporter {
 pub struct Table;
 
 const TABLE_COLUMNS: [(&str, usize); 9] = [
-    ("n", 3),
+    ("n", 5),
     ("total", 20),
     ("unique", 19),
     ("seconds", 10),
@@ -110,7 +110,7 @@ impl Exporter for Table {
 
     fn row(&self, r: &BoardResult) -> Vec<u8> {
         let values = [
-            r.n.to_string(),
+            r.board(),
             r.total.to_string(),
             unique(r),
             format!("{:.3}", r.seconds),
@@ -190,7 +190,7 @@ impl Exporter for Csv {
 
     fn row(&self, r: &BoardResult) -> Vec<u8> {
         csv_record(&[
-            r.n.to_string(),
+            r.board(),
             r.total.to_string(),
             unique(r),
             format!("{:.6}", r.seconds),
@@ -219,7 +219,7 @@ impl Exporter for Markdown {
     fn row(&self, r: &BoardResult) -> Vec<u8> {
         format!(
             "| {} | {} | {} | {:.3} | {} | {} | {} | {} | {} |\n",
-            r.n,
+            r.board(),
             r.total,
             unique(r),
             r.seconds,

@@ -91,9 +91,15 @@ pub struct Frame {
 impl Frame {
     /// No constraints: every row of a board of side `n` is searched and every square may be used.
     pub fn open(n: u32) -> Frame {
+        Frame::rect(n, n)
+    }
+
+    /// No constraints on a board of `lines` rows of `width` squares (a rectangle searched column by column;
+    /// see [`crate::board`]).
+    pub fn rect(width: u32, lines: u32) -> Frame {
         Frame {
-            end: n,
-            allow: [full_mask(n); MAX_N as usize],
+            end: lines,
+            allow: [full_mask(width); MAX_N as usize],
             block: [0; MAX_N as usize],
         }
     }
@@ -139,10 +145,31 @@ pub fn count_completions(n: u32, row: u32, masks: Masks) -> Tally {
 
 /// Counts the completions of one start on a board of side `n`.
 pub fn count_start(n: u32, start: Start) -> Tally {
+    let lines = start.frame.end;
     let mut start = Some(((), start));
     let mut tally = Tally::default();
-    count_stream(n, || start.take(), |_, t| tally = t);
+    count_stream_lines(n, lines, || start.take(), |_, t| tally = t);
     tally
+}
+
+/// [`count_stream`] on a board of `lines` lines of `width` squares: a rectangle searched column by column
+/// when `lines < width` (see [`crate::board`]).
+///
+/// On a square the last line has one square left when the search gets there, so a queen on the line before
+/// it closes at most one solution. On a rectangle it may have several, and the closing step adds their
+/// number (a population count). That costs the square search a few operations per step on processors
+/// without a `popcnt` instruction, so the two are separate instances of the same loop.
+pub fn count_stream_lines<T>(
+    width: u32,
+    lines: u32,
+    source: impl FnMut() -> Option<(T, Start)>,
+    sink: impl FnMut(T, Tally),
+) {
+    if lines < width {
+        stream::<T, true>(width, source, sink)
+    } else {
+        stream::<T, false>(width, source, sink)
+    }
 }
 
 /// Counts the completions of every start that `source` hands out, on a board of side `n`, and gives each
@@ -165,6 +192,15 @@ pub fn count_start(n: u32, start: Start) -> Tally {
 /// fast); see `results/kernel-variants.md`.
 pub fn count_stream<T>(
     n: u32,
+    source: impl FnMut() -> Option<(T, Start)>,
+    sink: impl FnMut(T, Tally),
+) {
+    stream::<T, false>(n, source, sink)
+}
+
+/// The loop of [`count_stream`]; `WIDE` when the last line may have several free squares.
+fn stream<T, const WIDE: bool>(
+    n: u32,
     mut source: impl FnMut() -> Option<(T, Start)>,
     mut sink: impl FnMut(T, Tally),
 ) {
@@ -179,7 +215,7 @@ pub fn count_stream<T>(
 
     let mut busy = 0;
     for lane in 0..LANES {
-        tags[lane] = assign(
+        tags[lane] = assign::<T, WIDE>(
             n,
             &mut source,
             &mut sink,
@@ -193,7 +229,7 @@ pub fn count_stream<T>(
     let mut rounds = 0u32;
     while busy > 0 {
         rounds = rounds.wrapping_add(1);
-        if rounds % PACKED_ROUNDS == 0 {
+        if rounds % packed_rounds(WIDE) == 0 {
             for lane in 0..LANES {
                 unpack(&mut tally[lane], &mut packed[lane]);
             }
@@ -225,7 +261,12 @@ pub fn count_stream<T>(
             let placed = has & (next != 0);
             let closes = s == closing;
             let descends = placed & !closes;
-            packed[lane] += u64::from(has) + PACKED_SOLUTION * u64::from(placed & closes);
+            let closed = if WIDE {
+                u64::from(has & closes) * u64::from(next.count_ones())
+            } else {
+                u64::from(placed & closes)
+            };
+            packed[lane] += u64::from(has) + PACKED_SOLUTION * closed;
             // Backtrack at once when this was the row's last free square, saving the step that would find
             // it empty.
             let s = s + usize::from(descends) - usize::from(!descends & (avail ^ bit == 0));
@@ -234,7 +275,7 @@ pub fn count_stream<T>(
                 let tag = tags[lane].take().expect("a busy lane has a tag");
                 unpack(&mut tally[lane], &mut packed[lane]);
                 sink(tag, std::mem::take(&mut tally[lane]));
-                tags[lane] = assign(
+                tags[lane] = assign::<T, WIDE>(
                     n,
                     &mut source,
                     &mut sink,
@@ -291,8 +332,15 @@ impl Default for Stacks {
 /// A solution in [`count_stream`]'s packed counters: one solution and the node of its last queen.
 const PACKED_SOLUTION: u64 = (1 << 32) | 1;
 
-/// Rounds between unpackings: a lane adds at most 2 to either half per round, so neither half can overflow.
-const PACKED_ROUNDS: u32 = 1 << 30;
+/// Rounds between unpackings. A lane adds at most 2 to either half per round on a square board, and at most
+/// 65 (a node and up to 64 closed solutions) on a rectangle, so neither half can overflow.
+const fn packed_rounds(wide: bool) -> u32 {
+    if wide {
+        1 << 25
+    } else {
+        1 << 30
+    }
+}
 
 /// Moves a lane's packed counts into its tally.
 #[inline]
@@ -303,7 +351,7 @@ fn unpack(tally: &mut Tally, packed: &mut u64) {
 }
 
 /// Gives a lane the next start that needs a search, settling on the way the starts that need none.
-fn assign<T>(
+fn assign<T, const WIDE: bool>(
     n: u32,
     source: &mut impl FnMut() -> Option<(T, Start)>,
     sink: &mut impl FnMut(T, Tally),
@@ -336,8 +384,12 @@ fn assign<T>(
             };
             return Some(tag);
         }
-        // A complete placement is one solution; one row short, it is one if that row has a free square.
-        let solutions = if row == end { 1 } else { u64::from(free != 0) };
+        // A complete placement is one solution; one row short, each free square of that row is one.
+        let solutions = match (row == end, WIDE) {
+            (true, _) => 1,
+            (false, true) => u64::from(free.count_ones()),
+            (false, false) => u64::from(free != 0),
+        };
         let nodes = if row == end { 0 } else { solutions };
         sink(tag, Tally { solutions, nodes });
     }

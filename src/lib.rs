@@ -53,12 +53,22 @@ pub struct CountRequest {
 impl CountRequest {
     /// Counts a board of side `n` with the default symmetry on every available core.
     pub fn new(n: u32) -> Result<CountRequest, Error> {
-        Ok(CountRequest {
-            board: Board::new(n)?,
-            symmetry: Symmetry::default(),
+        Ok(CountRequest::board(Board::new(n)?))
+    }
+
+    /// Counts `board` on every available core with the best symmetry it has: the full reduction for a
+    /// square, the mirror one for a rectangle.
+    pub fn board(board: Board) -> CountRequest {
+        CountRequest {
+            board,
+            symmetry: if board.is_square() {
+                Symmetry::Full
+            } else {
+                Symmetry::Mirror
+            },
             threads: num_cpus::get(),
             split_depth: None,
-        })
+        }
     }
 
     /// With this symmetry reduction.
@@ -97,8 +107,8 @@ pub fn count(request: &CountRequest, progress: &dyn exec::Progress) -> Result<Bo
     let plan = request.plan();
     let total = exec::run_parallel(&plan, request.threads, progress)?;
     Ok(BoardResult::new(report::Measured {
-        n: request.board.n(),
-        symmetry: request.symmetry,
+        board: request.board,
+        symmetry: plan.symmetry(),
         threads: request.threads,
         split_depth: plan.depth(),
         count: total,

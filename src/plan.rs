@@ -74,8 +74,24 @@ pub struct Plan {
 
 impl Plan {
     /// Builds the plan for `board` under `symmetry`, split as `split` says.
+    ///
+    /// A rectangle has no symmetry that swaps rows and columns, so the full reduction becomes the mirror one
+    /// there ([`Plan::symmetry`] says which was used). A board with more columns than rows has no solutions
+    /// (two of its queens would share a row) and gets no units.
     pub fn new(board: Board, symmetry: Symmetry, split: Split) -> Plan {
-        let n = board.n();
+        let symmetry = match symmetry {
+            Symmetry::Full if !board.is_square() => Symmetry::Mirror,
+            other => other,
+        };
+        if board.lines() > board.width() {
+            return Plan {
+                board,
+                symmetry,
+                depth: 0,
+                units: Vec::new(),
+            };
+        }
+        let n = board.lines();
         match split {
             Split::Depth(depth) => Plan::at_depth(board, symmetry, depth.min(n)),
             Split::Auto { threads } => {
@@ -142,8 +158,8 @@ impl Plan {
 
     /// Appends the row-prefix units at or below `prefix`, in lexicographic order.
     fn extend_rows(&mut self, prefix: &mut Vec<u8>) {
-        let n = self.board.n();
-        match self.symmetry.admit(n, prefix) {
+        let (n, lines) = (self.board.width(), self.board.lines());
+        match self.symmetry.admit(n, lines, prefix) {
             Admission::No => return,
             Admission::Yes { weight } if prefix.len() >= self.depth as usize => {
                 let weight = Weight::Plain {
@@ -153,7 +169,7 @@ impl Plan {
                 self.push(None, prefix.clone(), weight);
                 return;
             }
-            _ if prefix.len() == n as usize => return,
+            _ if prefix.len() == lines as usize => return,
             _ => {}
         }
         let Some(masks) = self.board.masks_after(prefix) else {
@@ -230,7 +246,7 @@ impl Plan {
                     .board
                     .masks_after(&unit.prefix)
                     .expect("plan units are valid placements by construction");
-                (Frame::open(n), masks)
+                (Frame::rect(n, self.board.lines()), masks)
             }
         };
         Some(Start {

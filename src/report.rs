@@ -65,8 +65,11 @@ impl Check {
 /// One board's count.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct BoardResult {
-    /// Board side.
+    /// Board side; for a rectangle, its rows.
     pub n: u32,
+    /// Columns of a rectangular board (absent for a square).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cols: Option<u32>,
     /// All solutions.
     pub total: u128,
     /// Solutions unique under rotation and reflection; counted by the full symmetry mode only.
@@ -99,8 +102,8 @@ pub struct BoardResult {
 /// The pieces of a [`BoardResult`] that are measured rather than derived.
 #[derive(Clone, Copy, Debug)]
 pub struct Measured {
-    /// Board side.
-    pub n: u32,
+    /// The board.
+    pub board: crate::Board,
     /// Symmetry reduction used.
     pub symmetry: Symmetry,
     /// Worker threads.
@@ -124,7 +127,8 @@ impl BoardResult {
             }
         };
         BoardResult {
-            n: m.n,
+            n: m.board.n(),
+            cols: (!m.board.is_square()).then_some(m.board.cols()),
             total: m.count.total,
             unique: (m.symmetry == Symmetry::Full).then_some(m.count.unique),
             seconds: m.seconds,
@@ -142,10 +146,24 @@ impl BoardResult {
 }
 
 impl BoardResult {
-    /// Checks the total and, where counted, the unique solutions against the published values.
+    /// Checks the total and, where counted, the unique solutions against the published values (which exist
+    /// for square boards only).
     pub fn check(&mut self) {
+        if self.cols.is_some() {
+            self.check = Some(Check::Unpublished);
+            self.check_unique = None;
+            return;
+        }
         self.check = Some(Check::total(self.n, self.total));
         self.check_unique = self.unique.map(|u| Check::unique(self.n, u));
+    }
+
+    /// The board as the command line names it: `8`, or `8x6` for a rectangle.
+    pub fn board(&self) -> String {
+        match self.cols {
+            Some(cols) => format!("{}x{}", self.n, cols),
+            None => self.n.to_string(),
+        }
     }
 
     /// The overall verdict of [`BoardResult::check`], if it ran.

@@ -50,14 +50,15 @@ impl Symmetry {
     }
 
     /// Decides whether the partial placement `prefix` (the column of each row's queen, from row 0) on a board
-    /// of side `n` is part of the reduced search.
+    /// of `lines` rows of `n` squares is part of the reduced search.
     ///
     /// The full reduction works on borders, not row prefixes ([`crate::border`]); here it admits everything.
-    pub fn admit(self, n: u32, prefix: &[u8]) -> Admission {
+    pub fn admit(self, n: u32, lines: u32, prefix: &[u8]) -> Admission {
         match self {
             Symmetry::None | Symmetry::Full => Admission::Yes { weight: 1 },
-            // A board of side 0 or 1 has one solution, which is its own mirror image.
-            Symmetry::Mirror if n <= 1 => Admission::Yes { weight: 1 },
+            // A board of side 0 or 1 has one solution, which is its own mirror image; so does a single row
+            // with a queen in its middle square, so one row is searched whole.
+            Symmetry::Mirror if n <= 1 || lines <= 1 => Admission::Yes { weight: 1 },
             Symmetry::Mirror => {
                 let half = (n / 2) as u8;
                 let middle_first = n % 2 == 1 && prefix.first() == Some(&half);
@@ -103,19 +104,28 @@ mod tests {
     #[test]
     fn mirror_keeps_the_left_half_of_an_even_board() {
         let m = Symmetry::Mirror;
-        assert_eq!(m.admit(8, &[]), Admission::Undecided);
-        assert_eq!(m.admit(8, &[3]), Admission::Yes { weight: 2 });
-        assert_eq!(m.admit(8, &[4]), Admission::No);
+        assert_eq!(m.admit(8, 8, &[]), Admission::Undecided);
+        assert_eq!(m.admit(8, 8, &[3]), Admission::Yes { weight: 2 });
+        assert_eq!(m.admit(8, 8, &[4]), Admission::No);
     }
 
     #[test]
     fn mirror_on_an_odd_board_lets_the_second_row_decide_after_a_middle_queen() {
         let m = Symmetry::Mirror;
-        assert_eq!(m.admit(9, &[3]), Admission::Yes { weight: 2 });
-        assert_eq!(m.admit(9, &[4]), Admission::Undecided);
-        assert_eq!(m.admit(9, &[4, 1]), Admission::Yes { weight: 2 });
-        assert_eq!(m.admit(9, &[4, 6]), Admission::No);
-        assert_eq!(m.admit(9, &[5]), Admission::No);
+        assert_eq!(m.admit(9, 9, &[3]), Admission::Yes { weight: 2 });
+        assert_eq!(m.admit(9, 9, &[4]), Admission::Undecided);
+        assert_eq!(m.admit(9, 9, &[4, 1]), Admission::Yes { weight: 2 });
+        assert_eq!(m.admit(9, 9, &[4, 6]), Admission::No);
+        assert_eq!(m.admit(9, 9, &[5]), Admission::No);
+    }
+
+    #[test]
+    fn mirror_searches_a_single_row_whole() {
+        // The middle square of one row is its own mirror image: no halving there.
+        assert_eq!(
+            Symmetry::Mirror.admit(9, 1, &[4]),
+            Admission::Yes { weight: 1 }
+        );
     }
 
     #[test]

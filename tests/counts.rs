@@ -70,3 +70,26 @@ fn the_repository_table_is_the_shared_reference_when_present() {
     .unwrap();
     assert_eq!(ours, reference);
 }
+
+#[test]
+fn rectangles_match_a_plain_solver_up_to_9_rows() {
+    for rows in 1..=9u32 {
+        for cols in 1..=rows + 1 {
+            let expected =
+                common::reference_rect_solutions(rows as usize, cols as usize).len() as u128;
+            for symmetry in [Symmetry::Mirror, Symmetry::None] {
+                for threads in [1, 2] {
+                    let board = nqueens::Board::rect(rows, cols).unwrap();
+                    let request = CountRequest::board(board)
+                        .symmetry(symmetry)
+                        .threads(threads);
+                    let result = count(&request, &NoProgress).unwrap();
+                    assert_eq!(
+                        result.total, expected,
+                        "{rows}x{cols}, {symmetry}, {threads} threads"
+                    );
+                }
+            }
+        }
+    }
+}

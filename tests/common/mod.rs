@@ -113,3 +113,29 @@ pub fn images(solution: &[usize]) -> Vec<Vec<usize>> {
     }
     all
 }
+
+/// Every solution of the rectangle of `rows` rows and `cols` columns (a queen in each column), by the textbook
+/// solver: for each column in turn, the row of its queen, checked pairwise against the earlier columns.
+pub fn reference_rect_solutions(rows: usize, cols: usize) -> Vec<Vec<usize>> {
+    fn extend(rows: usize, cols: usize, queens: &mut Vec<usize>, out: &mut Vec<Vec<usize>>) {
+        if queens.len() == cols {
+            out.push(queens.clone());
+            return;
+        }
+        let col = queens.len();
+        for row in 0..rows {
+            let safe = queens
+                .iter()
+                .enumerate()
+                .all(|(c, &r)| r != row && col - c != r.abs_diff(row));
+            if safe {
+                queens.push(row);
+                extend(rows, cols, queens, out);
+                queens.pop();
+            }
+        }
+    }
+    let mut out = Vec::new();
+    extend(rows, cols, &mut Vec::new(), &mut out);
+    out
+}
