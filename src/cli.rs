@@ -5,6 +5,7 @@
 
 use clap::{Args, Parser, Subcommand};
 use nqueens::export::Format;
+use nqueens::notation::{Notation, Shape};
 use nqueens::{Board, CountRequest, Symmetry};
 use std::path::PathBuf;
 
@@ -45,6 +46,104 @@ pub enum Command {
         #[command(flatten)]
         options: CountOptions,
     },
+    /// List every solution in lexicographic order, streamed as it is found.
+    ///
+    /// `nqueens list 8` writes the 92 solutions of the 8x8 board, `[1,5,8,6,3,7,2,4]` first. A rectangle RxC
+    /// lists, for each of its C columns, the row of its queen.
+    List {
+        /// The board: N, or a rectangle RxC (R rows, C columns, a queen in each column).
+        #[arg(value_name = "BOARD", allow_negative_numbers = true)]
+        board: String,
+        /// Stop after K solutions.
+        #[arg(long, value_name = "K")]
+        limit: Option<u64>,
+        /// One solution per symmetry class (rotations and reflections): the lexicographically smallest of its
+        /// images.
+        #[arg(long)]
+        unique: bool,
+        /// Threads that search and render (the order stays lexicographic) [default: all available cores].
+        #[arg(short, long, value_parser = clap::value_parser!(u32).range(1..=4096))]
+        threads: Option<u32>,
+        #[command(flatten)]
+        show: ShowOptions,
+    },
+    /// Print one solution: the lexicographically first by backtracking, or one constructed in O(n) for any n.
+    ///
+    /// Boards 2 and 3 have no solution: that is said on stderr, with exit code 1.
+    Solve {
+        /// The board: N (up to 100,000,000 with the construction), or a rectangle RxC.
+        #[arg(value_name = "BOARD", allow_negative_numbers = true)]
+        board: String,
+        /// `backtrack` finds the lexicographically first solution; `construct` writes one down in O(n); `auto`
+        /// backtracks where that is quick (boards up to 32) and constructs beyond.
+        #[arg(long, default_value = "auto", value_parser = parse_method)]
+        method: Method,
+        #[command(flatten)]
+        show: ShowOptions,
+    },
+    /// Check solutions written in any of `list`'s formats; exit code 1 if any is invalid.
+    ///
+    /// Reads FILE, or standard input when FILE is `-` or absent, and reports each solution as valid, or
+    /// invalid with the reason: which two queens attack each other, or which line is malformed.
+    Check {
+        /// The file to read.
+        #[arg(value_name = "FILE")]
+        file: Option<PathBuf>,
+        /// The format of the input [default: recognised from each solution's text].
+        #[arg(short, long, value_parser = parse_notation)]
+        format: Option<Notation>,
+        /// The board the lists are for: needed for a rectangle RxC [default: square, as long as each list].
+        #[arg(long, value_name = "BOARD")]
+        board: Option<String>,
+        /// Report only the invalid solutions, and no summary.
+        #[arg(short, long)]
+        quiet: bool,
+    },
+}
+
+/// How solutions are shown and where they go.
+#[derive(Debug, Args)]
+pub struct ShowOptions {
+    /// Solution format: `rows` (1-based, `[2,4,1,3]`), `zero` (0-based), `board` (drawn), `matrix` (0 and 1),
+    /// `json` (one array per line) or `csv`.
+    #[arg(short, long, default_value = "rows", value_parser = parse_notation)]
+    pub format: Notation,
+    /// Draw boards with `Q` and `.` instead of box-drawing characters.
+    #[arg(long)]
+    pub ascii: bool,
+    /// Write to FILE instead of standard output (`-` is standard output). The file appears only once it is
+    /// complete.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Print nothing but the solutions.
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+/// How `solve` finds its solution.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Method {
+    /// Backtracking where it is quick, the construction beyond.
+    Auto,
+    /// The lexicographically first solution, by backtracking.
+    Backtrack,
+    /// The explicit O(n) construction.
+    Construct,
+}
+
+fn parse_method(s: &str) -> Result<Method, String> {
+    match s {
+        "auto" => Ok(Method::Auto),
+        "backtrack" => Ok(Method::Backtrack),
+        "construct" => Ok(Method::Construct),
+        _ => Err(format!(
+            "unknown method '{s}': use one of auto, backtrack, construct"
+        )),
+    }
+}
+
+fn parse_notation(s: &str) -> Result<Notation, String> {
+    s.parse().map_err(|e| format!("{e}"))
 }
 
 /// How to count and where to write the results.
@@ -163,6 +262,37 @@ fn within_limits(side: u32) -> Result<(), UsageError> {
         )));
     }
     Ok(())
+}
+
+/// The largest board `solve` constructs: its solution takes about 9 bytes a queen in memory and on output.
+pub const SOLVE_MAX_SIDE: u32 = 100_000_000;
+
+/// Parses the board of `solve` and `check`: `N` or `RxC`, with sides up to [`SOLVE_MAX_SIDE`] (only the
+/// construction and the checker go beyond the kernel's 64).
+pub fn parse_shape(spec: &str) -> Result<Shape, UsageError> {
+    let (rows, cols) = match spec.split_once(['x', 'X']) {
+        Some((r, c)) => (side(spec, r)?, side(spec, c)?),
+        None => {
+            let n = side(spec, spec)?;
+            (n, n)
+        }
+    };
+    if rows.max(cols) > SOLVE_MAX_SIDE {
+        return Err(UsageError(format!(
+            "'{spec}' is too large: boards go up to {SOLVE_MAX_SIDE} rows and columns"
+        )));
+    }
+    Ok(Shape { rows, cols })
+}
+
+/// The board of `list`: `N` or `RxC` within the kernel's limits.
+pub fn parse_board(spec: &str) -> Result<Board, UsageError> {
+    if spec.contains("..") {
+        return Err(UsageError(format!(
+            "'{spec}': name one board (N or RxC), not a range"
+        )));
+    }
+    Ok(parse_boards(spec)?.remove(0))
 }
 
 /// The symmetry to use on `board`: the one asked for, or the best the board has.

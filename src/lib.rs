@@ -17,6 +17,8 @@
 
 pub mod board;
 pub mod border;
+pub mod checker;
+pub mod construct;
 pub mod count;
 pub mod error;
 pub mod exec;
@@ -24,8 +26,10 @@ pub mod export;
 pub mod kernel;
 pub mod known;
 pub mod machine;
+pub mod notation;
 pub mod plan;
 pub mod report;
+pub mod solutions;
 pub mod symmetry;
 
 pub use board::Board;

@@ -1,6 +1,7 @@
 //! The `nqueens` command: parses the arguments, runs the library, writes results and maps errors to exit codes.
 
 mod cli;
+mod commands;
 mod output;
 
 use clap::Parser;
@@ -50,6 +51,24 @@ fn run() -> anyhow::Result<ExitCode> {
             check,
             options,
         } => count(&sizes, check, &options),
+        Command::List {
+            board,
+            limit,
+            unique,
+            threads,
+            show,
+        } => commands::list::run(&board, limit, unique, threads, &show),
+        Command::Solve {
+            board,
+            method,
+            show,
+        } => commands::solve::run(&board, method, &show),
+        Command::Check {
+            file,
+            format,
+            board,
+            quiet,
+        } => commands::check::run(file.as_deref(), format, board.as_deref(), quiet),
         Command::Verify { range, options } => {
             let code = count(std::slice::from_ref(&range), true, &options)?;
             if code == ExitCode::SUCCESS && !options.quiet {

@@ -1,0 +1,64 @@
+//! `nqueens check`: reads solutions in any of `list`'s formats and says of each whether it is one.
+
+use crate::cli;
+use nqueens::checker;
+use nqueens::notation::{Notation, Reader};
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, BufWriter, Write};
+use std::path::Path;
+use std::process::ExitCode;
+
+/// Checks every placement in `file` (standard input for `None` or `-`).
+pub fn run(
+    file: Option<&Path>,
+    format: Option<Notation>,
+    board: Option<&str>,
+    quiet: bool,
+) -> anyhow::Result<ExitCode> {
+    let shape = board.map(cli::parse_shape).transpose()?;
+    let input: Box<dyn BufRead> = match file {
+        None => Box::new(io::stdin().lock()),
+        Some(p) if p.as_os_str() == "-" => Box::new(io::stdin().lock()),
+        Some(p) => Box::new(BufReader::new(File::open(p).map_err(|e| {
+            cli::UsageError(format!("cannot read '{}': {e}", p.display()))
+        })?)),
+    };
+    let mut out = BufWriter::new(io::stdout().lock());
+    let (mut valid, mut invalid, mut malformed) = (0u64, 0u64, 0u64);
+    for entry in Reader::new(input, format, shape) {
+        let entry = entry?;
+        let verdict = match entry.placement {
+            Err(why) => {
+                malformed += 1;
+                format!("malformed: {why}")
+            }
+            Ok(p) => match checker::check(p.shape, p.queens.iter().copied(), p.queens.len()) {
+                Ok(()) => {
+                    valid += 1;
+                    if quiet {
+                        continue;
+                    }
+                    "valid".to_string()
+                }
+                Err(flaw) => {
+                    invalid += 1;
+                    format!("invalid: {flaw}")
+                }
+            },
+        };
+        writeln!(out, "line {}: {verdict}", entry.line)?;
+    }
+    out.flush()?;
+    if valid + invalid + malformed == 0 {
+        eprintln!("error: no solutions to check in the input");
+        return Ok(ExitCode::FAILURE);
+    }
+    if !quiet {
+        eprintln!("{valid} valid, {invalid} invalid, {malformed} malformed");
+    }
+    Ok(if invalid + malformed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}

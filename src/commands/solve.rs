@@ -1,0 +1,84 @@
+//! `nqueens solve`: one solution, by backtracking or by the O(n) construction, always checked first.
+
+use crate::cli::{self, Method, ShowOptions, UsageError};
+use crate::output::Output;
+use nqueens::notation::{Renderer, Shape};
+use nqueens::{checker, construct, solutions, Board};
+use std::process::ExitCode;
+
+/// Boards up to this side are solved by backtracking under `--method auto`: the first solution takes
+/// milliseconds there (at most 0.1 s, for n = 29, on the 2-core machine of `results/`), while some larger
+/// boards take minutes.
+pub const BACKTRACK_AUTO_MAX: u32 = 32;
+
+/// Drawings grow with the square of the board; beyond this side they are refused.
+pub const DRAW_MAX: u32 = 100;
+
+/// Finds, checks and prints one solution of `board`.
+pub fn run(board: &str, method: Method, show: &ShowOptions) -> anyhow::Result<ExitCode> {
+    let shape = cli::parse_shape(board)?;
+    if show.format.draws() && shape.rows.max(shape.cols) > DRAW_MAX {
+        return Err(UsageError(format!(
+            "a {} board is too large to draw (at most {DRAW_MAX} rows and columns): use --format rows, \
+             zero, json or csv",
+            shape_name(shape)
+        ))
+        .into());
+    }
+    let method = match method {
+        Method::Auto if shape.rows <= BACKTRACK_AUTO_MAX => Method::Backtrack,
+        Method::Auto => Method::Construct,
+        other => other,
+    };
+    let found = match method {
+        Method::Backtrack => backtrack(shape)?,
+        _ => construction(shape)?,
+    };
+    let Some(queens) = found else {
+        eprintln!("the {} board has no solution", shape_name(shape));
+        return Ok(ExitCode::FAILURE);
+    };
+    // Whatever found it, nothing is printed that the checker has not passed.
+    if let Err(flaw) = checker::check_list(shape, &queens) {
+        anyhow::bail!(
+            "internal error: the {method:?} method produced a placement that is not a solution ({flaw}); \
+             nothing was printed"
+        );
+    }
+    let renderer = Renderer::new(show.format, shape, show.ascii);
+    let mut bytes = renderer.header();
+    renderer.render(&queens, &mut bytes);
+    let mut out = Output::open(show.output.as_deref())?;
+    out.write(&bytes)?;
+    out.finish()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn shape_name(shape: Shape) -> String {
+    format!("{}x{}", shape.rows, shape.cols)
+}
+
+fn backtrack(shape: Shape) -> Result<Option<Vec<u32>>, UsageError> {
+    let board = Board::rect(shape.rows, shape.cols).map_err(|_| {
+        UsageError(format!(
+            "backtracking handles boards up to {} rows and columns: use --method construct",
+            Board::MAX_SIDE
+        ))
+    })?;
+    Ok(solutions::first(board).map(|q| q.into_iter().map(u32::from).collect()))
+}
+
+fn construction(shape: Shape) -> Result<Option<Vec<u32>>, UsageError> {
+    if let Some(queens) = construct::rect(shape.rows, shape.cols) {
+        return Ok(Some(queens));
+    }
+    let none_exists = shape.cols > shape.rows || (shape.is_square() && matches!(shape.rows, 2 | 3));
+    if none_exists {
+        Ok(None)
+    } else {
+        Err(UsageError(format!(
+            "the construction needs at least 4 rows; the {} board has solutions: use --method backtrack",
+            shape_name(shape)
+        )))
+    }
+}

@@ -1,0 +1,608 @@
+//! How solutions are written and read back: lists of positions, drawn boards, 0/1 matrices, JSON and CSV.
+//!
+//! A solution is the 0-based position of the queen on each line of the board (see [`crate::board`]): on a
+//! square, the column of each row's queen; on a rectangle of `R` rows and `C` columns, the row of each
+//! column's queen. The list notations write those positions 1-based (`rows`, `json`, `csv`) or 0-based
+//! (`zero`); the drawings (`board`, `matrix`) show the board itself, `R` lines of `C` squares.
+//!
+//! Rendering appends to a byte buffer and allocates nothing, so listing millions of solutions costs little
+//! beyond the search. Positions may be `u8` (listings, at most 64 lines) or `u32` (constructed solutions of
+//! millions of lines).
+
+use std::fmt;
+use std::str::FromStr;
+
+/// A way of writing a solution.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Notation {
+    /// 1-based positions in brackets: `[2,4,1,3]`.
+    #[default]
+    Rows,
+    /// 0-based positions in brackets: `[1,3,0,2]`.
+    Zero,
+    /// A drawn board: Unicode box drawing, or `Q` and `.` in ASCII.
+    Board,
+    /// The board as rows of 0 and 1.
+    Matrix,
+    /// A JSON array of 1-based positions per line (the same text as `rows`, under a name that promises JSON).
+    Json,
+    /// Comma-separated 1-based positions, after a header line.
+    Csv,
+}
+
+impl Notation {
+    /// Every notation, in the order the command line lists them.
+    pub const ALL: [Notation; 6] = [
+        Notation::Rows,
+        Notation::Zero,
+        Notation::Board,
+        Notation::Matrix,
+        Notation::Json,
+        Notation::Csv,
+    ];
+
+    /// The notation's name on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Notation::Rows => "rows",
+            Notation::Zero => "zero",
+            Notation::Board => "board",
+            Notation::Matrix => "matrix",
+            Notation::Json => "json",
+            Notation::Csv => "csv",
+        }
+    }
+
+    /// Whether the notation draws every square, so that its size grows with the square of the board.
+    pub fn draws(self) -> bool {
+        matches!(self, Notation::Board | Notation::Matrix)
+    }
+}
+
+impl fmt::Display for Notation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A notation name that is not one of [`Notation::ALL`].
+#[derive(Debug, thiserror::Error)]
+#[error("unknown solution format '{0}': use one of rows, zero, board, matrix, json, csv")]
+pub struct UnknownNotation(String);
+
+impl FromStr for Notation {
+    type Err = UnknownNotation;
+    fn from_str(s: &str) -> Result<Notation, UnknownNotation> {
+        Notation::ALL
+            .into_iter()
+            .find(|n| n.name() == s)
+            .ok_or_else(|| UnknownNotation(s.to_string()))
+    }
+}
+
+/// The dimensions of a board as drawn: `rows` lines of `cols` squares, a queen in each column. Unlike
+/// [`crate::Board`] it has no size limit, for constructed solutions of millions of queens.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shape {
+    /// Rows of the board.
+    pub rows: u32,
+    /// Columns of the board; equal to `rows` for a square.
+    pub cols: u32,
+}
+
+impl Shape {
+    /// A square board of side `n`.
+    pub fn square(n: u32) -> Shape {
+        Shape { rows: n, cols: n }
+    }
+
+    /// Whether the board is square, so that a solution lists rows rather than columns.
+    pub fn is_square(self) -> bool {
+        self.rows == self.cols
+    }
+
+    /// The number of queens of a solution: one per column.
+    pub fn queens(self) -> u32 {
+        self.cols
+    }
+
+    /// The (row, column) of the queen at `index` in a solution whose entry there is `position`.
+    pub fn square_of(self, index: u32, position: u32) -> (u32, u32) {
+        if self.is_square() {
+            (index, position)
+        } else {
+            (position, index)
+        }
+    }
+}
+
+impl From<crate::Board> for Shape {
+    fn from(b: crate::Board) -> Shape {
+        Shape {
+            rows: b.rows(),
+            cols: b.cols(),
+        }
+    }
+}
+
+impl fmt::Display for Shape {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.is_square() {
+            write!(f, "{}", self.rows)
+        } else {
+            write!(f, "{}x{}", self.rows, self.cols)
+        }
+    }
+}
+
+/// Writes solutions of one board in one notation.
+#[derive(Clone, Copy, Debug)]
+pub struct Renderer {
+    notation: Notation,
+    shape: Shape,
+    ascii: bool,
+}
+
+impl Renderer {
+    /// Solutions of a board of `shape` in `notation`; `ascii` draws boards with `Q` and `.`.
+    pub fn new(notation: Notation, shape: Shape, ascii: bool) -> Renderer {
+        Renderer {
+            notation,
+            shape,
+            ascii,
+        }
+    }
+
+    /// What comes before the first solution: the CSV header naming each line (`r1,r2,…` for the rows of a
+    /// square, `c1,c2,…` for the columns of a rectangle).
+    pub fn header(&self) -> Vec<u8> {
+        if self.notation != Notation::Csv {
+            return Vec::new();
+        }
+        let letter = if self.shape.is_square() { 'r' } else { 'c' };
+        let names: Vec<String> = (1..=self.shape.queens())
+            .map(|i| format!("{letter}{i}"))
+            .collect();
+        format!("{}\n", names.join(",")).into_bytes()
+    }
+
+    /// Appends one solution (0-based positions) to `out`. Drawn boards are followed by a blank line.
+    pub fn render<P: Copy + Into<u32>>(&self, queens: &[P], out: &mut Vec<u8>) {
+        match self.notation {
+            Notation::Rows | Notation::Json => list(queens, 1, b'[', b']', out),
+            Notation::Zero => list(queens, 0, b'[', b']', out),
+            Notation::Csv => list(queens, 1, 0, 0, out),
+            Notation::Board if self.ascii => self.grid(queens, b"Q", b".", b" ", out),
+            Notation::Board => self.boxed(queens, out),
+            Notation::Matrix => self.grid(queens, b"1", b"0", b" ", out),
+        }
+    }
+
+    /// The rows of the board, each square `queen` or `empty`, separated by `gap`, and a blank line.
+    fn grid<P: Copy + Into<u32>>(
+        &self,
+        queens: &[P],
+        queen: &[u8],
+        empty: &[u8],
+        gap: &[u8],
+        out: &mut Vec<u8>,
+    ) {
+        for row in 0..self.shape.rows {
+            for col in 0..self.shape.cols {
+                if col > 0 {
+                    out.extend_from_slice(gap);
+                }
+                let here = self.occupied(queens, row, col);
+                out.extend_from_slice(if here { queen } else { empty });
+            }
+            out.push(b'\n');
+        }
+        out.push(b'\n');
+    }
+
+    /// A board drawn with box-drawing characters, a crown for each queen, and a blank line.
+    fn boxed<P: Copy + Into<u32>>(&self, queens: &[P], out: &mut Vec<u8>) {
+        let cols = self.shape.cols;
+        let rule = |out: &mut Vec<u8>, left: &str, middle: &str, right: &str| {
+            out.extend_from_slice(left.as_bytes());
+            for col in 0..cols {
+                if col > 0 {
+                    out.extend_from_slice(middle.as_bytes());
+                }
+                out.extend_from_slice("───".as_bytes());
+            }
+            out.extend_from_slice(right.as_bytes());
+            out.push(b'\n');
+        };
+        rule(out, "┌", "┬", "┐");
+        for row in 0..self.shape.rows {
+            if row > 0 {
+                rule(out, "├", "┼", "┤");
+            }
+            out.extend_from_slice("│".as_bytes());
+            for col in 0..cols {
+                let cell = if self.occupied(queens, row, col) {
+                    " ♛ "
+                } else {
+                    "   "
+                };
+                out.extend_from_slice(cell.as_bytes());
+                out.extend_from_slice("│".as_bytes());
+            }
+            out.push(b'\n');
+        }
+        rule(out, "└", "┴", "┘");
+        out.push(b'\n');
+    }
+
+    fn occupied<P: Copy + Into<u32>>(&self, queens: &[P], row: u32, col: u32) -> bool {
+        if self.shape.is_square() {
+            queens[row as usize].into() == col
+        } else {
+            queens[col as usize].into() == row
+        }
+    }
+}
+
+/// `open` (if not 0), the positions plus `base` separated by commas, `close` (if not 0), a newline.
+fn list<P: Copy + Into<u32>>(queens: &[P], base: u32, open: u8, close: u8, out: &mut Vec<u8>) {
+    let mut digits = itoa::Buffer::new();
+    if open != 0 {
+        out.push(open);
+    }
+    for (i, &q) in queens.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        out.extend_from_slice(digits.format(q.into() + base).as_bytes());
+    }
+    if close != 0 {
+        out.push(close);
+    }
+    out.push(b'\n');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(notation: Notation, shape: Shape, ascii: bool, queens: &[u8]) -> String {
+        let r = Renderer::new(notation, shape, ascii);
+        let mut out = r.header();
+        r.render(queens, &mut out);
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn lists_are_one_based_or_zero_based() {
+        let four = Shape::square(4);
+        assert_eq!(
+            text(Notation::Rows, four, false, &[1, 3, 0, 2]),
+            "[2,4,1,3]\n"
+        );
+        assert_eq!(
+            text(Notation::Zero, four, false, &[1, 3, 0, 2]),
+            "[1,3,0,2]\n"
+        );
+        assert_eq!(
+            text(Notation::Json, four, false, &[1, 3, 0, 2]),
+            "[2,4,1,3]\n"
+        );
+        assert_eq!(
+            text(Notation::Csv, four, false, &[1, 3, 0, 2]),
+            "r1,r2,r3,r4\n2,4,1,3\n"
+        );
+    }
+
+    #[test]
+    fn drawings_show_rows_of_squares() {
+        let four = Shape::square(4);
+        assert_eq!(
+            text(Notation::Board, four, true, &[1, 3, 0, 2]),
+            ". Q . .\n. . . Q\nQ . . .\n. . Q .\n\n"
+        );
+        assert_eq!(
+            text(Notation::Matrix, four, false, &[1, 3, 0, 2]),
+            "0 1 0 0\n0 0 0 1\n1 0 0 0\n0 0 1 0\n\n"
+        );
+        let boxed = text(Notation::Board, Shape::square(2), false, &[0, 1]);
+        assert_eq!(
+            boxed,
+            "┌───┬───┐\n│ ♛ │   │\n├───┼───┤\n│   │ ♛ │\n└───┴───┘\n\n"
+        );
+    }
+
+    #[test]
+    fn a_rectangle_lists_the_row_of_each_column() {
+        // 3 rows, 2 columns: the queen of column 1 in row 1, the queen of column 2 in row 3.
+        let shape = Shape { rows: 3, cols: 2 };
+        assert_eq!(text(Notation::Rows, shape, false, &[0, 2]), "[1,3]\n");
+        assert_eq!(
+            text(Notation::Board, shape, true, &[0, 2]),
+            "Q .\n. .\n. Q\n\n"
+        );
+        assert_eq!(text(Notation::Csv, shape, false, &[0, 2]), "c1,c2\n1,3\n");
+    }
+}
+
+/// One placement read back from text, or what was wrong with the text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Entry {
+    /// The 1-based line number where the placement starts.
+    pub line: usize,
+    /// The placement, or why the text is not one.
+    pub placement: Result<Placement, String>,
+}
+
+/// Queens read from text, on the board they claim to be on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Placement {
+    /// The board.
+    pub shape: Shape,
+    /// Each queen's (row, column), 0-based, in the order written.
+    pub queens: Vec<(u32, u32)>,
+}
+
+/// Reads placements in any notation, one after another: lists one per line, drawings separated by blank
+/// lines. With no notation given, each placement's own text says which it is: a list starts with `[`, a CSV
+/// record with a number and has commas, a drawing starts with a box-drawing character, `Q` or `.`, or is made
+/// of `0` and `1`. A bracketed list that contains a 0 is read as 0-based, any other as 1-based.
+///
+/// Lists say nothing of the board, so they are taken as square unless `shape` is given (required for a
+/// rectangle's lists); drawings carry their own size.
+pub struct Reader<R> {
+    lines: std::io::Lines<R>,
+    number: usize,
+    notation: Option<Notation>,
+    shape: Option<Shape>,
+    pending: Option<(usize, String)>,
+}
+
+impl<R: std::io::BufRead> Reader<R> {
+    /// Reads from `input`; `notation` and `shape` fix what the text would otherwise decide.
+    pub fn new(input: R, notation: Option<Notation>, shape: Option<Shape>) -> Reader<R> {
+        Reader {
+            lines: input.lines(),
+            number: 0,
+            notation,
+            shape,
+            pending: None,
+        }
+    }
+
+    fn next_line(&mut self) -> Option<std::io::Result<(usize, String)>> {
+        if let Some(line) = self.pending.take() {
+            return Some(Ok(line));
+        }
+        let line = self.lines.next()?;
+        self.number += 1;
+        Some(line.map(|l| (self.number, l)))
+    }
+
+    /// The lines of a drawing that starts with `first`, up to a blank line or the end.
+    fn drawing(&mut self, first: String) -> std::io::Result<Vec<String>> {
+        let mut rows = vec![first];
+        while let Some(line) = self.next_line() {
+            let (_, text) = line?;
+            if text.trim().is_empty() {
+                break;
+            }
+            rows.push(text);
+        }
+        Ok(rows)
+    }
+}
+
+/// How a placement's text is written, as far as reading goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    List { base: Option<u32> },
+    Csv { base: u32 },
+    Drawing,
+    Unknown,
+}
+
+impl<R: std::io::BufRead> Iterator for Reader<R> {
+    type Item = std::io::Result<Entry>;
+
+    fn next(&mut self) -> Option<std::io::Result<Entry>> {
+        loop {
+            let (number, text) = match self.next_line()? {
+                Ok(line) => line,
+                Err(e) => return Some(Err(e)),
+            };
+            let trimmed = text.trim();
+            if trimmed.is_empty() {
+                continue;
+            }
+            let kind = match self.notation {
+                Some(Notation::Rows | Notation::Json) => Kind::List { base: Some(1) },
+                Some(Notation::Zero) => Kind::List { base: Some(0) },
+                Some(Notation::Csv) => Kind::Csv { base: 1 },
+                Some(Notation::Board | Notation::Matrix) => Kind::Drawing,
+                None => guess(trimmed),
+            };
+            // A CSV header names the lines: skip it.
+            if matches!(kind, Kind::Csv { .. })
+                && trimmed.starts_with(|c: char| c.is_ascii_alphabetic())
+            {
+                continue;
+            }
+            let placement = match kind {
+                Kind::List { base } => {
+                    let inner = trimmed
+                        .strip_prefix('[')
+                        .and_then(|t| t.strip_suffix(']'))
+                        .ok_or_else(|| {
+                            format!("'{trimmed}' is not a list: write it as [2,4,1,3]")
+                        });
+                    inner.and_then(|inner| self.list(inner, base))
+                }
+                Kind::Csv { base } => self.list(trimmed, Some(base)),
+                Kind::Unknown => Err(format!(
+                    "'{trimmed}' is not a solution in any format: write a list such as [2,4,1,3], a CSV \
+                     record, or a drawn board"
+                )),
+                Kind::Drawing => match self.drawing(text) {
+                    Ok(rows) => self.grid(&rows),
+                    Err(e) => return Some(Err(e)),
+                },
+            };
+            return Some(Ok(Entry {
+                line: number,
+                placement,
+            }));
+        }
+    }
+}
+
+/// What a placement's first line says it is.
+fn guess(line: &str) -> Kind {
+    if line.starts_with('[') {
+        Kind::List { base: None }
+    } else if line.contains(',') {
+        Kind::Csv { base: 1 }
+    } else if line
+        .chars()
+        .all(|c| c.is_whitespace() || "Qq.01♛│┌┐└┘├┤┬┴┼─".contains(c))
+    {
+        Kind::Drawing
+    } else {
+        Kind::Unknown
+    }
+}
+
+impl<R> Reader<R> {
+    /// A list of positions separated by commas; `base` 0 or 1, or `None` to decide by whether a 0 occurs.
+    fn list(&self, text: &str, base: Option<u32>) -> Result<Placement, String> {
+        let values: Vec<u64> = if text.trim().is_empty() {
+            Vec::new()
+        } else {
+            text.split(',')
+                .map(|v| {
+                    v.trim()
+                        .parse::<u64>()
+                        .map_err(|_| format!("'{}' is not a position", v.trim()))
+                })
+                .collect::<Result<_, _>>()?
+        };
+        let base = base.unwrap_or(if values.contains(&0) { 0 } else { 1 });
+        let shape = self.shape.unwrap_or(Shape::square(
+            u32::try_from(values.len()).unwrap_or(u32::MAX),
+        ));
+        let mut queens = Vec::with_capacity(values.len());
+        for (i, &v) in values.iter().enumerate() {
+            let position = v
+                .checked_sub(u64::from(base))
+                .ok_or_else(|| "0 is not a position in a 1-based list".to_string())?;
+            let position = u32::try_from(position)
+                .map_err(|_| format!("position {v} is beyond any board this reads"))?;
+            queens.push(shape.square_of(i as u32, position));
+        }
+        Ok(Placement { shape, queens })
+    }
+
+    /// A drawing: box-drawing characters with a crown or `Q` for a queen, `Q` and `.`, or `1` and `0`.
+    fn grid(&self, rows: &[String]) -> Result<Placement, String> {
+        let mut cells: Vec<Vec<bool>> = Vec::new();
+        for row in rows {
+            let row = row.trim();
+            // The rules between the rows of a boxed board.
+            if row.starts_with(['┌', '├', '└']) {
+                continue;
+            }
+            let squares: Vec<&str> = if row.starts_with('│') {
+                row.split('│').filter(|s| !s.is_empty()).collect()
+            } else if row.contains(char::is_whitespace) {
+                row.split_whitespace().collect()
+            } else {
+                row.char_indices()
+                    .map(|(i, c)| &row[i..i + c.len_utf8()])
+                    .collect()
+            };
+            let line = squares
+                .iter()
+                .map(|s| match s.trim() {
+                    "♛" | "Q" | "q" | "1" => Ok(true),
+                    "" | "." | "0" => Ok(false),
+                    other => Err(format!("'{other}' is neither a queen nor an empty square")),
+                })
+                .collect::<Result<Vec<bool>, String>>()?;
+            cells.push(line);
+        }
+        let width = cells.first().map_or(0, Vec::len);
+        if let Some(i) = cells.iter().position(|r| r.len() != width) {
+            return Err(format!(
+                "row {} of the drawing has {} squares, row 1 has {width}",
+                i + 1,
+                cells[i].len()
+            ));
+        }
+        let shape = Shape {
+            rows: cells.len() as u32,
+            cols: width as u32,
+        };
+        if let Some(given) = self.shape.filter(|&s| s != shape) {
+            return Err(format!(
+                "the drawing shows a {}x{} board, not {given}",
+                shape.rows, shape.cols
+            ));
+        }
+        let queens = cells
+            .iter()
+            .enumerate()
+            .flat_map(|(r, row)| {
+                row.iter()
+                    .enumerate()
+                    .filter(|&(_, &q)| q)
+                    .map(move |(c, _)| (r as u32, c as u32))
+            })
+            .collect();
+        Ok(Placement { shape, queens })
+    }
+}
+
+#[cfg(test)]
+mod reading {
+    use super::*;
+
+    fn read(text: &str, notation: Option<Notation>, shape: Option<Shape>) -> Vec<Entry> {
+        Reader::new(text.as_bytes(), notation, shape)
+            .collect::<std::io::Result<_>>()
+            .unwrap()
+    }
+
+    #[test]
+    fn every_notation_reads_back_what_it_wrote() {
+        let queens: [u8; 4] = [1, 3, 0, 2];
+        let expected: Vec<(u32, u32)> = vec![(0, 1), (1, 3), (2, 0), (3, 2)];
+        for notation in Notation::ALL {
+            for ascii in [false, true] {
+                let r = Renderer::new(notation, Shape::square(4), ascii);
+                let mut text = r.header();
+                r.render(&queens, &mut text);
+                r.render(&queens, &mut text);
+                let text = String::from_utf8(text).unwrap();
+                for given in [None, Some(notation)] {
+                    let entries = read(&text, given, None);
+                    assert_eq!(entries.len(), 2, "{notation} {ascii}: {text}");
+                    let mut sorted = entries[1].placement.clone().unwrap().queens;
+                    sorted.sort();
+                    assert_eq!(sorted, expected, "{notation} {ascii} {given:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn bad_text_is_reported_with_its_line() {
+        let entries = read("[2,4,1,3]\n\n[2,x]\n", None, None);
+        assert_eq!(entries[1].line, 3);
+        assert_eq!(
+            entries[1].placement,
+            Err("'x' is not a position".to_string())
+        );
+        let entries = read(". Q\nQ . .\n", None, None);
+        assert!(entries[0].placement.clone().unwrap_err().contains("row 2"));
+    }
+}

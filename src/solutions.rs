@@ -1,0 +1,299 @@
+//! Solutions one by one: every solution in lexicographic order, the first one, one per symmetry class.
+//!
+//! Counting never looks at a solution; listing must produce each one, in order. A solution is the position
+//! of the queen on each line of the board (the column of each row's queen on a square; the row of each
+//! column's queen on a rectangle, see [`crate::board`]), 0-based. Solutions come in lexicographic order of
+//! that list, which is the order of a depth-first search that tries the lowest free square first.
+//!
+//! [`each`] is that search, in constant memory. [`list`] runs it on several threads and still hands the
+//! solutions over in order: the plan's units ([`crate::plan`], split without symmetry) are prefixes in
+//! lexicographic order, so each worker renders whole units into a buffer and the buffers are written in unit
+//! order, a window of units at a time. Memory is bounded by the window, whatever the board.
+//!
+//! [`Filter::Unique`] keeps one representative per symmetry class: the lexicographically smallest of its
+//! images under the board's symmetries (8 for a square, 4 for a rectangle). Their number is OEIS A002562.
+
+use crate::board::Board;
+use crate::kernel::{full_mask, Masks};
+use crate::plan::{Plan, Split};
+use crate::symmetry::Symmetry;
+use rayon::prelude::*;
+use std::ops::ControlFlow;
+
+/// Which solutions to hand over.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Filter {
+    /// Every solution.
+    #[default]
+    All,
+    /// One per symmetry class: the lexicographically smallest of its images.
+    Unique,
+}
+
+/// Calls `visit` with every solution of `board` that starts with `prefix`, in lexicographic order, until
+/// `visit` breaks. Memory is constant: the search keeps one stack of at most 64 lines.
+pub fn each<B>(
+    board: Board,
+    prefix: &[u8],
+    filter: Filter,
+    mut visit: impl FnMut(&[u8]) -> ControlFlow<B>,
+) -> ControlFlow<B> {
+    let lines = board.lines() as usize;
+    let width = board.width();
+    let Some(masks) = board.masks_after(prefix) else {
+        return ControlFlow::Continue(());
+    };
+    let mut queens = [0u8; 64];
+    queens[..prefix.len()].copy_from_slice(prefix);
+    let keep = |queens: &[u8]| filter == Filter::All || is_canonical(board, queens);
+    if prefix.len() == lines {
+        if lines <= width as usize && keep(&queens[..lines]) {
+            return visit(&queens[..lines]);
+        }
+        return ControlFlow::Continue(());
+    }
+    let full = full_mask(width);
+    // A canonical solution is no greater than its mirror image, so its first queen is in the left half.
+    let first_allowed = |line: usize| -> u64 {
+        if filter == Filter::Unique && line == 0 {
+            full_mask(width.div_ceil(2))
+        } else {
+            full
+        }
+    };
+    let last = lines - 1;
+    let start = prefix.len();
+    let mut avail = [0u64; 64];
+    let mut stack = [Masks::default(); 64];
+    stack[start] = masks;
+    avail[start] = masks.free(first_allowed(start));
+    let mut line = start;
+    loop {
+        let free = avail[line];
+        if free == 0 {
+            if line == start {
+                return ControlFlow::Continue(());
+            }
+            line -= 1;
+            continue;
+        }
+        let bit = free & free.wrapping_neg();
+        avail[line] = free ^ bit;
+        queens[line] = bit.trailing_zeros() as u8;
+        if line == last {
+            if keep(&queens[..lines]) {
+                visit(&queens[..lines])?;
+            }
+            continue;
+        }
+        let below = stack[line].place(bit);
+        let next = below.free(full);
+        if next != 0 {
+            line += 1;
+            stack[line] = below;
+            avail[line] = next;
+        }
+    }
+}
+
+/// The lexicographically first solution of `board`, if it has one, found by backtracking.
+pub fn first(board: Board) -> Option<Vec<u8>> {
+    match each(board, &[], Filter::All, |q| ControlFlow::Break(q.to_vec())) {
+        ControlFlow::Break(solution) => Some(solution),
+        ControlFlow::Continue(()) => None,
+    }
+}
+
+/// Whether `queens` (a solution of `board`) is the lexicographically smallest of its images under the
+/// board's symmetries.
+pub fn is_canonical(board: Board, queens: &[u8]) -> bool {
+    let lines = queens.len();
+    let last_line = lines as i32 - 1;
+    let last_pos = board.width() as i32 - 1;
+    // The queen's line for each position, to read the images of a square's transposing symmetries.
+    let mut inverse = [0u8; 64];
+    if board.is_square() {
+        for (line, &pos) in queens.iter().enumerate() {
+            inverse[pos as usize] = line as u8;
+        }
+    }
+    let q = |i: i32| i32::from(queens[i as usize]);
+    let inv = |i: i32| i32::from(inverse[i as usize]);
+    // Each symmetry other than the identity, as the image's entry on line i.
+    let images: [&dyn Fn(i32) -> i32; 7] = [
+        &|i| last_pos - q(i),
+        &|i| q(last_line - i),
+        &|i| last_pos - q(last_line - i),
+        &|i| inv(i),
+        &|i| last_pos - inv(last_line - i),
+        &|i| last_pos - inv(i),
+        &|i| inv(last_line - i),
+    ];
+    let count = if board.is_square() { 7 } else { 3 };
+    images[..count].iter().all(|image| {
+        for i in 0..lines as i32 {
+            match image(i).cmp(&q(i)) {
+                std::cmp::Ordering::Less => return false,
+                std::cmp::Ordering::Greater => return true,
+                std::cmp::Ordering::Equal => {}
+            }
+        }
+        true
+    })
+}
+
+/// What [`list`] writes: the rendered solutions of a run of units, and where each solution's bytes end.
+#[derive(Debug, Default)]
+struct Rendered {
+    bytes: Vec<u8>,
+    ends: Vec<usize>,
+}
+
+/// Units rendered per thread before the window is written: enough to keep the workers busy between writes,
+/// few enough that a window's output stays small (a unit of n = 16 renders to tens of kilobytes).
+const WINDOW_PER_THREAD: usize = 16;
+
+/// Renders every solution of `board` with `render` (which appends one solution's bytes to the buffer) and
+/// hands the bytes to `write` in lexicographic order of the solutions, stopping after `limit` solutions.
+/// Rendering runs on `threads` threads; the order never depends on them. Returns the number of solutions
+/// written, or the first error of `write`.
+pub fn list<E>(
+    board: Board,
+    filter: Filter,
+    threads: usize,
+    limit: Option<u64>,
+    render: impl Fn(&[u8], &mut Vec<u8>) + Sync,
+    mut write: impl FnMut(&[u8]) -> Result<(), E>,
+) -> Result<u64, E> {
+    let mut written = 0u64;
+    let remaining = |written: u64| limit.map_or(u64::MAX, |l| l - written);
+    // One thread, or a short listing: a plain search on this thread, which stops as soon as it has enough.
+    if threads <= 1 || limit.is_some_and(|l| l < 100_000) {
+        let mut buffer = Vec::with_capacity(1 << 16);
+        let mut error = None;
+        let _ = each(board, &[], filter, |queens| {
+            if written == limit.unwrap_or(u64::MAX) {
+                return ControlFlow::Break(());
+            }
+            render(queens, &mut buffer);
+            written += 1;
+            if buffer.len() >= 1 << 16 {
+                if let Err(e) = write(&buffer) {
+                    error = Some(e);
+                    return ControlFlow::Break(());
+                }
+                buffer.clear();
+            }
+            ControlFlow::Continue(())
+        });
+        if let Some(e) = error {
+            return Err(e);
+        }
+        write(&buffer)?;
+        return Ok(written);
+    }
+    let Ok(pool) = rayon::ThreadPoolBuilder::new().num_threads(threads).build() else {
+        // No threads to be had: the same listing on this thread.
+        return list(board, filter, 1, limit, render, write);
+    };
+    let plan = Plan::new(board, Symmetry::None, Split::Auto { threads });
+    for window in plan.units().chunks(threads * WINDOW_PER_THREAD) {
+        let rendered: Vec<Rendered> = pool.install(|| {
+            window
+                .par_iter()
+                .map(|unit| {
+                    let mut out = Rendered::default();
+                    let _ = each::<()>(board, &unit.prefix, filter, |queens| {
+                        render(queens, &mut out.bytes);
+                        out.ends.push(out.bytes.len());
+                        ControlFlow::Continue(())
+                    });
+                    out
+                })
+                .collect()
+        });
+        for r in rendered {
+            let left = remaining(written);
+            if (r.ends.len() as u64) < left {
+                write(&r.bytes)?;
+                written += r.ends.len() as u64;
+            } else {
+                let take = left as usize;
+                if take > 0 {
+                    write(&r.bytes[..r.ends[take - 1]])?;
+                }
+                return Ok(written + left);
+            }
+        }
+    }
+    Ok(written)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn all(board: Board, filter: Filter) -> Vec<Vec<u8>> {
+        let mut out = Vec::new();
+        let _ = each::<()>(board, &[], filter, |q| {
+            out.push(q.to_vec());
+            ControlFlow::Continue(())
+        });
+        out
+    }
+
+    #[test]
+    fn four_has_two_solutions_in_order() {
+        assert_eq!(
+            all(Board::new(4).unwrap(), Filter::All),
+            vec![vec![1, 3, 0, 2], vec![2, 0, 3, 1]]
+        );
+    }
+
+    #[test]
+    fn eight_starts_with_the_textbook_solution() {
+        let board = Board::new(8).unwrap();
+        assert_eq!(first(board), Some(vec![0, 4, 7, 5, 2, 6, 1, 3]));
+        assert_eq!(all(board, Filter::All).len(), 92);
+        assert_eq!(all(board, Filter::Unique).len(), 12);
+    }
+
+    #[test]
+    fn tiny_boards() {
+        assert_eq!(
+            all(Board::new(0).unwrap(), Filter::All),
+            vec![Vec::<u8>::new()]
+        );
+        assert_eq!(all(Board::new(1).unwrap(), Filter::All), vec![vec![0]]);
+        assert!(first(Board::new(2).unwrap()).is_none());
+        assert!(first(Board::new(3).unwrap()).is_none());
+        assert!(first(Board::rect(3, 4).unwrap()).is_none());
+    }
+
+    #[test]
+    fn a_parallel_listing_keeps_the_order_and_the_limit() {
+        let board = Board::new(9).unwrap();
+        let render = |q: &[u8], out: &mut Vec<u8>| {
+            out.extend_from_slice(q);
+            out.push(b'\n');
+        };
+        let collect = |threads, limit| {
+            let mut bytes = Vec::new();
+            let n = list::<()>(board, Filter::All, threads, limit, render, |b| {
+                bytes.extend_from_slice(b);
+                Ok(())
+            })
+            .unwrap();
+            (n, bytes)
+        };
+        let (n1, serial) = collect(1, None);
+        let (n2, parallel) = collect(3, None);
+        assert_eq!((n1, n2), (352, 352));
+        assert_eq!(serial, parallel);
+        let (n, limited) = collect(3, Some(200_000));
+        assert_eq!((n, limited), (352, serial.clone()));
+        let (n, first_five) = collect(3, Some(5));
+        assert_eq!(n, 5);
+        assert_eq!(first_five, serial[..5 * 10]);
+    }
+}

@@ -1,0 +1,327 @@
+//! Listing, solving and checking solutions, as the README shows them.
+
+mod common;
+
+use common::{nqueens, published, reference_rect_solutions, reference_solutions};
+use nqueens::notation::Shape;
+use nqueens::{checker, construct};
+use predicates::prelude::*;
+use std::collections::HashSet;
+
+fn stdout_of(args: &[&str]) -> String {
+    let out = nqueens().args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The textbook solver's solutions written as `list` writes them, 1-based.
+fn written(solutions: &[Vec<usize>]) -> String {
+    solutions
+        .iter()
+        .map(|s| {
+            let cols: Vec<String> = s.iter().map(|c| (c + 1).to_string()).collect();
+            format!("[{}]\n", cols.join(","))
+        })
+        .collect()
+}
+
+#[test]
+fn four_in_zero_based_lists_is_exactly_two_lines() {
+    nqueens()
+        .args(["list", "4", "--format", "zero"])
+        .assert()
+        .success()
+        .stdout("[1,3,0,2]\n[2,0,3,1]\n");
+}
+
+#[test]
+fn eight_has_92_solutions_starting_with_the_textbook_one() {
+    let text = stdout_of(&["list", "8"]);
+    assert_eq!(text.lines().count(), 92);
+    assert_eq!(text.lines().next(), Some("[1,5,8,6,3,7,2,4]"));
+}
+
+#[test]
+fn listings_are_the_plain_solvers_solutions_in_order_on_any_threads() {
+    for n in 0..=10usize {
+        let expected = written(&reference_solutions(n));
+        for threads in ["1", "2", "3"] {
+            let listed = stdout_of(&["list", &n.to_string(), "-t", threads, "-q"]);
+            assert_eq!(listed, expected, "n = {n}, {threads} threads");
+        }
+    }
+}
+
+#[test]
+fn the_number_listed_is_the_count_up_to_12() {
+    for row in published().iter().filter(|r| r.n <= 12) {
+        let listed = stdout_of(&["list", &row.n.to_string(), "-q"]);
+        let counted = nqueens::count(
+            &nqueens::CountRequest::new(row.n).unwrap().threads(2),
+            &nqueens::exec::NoProgress,
+        )
+        .unwrap()
+        .total;
+        assert_eq!(listed.lines().count() as u128, counted, "n = {}", row.n);
+        assert_eq!(counted, row.total);
+    }
+}
+
+#[test]
+fn rectangles_list_the_plain_solvers_solutions_up_to_9_rows() {
+    for rows in 1..=9usize {
+        for cols in 1..=rows {
+            let spec = format!("{rows}x{cols}");
+            let expected = reference_rect_solutions(rows, cols);
+            let listed = stdout_of(&["list", &spec, "-q"]);
+            assert_eq!(listed, written(&expected), "{spec}");
+            let counted = nqueens::count(
+                &nqueens::CountRequest::board(
+                    nqueens::Board::rect(rows as u32, cols as u32).unwrap(),
+                ),
+                &nqueens::exec::NoProgress,
+            )
+            .unwrap()
+            .total;
+            assert_eq!(counted, expected.len() as u128, "{spec}");
+        }
+    }
+}
+
+#[test]
+fn unique_listings_give_one_smallest_representative_per_class() {
+    for row in published().iter().filter(|r| (1..=12).contains(&r.n)) {
+        let listed = stdout_of(&["list", &row.n.to_string(), "--unique", "-f", "zero", "-q"]);
+        let reps: Vec<Vec<usize>> = listed
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(Some(reps.len() as u128), row.unique, "n = {}", row.n);
+        let mut classes = HashSet::new();
+        for rep in &reps {
+            let images = common::images(rep);
+            assert_eq!(
+                images.iter().min(),
+                Some(rep),
+                "n = {}: {rep:?} is not the smallest",
+                row.n
+            );
+            assert!(
+                classes.insert(images.iter().min().cloned()),
+                "two of one class"
+            );
+        }
+    }
+}
+
+#[test]
+fn every_format_lists_solutions_that_the_checker_accepts() {
+    for format in ["rows", "zero", "board", "matrix", "json", "csv"] {
+        for board in ["6", "8", "7x5"] {
+            for ascii in [false, true] {
+                let mut args = vec!["list", board, "-f", format, "-q"];
+                if ascii {
+                    args.push("--ascii");
+                }
+                let listed = stdout_of(&args);
+                let expected = stdout_of(&["list", board, "-q"]).lines().count();
+                let mut check = nqueens();
+                check.arg("check");
+                if board.contains('x') {
+                    check.args(["--board", board]);
+                }
+                if format == "zero" {
+                    check.args(["--format", "zero"]);
+                }
+                check
+                    .write_stdin(listed)
+                    .assert()
+                    .success()
+                    .stderr(predicate::str::contains(format!(
+                        "{expected} valid, 0 invalid"
+                    )));
+            }
+        }
+    }
+}
+
+#[test]
+fn limit_stops_after_k_solutions_in_order() {
+    let all = stdout_of(&["list", "10", "-q"]);
+    for threads in ["1", "2"] {
+        for k in [0usize, 1, 5, 700, 724, 5000] {
+            let listed = stdout_of(&["list", "10", "--limit", &k.to_string(), "-t", threads, "-q"]);
+            let expected: String = all.lines().take(k).map(|l| format!("{l}\n")).collect();
+            assert_eq!(listed, expected, "--limit {k}");
+        }
+    }
+}
+
+#[test]
+fn drawn_boards_use_box_drawing_or_ascii() {
+    nqueens()
+        .args(["list", "4", "--format", "board", "--ascii", "--limit", "1"])
+        .assert()
+        .success()
+        .stdout(". Q . .\n. . . Q\nQ . . .\n. . Q .\n\n");
+    let boxed = stdout_of(&["list", "4", "--format", "board", "--limit", "1"]);
+    assert!(boxed.starts_with("┌───┬───┬───┬───┐\n│   │ ♛ │   │   │\n"));
+}
+
+#[test]
+fn solve_finds_the_first_solution_by_backtracking() {
+    nqueens()
+        .args(["solve", "8"])
+        .assert()
+        .success()
+        .stdout("[1,5,8,6,3,7,2,4]\n");
+    nqueens()
+        .args(["solve", "8x6"])
+        .assert()
+        .success()
+        .stdout("[1,3,5,7,2,4]\n");
+}
+
+#[test]
+fn two_and_three_have_no_solution() {
+    for n in ["2", "3"] {
+        for method in ["auto", "backtrack", "construct"] {
+            nqueens()
+                .args(["solve", n, "--method", method])
+                .assert()
+                .code(1)
+                .stdout("")
+                .stderr(predicate::str::contains("has no solution"));
+        }
+    }
+}
+
+#[test]
+fn solve_constructs_large_boards_and_refuses_to_draw_them() {
+    let text = stdout_of(&["solve", "100000", "--method", "construct"]);
+    let queens: Vec<u32> = serde_json::from_str(text.trim()).unwrap();
+    assert_eq!(queens.len(), 100_000);
+    nqueens()
+        .args(["solve", "1000", "--format", "board"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("too large to draw"));
+    nqueens()
+        .args(["solve", "70", "--method", "backtrack"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--method construct"));
+    nqueens()
+        .args(["solve", "3x2", "--method", "construct"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--method backtrack"));
+}
+
+/// An independent check, without the library: distinct columns and distinct diagonals in both directions.
+fn plainly_valid(queens: &[u32]) -> bool {
+    let n = queens.len();
+    let mut cols = vec![false; n];
+    let mut down = vec![false; 2 * n];
+    let mut up = vec![false; 2 * n];
+    queens.iter().enumerate().all(|(r, &c)| {
+        let c = c as usize;
+        let fresh = c < n && !cols[c] && !down[r + n - c] && !up[r + c];
+        if fresh {
+            cols[c] = true;
+            down[r + n - c] = true;
+            up[r + c] = true;
+        }
+        fresh
+    })
+}
+
+#[test]
+fn the_construction_is_valid_from_4_to_3000() {
+    for n in 4..=3000 {
+        let queens = construct::square(n).unwrap();
+        assert!(plainly_valid(&queens), "n = {n}");
+        assert_eq!(checker::check_list(Shape::square(n), &queens), Ok(()));
+    }
+}
+
+#[test]
+fn the_construction_is_valid_near_a_million_and_ten_million() {
+    // Six consecutive n cover every remainder modulo 6, which is what the construction depends on.
+    for n in (999_997..1_000_003).chain(9_999_997..10_000_003) {
+        let queens = construct::square(n).unwrap();
+        assert!(plainly_valid(&queens), "n = {n}");
+        assert_eq!(checker::check_list(Shape::square(n), &queens), Ok(()));
+    }
+}
+
+#[test]
+fn check_names_the_attacking_queens_and_malformed_lines() {
+    nqueens()
+        .arg("check")
+        .write_stdin("[1,5,8,6,3,7,2,4]\n[1,2,3,4]\n\n[2,x]\n")
+        .assert()
+        .code(1)
+        .stdout(
+            "line 1: valid\n\
+             line 2: invalid: the queens at row 1, column 1 and row 2, column 2 share a diagonal\n\
+             line 4: malformed: 'x' is not a position\n",
+        )
+        .stderr(predicate::str::contains("1 valid, 1 invalid, 1 malformed"));
+}
+
+#[test]
+fn check_reads_files_and_refuses_missing_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("eight.txt");
+    std::fs::write(&path, stdout_of(&["list", "8", "-f", "matrix"])).unwrap();
+    nqueens()
+        .args(["check", "-q"])
+        .arg(&path)
+        .assert()
+        .success()
+        .stdout("");
+    nqueens()
+        .args(["check", "no-such-file.txt"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("cannot read 'no-such-file.txt'"));
+    nqueens()
+        .arg("check")
+        .write_stdin("")
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("no solutions to check"));
+}
+
+#[test]
+fn bad_list_arguments_are_refused() {
+    for args in [
+        vec!["list", "65"],
+        vec!["list", "4..6"],
+        vec!["list", "eight"],
+        vec!["list", "8", "--format", "xml"],
+        vec!["solve", "-4"],
+        vec!["solve", "8", "--method", "guess"],
+        vec!["check", "--board", "8y6"],
+    ] {
+        nqueens().args(&args).assert().code(2);
+    }
+}
+
+#[test]
+fn output_files_appear_complete() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("ten.txt");
+    nqueens()
+        .args(["list", "10", "-q", "-o"])
+        .arg(&path)
+        .assert()
+        .success()
+        .stdout("");
+    assert_eq!(std::fs::read_to_string(&path).unwrap().lines().count(), 724);
+}
