@@ -6,8 +6,8 @@ use nqueens::notation::{Renderer, Shape};
 use nqueens::{checker, construct, solutions, Board};
 use std::process::ExitCode;
 
-/// Boards up to this side are solved by backtracking under `--method auto`: the first solution takes
-/// milliseconds there (at most 0.1 s, for n = 29, on the 2-core machine of `results/`), while some larger
+/// Boards up to this side are solved by backtracking under `--method auto`: the first solution takes at most
+/// about a second there (n = 32 is the slowest, on the 2-core machine of `results/`), while some larger
 /// boards take minutes.
 pub const BACKTRACK_AUTO_MAX: u32 = 32;
 

@@ -1,0 +1,77 @@
+//! Criterion benches of listing and constructing: the lexicographic search with rendering into a buffer,
+//! and the O(n) construction with its check.
+//!
+//! Run with `cargo bench --bench solutions`.
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use nqueens::notation::{Notation, Renderer, Shape};
+use nqueens::solutions::{self, Filter};
+use nqueens::{checker, construct, Board};
+use std::hint::black_box;
+use std::ops::ControlFlow;
+
+fn listing(c: &mut Criterion) {
+    let mut group = c.benchmark_group("solutions/list_rows_one_thread");
+    group.sample_size(10);
+    for n in [10u32, 12] {
+        let board = Board::new(n).unwrap();
+        let renderer = Renderer::new(Notation::Rows, Shape::square(n), false);
+        let count = solutions::list::<()>(board, Filter::All, 1, None, |_, _| {}, |_| Ok(())).unwrap();
+        group.throughput(Throughput::Elements(count));
+        group.bench_with_input(BenchmarkId::from_parameter(n), &board, |b, &board| {
+            b.iter(|| {
+                let mut bytes = 0usize;
+                solutions::list::<()>(
+                    black_box(board),
+                    Filter::All,
+                    1,
+                    None,
+                    |q, out| renderer.render(q, out),
+                    |chunk| {
+                        bytes += chunk.len();
+                        Ok(())
+                    },
+                )
+                .unwrap();
+                bytes
+            })
+        });
+    }
+    group.finish();
+}
+
+fn search_only(c: &mut Criterion) {
+    let board = Board::new(12).unwrap();
+    let mut group = c.benchmark_group("solutions/search_only");
+    group.sample_size(10);
+    group.bench_function("12", |b| {
+        b.iter(|| {
+            let mut found = 0u64;
+            let _ = solutions::each::<()>(black_box(board), &[], Filter::All, |_| {
+                found += 1;
+                ControlFlow::Continue(())
+            });
+            found
+        })
+    });
+    group.finish();
+}
+
+fn construction(c: &mut Criterion) {
+    let mut group = c.benchmark_group("solutions/construct_and_check");
+    group.sample_size(10);
+    for n in [1_000_000u32, 10_000_000] {
+        group.throughput(Throughput::Elements(u64::from(n)));
+        group.bench_with_input(BenchmarkId::from_parameter(n), &n, |b, &n| {
+            b.iter(|| {
+                let queens = construct::square(black_box(n)).unwrap();
+                checker::check_list(Shape::square(n), &queens).unwrap();
+                queens.len()
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, listing, search_only, construction);
+criterion_main!(benches);
