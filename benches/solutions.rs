@@ -16,7 +16,8 @@ fn listing(c: &mut Criterion) {
     for n in [10u32, 12] {
         let board = Board::new(n).unwrap();
         let renderer = Renderer::new(Notation::Rows, Shape::square(n), false);
-        let count = solutions::list::<()>(board, Filter::All, 1, None, |_, _| {}, |_| Ok(())).unwrap();
+        let count =
+            solutions::list::<()>(board, Filter::All, 1, None, |_, _| {}, |_| Ok(())).unwrap();
         group.throughput(Throughput::Elements(count));
         group.bench_with_input(BenchmarkId::from_parameter(n), &board, |b, &board| {
             b.iter(|| {

@@ -325,3 +325,28 @@ fn output_files_appear_complete() {
         .stdout("");
     assert_eq!(std::fs::read_to_string(&path).unwrap().lines().count(), 724);
 }
+
+#[test]
+fn unique_rectangle_listings_give_one_representative_per_class_of_four() {
+    for (rows, cols) in [(5usize, 3usize), (6, 4), (7, 5), (8, 6), (9, 4)] {
+        let spec = format!("{rows}x{cols}");
+        // The rectangle's symmetries, on the list of each column's row: reflect the rows, reverse the
+        // columns, or both.
+        let images = |s: &Vec<usize>| -> Vec<Vec<usize>> {
+            let flipped: Vec<usize> = s.iter().map(|r| rows - 1 - r).collect();
+            let reversed: Vec<usize> = s.iter().rev().copied().collect();
+            let both: Vec<usize> = flipped.iter().rev().copied().collect();
+            vec![s.clone(), flipped, reversed, both]
+        };
+        let classes: HashSet<Vec<usize>> = reference_rect_solutions(rows, cols)
+            .iter()
+            .map(|s| images(s).into_iter().min().unwrap())
+            .collect();
+        let listed = stdout_of(&["list", &spec, "--unique", "-f", "zero", "-q"]);
+        let reps: HashSet<Vec<usize>> = listed
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(reps, classes, "{spec}");
+    }
+}
