@@ -63,37 +63,61 @@ pub fn each<B>(
     };
     let last = lines - 1;
     let start = prefix.len();
+    let first_free = masks.free(first_allowed(start));
+    // One line left: each of its free squares completes a solution.
+    if start == last {
+        return close(&mut queens, last, first_free, &keep, &mut visit);
+    }
     let mut avail = [0u64; 64];
     let mut stack = [Masks::default(); 64];
     stack[start] = masks;
-    avail[start] = masks.free(first_allowed(start));
+    avail[start] = first_free;
     let mut line = start;
-    loop {
+    while avail[line] != 0 {
+        // Invariant: `line` is above the last line and has a free square not tried yet.
         let free = avail[line];
-        if free == 0 {
+        let bit = free & free.wrapping_neg();
+        avail[line] = free ^ bit;
+        queens[line] = bit.trailing_zeros() as u8;
+        let below = stack[line].place(bit);
+        let next = below.free(full);
+        if line + 1 == last {
+            // The last line is closed without descending into it.
+            close(&mut queens, last, next, &keep, &mut visit)?;
+        } else if next != 0 {
+            line += 1;
+            stack[line] = below;
+            avail[line] = next;
+            continue;
+        }
+        // Nothing to descend into: back up past every line with no square left to try.
+        while avail[line] == 0 {
             if line == start {
                 return ControlFlow::Continue(());
             }
             line -= 1;
-            continue;
-        }
-        let bit = free & free.wrapping_neg();
-        avail[line] = free ^ bit;
-        queens[line] = bit.trailing_zeros() as u8;
-        if line == last {
-            if keep(&queens[..lines]) {
-                visit(&queens[..lines])?;
-            }
-            continue;
-        }
-        let below = stack[line].place(bit);
-        let next = below.free(full);
-        if next != 0 {
-            line += 1;
-            stack[line] = below;
-            avail[line] = next;
         }
     }
+    ControlFlow::Continue(())
+}
+
+/// Completes the solutions whose last line has the free squares `free`, in order.
+#[inline(always)]
+fn close<B>(
+    queens: &mut [u8; 64],
+    last: usize,
+    mut free: u64,
+    keep: &impl Fn(&[u8]) -> bool,
+    visit: &mut impl FnMut(&[u8]) -> ControlFlow<B>,
+) -> ControlFlow<B> {
+    while free != 0 {
+        queens[last] = free.trailing_zeros() as u8;
+        free &= free - 1;
+        if keep(&queens[..=last]) {
+            visit(&queens[..=last])?;
+        }
+    }
+    ControlFlow::Continue(())
 }
 
 /// The lexicographically first solution of `board`, if it has one, found by backtracking.
