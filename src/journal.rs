@@ -309,6 +309,7 @@ pub struct Writer {
 
 struct Inner {
     out: BufWriter<File>,
+    payload: String,
     line: String,
     since_sync: u64,
     last_sync: Instant,
@@ -359,6 +360,7 @@ impl Writer {
             path: path.to_path_buf(),
             inner: Mutex::new(Inner {
                 out: BufWriter::with_capacity(1 << 16, file),
+                payload: String::with_capacity(256),
                 line: String::with_capacity(256),
                 since_sync: 0,
                 last_sync: Instant::now(),
@@ -387,10 +389,10 @@ impl Writer {
                 return;
             }
             let inner = &mut *inner;
+            inner.payload.clear();
+            Entry::new(unit, count).payload(&mut inner.payload);
             inner.line.clear();
-            let mut payload = String::with_capacity(128);
-            Entry::new(unit, count).payload(&mut payload);
-            seal(&payload, &mut inner.line);
+            seal(&inner.payload, &mut inner.line);
             if let Err(e) = inner.out.write_all(inner.line.as_bytes()) {
                 self.fail(inner, e);
                 return;
