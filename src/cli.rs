@@ -33,6 +33,8 @@ pub enum Command {
         check: bool,
         #[command(flatten)]
         options: CountOptions,
+        #[command(flatten)]
+        durable: DurableOptions,
     },
     /// Count a range of sizes and check each against the published values (exit code 3 on a mismatch).
     Verify {
@@ -99,6 +101,48 @@ pub enum Command {
         #[arg(short, long)]
         quiet: bool,
     },
+    /// List the numbered work units of a board, with the plan's fingerprint.
+    ///
+    /// Without `--split-depth` the plan is the one `count --checkpoint` and `--shard` use, which depends on n
+    /// and the symmetry only.
+    Units {
+        /// Board size.
+        #[arg(value_name = "N", allow_negative_numbers = true)]
+        n: String,
+        /// Symmetry reduction (as for count).
+        #[arg(long, default_value = "full", value_parser = parse_symmetry)]
+        symmetry: Symmetry,
+        /// Rows placed before the work is split into units [default: chosen from n and the symmetry].
+        #[arg(long, value_name = "K")]
+        split_depth: Option<u32>,
+        /// List only the units of shard K of M.
+        #[arg(long, value_name = "K/M")]
+        shard: Option<String>,
+        /// Print only the summary: board, symmetry, split depth, number of units and fingerprint.
+        #[arg(long)]
+        summary: bool,
+        /// Output format.
+        #[arg(short, long, default_value = "table", value_parser = parse_format)]
+        format: Format,
+    },
+    /// Merge the journals of a checkpointed or sharded run into the board's exact total.
+    ///
+    /// Every unit of the plan must be in the journals exactly once (identical copies confirm each other);
+    /// otherwise the merge fails, names what is missing or in conflict, and prints no total.
+    Merge {
+        /// Journals written by `count --checkpoint`.
+        #[arg(required = true, value_name = "FILE")]
+        files: Vec<PathBuf>,
+        /// Output format.
+        #[arg(short, long, default_value = "table", value_parser = parse_format)]
+        format: Format,
+        /// Write the result to FILE instead of standard output.
+        #[arg(short, long, value_name = "FILE")]
+        output: Option<PathBuf>,
+        /// Print nothing but the result.
+        #[arg(short, long)]
+        quiet: bool,
+    },
 }
 
 /// How solutions are shown and where they go.
@@ -146,6 +190,26 @@ fn parse_notation(s: &str) -> Result<Notation, String> {
     s.parse().map_err(|e| format!("{e}"))
 }
 
+/// Long runs: a journal to resume from, and a share of the units.
+#[derive(Debug, Args, Default)]
+pub struct DurableOptions {
+    /// Record each finished unit in FILE; run the same command again to resume from it. `{k}` and `{m}` in
+    /// the name become the shard's number and count.
+    #[arg(long, value_name = "FILE")]
+    pub checkpoint: Option<PathBuf>,
+    /// Count only shard K of M (the units numbered K modulo M); `auto` reads it from srun, mpirun or a
+    /// Kubernetes indexed Job. Needs --checkpoint, whose journal is the shard's result for `nqueens merge`.
+    #[arg(long, value_name = "K/M|auto")]
+    pub shard: Option<String>,
+    /// With `--shard auto`: the number of shards, where the launcher does not say it (Kubernetes).
+    #[arg(long, value_name = "M", value_parser = clap::value_parser!(u32).range(1..))]
+    pub shard_count: Option<u32>,
+    /// Count only these units (such as 0-99,150), as `nqueens merge` suggests for missing ones. Needs
+    /// --checkpoint.
+    #[arg(long, value_name = "LIST")]
+    pub units: Option<String>,
+}
+
 /// How to count and where to write the results.
 #[derive(Debug, Args)]
 pub struct CountOptions {
@@ -184,7 +248,7 @@ fn parse_format(s: &str) -> Result<Format, String> {
 }
 
 /// What `--version` says: what a benchmark report needs to know about the build.
-const VERSION: &str = concat!(
+pub const VERSION: &str = concat!(
     env!("CARGO_PKG_VERSION"),
     " (git ",
     env!("NQUEENS_GIT_REVISION"),

@@ -5,12 +5,16 @@
 //! next unnumbered unit from a shared counter whenever one of its lanes is free, so work is balanced to the
 //! unit without any lock. The serial executor is the same worker on the calling thread. Both report each
 //! finished unit to a [`Progress`].
+//!
+//! [`run_selected`] runs only some of the units (those a journal has not recorded, those of one shard) and
+//! stops early when asked: the stop flag is read each time a lane asks for its next unit, so the units already
+//! in the lanes finish and are reported, and no unit is reported unless it was counted whole.
 
 use crate::count::Count;
 use crate::error::Error;
 use crate::kernel;
 use crate::plan::{Plan, WorkUnit};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 /// Told about the progress of a run, from any worker thread. The library draws nothing itself: the binary
 /// puts a progress bar behind this.
@@ -30,11 +34,66 @@ impl Progress for NoProgress {}
 /// Counts every unit of `plan` on the calling thread.
 pub fn run_serial(plan: &Plan, progress: &dyn Progress) -> Count {
     progress.start(plan.units().len());
-    work(plan, &AtomicUsize::new(0), progress)
+    work(plan, &Selection::All, &AtomicUsize::new(0), progress)
 }
 
 /// Counts every unit of `plan` on a pool of `threads` worker threads.
 pub fn run_parallel(plan: &Plan, threads: usize, progress: &dyn Progress) -> Result<Count, Error> {
+    run_on_pool(plan, threads, &Selection::All, progress)
+}
+
+/// Counts the units of `plan` numbered in `units` on a pool of `threads` worker threads, until they are done
+/// or `stop` is set. The count covers exactly the units reported to `progress`.
+pub fn run_selected(
+    plan: &Plan,
+    units: &[usize],
+    threads: usize,
+    stop: &AtomicBool,
+    progress: &dyn Progress,
+) -> Result<Count, Error> {
+    run_on_pool(plan, threads, &Selection::Only { units, stop }, progress)
+}
+
+/// Which units a run counts.
+enum Selection<'a> {
+    /// All of them, in order.
+    All,
+    /// These, in this order, until `stop` is set.
+    Only {
+        units: &'a [usize],
+        stop: &'a AtomicBool,
+    },
+}
+
+impl Selection<'_> {
+    /// The number of units to count.
+    fn len(&self, plan: &Plan) -> usize {
+        match self {
+            Selection::All => plan.units().len(),
+            Selection::Only { units, .. } => units.len(),
+        }
+    }
+
+    /// The `i`-th unit to count, or `None` when there are no more or the run is stopping.
+    fn get<'p>(&self, plan: &'p Plan, i: usize) -> Option<&'p WorkUnit> {
+        match self {
+            Selection::All => plan.units().get(i),
+            Selection::Only { units, stop } => {
+                if stop.load(Ordering::Relaxed) {
+                    return None;
+                }
+                plan.units().get(*units.get(i)?)
+            }
+        }
+    }
+}
+
+fn run_on_pool(
+    plan: &Plan,
+    threads: usize,
+    selection: &Selection,
+    progress: &dyn Progress,
+) -> Result<Count, Error> {
     if threads == 0 {
         return Err(Error::NoThreads);
     }
@@ -46,17 +105,16 @@ pub fn run_parallel(plan: &Plan, threads: usize, progress: &dyn Progress) -> Res
             threads,
             reason: e.to_string(),
         })?;
-    progress.start(plan.units().len());
+    progress.start(selection.len(plan));
     let next = AtomicUsize::new(0);
     Ok(pool
-        .broadcast(|_| work(plan, &next, progress))
+        .broadcast(|_| work(plan, selection, &next, progress))
         .into_iter()
         .sum())
 }
 
 /// One worker: counts units taken from `next` until none are left.
-fn work(plan: &Plan, next: &AtomicUsize, progress: &dyn Progress) -> Count {
-    let units = plan.units();
+fn work(plan: &Plan, selection: &Selection, next: &AtomicUsize, progress: &dyn Progress) -> Count {
     // Units the kernel cannot count (those enumerated for Burnside's lemma) are counted as they are drawn.
     let mut drawn = Count::default();
     let mut sum = Count::default();
@@ -64,7 +122,7 @@ fn work(plan: &Plan, next: &AtomicUsize, progress: &dyn Progress) -> Count {
         plan.board().width(),
         plan.board().lines(),
         || loop {
-            let unit = units.get(next.fetch_add(1, Ordering::Relaxed))?;
+            let unit = selection.get(plan, next.fetch_add(1, Ordering::Relaxed))?;
             match plan.start(unit) {
                 Some(start) => return Some((unit, start)),
                 None => {
@@ -81,4 +139,18 @@ fn work(plan: &Plan, next: &AtomicUsize, progress: &dyn Progress) -> Count {
         },
     );
     sum + drawn
+}
+
+/// Tells two watchers about the same run: a journal and a progress bar, say.
+pub struct Tee<'a>(pub &'a dyn Progress, pub &'a dyn Progress);
+
+impl Progress for Tee<'_> {
+    fn start(&self, units: usize) {
+        self.0.start(units);
+        self.1.start(units);
+    }
+    fn unit_done(&self, unit: &WorkUnit, count: &Count) {
+        self.0.unit_done(unit, count);
+        self.1.unit_done(unit, count);
+    }
 }

@@ -5,6 +5,11 @@
 //! units with the bitmask [`kernel`] and sums their [`Count`]s; the sum becomes a [`BoardResult`] in a
 //! [`Report`], and an exporter ([`export`]) turns that into bytes.
 //!
+//! Runs of hours to months go through the same plan: a [`checkpoint`] records each finished unit in a
+//! [`journal`] and resumes from it, a [`shard`] counts a deterministic share of the units, and [`merge`] adds
+//! the journals of a run into a total only once every unit is there exactly once, under one plan
+//! [`fingerprint`].
+//!
 //! ```
 //! use nqueens::{count, CountRequest, Symmetry, exec::NoProgress};
 //!
@@ -18,17 +23,23 @@
 pub mod board;
 pub mod border;
 pub mod checker;
+pub mod checkpoint;
 pub mod construct;
 pub mod count;
 pub mod error;
 pub mod exec;
 pub mod export;
+pub mod fingerprint;
+pub mod journal;
 pub mod kernel;
 pub mod known;
 pub mod machine;
+pub mod merge;
 pub mod notation;
 pub mod plan;
+pub mod ranges;
 pub mod report;
+pub mod shard;
 pub mod solutions;
 pub mod symmetry;
 

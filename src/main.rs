@@ -2,10 +2,13 @@
 
 mod cli;
 mod commands;
+mod durable;
+mod merge_cmd;
 mod output;
+mod units_cmd;
 
 use clap::Parser;
-use cli::{Cli, Command, CountOptions, UsageError};
+use cli::{Cli, Command, CountOptions, DurableOptions, UsageError};
 use nqueens::exec::NoProgress;
 use nqueens::report::{Check, Report};
 use output::Output;
@@ -13,7 +16,7 @@ use std::io;
 use std::process::ExitCode;
 
 /// A count differs from the published value.
-const EXIT_MISMATCH: u8 = 3;
+pub const EXIT_MISMATCH: u8 = 3;
 /// Bad arguments (clap uses the same code for its own errors).
 const EXIT_USAGE: u8 = 2;
 /// Anything else went wrong.
@@ -50,7 +53,8 @@ fn run() -> anyhow::Result<ExitCode> {
             sizes,
             check,
             options,
-        } => count(&sizes, check, &options),
+            durable,
+        } => count(&sizes, check, &options, &durable),
         Command::List {
             board,
             limit,
@@ -70,25 +74,61 @@ fn run() -> anyhow::Result<ExitCode> {
             quiet,
         } => commands::check::run(file.as_deref(), format, board.as_deref(), quiet),
         Command::Verify { range, options } => {
-            let code = count(std::slice::from_ref(&range), true, &options)?;
+            let code = count(
+                std::slice::from_ref(&range),
+                true,
+                &options,
+                &DurableOptions::default(),
+            )?;
             if code == ExitCode::SUCCESS && !options.quiet {
                 eprintln!("all counts match the published values");
             }
             Ok(code)
         }
+        Command::Units {
+            n,
+            symmetry,
+            split_depth,
+            shard,
+            summary,
+            format,
+        } => units_cmd::run(&n, symmetry, split_depth, shard.as_deref(), summary, format),
+        Command::Merge {
+            files,
+            format,
+            output,
+            quiet,
+        } => merge_cmd::run(&files, format, output.as_deref(), quiet),
     }
 }
 
-fn count(sizes: &[String], check: bool, options: &CountOptions) -> anyhow::Result<ExitCode> {
+fn count(
+    sizes: &[String],
+    check: bool,
+    options: &CountOptions,
+    durable: &DurableOptions,
+) -> anyhow::Result<ExitCode> {
     let requests = cli::requests(sizes, options)?;
+    let durable = durable::resolve(durable, requests.len(), check, options.split_depth)?;
     let mut out = Output::open(options.output.as_deref())?;
     let exporter = options.format.exporter();
     let threads = requests.first().map_or(1, |r| r.threads);
     let mut report = Report::start(threads);
-    out.write(&exporter.header(&report))?;
+    // A checkpointed run may stop before its one row: its header waits for the row, so an interrupted run
+    // writes nothing that looks like a result.
+    if durable.is_none() {
+        out.write(&exporter.header(&report))?;
+    }
     let mut mismatches = Vec::new();
     for request in &requests {
-        let mut result = nqueens::count(request, &NoProgress)?;
+        let mut result = match &durable {
+            None => nqueens::count(request, &NoProgress)?,
+            Some(d) => match durable::count(request, d, options.quiet)? {
+                durable::Counted::Done(result) => *result,
+                // The output file, if any, is dropped unwritten: an interrupted run leaves no result.
+                durable::Counted::Stopped(code) => return Ok(ExitCode::from(code)),
+            },
+        };
         result.total += u128::from(options.debug_offset);
         if check {
             result.check();
@@ -103,6 +143,9 @@ fn count(sizes: &[String], check: bool, options: &CountOptions) -> anyhow::Resul
                     ));
                 }
             }
+        }
+        if durable.is_some() {
+            out.write(&exporter.header(&report))?;
         }
         out.write(&exporter.row(&result))?;
         if !out.is_stdout() && !options.quiet {

@@ -1,0 +1,352 @@
+//! Checkpointed runs: a count that records each finished unit in a journal, resumes from it, and may be one
+//! shard of a larger run.
+//!
+//! Opening a checkpoint either creates a journal for the run asked for or reads the existing one, refuses it
+//! if it belongs to another run, and works out the units still to count. The plan of a journal is fixed when
+//! the journal is created: its split depth is recorded and reused on every resume, whatever the threads, and
+//! without `--split-depth` it is [`Split::durable`], which depends on the symmetry mode alone, so shards
+//! started on different machines agree. The fingerprint in the header then proves that the plan rebuilt on
+//! resume is the one the journal was written for.
+
+use crate::board::Board;
+use crate::count::Count;
+use crate::error::Error;
+use crate::exec::{self, Progress, Tee};
+use crate::fingerprint::Fingerprint;
+use crate::journal::{Contents, Header, JournalError, Writer, FORMAT};
+use crate::plan::{Plan, Split};
+use crate::ranges::Ranges;
+use crate::shard::Shard;
+use crate::symmetry::Symmetry;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// The run a checkpoint is for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Spec {
+    /// The board.
+    pub board: Board,
+    /// The symmetry mode.
+    pub symmetry: Symmetry,
+    /// A split depth asked for; `None` takes the journal's, or [`Split::durable`] for a new journal.
+    pub split_depth: Option<u32>,
+    /// The share of the units to count.
+    pub shard: Shard,
+    /// Only these units, if given.
+    pub only: Option<Ranges>,
+    /// The program, as recorded in a new journal's header.
+    pub program: String,
+}
+
+impl Spec {
+    /// Whether this run counts unit `unit`.
+    pub fn selects(&self, unit: usize) -> bool {
+        self.shard.contains(unit) && self.only.as_ref().map_or(true, |r| r.contains(unit))
+    }
+
+    fn describe(&self, split_depth: Option<u32>) -> String {
+        describe(
+            self.board.n(),
+            self.symmetry.name(),
+            split_depth,
+            &self.shard.to_string(),
+            self.only.as_ref().map(|r| r.to_string()).as_deref(),
+        )
+    }
+}
+
+fn describe(n: u32, symmetry: &str, depth: Option<u32>, shard: &str, only: Option<&str>) -> String {
+    let mut s = format!("n = {n}, symmetry {symmetry}");
+    if let Some(d) = depth {
+        s += &format!(", split depth {d}");
+    }
+    if shard != "0/1" {
+        s += &format!(", shard {shard}");
+    }
+    if let Some(only) = only {
+        s += &format!(", units {only}");
+    }
+    s
+}
+
+/// An open checkpoint: the plan, what the journal already holds, and the units left.
+pub struct Checkpoint {
+    /// The plan the journal is for.
+    pub plan: Plan,
+    /// The journal's header.
+    pub header: Header,
+    /// The sum of the units the journal already held.
+    pub recorded: Count,
+    /// The units still to count, in plan order.
+    pub todo: Vec<usize>,
+    /// Units this run selects in all.
+    pub selected: usize,
+    /// Whether the journal existed before.
+    pub resumed: bool,
+    /// The line number of a torn last line that was dropped.
+    pub torn: Option<usize>,
+    /// The journal, open for appending.
+    pub writer: Writer,
+}
+
+impl Checkpoint {
+    /// Opens the journal at `path` for `spec`: creates it, or resumes it if it is a journal of the same run.
+    pub fn open(path: &Path, spec: &Spec) -> Result<Checkpoint, JournalError> {
+        if !path.exists() {
+            return Checkpoint::create(path, spec);
+        }
+        let contents = Contents::read(path)?;
+        let h = &contents.header;
+        let foreign = |hint: &str| JournalError::Foreign {
+            path: path.to_path_buf(),
+            theirs: describe(
+                h.n,
+                &h.symmetry,
+                Some(h.split_depth),
+                &h.shard,
+                h.only.as_deref(),
+            ),
+            ours: spec.describe(spec.split_depth),
+            hint: hint.to_string(),
+        };
+        let only = spec.only.as_ref().map(|r| r.to_string());
+        if h.n != spec.board.n()
+            || h.symmetry != spec.symmetry.name()
+            || h.shard != spec.shard.to_string()
+            || h.only != only
+            || spec.split_depth.is_some_and(|d| d != h.split_depth)
+        {
+            return Err(foreign(
+                "resume with the same board, symmetry, shard and units (the split depth may be left out), \
+                 or give another file",
+            ));
+        }
+        let plan = Plan::new(spec.board, spec.symmetry, Split::Depth(h.split_depth));
+        if Fingerprint::of(&plan) != h.fingerprint || plan.units().len() != h.units {
+            return Err(foreign(&format!(
+                "its plan has another fingerprint ({}, written by {}): this version of nqueens numbers the \
+                 units differently; finish it with that version",
+                h.fingerprint, h.program
+            )));
+        }
+        let mut seen: Vec<Option<crate::journal::Entry>> = vec![None; plan.units().len()];
+        let mut recorded = Count::default();
+        for &(line, entry) in &contents.entries {
+            let corrupt = |why: String| JournalError::Corrupt {
+                path: path.to_path_buf(),
+                line,
+                why,
+            };
+            if entry.unit >= plan.units().len() || !spec.selects(entry.unit) {
+                return Err(corrupt(format!(
+                    "unit {} is not one this journal's run counts",
+                    entry.unit
+                )));
+            }
+            match seen[entry.unit] {
+                None => {
+                    seen[entry.unit] = Some(entry);
+                    recorded += entry.count();
+                }
+                Some(earlier) if earlier == entry => {}
+                Some(_) => {
+                    return Err(corrupt(format!(
+                        "unit {} is recorded twice with different counts",
+                        entry.unit
+                    )))
+                }
+            }
+        }
+        let todo: Vec<usize> = (0..plan.units().len())
+            .filter(|&u| spec.selects(u) && seen[u].is_none())
+            .collect();
+        let selected = (0..plan.units().len()).filter(|&u| spec.selects(u)).count();
+        let writer = Writer::append(path, contents.valid_len)?;
+        Ok(Checkpoint {
+            plan,
+            header: contents.header,
+            recorded,
+            todo,
+            selected,
+            resumed: true,
+            torn: contents.torn,
+            writer,
+        })
+    }
+
+    fn create(path: &Path, spec: &Spec) -> Result<Checkpoint, JournalError> {
+        let split = spec
+            .split_depth
+            .map_or(Split::durable(spec.symmetry), Split::Depth);
+        let plan = Plan::new(spec.board, spec.symmetry, split);
+        let header = Header {
+            journal: "nqueens".into(),
+            format: FORMAT,
+            fingerprint: Fingerprint::of(&plan),
+            n: spec.board.n(),
+            symmetry: spec.symmetry.name().into(),
+            split_depth: plan.depth(),
+            units: plan.units().len(),
+            shard: spec.shard.to_string(),
+            only: spec.only.as_ref().map(|r| r.to_string()),
+            program: spec.program.clone(),
+            created: humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string(),
+        };
+        let writer = Writer::create(path, &header)?;
+        let todo: Vec<usize> = (0..plan.units().len())
+            .filter(|&u| spec.selects(u))
+            .collect();
+        Ok(Checkpoint {
+            plan,
+            header,
+            recorded: Count::default(),
+            selected: todo.len(),
+            todo,
+            resumed: false,
+            torn: None,
+            writer,
+        })
+    }
+
+    /// Counts the units left on `threads` worker threads, recording each in the journal, until they are done
+    /// or `stop` is set (or a journal write fails). Returns everything the journal now holds, summed; the
+    /// journal is synced before this returns.
+    pub fn run(
+        &self,
+        threads: usize,
+        stop: &AtomicBool,
+        progress: &dyn Progress,
+    ) -> Result<Outcome, RunError> {
+        let watcher = Tee(&self.writer, progress);
+        let stopper = StopOnFailure {
+            writer: &self.writer,
+            stop,
+        };
+        let counted = exec::run_selected(
+            &self.plan,
+            &self.todo,
+            threads,
+            stop,
+            &Tee(&watcher, &stopper),
+        )?;
+        self.writer.sync()?;
+        let count = self.recorded + counted;
+        Ok(Outcome {
+            count,
+            complete: count.units as usize == self.selected,
+            stopped: stop.load(Ordering::Relaxed),
+        })
+    }
+}
+
+/// Raises the stop flag as soon as the journal cannot be written, so a full disk does not let the run count
+/// units it cannot record.
+struct StopOnFailure<'a> {
+    writer: &'a Writer,
+    stop: &'a AtomicBool,
+}
+
+impl Progress for StopOnFailure<'_> {
+    fn unit_done(&self, _unit: &crate::plan::WorkUnit, _count: &Count) {
+        if self.writer.failed() {
+            self.stop.store(true, Ordering::Relaxed);
+        }
+    }
+}
+
+/// What a checkpointed run reached.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Outcome {
+    /// The journal's units, summed: this run's and the earlier runs'.
+    pub count: Count,
+    /// Whether every selected unit is now recorded.
+    pub complete: bool,
+    /// Whether the run was asked to stop.
+    pub stopped: bool,
+}
+
+/// A checkpointed run that failed.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// The engine could not start.
+    #[error(transparent)]
+    Engine(#[from] Error),
+    /// The journal could not be written.
+    #[error(transparent)]
+    Journal(#[from] JournalError),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(n: u32, shard: Shard) -> Spec {
+        Spec {
+            board: Board::new(n).unwrap(),
+            symmetry: Symmetry::Full,
+            split_depth: Some(2),
+            shard,
+            only: None,
+            program: "test".into(),
+        }
+    }
+
+    #[test]
+    fn a_stopped_run_resumes_to_the_exact_count() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("j");
+        let s = spec(10, Shard::WHOLE);
+        let first = Checkpoint::open(&path, &s).unwrap();
+        // Stopped before it starts: nothing is counted and nothing recorded.
+        let stop = AtomicBool::new(true);
+        let out = first.run(2, &stop, &exec::NoProgress).unwrap();
+        assert!(out.stopped && !out.complete);
+        assert_eq!(out.count, Count::default());
+        drop(first);
+
+        let again = Checkpoint::open(&path, &s.clone()).unwrap();
+        assert!(again.resumed);
+        let out = again
+            .run(1, &AtomicBool::new(false), &exec::NoProgress)
+            .unwrap();
+        assert!(out.complete);
+        assert_eq!((out.count.total, out.count.unique), (724, 92));
+        drop(again);
+
+        // A third open finds nothing left to do and the same total.
+        let done = Checkpoint::open(&path, &s).unwrap();
+        assert!(done.todo.is_empty());
+        assert_eq!(done.recorded.total, 724);
+    }
+
+    #[test]
+    fn shards_add_up_and_a_journal_of_another_run_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut sum = Count::default();
+        for k in 0..3 {
+            let path = dir.path().join(format!("s{k}"));
+            let c = Checkpoint::open(&path, &spec(9, Shard::new(k, 3).unwrap())).unwrap();
+            sum += c
+                .run(1, &AtomicBool::new(false), &exec::NoProgress)
+                .unwrap()
+                .count;
+        }
+        assert_eq!((sum.total, sum.unique), (352, 46));
+        let path = dir.path().join("s0");
+        for other in [
+            spec(9, Shard::new(1, 3).unwrap()),
+            spec(10, Shard::new(0, 3).unwrap()),
+            Spec {
+                split_depth: Some(1),
+                ..spec(9, Shard::new(0, 3).unwrap())
+            },
+            Spec {
+                symmetry: Symmetry::Mirror,
+                ..spec(9, Shard::new(0, 3).unwrap())
+            },
+        ] {
+            let err = Checkpoint::open(&path, &other).err().unwrap();
+            assert!(matches!(err, JournalError::Foreign { .. }), "{err}");
+        }
+    }
+}

@@ -1,0 +1,262 @@
+//! `count --checkpoint` and `--shard`: validates the options into a checkpoint spec, runs it with SIGINT and
+//! SIGTERM saving the journal, and says how to resume.
+//!
+//! On a signal the workers stop taking new units, the units in their lanes finish and are recorded, the
+//! journal is synced, and the command exits with 130 (SIGINT) or 143 (SIGTERM) after printing how to resume.
+//! Units of large boards can take minutes, so if the run has not wound down after [`GRACE`] the signal thread
+//! syncs the journal itself and exits: the units in flight are abandoned, never half recorded.
+
+use crate::cli::{DurableOptions, UsageError};
+use nqueens::checkpoint::{Checkpoint, Outcome, RunError, Spec};
+use nqueens::exec::NoProgress;
+use nqueens::journal::JournalError;
+use nqueens::ranges::Ranges;
+use nqueens::report::{BoardResult, Measured};
+use nqueens::shard::Shard;
+use nqueens::CountRequest;
+use signal_hook::consts::{SIGINT, SIGTERM};
+use signal_hook::iterator::Signals;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use std::time::{Duration, Instant};
+
+/// How long a signalled run may take to finish the units in its lanes before the journal is saved without them.
+const GRACE: Duration = Duration::from_secs(2);
+
+/// A validated checkpointed run.
+#[derive(Debug)]
+pub struct Durable {
+    /// The journal.
+    pub path: PathBuf,
+    /// The shard, if one was asked for.
+    pub shard: Option<Shard>,
+    /// Only these units, if asked for.
+    pub only: Option<Ranges>,
+    /// The split depth asked for.
+    pub split_depth: Option<u32>,
+}
+
+/// What a checkpointed count came to.
+pub enum Counted {
+    /// Every selected unit is in the journal; the result covers them (the whole board unless sharded).
+    Done(Box<BoardResult>),
+    /// A signal stopped the run; exit with this code.
+    Stopped(u8),
+}
+
+/// Checks the long-run options: `None` when none is given.
+pub fn resolve(
+    d: &DurableOptions,
+    sizes: usize,
+    check: bool,
+    split_depth: Option<u32>,
+) -> Result<Option<Durable>, UsageError> {
+    let Some(path) = &d.checkpoint else {
+        if d.shard.is_some() || d.units.is_some() {
+            return Err(UsageError(
+                "--shard and --units need --checkpoint FILE: the journal is the result that `nqueens merge` \
+                 adds up"
+                    .into(),
+            ));
+        }
+        if d.shard_count.is_some() {
+            return Err(UsageError("--shard-count goes with --shard auto".into()));
+        }
+        return Ok(None);
+    };
+    if sizes != 1 {
+        return Err(UsageError(
+            "--checkpoint records one board: give a single N".into(),
+        ));
+    }
+    let shard = match d.shard.as_deref() {
+        None => None,
+        Some("auto") => {
+            let (shard, launcher) = Shard::from_env(|k| std::env::var(k).ok(), d.shard_count)
+                .map_err(|e| UsageError(e.to_string()))?;
+            eprintln!("shard {shard} from the {launcher} environment");
+            Some(shard)
+        }
+        Some(s) => {
+            if d.shard_count.is_some() {
+                return Err(UsageError(
+                    "--shard-count goes with --shard auto; write the count in --shard K/M".into(),
+                ));
+            }
+            Some(
+                s.parse()
+                    .map_err(|e: nqueens::shard::ShardError| UsageError(e.to_string()))?,
+            )
+        }
+    };
+    let only = d
+        .units
+        .as_deref()
+        .map(str::parse)
+        .transpose()
+        .map_err(|e: nqueens::ranges::BadRanges| UsageError(e.to_string()))?;
+    if check && (shard.is_some_and(|s| !s.is_whole()) || only.is_some()) {
+        return Err(UsageError(
+            "--check compares whole boards: check the total of `nqueens merge` instead".into(),
+        ));
+    }
+    let whole = shard.unwrap_or(Shard::WHOLE);
+    let name = path
+        .to_string_lossy()
+        .replace("{k}", &whole.index.to_string())
+        .replace("{m}", &whole.count.to_string());
+    Ok(Some(Durable {
+        path: PathBuf::from(name),
+        shard,
+        only,
+        split_depth,
+    }))
+}
+
+/// Counts `request` into the journal of `durable`, resuming it if it exists.
+pub fn count(request: &CountRequest, durable: &Durable, quiet: bool) -> anyhow::Result<Counted> {
+    if !request.board.is_square() {
+        return Err(UsageError(format!(
+            "--checkpoint and --shard take square boards; count the rectangle {} without them",
+            request.board
+        ))
+        .into());
+    }
+    let started = Instant::now();
+    let spec = Spec {
+        board: request.board,
+        symmetry: request.symmetry,
+        split_depth: durable.split_depth,
+        shard: durable.shard.unwrap_or(Shard::WHOLE),
+        only: durable.only.clone(),
+        program: format!("nqueens {}", crate::cli::VERSION),
+    };
+    let checkpoint = Checkpoint::open(&durable.path, &spec).map_err(|e| match e {
+        // A journal of another run is a mistake in the arguments, not a failure: exit code 2.
+        JournalError::Foreign { .. } | JournalError::NotAJournal { .. } => {
+            anyhow::Error::new(UsageError(e.to_string()))
+        }
+        other => anyhow::Error::new(other),
+    })?;
+    if !quiet {
+        if let Some(line) = checkpoint.torn {
+            eprintln!(
+                "'{}': dropped a torn last line ({line}) left by an interrupted write",
+                durable.path.display()
+            );
+        }
+        let done = checkpoint.selected - checkpoint.todo.len();
+        eprintln!(
+            "{} '{}': {done} of {} units recorded, {} to count (split depth {}, fingerprint {})",
+            if checkpoint.resumed {
+                "resuming"
+            } else {
+                "journal"
+            },
+            durable.path.display(),
+            checkpoint.selected,
+            checkpoint.todo.len(),
+            checkpoint.header.split_depth,
+            checkpoint.header.fingerprint,
+        );
+    }
+
+    let stop = AtomicBool::new(false);
+    let finished = AtomicBool::new(false);
+    let signal = AtomicI32::new(0);
+    let mut signals = Signals::new([SIGINT, SIGTERM])?;
+    let handle = signals.handle();
+    let outcome = std::thread::scope(|scope| {
+        scope.spawn(|| {
+            if let Some(sig) = signals.forever().next() {
+                signal.store(sig, Ordering::SeqCst);
+                stop.store(true, Ordering::SeqCst);
+                let deadline = Instant::now() + GRACE;
+                while Instant::now() < deadline {
+                    if finished.load(Ordering::SeqCst) {
+                        return;
+                    }
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                // The lanes are still busy with long units: save what is recorded and leave them.
+                let saved = checkpoint.writer.sync();
+                eprintln!(
+                    "{}",
+                    stopped_message(sig, &durable.path, request, &spec, saved.err())
+                );
+                std::process::exit(exit_code(sig).into());
+            }
+        });
+        let outcome = checkpoint.run(request.threads, &stop, &NoProgress);
+        finished.store(true, Ordering::SeqCst);
+        handle.close();
+        outcome
+    });
+    let outcome: Outcome = outcome.map_err(|e| match e {
+        RunError::Engine(e) => anyhow::Error::new(e),
+        RunError::Journal(e) => anyhow::Error::new(e),
+    })?;
+    let sig = signal.load(Ordering::SeqCst);
+    if !outcome.complete {
+        let sig = if sig == 0 { SIGTERM } else { sig };
+        eprintln!(
+            "{}",
+            stopped_message(sig, &durable.path, request, &spec, None)
+        );
+        return Ok(Counted::Stopped(exit_code(sig)));
+    }
+    if !quiet && (!spec.shard.is_whole() || spec.only.is_some()) {
+        eprintln!(
+            "{}: all {} units recorded in '{}'; add up the journals of the run with `nqueens merge`",
+            if spec.only.is_some() { "the units asked for".to_string() } else { format!("shard {}", spec.shard) },
+            checkpoint.selected,
+            durable.path.display()
+        );
+    }
+    Ok(Counted::Done(Box::new(BoardResult::new(Measured {
+        board: request.board,
+        symmetry: request.symmetry,
+        threads: request.threads,
+        split_depth: checkpoint.plan.depth(),
+        count: outcome.count,
+        seconds: started.elapsed().as_secs_f64(),
+    }))))
+}
+
+/// The conventional exit code of a process ended by `sig`.
+fn exit_code(sig: i32) -> u8 {
+    (128 + sig).clamp(0, 255) as u8
+}
+
+fn stopped_message(
+    sig: i32,
+    path: &std::path::Path,
+    request: &CountRequest,
+    spec: &Spec,
+    error: Option<JournalError>,
+) -> String {
+    let name = match sig {
+        SIGINT => "SIGINT",
+        SIGTERM => "SIGTERM",
+        _ => "a signal",
+    };
+    let mut command = format!(
+        "nqueens count {} --symmetry {} --checkpoint {}",
+        request.board,
+        request.symmetry,
+        path.display()
+    );
+    if !spec.shard.is_whole() {
+        command += &format!(" --shard {}", spec.shard);
+    }
+    if let Some(only) = &spec.only {
+        command += &format!(" --units {only}");
+    }
+    match error {
+        None => format!(
+            "stopped by {name}: the finished units are saved in '{}'; resume with:\n  {command}",
+            path.display()
+        ),
+        Some(e) => format!("stopped by {name}, but the journal could not be saved: {e}"),
+    }
+}

@@ -1,0 +1,564 @@
+//! Journals: the append-only record of finished work units that makes a run resumable and is a shard's result.
+//!
+//! A journal is a text file of lines, each a JSON object followed by a tab and the CRC-32 of the object, so a
+//! line that was cut short or changed is recognised on its own. The first line is the [`Header`]: the plan's
+//! fingerprint, the board, the mode, the split depth, the number of units, the shard and the program. Every
+//! further line is one finished unit ([`Entry`]): its number, its counts, and its total modulo three primes
+//! near 2^32, so that a total changed after it was counted, or a sum that wrapped, shows up in a merge.
+//!
+//! The file is only ever appended to. A new journal is written under a temporary name with its header and
+//! renamed into place, so a journal always has a complete header. Lines are buffered and the file is synced in
+//! batches ([`SYNC_UNITS`] units or [`SYNC_INTERVAL`], whichever comes first): a crash loses at most the units
+//! since the last sync, and those are counted again, never twice, because a unit is recorded only once
+//! counted whole. A kill in the middle of a write leaves a torn last line; reading drops it, and appending
+//! first cuts it away.
+
+use crate::count::Count;
+use crate::exec::Progress;
+use crate::fingerprint::Fingerprint;
+use crate::plan::WorkUnit;
+use serde::{Deserialize, Serialize};
+use std::fmt::Write as _;
+use std::fs::{File, OpenOptions};
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// The layout version of journal lines; raised whenever a field changes meaning.
+pub const FORMAT: u32 = 1;
+
+/// The primes whose residues each unit line carries: the largest three below 2^32, so their product (about
+/// 2^96) is far above any unit's count and a changed digit cannot keep all three residues.
+pub const RESIDUE_PRIMES: [u64; 3] = [4_294_967_291, 4_294_967_279, 4_294_967_231];
+
+/// Units recorded between two syncs at most.
+pub const SYNC_UNITS: u64 = 1 << 16;
+
+/// Time between two syncs at most (checked as units finish).
+pub const SYNC_INTERVAL: Duration = Duration::from_secs(5);
+
+/// What a journal is for: the first line.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Header {
+    /// Always `nqueens`: tells a journal from any other file.
+    pub journal: String,
+    /// [`FORMAT`] when written.
+    pub format: u32,
+    /// The plan's fingerprint.
+    pub fingerprint: Fingerprint,
+    /// Board side.
+    pub n: u32,
+    /// Symmetry mode.
+    pub symmetry: String,
+    /// The plan's split depth.
+    pub split_depth: u32,
+    /// Units in the whole plan.
+    pub units: usize,
+    /// The shard counted, as `K/M`.
+    pub shard: String,
+    /// Only these units (ranges such as `0-99,150`), when a run was asked for some units only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub only: Option<String>,
+    /// The program that wrote the journal (`--version`).
+    pub program: String,
+    /// When the journal was created, RFC 3339 in UTC.
+    pub created: String,
+}
+
+/// One finished unit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Entry {
+    /// The unit's number in the plan.
+    pub unit: usize,
+    /// Its solutions, weighted.
+    pub total: u128,
+    /// Its unique solutions (0 outside the full mode).
+    pub unique: u128,
+    /// Queens it placed.
+    pub nodes: u128,
+    /// `total` modulo each of [`RESIDUE_PRIMES`].
+    #[serde(rename = "mod")]
+    pub residues: [u64; 3],
+}
+
+impl Entry {
+    /// The entry for unit `unit` counted as `count`.
+    pub fn new(unit: usize, count: &Count) -> Entry {
+        Entry {
+            unit,
+            total: count.total,
+            unique: count.unique,
+            nodes: count.nodes,
+            residues: residues(count.total),
+        }
+    }
+
+    /// The unit's count.
+    pub fn count(&self) -> Count {
+        Count {
+            total: self.total,
+            unique: self.unique,
+            nodes: self.nodes,
+            units: 1,
+        }
+    }
+
+    /// Whether the residues belong to the total.
+    pub fn residues_agree(&self) -> bool {
+        self.residues == residues(self.total)
+    }
+
+    /// The line's JSON, written by hand: this runs once per unit under the journal's lock.
+    fn payload(&self, out: &mut String) {
+        let [a, b, c] = self.residues;
+        let _ = write!(
+            out,
+            "{{\"unit\":{},\"total\":{},\"unique\":{},\"nodes\":{},\"mod\":[{a},{b},{c}]}}",
+            self.unit, self.total, self.unique, self.nodes
+        );
+    }
+}
+
+/// `x` modulo each of [`RESIDUE_PRIMES`].
+pub fn residues(x: u128) -> [u64; 3] {
+    RESIDUE_PRIMES.map(|p| (x % u128::from(p)) as u64)
+}
+
+/// Appends `payload` as a sealed line: the payload, a tab, its CRC-32 in hex, a newline.
+fn seal(payload: &str, out: &mut String) {
+    let crc = crc32fast::hash(payload.as_bytes());
+    let _ = writeln!(out, "{payload}\t{crc:08x}");
+}
+
+/// The payload of a sealed line (without its newline), or `None` when the checksum does not match.
+fn unseal(line: &[u8]) -> Option<&str> {
+    let line = std::str::from_utf8(line).ok()?;
+    let (payload, crc) = line.rsplit_once('\t')?;
+    if crc.len() != 8 {
+        return None;
+    }
+    let crc = u32::from_str_radix(crc, 16).ok()?;
+    (crc32fast::hash(payload.as_bytes()) == crc).then_some(payload)
+}
+
+/// Everything wrong with a journal file.
+#[derive(Debug, thiserror::Error)]
+pub enum JournalError {
+    /// The file could not be read or written.
+    #[error("could not {action} '{path}': {source}")]
+    Io {
+        /// What was being done.
+        action: &'static str,
+        /// The file.
+        path: PathBuf,
+        /// What the system said.
+        source: io::Error,
+    },
+    /// The file does not start with a journal header.
+    #[error("'{path}' is not an nqueens journal: its first line is not a journal header")]
+    NotAJournal {
+        /// The file.
+        path: PathBuf,
+    },
+    /// A line inside the file is damaged: it was changed after it was written.
+    #[error("'{path}', line {line}: {why}; the journal was changed after it was written and cannot be trusted")]
+    Corrupt {
+        /// The file.
+        path: PathBuf,
+        /// The line, from 1.
+        line: usize,
+        /// What is wrong.
+        why: String,
+    },
+    /// The journal belongs to another run.
+    #[error("'{path}' is the journal of {theirs}, but this run is {ours}: {hint}")]
+    Foreign {
+        /// The file.
+        path: PathBuf,
+        /// The run the journal records.
+        theirs: String,
+        /// The run asked for.
+        ours: String,
+        /// What to do.
+        hint: String,
+    },
+}
+
+impl JournalError {
+    /// An I/O error on `path`.
+    pub fn io(action: &'static str, path: &Path, source: io::Error) -> JournalError {
+        JournalError::Io {
+            action,
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+}
+
+/// A journal as read from disk.
+#[derive(Clone, Debug)]
+pub struct Contents {
+    /// The first line.
+    pub header: Header,
+    /// The unit lines, with their line numbers (from 1), in file order.
+    pub entries: Vec<(usize, Entry)>,
+    /// Bytes of complete, intact lines: where appending continues.
+    pub valid_len: u64,
+    /// The line number of a torn last line that was dropped, if there was one.
+    pub torn: Option<usize>,
+}
+
+impl Contents {
+    /// Reads and checks the journal at `path`. A damaged last line is taken for a write that a kill
+    /// interrupted and dropped; a damaged line anywhere else is an error.
+    pub fn read(path: &Path) -> Result<Contents, JournalError> {
+        let bytes = std::fs::read(path).map_err(|e| JournalError::io("read", path, e))?;
+        let corrupt = |line: usize, why: String| JournalError::Corrupt {
+            path: path.to_path_buf(),
+            line,
+            why,
+        };
+        let mut header = None;
+        let mut entries = Vec::new();
+        let mut valid_len = 0u64;
+        let mut torn = None;
+        let mut rest = &bytes[..];
+        let mut number = 0;
+        while !rest.is_empty() {
+            number += 1;
+            let (line, complete) = match rest.iter().position(|&b| b == b'\n') {
+                Some(end) => (&rest[..end], true),
+                None => (rest, false),
+            };
+            let consumed = line.len() + usize::from(complete);
+            let is_last = consumed == rest.len();
+            rest = &rest[consumed..];
+            let payload = if complete { unseal(line) } else { None };
+            let Some(payload) = payload else {
+                if number == 1 {
+                    return Err(JournalError::NotAJournal {
+                        path: path.to_path_buf(),
+                    });
+                }
+                if is_last {
+                    torn = Some(number);
+                    break;
+                }
+                return Err(corrupt(number, "its checksum does not match".into()));
+            };
+            if number == 1 {
+                let h: Header =
+                    serde_json::from_str(payload).map_err(|_| JournalError::NotAJournal {
+                        path: path.to_path_buf(),
+                    })?;
+                if h.journal != "nqueens" {
+                    return Err(JournalError::NotAJournal {
+                        path: path.to_path_buf(),
+                    });
+                }
+                if h.format != FORMAT {
+                    return Err(corrupt(
+                        1,
+                        format!(
+                            "journal format {} is not the format {FORMAT} this program reads",
+                            h.format
+                        ),
+                    ));
+                }
+                header = Some(h);
+            } else {
+                let entry: Entry = serde_json::from_str(payload)
+                    .map_err(|e| corrupt(number, format!("not a unit record ({e})")))?;
+                if !entry.residues_agree() {
+                    return Err(corrupt(
+                        number,
+                        format!(
+                            "the total of unit {} disagrees with its residues",
+                            entry.unit
+                        ),
+                    ));
+                }
+                entries.push((number, entry));
+            }
+            valid_len += consumed as u64;
+        }
+        let header = header.ok_or_else(|| JournalError::NotAJournal {
+            path: path.to_path_buf(),
+        })?;
+        Ok(Contents {
+            header,
+            entries,
+            valid_len,
+            torn,
+        })
+    }
+}
+
+/// Appends unit lines to a journal from any worker thread, syncing in batches. It is a [`Progress`], so an
+/// executor feeds it directly.
+pub struct Writer {
+    path: PathBuf,
+    inner: Mutex<Inner>,
+    /// A second handle on the file, synced outside the lock so that workers are not held up by the disk.
+    sync_handle: File,
+    /// Set when writing failed, so that the run stops instead of counting units it cannot record.
+    failed: AtomicBool,
+}
+
+struct Inner {
+    out: BufWriter<File>,
+    payload: String,
+    line: String,
+    since_sync: u64,
+    last_sync: Instant,
+    error: Option<io::Error>,
+}
+
+impl Writer {
+    /// Creates a journal at `path` holding only `header`. It is written under a temporary name and renamed, so
+    /// a journal never exists without its header; an existing file is never replaced.
+    pub fn create(path: &Path, header: &Header) -> Result<Writer, JournalError> {
+        let io = |e| JournalError::io("create", path, e);
+        let dir = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        let mut temp = tempfile::Builder::new()
+            .prefix(".nqueens-journal-")
+            .tempfile_in(dir)
+            .map_err(io)?;
+        let mut text = String::new();
+        seal(
+            &serde_json::to_string(header).expect("headers serialize"),
+            &mut text,
+        );
+        temp.write_all(text.as_bytes()).map_err(io)?;
+        temp.as_file().sync_all().map_err(io)?;
+        temp.persist_noclobber(path).map_err(|e| io(e.error))?;
+        // The rename is durable once the folder is synced; not every file system allows opening one.
+        if let Ok(d) = File::open(dir) {
+            let _ = d.sync_all();
+        }
+        Writer::append(path, text.len() as u64)
+    }
+
+    /// Opens the journal at `path` for appending after its first `valid_len` bytes, cutting away anything
+    /// after them (a torn last line).
+    pub fn append(path: &Path, valid_len: u64) -> Result<Writer, JournalError> {
+        let io = |e| JournalError::io("write", path, e);
+        let file = OpenOptions::new().write(true).open(path).map_err(io)?;
+        if file.metadata().map_err(io)?.len() != valid_len {
+            file.set_len(valid_len).map_err(io)?;
+            file.sync_all().map_err(io)?;
+        }
+        drop(file);
+        let file = OpenOptions::new().append(true).open(path).map_err(io)?;
+        let sync_handle = file.try_clone().map_err(io)?;
+        Ok(Writer {
+            path: path.to_path_buf(),
+            inner: Mutex::new(Inner {
+                out: BufWriter::with_capacity(1 << 16, file),
+                payload: String::with_capacity(256),
+                line: String::with_capacity(256),
+                since_sync: 0,
+                last_sync: Instant::now(),
+                error: None,
+            }),
+            sync_handle,
+            failed: AtomicBool::new(false),
+        })
+    }
+
+    /// The journal's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Whether a write has failed; the run should stop.
+    pub fn failed(&self) -> bool {
+        self.failed.load(Ordering::Relaxed)
+    }
+
+    /// Records unit `unit` counted as `count`.
+    pub fn record(&self, unit: usize, count: &Count) {
+        let due = {
+            let mut inner = self.lock();
+            if inner.error.is_some() {
+                return;
+            }
+            let inner = &mut *inner;
+            inner.payload.clear();
+            Entry::new(unit, count).payload(&mut inner.payload);
+            inner.line.clear();
+            seal(&inner.payload, &mut inner.line);
+            if let Err(e) = inner.out.write_all(inner.line.as_bytes()) {
+                self.fail(inner, e);
+                return;
+            }
+            inner.since_sync += 1;
+            let due = inner.since_sync >= SYNC_UNITS || inner.last_sync.elapsed() >= SYNC_INTERVAL;
+            if due {
+                if let Err(e) = inner.out.flush() {
+                    self.fail(inner, e);
+                    return;
+                }
+                inner.since_sync = 0;
+                inner.last_sync = Instant::now();
+            }
+            due
+        };
+        if due {
+            if let Err(e) = self.sync_handle.sync_data() {
+                let mut inner = self.lock();
+                self.fail(&mut inner, e);
+            }
+        }
+    }
+
+    /// Writes out every recorded line and syncs the file; the first write error of the run, if any, is
+    /// returned here.
+    pub fn sync(&self) -> Result<(), JournalError> {
+        let mut inner = self.lock();
+        if let Some(e) = inner.error.take() {
+            let copy = io::Error::new(e.kind(), e.to_string());
+            inner.error = Some(e);
+            return Err(JournalError::io("write", &self.path, copy));
+        }
+        let io = |e| JournalError::io("write", &self.path, e);
+        inner.out.flush().map_err(io)?;
+        inner.out.get_ref().sync_data().map_err(io)?;
+        inner.since_sync = 0;
+        inner.last_sync = Instant::now();
+        Ok(())
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
+        // A worker that panicked while holding the lock left at worst a partial line in the buffer, which
+        // the reader drops as torn; the journal stays usable.
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn fail(&self, inner: &mut Inner, e: io::Error) {
+        inner.error.get_or_insert(e);
+        self.failed.store(true, Ordering::Relaxed);
+    }
+}
+
+impl Progress for Writer {
+    fn unit_done(&self, unit: &WorkUnit, count: &Count) {
+        self.record(unit.index, count);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn header() -> Header {
+        Header {
+            journal: "nqueens".into(),
+            format: FORMAT,
+            fingerprint: serde_json::from_str("\"00ff\"").unwrap(),
+            n: 8,
+            symmetry: "full".into(),
+            split_depth: 1,
+            units: 10,
+            shard: "0/1".into(),
+            only: None,
+            program: "test".into(),
+            created: "2026-11-22T00:00:00Z".into(),
+        }
+    }
+
+    fn count(total: u128) -> Count {
+        Count {
+            total,
+            unique: total / 8,
+            nodes: 1000 + total,
+            units: 1,
+        }
+    }
+
+    #[test]
+    fn lines_written_are_read_back_with_a_torn_tail_dropped() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("j");
+        let w = Writer::create(&path, &header()).unwrap();
+        let big = u128::from(u64::MAX) * 1000;
+        w.record(3, &count(16));
+        w.record(7, &count(big));
+        w.sync().unwrap();
+        drop(w);
+        let c = Contents::read(&path).unwrap();
+        assert_eq!(c.header, header());
+        assert_eq!(c.entries.len(), 2);
+        assert_eq!(
+            c.entries[1].1.total, big,
+            "u128 totals survive the round trip"
+        );
+        assert_eq!(c.torn, None);
+        let intact = c.valid_len;
+
+        // A kill in the middle of a write: half a line at the end.
+        let mut f = OpenOptions::new().append(true).open(&path).unwrap();
+        f.write_all(b"{\"unit\":9,\"tot").unwrap();
+        let c = Contents::read(&path).unwrap();
+        assert_eq!((c.entries.len(), c.torn, c.valid_len), (2, Some(4), intact));
+
+        // Appending cuts the torn line away first.
+        let w = Writer::append(&path, c.valid_len).unwrap();
+        w.record(9, &count(4));
+        w.sync().unwrap();
+        let c = Contents::read(&path).unwrap();
+        assert_eq!(c.entries.len(), 3);
+        assert_eq!(c.torn, None);
+    }
+
+    #[test]
+    fn a_changed_line_or_a_foreign_file_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("j");
+        let w = Writer::create(&path, &header()).unwrap();
+        w.record(1, &count(92));
+        w.record(2, &count(40));
+        w.sync().unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        // One digit changed in a middle line: the checksum catches it.
+        std::fs::write(&path, text.replacen("\"total\":92", "\"total\":93", 1)).unwrap();
+        let err = Contents::read(&path).unwrap_err();
+        assert!(
+            matches!(err, JournalError::Corrupt { line: 2, .. }),
+            "{err}"
+        );
+
+        // The checksum recomputed by whoever changed it: the residues still catch it.
+        let lines: Vec<&str> = text.lines().collect();
+        let changed = lines[1]
+            .rsplit_once('\t')
+            .unwrap()
+            .0
+            .replace("\"total\":92", "\"total\":93");
+        let mut resealed = String::new();
+        seal(&changed, &mut resealed);
+        std::fs::write(&path, format!("{}\n{resealed}{}\n", lines[0], lines[2])).unwrap();
+        let err = Contents::read(&path).unwrap_err();
+        assert!(err.to_string().contains("residues"), "{err}");
+
+        std::fs::write(&path, "n,total\n8,92\n").unwrap();
+        assert!(matches!(
+            Contents::read(&path),
+            Err(JournalError::NotAJournal { .. })
+        ));
+    }
+
+    #[test]
+    fn an_existing_file_is_never_replaced_by_a_new_journal() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("j");
+        std::fs::write(&path, "precious").unwrap();
+        assert!(Writer::create(&path, &header()).is_err());
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "precious");
+    }
+}

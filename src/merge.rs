@@ -1,0 +1,265 @@
+//! Merging journals: the total of a run counted in pieces, accepted only if it is provably complete and exact.
+//!
+//! Every journal must carry the same plan fingerprint. Every unit of the plan must be recorded at least once;
+//! a unit recorded in several journals must have the same counts in each (an identical copy confirms it, a
+//! different one is an error that names the unit and the files). Each line's checksum and residues were
+//! checked when it was read; the sum is taken in `u128` and its residues are checked once more against the
+//! sums of the units' residues, so a sum that wrapped cannot pass. Nothing is summed into a total unless all
+//! of this holds.
+
+use crate::count::Count;
+use crate::journal::{residues, Contents, Entry, Header, RESIDUE_PRIMES};
+use crate::ranges::Ranges;
+use std::path::{Path, PathBuf};
+
+/// A journal to merge and the file it came from.
+#[derive(Clone, Debug)]
+pub struct Source {
+    /// The file.
+    pub path: PathBuf,
+    /// What it holds.
+    pub contents: Contents,
+}
+
+/// A complete merge.
+#[derive(Clone, Debug)]
+pub struct Merged {
+    /// The header of the first journal (all agree on the plan).
+    pub header: Header,
+    /// The sum over every unit of the plan, each once.
+    pub count: Count,
+    /// Units recorded more than once with the same counts.
+    pub confirmed: usize,
+}
+
+/// Why journals do not merge into a total.
+#[derive(Debug, thiserror::Error)]
+pub enum MergeError {
+    /// No journals were given.
+    #[error("no journals to merge")]
+    Empty,
+    /// A journal of another plan.
+    #[error(
+        "'{path}' is a journal of another plan ({theirs}) than '{first}' ({ours}): merge only the journals of \
+         one run"
+    )]
+    Foreign {
+        /// The odd one.
+        path: PathBuf,
+        /// Its plan.
+        theirs: String,
+        /// The first journal.
+        first: PathBuf,
+        /// The first journal's plan.
+        ours: String,
+    },
+    /// A unit recorded with two different counts.
+    #[error(
+        "unit {unit} has different counts in '{a}' (line {line_a}) and '{b}' (line {line_b}): one of them is \
+         wrong; count the unit again with `{rerun}` and keep the journal that agrees"
+    )]
+    Conflict {
+        /// The unit.
+        unit: usize,
+        /// One file.
+        a: PathBuf,
+        /// Its line.
+        line_a: usize,
+        /// The other file.
+        b: PathBuf,
+        /// Its line.
+        line_b: usize,
+        /// A command that counts the unit again.
+        rerun: String,
+    },
+    /// A unit number outside the plan.
+    #[error("'{path}', line {line}: unit {unit} is not in the plan of {units} units")]
+    OutOfPlan {
+        /// The file.
+        path: PathBuf,
+        /// The line.
+        line: usize,
+        /// The unit.
+        unit: usize,
+        /// Units in the plan.
+        units: usize,
+    },
+    /// Units that no journal records.
+    #[error("{} of {total} units are missing: {}\n{}", missing.len(), shorten(&missing.to_string()), commands.join("\n"))]
+    Missing {
+        /// The units missing.
+        missing: Ranges,
+        /// Units in the plan.
+        total: usize,
+        /// Commands that count them.
+        commands: Vec<String>,
+    },
+    /// The sum disagrees with its residues: an overflow or a fault in the summation.
+    #[error("the sum of the totals disagrees with the sum of their residues modulo {prime}: not trusted")]
+    Residues {
+        /// The prime.
+        prime: u64,
+    },
+}
+
+/// A long list cut to a readable length.
+fn shorten(list: &str) -> String {
+    const MAX: usize = 400;
+    if list.len() <= MAX {
+        return list.to_string();
+    }
+    let cut = list[..MAX].rfind(',').unwrap_or(MAX);
+    format!("{} and more", &list[..cut])
+}
+
+/// The plan a header names, in words.
+fn plan_words(h: &Header) -> String {
+    format!(
+        "n = {}, symmetry {}, split depth {}, {} units, fingerprint {}",
+        h.n, h.symmetry, h.split_depth, h.units, h.fingerprint
+    )
+}
+
+/// The command that counts the units of `h`'s plan, without the selection and the journal.
+pub fn base_command(h: &Header) -> String {
+    format!(
+        "nqueens count {} --symmetry {} --split-depth {}",
+        h.n, h.symmetry, h.split_depth
+    )
+}
+
+/// Merges `sources` into the total of their plan, or says why not.
+pub fn merge(sources: &[Source]) -> Result<Merged, MergeError> {
+    let first = sources.first().ok_or(MergeError::Empty)?;
+    let header = &first.contents.header;
+    for s in sources {
+        let h = &s.contents.header;
+        if h.fingerprint != header.fingerprint
+            || (h.n, &h.symmetry, h.split_depth, h.units)
+                != (header.n, &header.symmetry, header.split_depth, header.units)
+        {
+            return Err(MergeError::Foreign {
+                path: s.path.clone(),
+                theirs: plan_words(h),
+                first: first.path.clone(),
+                ours: plan_words(header),
+            });
+        }
+    }
+    let units = header.units;
+    let mut seen: Vec<Option<(usize, usize, Entry)>> = vec![None; units];
+    let mut confirmed = 0;
+    for (file, s) in sources.iter().enumerate() {
+        for &(line, entry) in &s.contents.entries {
+            let slot = seen.get_mut(entry.unit).ok_or(MergeError::OutOfPlan {
+                path: s.path.clone(),
+                line,
+                unit: entry.unit,
+                units,
+            })?;
+            match *slot {
+                None => *slot = Some((file, line, entry)),
+                Some((_, _, earlier)) if earlier == entry => confirmed += 1,
+                Some((other, other_line, _)) => {
+                    return Err(MergeError::Conflict {
+                        unit: entry.unit,
+                        a: sources[other].path.clone(),
+                        line_a: other_line,
+                        b: s.path.clone(),
+                        line_b: line,
+                        rerun: format!(
+                            "{} --units {} --checkpoint unit-{}.journal",
+                            base_command(header),
+                            entry.unit,
+                            entry.unit
+                        ),
+                    })
+                }
+            }
+        }
+    }
+    let missing = Ranges::from_sorted((0..units).filter(|&u| seen[u].is_none()));
+    if !missing.is_empty() {
+        return Err(MergeError::Missing {
+            commands: rerun_commands(sources, header, &missing, |u| seen[u].is_none()),
+            missing,
+            total: units,
+        });
+    }
+    let mut count = Count::default();
+    let mut residue_sums = [0u128; 3];
+    for (_, _, entry) in seen.iter().flatten() {
+        count += entry.count();
+        for (sum, r) in residue_sums.iter_mut().zip(entry.residues) {
+            *sum += u128::from(r);
+        }
+    }
+    let expected = residues(count.total);
+    for ((sum, p), e) in residue_sums.iter().zip(RESIDUE_PRIMES).zip(expected) {
+        if (sum % u128::from(p)) as u64 != e {
+            return Err(MergeError::Residues { prime: p });
+        }
+    }
+    Ok(Merged {
+        header: header.clone(),
+        count,
+        confirmed,
+    })
+}
+
+/// Commands that count the missing units: for a shard whose journal is here but incomplete, resuming it; for
+/// a shard with no journal at all, starting it; and always the command that counts exactly the missing units.
+fn rerun_commands(
+    sources: &[Source],
+    header: &Header,
+    missing: &Ranges,
+    is_missing: impl Fn(usize) -> bool,
+) -> Vec<String> {
+    let base = base_command(header);
+    let mut commands = Vec::new();
+    // The shards of the run, if the journals agree on how many there are.
+    let shards: Vec<(u32, u32, &Path)> = sources
+        .iter()
+        .filter(|s| s.contents.header.only.is_none())
+        .filter_map(|s| {
+            let (k, m) = s.contents.header.shard.split_once('/')?;
+            Some((k.parse().ok()?, m.parse().ok()?, s.path.as_path()))
+        })
+        .collect();
+    let counts: Vec<u32> = shards.iter().map(|&(_, m, _)| m).collect();
+    if let Some(&m) = counts
+        .first()
+        .filter(|&&m| m > 1 && counts.iter().all(|&c| c == m))
+    {
+        for k in 0..m {
+            let lacking = (k as usize..header.units)
+                .step_by(m as usize)
+                .any(&is_missing);
+            if !lacking {
+                continue;
+            }
+            match shards.iter().find(|&&(kk, _, _)| kk == k) {
+                Some((_, _, path)) => commands.push(format!(
+                    "resume shard {k}/{m}: {base} --shard {k}/{m} --checkpoint {}",
+                    path.display()
+                )),
+                None => commands.push(format!(
+                    "count shard {k}/{m}, whose journal is not here: {base} --shard {k}/{m} --checkpoint \
+                     shard-{k}-of-{m}.journal"
+                )),
+            }
+        }
+    } else if let [only] = sources {
+        commands.push(format!(
+            "resume: {base} --checkpoint {}",
+            only.path.display()
+        ));
+    }
+    let list = missing.to_string();
+    if list.len() <= 2000 {
+        commands.push(format!(
+            "or count exactly the missing units: {base} --units {list} --checkpoint missing.journal"
+        ));
+    }
+    commands
+}

@@ -1,0 +1,86 @@
+//! `nqueens merge`: reads the journals of a run, merges them into the exact total, checks it against the
+//! published value, and writes it in any result format.
+
+use crate::output::Output;
+use nqueens::export::Format;
+use nqueens::journal::Contents;
+use nqueens::merge::{merge, Source};
+use nqueens::report::{BoardResult, Check, Measured, Report};
+use nqueens::Symmetry;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// Merges `files` and writes the total.
+pub fn run(
+    files: &[PathBuf],
+    format: Format,
+    output: Option<&Path>,
+    quiet: bool,
+) -> anyhow::Result<ExitCode> {
+    let mut out = Output::open(output)?;
+    let mut sources = Vec::new();
+    for path in files {
+        let contents = Contents::read(path)?;
+        if let Some(line) = contents.torn {
+            eprintln!(
+                "warning: '{}' ends in a torn line ({line}), left by an interrupted write; its unit counts as \
+                 missing",
+                path.display()
+            );
+        }
+        sources.push(Source {
+            path: path.clone(),
+            contents,
+        });
+    }
+    let merged = merge(&sources)?;
+    let h = &merged.header;
+    let symmetry: Symmetry = h
+        .symmetry
+        .parse()
+        .map_err(|e| anyhow::anyhow!("'{}': {e}", files[0].display()))?;
+    if !quiet {
+        eprintln!(
+            "merged {} journals: all {} units of n = {}, symmetry {}, split depth {} (fingerprint {}), {} \
+             confirmed by identical copies",
+            files.len(),
+            h.units,
+            h.n,
+            h.symmetry,
+            h.split_depth,
+            h.fingerprint,
+            merged.confirmed
+        );
+    }
+    // A merge has no run time of its own: the journals were counted elsewhere, at other times.
+    let mut result = BoardResult::new(Measured {
+        board: nqueens::Board::new(h.n)?,
+        symmetry,
+        threads: 0,
+        split_depth: h.split_depth,
+        count: merged.count,
+        seconds: 0.0,
+    });
+    result.check();
+    let exporter = format.exporter();
+    let mut report = Report::start(0);
+    out.write(&exporter.header(&report))?;
+    out.write(&exporter.row(&result))?;
+    report.results.push(result.clone());
+    out.write(&exporter.footer(&report))?;
+    out.finish()?;
+    let mut code = ExitCode::SUCCESS;
+    for (what, counted, check) in [
+        ("total", Some(result.total), result.check),
+        ("unique count", result.unique, result.check_unique),
+    ] {
+        if let (Some(counted), Some(Check::Mismatch { expected })) = (counted, check) {
+            eprintln!(
+                "error: n = {}: the merged {what} is {counted}, but the published value is {expected}",
+                result.n
+            );
+            code = ExitCode::from(crate::EXIT_MISMATCH);
+        }
+    }
+    Ok(code)
+}

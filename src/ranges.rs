@@ -1,0 +1,115 @@
+//! Sets of unit numbers written as ranges (`0-99,150,200-204`): how a user names units to rerun and how a
+//! merge names the units it misses.
+
+use std::fmt;
+use std::str::FromStr;
+
+/// Unit numbers as sorted, disjoint, inclusive ranges.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Ranges(Vec<(usize, usize)>);
+
+/// A unit list that does not parse.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[error("'{0}' is not a list of unit numbers: write numbers and ranges such as 0-99,150,200-204")]
+pub struct BadRanges(String);
+
+impl Ranges {
+    /// The ranges covering `units`, which must be increasing.
+    pub fn from_sorted(units: impl IntoIterator<Item = usize>) -> Ranges {
+        let mut ranges: Vec<(usize, usize)> = Vec::new();
+        for u in units {
+            match ranges.last_mut() {
+                Some((_, end)) if *end + 1 == u => *end = u,
+                _ => ranges.push((u, u)),
+            }
+        }
+        Ranges(ranges)
+    }
+
+    /// Whether `unit` is in the set.
+    pub fn contains(&self, unit: usize) -> bool {
+        let i = self.0.partition_point(|&(_, end)| end < unit);
+        self.0.get(i).is_some_and(|&(start, _)| start <= unit)
+    }
+
+    /// How many units the set holds.
+    pub fn len(&self) -> usize {
+        self.0.iter().map(|(a, b)| b - a + 1).sum()
+    }
+
+    /// Whether the set is empty.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The largest unit number, if any.
+    pub fn last(&self) -> Option<usize> {
+        self.0.last().map(|&(_, end)| end)
+    }
+}
+
+impl fmt::Display for Ranges {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, &(a, b)) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str(",")?;
+            }
+            if a == b {
+                write!(f, "{a}")?;
+            } else {
+                write!(f, "{a}-{b}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl FromStr for Ranges {
+    type Err = BadRanges;
+    fn from_str(s: &str) -> Result<Ranges, BadRanges> {
+        let bad = || BadRanges(s.to_string());
+        let mut units = Vec::new();
+        for part in s.split(',') {
+            let number = |t: &str| t.trim().parse::<usize>().map_err(|_| bad());
+            let (a, b) = match part.split_once('-') {
+                Some((a, b)) => (number(a)?, number(b)?),
+                None => (number(part)?, number(part)?),
+            };
+            if a > b {
+                return Err(bad());
+            }
+            units.push((a, b));
+        }
+        units.sort_unstable();
+        // Overlapping or touching ranges join, so that the set has one spelling.
+        let mut merged: Vec<(usize, usize)> = Vec::new();
+        for (a, b) in units {
+            match merged.last_mut() {
+                Some((_, end)) if a <= end.saturating_add(1) => *end = (*end).max(b),
+                _ => merged.push((a, b)),
+            }
+        }
+        Ok(Ranges(merged))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges_round_trip_and_answer_membership() {
+        let r: Ranges = "7,0-3,5,4".parse().unwrap();
+        assert_eq!(r.to_string(), "0-5,7");
+        assert_eq!(r.len(), 7);
+        assert!(r.contains(0) && r.contains(5) && r.contains(7));
+        assert!(!r.contains(6) && !r.contains(8));
+        assert_eq!(
+            Ranges::from_sorted([1, 2, 3, 9, 11, 12]).to_string(),
+            "1-3,9,11-12"
+        );
+        for bad in ["", "a", "3-1", "1,,2", "-4"] {
+            assert!(bad.parse::<Ranges>().is_err(), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,203 @@
+//! Shards: a deterministic share of a plan's units, so that many machines can count one board without talking
+//! to each other.
+//!
+//! Shard `K/M` takes the units whose number is `K` modulo `M` (round robin). Units of one border or one
+//! prefix lie next to each other in a plan and differ in size together, so contiguous blocks would hand one
+//! shard all the large units; round robin spreads them evenly. The shard can also be read from the environment
+//! of the usual launchers ([`Shard::from_env`]); that is only done when asked for (`--shard auto`), so a plain
+//! count inside an unrelated parallel job still counts the whole board.
+
+use std::fmt;
+use std::str::FromStr;
+
+/// Shard `index` of `count`: the units whose number is `index` modulo `count`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Shard {
+    /// This shard's number, from 0.
+    pub index: u32,
+    /// How many shards share the plan.
+    pub count: u32,
+}
+
+/// What is wrong with a shard given or found in the environment.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum ShardError {
+    /// Not `K/M` with numbers `0 <= K < M`.
+    #[error("'{0}' is not a shard: write K/M with 0 <= K < M, such as 3/16")]
+    Malformed(String),
+    /// `--shard auto` found no launcher's variables.
+    #[error(
+        "--shard auto found no shard in the environment (SLURM_PROCID and SLURM_NTASKS, \
+         OMPI_COMM_WORLD_RANK and OMPI_COMM_WORLD_SIZE, PMI_RANK and PMI_SIZE, or JOB_COMPLETION_INDEX with \
+         --shard-count): give the shard as K/M"
+    )]
+    NotFound,
+    /// A Slurm job array task runs alone, so its rank says nothing about the array.
+    #[error(
+        "this is task {task} of a Slurm job array, where SLURM_PROCID and SLURM_NTASKS describe only the task \
+         itself: give the shard explicitly, as --shard $SLURM_ARRAY_TASK_ID/M with M the array's size"
+    )]
+    JobArray {
+        /// `SLURM_ARRAY_TASK_ID`.
+        task: String,
+    },
+    /// A variable that should hold a number does not.
+    #[error("the environment variable {name}='{value}' is not a shard number")]
+    BadVariable {
+        /// The variable.
+        name: &'static str,
+        /// Its value.
+        value: String,
+    },
+}
+
+impl Shard {
+    /// The whole plan as one shard.
+    pub const WHOLE: Shard = Shard { index: 0, count: 1 };
+
+    /// Shard `index` of `count`, refused unless `index < count`.
+    pub fn new(index: u32, count: u32) -> Result<Shard, ShardError> {
+        if index >= count {
+            return Err(ShardError::Malformed(format!("{index}/{count}")));
+        }
+        Ok(Shard { index, count })
+    }
+
+    /// Whether unit number `unit` belongs to this shard.
+    pub fn contains(self, unit: usize) -> bool {
+        unit % self.count as usize == self.index as usize
+    }
+
+    /// Whether this is the whole plan.
+    pub fn is_whole(self) -> bool {
+        self.count == 1
+    }
+
+    /// The shard a launcher gave this process, read through `var` (`std::env::var` in the binary): Slurm's
+    /// `srun`, Open MPI, MPICH and others (PMI), or a Kubernetes indexed Job, whose index comes without the
+    /// number of shards, so `count` must give it. `count` also overrides the size the launcher says.
+    pub fn from_env(
+        var: impl Fn(&str) -> Option<String>,
+        count: Option<u32>,
+    ) -> Result<(Shard, &'static str), ShardError> {
+        const PAIRS: [(&str, &str, &str); 3] = [
+            ("SLURM_PROCID", "SLURM_NTASKS", "Slurm"),
+            ("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "Open MPI"),
+            ("PMI_RANK", "PMI_SIZE", "PMI"),
+        ];
+        let number = |name: &'static str| -> Result<Option<u32>, ShardError> {
+            match var(name) {
+                None => Ok(None),
+                Some(value) => value
+                    .trim()
+                    .parse()
+                    .map(Some)
+                    .map_err(|_| ShardError::BadVariable { name, value }),
+            }
+        };
+        for (rank, size, launcher) in PAIRS {
+            let (Some(index), Some(size)) = (number(rank)?, number(size)?) else {
+                continue;
+            };
+            if launcher == "Slurm" && size == 1 {
+                if let Some(task) = var("SLURM_ARRAY_TASK_ID") {
+                    return Err(ShardError::JobArray { task });
+                }
+            }
+            let count = count.unwrap_or(size);
+            return Ok((Shard::new(index, count)?, launcher));
+        }
+        if let (Some(index), Some(count)) = (number("JOB_COMPLETION_INDEX")?, count) {
+            return Ok((Shard::new(index, count)?, "Kubernetes"));
+        }
+        Err(ShardError::NotFound)
+    }
+}
+
+impl fmt::Display for Shard {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}", self.index, self.count)
+    }
+}
+
+impl FromStr for Shard {
+    type Err = ShardError;
+    fn from_str(s: &str) -> Result<Shard, ShardError> {
+        let bad = || ShardError::Malformed(s.to_string());
+        let (k, m) = s.split_once('/').ok_or_else(bad)?;
+        let k = k.trim().parse().map_err(|_| bad())?;
+        let m = m.trim().parse().map_err(|_| bad())?;
+        Shard::new(k, m).map_err(|_| bad())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn env(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
+        let map: HashMap<String, String> = pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        move |k| map.get(k).cloned()
+    }
+
+    #[test]
+    fn shards_parse_and_partition_the_units() {
+        let shards: Vec<Shard> = (0..5).map(|k| format!("{k}/5").parse().unwrap()).collect();
+        for unit in 0..100 {
+            assert_eq!(shards.iter().filter(|s| s.contains(unit)).count(), 1);
+        }
+        for bad in ["5/5", "1/0", "3", "a/4", "-1/4", ""] {
+            assert!(bad.parse::<Shard>().is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn launchers_are_read_from_the_environment() {
+        let e = env(&[("SLURM_PROCID", "3"), ("SLURM_NTASKS", "8")]);
+        assert_eq!(
+            Shard::from_env(e, None).unwrap(),
+            (Shard::new(3, 8).unwrap(), "Slurm")
+        );
+        let e = env(&[("OMPI_COMM_WORLD_RANK", "1"), ("OMPI_COMM_WORLD_SIZE", "2")]);
+        assert_eq!(
+            Shard::from_env(e, None).unwrap().0,
+            Shard::new(1, 2).unwrap()
+        );
+        let e = env(&[("PMI_RANK", "0"), ("PMI_SIZE", "4")]);
+        assert_eq!(Shard::from_env(e, None).unwrap().1, "PMI");
+        let e = env(&[("JOB_COMPLETION_INDEX", "6")]);
+        assert_eq!(
+            Shard::from_env(&e, Some(10)).unwrap().0,
+            Shard::new(6, 10).unwrap()
+        );
+        assert_eq!(Shard::from_env(&e, None), Err(ShardError::NotFound));
+    }
+
+    #[test]
+    fn a_lone_job_array_task_or_nothing_at_all_is_refused() {
+        let e = env(&[
+            ("SLURM_PROCID", "0"),
+            ("SLURM_NTASKS", "1"),
+            ("SLURM_ARRAY_TASK_ID", "7"),
+        ]);
+        assert!(matches!(
+            Shard::from_env(e, None),
+            Err(ShardError::JobArray { .. })
+        ));
+        assert_eq!(Shard::from_env(env(&[]), None), Err(ShardError::NotFound));
+        let e = env(&[("PMI_RANK", "x"), ("PMI_SIZE", "4")]);
+        assert!(matches!(
+            Shard::from_env(e, None),
+            Err(ShardError::BadVariable { .. })
+        ));
+        let e = env(&[("PMI_RANK", "4"), ("PMI_SIZE", "4")]);
+        assert!(matches!(
+            Shard::from_env(e, None),
+            Err(ShardError::Malformed(_))
+        ));
+    }
+}

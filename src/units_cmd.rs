@@ -1,0 +1,151 @@
+//! `nqueens units`: the numbered work units of a plan and its fingerprint, for planning a distributed run and
+//! for checking that every machine builds the same plan.
+
+use crate::cli::{parse_sizes, UsageError};
+use nqueens::export::Format;
+use nqueens::fingerprint::Fingerprint;
+use nqueens::plan::{Plan, Weight, WorkUnit};
+use nqueens::shard::Shard;
+use nqueens::{Board, Split, Symmetry};
+use serde_json::json;
+use std::io::{self, Write};
+use std::process::ExitCode;
+
+/// Prints the plan for board `n` in `format`.
+pub fn run(
+    n: &str,
+    symmetry: Symmetry,
+    split_depth: Option<u32>,
+    shard: Option<&str>,
+    summary: bool,
+    format: Format,
+) -> anyhow::Result<ExitCode> {
+    let sizes = parse_sizes(n)?;
+    let [n] = sizes[..] else {
+        return Err(UsageError(format!(
+            "'{n}': the units command lists one board; give a single N"
+        ))
+        .into());
+    };
+    let shard: Shard = match shard {
+        None => Shard::WHOLE,
+        Some(s) => s
+            .parse()
+            .map_err(|e: nqueens::shard::ShardError| UsageError(e.to_string()))?,
+    };
+    let board = Board::new(n).map_err(|e| UsageError(e.to_string()))?;
+    let split = split_depth.map_or(Split::durable(symmetry), Split::Depth);
+    let plan = Plan::new(board, symmetry, split);
+    let fingerprint = Fingerprint::of(&plan);
+    let units: Vec<&WorkUnit> = plan
+        .units()
+        .iter()
+        .filter(|u| shard.contains(u.index))
+        .collect();
+    let describe = format!(
+        "n = {n}, symmetry {symmetry}, split depth {}, {} units, fingerprint {fingerprint}{}",
+        plan.depth(),
+        plan.units().len(),
+        if shard.is_whole() {
+            String::new()
+        } else {
+            format!("; shard {shard}: {} units", units.len())
+        }
+    );
+    let mut out = io::BufWriter::new(io::stdout().lock());
+    match format {
+        Format::Json => {
+            let list: Vec<_> = if summary {
+                Vec::new()
+            } else {
+                units.iter().map(|u| unit_json(u)).collect()
+            };
+            let mut doc = json!({
+                "schema_version": 1,
+                "fingerprint": fingerprint,
+                "n": n,
+                "symmetry": symmetry.name(),
+                "split_depth": plan.depth(),
+                "units": plan.units().len(),
+                "shard": shard.to_string(),
+            });
+            if !summary {
+                doc["list"] = json!(list);
+            }
+            serde_json::to_writer_pretty(&mut out, &doc)?;
+            writeln!(out)?;
+        }
+        Format::Csv => {
+            eprintln!("{describe}");
+            if !summary {
+                let mut w = csv::Writer::from_writer(&mut out);
+                w.write_record(["unit", "border", "queens", "weight"])?;
+                for u in &units {
+                    w.write_record(cells(u))?;
+                }
+                w.flush()?;
+            }
+        }
+        Format::Table | Format::Markdown => {
+            let markdown = format == Format::Markdown;
+            if markdown {
+                writeln!(out, "{describe}\n")?;
+            } else {
+                writeln!(out, "# {describe}")?;
+            }
+            if !summary {
+                if markdown {
+                    writeln!(
+                        out,
+                        "| unit | border | queens | weight |\n|--:|:--|:--|:--|"
+                    )?;
+                } else {
+                    writeln!(
+                        out,
+                        "{:>8}  {:<15}  {:<24}  weight",
+                        "unit", "border", "queens"
+                    )?;
+                }
+                for u in &units {
+                    let [unit, border, queens, weight] = cells(u);
+                    if markdown {
+                        writeln!(out, "| {unit} | {border} | {queens} | {weight} |")?;
+                    } else {
+                        writeln!(out, "{unit:>8}  {border:<15}  {queens:<24}  {weight}")?;
+                    }
+                }
+            }
+        }
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A unit as text cells: number, border (top, bottom, left, right), queens of the first rows, weight.
+fn cells(u: &WorkUnit) -> [String; 4] {
+    let border = u.border.map_or_else(
+        || "-".to_string(),
+        |b| format!("{},{},{},{}", b.top, b.bottom, b.left, b.right),
+    );
+    let queens: Vec<String> = u.prefix.iter().map(|c| c.to_string()).collect();
+    let weight = match &u.weight {
+        Weight::Plain { total, unique } => format!("x{total} (unique x{unique})"),
+        Weight::Burnside(group) => format!("burnside over {} symmetries", group.len()),
+    };
+    [u.index.to_string(), border, queens.join(","), weight]
+}
+
+fn unit_json(u: &WorkUnit) -> serde_json::Value {
+    let weight = match &u.weight {
+        Weight::Plain { total, unique } => json!({"total": total, "unique": unique}),
+        Weight::Burnside(group) => {
+            json!({"burnside": group.iter().map(|g| g.0).collect::<Vec<_>>()})
+        }
+    };
+    json!({
+        "unit": u.index,
+        "border": u.border.map(|b| [b.top, b.bottom, b.left, b.right]),
+        "queens": u.prefix,
+        "weight": weight,
+    })
+}

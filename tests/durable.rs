@@ -1,0 +1,506 @@
+//! Long runs as a user meets them: the unit list, checkpoints killed and resumed, signals, shards, and merges
+//! that refuse anything short of every unit exactly once.
+
+mod common;
+
+use common::{nqueens, published};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn binary() -> PathBuf {
+    assert_cmd::cargo::cargo_bin("nqueens")
+}
+
+fn run(args: &[&str]) -> Output {
+    Command::new(binary())
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn published_counts(n: u32) -> (u128, u128) {
+    let row = published().into_iter().find(|p| p.n == n).unwrap();
+    (row.total, row.unique.unwrap())
+}
+
+/// The total and unique count of a CSV result row.
+fn csv_counts(out: &Output) -> (u128, Option<u128>) {
+    let stdout = text(&out.stdout);
+    let row = stdout
+        .lines()
+        .nth(1)
+        .unwrap_or_else(|| panic!("no row in {stdout:?}"));
+    let f: Vec<&str> = row.split(',').collect();
+    (f[1].parse().unwrap(), f[2].parse().ok())
+}
+
+fn journal_lines(path: &Path) -> Vec<String> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+fn path_str(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+#[test]
+fn units_lists_the_numbered_plan_and_its_fingerprint() {
+    let out = nqueens()
+        .args(["units", "10", "--format", "json"])
+        .assert()
+        .success();
+    let doc: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let list = doc["list"].as_array().unwrap();
+    assert_eq!(list.len() as u64, doc["units"].as_u64().unwrap());
+    assert!(list
+        .iter()
+        .enumerate()
+        .all(|(i, u)| u["unit"].as_u64() == Some(i as u64)));
+    let fingerprint = doc["fingerprint"].as_str().unwrap().to_string();
+
+    // The plan of a checkpointed run is the one listed, whatever the threads, and its journal says so.
+    let dir = tempfile::tempdir().unwrap();
+    for threads in ["1", "2"] {
+        let j = dir.path().join(format!("j{threads}"));
+        nqueens()
+            .args(["count", "10", "-t", threads, "--checkpoint", path_str(&j)])
+            .assert()
+            .success();
+        assert!(journal_lines(&j)[0].contains(&fingerprint));
+    }
+    // Another split is another fingerprint.
+    let other = nqueens()
+        .args(["units", "10", "--split-depth", "1", "--summary"])
+        .assert()
+        .success();
+    assert!(!text(&other.get_output().stdout).contains(&fingerprint));
+    // A shard's list is its share.
+    let shard = nqueens()
+        .args(["units", "10", "--shard", "1/4", "--format", "csv"])
+        .assert()
+        .success();
+    let rows: Vec<String> = text(&shard.get_output().stdout)
+        .lines()
+        .skip(1)
+        .map(str::to_string)
+        .collect();
+    assert!(rows
+        .iter()
+        .all(|r| r.split(',').next().unwrap().parse::<usize>().unwrap() % 4 == 1));
+    assert_eq!(rows.len(), (list.len() + 2) / 4);
+}
+
+/// Kills a checkpointed count of `n` with SIGKILL after random delays until it completes, then checks that
+/// the journal holds every unit exactly once and that the total is the published one.
+fn kill_and_resume(n: u32, symmetry: &str, max_delay_ms: u64, rng: &mut fastrand::Rng) -> usize {
+    let dir = tempfile::tempdir().unwrap();
+    let journal = dir.path().join("journal");
+    let ns = n.to_string();
+    let args = [
+        "count",
+        &ns,
+        "--symmetry",
+        symmetry,
+        "--checkpoint",
+        path_str(&journal),
+        "--format",
+        "csv",
+        "-q",
+    ];
+    let mut kills = 0;
+    let out = loop {
+        let mut child = Command::new(binary())
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let delay = Duration::from_millis(rng.u64(1..=max_delay_ms));
+        let started = Instant::now();
+        let finished = loop {
+            if child.try_wait().unwrap().is_some() {
+                break true;
+            }
+            if started.elapsed() >= delay || kills >= 12 {
+                break false;
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        };
+        if finished || kills >= 12 {
+            break child.wait_with_output().unwrap();
+        }
+        child.kill().unwrap();
+        child.wait().unwrap();
+        kills += 1;
+    };
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let (total, unique) = csv_counts(&out);
+    let published = published().into_iter().find(|p| p.n == n).unwrap();
+    assert_eq!(total, published.total, "n = {n} after {kills} kills");
+    if symmetry == "full" {
+        assert_eq!(unique, published.unique);
+    }
+    // Nothing counted twice: one line per unit, after the header.
+    let lines = journal_lines(&journal);
+    let header: Value = serde_json::from_str(lines[0].rsplit_once('\t').unwrap().0).unwrap();
+    assert_eq!(lines.len() - 1, header["units"].as_u64().unwrap() as usize);
+    kills
+}
+
+#[test]
+fn runs_killed_at_random_moments_resume_to_the_exact_count() {
+    let seed = std::env::var("NQUEENS_TEST_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| fastrand::u64(..));
+    eprintln!("seed {seed} (set NQUEENS_TEST_SEED to repeat)");
+    let mut rng = fastrand::Rng::with_seed(seed);
+    let mut kills = 0;
+    for (n, symmetry, max_delay) in [
+        (13, "full", 60),
+        (14, "full", 120),
+        (15, "full", 250),
+        (14, "mirror", 150),
+        (13, "none", 80),
+    ] {
+        kills += kill_and_resume(n, symmetry, max_delay, &mut rng);
+    }
+    eprintln!("{kills} kills, every total exact");
+    assert!(
+        kills >= 5,
+        "only {kills} kills landed: the runs ended too soon"
+    );
+}
+
+#[test]
+fn a_torn_last_line_is_dropped_and_the_count_stays_exact() {
+    let dir = tempfile::tempdir().unwrap();
+    let journal = dir.path().join("j");
+    let j = path_str(&journal);
+    nqueens()
+        .args(["count", "11", "--checkpoint", j, "--shard", "0/2", "-q"])
+        .assert()
+        .success();
+    // Keep the header and 10 units, then half of the next line: a write cut by a kill.
+    let lines = journal_lines(&journal);
+    let torn = &lines[11][..lines[11].len() / 2];
+    std::fs::write(&journal, format!("{}\n{torn}", lines[..11].join("\n"))).unwrap();
+    nqueens()
+        .args(["count", "11", "--checkpoint", j, "--shard", "0/2"])
+        .assert()
+        .success()
+        .stderr(predicates::str::contains("torn"));
+    // The same units with the same counts, though not in the same order: each recorded once, none lost.
+    let sorted = |mut v: Vec<String>| {
+        v.sort();
+        v
+    };
+    let rebuilt = sorted(journal_lines(&journal));
+    assert!(
+        rebuilt == sorted(lines),
+        "the journal differs from the first run's"
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn sigint_and_sigterm_save_the_journal_and_say_how_to_resume() {
+    let dir = tempfile::tempdir().unwrap();
+    let journal = dir.path().join("j");
+    let args = [
+        "count",
+        "16",
+        "-t",
+        "1",
+        "--checkpoint",
+        path_str(&journal),
+        "--format",
+        "csv",
+    ];
+    for (signal, code) in [("INT", 130), ("TERM", 143)] {
+        let child = Command::new(binary())
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(400));
+        let status = Command::new("kill")
+            .args([&format!("-{signal}"), &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let out = child.wait_with_output().unwrap();
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(code), "{stderr}");
+        assert!(stderr.contains("resume with"), "{stderr}");
+        assert!(
+            out.stdout.is_empty(),
+            "no result from a stopped run: {:?}",
+            text(&out.stdout)
+        );
+    }
+    let recorded = journal_lines(&journal).len() - 1;
+    assert!(recorded > 0, "the finished units were saved");
+    let out = run(&args);
+    assert!(out.status.success());
+    assert_eq!(csv_counts(&out), {
+        let (t, u) = published_counts(16);
+        (t, Some(u))
+    });
+}
+
+/// Counts shard `k` of `m` of board `n` into `dir`, returning the journal.
+fn shard(dir: &Path, n: u32, symmetry: &str, k: u32, m: u32) -> PathBuf {
+    let journal = dir.join(format!("n{n}-{symmetry}-{k}-of-{m}.journal"));
+    let out = run(&[
+        "count",
+        &n.to_string(),
+        "--symmetry",
+        symmetry,
+        "--shard",
+        &format!("{k}/{m}"),
+        "--checkpoint",
+        path_str(&journal),
+        "-q",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    journal
+}
+
+fn merge(files: &[PathBuf]) -> Output {
+    let mut args = vec!["merge".to_string(), "--format".into(), "csv".into()];
+    args.extend(files.iter().map(|f| path_str(f).to_string()));
+    Command::new(binary()).args(&args).output().unwrap()
+}
+
+#[test]
+fn shards_merged_equal_the_count() {
+    let dir = tempfile::tempdir().unwrap();
+    for m in 1..=4 {
+        let files: Vec<PathBuf> = (0..m)
+            .map(|k| shard(dir.path(), 12, "full", k, m))
+            .collect();
+        let out = merge(&files);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let (t, u) = published_counts(12);
+        assert_eq!(csv_counts(&out), (t, Some(u)), "{m} shards");
+    }
+    // The mirror mode, and shards counted with other thread counts.
+    let files: Vec<PathBuf> = (0..3)
+        .map(|k| shard(dir.path(), 11, "mirror", k, 3))
+        .collect();
+    let out = merge(&files);
+    assert!(out.status.success());
+    assert_eq!(csv_counts(&out), (published_counts(11).0, None));
+}
+
+#[test]
+fn the_shard_can_come_from_the_launcher() {
+    let dir = tempfile::tempdir().unwrap();
+    let pattern = dir.path().join("s-{k}-of-{m}");
+    let mut files = Vec::new();
+    for k in 0..2 {
+        nqueens()
+            .args([
+                "count",
+                "10",
+                "--shard",
+                "auto",
+                "--checkpoint",
+                path_str(&pattern),
+                "-q",
+            ])
+            .env("OMPI_COMM_WORLD_RANK", k.to_string())
+            .env("OMPI_COMM_WORLD_SIZE", "2")
+            .env_remove("SLURM_PROCID")
+            .assert()
+            .success();
+        files.push(dir.path().join(format!("s-{k}-of-2")));
+    }
+    assert!(merge(&files).status.success());
+    // Nothing to read: a clear usage error, not a silent whole count.
+    nqueens()
+        .args(["count", "10", "--shard", "auto", "--checkpoint", "x"])
+        .env_remove("SLURM_PROCID")
+        .env_remove("OMPI_COMM_WORLD_RANK")
+        .env_remove("PMI_RANK")
+        .env_remove("JOB_COMPLETION_INDEX")
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("found no shard"));
+    nqueens()
+        .args(["count", "10", "--shard", "1/2"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("need --checkpoint"));
+}
+
+/// Asserts that a merge failed with exit code 1, printed no total, and said `needle`.
+fn assert_refused(out: &Output, needle: &str) {
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(out.stdout.is_empty(), "no total: {:?}", text(&out.stdout));
+    assert!(stderr.contains(needle), "expected '{needle}' in: {stderr}");
+}
+
+#[test]
+fn merges_refuse_missing_conflicting_truncated_and_foreign_journals() {
+    let dir = tempfile::tempdir().unwrap();
+    let files: Vec<PathBuf> = (0..3)
+        .map(|k| shard(dir.path(), 10, "full", k, 3))
+        .collect();
+
+    // Missing: a shard left out is named, with the command that counts it.
+    let out = merge(&files[..2]);
+    assert_refused(&out, "missing");
+    assert!(text(&out.stderr).contains("--shard 2/3 --checkpoint"));
+
+    // Duplicate: an identical copy confirms.
+    let mut twice = files.clone();
+    twice.push(files[1].clone());
+    let out = merge(&twice);
+    assert!(out.status.success());
+    assert!(text(&out.stderr).contains("confirmed by identical copies"));
+
+    // Conflicting: a unit recorded with another count (checksum and residues made to fit) is named.
+    let lines = journal_lines(&files[0]);
+    let payload = lines[5].rsplit_once('\t').unwrap().0;
+    let mut entry: Value = serde_json::from_str(payload).unwrap();
+    let unit = entry["unit"].as_u64().unwrap();
+    let total = entry["total"].as_u64().unwrap() + 8;
+    entry["total"] = total.into();
+    entry["mod"] = serde_json::to_value(nqueens::journal::residues(u128::from(total))).unwrap();
+    let forged = entry.to_string();
+    let forged = format!("{forged}\t{:08x}", crc32fast::hash(forged.as_bytes()));
+    let other = dir.path().join("forged");
+    std::fs::write(&other, format!("{}\n{forged}\n", lines[0])).unwrap();
+    let mut conflicting = files.clone();
+    conflicting.push(other);
+    assert_refused(
+        &merge(&conflicting),
+        &format!("unit {unit} has different counts"),
+    );
+
+    // Truncated: a journal cut anywhere loses units, which are then missing.
+    let bytes = std::fs::read(&files[2]).unwrap();
+    let cut = dir.path().join("cut");
+    std::fs::write(&cut, &bytes[..bytes.len() * 2 / 3]).unwrap();
+    let out = merge(&[files[0].clone(), files[1].clone(), cut.clone()]);
+    assert_refused(&out, "missing");
+    assert!(text(&out.stderr).contains(&format!("--checkpoint {}", path_str(&cut))));
+
+    // Changed inside: the checksum catches it.
+    let changed = dir.path().join("changed");
+    let mut lines2 = journal_lines(&files[2]);
+    lines2[3] = lines2[3].replacen("\"nodes\":", "\"nodes\":1", 1);
+    std::fs::write(&changed, lines2.join("\n") + "\n").unwrap();
+    assert_refused(
+        &merge(&[files[0].clone(), files[1].clone(), changed]),
+        "checksum",
+    );
+
+    // Foreign: a journal of another board, another mode, or no journal at all.
+    let eleven = shard(dir.path(), 11, "full", 2, 3);
+    assert_refused(
+        &merge(&[files[0].clone(), files[1].clone(), eleven]),
+        "another plan",
+    );
+    let mirror = shard(dir.path(), 10, "mirror", 2, 3);
+    assert_refused(
+        &merge(&[files[0].clone(), files[1].clone(), mirror]),
+        "another plan",
+    );
+    let csv = dir.path().join("result.csv");
+    std::fs::write(&csv, "n,total\n10,724\n").unwrap();
+    assert_refused(&merge(&[csv]), "not an nqueens journal");
+}
+
+#[test]
+fn a_journal_of_another_run_is_refused_before_counting() {
+    let dir = tempfile::tempdir().unwrap();
+    let journal = dir.path().join("j");
+    let j = path_str(&journal);
+    nqueens()
+        .args(["count", "9", "--checkpoint", j, "-q"])
+        .assert()
+        .success();
+    let before = std::fs::read(&journal).unwrap();
+    for args in [
+        vec!["count", "10", "--checkpoint", j],
+        vec!["count", "9", "--symmetry", "mirror", "--checkpoint", j],
+        vec!["count", "9", "--shard", "0/2", "--checkpoint", j],
+        vec!["count", "9", "--split-depth", "1", "--checkpoint", j],
+    ] {
+        nqueens()
+            .args(&args)
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(predicates::str::contains("is the journal of n = 9"));
+    }
+    assert_eq!(std::fs::read(&journal).unwrap(), before, "left untouched");
+    // The same run on other threads resumes: the split is the journal's.
+    nqueens()
+        .args(["count", "9", "-t", "1", "--checkpoint", j, "--check"])
+        .assert()
+        .success();
+}
+
+#[test]
+fn the_units_merge_names_can_be_counted_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let whole = dir.path().join("whole");
+    nqueens()
+        .args(["count", "9", "--checkpoint", path_str(&whole), "-q"])
+        .assert()
+        .success();
+    // Drop some units from the journal, as a lost batch would.
+    let lines = journal_lines(&whole);
+    let kept: Vec<&String> = lines
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !(20..=40).contains(i))
+        .map(|(_, l)| l)
+        .collect();
+    let partial = dir.path().join("partial");
+    std::fs::write(
+        &partial,
+        kept.iter().map(|l| format!("{l}\n")).collect::<String>(),
+    )
+    .unwrap();
+    let out = merge(std::slice::from_ref(&partial));
+    assert_refused(&out, "21 of");
+    let stderr = text(&out.stderr);
+    let command = stderr
+        .lines()
+        .find_map(|l| l.split_once("count exactly the missing units: nqueens "))
+        .map(|(_, c)| c.to_string())
+        .unwrap_or_else(|| panic!("{stderr}"));
+    let rest = dir.path().join("rest");
+    let args: Vec<String> = command
+        .split_whitespace()
+        .map(|a| {
+            if a == "missing.journal" {
+                path_str(&rest).to_string()
+            } else {
+                a.to_string()
+            }
+        })
+        .collect();
+    let out = Command::new(binary()).args(&args).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let out = merge(&[partial, rest]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let (t, u) = published_counts(9);
+    assert_eq!(csv_counts(&out), (t, Some(u)));
+}
