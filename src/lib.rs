@@ -15,6 +15,7 @@
 //! # Ok::<(), nqueens::Error>(())
 //! ```
 
+pub mod bench;
 pub mod board;
 pub mod border;
 pub mod count;

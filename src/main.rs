@@ -1,18 +1,20 @@
 //! The `nqueens` command: parses the arguments, runs the library, writes results and maps errors to exit codes.
 
+mod benchmark;
 mod cli;
 mod output;
+mod plot;
+mod progress;
 
 use clap::Parser;
 use cli::{Cli, Command, CountOptions, UsageError};
-use nqueens::exec::NoProgress;
 use nqueens::report::{Check, Report};
 use output::Output;
 use std::io;
 use std::process::ExitCode;
 
 /// A count differs from the published value.
-const EXIT_MISMATCH: u8 = 3;
+pub(crate) const EXIT_MISMATCH: u8 = 3;
 /// Bad arguments (clap uses the same code for its own errors).
 const EXIT_USAGE: u8 = 2;
 /// Anything else went wrong.
@@ -57,6 +59,8 @@ fn run() -> anyhow::Result<ExitCode> {
             }
             Ok(code)
         }
+        Command::Bench(args) => benchmark::run(&args),
+        Command::Plot(args) => plot::run(&args, false).map(|()| ExitCode::SUCCESS),
     }
 }
 
@@ -68,8 +72,10 @@ fn count(sizes: &[String], check: bool, options: &CountOptions) -> anyhow::Resul
     let mut report = Report::start(threads);
     out.write(&exporter.header(&report))?;
     let mut mismatches = Vec::new();
+    let bar = progress::Bar::per_count(options.quiet);
     for request in &requests {
-        let mut result = nqueens::count(request, &NoProgress)?;
+        bar.set_message(format!("n = {}", request.board.n()));
+        let mut result = nqueens::count(request, &bar)?;
         result.total += u128::from(options.debug_offset);
         if check {
             result.check();
@@ -85,7 +91,7 @@ fn count(sizes: &[String], check: bool, options: &CountOptions) -> anyhow::Resul
                 }
             }
         }
-        out.write(&exporter.row(&result))?;
+        bar.suspend(|| out.write(&exporter.row(&result)))?;
         if !out.is_stdout() && !options.quiet {
             eprintln!(
                 "n = {}: {} solutions in {:.3} s",
@@ -94,6 +100,7 @@ fn count(sizes: &[String], check: bool, options: &CountOptions) -> anyhow::Resul
         }
         report.results.push(result);
     }
+    bar.finish();
     out.write(&exporter.footer(&report))?;
     out.finish()?;
     for mismatch in &mismatches {

@@ -85,3 +85,12 @@ impl Output {
         Ok(())
     }
 }
+
+/// Replaces the file at `path` with `bytes` in one step (a temporary file beside it, renamed over it), so a
+/// reader, or a run interrupted mid-write, sees the old contents or the new, never half of either.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    let mut out = Output::open(Some(path))?;
+    out.write(bytes)
+        .map_err(|e| anyhow::anyhow!("could not write '{}': {e}", path.display()))?;
+    out.finish()
+}
