@@ -183,7 +183,9 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
             for (exporter, path) in &exporters {
                 output::write_atomic(path, &exporter.document(report))?;
             }
-            bar.set_message(next_run(report));
+            if event != Event::Finished {
+                bar.set_message(next_run(report));
+            }
             Ok(())
         },
     );

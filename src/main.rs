@@ -60,7 +60,7 @@ fn run() -> anyhow::Result<ExitCode> {
             Ok(code)
         }
         Command::Bench(args) => benchmark::run(&args),
-        Command::Plot(args) => plot::run(&args, false).map(|()| ExitCode::SUCCESS),
+        Command::Plot(args) => plot::run(&args).map(|()| ExitCode::SUCCESS),
     }
 }
 

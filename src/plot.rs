@@ -30,6 +30,9 @@ pub struct PlotArgs {
     /// The folder the SVG files are written to (made if missing).
     #[arg(short, long, value_name = "DIR", default_value = ".")]
     pub output_dir: PathBuf,
+    /// Print nothing but errors.
+    #[arg(short, long)]
+    pub quiet: bool,
 }
 
 /// A file's contents, by kind.
@@ -41,7 +44,7 @@ enum Input {
 const SIZE: (u32, u32) = (800, 500);
 
 /// Runs `nqueens plot`: reads every file first, then writes the charts.
-pub fn run(args: &PlotArgs, quiet: bool) -> anyhow::Result<()> {
+pub fn run(args: &PlotArgs) -> anyhow::Result<()> {
     let inputs = args
         .files
         .iter()
@@ -95,7 +98,7 @@ pub fn run(args: &PlotArgs, quiet: bool) -> anyhow::Result<()> {
     for (name, text) in charts {
         let path = args.output_dir.join(name);
         output::write_atomic(&path, text.as_bytes())?;
-        if !quiet {
+        if !args.quiet {
             eprintln!("wrote {}", path.display());
         }
     }
