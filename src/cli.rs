@@ -11,7 +11,7 @@ use std::path::PathBuf;
 
 /// Counts the solutions of the N-Queens problem exactly, on every core.
 #[derive(Debug, Parser)]
-#[command(name = "nqueens", version = VERSION, about, long_about = None)]
+#[command(name = "nqueens", version = VERSION, long_version = LONG_VERSION.as_str(), about, long_about = None)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -143,6 +143,11 @@ pub enum Command {
         #[arg(short, long)]
         quiet: bool,
     },
+    /// Benchmark this CPU: the standard workload (n = 17, full symmetry) timed on 1, 2, 4, … threads and
+    /// all threads, every count checked (exit code 3 on a mismatch). `--quick` takes a few seconds.
+    Bench(crate::benchmark::BenchArgs),
+    /// Draw SVG charts (time against n, thread scaling, machines side by side) from count and bench JSON.
+    Plot(crate::plot::PlotArgs),
 }
 
 /// How solutions are shown and where they go.
@@ -258,6 +263,11 @@ pub const VERSION: &str = concat!(
     env!("NQUEENS_TARGET"),
     ")"
 );
+
+/// What `--version` says (`-V` says only [`VERSION`]): the build, then the CPU features compiled for and
+/// those detected on this processor.
+static LONG_VERSION: std::sync::LazyLock<String> =
+    std::sync::LazyLock::new(|| format!("{VERSION}\n{}", nqueens::machine::feature_lines()));
 
 /// A mistake in the arguments: the message says what to do.
 #[derive(Debug, thiserror::Error)]

@@ -4,6 +4,8 @@
 //! row as each board finishes, so a sweep over increasing n shows its results as it goes. JSON is one document
 //! and is given whole once the run ends.
 
+pub mod bench;
+
 use crate::report::{BoardResult, Report};
 use std::fmt;
 use std::str::FromStr;

@@ -20,6 +20,7 @@
 //! # Ok::<(), nqueens::Error>(())
 //! ```
 
+pub mod bench;
 pub mod board;
 pub mod border;
 pub mod checker;

@@ -1,4 +1,8 @@
 //! The machine and the build: what a result needs to say about where it was measured.
+//!
+//! A benchmark figure means little without the processor, its cores, the memory, the operating system and
+//! the exact build that produced it, so every report carries a [`Machine`] and a [`Program`]. Fields added
+//! after the first schema default to empty when older files are read, so old results still load.
 
 use serde::{Deserialize, Serialize};
 
@@ -15,7 +19,22 @@ pub struct Machine {
     pub os: String,
     /// Processor architecture.
     pub arch: String,
+    /// The operating system's release (distribution and kernel where known).
+    #[serde(default)]
+    pub os_version: String,
+    /// Installed memory in bytes, where the operating system says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_bytes: Option<u64>,
+    /// The CPU features of [`CPU_FEATURES`] that this processor has, detected at run time.
+    #[serde(default)]
+    pub cpu_features: Vec<String>,
 }
+
+/// The CPU features worth naming in a report: those the kernel's bit tricks or a compiler's vector code can
+/// use. Listed in `--version`, compile-time and run-time.
+pub const CPU_FEATURES: [&str; 10] = [
+    "sse4.2", "popcnt", "lzcnt", "bmi1", "bmi2", "avx", "avx2", "fma", "avx512f", "avx512vl",
+];
 
 impl Machine {
     /// Describes the machine this process runs on.
@@ -26,8 +45,127 @@ impl Machine {
             physical_cores: num_cpus::get_physical(),
             os: std::env::consts::OS.to_string(),
             arch: std::env::consts::ARCH.to_string(),
+            os_version: os_version().unwrap_or_default(),
+            memory_bytes: memory_bytes(),
+            cpu_features: detected_features(),
         }
     }
+
+    /// A made-up machine with fixed values, for output that must not depend on where it is produced
+    /// (snapshot tests, `--debug-fake-clock`).
+    pub fn placeholder() -> Machine {
+        Machine {
+            cpu_model: "Example CPU @ 3.00GHz".to_string(),
+            logical_cores: 4,
+            physical_cores: 2,
+            os: "linux".to_string(),
+            arch: "x86_64".to_string(),
+            os_version: "Example Linux 1.0 (kernel 6.0.0)".to_string(),
+            memory_bytes: Some(16 << 30),
+            cpu_features: vec!["popcnt".to_string(), "bmi2".to_string()],
+        }
+    }
+
+    /// One line: model, cores, memory and operating system.
+    pub fn summary(&self) -> String {
+        let memory = self
+            .memory_bytes
+            .map(|b| format!(", {:.1} GiB", b as f64 / f64::from(1u32 << 30)))
+            .unwrap_or_default();
+        let os = if self.os_version.is_empty() {
+            self.os.clone()
+        } else {
+            self.os_version.clone()
+        };
+        format!(
+            "{}, {} physical / {} logical cores{memory}, {os}, {}",
+            self.cpu_model, self.physical_cores, self.logical_cores, self.arch
+        )
+    }
+}
+
+/// The distribution's name from `/etc/os-release` and the kernel release, where the files exist.
+fn os_version() -> Option<String> {
+    let distribution = std::fs::read_to_string("/etc/os-release")
+        .ok()
+        .and_then(|text| {
+            text.lines()
+                .find_map(|l| l.strip_prefix("PRETTY_NAME="))
+                .map(|v| v.trim_matches('"').to_string())
+        });
+    let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease")
+        .ok()
+        .map(|k| k.trim().to_string());
+    match (distribution, kernel) {
+        (Some(d), Some(k)) => Some(format!("{d} (kernel {k})")),
+        (Some(d), None) => Some(d),
+        (None, Some(k)) => Some(format!("kernel {k}")),
+        (None, None) => None,
+    }
+}
+
+/// `MemTotal` from `/proc/meminfo` (Linux); other systems report none rather than a guess.
+fn memory_bytes() -> Option<u64> {
+    parse_meminfo(&std::fs::read_to_string("/proc/meminfo").ok()?)
+}
+
+fn parse_meminfo(text: &str) -> Option<u64> {
+    let line = text.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    kib.checked_mul(1024)
+}
+
+/// The features of [`CPU_FEATURES`] this processor has. Only x86 is probed: elsewhere the list is empty
+/// rather than wrong.
+pub fn detected_features() -> Vec<String> {
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    {
+        // The macro takes only literals, so each feature is spelled out once more here.
+        let detected = [
+            std::is_x86_feature_detected!("sse4.2"),
+            std::is_x86_feature_detected!("popcnt"),
+            std::is_x86_feature_detected!("lzcnt"),
+            std::is_x86_feature_detected!("bmi1"),
+            std::is_x86_feature_detected!("bmi2"),
+            std::is_x86_feature_detected!("avx"),
+            std::is_x86_feature_detected!("avx2"),
+            std::is_x86_feature_detected!("fma"),
+            std::is_x86_feature_detected!("avx512f"),
+            std::is_x86_feature_detected!("avx512vl"),
+        ];
+        CPU_FEATURES
+            .iter()
+            .zip(detected)
+            .filter(|(_, on)| *on)
+            .map(|(name, _)| name.to_string())
+            .collect()
+    }
+    #[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
+    {
+        Vec::new()
+    }
+}
+
+/// The features of [`CPU_FEATURES`] this build was compiled to use (`-C target-cpu`, `-C target-feature`).
+pub fn compiled_features() -> Vec<String> {
+    let compiled = [
+        cfg!(target_feature = "sse4.2"),
+        cfg!(target_feature = "popcnt"),
+        cfg!(target_feature = "lzcnt"),
+        cfg!(target_feature = "bmi1"),
+        cfg!(target_feature = "bmi2"),
+        cfg!(target_feature = "avx"),
+        cfg!(target_feature = "avx2"),
+        cfg!(target_feature = "fma"),
+        cfg!(target_feature = "avx512f"),
+        cfg!(target_feature = "avx512vl"),
+    ];
+    CPU_FEATURES
+        .iter()
+        .zip(compiled)
+        .filter(|(_, on)| *on)
+        .map(|(name, _)| name.to_string())
+        .collect()
 }
 
 fn cpu_model() -> Option<String> {
@@ -70,5 +208,72 @@ impl Program {
                 .map(str::to_string)
                 .collect(),
         }
+    }
+
+    /// A build with fixed values, for output that must not depend on the build (snapshot tests).
+    pub fn placeholder() -> Program {
+        Program {
+            name: "nqueens".to_string(),
+            version: "0.0.0".to_string(),
+            git_revision: "0123456789ab".to_string(),
+            rustc: "rustc 1.0.0".to_string(),
+            target: "x86_64-unknown-linux-gnu".to_string(),
+            target_features: vec!["sse2".to_string(), "popcnt".to_string()],
+        }
+    }
+
+    /// One line: name, version, revision, compiler and target.
+    pub fn summary(&self) -> String {
+        format!(
+            "{} {} (git {}), {}, {}",
+            self.name, self.version, self.git_revision, self.rustc, self.target
+        )
+    }
+}
+
+/// What `nqueens --version` prints after the version line: the CPU features the build was compiled for and
+/// those this processor has, so that a result can be matched to a build.
+pub fn feature_lines() -> String {
+    let list = |features: Vec<String>| {
+        if features.is_empty() {
+            "none".to_string()
+        } else {
+            features.join(" ")
+        }
+    };
+    format!(
+        "compiled for: {} (of: {})\ndetected: {}",
+        list(compiled_features()),
+        CPU_FEATURES.join(" "),
+        list(detected_features())
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn meminfo_total_is_read_in_bytes() {
+        let text = "MemTotal:       24568932 kB\nMemFree:         1234 kB\n";
+        assert_eq!(parse_meminfo(text), Some(24_568_932 * 1024));
+        assert_eq!(parse_meminfo("MemFree: 1 kB\n"), None);
+    }
+
+    #[test]
+    fn compiled_features_are_detected_too() {
+        // A build that uses a feature the processor lacks would not get this far.
+        let detected = detected_features();
+        for feature in compiled_features() {
+            assert!(detected.contains(&feature), "{feature}");
+        }
+    }
+
+    #[test]
+    fn older_machine_records_still_load() {
+        let old = r#"{"cpu_model":"x","logical_cores":2,"physical_cores":1,"os":"linux","arch":"x86_64"}"#;
+        let machine: Machine = serde_json::from_str(old).unwrap();
+        assert_eq!(machine.memory_bytes, None);
+        assert!(machine.cpu_features.is_empty());
     }
 }

@@ -1,15 +1,17 @@
 //! The `nqueens` command: parses the arguments, runs the library, writes results and maps errors to exit codes.
 
+mod benchmark;
 mod cli;
 mod commands;
 mod durable;
 mod merge_cmd;
 mod output;
+mod plot;
+mod progress;
 mod units_cmd;
 
 use clap::Parser;
 use cli::{Cli, Command, CountOptions, DurableOptions, UsageError};
-use nqueens::exec::NoProgress;
 use nqueens::report::{Check, Report};
 use output::Output;
 use std::io;
@@ -99,6 +101,8 @@ fn run() -> anyhow::Result<ExitCode> {
             output,
             quiet,
         } => merge_cmd::run(&files, format, output.as_deref(), quiet),
+        Command::Bench(args) => benchmark::run(&args),
+        Command::Plot(args) => plot::run(&args).map(|()| ExitCode::SUCCESS),
     }
 }
 
@@ -120,9 +124,11 @@ fn count(
         out.write(&exporter.header(&report))?;
     }
     let mut mismatches = Vec::new();
+    let bar = progress::Bar::per_count(options.quiet);
     for request in &requests {
+        bar.set_message(format!("n = {}", request.board));
         let mut result = match &durable {
-            None => nqueens::count(request, &NoProgress)?,
+            None => nqueens::count(request, &bar)?,
             Some(d) => match durable::count(request, d, options.quiet)? {
                 durable::Counted::Done(result) => *result,
                 // The output file, if any, is dropped unwritten: an interrupted run leaves no result.
@@ -147,7 +153,7 @@ fn count(
         if durable.is_some() {
             out.write(&exporter.header(&report))?;
         }
-        out.write(&exporter.row(&result))?;
+        bar.suspend(|| out.write(&exporter.row(&result)))?;
         if !out.is_stdout() && !options.quiet {
             eprintln!(
                 "n = {}: {} solutions in {:.3} s",
@@ -156,6 +162,7 @@ fn count(
         }
         report.results.push(result);
     }
+    bar.finish();
     out.write(&exporter.footer(&report))?;
     out.finish()?;
     for mismatch in &mismatches {

@@ -44,8 +44,13 @@ impl Output {
             Some(parent) if !parent.as_os_str().is_empty() => parent,
             _ => Path::new("."),
         };
-        let temp = tempfile::Builder::new()
-            .prefix(".nqueens-partial-")
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(".nqueens-partial-");
+        // A temporary file is private (0600) by default; results are ordinary files once renamed, so they get
+        // the usual mode (less the umask).
+        #[cfg(unix)]
+        builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o644));
+        let temp = builder
             .tempfile_in(dir)
             .map_err(|e| cannot(format!("{e} (does the folder '{}' exist?)", dir.display())))?;
         Ok(Output::File {
@@ -84,4 +89,13 @@ impl Output {
         }
         Ok(())
     }
+}
+
+/// Replaces the file at `path` with `bytes` in one step (a temporary file beside it, renamed over it), so a
+/// reader, or a run interrupted mid-write, sees the old contents or the new, never half of either.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    let mut out = Output::open(Some(path))?;
+    out.write(bytes)
+        .map_err(|e| anyhow::anyhow!("could not write '{}': {e}", path.display()))?;
+    out.finish()
 }

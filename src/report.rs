@@ -9,8 +9,11 @@ use serde::{Deserialize, Serialize};
 pub const SCHEMA_VERSION: u32 = 1;
 
 /// How a count compares with the published value.
+///
+/// In JSON: `{"status": "match"}`, `{"status": "mismatch", "expected": 92}` or `{"status": "unpublished"}`.
+/// It goes through a plain struct because serde cannot read a `u128` inside an internally tagged enum.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case", tag = "status")]
+#[serde(from = "CheckRecord", into = "CheckRecord")]
 pub enum Check {
     /// The count equals the published value.
     Match,
@@ -21,6 +24,46 @@ pub enum Check {
     },
     /// Nobody has published a count for this n.
     Unpublished,
+}
+
+/// The JSON form of a [`Check`]: a plain struct, which serde reads with `u128` fields.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+struct CheckRecord {
+    status: CheckStatus,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    expected: Option<u128>,
+}
+
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum CheckStatus {
+    Match,
+    Mismatch,
+    Unpublished,
+}
+
+impl From<Check> for CheckRecord {
+    fn from(check: Check) -> CheckRecord {
+        let (status, expected) = match check {
+            Check::Match => (CheckStatus::Match, None),
+            Check::Mismatch { expected } => (CheckStatus::Mismatch, Some(expected)),
+            Check::Unpublished => (CheckStatus::Unpublished, None),
+        };
+        CheckRecord { status, expected }
+    }
+}
+
+impl From<CheckRecord> for Check {
+    fn from(record: CheckRecord) -> Check {
+        match (record.status, record.expected) {
+            (CheckStatus::Match, _) => Check::Match,
+            (CheckStatus::Unpublished, _) => Check::Unpublished,
+            // A mismatch written without its expected value still reads as a mismatch; 0 marks "not given".
+            (CheckStatus::Mismatch, expected) => Check::Mismatch {
+                expected: expected.unwrap_or(0),
+            },
+        }
+    }
 }
 
 impl Check {
@@ -199,6 +242,28 @@ impl Report {
             timestamp: humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string(),
             threads,
             results: Vec::new(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn checks_keep_their_json_form_and_read_back() {
+        for (check, json) in [
+            (Check::Match, r#"{"status":"match"}"#),
+            (
+                Check::Mismatch {
+                    expected: u128::from(u64::MAX) + 1,
+                },
+                r#"{"status":"mismatch","expected":18446744073709551616}"#,
+            ),
+            (Check::Unpublished, r#"{"status":"unpublished"}"#),
+        ] {
+            assert_eq!(serde_json::to_string(&check).unwrap(), json);
+            assert_eq!(serde_json::from_str::<Check>(json).unwrap(), check);
         }
     }
 }

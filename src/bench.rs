@@ -1,0 +1,681 @@
+//! The benchmark: a standard workload, timed runs on 1, 2, 4, … threads, statistics and scores.
+//!
+//! A benchmark is only worth comparing if everyone runs the same work, so the workload is fixed: one board
+//! ([`STANDARD_N`]) in the full symmetry mode, with one plan (split depth and work units) shared by every
+//! thread count, so that 1 thread and 16 threads count exactly the same units. Planning happens once and is
+//! not timed; each timed run counts the plan's units on a fresh pool and is checked against the published
+//! value, and a wrong count ends the benchmark. Runs are interleaved (round 1 on every thread count, then
+//! round 2, …) so that a machine that slows down or speeds up during the benchmark skews every thread count
+//! alike instead of one. Times come from a [`Clock`], which tests replace with a [`FakeClock`] so that
+//! reports are exactly reproducible.
+
+use crate::count::Count;
+use crate::error::Error;
+use crate::exec::{self, Progress};
+use crate::known;
+use crate::machine::{Machine, Program};
+use crate::plan::Plan;
+use crate::report::Check;
+use crate::symmetry::Symmetry;
+use crate::CountRequest;
+use serde::{Deserialize, Serialize};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
+
+/// The version of the bench JSON layout; raised whenever a field changes meaning or disappears.
+pub const BENCH_SCHEMA_VERSION: u32 = 1;
+
+/// The board of the standard workload. n = 17 takes about 20 s on one core of a 2.3 GHz Xeon and 1 s on 16
+/// cores: long enough that start-up and timer noise do not matter, short enough to repeat.
+pub const STANDARD_N: u32 = 17;
+/// The board of `--quick`: under a second on one core of the same Xeon.
+pub const QUICK_N: u32 = 15;
+/// Timed runs per thread count, by default.
+pub const STANDARD_RUNS: usize = 3;
+
+/// What to benchmark: a validated request.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BenchRequest {
+    /// Board side.
+    pub n: u32,
+    /// Symmetry reduction; the standard workload uses [`Symmetry::Full`].
+    pub symmetry: Symmetry,
+    /// Timed runs per thread count.
+    pub runs: usize,
+    /// Untimed runs on all threads before the first timed one, to bring the processor to its working clock
+    /// and the program's pages into memory.
+    pub warmup: usize,
+    /// The most threads measured ("all threads"); the scaling table goes 1, 2, 4, … up to it.
+    pub max_threads: usize,
+}
+
+/// Why a benchmark cannot start.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum BenchError {
+    /// The board has no published count to check against.
+    #[error("n = {n} has no published count to check against: use n up to {largest}")]
+    Unpublished {
+        /// The side asked for.
+        n: u32,
+        /// The largest published side.
+        largest: u32,
+    },
+    /// Zero timed runs.
+    #[error("a benchmark needs at least one timed run")]
+    NoRuns,
+    /// The board or threads were refused.
+    #[error(transparent)]
+    Count(#[from] Error),
+}
+
+impl BenchRequest {
+    /// The standard workload on every available core.
+    pub fn standard() -> BenchRequest {
+        BenchRequest {
+            n: STANDARD_N,
+            symmetry: Symmetry::Full,
+            runs: STANDARD_RUNS,
+            warmup: 1,
+            max_threads: num_cpus::get(),
+        }
+    }
+
+    /// The quick workload: the same measurement on a smaller board, a few seconds in all.
+    pub fn quick() -> BenchRequest {
+        BenchRequest {
+            n: QUICK_N,
+            ..BenchRequest::standard()
+        }
+    }
+
+    /// The thread counts measured: powers of two below `max_threads`, then `max_threads` itself.
+    pub fn thread_counts(&self) -> Vec<usize> {
+        let mut counts: Vec<usize> = std::iter::successors(Some(1usize), |t| t.checked_mul(2))
+            .take_while(|&t| t < self.max_threads)
+            .collect();
+        counts.push(self.max_threads.max(1));
+        counts
+    }
+
+    /// Checks the request and makes its plan, split for `max_threads` and used for every thread count.
+    pub fn workload(&self) -> Result<Workload, BenchError> {
+        if self.runs == 0 {
+            return Err(BenchError::NoRuns);
+        }
+        if self.max_threads == 0 {
+            return Err(Error::NoThreads.into());
+        }
+        let published = known::lookup(self.n).ok_or(BenchError::Unpublished {
+            n: self.n,
+            largest: known::largest(),
+        })?;
+        let plan = CountRequest::new(self.n)?
+            .symmetry(self.symmetry)
+            .threads(self.max_threads)
+            .plan();
+        Ok(Workload {
+            spec: WorkloadSpec {
+                n: self.n,
+                symmetry: self.symmetry.name().to_string(),
+                split_depth: plan.depth(),
+                units: plan.units().len() as u64,
+                expected_total: published.total,
+                expected_unique: (self.symmetry == Symmetry::Full)
+                    .then_some(published.unique)
+                    .flatten(),
+                runs: self.runs,
+                warmup: self.warmup,
+                thread_counts: self.thread_counts(),
+            },
+            plan,
+        })
+    }
+}
+
+/// A checked request with its plan, ready to run.
+pub struct Workload {
+    /// What the report says about it.
+    pub spec: WorkloadSpec,
+    plan: Plan,
+}
+
+/// The workload as recorded in a report.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WorkloadSpec {
+    /// Board side.
+    pub n: u32,
+    /// Symmetry reduction.
+    pub symmetry: String,
+    /// Rows placed by the plan before the kernel takes over.
+    pub split_depth: u32,
+    /// Work units in the plan, counted by every run.
+    pub units: u64,
+    /// The published total every run must reproduce.
+    pub expected_total: u128,
+    /// The published unique count, where the mode counts it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expected_unique: Option<u128>,
+    /// Timed runs per thread count.
+    pub runs: usize,
+    /// Untimed warm-up runs on all threads.
+    pub warmup: usize,
+    /// Thread counts measured, in order.
+    pub thread_counts: Vec<usize>,
+}
+
+/// One run of the workload.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Run {
+    /// Worker threads.
+    pub threads: usize,
+    /// 1, 2, … among the timed runs on this thread count; 1, 2, … among the warm-up runs for those.
+    pub run: usize,
+    /// A warm-up run, not used in the statistics.
+    pub warmup: bool,
+    /// Seconds spent counting the units.
+    pub seconds: f64,
+    /// All solutions.
+    pub total: u128,
+    /// Unique solutions, where the mode counts them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unique: Option<u128>,
+    /// Queens placed by the search.
+    pub nodes: u128,
+    /// Work units counted.
+    pub units: u64,
+    /// `total / seconds`.
+    pub solutions_per_second: f64,
+    /// `nodes / seconds`.
+    pub nodes_per_second: f64,
+    /// The counts compared with the published values.
+    pub check: Check,
+}
+
+/// The timed runs of one thread count, summarised.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Scaling {
+    /// Worker threads.
+    pub threads: usize,
+    /// Timed runs summarised.
+    pub runs: usize,
+    /// Median seconds (the mean of the middle two for an even number of runs).
+    pub median_seconds: f64,
+    /// Fastest run.
+    pub min_seconds: f64,
+    /// Slowest run.
+    pub max_seconds: f64,
+    /// Solutions per second at the median time.
+    pub solutions_per_second: f64,
+    /// Nodes per second at the median time.
+    pub nodes_per_second: f64,
+    /// Median time on 1 thread over the median time on this many.
+    pub speedup: f64,
+    /// `speedup / threads`: 1 is perfect scaling.
+    pub efficiency: f64,
+}
+
+/// The headline figures: rates at the median time.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Score {
+    /// Worker threads.
+    pub threads: usize,
+    /// Solutions per second.
+    pub solutions_per_second: f64,
+    /// Nodes (queens placed) per second.
+    pub nodes_per_second: f64,
+}
+
+/// The scores of a benchmark.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Scores {
+    /// On one thread.
+    pub single_thread: Score,
+    /// On all threads measured.
+    pub multi_thread: Score,
+}
+
+/// How far a benchmark got.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// Still running, or interrupted: the report holds the runs measured so far.
+    Running,
+    /// Every run done and every count correct.
+    Complete,
+    /// A count differed from the published value; the benchmark stopped there.
+    Failed,
+}
+
+/// A benchmark report: the build, the machine, the workload, every run and the summaries.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BenchReport {
+    /// [`BENCH_SCHEMA_VERSION`] when written.
+    pub schema_version: u32,
+    /// Always `"bench"`, which tells a bench report from a count report.
+    pub kind: String,
+    /// How far it got.
+    pub status: Status,
+    /// The build that measured.
+    pub program: Program,
+    /// The machine measured on.
+    pub machine: Machine,
+    /// When the benchmark started, RFC 3339 in UTC.
+    pub timestamp: String,
+    /// What was run.
+    pub workload: WorkloadSpec,
+    /// Every run, warm-up included, in the order run.
+    pub runs: Vec<Run>,
+    /// One row per thread count with timed runs, in the order of `workload.thread_counts`.
+    pub scaling: Vec<Scaling>,
+    /// The headline figures, once a run on 1 thread and one on all threads exist.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scores: Option<Scores>,
+}
+
+impl BenchReport {
+    /// An empty report for `workload`.
+    pub fn new(spec: WorkloadSpec, machine: Machine, program: Program, timestamp: String) -> Self {
+        BenchReport {
+            schema_version: BENCH_SCHEMA_VERSION,
+            kind: "bench".to_string(),
+            status: Status::Running,
+            program,
+            machine,
+            timestamp,
+            workload: spec,
+            runs: Vec::new(),
+            scaling: Vec::new(),
+            scores: None,
+        }
+    }
+
+    /// Timed runs planned in all, and done so far.
+    pub fn timed_progress(&self) -> (usize, usize) {
+        let planned = self.workload.runs * self.workload.thread_counts.len();
+        let done = self.runs.iter().filter(|r| !r.warmup).count();
+        (done, planned)
+    }
+
+    /// Recomputes the scaling rows and the scores from the timed runs.
+    fn summarise(&mut self) {
+        let rows: Vec<(usize, Vec<&Run>)> = self
+            .workload
+            .thread_counts
+            .iter()
+            .map(|&t| {
+                let runs = self
+                    .runs
+                    .iter()
+                    .filter(|r| !r.warmup && r.threads == t)
+                    .collect();
+                (t, runs)
+            })
+            .filter(|(_, runs): &(usize, Vec<&Run>)| !runs.is_empty())
+            .collect();
+        let single = rows
+            .iter()
+            .find(|(t, _)| *t == 1)
+            .map(|(_, runs)| median(runs.iter().map(|r| r.seconds)));
+        self.scaling = rows
+            .iter()
+            .map(|(threads, runs)| {
+                let seconds: Vec<f64> = runs.iter().map(|r| r.seconds).collect();
+                let median_seconds = median(seconds.iter().copied());
+                // Every run counts the same plan, so the first run's counts stand for all of them.
+                let rate = |x: u128| per_second(x, median_seconds);
+                let speedup = single.map_or(f64::NAN, |s| s / median_seconds);
+                Scaling {
+                    threads: *threads,
+                    runs: runs.len(),
+                    median_seconds,
+                    min_seconds: seconds.iter().copied().fold(f64::INFINITY, f64::min),
+                    max_seconds: seconds.iter().copied().fold(0.0, f64::max),
+                    solutions_per_second: rate(runs[0].total),
+                    nodes_per_second: rate(runs[0].nodes),
+                    speedup,
+                    efficiency: speedup / *threads as f64,
+                }
+            })
+            .collect();
+        let score = |row: &Scaling| Score {
+            threads: row.threads,
+            solutions_per_second: row.solutions_per_second,
+            nodes_per_second: row.nodes_per_second,
+        };
+        let max_threads = self.workload.thread_counts.last().copied();
+        let first = self.scaling.first().filter(|r| r.threads == 1);
+        let last = self
+            .scaling
+            .last()
+            .filter(|r| Some(r.threads) == max_threads);
+        self.scores = match (first, last) {
+            (Some(first), Some(last)) => Some(Scores {
+                single_thread: score(first),
+                multi_thread: score(last),
+            }),
+            _ => None,
+        };
+    }
+}
+
+fn per_second(x: u128, seconds: f64) -> f64 {
+    if seconds > 0.0 {
+        x as f64 / seconds
+    } else {
+        0.0
+    }
+}
+
+/// The median of some numbers (the mean of the middle two for an even count); NaN for none.
+pub fn median(values: impl IntoIterator<Item = f64>) -> f64 {
+    let mut v: Vec<f64> = values.into_iter().collect();
+    v.sort_by(f64::total_cmp);
+    match v.len() {
+        0 => f64::NAN,
+        len if len % 2 == 1 => v[len / 2],
+        len => (v[len / 2 - 1] + v[len / 2]) / 2.0,
+    }
+}
+
+/// Where times come from.
+pub trait Clock: Sync {
+    /// Runs `run` (a count on `threads` threads) and says how many seconds it took.
+    fn time(
+        &self,
+        threads: usize,
+        run: &mut dyn FnMut() -> Result<Count, Error>,
+    ) -> Result<(Count, f64), Error>;
+
+    /// The time now, RFC 3339 in UTC.
+    fn timestamp(&self) -> String;
+}
+
+/// The real clock: a monotonic timer around each run.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SystemClock;
+
+impl Clock for SystemClock {
+    fn time(
+        &self,
+        _threads: usize,
+        run: &mut dyn FnMut() -> Result<Count, Error>,
+    ) -> Result<(Count, f64), Error> {
+        let started = Instant::now();
+        let count = run()?;
+        Ok((count, started.elapsed().as_secs_f64()))
+    }
+
+    fn timestamp(&self) -> String {
+        humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
+    }
+}
+
+/// A clock for tests: the counting is real, but each run is said to take the time a made-up machine would
+/// need for its nodes (a slow one, so that small test boards show times in seconds: 100,000 nodes per second
+/// per thread, losing 2% per extra thread), give or take a fixed cycle of +0%, +2%, −1% and +1%. Reports made
+/// with it are the same on every machine.
+#[derive(Debug, Default)]
+pub struct FakeClock {
+    calls: AtomicUsize,
+}
+
+impl FakeClock {
+    /// Nodes per second on one thread of the made-up machine.
+    pub const NODES_PER_SECOND: f64 = 1e5;
+    /// The timestamp every report made with it carries.
+    pub const TIMESTAMP: &'static str = "2026-01-01T00:00:00Z";
+}
+
+impl Clock for FakeClock {
+    fn time(
+        &self,
+        threads: usize,
+        run: &mut dyn FnMut() -> Result<Count, Error>,
+    ) -> Result<(Count, f64), Error> {
+        let count = run()?;
+        let jitter = [1.0, 1.02, 0.99, 1.01][self.calls.fetch_add(1, Ordering::Relaxed) % 4];
+        let t = threads as f64;
+        let seconds =
+            count.nodes as f64 / (Self::NODES_PER_SECOND * t) * (1.0 + 0.02 * (t - 1.0)) * jitter;
+        Ok((count, seconds))
+    }
+
+    fn timestamp(&self) -> String {
+        Self::TIMESTAMP.to_string()
+    }
+}
+
+/// What just happened, for whoever watches the benchmark.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// The report is set up; no run yet.
+    Started,
+    /// One more run is in the report (its last entry).
+    RunDone,
+    /// The report is final: complete, or failed on a wrong count.
+    Finished,
+}
+
+/// Runs the benchmark: warm-up, then `runs` rounds over the thread counts, each run checked.
+///
+/// `observe` sees the report after every event, so that a caller can write it out as it grows; an error from
+/// it stops the benchmark. `progress` is told about the work units of every run. A wrong count is not an
+/// error: the run is recorded, the report's status becomes [`Status::Failed`] and the benchmark stops.
+pub fn run<E: From<Error>>(
+    workload: &Workload,
+    mut report: BenchReport,
+    clock: &dyn Clock,
+    progress: &dyn Progress,
+    observe: &mut dyn FnMut(&BenchReport, Event) -> Result<(), E>,
+) -> Result<BenchReport, E> {
+    let spec = &workload.spec;
+    let max_threads = *spec
+        .thread_counts
+        .last()
+        .expect("at least one thread count");
+    let warmups = (1..=spec.warmup).map(|r| (max_threads, r, true));
+    let rounds =
+        (1..=spec.runs).flat_map(|r| spec.thread_counts.iter().map(move |&t| (t, r, false)));
+    observe(&report, Event::Started)?;
+    for (threads, round, warmup) in warmups.chain(rounds) {
+        let (count, seconds) = clock.time(threads, &mut || {
+            exec::run_parallel(&workload.plan, threads, progress)
+        })?;
+        let run = spec.record(threads, round, warmup, count, seconds);
+        let failed = matches!(run.check, Check::Mismatch { .. });
+        report.runs.push(run);
+        report.summarise();
+        if failed {
+            report.status = Status::Failed;
+            observe(&report, Event::RunDone)?;
+            break;
+        }
+        observe(&report, Event::RunDone)?;
+    }
+    if report.status == Status::Running {
+        report.status = Status::Complete;
+    }
+    observe(&report, Event::Finished)?;
+    Ok(report)
+}
+
+impl WorkloadSpec {
+    /// The record of one run, checked against the published values.
+    fn record(&self, threads: usize, run: usize, warmup: bool, count: Count, seconds: f64) -> Run {
+        let unique = self.expected_unique.map(|_| count.unique);
+        let check_total = if count.total == self.expected_total {
+            Check::Match
+        } else {
+            Check::Mismatch {
+                expected: self.expected_total,
+            }
+        };
+        let check_unique = match (unique, self.expected_unique) {
+            (Some(u), Some(expected)) if u != expected => Some(Check::Mismatch { expected }),
+            (Some(_), Some(_)) => Some(Check::Match),
+            _ => None,
+        };
+        Run {
+            threads,
+            run,
+            warmup,
+            seconds,
+            total: count.total,
+            unique,
+            nodes: count.nodes,
+            units: count.units,
+            solutions_per_second: per_second(count.total, seconds),
+            nodes_per_second: per_second(count.nodes, seconds),
+            check: check_total.worst(check_unique),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::exec::NoProgress;
+
+    fn small(max_threads: usize) -> BenchRequest {
+        BenchRequest {
+            n: 8,
+            symmetry: Symmetry::Full,
+            runs: 3,
+            warmup: 1,
+            max_threads,
+        }
+    }
+
+    fn bench(request: &BenchRequest, clock: &dyn Clock) -> (BenchReport, Vec<Event>) {
+        let workload = request.workload().unwrap();
+        let report = BenchReport::new(
+            workload.spec.clone(),
+            Machine::placeholder(),
+            Program::placeholder(),
+            clock.timestamp(),
+        );
+        let mut events = Vec::new();
+        let report = run::<Error>(&workload, report, clock, &NoProgress, &mut |_, e| {
+            events.push(e);
+            Ok(())
+        })
+        .unwrap();
+        (report, events)
+    }
+
+    #[test]
+    fn thread_counts_double_and_end_at_all_threads() {
+        let counts = |max| small(max).thread_counts();
+        assert_eq!(counts(1), [1]);
+        assert_eq!(counts(2), [1, 2]);
+        assert_eq!(counts(6), [1, 2, 4, 6]);
+        assert_eq!(counts(8), [1, 2, 4, 8]);
+        assert_eq!(counts(16), [1, 2, 4, 8, 16]);
+    }
+
+    #[test]
+    fn medians_of_odd_and_even_counts() {
+        assert_eq!(median([3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median([4.0, 1.0, 2.0, 3.0]), 2.5);
+        assert!(median([]).is_nan());
+    }
+
+    #[test]
+    fn every_run_is_recorded_checked_and_summarised() {
+        let (report, events) = bench(&small(4), &FakeClock::default());
+        assert_eq!(report.status, Status::Complete);
+        // One warm-up, then 3 rounds over 1, 2 and 4 threads, interleaved.
+        let order: Vec<(usize, usize, bool)> = report
+            .runs
+            .iter()
+            .map(|r| (r.threads, r.run, r.warmup))
+            .collect();
+        assert_eq!(order[0], (4, 1, true));
+        assert_eq!(&order[1..4], [(1, 1, false), (2, 1, false), (4, 1, false)]);
+        assert_eq!(order.len(), 10);
+        assert_eq!(events.len(), 12, "started, 10 runs, finished");
+        for run in &report.runs {
+            assert_eq!((run.total, run.unique), (92, Some(12)));
+            assert_eq!(run.check, Check::Match);
+            assert_eq!(run.units, report.workload.units, "the same plan every time");
+        }
+        let threads: Vec<usize> = report.scaling.iter().map(|s| s.threads).collect();
+        assert_eq!(threads, [1, 2, 4]);
+        let one = &report.scaling[0];
+        assert_eq!(one.speedup, 1.0);
+        assert!(one.min_seconds <= one.median_seconds && one.median_seconds <= one.max_seconds);
+        let four = &report.scaling[2];
+        let medians = |t: usize| {
+            median(
+                report
+                    .runs
+                    .iter()
+                    .filter(|r| !r.warmup && r.threads == t)
+                    .map(|r| r.seconds),
+            )
+        };
+        assert_eq!(four.speedup, medians(1) / medians(4));
+        assert_eq!(four.efficiency, four.speedup / 4.0);
+        // The fake machine loses 2% per extra thread (4 threads run 4 / 1.06 times as fast), give or take
+        // its jitter of a few percent.
+        assert!(
+            (four.speedup / (4.0 / 1.06) - 1.0).abs() < 0.025,
+            "{}",
+            four.speedup
+        );
+        let scores = report.scores.unwrap();
+        assert_eq!(scores.single_thread.threads, 1);
+        assert_eq!(scores.multi_thread.threads, 4);
+        assert_eq!(
+            scores.multi_thread.solutions_per_second,
+            92.0 / four.median_seconds
+        );
+    }
+
+    #[test]
+    fn a_wrong_count_fails_the_benchmark_at_once() {
+        /// Counts for real, then adds one solution: an engine with a bug.
+        struct OffByOne;
+        impl Clock for OffByOne {
+            fn time(
+                &self,
+                threads: usize,
+                run: &mut dyn FnMut() -> Result<Count, Error>,
+            ) -> Result<(Count, f64), Error> {
+                let (mut count, seconds) = SystemClock.time(threads, run)?;
+                count.total += 1;
+                Ok((count, seconds))
+            }
+            fn timestamp(&self) -> String {
+                String::new()
+            }
+        }
+        let (report, events) = bench(&small(2), &OffByOne);
+        assert_eq!(report.status, Status::Failed);
+        assert_eq!(report.runs.len(), 1, "stopped after the first wrong count");
+        assert_eq!(report.runs[0].check, Check::Mismatch { expected: 92 });
+        assert_eq!(events.last(), Some(&Event::Finished));
+    }
+
+    #[test]
+    fn unpublished_boards_and_zero_runs_are_refused() {
+        let request = BenchRequest { n: 28, ..small(2) };
+        assert_eq!(
+            request.workload().err(),
+            Some(BenchError::Unpublished { n: 28, largest: 27 })
+        );
+        let request = BenchRequest {
+            runs: 0,
+            ..small(2)
+        };
+        assert_eq!(request.workload().err(), Some(BenchError::NoRuns));
+    }
+
+    #[test]
+    fn the_plan_is_split_for_all_threads_and_shared() {
+        let workload = small(4).workload().unwrap();
+        let plan = CountRequest::new(8).unwrap().threads(4).plan();
+        assert_eq!(workload.spec.split_depth, plan.depth());
+        assert_eq!(workload.spec.units, plan.units().len() as u64);
+    }
+}

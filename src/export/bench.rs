@@ -1,0 +1,370 @@
+//! Exporters for benchmark reports: the terminal table, JSON, CSV and Markdown.
+//!
+//! The terminal table and CSV are written piece by piece (a header, a line per run as it finishes, a
+//! summary at the end), like the count exporters. Files are rewritten whole after every run from
+//! [`BenchExporter::document`], so a file always holds a complete document of what has been measured so
+//! far, with the report's status saying whether the benchmark finished.
+
+use super::{si, Format};
+use crate::bench::{BenchReport, Run, Status};
+use crate::report::Check;
+
+/// Turns a benchmark report into bytes.
+pub trait BenchExporter {
+    /// Written before the first run.
+    fn header(&self, _report: &BenchReport) -> Vec<u8> {
+        Vec::new()
+    }
+    /// Written as soon as a run is done.
+    fn run(&self, _report: &BenchReport, _run: &Run) -> Vec<u8> {
+        Vec::new()
+    }
+    /// Written once the benchmark ends.
+    fn footer(&self, _report: &BenchReport) -> Vec<u8> {
+        Vec::new()
+    }
+    /// The whole document for the report as it stands.
+    fn document(&self, report: &BenchReport) -> Vec<u8> {
+        let mut bytes = self.header(report);
+        for run in &report.runs {
+            bytes.extend(self.run(report, run));
+        }
+        bytes.extend(self.footer(report));
+        bytes
+    }
+}
+
+/// The exporter of a format for benchmark reports.
+pub fn exporter(format: Format) -> Box<dyn BenchExporter> {
+    match format {
+        Format::Table => Box::new(Table),
+        Format::Json => Box::new(Json),
+        Format::Csv => Box::new(Csv),
+        Format::Markdown => Box::new(Markdown),
+    }
+}
+
+/// "n = 17, full symmetry, split depth 5 (181005 units), 3 timed runs per thread count after 1 warm-up".
+fn workload_line(report: &BenchReport) -> String {
+    let w = &report.workload;
+    format!(
+        "n = {}, {} symmetry, split depth {} ({} units), {} timed run{} per thread count after {} warm-up{}",
+        w.n,
+        w.symmetry,
+        w.split_depth,
+        w.units,
+        w.runs,
+        plural(w.runs),
+        w.warmup,
+        plural(w.warmup)
+    )
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+/// The CPU features detected at run time and compiled for.
+fn features_line(report: &BenchReport) -> String {
+    let list = |f: &[String]| {
+        if f.is_empty() {
+            "none".to_string()
+        } else {
+            f.join(" ")
+        }
+    };
+    format!(
+        "{} (compiled for: {})",
+        list(&report.machine.cpu_features),
+        list(&report.program.target_features)
+    )
+}
+
+/// What went wrong or how far it got, in one sentence; `None` for a complete benchmark.
+fn status_line(report: &BenchReport) -> Option<String> {
+    match report.status {
+        Status::Complete => None,
+        Status::Running => {
+            let (done, planned) = report.timed_progress();
+            Some(format!(
+                "INCOMPLETE: {done} of {planned} timed runs measured (interrupted or still running)"
+            ))
+        }
+        Status::Failed => {
+            let run = report.runs.iter().find(|r| r.check != Check::Match)?;
+            Some(format!(
+                "FAILED: the run on {} thread{} counted {} solutions ({} unique); the published values are {} ({})",
+                run.threads,
+                plural(run.threads),
+                run.total,
+                run.unique.map_or("-".to_string(), |u| u.to_string()),
+                report.workload.expected_total,
+                report
+                    .workload
+                    .expected_unique
+                    .map_or("-".to_string(), |u| u.to_string()),
+            ))
+        }
+    }
+}
+
+fn run_label(run: &Run) -> String {
+    if run.warmup {
+        format!("w{}", run.run)
+    } else {
+        run.run.to_string()
+    }
+}
+
+fn percent(x: f64) -> String {
+    format!("{:.1}%", x * 100.0)
+}
+
+/// Aligned columns for the terminal.
+pub struct Table;
+
+impl Table {
+    fn lines(report: &BenchReport) -> String {
+        format!(
+            "nqueens bench: {}\nmachine: {}\ncpu features: {}\nbuild: {}\nstarted: {}\n",
+            workload_line(report),
+            report.machine.summary(),
+            features_line(report),
+            report.program.summary(),
+            report.timestamp
+        )
+    }
+}
+
+impl BenchExporter for Table {
+    fn header(&self, report: &BenchReport) -> Vec<u8> {
+        format!(
+            "{}\n{:>7}  {:>3}  {:>10}  {:>11}  {:>11}  {}\n",
+            Table::lines(report),
+            "threads",
+            "run",
+            "seconds",
+            "solutions/s",
+            "nodes/s",
+            "check"
+        )
+        .into_bytes()
+    }
+
+    fn run(&self, _report: &BenchReport, run: &Run) -> Vec<u8> {
+        format!(
+            "{:>7}  {:>3}  {:>10.3}  {:>11}  {:>11}  {}\n",
+            run.threads,
+            run_label(run),
+            run.seconds,
+            si(run.solutions_per_second),
+            si(run.nodes_per_second),
+            run.check.word()
+        )
+        .into_bytes()
+    }
+
+    fn footer(&self, report: &BenchReport) -> Vec<u8> {
+        let mut text = String::new();
+        if !report.scaling.is_empty() {
+            text += &format!(
+                "\n{:>7}  {:>4}  {:>10}  {:>10}  {:>10}  {:>11}  {:>11}  {:>7}  {:>10}\n",
+                "threads",
+                "runs",
+                "median s",
+                "min s",
+                "max s",
+                "solutions/s",
+                "nodes/s",
+                "speedup",
+                "efficiency"
+            );
+            for s in &report.scaling {
+                text += &format!(
+                    "{:>7}  {:>4}  {:>10.3}  {:>10.3}  {:>10.3}  {:>11}  {:>11}  {:>7.2}  {:>10}\n",
+                    s.threads,
+                    s.runs,
+                    s.median_seconds,
+                    s.min_seconds,
+                    s.max_seconds,
+                    si(s.solutions_per_second),
+                    si(s.nodes_per_second),
+                    s.speedup,
+                    percent(s.efficiency)
+                );
+            }
+        }
+        if let Some(scores) = &report.scores {
+            text += "\n";
+            for (what, score) in [
+                ("single-thread", &scores.single_thread),
+                ("multi-thread", &scores.multi_thread),
+            ] {
+                text += &format!(
+                    "score, {what} ({} thread{}): {} solutions/s, {} nodes/s\n",
+                    score.threads,
+                    plural(score.threads),
+                    si(score.solutions_per_second),
+                    si(score.nodes_per_second)
+                );
+            }
+        }
+        if let Some(line) = status_line(report) {
+            text += &format!("\n{line}\n");
+        }
+        text.into_bytes()
+    }
+}
+
+/// One JSON document: the whole report, every run included.
+pub struct Json;
+
+impl BenchExporter for Json {
+    fn footer(&self, report: &BenchReport) -> Vec<u8> {
+        let mut bytes = serde_json::to_vec_pretty(report).expect("reports serialize");
+        bytes.push(b'\n');
+        bytes
+    }
+}
+
+/// Comma-separated values: one row per run, each naming its machine, build and workload so that files
+/// from several machines can be concatenated.
+pub struct Csv;
+
+/// The CSV columns, in order.
+pub const CSV_HEADER: [&str; 19] = [
+    "timestamp",
+    "cpu_model",
+    "logical_cores",
+    "version",
+    "git_revision",
+    "n",
+    "symmetry",
+    "split_depth",
+    "units",
+    "threads",
+    "run",
+    "warmup",
+    "seconds",
+    "total",
+    "unique",
+    "nodes",
+    "solutions_per_second",
+    "nodes_per_second",
+    "check",
+];
+
+fn csv_record(fields: &[String]) -> Vec<u8> {
+    let mut writer = csv::Writer::from_writer(Vec::new());
+    writer.write_record(fields).expect("writing to memory");
+    writer.into_inner().expect("writing to memory")
+}
+
+impl BenchExporter for Csv {
+    fn header(&self, _report: &BenchReport) -> Vec<u8> {
+        csv_record(&CSV_HEADER.map(str::to_string))
+    }
+
+    fn run(&self, report: &BenchReport, run: &Run) -> Vec<u8> {
+        let w = &report.workload;
+        csv_record(&[
+            report.timestamp.clone(),
+            report.machine.cpu_model.clone(),
+            report.machine.logical_cores.to_string(),
+            report.program.version.clone(),
+            report.program.git_revision.clone(),
+            w.n.to_string(),
+            w.symmetry.clone(),
+            w.split_depth.to_string(),
+            w.units.to_string(),
+            run.threads.to_string(),
+            run.run.to_string(),
+            run.warmup.to_string(),
+            format!("{:.6}", run.seconds),
+            run.total.to_string(),
+            run.unique.map_or_else(String::new, |u| u.to_string()),
+            run.nodes.to_string(),
+            format!("{:.0}", run.solutions_per_second),
+            format!("{:.0}", run.nodes_per_second),
+            run.check.word().to_string(),
+        ])
+    }
+}
+
+/// A Markdown report: the machine and workload, the scores, the scaling table, then every run.
+pub struct Markdown;
+
+impl BenchExporter for Markdown {
+    fn document(&self, report: &BenchReport) -> Vec<u8> {
+        let w = &report.workload;
+        let mut md = format!(
+            "# nqueens bench: n = {}, {} symmetry\n\n| | |\n|---|---|\n",
+            w.n, w.symmetry
+        );
+        for (key, value) in [
+            ("machine", report.machine.summary()),
+            ("cpu features", features_line(report)),
+            ("build", report.program.summary()),
+            ("started", report.timestamp.clone()),
+            ("workload", workload_line(report)),
+            (
+                "status",
+                status_line(report).unwrap_or_else(|| "complete, every count checked".into()),
+            ),
+        ] {
+            md += &format!("| {key} | {} |\n", value.replace('|', "\\|"));
+        }
+        if let Some(scores) = &report.scores {
+            md += "\n## Scores\n\n| | threads | solutions/s | nodes/s |\n|---|--:|--:|--:|\n";
+            for (what, score) in [
+                ("single-thread", &scores.single_thread),
+                ("multi-thread", &scores.multi_thread),
+            ] {
+                md += &format!(
+                    "| {what} | {} | {} | {} |\n",
+                    score.threads,
+                    si(score.solutions_per_second),
+                    si(score.nodes_per_second)
+                );
+            }
+        }
+        if !report.scaling.is_empty() {
+            md += "\n## Thread scaling\n\n\
+                   | threads | runs | median (s) | min (s) | max (s) | solutions/s | nodes/s | speedup | efficiency |\n\
+                   |--:|--:|--:|--:|--:|--:|--:|--:|--:|\n";
+            for s in &report.scaling {
+                md += &format!(
+                    "| {} | {} | {:.3} | {:.3} | {:.3} | {} | {} | {:.2} | {} |\n",
+                    s.threads,
+                    s.runs,
+                    s.median_seconds,
+                    s.min_seconds,
+                    s.max_seconds,
+                    si(s.solutions_per_second),
+                    si(s.nodes_per_second),
+                    s.speedup,
+                    percent(s.efficiency)
+                );
+            }
+        }
+        md += "\n## Runs\n\n\
+               Warm-up runs are marked w and left out of the statistics.\n\n\
+               | threads | run | seconds | solutions/s | nodes/s | check |\n|--:|--:|--:|--:|--:|:--|\n";
+        for run in &report.runs {
+            md += &format!(
+                "| {} | {} | {:.3} | {} | {} | {} |\n",
+                run.threads,
+                run_label(run),
+                run.seconds,
+                si(run.solutions_per_second),
+                si(run.nodes_per_second),
+                run.check.word()
+            );
+        }
+        md.into_bytes()
+    }
+}

@@ -1,0 +1,364 @@
+//! The `plot` command: SVG charts from count and bench JSON files, drawn with plotters.
+//!
+//! Three charts, each drawn when its data is there: `time-vs-n.svg` (seconds against n on a log scale, one
+//! line per count sweep), `scaling.svg` (speedup against threads, one line per benchmark, with the ideal
+//! line) and `machines.svg` (the single-thread and multi-thread scores of each benchmark side by side).
+//! Files from several machines go on the same charts, each named by its machine.
+//!
+//! plotters is built with its SVG backend only: text becomes SVG `<text>` elements that the viewer renders
+//! with its own fonts, and layout uses plotters' built-in estimate of text widths, so no font files and no
+//! system libraries are needed.
+
+use crate::cli::UsageError;
+use crate::output;
+use anyhow::Context;
+use clap::Args;
+use nqueens::bench::BenchReport;
+use nqueens::machine::Machine;
+use nqueens::Report;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+use std::path::{Path, PathBuf};
+
+/// Options of `nqueens plot`.
+#[derive(Debug, Args)]
+pub struct PlotArgs {
+    /// JSON files written by `nqueens count --format json` or `nqueens bench --export-json`.
+    #[arg(required = true, value_name = "FILE.json")]
+    pub files: Vec<PathBuf>,
+    /// The folder the SVG files are written to (made if missing).
+    #[arg(short, long, value_name = "DIR", default_value = ".")]
+    pub output_dir: PathBuf,
+    /// Print nothing but errors.
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+/// A file's contents, by kind.
+enum Input {
+    Count(Box<Report>),
+    Bench(Box<BenchReport>),
+}
+
+const SIZE: (u32, u32) = (800, 500);
+
+/// Runs `nqueens plot`: reads every file first, then writes the charts.
+pub fn run(args: &PlotArgs) -> anyhow::Result<()> {
+    let inputs = args
+        .files
+        .iter()
+        .map(|path| read(path))
+        .collect::<Result<Vec<_>, _>>()?;
+    let counts: Vec<&Report> = inputs
+        .iter()
+        .filter_map(|i| match i {
+            Input::Count(r) => Some(r.as_ref()),
+            Input::Bench(_) => None,
+        })
+        .collect();
+    let benches: Vec<&BenchReport> = inputs
+        .iter()
+        .filter_map(|i| match i {
+            Input::Bench(r) => Some(r.as_ref()),
+            Input::Count(_) => None,
+        })
+        .collect();
+    std::fs::create_dir_all(&args.output_dir)
+        .with_context(|| format!("could not make the folder '{}'", args.output_dir.display()))?;
+    let mut charts: Vec<(&str, String)> = Vec::new();
+    if counts
+        .iter()
+        .any(|r| r.results.iter().any(|b| b.seconds > 0.0))
+    {
+        charts.push(("time-vs-n.svg", svg(|area| time_vs_n(area, &counts))?));
+    }
+    let scaled: Vec<&BenchReport> = benches
+        .iter()
+        .copied()
+        .filter(|r| !r.scaling.is_empty())
+        .collect();
+    if !scaled.is_empty() {
+        charts.push(("scaling.svg", svg(|area| scaling(area, &scaled))?));
+    }
+    let scored: Vec<&BenchReport> = benches
+        .iter()
+        .copied()
+        .filter(|r| r.scores.is_some())
+        .collect();
+    if !scored.is_empty() {
+        charts.push(("machines.svg", svg(|area| machines(area, &scored))?));
+    }
+    if charts.is_empty() {
+        return Err(UsageError(
+            "nothing to plot: the files hold no timed counts and no benchmark runs".to_string(),
+        )
+        .into());
+    }
+    for (name, text) in charts {
+        let path = args.output_dir.join(name);
+        output::write_atomic(&path, text.as_bytes())?;
+        if !args.quiet {
+            eprintln!("wrote {}", path.display());
+        }
+    }
+    Ok(())
+}
+
+/// Reads a count report or a bench report; anything else is refused with the reason.
+fn read(path: &Path) -> Result<Input, UsageError> {
+    let cannot = |why: String| UsageError(format!("cannot plot '{}': {why}", path.display()));
+    let bytes = std::fs::read(path).map_err(|e| cannot(e.to_string()))?;
+    let value: serde_json::Value =
+        serde_json::from_slice(&bytes).map_err(|e| cannot(format!("not JSON ({e})")))?;
+    let input = if value.get("kind").and_then(|k| k.as_str()) == Some("bench") {
+        serde_json::from_value(value).map(|r| Input::Bench(Box::new(r)))
+    } else {
+        serde_json::from_value(value).map(|r| Input::Count(Box::new(r)))
+    };
+    input.map_err(|e| {
+        cannot(format!(
+            "not a report of `nqueens count --format json` or `nqueens bench --export-json` ({e})"
+        ))
+    })
+}
+
+/// Draws into a fresh SVG document and returns its text.
+fn svg(
+    draw: impl FnOnce(&DrawingArea<SVGBackend, Shift>) -> anyhow::Result<()>,
+) -> anyhow::Result<String> {
+    let mut text = String::new();
+    {
+        let area = SVGBackend::with_string(&mut text, SIZE).into_drawing_area();
+        area.fill(&WHITE)?;
+        draw(&area)?;
+        area.present()?;
+    }
+    Ok(text)
+}
+
+/// A short name for a machine: its CPU model without the usual noise, and its cores.
+fn machine_label(m: &Machine) -> String {
+    let model = ["(R)", "(TM)", "(tm)", "CPU", "Processor"]
+        .iter()
+        .fold(m.cpu_model.clone(), |s, noise| s.replace(noise, ""));
+    let model = model.split_whitespace().collect::<Vec<_>>().join(" ");
+    format!("{model}, {} cores", m.logical_cores)
+}
+
+fn color(i: usize) -> RGBColor {
+    const COLORS: [RGBColor; 6] = [
+        RGBColor(31, 119, 180),
+        RGBColor(214, 39, 40),
+        RGBColor(44, 160, 44),
+        RGBColor(255, 127, 14),
+        RGBColor(148, 103, 189),
+        RGBColor(140, 86, 75),
+    ];
+    COLORS[i % COLORS.len()]
+}
+
+fn legend(color: RGBColor) -> impl Fn((i32, i32)) -> PathElement<(i32, i32)> {
+    move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
+}
+
+/// Seconds against n, log scale, one line per count report.
+fn time_vs_n(area: &DrawingArea<SVGBackend, Shift>, reports: &[&Report]) -> anyhow::Result<()> {
+    let points: Vec<Vec<(u32, f64)>> = reports
+        .iter()
+        .map(|r| {
+            r.results
+                .iter()
+                .filter(|b| b.seconds > 0.0)
+                .map(|b| (b.n, b.seconds))
+                .collect()
+        })
+        .collect();
+    let all = points.iter().flatten();
+    let n_min = all.clone().map(|p| p.0).min().unwrap_or(0);
+    let n_max = all.clone().map(|p| p.0).max().unwrap_or(1).max(n_min + 1);
+    let t_min = all.clone().map(|p| p.1).fold(f64::INFINITY, f64::min);
+    let t_max = all.map(|p| p.1).fold(0.0, f64::max);
+    let mut chart = ChartBuilder::on(area)
+        .caption("Time to count all solutions", ("sans-serif", 22))
+        .margin(15)
+        .x_label_area_size(40)
+        .y_label_area_size(70)
+        .build_cartesian_2d(n_min..n_max, (t_min / 2.0..t_max * 2.0).log_scale())?;
+    chart
+        .configure_mesh()
+        .x_desc("n (board side)")
+        .y_desc("seconds (log scale)")
+        .x_labels((n_max - n_min + 1) as usize)
+        .y_label_formatter(&|s| format!("{s}"))
+        .draw()?;
+    for (i, (report, points)) in reports.iter().zip(&points).enumerate() {
+        let c = color(i);
+        let first = report.results.first();
+        let label = format!(
+            "{}, {} thread{}, {} symmetry",
+            machine_label(&report.machine),
+            report.threads,
+            if report.threads == 1 { "" } else { "s" },
+            first.map_or("", |b| b.symmetry.as_str())
+        );
+        chart
+            .draw_series(LineSeries::new(points.iter().copied(), c.stroke_width(2)))?
+            .label(label)
+            .legend(legend(c));
+        chart.draw_series(points.iter().map(|&p| Circle::new(p, 3, c.filled())))?;
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
+        .background_style(WHITE.mix(0.9))
+        .border_style(BLACK)
+        .draw()?;
+    Ok(())
+}
+
+/// Speedup against threads, one line per benchmark, and the ideal line.
+fn scaling(area: &DrawingArea<SVGBackend, Shift>, reports: &[&BenchReport]) -> anyhow::Result<()> {
+    let max_threads = reports
+        .iter()
+        .flat_map(|r| r.scaling.iter().map(|s| s.threads))
+        .max()
+        .unwrap_or(1) as f64;
+    let max_speedup = reports
+        .iter()
+        .flat_map(|r| r.scaling.iter().map(|s| s.speedup))
+        .filter(|s| s.is_finite())
+        .fold(max_threads, f64::max);
+    let mut chart = ChartBuilder::on(area)
+        .caption(
+            "Thread scaling (median of the timed runs)",
+            ("sans-serif", 22),
+        )
+        .margin(15)
+        .x_label_area_size(40)
+        .y_label_area_size(50)
+        .build_cartesian_2d(0.0..max_threads * 1.05, 0.0..max_speedup * 1.1)?;
+    chart
+        .configure_mesh()
+        .x_desc("threads")
+        .x_labels(max_threads as usize + 2)
+        .x_label_formatter(&|x| format!("{x:.0}"))
+        .y_desc("speedup over 1 thread")
+        .draw()?;
+    chart
+        .draw_series(DashedLineSeries::new(
+            [(0.0, 0.0), (max_threads, max_threads)],
+            6,
+            4,
+            BLACK.mix(0.6).stroke_width(1),
+        ))?
+        .label("ideal (speedup = threads)")
+        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLACK.mix(0.6)));
+    for (i, report) in reports.iter().enumerate() {
+        let c = color(i);
+        let points: Vec<(f64, f64)> = report
+            .scaling
+            .iter()
+            .filter(|s| s.speedup.is_finite())
+            .map(|s| (s.threads as f64, s.speedup))
+            .collect();
+        let label = format!(
+            "{}, n = {}",
+            machine_label(&report.machine),
+            report.workload.n
+        );
+        chart
+            .draw_series(LineSeries::new(points.iter().copied(), c.stroke_width(2)))?
+            .label(label)
+            .legend(legend(c));
+        chart.draw_series(points.iter().map(|&p| Circle::new(p, 4, c.filled())))?;
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
+        .background_style(WHITE.mix(0.9))
+        .border_style(BLACK)
+        .draw()?;
+    Ok(())
+}
+
+/// Each benchmark's single-thread and multi-thread scores as a pair of bars.
+fn machines(area: &DrawingArea<SVGBackend, Shift>, reports: &[&BenchReport]) -> anyhow::Result<()> {
+    let scores: Vec<(String, f64, f64, usize)> = reports
+        .iter()
+        .filter_map(|r| {
+            let s = r.scores.as_ref()?;
+            Some((
+                format!("{} (n = {})", machine_label(&r.machine), r.workload.n),
+                s.single_thread.solutions_per_second / 1e6,
+                s.multi_thread.solutions_per_second / 1e6,
+                s.multi_thread.threads,
+            ))
+        })
+        .collect();
+    let top = scores.iter().map(|s| s.2.max(s.1)).fold(0.0, f64::max) * 1.2;
+    // Machine i takes the x interval [2i, 2i + 2]: one thread on its left half, all threads on its right,
+    // and its name under the middle.
+    let width = 2 * scores.len() as i32;
+    let mut chart = ChartBuilder::on(area)
+        .caption("Scores: million solutions per second", ("sans-serif", 22))
+        .margin(15)
+        .x_label_area_size(40)
+        .y_label_area_size(60)
+        .build_cartesian_2d(0..width, 0.0..top.max(f64::MIN_POSITIVE))?;
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .x_labels(width as usize + 1)
+        .y_desc("million solutions/s")
+        .x_label_formatter(&|&x| {
+            let machine = (x % 2 == 1).then(|| scores.get((x / 2) as usize)).flatten();
+            machine.map_or_else(String::new, |s| s.0.clone())
+        })
+        .draw()?;
+    let half = chart.plotting_area().dim_in_pixel().0 as i32 / width;
+    let gap = (half / 6) as u32;
+    let bar = |x: i32, value: f64, c: RGBColor| {
+        let (left, right) = if x % 2 == 0 {
+            (gap, gap / 4)
+        } else {
+            (gap / 4, gap)
+        };
+        let mut rect = Rectangle::new([(x, 0.0), (x + 1, value)], c.filled());
+        rect.set_margin(0, 0, left, right);
+        rect
+    };
+    let value = move |x: i32, v: f64, text: String| {
+        EmptyElement::at((x, v))
+            + Text::new(
+                text,
+                (half / 2, -4),
+                ("sans-serif", 14)
+                    .into_font()
+                    .color(&BLACK)
+                    .pos(Pos::new(HPos::Center, VPos::Bottom)),
+            )
+    };
+    let (one, all) = (color(0), color(1));
+    chart
+        .draw_series((0..).step_by(2).zip(&scores).map(|(x, s)| bar(x, s.1, one)))?
+        .label("1 thread")
+        .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 15, y + 5)], one.filled()));
+    chart
+        .draw_series((1..).step_by(2).zip(&scores).map(|(x, s)| bar(x, s.2, all)))?
+        .label("all threads")
+        .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 15, y + 5)], all.filled()));
+    chart.draw_series((0..).step_by(2).zip(&scores).flat_map(|(x, s)| {
+        [
+            value(x, s.1, format!("{:.2}", s.1)),
+            value(x + 1, s.2, format!("{:.2} ({} threads)", s.2, s.3)),
+        ]
+    }))?;
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .background_style(WHITE.mix(0.9))
+        .border_style(BLACK)
+        .draw()?;
+    Ok(())
+}

@@ -1,0 +1,366 @@
+//! The benchmark: its report's exact text (with a fake clock), its files, and its refusals.
+
+mod common;
+
+use common::nqueens;
+use nqueens::bench::{self, BenchReport, BenchRequest, FakeClock, Status};
+use nqueens::exec::NoProgress;
+use nqueens::export::bench::{exporter, CSV_HEADER};
+use nqueens::export::Format;
+use nqueens::machine::{Machine, Program};
+use nqueens::report::Check;
+use nqueens::Symmetry;
+use predicates::prelude::*;
+use predicates::str::contains;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// A small benchmark on the fake clock: n = 12, up to 4 threads, 3 runs after 1 warm-up.
+fn fake_report() -> BenchReport {
+    let request = BenchRequest {
+        n: 12,
+        symmetry: Symmetry::Full,
+        runs: 3,
+        warmup: 1,
+        max_threads: 4,
+    };
+    let workload = request.workload().unwrap();
+    let report = BenchReport::new(
+        workload.spec.clone(),
+        Machine::placeholder(),
+        Program::placeholder(),
+        FakeClock::TIMESTAMP.to_string(),
+    );
+    bench::run::<nqueens::Error>(
+        &workload,
+        report,
+        &FakeClock::default(),
+        &NoProgress,
+        &mut |_, _| Ok(()),
+    )
+    .unwrap()
+}
+
+fn text(format: Format, report: &BenchReport) -> String {
+    String::from_utf8(exporter(format).document(report)).unwrap()
+}
+
+#[test]
+fn the_terminal_report_reads_exactly_so() {
+    insta::assert_snapshot!(text(Format::Table, &fake_report()));
+}
+
+#[test]
+fn the_markdown_report_reads_exactly_so() {
+    insta::assert_snapshot!(text(Format::Markdown, &fake_report()));
+}
+
+#[test]
+fn csv_has_one_row_per_run_with_the_documented_columns() {
+    let report = fake_report();
+    let csv = text(Format::Csv, &report);
+    let mut reader = csv::Reader::from_reader(csv.as_bytes());
+    let headers: Vec<String> = reader.headers().unwrap().iter().map(String::from).collect();
+    assert_eq!(headers, CSV_HEADER);
+    let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+    assert_eq!(rows.len(), report.runs.len());
+    assert_eq!(
+        rows.len(),
+        1 + 3 * 3,
+        "a warm-up and 3 rounds over 1, 2, 4 threads"
+    );
+    let column = |name: &str| CSV_HEADER.iter().position(|h| *h == name).unwrap();
+    for (row, run) in rows.iter().zip(&report.runs) {
+        assert_eq!(&row[column("n")], "12");
+        assert_eq!(&row[column("total")], "14200");
+        assert_eq!(&row[column("unique")], "1787");
+        assert_eq!(
+            row[column("threads")].parse::<usize>().unwrap(),
+            run.threads
+        );
+        assert_eq!(row[column("warmup")].parse::<bool>().unwrap(), run.warmup);
+        let seconds: f64 = row[column("seconds")].parse().unwrap();
+        assert!((seconds - run.seconds).abs() < 1e-6);
+        assert_eq!(&row[column("check")], "ok");
+    }
+}
+
+#[test]
+fn json_round_trips_and_keeps_every_run() {
+    let report = fake_report();
+    let json = text(Format::Json, &report);
+    let back: BenchReport = serde_json::from_str(&json).unwrap();
+    assert_eq!(back, report);
+    // The layout other tools read: these keys are the schema.
+    let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(doc["schema_version"], bench::BENCH_SCHEMA_VERSION);
+    assert_eq!(doc["kind"], "bench");
+    assert_eq!(doc["status"], "complete");
+    let keys = |v: &serde_json::Value| -> Vec<String> {
+        let mut k: Vec<String> = v.as_object().unwrap().keys().cloned().collect();
+        k.sort();
+        k
+    };
+    assert_eq!(
+        keys(&doc),
+        [
+            "kind",
+            "machine",
+            "program",
+            "runs",
+            "scaling",
+            "schema_version",
+            "scores",
+            "status",
+            "timestamp",
+            "workload"
+        ]
+    );
+    assert_eq!(
+        keys(&doc["runs"][0]),
+        [
+            "check",
+            "nodes",
+            "nodes_per_second",
+            "run",
+            "seconds",
+            "solutions_per_second",
+            "threads",
+            "total",
+            "unique",
+            "units",
+            "warmup"
+        ]
+    );
+    assert_eq!(doc["runs"].as_array().unwrap().len(), 10);
+    assert_eq!(doc["workload"]["expected_total"], 14200);
+    assert_eq!(
+        doc["workload"]["thread_counts"],
+        serde_json::json!([1, 2, 4])
+    );
+    assert_eq!(doc["scores"]["multi_thread"]["threads"], 4);
+}
+
+#[test]
+fn the_command_prints_the_same_report_with_the_fake_clock() {
+    let out = nqueens()
+        .args(["bench", "--n", "12", "--runs", "3", "--threads", "2"])
+        .args(["--debug-fake-clock", "--quiet"])
+        .assert()
+        .success()
+        .stderr(predicate::str::is_empty());
+    insta::assert_snapshot!(String::from_utf8(out.get_output().stdout.clone()).unwrap());
+}
+
+#[test]
+fn exports_go_to_several_files_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name);
+    nqueens()
+        .args([
+            "bench",
+            "--n",
+            "9",
+            "--runs",
+            "2",
+            "--threads",
+            "2",
+            "--warmup",
+            "0",
+        ])
+        .arg("--export-json")
+        .arg(path("b.json"))
+        .arg("--export-csv")
+        .arg(path("b.csv"))
+        .arg("--export-markdown")
+        .arg(path("b.md"))
+        .assert()
+        .success()
+        .stdout(contains("score, single-thread (1 thread):"))
+        .stderr(contains("wrote"));
+    let report: BenchReport =
+        serde_json::from_slice(&std::fs::read(path("b.json")).unwrap()).unwrap();
+    assert_eq!(report.status, Status::Complete);
+    assert_eq!(report.runs.len(), 4);
+    assert!(report
+        .runs
+        .iter()
+        .all(|r| r.total == 352 && r.check == Check::Match));
+    assert_eq!(
+        report.machine,
+        Machine::detect(),
+        "the real machine is described"
+    );
+    let csv = std::fs::read_to_string(path("b.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 1 + 4);
+    let md = std::fs::read_to_string(path("b.md")).unwrap();
+    assert!(md.starts_with("# nqueens bench: n = 9, full symmetry"));
+    assert!(md.contains("## Thread scaling") && md.contains("## Runs"));
+    let names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert_eq!(names.len(), 3, "no temporary files left: {names:?}");
+}
+
+#[test]
+fn an_interrupted_benchmark_keeps_what_it_measured() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("b.json");
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("nqueens"))
+        .args([
+            "bench",
+            "--n",
+            "12",
+            "--runs",
+            "1000",
+            "--threads",
+            "1",
+            "--quiet",
+        ])
+        .arg("--export-json")
+        .arg(&json)
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let runs_so_far = |path: &Path| -> Option<BenchReport> {
+        let report: BenchReport = serde_json::from_slice(&std::fs::read(path).ok()?).ok()?;
+        (report.runs.len() >= 3).then_some(report)
+    };
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let report = loop {
+        if let Some(report) = runs_so_far(&json) {
+            break report;
+        }
+        assert!(Instant::now() < deadline, "no runs written in 60 s");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    child.kill().unwrap();
+    child.wait().unwrap();
+    // Whatever moment the kill came, the file is a whole document: the last one renamed into place.
+    let after: BenchReport = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(after.status, Status::Running, "marked as not finished");
+    assert!(after.runs.len() >= report.runs.len());
+    assert!(after.runs.iter().all(|r| r.check == Check::Match));
+}
+
+#[test]
+fn a_wrong_count_fails_the_benchmark_with_exit_code_3() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("b.json");
+    nqueens()
+        .args(["bench", "--n", "8", "--threads", "2", "--debug-offset", "1"])
+        .arg("--export-json")
+        .arg(&json)
+        .assert()
+        .code(3)
+        .stdout(contains("MISMATCH").and(contains("FAILED: the run on 2 threads counted 93")))
+        .stderr(contains("a count differs from the published value"));
+    let report: BenchReport = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(report.status, Status::Failed);
+    assert_eq!(report.runs.len(), 1, "it stops at the first wrong count");
+}
+
+#[test]
+fn bad_arguments_are_refused_before_anything_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("missing").join("b.json");
+    let same = dir.path().join("b.out");
+    let cases: Vec<(Vec<String>, &str)> = vec![
+        (vec!["--n".into(), "28".into()], "no published count"),
+        (vec!["--n".into(), "65".into()], "use n up to 27"),
+        (vec!["--n".into(), "eight".into()], "invalid value 'eight'"),
+        (vec!["--runs".into(), "0".into()], "0 is not in 1..=1000"),
+        (vec!["--threads".into(), "0".into()], "0 is not in 1..=4096"),
+        (vec!["--symmetry".into(), "rotations".into()], "use one of"),
+        (
+            vec!["--export-json".into(), "-".into()],
+            "needs a file name",
+        ),
+        (
+            vec![
+                "--export-json".into(),
+                same.display().to_string(),
+                "--export-csv".into(),
+                same.display().to_string(),
+            ],
+            "named by two exports",
+        ),
+        (
+            vec!["--export-json".into(), missing.display().to_string()],
+            "cannot write",
+        ),
+        (vec!["--fast".into()], "unexpected argument '--fast'"),
+    ];
+    for (args, message) in cases {
+        nqueens()
+            .arg("bench")
+            .args(&args)
+            .assert()
+            .code(2)
+            .stderr(contains(message))
+            .stdout(predicate::str::is_empty());
+    }
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        0,
+        "no files made"
+    );
+}
+
+/// Output meant for a terminal: a carriage return or an escape sequence.
+fn animated(stderr: &[u8]) -> bool {
+    stderr.iter().any(|&b| b == b'\r' || b == 0x1b)
+}
+
+#[test]
+fn nothing_is_animated_when_stderr_is_not_a_terminal() {
+    for args in [
+        &["bench", "--n", "10", "--runs", "1", "--threads", "2"][..],
+        &["count", "10..12", "--format", "csv", "-o", "-"],
+        &["verify", "8..11"],
+    ] {
+        let out = nqueens().args(args).assert().success();
+        let stderr = &out.get_output().stderr;
+        assert!(
+            !animated(stderr),
+            "{args:?}: {}",
+            String::from_utf8_lossy(stderr)
+        );
+    }
+}
+
+#[test]
+fn quiet_leaves_only_the_results() {
+    let dir = tempfile::tempdir().unwrap();
+    nqueens()
+        .args([
+            "bench",
+            "--n",
+            "8",
+            "--runs",
+            "1",
+            "--quiet",
+            "--export-csv",
+        ])
+        .arg(dir.path().join("b.csv"))
+        .assert()
+        .success()
+        .stdout(contains("score"))
+        .stderr(predicate::str::is_empty());
+    nqueens()
+        .args(["verify", "4..9", "--quiet"])
+        .assert()
+        .success()
+        .stderr(predicate::str::is_empty());
+}
+
+#[test]
+fn version_names_the_cpu_features() {
+    nqueens()
+        .arg("--version")
+        .assert()
+        .success()
+        .stdout(contains("compiled for:").and(contains("detected:")));
+}

@@ -1,0 +1,153 @@
+//! `nqueens plot`: real SVG files from real count and bench JSON, and refusals of files it cannot plot.
+
+mod common;
+
+use common::nqueens;
+use predicates::prelude::*;
+use predicates::str::contains;
+use std::path::Path;
+
+/// The texts of an SVG document, after checking that it parses as XML with an `<svg>` root.
+fn svg_texts(path: &Path) -> (Vec<String>, roxmltree::Document<'static>) {
+    let text: &'static str = Box::leak(std::fs::read_to_string(path).unwrap().into_boxed_str());
+    let doc = roxmltree::Document::parse(text)
+        .unwrap_or_else(|e| panic!("{} is not XML: {e}", path.display()));
+    assert_eq!(doc.root_element().tag_name().name(), "svg");
+    let texts = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("text"))
+        .filter_map(|n| n.text().map(|t| t.trim().to_string()))
+        .collect();
+    (texts, doc)
+}
+
+#[test]
+fn plot_draws_time_scaling_and_machines_from_count_and_bench_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let count = dir.path().join("count.json");
+    let bench = dir.path().join("bench.json");
+    nqueens()
+        .args(["count", "6..11", "--format", "json", "-o"])
+        .arg(&count)
+        .assert()
+        .success();
+    nqueens()
+        .args([
+            "bench",
+            "--n",
+            "10",
+            "--runs",
+            "1",
+            "--threads",
+            "2",
+            "--debug-fake-clock",
+        ])
+        .arg("--export-json")
+        .arg(&bench)
+        .assert()
+        .success();
+    let out = dir.path().join("plots");
+    nqueens()
+        .arg("plot")
+        .arg(&count)
+        .arg(&bench)
+        .arg("-o")
+        .arg(&out)
+        .assert()
+        .success()
+        .stdout(predicate::str::is_empty())
+        .stderr(contains("time-vs-n.svg"));
+
+    let (texts, doc) = svg_texts(&out.join("time-vs-n.svg"));
+    assert!(texts.iter().any(|t| t == "Time to count all solutions"));
+    assert!(
+        texts.iter().any(|t| t.contains("full symmetry")),
+        "{texts:?}"
+    );
+    for n in 6..=11 {
+        assert!(
+            texts.contains(&n.to_string()),
+            "n = {n} on the axis: {texts:?}"
+        );
+    }
+    let lines = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("polyline"))
+        .count();
+    assert!(lines >= 1, "the series is drawn");
+    let dots = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("circle"))
+        .count();
+    assert_eq!(dots, 6, "one point per board");
+
+    let (texts, _) = svg_texts(&out.join("scaling.svg"));
+    assert!(texts.iter().any(|t| t.starts_with("ideal")));
+    assert!(texts
+        .iter()
+        .any(|t| t.contains("Example @ 3.00GHz, 4 cores") && t.contains("n = 10")));
+
+    let (texts, _) = svg_texts(&out.join("machines.svg"));
+    assert!(texts.iter().any(|t| t == "1 thread") && texts.iter().any(|t| t == "all threads"));
+    assert!(texts.iter().any(|t| t.contains("(2 threads)")));
+}
+
+#[test]
+fn several_machines_go_on_the_same_chart() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut files = Vec::new();
+    for (i, threads) in ["1", "2"].iter().enumerate() {
+        let path = dir.path().join(format!("sweep-{i}.json"));
+        nqueens()
+            .args(["count", "8..10", "--format", "json", "-t", threads, "-o"])
+            .arg(&path)
+            .assert()
+            .success();
+        files.push(path);
+    }
+    nqueens()
+        .arg("plot")
+        .args(&files)
+        .arg("-o")
+        .arg(dir.path())
+        .arg("--quiet")
+        .assert()
+        .success()
+        .stderr(predicate::str::is_empty());
+    let (texts, _) = svg_texts(&dir.path().join("time-vs-n.svg"));
+    assert!(texts.iter().any(|t| t.contains("1 thread,")));
+    assert!(texts.iter().any(|t| t.contains("2 threads,")));
+    assert!(
+        !dir.path().join("scaling.svg").exists(),
+        "no bench file, no scaling chart"
+    );
+}
+
+#[test]
+fn files_that_cannot_be_plotted_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let not_json = dir.path().join("notes.txt");
+    std::fs::write(&not_json, "hello").unwrap();
+    let other_json = dir.path().join("other.json");
+    std::fs::write(&other_json, r#"{"name": "something else"}"#).unwrap();
+    for (file, message) in [
+        (dir.path().join("missing.json"), "cannot plot"),
+        (not_json, "not JSON"),
+        (other_json, "not a report of `nqueens count"),
+    ] {
+        nqueens()
+            .arg("plot")
+            .arg(&file)
+            .arg("-o")
+            .arg(dir.path().join("out"))
+            .assert()
+            .code(2)
+            .stderr(contains(message));
+    }
+    assert!(!dir.path().join("out").exists(), "nothing written");
+    nqueens()
+        .arg("plot")
+        .assert()
+        .code(2)
+        .stderr(contains("FILE.json"));
+}
