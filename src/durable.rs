@@ -124,6 +124,10 @@ pub fn count(request: &CountRequest, durable: &Durable, quiet: bool) -> anyhow::
         only: durable.only.clone(),
         program: format!("nqueens {}", crate::cli::VERSION),
     };
+    // Caught from before the journal exists: a signal that comes while the plan is built waits for the run,
+    // which then stops at once, instead of killing the process between the journal's creation and its use.
+    let mut signals = Signals::new([SIGINT, SIGTERM])?;
+    let handle = signals.handle();
     let checkpoint = Checkpoint::open(&durable.path, &spec).map_err(|e| match e {
         // A journal of another run is a mistake in the arguments, not a failure: exit code 2.
         JournalError::Foreign { .. } | JournalError::NotAJournal { .. } => {
@@ -157,8 +161,6 @@ pub fn count(request: &CountRequest, durable: &Durable, quiet: bool) -> anyhow::
     let stop = AtomicBool::new(false);
     let finished = AtomicBool::new(false);
     let signal = AtomicI32::new(0);
-    let mut signals = Signals::new([SIGINT, SIGTERM])?;
-    let handle = signals.handle();
     let outcome = std::thread::scope(|scope| {
         scope.spawn(|| {
             if let Some(sig) = signals.forever().next() {
