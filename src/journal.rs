@@ -173,6 +173,15 @@ pub enum JournalError {
         /// What is wrong.
         why: String,
     },
+    /// Another process is counting into the journal.
+    #[error(
+        "'{path}' is in use by another nqueens process: let it finish, or stop it (SIGINT or SIGTERM save the \
+         journal) and run again"
+    )]
+    Busy {
+        /// The file.
+        path: PathBuf,
+    },
     /// The journal belongs to another run.
     #[error("'{path}' is the journal of {theirs}, but this run is {ours}: {hint}")]
     Foreign {
@@ -185,6 +194,34 @@ pub enum JournalError {
         /// What to do.
         hint: String,
     },
+}
+
+/// An exclusive hold on a journal file (an advisory `flock`), so that two processes never count into one
+/// journal at once: a resubmitted job whose first run is still going fails at once instead of repeating its
+/// work. The hold ends with the process, however it ends.
+#[derive(Debug)]
+pub struct Lock {
+    _file: File,
+}
+
+impl Lock {
+    /// Takes the hold on `path`, or says that another process has it.
+    pub fn take(path: &Path) -> Result<Lock, JournalError> {
+        use std::os::unix::io::AsRawFd;
+        let file = File::open(path).map_err(|e| JournalError::io("open", path, e))?;
+        // SAFETY: `flock` only reads the descriptor, which `file` owns and keeps open for the call.
+        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+            let e = io::Error::last_os_error();
+            return Err(if e.kind() == io::ErrorKind::WouldBlock {
+                JournalError::Busy {
+                    path: path.to_path_buf(),
+                }
+            } else {
+                JournalError::io("lock", path, e)
+            });
+        }
+        Ok(Lock { _file: file })
+    }
 }
 
 impl JournalError {

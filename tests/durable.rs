@@ -244,6 +244,10 @@ fn sigint_and_sigterm_save_the_journal_and_say_how_to_resume() {
             std::thread::sleep(Duration::from_millis(5));
         }
         std::thread::sleep(Duration::from_millis(300));
+        // A second process on the same journal (a job resubmitted while the first still runs) is refused.
+        let second = run(&args);
+        assert_eq!(second.status.code(), Some(1));
+        assert!(text(&second.stderr).contains("in use by another nqueens process"));
         let status = Command::new("kill")
             .args([&format!("-{signal}"), &child.id().to_string()])
             .status()
