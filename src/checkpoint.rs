@@ -13,7 +13,7 @@ use crate::count::Count;
 use crate::error::Error;
 use crate::exec::{self, Progress, Tee};
 use crate::fingerprint::Fingerprint;
-use crate::journal::{Contents, Header, JournalError, Writer, FORMAT};
+use crate::journal::{Contents, Header, JournalError, Lock, Writer, FORMAT};
 use crate::plan::{Plan, Split};
 use crate::ranges::Ranges;
 use crate::shard::Shard;
@@ -87,6 +87,8 @@ pub struct Checkpoint {
     pub torn: Option<usize>,
     /// The journal, open for appending.
     pub writer: Writer,
+    /// This process's hold on the journal.
+    _lock: Lock,
 }
 
 impl Checkpoint {
@@ -95,6 +97,7 @@ impl Checkpoint {
         if !path.exists() {
             return Checkpoint::create(path, spec);
         }
+        let lock = Lock::take(path)?;
         let contents = Contents::read(path)?;
         let h = &contents.header;
         let foreign = |hint: &str| JournalError::Foreign {
@@ -171,6 +174,7 @@ impl Checkpoint {
             resumed: true,
             torn: contents.torn,
             writer,
+            _lock: lock,
         })
     }
 
@@ -193,6 +197,7 @@ impl Checkpoint {
             created: humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string(),
         };
         let writer = Writer::create(path, &header)?;
+        let lock = Lock::take(path)?;
         let todo: Vec<usize> = (0..plan.units().len())
             .filter(|&u| spec.selects(u))
             .collect();
@@ -205,6 +210,7 @@ impl Checkpoint {
             resumed: false,
             torn: None,
             writer,
+            _lock: lock,
         })
     }
 

@@ -8,7 +8,7 @@
 
 use crate::cli::{DurableOptions, UsageError};
 use nqueens::checkpoint::{Checkpoint, Outcome, RunError, Spec};
-use nqueens::exec::NoProgress;
+use nqueens::exec::Progress;
 use nqueens::journal::JournalError;
 use nqueens::ranges::Ranges;
 use nqueens::report::{BoardResult, Measured};
@@ -114,7 +114,12 @@ pub fn resolve(
 }
 
 /// Counts `request` into the journal of `durable`, resuming it if it exists.
-pub fn count(request: &CountRequest, durable: &Durable, quiet: bool) -> anyhow::Result<Counted> {
+pub fn count(
+    request: &CountRequest,
+    durable: &Durable,
+    quiet: bool,
+    progress: &dyn Progress,
+) -> anyhow::Result<Counted> {
     if !request.board.is_square() {
         return Err(UsageError(format!(
             "--checkpoint and --shard take square boards; count the rectangle {} without them",
@@ -131,6 +136,10 @@ pub fn count(request: &CountRequest, durable: &Durable, quiet: bool) -> anyhow::
         only: durable.only.clone(),
         program: format!("nqueens {}", crate::cli::VERSION),
     };
+    // Caught from before the journal exists: a signal that comes while the plan is built waits for the run,
+    // which then stops at once, instead of killing the process between the journal's creation and its use.
+    let mut signals = Signals::new([SIGINT, SIGTERM])?;
+    let handle = signals.handle();
     let checkpoint = Checkpoint::open(&durable.path, &spec).map_err(|e| match e {
         // A journal of another run is a mistake in the arguments, not a failure: exit code 2.
         JournalError::Foreign { .. } | JournalError::NotAJournal { .. } => {
@@ -164,8 +173,6 @@ pub fn count(request: &CountRequest, durable: &Durable, quiet: bool) -> anyhow::
     let stop = AtomicBool::new(false);
     let finished = AtomicBool::new(false);
     let signal = AtomicI32::new(0);
-    let mut signals = Signals::new([SIGINT, SIGTERM])?;
-    let handle = signals.handle();
     let outcome = std::thread::scope(|scope| {
         scope.spawn(|| {
             if let Some(sig) = signals.forever().next() {
@@ -187,7 +194,7 @@ pub fn count(request: &CountRequest, durable: &Durable, quiet: bool) -> anyhow::
                 std::process::exit(exit_code(sig).into());
             }
         });
-        let outcome = checkpoint.run(request.threads, &stop, &NoProgress);
+        let outcome = checkpoint.run(request.threads, &stop, progress);
         finished.store(true, Ordering::SeqCst);
         handle.close();
         outcome

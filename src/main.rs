@@ -129,7 +129,7 @@ fn count(
         bar.set_message(format!("n = {}", request.board));
         let mut result = match &durable {
             None => nqueens::count(request, &bar)?,
-            Some(d) => match durable::count(request, d, options.quiet)? {
+            Some(d) => match durable::count(request, d, options.quiet, &bar)? {
                 durable::Counted::Done(result) => *result,
                 // The output file, if any, is dropped unwritten: an interrupted run leaves no result.
                 durable::Counted::Stopped(code) => return Ok(ExitCode::from(code)),

@@ -124,3 +124,39 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(40))]
+
+    /// The shards of any plan partition it: their counts, each from only its own units, add up to the whole
+    /// board's, which the textbook solver confirms; a stopped run counts nothing.
+    #[test]
+    fn shards_of_any_plan_add_up_to_the_reference(
+        n in 4u32..=10,
+        symmetry in prop::sample::select(Symmetry::ALL.to_vec()),
+        depth in 0u32..4,
+        shards in 1u32..6,
+        threads in 1usize..4,
+    ) {
+        use nqueens::exec::run_selected;
+        use nqueens::shard::Shard;
+        use std::sync::atomic::AtomicBool;
+        let plan = Plan::new(Board::new(n).unwrap(), symmetry, Split::Depth(depth));
+        let go = AtomicBool::new(false);
+        let mut total = 0u128;
+        let mut units = 0u64;
+        for k in 0..shards {
+            let shard = Shard::new(k, shards).unwrap();
+            let mine: Vec<usize> = (0..plan.units().len()).filter(|&u| shard.contains(u)).collect();
+            let count = run_selected(&plan, &mine, threads, &go, &NoProgress).unwrap();
+            prop_assert_eq!(count.units as usize, mine.len());
+            total += count.total;
+            units += count.units;
+        }
+        prop_assert_eq!(units as usize, plan.units().len());
+        prop_assert_eq!(total, u128::from(reference_count(n as usize, &[])));
+        let all: Vec<usize> = (0..plan.units().len()).collect();
+        let stopped = run_selected(&plan, &all, threads, &AtomicBool::new(true), &NoProgress).unwrap();
+        prop_assert_eq!(stopped.units, 0);
+    }
+}
