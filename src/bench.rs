@@ -174,6 +174,9 @@ pub struct Run {
     pub warmup: bool,
     /// Seconds spent counting the units.
     pub seconds: f64,
+    /// Processor seconds used meanwhile, all threads together ([`Timing::cpu_seconds`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_seconds: Option<f64>,
     /// All solutions.
     pub total: u128,
     /// Unique solutions, where the mode counts them.
@@ -189,6 +192,15 @@ pub struct Run {
     pub nodes_per_second: f64,
     /// The counts compared with the published values.
     pub check: Check,
+}
+
+impl Run {
+    /// Processor seconds per second: how many cores the run had.
+    pub fn cores_used(&self) -> Option<f64> {
+        self.cpu_seconds
+            .filter(|_| self.seconds > 0.0)
+            .map(|cpu| cpu / self.seconds)
+    }
 }
 
 /// The timed runs of one thread count, summarised.
@@ -212,6 +224,9 @@ pub struct Scaling {
     pub speedup: f64,
     /// `speedup / threads`: 1 is perfect scaling.
     pub efficiency: f64,
+    /// The median over the runs of processor seconds per second: the cores the runs really had.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cores_used: Option<f64>,
 }
 
 /// The headline figures: rates at the median time.
@@ -334,6 +349,11 @@ impl BenchReport {
                     nodes_per_second: rate(runs[0].nodes),
                     speedup,
                     efficiency: speedup / *threads as f64,
+                    cores_used: runs
+                        .iter()
+                        .map(|r| r.cores_used())
+                        .collect::<Option<Vec<f64>>>()
+                        .map(median),
                 }
             })
             .collect();
@@ -377,14 +397,25 @@ pub fn median(values: impl IntoIterator<Item = f64>) -> f64 {
     }
 }
 
+/// How long a run took.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Timing {
+    /// Wall-clock seconds.
+    pub seconds: f64,
+    /// Processor seconds used by the whole process meanwhile (all threads), where the system says. Divided by
+    /// `seconds` it is the number of cores the run really had: below the thread count, the run waited for a
+    /// processor that something else was using.
+    pub cpu_seconds: Option<f64>,
+}
+
 /// Where times come from.
 pub trait Clock: Sync {
-    /// Runs `run` (a count on `threads` threads) and says how many seconds it took.
+    /// Runs `run` (a count on `threads` threads) and says how long it took.
     fn time(
         &self,
         threads: usize,
         run: &mut dyn FnMut() -> Result<Count, Error>,
-    ) -> Result<(Count, f64), Error>;
+    ) -> Result<(Count, Timing), Error>;
 
     /// The time now, RFC 3339 in UTC.
     fn timestamp(&self) -> String;
@@ -399,15 +430,42 @@ impl Clock for SystemClock {
         &self,
         _threads: usize,
         run: &mut dyn FnMut() -> Result<Count, Error>,
-    ) -> Result<(Count, f64), Error> {
+    ) -> Result<(Count, Timing), Error> {
+        let cpu_before = process_cpu_seconds();
         let started = Instant::now();
         let count = run()?;
-        Ok((count, started.elapsed().as_secs_f64()))
+        let seconds = started.elapsed().as_secs_f64();
+        let cpu_seconds = match (cpu_before, process_cpu_seconds()) {
+            (Some(before), Some(after)) => Some(after - before),
+            _ => None,
+        };
+        Ok((
+            count,
+            Timing {
+                seconds,
+                cpu_seconds,
+            },
+        ))
     }
 
     fn timestamp(&self) -> String {
         humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
     }
+}
+
+/// User and system time of this process, all threads, from `/proc/self/stat` (Linux; none elsewhere). The
+/// file counts in USER_HZ ticks, which Linux fixes at 100 per second for every program, whatever the kernel's
+/// own tick rate: a resolution of 10 ms, fine for runs of a second or more.
+fn process_cpu_seconds() -> Option<f64> {
+    parse_cpu_seconds(&std::fs::read_to_string("/proc/self/stat").ok()?)
+}
+
+fn parse_cpu_seconds(stat: &str) -> Option<f64> {
+    // The command name (field 2) is in parentheses and may hold spaces: count fields after its end.
+    let mut fields = stat.get(stat.rfind(')')? + 2..)?.split_whitespace();
+    let utime: f64 = fields.nth(11)?.parse().ok()?;
+    let stime: f64 = fields.next()?.parse().ok()?;
+    Some((utime + stime) / 100.0)
 }
 
 /// A clock for tests: the counting is real, but each run is said to take the time a made-up machine would
@@ -431,13 +489,21 @@ impl Clock for FakeClock {
         &self,
         threads: usize,
         run: &mut dyn FnMut() -> Result<Count, Error>,
-    ) -> Result<(Count, f64), Error> {
+    ) -> Result<(Count, Timing), Error> {
         let count = run()?;
         let jitter = [1.0, 1.02, 0.99, 1.01][self.calls.fetch_add(1, Ordering::Relaxed) % 4];
         let t = threads as f64;
         let seconds =
             count.nodes as f64 / (Self::NODES_PER_SECOND * t) * (1.0 + 0.02 * (t - 1.0)) * jitter;
-        Ok((count, seconds))
+        // The made-up machine gives every thread a whole core.
+        let cpu_seconds = Some(seconds * t);
+        Ok((
+            count,
+            Timing {
+                seconds,
+                cpu_seconds,
+            },
+        ))
     }
 
     fn timestamp(&self) -> String {
@@ -478,10 +544,10 @@ pub fn run<E: From<Error>>(
         (1..=spec.runs).flat_map(|r| spec.thread_counts.iter().map(move |&t| (t, r, false)));
     observe(&report, Event::Started)?;
     for (threads, round, warmup) in warmups.chain(rounds) {
-        let (count, seconds) = clock.time(threads, &mut || {
+        let (count, timing) = clock.time(threads, &mut || {
             exec::run_parallel(&workload.plan, threads, progress)
         })?;
-        let run = spec.record(threads, round, warmup, count, seconds);
+        let run = spec.record(threads, round, warmup, count, timing);
         let failed = matches!(run.check, Check::Mismatch { .. });
         report.runs.push(run);
         report.summarise();
@@ -501,7 +567,15 @@ pub fn run<E: From<Error>>(
 
 impl WorkloadSpec {
     /// The record of one run, checked against the published values.
-    fn record(&self, threads: usize, run: usize, warmup: bool, count: Count, seconds: f64) -> Run {
+    fn record(
+        &self,
+        threads: usize,
+        run: usize,
+        warmup: bool,
+        count: Count,
+        timing: Timing,
+    ) -> Run {
+        let seconds = timing.seconds;
         let unique = self.expected_unique.map(|_| count.unique);
         let check_total = if count.total == self.expected_total {
             Check::Match
@@ -520,6 +594,7 @@ impl WorkloadSpec {
             run,
             warmup,
             seconds,
+            cpu_seconds: timing.cpu_seconds,
             total: count.total,
             unique,
             nodes: count.nodes,
@@ -571,6 +646,17 @@ mod tests {
         assert_eq!(counts(6), [1, 2, 4, 6]);
         assert_eq!(counts(8), [1, 2, 4, 8]);
         assert_eq!(counts(16), [1, 2, 4, 8, 16]);
+    }
+
+    #[test]
+    fn processor_time_is_read_from_proc_stat() {
+        // Fields 14 and 15 are utime and stime; the command name may hold spaces and parentheses.
+        let stat = "4242 (my (odd) name) R 1 2 3 4 5 6 7 8 9 10 250 30 0 0 20 0 3 0 100";
+        assert_eq!(parse_cpu_seconds(stat), Some(2.8));
+        assert_eq!(parse_cpu_seconds("4242 (short"), None);
+        if cfg!(target_os = "linux") {
+            assert!(process_cpu_seconds().is_some());
+        }
     }
 
     #[test]
@@ -641,10 +727,10 @@ mod tests {
                 &self,
                 threads: usize,
                 run: &mut dyn FnMut() -> Result<Count, Error>,
-            ) -> Result<(Count, f64), Error> {
-                let (mut count, seconds) = SystemClock.time(threads, run)?;
+            ) -> Result<(Count, Timing), Error> {
+                let (mut count, timing) = SystemClock.time(threads, run)?;
                 count.total += 1;
-                Ok((count, seconds))
+                Ok((count, timing))
             }
             fn timestamp(&self) -> String {
                 String::new()

@@ -11,7 +11,9 @@ use crate::progress::Bar;
 use crate::EXIT_MISMATCH;
 use clap::builder::TypedValueParser;
 use clap::Args;
-use nqueens::bench::{self, BenchReport, BenchRequest, Clock, Event, FakeClock, SystemClock};
+use nqueens::bench::{
+    self, BenchReport, BenchRequest, Clock, Event, FakeClock, SystemClock, Timing,
+};
 use nqueens::count::Count;
 use nqueens::export::bench::{exporter, BenchExporter, Table};
 use nqueens::export::Format;
@@ -125,10 +127,10 @@ impl Clock for Offset<'_> {
         &self,
         threads: usize,
         run: &mut dyn FnMut() -> Result<Count, Error>,
-    ) -> Result<(Count, f64), Error> {
-        let (mut count, seconds) = self.clock.time(threads, run)?;
+    ) -> Result<(Count, Timing), Error> {
+        let (mut count, timing) = self.clock.time(threads, run)?;
         count.total += u128::from(self.offset);
-        Ok((count, seconds))
+        Ok((count, timing))
     }
 
     fn timestamp(&self) -> String {

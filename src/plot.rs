@@ -262,10 +262,12 @@ fn scaling(area: &DrawingArea<SVGBackend, Shift>, reports: &[&BenchReport]) -> a
             .filter(|s| s.speedup.is_finite())
             .map(|s| (s.threads as f64, s.speedup))
             .collect();
+        // The start time tells apart several benchmarks of one machine.
         let label = format!(
-            "{}, n = {}",
+            "{}, n = {}, {}",
             machine_label(&report.machine),
-            report.workload.n
+            report.workload.n,
+            report.timestamp.replace('T', " ").trim_end_matches('Z')
         );
         chart
             .draw_series(LineSeries::new(points.iter().copied(), c.stroke_width(2)))?

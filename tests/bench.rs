@@ -121,6 +121,7 @@ fn json_round_trips_and_keeps_every_run() {
         keys(&doc["runs"][0]),
         [
             "check",
+            "cpu_seconds",
             "nodes",
             "nodes_per_second",
             "run",

@@ -120,6 +120,11 @@ fn run_label(run: &Run) -> String {
     }
 }
 
+/// Cores used, or a dash where the system did not say.
+fn cores(x: Option<f64>) -> String {
+    x.map_or_else(|| "-".to_string(), |c| format!("{c:.2}"))
+}
+
 fn percent(x: f64) -> String {
     format!("{:.1}%", x * 100.0)
 }
@@ -143,11 +148,12 @@ impl Table {
 impl BenchExporter for Table {
     fn header(&self, report: &BenchReport) -> Vec<u8> {
         format!(
-            "{}\n{:>7}  {:>3}  {:>10}  {:>11}  {:>11}  {}\n",
+            "{}\n{:>7}  {:>3}  {:>10}  {:>5}  {:>11}  {:>11}  {}\n",
             Table::lines(report),
             "threads",
             "run",
             "seconds",
+            "cores",
             "solutions/s",
             "nodes/s",
             "check"
@@ -157,10 +163,11 @@ impl BenchExporter for Table {
 
     fn run(&self, _report: &BenchReport, run: &Run) -> Vec<u8> {
         format!(
-            "{:>7}  {:>3}  {:>10.3}  {:>11}  {:>11}  {}\n",
+            "{:>7}  {:>3}  {:>10.3}  {:>5}  {:>11}  {:>11}  {}\n",
             run.threads,
             run_label(run),
             run.seconds,
+            cores(run.cores_used()),
             si(run.solutions_per_second),
             si(run.nodes_per_second),
             run.check.word()
@@ -172,7 +179,7 @@ impl BenchExporter for Table {
         let mut text = String::new();
         if !report.scaling.is_empty() {
             text += &format!(
-                "\n{:>7}  {:>4}  {:>10}  {:>10}  {:>10}  {:>11}  {:>11}  {:>7}  {:>10}\n",
+                "\n{:>7}  {:>4}  {:>10}  {:>10}  {:>10}  {:>11}  {:>11}  {:>7}  {:>10}  {:>5}\n",
                 "threads",
                 "runs",
                 "median s",
@@ -181,11 +188,12 @@ impl BenchExporter for Table {
                 "solutions/s",
                 "nodes/s",
                 "speedup",
-                "efficiency"
+                "efficiency",
+                "cores"
             );
             for s in &report.scaling {
                 text += &format!(
-                    "{:>7}  {:>4}  {:>10.3}  {:>10.3}  {:>10.3}  {:>11}  {:>11}  {:>7.2}  {:>10}\n",
+                    "{:>7}  {:>4}  {:>10.3}  {:>10.3}  {:>10.3}  {:>11}  {:>11}  {:>7.2}  {:>10}  {:>5}\n",
                     s.threads,
                     s.runs,
                     s.median_seconds,
@@ -194,7 +202,8 @@ impl BenchExporter for Table {
                     si(s.solutions_per_second),
                     si(s.nodes_per_second),
                     s.speedup,
-                    percent(s.efficiency)
+                    percent(s.efficiency),
+                    cores(s.cores_used)
                 );
             }
         }
@@ -236,7 +245,7 @@ impl BenchExporter for Json {
 pub struct Csv;
 
 /// The CSV columns, in order.
-pub const CSV_HEADER: [&str; 19] = [
+pub const CSV_HEADER: [&str; 20] = [
     "timestamp",
     "cpu_model",
     "logical_cores",
@@ -250,6 +259,7 @@ pub const CSV_HEADER: [&str; 19] = [
     "run",
     "warmup",
     "seconds",
+    "cpu_seconds",
     "total",
     "unique",
     "nodes",
@@ -285,6 +295,8 @@ impl BenchExporter for Csv {
             run.run.to_string(),
             run.warmup.to_string(),
             format!("{:.6}", run.seconds),
+            run.cpu_seconds
+                .map_or_else(String::new, |c| format!("{c:.2}")),
             run.total.to_string(),
             run.unique.map_or_else(String::new, |u| u.to_string()),
             run.nodes.to_string(),
@@ -334,11 +346,11 @@ impl BenchExporter for Markdown {
         }
         if !report.scaling.is_empty() {
             md += "\n## Thread scaling\n\n\
-                   | threads | runs | median (s) | min (s) | max (s) | solutions/s | nodes/s | speedup | efficiency |\n\
-                   |--:|--:|--:|--:|--:|--:|--:|--:|--:|\n";
+                   | threads | runs | median (s) | min (s) | max (s) | solutions/s | nodes/s | speedup | efficiency | cores used |\n\
+                   |--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n";
             for s in &report.scaling {
                 md += &format!(
-                    "| {} | {} | {:.3} | {:.3} | {:.3} | {} | {} | {:.2} | {} |\n",
+                    "| {} | {} | {:.3} | {:.3} | {:.3} | {} | {} | {:.2} | {} | {} |\n",
                     s.threads,
                     s.runs,
                     s.median_seconds,
@@ -347,19 +359,22 @@ impl BenchExporter for Markdown {
                     si(s.solutions_per_second),
                     si(s.nodes_per_second),
                     s.speedup,
-                    percent(s.efficiency)
+                    percent(s.efficiency),
+                    cores(s.cores_used)
                 );
             }
         }
         md += "\n## Runs\n\n\
-               Warm-up runs are marked w and left out of the statistics.\n\n\
-               | threads | run | seconds | solutions/s | nodes/s | check |\n|--:|--:|--:|--:|--:|:--|\n";
+               Warm-up runs are marked w and left out of the statistics. Cores: processor seconds per second, \
+               the cores the run really had (fewer than its threads when something else was running).\n\n\
+               | threads | run | seconds | cores | solutions/s | nodes/s | check |\n|--:|--:|--:|--:|--:|--:|:--|\n";
         for run in &report.runs {
             md += &format!(
-                "| {} | {} | {:.3} | {} | {} | {} |\n",
+                "| {} | {} | {:.3} | {} | {} | {} | {} |\n",
                 run.threads,
                 run_label(run),
                 run.seconds,
+                cores(run.cores_used()),
                 si(run.solutions_per_second),
                 si(run.nodes_per_second),
                 run.check.word()
