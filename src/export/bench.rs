@@ -5,7 +5,7 @@
 //! [`BenchExporter::document`], so a file always holds a complete document of what has been measured so
 //! far, with the report's status saying whether the benchmark finished.
 
-use super::{si, Format};
+use super::{csv_record, si, Format};
 use crate::bench::{BenchReport, Run, Status};
 use crate::report::Check;
 
@@ -267,12 +267,6 @@ pub const CSV_HEADER: [&str; 20] = [
     "nodes_per_second",
     "check",
 ];
-
-fn csv_record(fields: &[String]) -> Vec<u8> {
-    let mut writer = csv::Writer::from_writer(Vec::new());
-    writer.write_record(fields).expect("writing to memory");
-    writer.into_inner().expect("writing to memory")
-}
 
 impl BenchExporter for Csv {
     fn header(&self, _report: &BenchReport) -> Vec<u8> {
