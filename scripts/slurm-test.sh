@@ -146,7 +146,7 @@ timeout 120 srun --ntasks=2 --cpus-per-task=1 --chdir="$dir" \
 
 array_total=$(sed -n 2p "$dir"/array.csv | cut -d, -f2)
 srun_total=$(sed -n 2p "$dir"/srun.csv | cut -d, -f2)
-check=$(sed -n 2p "$dir"/array.csv | cut -d, -f12)
+check=$(sed -n 2p "$dir"/array.csv | cut -d, -f13)
 echo "slurm-test: job array of $shards: total $array_total ($check); srun of 2 tasks: total $srun_total" >&2
 [ "$array_total" = "$srun_total" ] || fail "the job array and srun disagree"
 [ "$check" = ok ] || fail "the merged total is not the published one"

@@ -109,14 +109,15 @@ impl BenchRequest {
             n: self.n,
             largest: known::largest(),
         })?;
-        let plan = CountRequest::new(self.n)?
+        let request = CountRequest::new(self.n)?
             .symmetry(self.symmetry)
-            .threads(self.max_threads)
-            .plan();
+            .threads(self.max_threads);
+        let plan = request.plan();
         Ok(Workload {
             spec: WorkloadSpec {
                 n: self.n,
                 symmetry: self.symmetry.name().to_string(),
+                kernel: request.kernel().name().to_string(),
                 split_depth: plan.depth(),
                 units: plan.units().len() as u64,
                 expected_total: published.total,
@@ -146,6 +147,9 @@ pub struct WorkloadSpec {
     pub n: u32,
     /// Symmetry reduction.
     pub symmetry: String,
+    /// The search loop ([`crate::kernel::Kernel`]); empty in reports written before it was recorded.
+    #[serde(default)]
+    pub kernel: String,
     /// Rows placed by the plan before the kernel takes over.
     pub split_depth: u32,
     /// Work units in the plan, counted by every run.

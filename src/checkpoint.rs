@@ -41,7 +41,7 @@ pub struct Spec {
 impl Spec {
     /// Whether this run counts unit `unit`.
     pub fn selects(&self, unit: usize) -> bool {
-        self.shard.contains(unit) && self.only.as_ref().map_or(true, |r| r.contains(unit))
+        self.shard.contains(unit) && self.only.as_ref().is_none_or(|r| r.contains(unit))
     }
 
     fn describe(&self, split_depth: Option<u32>) -> String {

@@ -5,6 +5,7 @@
 
 use clap::{Args, Parser, Subcommand};
 use nqueens::export::Format;
+use nqueens::kernel::Kernel;
 use nqueens::notation::{Notation, Shape};
 use nqueens::{Board, CountRequest, Symmetry};
 use std::path::PathBuf;
@@ -15,6 +16,42 @@ use std::path::PathBuf;
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+    /// The search loop: `avx512` and `avx2` run 16 or 8 searches in the lanes of a vector register (square
+    /// boards up to 30), `scalar` runs anywhere; all give the same counts [default: auto, the fastest this
+    /// processor runs].
+    #[arg(long, global = true, value_name = "KERNEL", value_parser = parse_kernel)]
+    pub kernel: Option<KernelChoice>,
+}
+
+/// `--kernel`: one loop, or the best available.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KernelChoice {
+    Auto,
+    Only(Kernel),
+}
+
+impl KernelChoice {
+    /// Makes the choice the loop of every count of this run; an error when this processor lacks it.
+    pub fn apply(choice: Option<KernelChoice>) -> Result<(), UsageError> {
+        let kernel = match choice {
+            None | Some(KernelChoice::Auto) => None,
+            Some(KernelChoice::Only(k)) => Some(k),
+        };
+        Kernel::prefer(kernel).map_err(|k| {
+            UsageError(format!(
+                "this processor cannot run the {k} kernel (it lacks the instructions); use --kernel auto"
+            ))
+        })
+    }
+}
+
+fn parse_kernel(s: &str) -> Result<KernelChoice, String> {
+    if s == "auto" {
+        return Ok(KernelChoice::Auto);
+    }
+    s.parse::<Kernel>()
+        .map(KernelChoice::Only)
+        .map_err(|_| format!("unknown kernel `{s}` (auto, scalar, avx2 or avx512)"))
 }
 
 #[derive(Debug, Subcommand)]

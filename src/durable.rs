@@ -224,6 +224,7 @@ pub fn count(
         board: request.board,
         symmetry: request.symmetry,
         threads: request.threads,
+        kernel: Some(request.kernel()),
         split_depth: checkpoint.plan.depth(),
         count: outcome.count,
         seconds: started.elapsed().as_secs_f64(),

@@ -164,13 +164,14 @@ impl Exporter for Json {
 /// Comma-separated values, one row per board, with a header.
 pub struct Csv;
 
-const CSV_HEADER: [&str; 12] = [
+const CSV_HEADER: [&str; 13] = [
     "n",
     "total",
     "unique",
     "seconds",
     "threads",
     "symmetry",
+    "kernel",
     "split_depth",
     "units",
     "nodes",
@@ -198,6 +199,7 @@ impl Exporter for Csv {
             format!("{:.6}", r.seconds),
             r.threads.to_string(),
             r.symmetry.clone(),
+            r.kernel.clone(),
             r.split_depth.to_string(),
             r.units.to_string(),
             r.nodes.to_string(),

@@ -22,6 +22,15 @@
 //! solution and each node costs at least one turn of the loop, so overflowing one would take 2^64 turns,
 //! several centuries at a billion turns a second. Callers sum the per-unit counts in `u128`.
 
+#[cfg(target_arch = "x86_64")]
+mod avx2;
+#[cfg(target_arch = "x86_64")]
+mod avx512;
+mod vector;
+
+use std::sync::atomic::{AtomicU8, Ordering};
+pub use vector::MAX_N as VECTOR_MAX_N;
+
 /// The largest board side the `u64` masks can hold.
 pub const MAX_N: u32 = 64;
 
@@ -145,12 +154,124 @@ pub fn count_completions(n: u32, row: u32, masks: Masks) -> Tally {
 
 /// Counts the completions of one start on a board of side `n`.
 pub fn count_start(n: u32, start: Start) -> Tally {
+    count_start_with(Kernel::preferred(), n, start)
+}
+
+/// Counts the completions of one start on a board of side `n` with the loop `kernel`.
+pub fn count_start_with(kernel: Kernel, n: u32, start: Start) -> Tally {
+    // A start whose search ends before the last line may have several free squares there (a rectangle's).
     let lines = start.frame.end;
     let mut start = Some(((), start));
     let mut tally = Tally::default();
-    count_stream_lines(n, lines, || start.take(), |_, t| tally = t);
+    count_stream_with(kernel, n, lines, || start.take(), |_, t| tally = t);
     tally
 }
+
+/// The loops that can run a search: the same search, the same counts, on different instructions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Kernel {
+    /// Plain 64-bit instructions, 16 searches interleaved ([`count_stream`]); runs anywhere, on any board.
+    Scalar,
+    /// 8 searches in the 32-bit lanes of an AVX2 register; square boards up to [`VECTOR_MAX_N`].
+    Avx2,
+    /// 16 searches in the 32-bit lanes of an AVX-512 register; square boards up to [`VECTOR_MAX_N`].
+    Avx512,
+}
+
+impl Kernel {
+    /// Every loop, slowest first.
+    pub const ALL: [Kernel; 3] = [Kernel::Scalar, Kernel::Avx2, Kernel::Avx512];
+
+    /// The loop's name, as `--kernel` takes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kernel::Scalar => "scalar",
+            Kernel::Avx2 => "avx2",
+            Kernel::Avx512 => "avx512",
+        }
+    }
+
+    /// Whether this processor can run the loop.
+    pub fn available(self) -> bool {
+        match self {
+            Kernel::Scalar => true,
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 => is_x86_feature_detected!("avx2"),
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512 => is_x86_feature_detected!("avx512f"),
+            #[cfg(not(target_arch = "x86_64"))]
+            _ => false,
+        }
+    }
+
+    /// The fastest loop this processor can run.
+    pub fn best() -> Kernel {
+        Kernel::ALL
+            .into_iter()
+            .rev()
+            .find(|k| k.available())
+            .unwrap_or(Kernel::Scalar)
+    }
+
+    /// The loop counts use unless told otherwise: the one set by [`Kernel::prefer`], or else [`Kernel::best`].
+    pub fn preferred() -> Kernel {
+        match PREFERRED.load(Ordering::Relaxed) {
+            1 => Kernel::Scalar,
+            2 => Kernel::Avx2,
+            3 => Kernel::Avx512,
+            _ => Kernel::best(),
+        }
+    }
+
+    /// Makes `kernel` the loop of every later count in this process (`None`: the best available). Refused,
+    /// with nothing changed, when this processor cannot run it.
+    pub fn prefer(kernel: Option<Kernel>) -> Result<(), Kernel> {
+        let code = match kernel {
+            None => 0,
+            Some(k) if !k.available() => return Err(k),
+            Some(Kernel::Scalar) => 1,
+            Some(Kernel::Avx2) => 2,
+            Some(Kernel::Avx512) => 3,
+        };
+        PREFERRED.store(code, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Whether the loop handles a board of `lines` lines of `width` squares itself; the vector loops hand the
+    /// others to the scalar one.
+    pub fn handles(self, width: u32, lines: u32) -> bool {
+        self == Kernel::Scalar || (lines >= width && width <= VECTOR_MAX_N)
+    }
+
+    /// The loop that really runs a board of `lines` lines of `width` squares when this one is asked for.
+    pub fn on(self, width: u32, lines: u32) -> Kernel {
+        if self.handles(width, lines) {
+            self
+        } else {
+            Kernel::Scalar
+        }
+    }
+}
+
+impl std::fmt::Display for Kernel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Kernel {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Kernel, String> {
+        Kernel::ALL
+            .into_iter()
+            .find(|k| k.name() == s)
+            .ok_or_else(|| format!("unknown kernel `{s}` (scalar, avx2 or avx512)"))
+    }
+}
+
+/// [`Kernel::preferred`]'s setting: 0 for the best available, else 1 + the kernel's place in [`Kernel::ALL`].
+static PREFERRED: AtomicU8 = AtomicU8::new(0);
 
 /// [`count_stream`] on a board of `lines` lines of `width` squares: a rectangle searched column by column
 /// when `lines < width` (see [`crate::board`]).
@@ -159,16 +280,48 @@ pub fn count_start(n: u32, start: Start) -> Tally {
 /// it closes at most one solution. On a rectangle it may have several, and the closing step adds their
 /// number (a population count). That costs the square search a few operations per step on processors
 /// without a `popcnt` instruction, so the two are separate instances of the same loop.
+///
+/// The loop is [`Kernel::preferred`]; see [`count_stream_with`].
 pub fn count_stream_lines<T>(
     width: u32,
     lines: u32,
     source: impl FnMut() -> Option<(T, Start)>,
     sink: impl FnMut(T, Tally),
 ) {
+    count_stream_with(Kernel::preferred(), width, lines, source, sink)
+}
+
+/// [`count_stream_lines`] with the loop `kernel`, or the scalar loop where `kernel` does not handle the board
+/// ([`Kernel::handles`]). Every loop gives the same counts.
+///
+/// # Panics
+/// If this processor cannot run `kernel` ([`Kernel::available`]).
+pub fn count_stream_with<T>(
+    kernel: Kernel,
+    width: u32,
+    lines: u32,
+    source: impl FnMut() -> Option<(T, Start)>,
+    sink: impl FnMut(T, Tally),
+) {
+    assert!(
+        kernel.available(),
+        "this processor cannot run the {kernel} kernel"
+    );
     if lines < width {
-        stream::<T, true>(width, source, sink)
-    } else {
-        stream::<T, false>(width, source, sink)
+        return stream::<T, true>(width, source, sink);
+    }
+    if !kernel.handles(width, lines) {
+        return stream::<T, false>(width, source, sink);
+    }
+    match kernel {
+        Kernel::Scalar => stream::<T, false>(width, source, sink),
+        // SAFETY: the processor has the instructions (asserted above).
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Avx2 => unsafe { vector::drive::<T, 8>(width, source, sink, avx2::steps) },
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Avx512 => unsafe { vector::drive::<T, 16>(width, source, sink, avx512::steps) },
+        #[cfg(not(target_arch = "x86_64"))]
+        _ => unreachable!("no vector kernel is available off x86-64"),
     }
 }
 
@@ -229,7 +382,7 @@ fn stream<T, const WIDE: bool>(
     let mut rounds = 0u32;
     while busy > 0 {
         rounds = rounds.wrapping_add(1);
-        if rounds % packed_rounds(WIDE) == 0 {
+        if rounds.is_multiple_of(packed_rounds(WIDE)) {
             for lane in 0..LANES {
                 unpack(&mut tally[lane], &mut packed[lane]);
             }

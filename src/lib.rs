@@ -53,6 +53,13 @@ pub use symmetry::Symmetry;
 
 use std::time::Instant;
 
+impl CountRequest {
+    /// The search loop that counts this board in this process: the preferred one, where it handles the board.
+    pub fn kernel(&self) -> kernel::Kernel {
+        kernel::Kernel::preferred().on(self.board.width(), self.board.lines())
+    }
+}
+
 /// What to count and how: a validated request, ready to run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CountRequest {
@@ -126,6 +133,7 @@ pub fn count(request: &CountRequest, progress: &dyn exec::Progress) -> Result<Bo
         board: request.board,
         symmetry: plan.symmetry(),
         threads: request.threads,
+        kernel: Some(request.kernel()),
         split_depth: plan.depth(),
         count: total,
         seconds: started.elapsed().as_secs_f64(),

@@ -50,6 +50,7 @@ fn is_broken_pipe(err: &anyhow::Error) -> bool {
 
 fn run() -> anyhow::Result<ExitCode> {
     let cli = Cli::parse();
+    cli::KernelChoice::apply(cli.kernel)?;
     match cli.command {
         Command::Count {
             sizes,

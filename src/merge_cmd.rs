@@ -57,6 +57,7 @@ pub fn run(
         board: nqueens::Board::new(h.n)?,
         symmetry,
         threads: 0,
+        kernel: None,
         split_depth: h.split_depth,
         count: merged.count,
         seconds: 0.0,

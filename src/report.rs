@@ -124,6 +124,10 @@ pub struct BoardResult {
     pub threads: usize,
     /// Symmetry reduction used.
     pub symmetry: String,
+    /// The search loop that counted ([`crate::kernel::Kernel`]); absent where it is not known (a merge of
+    /// journals, a report written before it was recorded).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub kernel: String,
     /// Rows placed by the plan before the kernel takes over.
     pub split_depth: u32,
     /// Work units counted.
@@ -151,6 +155,8 @@ pub struct Measured {
     pub symmetry: Symmetry,
     /// Worker threads.
     pub threads: usize,
+    /// The search loop that counted, where known.
+    pub kernel: Option<crate::kernel::Kernel>,
     /// Split depth of the plan.
     pub split_depth: u32,
     /// The summed count.
@@ -177,6 +183,7 @@ impl BoardResult {
             seconds: m.seconds,
             threads: m.threads,
             symmetry: m.symmetry.name().to_string(),
+            kernel: m.kernel.map(|k| k.name().to_string()).unwrap_or_default(),
             split_depth: m.split_depth,
             units: m.count.units,
             nodes: m.count.nodes,

@@ -320,3 +320,50 @@ fn version_names_the_build() {
         .success()
         .stdout(contains(env!("CARGO_PKG_VERSION")).and(contains("rustc")));
 }
+
+#[test]
+fn every_kernel_the_processor_runs_gives_the_same_counts_and_says_which_ran() {
+    for kernel in nqueens::kernel::Kernel::ALL {
+        let out = nqueens()
+            .args([
+                "count", "12", "13", "--format", "json", "--check", "--kernel",
+            ])
+            .arg(kernel.name())
+            .output()
+            .unwrap();
+        if !kernel.available() {
+            assert_eq!(out.status.code(), Some(2), "{kernel} is refused here");
+            assert!(String::from_utf8_lossy(&out.stderr).contains("cannot run the"));
+            continue;
+        }
+        assert!(
+            out.status.success(),
+            "{kernel}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let results = json["results"].as_array().unwrap();
+        assert_eq!(results[0]["total"], 14200);
+        assert_eq!(results[1]["total"], 73712);
+        assert_eq!(results[1]["unique"], 9233);
+        assert_eq!(results[0]["kernel"], kernel.name());
+    }
+}
+
+#[test]
+fn rectangles_say_the_scalar_kernel_counted_them() {
+    nqueens()
+        .args(["count", "8x6", "--format", "csv"])
+        .assert()
+        .success()
+        .stdout(contains(",mirror,scalar,"));
+}
+
+#[test]
+fn an_unknown_kernel_is_refused() {
+    nqueens()
+        .args(["count", "8", "--kernel", "sse9"])
+        .assert()
+        .code(2)
+        .stderr(contains("unknown kernel `sse9`"));
+}

@@ -44,11 +44,17 @@ pub fn exporter(format: Format) -> Box<dyn BenchExporter> {
     }
 }
 
-/// "n = 17, full symmetry, split depth 5 (181005 units), 3 timed runs per thread count after 1 warm-up".
+/// "n = 17, full symmetry, avx2 kernel, split depth 5 (181005 units), 3 timed runs per thread count after 1
+/// warm-up".
 fn workload_line(report: &BenchReport) -> String {
     let w = &report.workload;
+    let kernel = if w.kernel.is_empty() {
+        String::new()
+    } else {
+        format!("{} kernel, ", w.kernel)
+    };
     format!(
-        "n = {}, {} symmetry, split depth {} ({} units), {} timed run{} per thread count after {} warm-up{}",
+        "n = {}, {} symmetry, {kernel}split depth {} ({} units), {} timed run{} per thread count after {} warm-up{}",
         w.n,
         w.symmetry,
         w.split_depth,
@@ -245,7 +251,7 @@ impl BenchExporter for Json {
 pub struct Csv;
 
 /// The CSV columns, in order.
-pub const CSV_HEADER: [&str; 20] = [
+pub const CSV_HEADER: [&str; 21] = [
     "timestamp",
     "cpu_model",
     "logical_cores",
@@ -253,6 +259,7 @@ pub const CSV_HEADER: [&str; 20] = [
     "git_revision",
     "n",
     "symmetry",
+    "kernel",
     "split_depth",
     "units",
     "threads",
@@ -283,6 +290,7 @@ impl BenchExporter for Csv {
             report.program.git_revision.clone(),
             w.n.to_string(),
             w.symmetry.clone(),
+            w.kernel.clone(),
             w.split_depth.to_string(),
             w.units.to_string(),
             run.threads.to_string(),

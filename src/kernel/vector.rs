@@ -1,0 +1,190 @@
+//! What the vector searches share: the lanes' memory, handing lanes their starts, and collecting their counts.
+//!
+//! A vector search runs one depth-first search in each lane of a SIMD register, so one instruction advances
+//! all of them, and no branch depends on any one search. The step loop itself is written once per instruction
+//! set ([`super::avx512`], [`super::avx2`]); it runs until a lane finishes its start, then comes back here,
+//! where the lane gets its next start.
+//!
+//! # One word of stack a row
+//! The lanes keep the row being filled in registers: its free squares not tried yet, `cols`, `ld` and `rd`.
+//! Descending saves one word: the row's free squares *before* the queen was taken from them. Squares are taken
+//! lowest first, so that word's lowest bit is the queen placed, and the bits above it are the squares still
+//! to try. Going back up, the row's masks are recomputed from the child's by undoing the placement:
+//! `cols & !bit`, `(ld >> 1) & !bit`, `(rd << 1) & !bit`. Each shift lost a bit on the way down (bit 31 of
+//! `ld`, bit 0 of `rd`); those two bits ride in the same word, in bits 31 and 30, above every square of a board
+//! of at most 30 columns. So the stack is one 32-bit word a row, where the scalar loop keeps four 64-bit ones.
+//!
+//! Every lane writes its word on every step, whether it descends or not: the slot of the row being filled is
+//! dead until the lane descends from it, so the store needs no mask.
+
+use super::{Frame, Start, Tally};
+
+/// The widest board the vector searches handle: the lanes are 32 bits, and the stack words keep two bits for
+/// the shifts.
+pub const MAX_N: u32 = 30;
+
+/// The squares in a stack word; the two bits above them are the ones the shifts lost.
+pub(super) const SQUARES: u32 = (1 << MAX_N) - 1;
+
+/// Bit 30 of a stack word: bit 0 of the row's `rd`.
+pub(super) const RD_LOST: u32 = 1 << 30;
+
+/// Bit 31 of a stack word: bit 31 of the row's `ld`.
+pub(super) const LD_LOST: u32 = 1 << 31;
+
+/// Stack slots: row `r` lives at slot `r + 1`, so the slot below a start's row exists; one more for the
+/// child of the last row searched.
+pub(super) const SLOTS: usize = MAX_N as usize + 2;
+
+/// Steps a step loop may run before it returns to have its 32-bit counters emptied: a lane adds at most one
+/// to each a step.
+pub(super) const FLUSH_STEPS: u32 = 1 << 30;
+
+/// Memory the lanes index by slot, `[slot][lane]`, so that one gather or scatter reaches every lane's row.
+pub(super) struct Memory<const L: usize> {
+    /// The stack words (see the module documentation).
+    pub stack: [[u32; L]; SLOTS],
+    /// The squares of each row that the lane's start allows and does not block ([`Frame`]).
+    pub open: [[u32; L]; SLOTS],
+}
+
+/// The lanes' registers, kept in memory while lanes are handed new starts.
+#[derive(Clone, Copy)]
+pub(super) struct Spill<const L: usize> {
+    /// Free squares of the row being filled, not tried yet.
+    pub avail: [u32; L],
+    /// Masks of the row being filled.
+    pub cols: [u32; L],
+    pub ld: [u32; L],
+    pub rd: [u32; L],
+    /// The slot of the row being filled.
+    pub slot: [u32; L],
+    /// The slot below the start's row: reaching it ends the search.
+    pub floor: [u32; L],
+    /// The slot of the row before the last: a queen placed there closes the board.
+    pub closing: [u32; L],
+    /// Queens placed by steps (the last queen of a solution is not) and solutions, since the last emptying.
+    pub nodes: [u32; L],
+    pub solutions: [u32; L],
+}
+
+impl<const L: usize> Default for Spill<L> {
+    fn default() -> Spill<L> {
+        Spill {
+            avail: [0; L],
+            cols: [0; L],
+            ld: [0; L],
+            rd: [0; L],
+            slot: [0; L],
+            floor: [0; L],
+            closing: [0; L],
+            nodes: [0; L],
+            solutions: [0; L],
+        }
+    }
+}
+
+/// Runs the lanes of `spill` (those whose bit is set in `live`) until at least one finishes its start or the
+/// counters need emptying; returns the finished lanes.
+pub(super) type StepLoop<const L: usize> = unsafe fn(&mut Spill<L>, &mut Memory<L>, u32) -> u32;
+
+/// Counts like [`super::count_stream`] on a square board of side `n <= MAX_N`, with `L` lanes advanced by
+/// `steps`.
+///
+/// # Safety
+/// The processor must support the instructions `steps` uses.
+pub(super) unsafe fn drive<T, const L: usize>(
+    n: u32,
+    mut source: impl FnMut() -> Option<(T, Start)>,
+    mut sink: impl FnMut(T, Tally),
+    steps: StepLoop<L>,
+) {
+    assert!(
+        n <= MAX_N,
+        "board {n} is outside the vector search's limits"
+    );
+    let mut memory = Box::new(Memory {
+        stack: [[0; L]; SLOTS],
+        open: [[0; L]; SLOTS],
+    });
+    let mut spill = Spill::default();
+    let mut totals = [Tally::default(); L];
+    let mut tags: [Option<T>; L] = std::array::from_fn(|_| None);
+    let mut live = 0u32;
+    for (lane, tag) in tags.iter_mut().enumerate() {
+        *tag = assign(n, &mut source, &mut sink, &mut memory, &mut spill, lane);
+        live |= u32::from(tag.is_some()) << lane;
+    }
+    while live != 0 {
+        // SAFETY: the caller vouches for the processor.
+        let finished = unsafe { steps(&mut spill, &mut memory, live) };
+        for (lane, total) in totals.iter_mut().enumerate() {
+            let solutions = std::mem::take(&mut spill.solutions[lane]);
+            // The last queen of each solution is placed without a step of its own.
+            total.nodes += u64::from(std::mem::take(&mut spill.nodes[lane])) + u64::from(solutions);
+            total.solutions += u64::from(solutions);
+        }
+        for lane in (0..L).filter(|&l| finished & (1 << l) != 0) {
+            let tag = tags[lane].take().expect("a live lane has a tag");
+            sink(tag, std::mem::take(&mut totals[lane]));
+            tags[lane] = assign(n, &mut source, &mut sink, &mut memory, &mut spill, lane);
+            if tags[lane].is_none() {
+                live &= !(1 << lane);
+            }
+        }
+    }
+}
+
+/// Gives `lane` the next start that needs a search, settling on the way the starts that need none; `None`
+/// when the source is dry.
+fn assign<T, const L: usize>(
+    n: u32,
+    source: &mut impl FnMut() -> Option<(T, Start)>,
+    sink: &mut impl FnMut(T, Tally),
+    memory: &mut Memory<L>,
+    spill: &mut Spill<L>,
+    lane: usize,
+) -> Option<T> {
+    loop {
+        let (tag, start) = source()?;
+        if start.masks.rd >> 32 != 0 {
+            // Squares attacked from beyond column 31 that would come onto the board: no start of this crate's
+            // plans has them, but the 32-bit lanes cannot hold them, so the scalar loop counts it.
+            sink(
+                tag,
+                super::count_start_with(super::Kernel::Scalar, n, start),
+            );
+            continue;
+        }
+        let Start { row, masks, frame } = start;
+        let end = frame.end;
+        assert!(
+            row <= end && end <= n,
+            "start row {row} and end {end} do not fit board {n}"
+        );
+        let free = frame.free(row.min(n.saturating_sub(1)), masks);
+        if row + 2 <= end {
+            load_frame(memory, &frame, row, lane);
+            // Bits of `ld` beyond column 31 are off the board for good: shifts only move them further away.
+            spill.avail[lane] = free as u32;
+            spill.cols[lane] = masks.cols as u32;
+            spill.ld[lane] = masks.ld as u32;
+            spill.rd[lane] = masks.rd as u32;
+            spill.slot[lane] = row + 1;
+            spill.floor[lane] = row;
+            spill.closing[lane] = end - 1;
+            return Some(tag);
+        }
+        // A complete placement is one solution; one row short, the row's free square is one.
+        let solutions = u64::from(row == end || free != 0);
+        let nodes = if row == end { 0 } else { solutions };
+        sink(tag, Tally { solutions, nodes });
+    }
+}
+
+/// Writes the open squares of the rows `row..end` of `frame` into the lane's column of `memory.open`.
+fn load_frame<const L: usize>(memory: &mut Memory<L>, frame: &Frame, row: u32, lane: usize) {
+    for r in row as usize..frame.end as usize {
+        memory.open[r + 1][lane] = (frame.allow[r] & !frame.block[r]) as u32;
+    }
+}
