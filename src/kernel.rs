@@ -317,9 +317,13 @@ pub fn count_stream_with<T>(
         Kernel::Scalar => stream::<T, false>(width, source, sink),
         // SAFETY: the processor has the instructions (asserted above).
         #[cfg(target_arch = "x86_64")]
-        Kernel::Avx2 => unsafe { vector::drive::<T, 8>(width, source, sink, avx2::steps) },
+        Kernel::Avx2 => unsafe {
+            vector::drive::<T, { avx2::L }>(width, source, sink, avx2::steps)
+        },
         #[cfg(target_arch = "x86_64")]
-        Kernel::Avx512 => unsafe { vector::drive::<T, 16>(width, source, sink, avx512::steps) },
+        Kernel::Avx512 => unsafe {
+            vector::drive::<T, { avx512::L }>(width, source, sink, avx512::steps)
+        },
         #[cfg(not(target_arch = "x86_64"))]
         _ => unreachable!("no vector kernel is available off x86-64"),
     }

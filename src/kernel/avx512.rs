@@ -1,10 +1,50 @@
-//! The vector search ([`super::vector`]) with 16 lanes in an AVX-512 register.
+//! The vector search ([`super::vector`]) with 16 lanes in each of two AVX-512 registers.
+//!
+//! One step of a lane is a chain of dependent instructions (a gather among them), so two independent groups
+//! of 16 lanes take turns in the loop, and the processor overlaps their chains.
 
 use super::vector::{Memory, Spill, FLUSH_STEPS, LD_LOST, RD_LOST, SQUARES};
 use std::arch::x86_64::*;
 
-/// Searches in one register.
-const L: usize = 16;
+/// Lanes in one register.
+const W: usize = 16;
+
+/// Groups of lanes that take turns.
+const G: usize = 2;
+
+/// Lanes in all.
+pub(super) const L: usize = G * W;
+
+/// The registers of one group of 16 lanes.
+#[derive(Clone, Copy)]
+struct Group {
+    avail: __m512i,
+    cols: __m512i,
+    ld: __m512i,
+    rd: __m512i,
+    slot: __m512i,
+    floor: __m512i,
+    closing: __m512i,
+    nodes: __m512i,
+    solutions: __m512i,
+    /// The group's lanes that have a start.
+    live: __mmask16,
+    /// The group's lane numbers among the `L` lanes.
+    lane_ids: __m512i,
+}
+
+/// Constants of the loop.
+#[derive(Clone, Copy)]
+struct Consts {
+    row_stride: __m512i,
+    one: __m512i,
+    zero: __m512i,
+    squares: __m512i,
+    rd_lost: __m512i,
+    ld_lost: __m512i,
+    stack: *mut i32,
+    open: *const i32,
+}
 
 /// Runs the lanes of `spill` set in `live` until one finishes or the counters need emptying; returns the
 /// finished lanes. See [`super::vector::StepLoop`].
@@ -12,102 +52,136 @@ const L: usize = 16;
 /// # Safety
 /// The processor must support AVX-512F.
 #[target_feature(enable = "avx512f")]
-pub(super) unsafe fn steps(spill: &mut Spill<L>, memory: &mut Memory<L>, live: u32) -> u32 {
-    let load = |a: &[u32; L]| unsafe { _mm512_loadu_si512(a.as_ptr().cast()) };
-    let mut avail = load(&spill.avail);
-    let mut cols = load(&spill.cols);
-    let mut ld = load(&spill.ld);
-    let mut rd = load(&spill.rd);
-    let mut slot = load(&spill.slot);
-    let floor = load(&spill.floor);
-    let closing = load(&spill.closing);
-    let mut nodes = load(&spill.nodes);
-    let mut solutions = load(&spill.solutions);
-    let live = live as __mmask16;
-
-    let lane_ids = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-    let row_stride = _mm512_set1_epi32(L as i32);
-    let one = _mm512_set1_epi32(1);
-    let zero = _mm512_setzero_si512();
-    let squares = _mm512_set1_epi32(SQUARES as i32);
-    let rd_lost = _mm512_set1_epi32(RD_LOST as i32);
-    let ld_lost = _mm512_set1_epi32(LD_LOST as i32);
-    let stack: *mut i32 = memory.stack.as_mut_ptr().cast();
-    let open: *const i32 = memory.open.as_ptr().cast();
-
+pub(super) unsafe fn steps(spill: &mut Spill<L>, memory: &mut Memory<L>, live: u64) -> u64 {
+    let c = Consts {
+        row_stride: _mm512_set1_epi32(L as i32),
+        one: _mm512_set1_epi32(1),
+        zero: _mm512_setzero_si512(),
+        squares: _mm512_set1_epi32(SQUARES as i32),
+        rd_lost: _mm512_set1_epi32(RD_LOST as i32),
+        ld_lost: _mm512_set1_epi32(LD_LOST as i32),
+        stack: memory.stack.as_mut_ptr().cast(),
+        open: memory.open.as_ptr().cast(),
+    };
+    let mut groups: [Group; G] = std::array::from_fn(|g| load(spill, g * W, live));
     let mut count = 0u32;
-    let finished = loop {
-        // Where each lane's row sits in the `[slot][lane]` arrays.
-        let index = _mm512_add_epi32(_mm512_slli_epi32::<4>(slot), lane_ids);
-        let has = _mm512_mask_test_epi32_mask(live, avail, avail);
-        let bit = _mm512_and_si512(avail, _mm512_sub_epi32(zero, avail));
-        let rest = _mm512_xor_si512(avail, bit);
-        let ncols = _mm512_or_si512(cols, bit);
-        let nld = _mm512_slli_epi32::<1>(_mm512_or_si512(ld, bit));
-        let nrd = _mm512_srli_epi32::<1>(_mm512_or_si512(rd, bit));
-        let child_open =
-            unsafe { _mm512_i32gather_epi32::<4>(_mm512_add_epi32(index, row_stride), open) };
-        // 0xFE: a | b | c.
-        let attacked = _mm512_ternarylogic_epi32::<0xFE>(ncols, nld, nrd);
-        let next = _mm512_andnot_si512(attacked, child_open);
-        let placed = has & _mm512_test_epi32_mask(next, next);
-        let closes = _mm512_cmpeq_epi32_mask(slot, closing);
-        let descends = placed & !closes;
-        nodes = _mm512_mask_add_epi32(nodes, has, nodes, one);
-        solutions = _mm512_mask_add_epi32(solutions, placed & closes, solutions, one);
-        // The stack word: avail | (rd << 30 & RD_LOST) | (ld & LD_LOST); 0xEA: (a & b) | c.
-        let word = _mm512_ternarylogic_epi32::<0xEA>(
-            _mm512_slli_epi32::<30>(rd),
-            rd_lost,
-            _mm512_or_si512(avail, _mm512_and_si512(ld, ld_lost)),
-        );
-        unsafe { _mm512_i32scatter_epi32::<4>(stack, index, word) };
-        // Back up when the row has nothing left to try (the square just taken was its last).
-        let pops = live & !descends & _mm512_testn_epi32_mask(rest, rest);
-        let parent_word = unsafe {
-            _mm512_mask_i32gather_epi32::<4>(
-                zero,
-                pops,
-                _mm512_sub_epi32(index, row_stride),
-                stack.cast_const(),
-            )
-        };
-        let parent_avail = _mm512_and_si512(parent_word, squares);
-        let pbit = _mm512_and_si512(parent_avail, _mm512_sub_epi32(zero, parent_avail));
-        let ld_up = _mm512_or_si512(
-            _mm512_srli_epi32::<1>(ld),
-            _mm512_and_si512(parent_word, ld_lost),
-        );
-        let rd_up = _mm512_or_si512(
-            _mm512_slli_epi32::<1>(rd),
-            _mm512_srli_epi32::<30>(_mm512_and_si512(parent_word, rd_lost)),
-        );
-        // Stay: the row's remaining squares. Descend: the child. Back up: the parent, undone.
-        avail = _mm512_mask_mov_epi32(rest, descends, next);
-        avail = _mm512_mask_mov_epi32(avail, pops, _mm512_xor_si512(parent_avail, pbit));
-        cols = _mm512_mask_mov_epi32(cols, descends, ncols);
-        cols = _mm512_mask_andnot_epi32(cols, pops, pbit, cols);
-        ld = _mm512_mask_mov_epi32(ld, descends, nld);
-        ld = _mm512_mask_andnot_epi32(ld, pops, pbit, ld_up);
-        rd = _mm512_mask_mov_epi32(rd, descends, nrd);
-        rd = _mm512_mask_andnot_epi32(rd, pops, pbit, rd_up);
-        slot = _mm512_mask_add_epi32(slot, descends, slot, one);
-        slot = _mm512_mask_sub_epi32(slot, pops, slot, one);
-        let finished = live & _mm512_cmpeq_epi32_mask(slot, floor);
+    loop {
+        let mut finished = 0u64;
+        for (g, group) in groups.iter_mut().enumerate() {
+            // SAFETY: the caller vouches for AVX-512F; the indices stay within `memory` (see `step`).
+            finished |= u64::from(unsafe { step(group, &c) }) << (g * W);
+        }
         count += 1;
         if finished != 0 || count == FLUSH_STEPS {
-            break finished;
+            for (g, group) in groups.iter().enumerate() {
+                store(spill, g * W, group);
+            }
+            return finished;
         }
-    };
+    }
+}
 
-    let store =
-        |a: &mut [u32; L], v: __m512i| unsafe { _mm512_storeu_si512(a.as_mut_ptr().cast(), v) };
-    store(&mut spill.avail, avail);
-    store(&mut spill.cols, cols);
-    store(&mut spill.ld, ld);
-    store(&mut spill.rd, rd);
-    store(&mut spill.slot, slot);
-    store(&mut spill.nodes, nodes);
-    store(&mut spill.solutions, solutions);
-    u32::from(finished)
+/// The registers of the lanes `first..first + W`.
+#[target_feature(enable = "avx512f")]
+fn load(spill: &Spill<L>, first: usize, live: u64) -> Group {
+    let load = |a: &[u32; L]| unsafe { _mm512_loadu_si512(a[first..].as_ptr().cast()) };
+    Group {
+        avail: load(&spill.avail),
+        cols: load(&spill.cols),
+        ld: load(&spill.ld),
+        rd: load(&spill.rd),
+        slot: load(&spill.slot),
+        floor: load(&spill.floor),
+        closing: load(&spill.closing),
+        nodes: load(&spill.nodes),
+        solutions: load(&spill.solutions),
+        live: (live >> first) as __mmask16,
+        lane_ids: _mm512_add_epi32(
+            _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+            _mm512_set1_epi32(first as i32),
+        ),
+    }
+}
+
+/// Writes back the registers of the lanes `first..first + W`.
+#[target_feature(enable = "avx512f")]
+fn store(spill: &mut Spill<L>, first: usize, g: &Group) {
+    let store = |a: &mut [u32; L], v: __m512i| unsafe {
+        _mm512_storeu_si512(a[first..].as_mut_ptr().cast(), v)
+    };
+    store(&mut spill.avail, g.avail);
+    store(&mut spill.cols, g.cols);
+    store(&mut spill.ld, g.ld);
+    store(&mut spill.rd, g.rd);
+    store(&mut spill.slot, g.slot);
+    store(&mut spill.nodes, g.nodes);
+    store(&mut spill.solutions, g.solutions);
+}
+
+/// One step of every lane of `g`; returns the lanes that finished their start.
+///
+/// # Safety
+/// The processor must support AVX-512F. A live lane's slot lies between its floor and its closing slot, both
+/// within the stack, so every index below is in bounds.
+#[target_feature(enable = "avx512f")]
+#[inline]
+unsafe fn step(g: &mut Group, c: &Consts) -> u32 {
+    // Where each lane's row sits in the `[slot][lane]` arrays.
+    let index = _mm512_add_epi32(_mm512_mullo_epi32(g.slot, c.row_stride), g.lane_ids);
+    let avail = g.avail;
+    let has = _mm512_mask_test_epi32_mask(g.live, avail, avail);
+    let bit = _mm512_and_si512(avail, _mm512_sub_epi32(c.zero, avail));
+    let rest = _mm512_xor_si512(avail, bit);
+    let ncols = _mm512_or_si512(g.cols, bit);
+    let nld = _mm512_slli_epi32::<1>(_mm512_or_si512(g.ld, bit));
+    let nrd = _mm512_srli_epi32::<1>(_mm512_or_si512(g.rd, bit));
+    let child_open =
+        unsafe { _mm512_i32gather_epi32::<4>(_mm512_add_epi32(index, c.row_stride), c.open) };
+    // 0xFE: a | b | c.
+    let attacked = _mm512_ternarylogic_epi32::<0xFE>(ncols, nld, nrd);
+    let next = _mm512_andnot_si512(attacked, child_open);
+    let placed = has & _mm512_test_epi32_mask(next, next);
+    let closes = _mm512_cmpeq_epi32_mask(g.slot, g.closing);
+    let descends = placed & !closes;
+    g.nodes = _mm512_mask_add_epi32(g.nodes, has, g.nodes, c.one);
+    g.solutions = _mm512_mask_add_epi32(g.solutions, placed & closes, g.solutions, c.one);
+    // The stack word: avail | (rd << 30 & RD_LOST) | (ld & LD_LOST); 0xEA: (a & b) | c.
+    let word = _mm512_ternarylogic_epi32::<0xEA>(
+        _mm512_slli_epi32::<30>(g.rd),
+        c.rd_lost,
+        _mm512_or_si512(avail, _mm512_and_si512(g.ld, c.ld_lost)),
+    );
+    unsafe { _mm512_i32scatter_epi32::<4>(c.stack, index, word) };
+    // Back up when the row has nothing left to try (the square just taken was its last).
+    let pops = g.live & !descends & _mm512_testn_epi32_mask(rest, rest);
+    let parent_word = unsafe {
+        _mm512_mask_i32gather_epi32::<4>(
+            c.zero,
+            pops,
+            _mm512_sub_epi32(index, c.row_stride),
+            c.stack.cast_const(),
+        )
+    };
+    let parent_avail = _mm512_and_si512(parent_word, c.squares);
+    let pbit = _mm512_and_si512(parent_avail, _mm512_sub_epi32(c.zero, parent_avail));
+    let ld_up = _mm512_or_si512(
+        _mm512_srli_epi32::<1>(g.ld),
+        _mm512_and_si512(parent_word, c.ld_lost),
+    );
+    let rd_up = _mm512_or_si512(
+        _mm512_slli_epi32::<1>(g.rd),
+        _mm512_srli_epi32::<30>(_mm512_and_si512(parent_word, c.rd_lost)),
+    );
+    // Stay: the row's remaining squares. Descend: the child. Back up: the parent, undone.
+    let avail = _mm512_mask_mov_epi32(rest, descends, next);
+    g.avail = _mm512_mask_mov_epi32(avail, pops, _mm512_xor_si512(parent_avail, pbit));
+    let cols = _mm512_mask_mov_epi32(g.cols, descends, ncols);
+    g.cols = _mm512_mask_andnot_epi32(cols, pops, pbit, cols);
+    let ld = _mm512_mask_mov_epi32(g.ld, descends, nld);
+    g.ld = _mm512_mask_andnot_epi32(ld, pops, pbit, ld_up);
+    let rd = _mm512_mask_mov_epi32(g.rd, descends, nrd);
+    g.rd = _mm512_mask_andnot_epi32(rd, pops, pbit, rd_up);
+    let slot = _mm512_mask_add_epi32(g.slot, descends, g.slot, c.one);
+    g.slot = _mm512_mask_sub_epi32(slot, pops, slot, c.one);
+    u32::from(g.live & _mm512_cmpeq_epi32_mask(g.slot, g.floor))
 }

@@ -86,7 +86,7 @@ impl<const L: usize> Default for Spill<L> {
 
 /// Runs the lanes of `spill` (those whose bit is set in `live`) until at least one finishes its start or the
 /// counters need emptying; returns the finished lanes.
-pub(super) type StepLoop<const L: usize> = unsafe fn(&mut Spill<L>, &mut Memory<L>, u32) -> u32;
+pub(super) type StepLoop<const L: usize> = unsafe fn(&mut Spill<L>, &mut Memory<L>, u64) -> u64;
 
 /// Counts like [`super::count_stream`] on a square board of side `n <= MAX_N`, with `L` lanes advanced by
 /// `steps`.
@@ -110,10 +110,10 @@ pub(super) unsafe fn drive<T, const L: usize>(
     let mut spill = Spill::default();
     let mut totals = [Tally::default(); L];
     let mut tags: [Option<T>; L] = std::array::from_fn(|_| None);
-    let mut live = 0u32;
+    let mut live = 0u64;
     for (lane, tag) in tags.iter_mut().enumerate() {
         *tag = assign(n, &mut source, &mut sink, &mut memory, &mut spill, lane);
-        live |= u32::from(tag.is_some()) << lane;
+        live |= u64::from(tag.is_some()) << lane;
     }
     while live != 0 {
         // SAFETY: the caller vouches for the processor.
