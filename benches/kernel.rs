@@ -1,37 +1,74 @@
-//! Criterion benches of the counting kernel: whole boards from the empty placement, and one fixed work unit.
+//! Criterion benches of the counting kernels, side by side in one run: every search loop this processor runs
+//! ([`Kernel`]) on the same plans, and the scalar loop on one fixed work unit.
 //!
 //! Run with `cargo bench --bench kernel`; add `-- --save-baseline before` and `-- --baseline before` to compare
-//! a change to the hot loop with the version before it.
+//! a change to a hot loop with the version before it. Throughput is in nodes (queens placed), the figure that
+//! shows how close a loop is to the machine's limit.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use nqueens::kernel::{count_completions, Masks};
-use nqueens::{Board, Plan, Split, Symmetry};
+use nqueens::kernel::{count_start_with, count_stream_with, Frame, Kernel, Start};
+use nqueens::{Board, Count, Plan, Split, Symmetry};
 use std::hint::black_box;
 
+/// Counts every unit of `plan` with `kernel` on this thread, as one executor worker does.
+fn count_plan(kernel: Kernel, plan: &Plan) -> Count {
+    let board = plan.board();
+    let mut drawn = Count::default();
+    let mut sum = Count::default();
+    let mut units = plan.units().iter();
+    count_stream_with(
+        kernel,
+        board.width(),
+        board.lines(),
+        || loop {
+            let unit = units.next()?;
+            match plan.start(unit) {
+                Some(start) => return Some((unit, start)),
+                None => drawn += plan.count_unit(unit),
+            }
+        },
+        |unit, tally| sum += plan.weigh(unit, tally),
+    );
+    sum + drawn
+}
+
 fn whole_boards(c: &mut Criterion) {
-    let mut group = c.benchmark_group("kernel/whole_board");
-    for n in 10..=13u32 {
-        let nodes = count_completions(n, 0, Masks::default()).nodes;
-        group.throughput(Throughput::Elements(nodes));
-        group.bench_with_input(BenchmarkId::from_parameter(n), &n, |b, &n| {
-            b.iter(|| count_completions(black_box(n), 0, black_box(Masks::default())))
-        });
+    let kernels: Vec<Kernel> = Kernel::ALL.into_iter().filter(|k| k.available()).collect();
+    for symmetry in [Symmetry::Full, Symmetry::Mirror] {
+        let mut group = c.benchmark_group(format!("kernel/{}", symmetry.name()));
+        group.sample_size(10);
+        for n in 12..=14u32 {
+            // The split of a one-thread count.
+            let plan = Plan::new(Board::new(n).unwrap(), symmetry, Split::Auto { threads: 1 });
+            let nodes = count_plan(Kernel::Scalar, &plan).nodes;
+            group.throughput(Throughput::Elements(nodes as u64));
+            for &kernel in &kernels {
+                group.bench_with_input(BenchmarkId::new(kernel.name(), n), &plan, |b, plan| {
+                    b.iter(|| count_plan(kernel, black_box(plan)))
+                });
+            }
+        }
+        group.finish();
     }
-    group.finish();
 }
 
 fn fixed_unit(c: &mut Criterion) {
-    // The middle unit of n = 15's depth-3 mirror plan: a typical piece of a real run.
+    // The middle unit of n = 15's depth-3 mirror plan: a typical piece of a real run, in the scalar loop (a
+    // vector loop would run it in one lane).
     let board = Board::new(15).expect("15 fits");
     let plan = Plan::new(board, Symmetry::Mirror, Split::Depth(3));
     let unit = &plan.units()[plan.units().len() / 2];
     let masks = board.masks_after(&unit.prefix).expect("valid unit");
-    let row = unit.prefix.len() as u32;
-    let nodes = count_completions(15, row, masks).nodes;
+    let start = Start {
+        row: unit.prefix.len() as u32,
+        masks,
+        frame: Frame::open(15),
+    };
+    let nodes = count_start_with(Kernel::Scalar, 15, start.clone()).nodes;
     let mut group = c.benchmark_group("kernel/unit");
     group.throughput(Throughput::Elements(nodes));
     group.bench_function(format!("n15_{:?}", unit.prefix), |b| {
-        b.iter(|| count_completions(black_box(15), row, black_box(masks)))
+        b.iter(|| count_start_with(Kernel::Scalar, black_box(15), black_box(start.clone())))
     });
     group.finish();
 }

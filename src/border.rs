@@ -20,6 +20,7 @@
 //! [`Frame`].
 
 use crate::kernel::{full_mask, Frame, Masks};
+use rayon::prelude::*;
 use std::cmp::Ordering;
 
 /// The queens on the border lines of a solution, as the columns of the top and bottom rows' queens and the rows
@@ -151,9 +152,19 @@ impl Border {
 
     /// Every canonical possible border of a board of side `n` (n >= 2), in increasing order.
     pub fn canonical(n: u32) -> Vec<Border> {
+        let side = n as u8;
+        // One top column per task, collected in order.
+        (0..side)
+            .into_par_iter()
+            .flat_map_iter(|top| Border::canonical_with_top(n, top))
+            .collect()
+    }
+
+    /// The canonical possible borders of a board of side `n` whose top queen is in column `top`, in order.
+    fn canonical_with_top(n: u32, top: u8) -> Vec<Border> {
         let mut borders = Vec::new();
         let side = n as u8;
-        for top in 0..side {
+        {
             for bottom in 0..side {
                 for left in 0..side {
                     for right in 0..side {

@@ -11,12 +11,13 @@ use crate::border::{self, Border, Transform};
 use crate::count::Count;
 use crate::kernel::{self, Frame, Masks, Start, Tally};
 use crate::symmetry::{Admission, Symmetry};
+use rayon::prelude::*;
 
 /// How many work units an automatic split aims for, per worker thread: enough that the last units to finish
-/// are small against the whole run, so threads do not wait idle at the end. Each worker keeps
-/// [`kernel::LANES`] units in flight, and those finish at a lower rate as the lanes empty, so this is large:
-/// measured on n = 16 with 2 threads, 1,118 units (128 a thread) gave a speedup of 1.7, 12,000 units gave 2.0.
-pub const UNITS_PER_THREAD: usize = 1024;
+/// are small against the whole run, so threads do not wait idle at the end. Each worker keeps 16 to 32 units in
+/// flight (the kernel's lanes), and those finish at a lower rate as the lanes empty, so this is large: measured
+/// on n = 16 with 2 threads and the AVX-512 loop, 1,118 units took 0.35 to 0.36 s, 9,844 units 0.33 s.
+pub const UNITS_PER_THREAD: usize = 4096;
 
 /// The same for the full symmetry mode, whose units (border placements) differ far more in size: measured on
 /// n = 17 with 1 thread, 4,319 units took 31.1 s, 31,532 took 22.6 s and 181,005 took 19.1 s.
@@ -39,12 +40,16 @@ pub enum Split {
 }
 
 impl Split {
-    /// The split of a run that is checkpointed or sharded, chosen from the symmetry alone: the units the
+    /// The split of a run that is checkpointed or sharded, chosen from the symmetry alone: about the units the
     /// automatic split gives two threads. A journal line per unit stays small against the unit (n = 17 in the
     /// full mode: 181,005 units of about 0.1 ms each on one core), and a plan does not change with the machine,
     /// so every shard of a run and every resume of a journal agree on it.
     pub fn durable(symmetry: Symmetry) -> Split {
-        Split::Units(2 * units_per_thread(symmetry))
+        // Fixed numbers, not the automatic split's: a journal written by an earlier version must keep its plan.
+        Split::Units(match symmetry {
+            Symmetry::Full => 65_536,
+            _ => 2_048,
+        })
     }
 }
 
@@ -82,6 +87,76 @@ pub struct WorkUnit {
     pub prefix: Vec<u8>,
     /// What each solution is worth.
     pub weight: Weight,
+}
+
+impl WorkUnit {
+    /// A unit not numbered yet.
+    fn new(border: Option<Border>, prefix: Vec<u8>, weight: Weight) -> WorkUnit {
+        WorkUnit {
+            index: 0,
+            border,
+            prefix,
+            weight,
+        }
+    }
+}
+
+/// Appends to `units` the units of border `b` at split depth `depth` whose rows `1..` start with `prefix[1..]`,
+/// in lexicographic order.
+fn extend_border(
+    units: &mut Vec<WorkUnit>,
+    depth: u32,
+    b: Border,
+    frame: &Frame,
+    masks: Masks,
+    prefix: &mut Vec<u8>,
+) {
+    let row = prefix.len() as u32;
+    if row > depth || row >= frame.end {
+        let weight = Weight::Plain {
+            total: 8,
+            unique: 1,
+        };
+        units.push(WorkUnit::new(Some(b), prefix.clone(), weight));
+        return;
+    }
+    let mut free = frame.free(row, masks);
+    while free != 0 {
+        let bit = free & free.wrapping_neg();
+        free ^= bit;
+        prefix.push(bit.trailing_zeros() as u8);
+        extend_border(units, depth, b, frame, masks.place(bit), prefix);
+        prefix.pop();
+    }
+}
+
+/// The number of units of the full-symmetry plan over `borders` at split depth `depth`, found without building
+/// them.
+fn border_units_at(n: u32, borders: &[Border], depth: u32) -> usize {
+    fn below(depth: u32, frame: &Frame, masks: Masks, row: u32) -> usize {
+        if row > depth || row >= frame.end {
+            return 1;
+        }
+        let mut free = frame.free(row, masks);
+        let mut units = 0;
+        while free != 0 {
+            let bit = free & free.wrapping_neg();
+            free ^= bit;
+            units += below(depth, frame, masks.place(bit), row + 1);
+        }
+        units
+    }
+    borders
+        .par_iter()
+        .map(|&b| {
+            if b.stabiliser(n).len() > 1 {
+                1
+            } else {
+                let (frame, masks) = b.frame(n);
+                below(depth, &frame, masks, 1)
+            }
+        })
+        .sum()
 }
 
 /// The numbered work units for a board, a symmetry and a split depth.
@@ -122,6 +197,14 @@ impl Plan {
             Split::Units(target) => {
                 // Deeper than half the board the units become tiny and numerous; small boards stop there.
                 let deepest = (n / 2).max(1).min(n);
+                if symmetry == Symmetry::Full && board.n() >= 4 {
+                    // Counting the units of each depth is cheaper than building them; build only the one.
+                    let borders = Border::canonical(board.n());
+                    let depth = (0..deepest)
+                        .find(|&d| border_units_at(board.n(), &borders, d) >= target)
+                        .unwrap_or(deepest);
+                    return Plan::of_borders(board, depth, &borders);
+                }
                 let mut plan = Plan::at_depth(board, symmetry, 0);
                 for depth in 1..=deepest {
                     if plan.units.len() >= target {
@@ -147,24 +230,48 @@ impl Plan {
             Symmetry::Full if n < 4 => {
                 plan.push(None, Vec::new(), Weight::Burnside(Transform::ALL.to_vec()))
             }
-            Symmetry::Full => {
-                for b in Border::canonical(n) {
-                    let stabiliser = b.stabiliser(n);
-                    if stabiliser.len() > 1 {
-                        plan.push(Some(b), vec![b.top], Weight::Burnside(stabiliser));
-                    } else {
-                        let (frame, masks) = b.frame(n);
-                        let mut prefix = vec![b.top];
-                        plan.extend_border(b, &frame, masks, &mut prefix);
-                    }
-                }
-            }
+            Symmetry::Full => return Plan::of_borders(board, depth, &Border::canonical(n)),
             _ => {
                 let mut prefix = Vec::with_capacity(n as usize);
                 plan.extend_rows(&mut prefix);
             }
         }
         plan
+    }
+
+    /// The full-symmetry plan over `borders` at split depth `depth`. The borders are expanded in parallel (on
+    /// rayon's global pool): planning runs before any counting, so its time is not shared by the workers.
+    fn of_borders(board: Board, depth: u32, borders: &[Border]) -> Plan {
+        let n = board.n();
+        let per_border: Vec<Vec<WorkUnit>> = borders
+            .par_iter()
+            .map(|&b| {
+                let mut units = Vec::new();
+                let stabiliser = b.stabiliser(n);
+                if stabiliser.len() > 1 {
+                    units.push(WorkUnit::new(
+                        Some(b),
+                        vec![b.top],
+                        Weight::Burnside(stabiliser),
+                    ));
+                } else {
+                    let (frame, masks) = b.frame(n);
+                    let mut prefix = vec![b.top];
+                    extend_border(&mut units, depth, b, &frame, masks, &mut prefix);
+                }
+                units
+            })
+            .collect();
+        let mut units: Vec<WorkUnit> = per_border.into_iter().flatten().collect();
+        for (index, unit) in units.iter_mut().enumerate() {
+            unit.index = index;
+        }
+        Plan {
+            board,
+            symmetry: Symmetry::Full,
+            depth,
+            units,
+        }
     }
 
     fn push(&mut self, border: Option<Border>, prefix: Vec<u8>, weight: Weight) {
@@ -201,27 +308,6 @@ impl Plan {
             self.extend_rows(prefix);
             prefix.pop();
             free &= free - 1;
-        }
-    }
-
-    /// Appends the units of border `b` whose rows `1..` start with `prefix[1..]`, in lexicographic order.
-    fn extend_border(&mut self, b: Border, frame: &Frame, masks: Masks, prefix: &mut Vec<u8>) {
-        let row = prefix.len() as u32;
-        if row > self.depth || row >= frame.end {
-            let weight = Weight::Plain {
-                total: 8,
-                unique: 1,
-            };
-            self.push(Some(b), prefix.clone(), weight);
-            return;
-        }
-        let mut free = frame.free(row, masks);
-        while free != 0 {
-            let bit = free & free.wrapping_neg();
-            free ^= bit;
-            prefix.push(bit.trailing_zeros() as u8);
-            self.extend_border(b, frame, masks.place(bit), prefix);
-            prefix.pop();
         }
     }
 

@@ -221,11 +221,14 @@ fn a_torn_last_line_is_dropped_and_the_count_stays_exact() {
 fn sigint_and_sigterm_save_the_journal_and_say_how_to_resume() {
     let dir = tempfile::tempdir().unwrap();
     let journal = dir.path().join("j");
+    // The scalar loop, so that the run lasts seconds on any processor and the signals land while it runs.
     let args = [
         "count",
         "16",
         "-t",
         "1",
+        "--kernel",
+        "scalar",
         "--checkpoint",
         path_str(&journal),
         "--format",
