@@ -180,7 +180,7 @@ pub enum Command {
         #[arg(short, long)]
         quiet: bool,
     },
-    /// Benchmark this CPU: the standard workload (n = 17, full symmetry) timed on 1, 2, 4, … threads and
+    /// Benchmark this CPU: the standard workload (n = 18, full symmetry) timed on 1, 2, 4, … threads and
     /// all threads, every count checked (exit code 3 on a mismatch). `--quick` takes a few seconds.
     Bench(crate::benchmark::BenchArgs),
     /// Draw SVG charts (time against n, thread scaling, machines side by side) from count and bench JSON.
