@@ -1,9 +1,11 @@
-//! Criterion benches of listing and constructing: the lexicographic search with rendering into a buffer,
+//! Criterion benches of listing and constructing: the lexicographic search with rendering into a buffer (the
+//! plain search and the AVX-512 loop side by side),
 //! and the O(n) construction with its check.
 //!
 //! Run with `cargo bench --bench solutions`.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use nqueens::kernel::Kernel;
 use nqueens::notation::{Notation, Renderer, Shape};
 use nqueens::solutions::{self, Filter};
 use nqueens::{checker, construct, Board};
@@ -13,30 +15,38 @@ use std::ops::ControlFlow;
 fn listing(c: &mut Criterion) {
     let mut group = c.benchmark_group("solutions/list_rows_one_thread");
     group.sample_size(10);
-    for n in [10u32, 12] {
+    // The plain search, and the AVX-512 loop where this processor has it, side by side.
+    let kernels: Vec<Kernel> = [Kernel::Scalar, Kernel::Avx512]
+        .into_iter()
+        .filter(|&k| k == Kernel::Scalar || nqueens::kernel::lists(k, 12, 12))
+        .collect();
+    for n in [10u32, 12, 13] {
         let board = Board::new(n).unwrap();
         let renderer = Renderer::new(Notation::Rows, Shape::square(n), false);
         let count =
             solutions::list::<()>(board, Filter::All, 1, None, |_, _| {}, |_| Ok(())).unwrap();
         group.throughput(Throughput::Elements(count));
-        group.bench_with_input(BenchmarkId::from_parameter(n), &board, |b, &board| {
-            b.iter(|| {
-                let mut bytes = 0usize;
-                solutions::list::<()>(
-                    black_box(board),
-                    Filter::All,
-                    1,
-                    None,
-                    |q, out| renderer.render(q, out),
-                    |chunk| {
-                        bytes += chunk.len();
-                        Ok(())
-                    },
-                )
-                .unwrap();
-                bytes
-            })
-        });
+        for &kernel in &kernels {
+            group.bench_with_input(BenchmarkId::new(kernel.name(), n), &board, |b, &board| {
+                b.iter(|| {
+                    let mut bytes = 0usize;
+                    solutions::list_with::<()>(
+                        kernel,
+                        black_box(board),
+                        Filter::All,
+                        1,
+                        None,
+                        |q, out| renderer.render(q, out),
+                        |chunk| {
+                            bytes += chunk.len();
+                            Ok(())
+                        },
+                    )
+                    .unwrap();
+                    bytes
+                })
+            });
+        }
     }
     group.finish();
 }

@@ -167,6 +167,39 @@ pub fn count_start_with(kernel: Kernel, n: u32, start: Start) -> Tally {
     tally
 }
 
+/// Whether `kernel` can list the solutions of a board of `lines` lines of `width` squares itself
+/// ([`list_stream`]): the AVX-512 loop on the boards it handles.
+pub fn lists(kernel: Kernel, width: u32, lines: u32) -> bool {
+    kernel == Kernel::Avx512 && kernel.available() && kernel.handles(width, lines)
+}
+
+/// Hands every solution below every start of `source` to `solution`, with the start's tag and the queens of the
+/// rows from the start's row on (0-based columns), on a square board of side `n`; each start's solutions come
+/// in lexicographic order, and `done` is told when a start has no more. Solutions of different starts arrive
+/// interleaved. Only for a `kernel` that [`lists`] the board.
+///
+/// # Panics
+/// If `kernel` does not list this board.
+pub fn list_stream<T>(
+    kernel: Kernel,
+    n: u32,
+    source: impl FnMut() -> Option<(T, Start)>,
+    solution: impl FnMut(&T, &[u8]),
+    done: impl FnMut(T),
+) {
+    assert!(
+        lists(kernel, n, n),
+        "the {kernel} kernel does not list board {n}"
+    );
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: the processor has AVX-512F (asserted above).
+    unsafe {
+        vector::drive_list::<T, { avx512::L }>(n, source, solution, done, avx512::list_steps)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    unreachable!("no vector kernel is available off x86-64")
+}
+
 /// The loops that can run a search: the same search, the same counts, on different instructions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Kernel {

@@ -14,7 +14,7 @@
 //! images under the board's symmetries (8 for a square, 4 for a rectangle). Their number is OEIS A002562.
 
 use crate::board::Board;
-use crate::kernel::{full_mask, Masks};
+use crate::kernel::{self, full_mask, Kernel, Masks};
 use crate::plan::{Plan, Split};
 use crate::symmetry::Symmetry;
 use rayon::prelude::*;
@@ -181,7 +181,31 @@ const WINDOW_PER_THREAD: usize = 16;
 /// hands the bytes to `write` in lexicographic order of the solutions, stopping after `limit` solutions.
 /// Rendering runs on `threads` threads; the order never depends on them. Returns the number of solutions
 /// written, or the first error of `write`.
+///
+/// Every solution of a square board up to 30 is searched by the AVX-512 loop where the processor has it (and
+/// [`Kernel::preferred`] is that loop); the rest by the plain search. Both give the same bytes.
 pub fn list<E>(
+    board: Board,
+    filter: Filter,
+    threads: usize,
+    limit: Option<u64>,
+    render: impl Fn(&[u8], &mut Vec<u8>) + Sync,
+    write: impl FnMut(&[u8]) -> Result<(), E>,
+) -> Result<u64, E> {
+    list_with(
+        Kernel::preferred(),
+        board,
+        filter,
+        threads,
+        limit,
+        render,
+        write,
+    )
+}
+
+/// [`list`] with the search loop `kernel` where it lists the board ([`kernel::lists`]), else the plain search.
+pub fn list_with<E>(
+    kernel: Kernel,
     board: Board,
     filter: Filter,
     threads: usize,
@@ -191,8 +215,12 @@ pub fn list<E>(
 ) -> Result<u64, E> {
     let mut written = 0u64;
     let remaining = |written: u64| limit.map_or(u64::MAX, |l| l - written);
+    let short = limit.is_some_and(|l| l < 100_000);
+    if filter == Filter::All && !short && kernel::lists(kernel, board.width(), board.lines()) {
+        return list_vector(board, kernel, threads, limit, render, write);
+    }
     // One thread, or a short listing: a plain search on this thread, which stops as soon as it has enough.
-    if threads <= 1 || limit.is_some_and(|l| l < 100_000) {
+    if threads <= 1 || short {
         let mut buffer = Vec::with_capacity(1 << 16);
         let mut error = None;
         let _ = each(board, &[], filter, |queens| {
@@ -218,7 +246,7 @@ pub fn list<E>(
     }
     let Ok(pool) = rayon::ThreadPoolBuilder::new().num_threads(threads).build() else {
         // No threads to be had: the same listing on this thread.
-        return list(board, filter, 1, limit, render, write);
+        return list_with(kernel, board, filter, 1, limit, render, write);
     };
     let plan = Plan::new(board, Symmetry::None, Split::Auto { threads });
     for window in plan.units().chunks(threads * WINDOW_PER_THREAD) {
@@ -238,6 +266,83 @@ pub fn list<E>(
         });
         for r in rendered {
             let left = remaining(written);
+            if (r.ends.len() as u64) < left {
+                write(&r.bytes)?;
+                written += r.ends.len() as u64;
+            } else {
+                let take = left as usize;
+                if take > 0 {
+                    write(&r.bytes[..r.ends[take - 1]])?;
+                }
+                return Ok(written + left);
+            }
+        }
+    }
+    Ok(written)
+}
+
+/// Units a thread lists with a vector loop between writes: enough to keep its lanes busy (32 on AVX-512),
+/// few enough that a window's output stays a few megabytes.
+const VECTOR_WINDOW_PER_THREAD: usize = 256;
+
+/// [`list`] of every solution with a vector loop ([`kernel::list_stream`]): each thread takes a contiguous run of
+/// the window's units, its lanes search them side by side, and each solution is rendered into its unit's buffer
+/// as it is found; the buffers are written in unit order.
+fn list_vector<E>(
+    board: Board,
+    kernel: Kernel,
+    threads: usize,
+    limit: Option<u64>,
+    render: impl Fn(&[u8], &mut Vec<u8>) + Sync,
+    mut write: impl FnMut(&[u8]) -> Result<(), E>,
+) -> Result<u64, E> {
+    let threads = threads.max(1);
+    let pool = (threads > 1)
+        .then(|| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .ok()
+        })
+        .flatten();
+    let threads = if pool.is_some() { threads } else { 1 };
+    let plan = Plan::new(board, Symmetry::None, Split::Auto { threads });
+    let n = board.width();
+    let lines = board.lines() as usize;
+    let render_run = |units: &[crate::plan::WorkUnit]| -> Vec<Rendered> {
+        let mut out: Vec<Rendered> = (0..units.len()).map(|_| Rendered::default()).collect();
+        let out_cell = std::cell::RefCell::new(&mut out);
+        let mut next = units.iter().enumerate();
+        kernel::list_stream(
+            kernel,
+            n,
+            || {
+                let (i, unit) = next.next()?;
+                Some((i, plan.start(unit).expect("row-prefix units have a start")))
+            },
+            |&i, tail| {
+                let prefix = &units[i].prefix;
+                let mut queens = [0u8; 64];
+                queens[..prefix.len()].copy_from_slice(prefix);
+                queens[prefix.len()..lines].copy_from_slice(tail);
+                let mut out = out_cell.borrow_mut();
+                let r = &mut out[i];
+                render(&queens[..lines], &mut r.bytes);
+                r.ends.push(r.bytes.len());
+            },
+            |_| {},
+        );
+        out
+    };
+    let mut written = 0u64;
+    for window in plan.units().chunks(threads * VECTOR_WINDOW_PER_THREAD) {
+        let per_thread = window.len().div_ceil(threads);
+        let rendered: Vec<Vec<Rendered>> = match &pool {
+            Some(pool) => pool.install(|| window.par_chunks(per_thread).map(render_run).collect()),
+            None => vec![render_run(window)],
+        };
+        for r in rendered.into_iter().flatten() {
+            let left = limit.map_or(u64::MAX, |l| l - written);
             if (r.ends.len() as u64) < left {
                 write(&r.bytes)?;
                 written += r.ends.len() as u64;

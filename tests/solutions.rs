@@ -350,3 +350,58 @@ fn unique_rectangle_listings_give_one_representative_per_class_of_four() {
         assert_eq!(reps, classes, "{spec}");
     }
 }
+
+#[test]
+fn every_kernel_lists_the_same_bytes_on_any_threads_and_limits() {
+    // The AVX-512 loop lists square boards itself where the processor has it; the others use the plain search.
+    use nqueens::kernel::Kernel;
+    use nqueens::solutions::{list_with, Filter};
+    let render = |q: &[u8], out: &mut Vec<u8>| {
+        out.extend(q.iter().map(|&c| b'a' + c));
+        out.push(b'\n');
+    };
+    let listing = |kernel, n, threads, limit| {
+        let mut bytes = Vec::new();
+        let count = list_with::<()>(
+            kernel,
+            nqueens::Board::new(n).unwrap(),
+            Filter::All,
+            threads,
+            limit,
+            render,
+            |b| {
+                bytes.extend_from_slice(b);
+                Ok(())
+            },
+        )
+        .unwrap();
+        (count, bytes)
+    };
+    for kernel in Kernel::ALL.into_iter().filter(|k| k.available()) {
+        for n in 0..=12u32 {
+            let expected = listing(Kernel::Scalar, n, 1, None);
+            for threads in [1, 2, 3] {
+                assert_eq!(
+                    listing(kernel, n, threads, None),
+                    expected,
+                    "{kernel}, n = {n}, {threads} threads"
+                );
+            }
+        }
+    }
+    // Limits of 100,000 and more take the listing path (shorter ones stop a plain search early): beyond the
+    // board's solutions, and cutting a unit in the middle.
+    let (all, bytes) = listing(Kernel::Scalar, 14, 2, None);
+    assert_eq!(all, 365_596);
+    for kernel in Kernel::ALL.into_iter().filter(|k| k.available()) {
+        for (limit, threads) in [(400_000u64, 2), (150_001, 1), (150_001, 2), (365_596, 3)] {
+            let (count, limited) = listing(kernel, 14, threads, Some(limit));
+            assert_eq!(count, limit.min(all), "{kernel}, limit {limit}");
+            assert_eq!(
+                limited,
+                bytes[..15 * count as usize],
+                "{kernel}, limit {limit}"
+            );
+        }
+    }
+}

@@ -3,7 +3,7 @@
 //! One step of a lane is a chain of dependent instructions (a gather among them), so two independent groups
 //! of 16 lanes take turns in the loop, and the processor overlaps their chains.
 
-use super::vector::{Memory, Spill, FLUSH_STEPS, LD_LOST, RD_LOST, SQUARES};
+use super::vector::{Memory, Spill, FLUSH_STEPS, LD_LOST, MAX_N, RD_LOST, SQUARES};
 use std::arch::x86_64::*;
 
 /// Lanes in one register.
@@ -69,7 +69,7 @@ pub(super) unsafe fn steps(spill: &mut Spill<L>, memory: &mut Memory<L>, live: u
         let mut finished = 0u64;
         for (g, group) in groups.iter_mut().enumerate() {
             // SAFETY: the caller vouches for AVX-512F; the indices stay within `memory` (see `step`).
-            finished |= u64::from(unsafe { step(group, &c) }) << (g * W);
+            finished |= u64::from(unsafe { step(group, &c) }.finished) << (g * W);
         }
         count += 1;
         if finished != 0 || count == FLUSH_STEPS {
@@ -78,6 +78,119 @@ pub(super) unsafe fn steps(spill: &mut Spill<L>, memory: &mut Memory<L>, live: u
             }
             return finished;
         }
+    }
+}
+
+/// [`steps`] that also hands every solution to `emit`, in the order found: the lane, and the queens of the
+/// rows from the lane's start row to the last. See [`super::vector::ListLoop`].
+///
+/// # Safety
+/// The processor must support AVX-512F.
+#[target_feature(enable = "avx512f")]
+pub(super) unsafe fn list_steps(
+    spill: &mut Spill<L>,
+    memory: &mut Memory<L>,
+    live: u64,
+    emit: &mut dyn FnMut(usize, &[u8]),
+) -> u64 {
+    let c = Consts {
+        row_stride: _mm512_set1_epi32(L as i32),
+        one: _mm512_set1_epi32(1),
+        zero: _mm512_setzero_si512(),
+        squares: _mm512_set1_epi32(SQUARES as i32),
+        rd_lost: _mm512_set1_epi32(RD_LOST as i32),
+        ld_lost: _mm512_set1_epi32(LD_LOST as i32),
+        stack: memory.stack.as_mut_ptr().cast(),
+        open: memory.open.as_ptr().cast(),
+    };
+    let mut groups: [Group; G] = std::array::from_fn(|g| load(spill, g * W, live));
+    // Solutions are copied here as they are found (a lane's words change as it moves on) and handed to `emit`
+    // a batch at a time.
+    let mut found = Found {
+        queens: [[0; MAX_N as usize]; FOUND],
+        lanes: [0; FOUND],
+        lens: [0; FOUND],
+        count: 0,
+    };
+    let mut count = 0u32;
+    loop {
+        let mut finished = 0u64;
+        for (g, group) in groups.iter_mut().enumerate() {
+            // SAFETY: as in `steps`.
+            let stepped = unsafe { step(group, &c) };
+            finished |= u64::from(stepped.finished) << (g * W);
+            if stepped.solved != 0 {
+                // SAFETY: the solved lanes' words lie between their floor and closing slots, in `memory`.
+                unsafe { record(spill, &c, g * W, &stepped, &mut found) };
+                if found.count > FOUND - W {
+                    found.flush(emit);
+                }
+            }
+        }
+        count += 1;
+        if finished != 0 || count == FLUSH_STEPS {
+            found.flush(emit);
+            for (g, group) in groups.iter().enumerate() {
+                store(spill, g * W, group);
+            }
+            return finished;
+        }
+    }
+}
+
+/// Solutions found and not handed over yet.
+const FOUND: usize = 256;
+
+/// Solutions found in a listing loop, in the order found.
+struct Found {
+    /// Each solution's queens from its lane's start row on.
+    queens: [[u8; MAX_N as usize]; FOUND],
+    lanes: [u8; FOUND],
+    lens: [u8; FOUND],
+    count: usize,
+}
+
+impl Found {
+    /// Hands every solution to `emit` and empties the list.
+    #[inline(never)]
+    fn flush(&mut self, emit: &mut dyn FnMut(usize, &[u8])) {
+        for i in 0..self.count {
+            emit(
+                usize::from(self.lanes[i]),
+                &self.queens[i][..usize::from(self.lens[i])],
+            );
+        }
+        self.count = 0;
+    }
+}
+
+/// Copies the solutions of the lanes `first..first + W` that `stepped` completed off their stack words.
+///
+/// # Safety
+/// AVX-512F, and the lanes' slots within the stack.
+#[target_feature(enable = "avx512f")]
+#[inline]
+unsafe fn record(spill: &Spill<L>, c: &Consts, first: usize, stepped: &Stepped, found: &mut Found) {
+    let mut next = [0u32; W];
+    unsafe { _mm512_storeu_si512(next.as_mut_ptr().cast(), stepped.next) };
+    let mut solved = stepped.solved;
+    while solved != 0 {
+        let i = solved.trailing_zeros() as usize;
+        solved &= solved - 1;
+        let lane = first + i;
+        let (floor, closing) = (spill.floor[lane] as usize, spill.closing[lane] as usize);
+        let queens = &mut found.queens[found.count];
+        let mut k = 0;
+        // Row `r` lives at slot `r + 1`: the rows from the start's to the one before the last.
+        for slot in floor + 1..=closing {
+            let word = unsafe { *c.stack.add(slot * L + lane) } as u32;
+            queens[k] = (word & SQUARES).trailing_zeros() as u8;
+            k += 1;
+        }
+        queens[k] = next[i].trailing_zeros() as u8;
+        found.lanes[found.count] = lane as u8;
+        found.lens[found.count] = (k + 1) as u8;
+        found.count += 1;
     }
 }
 
@@ -118,14 +231,25 @@ fn store(spill: &mut Spill<L>, first: usize, g: &Group) {
     store(&mut spill.solutions, g.solutions);
 }
 
-/// One step of every lane of `g`; returns the lanes that finished their start.
+/// What one step of a group did.
+struct Stepped {
+    /// The group's lanes that finished their start.
+    finished: u32,
+    /// The group's lanes that completed a solution: the queen of the row before the last is the lowest bit of
+    /// the word this step stored, and the last row's queen is the lane's `next`.
+    solved: u16,
+    /// Each lane's free squares of the row below the one it placed a queen in.
+    next: __m512i,
+}
+
+/// One step of every lane of `g`.
 ///
 /// # Safety
 /// The processor must support AVX-512F. A live lane's slot lies between its floor and its closing slot, both
 /// within the stack, so every index below is in bounds.
 #[target_feature(enable = "avx512f")]
 #[inline]
-unsafe fn step(g: &mut Group, c: &Consts) -> u32 {
+unsafe fn step(g: &mut Group, c: &Consts) -> Stepped {
     // Where each lane's row sits in the `[slot][lane]` arrays.
     let index = _mm512_add_epi32(_mm512_mullo_epi32(g.slot, c.row_stride), g.lane_ids);
     let avail = g.avail;
@@ -183,5 +307,9 @@ unsafe fn step(g: &mut Group, c: &Consts) -> u32 {
     g.rd = _mm512_mask_andnot_epi32(rd, pops, pbit, rd_up);
     let slot = _mm512_mask_add_epi32(g.slot, descends, g.slot, c.one);
     g.slot = _mm512_mask_sub_epi32(slot, pops, slot, c.one);
-    u32::from(g.live & _mm512_cmpeq_epi32_mask(g.slot, g.floor))
+    Stepped {
+        finished: u32::from(g.live & _mm512_cmpeq_epi32_mask(g.slot, g.floor)),
+        solved: placed & closes,
+        next,
+    }
 }

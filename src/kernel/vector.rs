@@ -88,6 +88,108 @@ impl<const L: usize> Default for Spill<L> {
 /// counters need emptying; returns the finished lanes.
 pub(super) type StepLoop<const L: usize> = unsafe fn(&mut Spill<L>, &mut Memory<L>, u64) -> u64;
 
+/// [`StepLoop`] that also hands each solution to the callback as it is found: the lane, and the queens of the
+/// rows from the lane's start row to the last.
+pub(super) type ListLoop<const L: usize> =
+    unsafe fn(&mut Spill<L>, &mut Memory<L>, u64, &mut dyn FnMut(usize, &[u8])) -> u64;
+
+/// Hands every solution of every start of `source` to `solution`, with the start's tag and the queens of the
+/// rows from the start's row on; a start's solutions come in lexicographic order, and `done` is told when a
+/// start has no more. Starts interleave: solutions of different starts arrive mixed.
+///
+/// # Safety
+/// The processor must support the instructions `steps` uses.
+pub(super) unsafe fn drive_list<T, const L: usize>(
+    n: u32,
+    mut source: impl FnMut() -> Option<(T, Start)>,
+    mut solution: impl FnMut(&T, &[u8]),
+    mut done: impl FnMut(T),
+    steps: ListLoop<L>,
+) {
+    assert!(
+        n <= MAX_N,
+        "board {n} is outside the vector search's limits"
+    );
+    let mut memory = Box::new(Memory {
+        stack: [[0; L]; SLOTS],
+        open: [[0; L]; SLOTS],
+    });
+    let mut spill = Spill::default();
+    let mut tags: [Option<T>; L] = std::array::from_fn(|_| None);
+    // Gives `lane` its next start that needs a search; settles the others on the way.
+    fn next_start<T, const L: usize>(
+        n: u32,
+        lane: usize,
+        memory: &mut Memory<L>,
+        spill: &mut Spill<L>,
+        source: &mut impl FnMut() -> Option<(T, Start)>,
+        solution: &mut impl FnMut(&T, &[u8]),
+        done: &mut impl FnMut(T),
+    ) -> Option<T> {
+        loop {
+            let (tag, start) = source()?;
+            assert!(
+                start.masks.rd >> 32 == 0,
+                "a listing starts from a placement on the board"
+            );
+            if load(n, memory, spill, lane, &start) {
+                return Some(tag);
+            }
+            let (row, end) = (start.row, start.frame.end);
+            if row == end {
+                solution(&tag, &[]);
+            } else {
+                let mut free = start.frame.free(row, start.masks);
+                while free != 0 {
+                    solution(&tag, &[free.trailing_zeros() as u8]);
+                    free &= free - 1;
+                }
+            }
+            done(tag);
+        }
+    }
+    let mut live = 0u64;
+    for (lane, tag) in tags.iter_mut().enumerate() {
+        *tag = next_start(
+            n,
+            lane,
+            &mut memory,
+            &mut spill,
+            &mut source,
+            &mut solution,
+            &mut done,
+        );
+        live |= u64::from(tag.is_some()) << lane;
+    }
+    while live != 0 {
+        let finished = {
+            let tags = &tags;
+            let mut emit = |lane: usize, queens: &[u8]| {
+                solution(tags[lane].as_ref().expect("a live lane has a tag"), queens)
+            };
+            // SAFETY: the caller vouches for the processor.
+            unsafe { steps(&mut spill, &mut memory, live, &mut emit) }
+        };
+        spill.nodes = [0; L];
+        spill.solutions = [0; L];
+        for lane in (0..L).filter(|&l| finished & (1 << l) != 0) {
+            done(tags[lane].take().expect("a live lane has a tag"));
+            tags[lane] = next_start(
+                n,
+                lane,
+                &mut memory,
+                &mut spill,
+                &mut source,
+                &mut solution,
+                &mut done,
+            );
+            if tags[lane].is_none() {
+                live &= !(1 << lane);
+            }
+        }
+    }
+}
+
 /// Counts like [`super::count_stream`] on a square board of side `n <= MAX_N`, with `L` lanes advanced by
 /// `steps`.
 ///
@@ -156,30 +258,48 @@ fn assign<T, const L: usize>(
             );
             continue;
         }
-        let Start { row, masks, frame } = start;
-        let end = frame.end;
-        assert!(
-            row <= end && end <= n,
-            "start row {row} and end {end} do not fit board {n}"
-        );
-        let free = frame.free(row.min(n.saturating_sub(1)), masks);
-        if row + 2 <= end {
-            load_frame(memory, &frame, row, lane);
-            // Bits of `ld` beyond column 31 are off the board for good: shifts only move them further away.
-            spill.avail[lane] = free as u32;
-            spill.cols[lane] = masks.cols as u32;
-            spill.ld[lane] = masks.ld as u32;
-            spill.rd[lane] = masks.rd as u32;
-            spill.slot[lane] = row + 1;
-            spill.floor[lane] = row;
-            spill.closing[lane] = end - 1;
+        if load(n, memory, spill, lane, &start) {
             return Some(tag);
         }
+        let Start { row, masks, frame } = start;
+        let end = frame.end;
+        let free = frame.free(row.min(n.saturating_sub(1)), masks);
         // A complete placement is one solution; one row short, the row's free square is one.
         let solutions = u64::from(row == end || free != 0);
         let nodes = if row == end { 0 } else { solutions };
         sink(tag, Tally { solutions, nodes });
     }
+}
+
+/// Puts `start` in `lane` if it needs a search (two rows or more to fill); says whether it did.
+fn load<const L: usize>(
+    n: u32,
+    memory: &mut Memory<L>,
+    spill: &mut Spill<L>,
+    lane: usize,
+    start: &Start,
+) -> bool {
+    let Start { row, masks, frame } = start;
+    let (row, end) = (*row, frame.end);
+    assert!(
+        row <= end && end <= n,
+        "start row {row} and end {end} do not fit board {n}"
+    );
+    if row + 2 > end {
+        return false;
+    }
+    load_frame(memory, frame, row, lane);
+    // Bits of `ld` beyond column 31 are off the board for good: shifts only move them further away.
+    spill.avail[lane] = frame.free(row, *masks) as u32;
+    spill.cols[lane] = masks.cols as u32;
+    spill.ld[lane] = masks.ld as u32;
+    spill.rd[lane] = masks.rd as u32;
+    spill.slot[lane] = row + 1;
+    spill.floor[lane] = row;
+    spill.closing[lane] = end - 1;
+    spill.nodes[lane] = 0;
+    spill.solutions[lane] = 0;
+    true
 }
 
 /// Writes the open squares of the rows `row..end` of `frame` into the lane's column of `memory.open`.
