@@ -378,7 +378,7 @@ fn every_kernel_lists_the_same_bytes_on_any_threads_and_limits() {
         (count, bytes)
     };
     for kernel in Kernel::ALL.into_iter().filter(|k| k.available()) {
-        for n in 0..=12u32 {
+        for n in 0..=13u32 {
             let expected = listing(Kernel::Scalar, n, 1, None);
             for threads in [1, 2, 3] {
                 assert_eq!(
