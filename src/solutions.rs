@@ -318,9 +318,14 @@ fn list_vector<E>(
     let plan = Plan::new(board, Symmetry::None, Split::Auto { threads });
     let n = board.width();
     let lines = board.lines() as usize;
-    let render_run = |units: &[crate::plan::WorkUnit]| -> Vec<Rendered> {
-        let mut out: Vec<Rendered> = (0..units.len()).map(|_| Rendered::default()).collect();
-        let out_cell = std::cell::RefCell::new(&mut out);
+    // Each thread's buffers, one per unit of its run, kept from window to window so that their memory is
+    // reused instead of allocated again.
+    let render_run = |units: &[crate::plan::WorkUnit], out: &mut Vec<Rendered>| {
+        out.resize_with(units.len(), Rendered::default);
+        for r in out.iter_mut() {
+            r.bytes.clear();
+            r.ends.clear();
+        }
         let mut next = units.iter().enumerate();
         kernel::list_stream(
             kernel,
@@ -334,23 +339,27 @@ fn list_vector<E>(
                 let mut queens = [0u8; 64];
                 queens[..prefix.len()].copy_from_slice(prefix);
                 queens[prefix.len()..lines].copy_from_slice(tail);
-                let mut out = out_cell.borrow_mut();
                 let r = &mut out[i];
                 render(&queens[..lines], &mut r.bytes);
                 r.ends.push(r.bytes.len());
             },
             |_| {},
         );
-        out
     };
+    let mut buffers: Vec<Vec<Rendered>> = (0..threads).map(|_| Vec::new()).collect();
     let mut written = 0u64;
     for window in plan.units().chunks(threads * VECTOR_WINDOW_PER_THREAD) {
-        let per_thread = window.len().div_ceil(threads);
-        let rendered: Vec<Vec<Rendered>> = match &pool {
-            Some(pool) => pool.install(|| window.par_chunks(per_thread).map(render_run).collect()),
-            None => vec![render_run(window)],
-        };
-        for r in rendered.into_iter().flatten() {
+        let runs: Vec<&[crate::plan::WorkUnit]> =
+            window.chunks(window.len().div_ceil(threads)).collect();
+        match &pool {
+            Some(pool) => pool.install(|| {
+                runs.par_iter()
+                    .zip(buffers.par_iter_mut())
+                    .for_each(|(run, out)| render_run(run, out))
+            }),
+            None => render_run(window, &mut buffers[0]),
+        }
+        for r in buffers.iter().take(runs.len()).flatten() {
             let left = limit.map_or(u64::MAX, |l| l - written);
             if (r.ends.len() as u64) < left {
                 write(&r.bytes)?;
