@@ -1,5 +1,5 @@
 //! Criterion benches of listing and constructing: the lexicographic search with rendering into a buffer (the
-//! plain search and the AVX-512 loop side by side),
+//! plain search and the vector loops side by side),
 //! and the O(n) construction with its check.
 //!
 //! Run with `cargo bench --bench solutions`.
@@ -15,10 +15,10 @@ use std::ops::ControlFlow;
 fn listing(c: &mut Criterion) {
     let mut group = c.benchmark_group("solutions/list_rows_one_thread");
     group.sample_size(10);
-    // The plain search, and the AVX-512 loop where this processor has it, side by side.
-    let kernels: Vec<Kernel> = [Kernel::Scalar, Kernel::Avx512]
+    // The plain search, and the vector loops this processor has, side by side.
+    let kernels: Vec<Kernel> = Kernel::ALL
         .into_iter()
-        .filter(|&k| k == Kernel::Scalar || nqueens::kernel::lists(k, 12, 12))
+        .filter(|&k| k == Kernel::Scalar || nqueens::kernel::lists(k, 13, 13))
         .collect();
     for n in [10u32, 12, 13] {
         let board = Board::new(n).unwrap();

@@ -168,15 +168,15 @@ pub fn count_start_with(kernel: Kernel, n: u32, start: Start) -> Tally {
 }
 
 /// Whether `kernel` can list the solutions of a board of `lines` lines of `width` squares itself
-/// ([`list_stream`]): the AVX-512 loop on the boards it handles.
+/// ([`list_stream`]): the vector loops on the boards they handle.
 pub fn lists(kernel: Kernel, width: u32, lines: u32) -> bool {
-    kernel == Kernel::Avx512 && kernel.available() && kernel.handles(width, lines)
+    kernel != Kernel::Scalar && kernel.available() && kernel.handles(width, lines)
 }
 
 /// Hands every solution below every start of `source` to `solution`, with the start's tag and the queens of the
 /// rows from the start's row on (0-based columns), on a square board of side `n`; each start's solutions come
 /// in lexicographic order, and `done` is told when a start has no more. Solutions of different starts arrive
-/// interleaved. Only for a `kernel` that [`lists`] the board.
+/// interleaved. Only for a `kernel` that [`lists`] the board (a vector loop).
 ///
 /// # Panics
 /// If `kernel` does not list this board.
@@ -191,13 +191,18 @@ pub fn list_stream<T>(
         lists(kernel, n, n),
         "the {kernel} kernel does not list board {n}"
     );
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: the processor has AVX-512F (asserted above).
-    unsafe {
-        vector::drive_list::<T, { avx512::L }>(n, source, solution, done, avx512::list_steps)
+    match kernel {
+        // SAFETY: the processor has the instructions (asserted above).
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Avx512 => unsafe {
+            vector::drive_list::<T, { avx512::L }>(n, source, solution, done, avx512::list_steps)
+        },
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Avx2 => unsafe {
+            vector::drive_list::<T, { avx2::L }>(n, source, solution, done, avx2::list_steps)
+        },
+        _ => unreachable!("only the vector loops list"),
     }
-    #[cfg(not(target_arch = "x86_64"))]
-    unreachable!("no vector kernel is available off x86-64")
 }
 
 /// The loops that can run a search: the same search, the same counts, on different instructions.

@@ -182,8 +182,8 @@ const WINDOW_PER_THREAD: usize = 16;
 /// Rendering runs on `threads` threads; the order never depends on them. Returns the number of solutions
 /// written, or the first error of `write`.
 ///
-/// Every solution of a square board from 13 to 30 is searched by the AVX-512 loop where the processor has it
-/// (and [`Kernel::preferred`] is that loop); the rest by the plain search. Both give the same bytes.
+/// Every solution of a square board from 13 to 30 is searched by a vector loop where the processor has one (the
+/// [`Kernel::preferred`] one); the rest by the plain search. All give the same bytes.
 pub fn list<E>(
     board: Board,
     filter: Filter,
@@ -287,10 +287,11 @@ pub fn list_with<E>(
 
 /// The smallest board the vector loop lists: below it the units are too small to pay for handing them to lanes
 /// (criterion, one thread, `rows`: n = 12 took 9.3 ms with the AVX-512 loop and 7.6 ms with the plain search;
-/// n = 13 18.5 ms against 42.0 ms).
+/// n = 13 18.5 ms against 42.0 ms; the AVX2 loop lists n = 13 in 23 ms).
 const VECTOR_LIST_MIN: u32 = 13;
 
-/// Units a thread lists with a vector loop between writes: enough to keep its lanes busy (32 on AVX-512),
+/// Units a thread lists with a vector loop between writes: enough to keep its lanes busy (32 on AVX-512, 24 on
+/// AVX2),
 /// few enough that a window's output stays a few megabytes.
 const VECTOR_WINDOW_PER_THREAD: usize = 256;
 

@@ -4,7 +4,7 @@
 //! condition is a lane of all ones. As with AVX-512, independent groups of lanes take turns so that the
 //! processor overlaps their chains of dependent instructions.
 
-use super::vector::{Memory, Spill, FLUSH_STEPS, LD_LOST, RD_LOST, SQUARES};
+use super::vector::{Found, Memory, Spill, FLUSH_STEPS, FOUND, LD_LOST, RD_LOST, SQUARES};
 use std::arch::x86_64::*;
 
 /// Lanes in one register.
@@ -69,10 +69,66 @@ pub(super) unsafe fn steps(spill: &mut Spill<L>, memory: &mut Memory<L>, live: u
         let mut finished = 0u64;
         for (g, group) in groups.iter_mut().enumerate() {
             // SAFETY: the caller vouches for AVX2; the indices stay within `memory` (see `step`).
-            finished |= u64::from(unsafe { step(group, &c) }) << (g * W);
+            finished |= u64::from(unsafe { step(group, &c) }.finished) << (g * W);
         }
         count += 1;
         if finished != 0 || count == FLUSH_STEPS {
+            for (g, group) in groups.iter().enumerate() {
+                store(spill, g * W, group);
+            }
+            return finished;
+        }
+    }
+}
+
+/// [`steps`] that also hands every solution to `emit`, in the order found: the lane, and the queens of the
+/// rows from the lane's start row to the last. See [`super::vector::ListLoop`].
+///
+/// # Safety
+/// The processor must support AVX2.
+#[target_feature(enable = "avx2")]
+pub(super) unsafe fn list_steps(
+    spill: &mut Spill<L>,
+    memory: &mut Memory<L>,
+    live: u64,
+    emit: &mut dyn FnMut(usize, &[u8]),
+) -> u64 {
+    let c = Consts {
+        row_stride: _mm256_set1_epi32(L as i32),
+        zero: _mm256_setzero_si256(),
+        squares: _mm256_set1_epi32(SQUARES as i32),
+        rd_lost: _mm256_set1_epi32(RD_LOST as i32),
+        ld_lost: _mm256_set1_epi32(LD_LOST as i32),
+        stack: memory.stack.as_mut_ptr().cast(),
+        open: memory.open.as_ptr().cast(),
+    };
+    let mut groups: [Group; G] = std::array::from_fn(|g| load(spill, g * W, live));
+    let mut found = Found::new();
+    let mut count = 0u32;
+    loop {
+        let mut finished = 0u64;
+        for (g, group) in groups.iter_mut().enumerate() {
+            // SAFETY: as in `steps`.
+            let stepped = unsafe { step(group, &c) };
+            finished |= u64::from(stepped.finished) << (g * W);
+            if stepped.solved != 0 {
+                let mut next = [0u32; W];
+                unsafe { _mm256_storeu_si256(next.as_mut_ptr().cast(), stepped.next) };
+                let mut solved = stepped.solved;
+                while solved != 0 {
+                    let i = solved.trailing_zeros() as usize;
+                    solved &= solved - 1;
+                    // SAFETY: a solved lane's words lie between its floor and closing slots, in `memory`.
+                    unsafe { found.record::<L>(c.stack.cast_const(), spill, g * W + i, next[i]) };
+                }
+                if found.count > FOUND - W {
+                    found.flush(emit);
+                }
+            }
+        }
+        count += 1;
+        if finished != 0 || count == FLUSH_STEPS {
+            found.flush(emit);
             for (g, group) in groups.iter().enumerate() {
                 store(spill, g * W, group);
             }
@@ -120,14 +176,24 @@ fn store(spill: &mut Spill<L>, first: usize, g: &Group) {
     store(&mut spill.solutions, g.solutions);
 }
 
-/// One step of every lane of `g`; returns the lanes that finished their start.
+/// What one step of a group did.
+struct Stepped {
+    /// The group's lanes that finished their start.
+    finished: u32,
+    /// The group's lanes that completed a solution (see [`Found::record`]).
+    solved: u32,
+    /// Each lane's free squares of the row below the one it placed a queen in.
+    next: __m256i,
+}
+
+/// One step of every lane of `g`.
 ///
 /// # Safety
 /// The processor must support AVX2. A live lane's slot lies between its floor and its closing slot, both
 /// within the stack, and an idle lane stays at its floor, so every index below is in bounds.
 #[target_feature(enable = "avx2")]
 #[inline]
-unsafe fn step(g: &mut Group, c: &Consts) -> u32 {
+unsafe fn step(g: &mut Group, c: &Consts) -> Stepped {
     let index = _mm256_add_epi32(_mm256_mullo_epi32(g.slot, c.row_stride), g.lane_ids);
     let avail = g.avail;
     let has = _mm256_andnot_si256(_mm256_cmpeq_epi32(avail, c.zero), g.live);
@@ -197,5 +263,10 @@ unsafe fn step(g: &mut Group, c: &Consts) -> u32 {
     g.rd = pick(g.rd, nrd, rd_up);
     g.slot = _mm256_add_epi32(_mm256_sub_epi32(g.slot, descends), pops);
     let finished = _mm256_and_si256(g.live, _mm256_cmpeq_epi32(g.slot, g.floor));
-    _mm256_movemask_ps(_mm256_castsi256_ps(finished)) as u32
+    let mask = |v: __m256i| _mm256_movemask_ps(_mm256_castsi256_ps(v)) as u32;
+    Stepped {
+        finished: mask(finished),
+        solved: mask(_mm256_and_si256(placed, closes)),
+        next,
+    }
 }

@@ -3,7 +3,7 @@
 //! One step of a lane is a chain of dependent instructions (a gather among them), so two independent groups
 //! of 16 lanes take turns in the loop, and the processor overlaps their chains.
 
-use super::vector::{Memory, Spill, FLUSH_STEPS, LD_LOST, MAX_N, RD_LOST, SQUARES};
+use super::vector::{Found, Memory, Spill, FLUSH_STEPS, FOUND, LD_LOST, RD_LOST, SQUARES};
 use std::arch::x86_64::*;
 
 /// Lanes in one register.
@@ -106,12 +106,7 @@ pub(super) unsafe fn list_steps(
     let mut groups: [Group; G] = std::array::from_fn(|g| load(spill, g * W, live));
     // Solutions are copied here as they are found (a lane's words change as it moves on) and handed to `emit`
     // a batch at a time.
-    let mut found = Found {
-        queens: [[0; MAX_N as usize]; FOUND],
-        lanes: [0; FOUND],
-        lens: [0; FOUND],
-        count: 0,
-    };
+    let mut found = Found::new();
     let mut count = 0u32;
     loop {
         let mut finished = 0u64;
@@ -138,32 +133,6 @@ pub(super) unsafe fn list_steps(
     }
 }
 
-/// Solutions found and not handed over yet.
-const FOUND: usize = 256;
-
-/// Solutions found in a listing loop, in the order found.
-struct Found {
-    /// Each solution's queens from its lane's start row on.
-    queens: [[u8; MAX_N as usize]; FOUND],
-    lanes: [u8; FOUND],
-    lens: [u8; FOUND],
-    count: usize,
-}
-
-impl Found {
-    /// Hands every solution to `emit` and empties the list.
-    #[inline(never)]
-    fn flush(&mut self, emit: &mut dyn FnMut(usize, &[u8])) {
-        for i in 0..self.count {
-            emit(
-                usize::from(self.lanes[i]),
-                &self.queens[i][..usize::from(self.lens[i])],
-            );
-        }
-        self.count = 0;
-    }
-}
-
 /// Copies the solutions of the lanes `first..first + W` that `stepped` completed off their stack words.
 ///
 /// # Safety
@@ -177,20 +146,8 @@ unsafe fn record(spill: &Spill<L>, c: &Consts, first: usize, stepped: &Stepped, 
     while solved != 0 {
         let i = solved.trailing_zeros() as usize;
         solved &= solved - 1;
-        let lane = first + i;
-        let (floor, closing) = (spill.floor[lane] as usize, spill.closing[lane] as usize);
-        let queens = &mut found.queens[found.count];
-        let mut k = 0;
-        // Row `r` lives at slot `r + 1`: the rows from the start's to the one before the last.
-        for slot in floor + 1..=closing {
-            let word = unsafe { *c.stack.add(slot * L + lane) } as u32;
-            queens[k] = (word & SQUARES).trailing_zeros() as u8;
-            k += 1;
-        }
-        queens[k] = next[i].trailing_zeros() as u8;
-        found.lanes[found.count] = lane as u8;
-        found.lens[found.count] = (k + 1) as u8;
-        found.count += 1;
+        // SAFETY: the caller vouches for the lane's slots.
+        unsafe { found.record::<L>(c.stack.cast_const(), spill, first + i, next[i]) };
     }
 }
 

@@ -308,3 +308,69 @@ fn load_frame<const L: usize>(memory: &mut Memory<L>, frame: &Frame, row: u32, l
         memory.open[r + 1][lane] = (frame.allow[r] & !frame.block[r]) as u32;
     }
 }
+
+/// Solutions a listing loop holds before handing them over.
+pub(super) const FOUND: usize = 256;
+
+/// Solutions found in a listing loop and not handed over yet, in the order found. They are copied as they are
+/// found (a lane's stack words change as it moves on) and handed over a batch at a time: calling out of the
+/// loop means saving every vector register.
+pub(super) struct Found {
+    /// Each solution's queens from its lane's start row on.
+    queens: [[u8; MAX_N as usize]; FOUND],
+    lanes: [u8; FOUND],
+    lens: [u8; FOUND],
+    /// Solutions held.
+    pub count: usize,
+}
+
+impl Found {
+    pub fn new() -> Found {
+        Found {
+            queens: [[0; MAX_N as usize]; FOUND],
+            lanes: [0; FOUND],
+            lens: [0; FOUND],
+            count: 0,
+        }
+    }
+
+    /// Copies the solution `lane` just completed: the queens of the rows from its start row to the one before
+    /// the last are the lowest bits of its stack words, and the last row's queen is `last` (a single bit).
+    ///
+    /// # Safety
+    /// `stack` points to the lanes' `[slot][lane]` words, and the lane's floor and closing slots are within them.
+    #[inline(always)]
+    pub unsafe fn record<const L: usize>(
+        &mut self,
+        stack: *const i32,
+        spill: &Spill<L>,
+        lane: usize,
+        last: u32,
+    ) {
+        let (floor, closing) = (spill.floor[lane] as usize, spill.closing[lane] as usize);
+        let queens = &mut self.queens[self.count];
+        let mut k = 0;
+        // Row `r` lives at slot `r + 1`: the rows from the start's to the one before the last.
+        for slot in floor + 1..=closing {
+            let word = unsafe { *stack.add(slot * L + lane) } as u32;
+            queens[k] = (word & SQUARES).trailing_zeros() as u8;
+            k += 1;
+        }
+        queens[k] = last.trailing_zeros() as u8;
+        self.lanes[self.count] = lane as u8;
+        self.lens[self.count] = (k + 1) as u8;
+        self.count += 1;
+    }
+
+    /// Hands every solution to `emit` and empties the list.
+    #[inline(never)]
+    pub fn flush(&mut self, emit: &mut dyn FnMut(usize, &[u8])) {
+        for i in 0..self.count {
+            emit(
+                usize::from(self.lanes[i]),
+                &self.queens[i][..usize::from(self.lens[i])],
+            );
+        }
+        self.count = 0;
+    }
+}
