@@ -214,7 +214,6 @@ pub fn list_with<E>(
     mut write: impl FnMut(&[u8]) -> Result<(), E>,
 ) -> Result<u64, E> {
     let mut written = 0u64;
-    let remaining = |written: u64| limit.map_or(u64::MAX, |l| l - written);
     let short = limit.is_some_and(|l| l < 100_000);
     if filter == Filter::All
         && !short
@@ -268,21 +267,35 @@ pub fn list_with<E>(
                 })
                 .collect()
         });
-        for r in rendered {
-            let left = remaining(written);
-            if (r.ends.len() as u64) < left {
-                write(&r.bytes)?;
-                written += r.ends.len() as u64;
-            } else {
-                let take = left as usize;
-                if take > 0 {
-                    write(&r.bytes[..r.ends[take - 1]])?;
-                }
-                return Ok(written + left);
-            }
+        if let Some(done) = write_rendered(&rendered, limit, &mut written, &mut write)? {
+            return Ok(done);
         }
     }
     Ok(written)
+}
+
+/// Writes the rendered units in order, counting the solutions in `written`; once `limit` is reached, writes
+/// only the solutions up to it and returns the final count.
+fn write_rendered<'a, E>(
+    rendered: impl IntoIterator<Item = &'a Rendered>,
+    limit: Option<u64>,
+    written: &mut u64,
+    write: &mut impl FnMut(&[u8]) -> Result<(), E>,
+) -> Result<Option<u64>, E> {
+    for r in rendered {
+        let left = limit.map_or(u64::MAX, |l| l - *written);
+        if (r.ends.len() as u64) < left {
+            write(&r.bytes)?;
+            *written += r.ends.len() as u64;
+        } else {
+            let take = left as usize;
+            if take > 0 {
+                write(&r.bytes[..r.ends[take - 1]])?;
+            }
+            return Ok(Some(*written + left));
+        }
+    }
+    Ok(None)
 }
 
 /// The smallest board the vector loop lists: below it the units are too small to pay for handing them to lanes
@@ -360,18 +373,9 @@ fn list_vector<E>(
             }),
             None => render_run(window, &mut buffers[0]),
         }
-        for r in buffers.iter().take(runs.len()).flatten() {
-            let left = limit.map_or(u64::MAX, |l| l - written);
-            if (r.ends.len() as u64) < left {
-                write(&r.bytes)?;
-                written += r.ends.len() as u64;
-            } else {
-                let take = left as usize;
-                if take > 0 {
-                    write(&r.bytes[..r.ends[take - 1]])?;
-                }
-                return Ok(written + left);
-            }
+        let rendered = buffers.iter().take(runs.len()).flatten();
+        if let Some(done) = write_rendered(rendered, limit, &mut written, &mut write)? {
+            return Ok(done);
         }
     }
     Ok(written)

@@ -46,6 +46,23 @@ struct Consts {
     open: *const i32,
 }
 
+impl Consts {
+    /// The constants, and the addresses of `memory`'s arrays.
+    #[target_feature(enable = "avx512f")]
+    fn new(memory: &mut Memory<L>) -> Consts {
+        Consts {
+            row_stride: _mm512_set1_epi32(L as i32),
+            one: _mm512_set1_epi32(1),
+            zero: _mm512_setzero_si512(),
+            squares: _mm512_set1_epi32(SQUARES as i32),
+            rd_lost: _mm512_set1_epi32(RD_LOST as i32),
+            ld_lost: _mm512_set1_epi32(LD_LOST as i32),
+            stack: memory.stack.as_mut_ptr().cast(),
+            open: memory.open.as_ptr().cast(),
+        }
+    }
+}
+
 /// Runs the lanes of `spill` set in `live` until one finishes or the counters need emptying; returns the
 /// finished lanes. See [`super::vector::StepLoop`].
 ///
@@ -53,16 +70,7 @@ struct Consts {
 /// The processor must support AVX-512F.
 #[target_feature(enable = "avx512f")]
 pub(super) unsafe fn steps(spill: &mut Spill<L>, memory: &mut Memory<L>, live: u64) -> u64 {
-    let c = Consts {
-        row_stride: _mm512_set1_epi32(L as i32),
-        one: _mm512_set1_epi32(1),
-        zero: _mm512_setzero_si512(),
-        squares: _mm512_set1_epi32(SQUARES as i32),
-        rd_lost: _mm512_set1_epi32(RD_LOST as i32),
-        ld_lost: _mm512_set1_epi32(LD_LOST as i32),
-        stack: memory.stack.as_mut_ptr().cast(),
-        open: memory.open.as_ptr().cast(),
-    };
+    let c = Consts::new(memory);
     let mut groups: [Group; G] = std::array::from_fn(|g| load(spill, g * W, live));
     let mut count = 0u32;
     loop {
@@ -93,16 +101,7 @@ pub(super) unsafe fn list_steps(
     live: u64,
     emit: &mut dyn FnMut(usize, &[u8]),
 ) -> u64 {
-    let c = Consts {
-        row_stride: _mm512_set1_epi32(L as i32),
-        one: _mm512_set1_epi32(1),
-        zero: _mm512_setzero_si512(),
-        squares: _mm512_set1_epi32(SQUARES as i32),
-        rd_lost: _mm512_set1_epi32(RD_LOST as i32),
-        ld_lost: _mm512_set1_epi32(LD_LOST as i32),
-        stack: memory.stack.as_mut_ptr().cast(),
-        open: memory.open.as_ptr().cast(),
-    };
+    let c = Consts::new(memory);
     let mut groups: [Group; G] = std::array::from_fn(|g| load(spill, g * W, live));
     // Solutions are copied here as they are found (a lane's words change as it moves on) and handed to `emit`
     // a batch at a time.

@@ -48,6 +48,16 @@ pub(super) struct Memory<const L: usize> {
     pub open: [[u32; L]; SLOTS],
 }
 
+impl<const L: usize> Memory<L> {
+    /// Zeroed memory, on the heap (it is tens of kilobytes).
+    fn boxed() -> Box<Memory<L>> {
+        Box::new(Memory {
+            stack: [[0; L]; SLOTS],
+            open: [[0; L]; SLOTS],
+        })
+    }
+}
+
 /// The lanes' registers, kept in memory while lanes are handed new starts.
 #[derive(Clone, Copy)]
 pub(super) struct Spill<const L: usize> {
@@ -110,10 +120,7 @@ pub(super) unsafe fn drive_list<T, const L: usize>(
         n <= MAX_N,
         "board {n} is outside the vector search's limits"
     );
-    let mut memory = Box::new(Memory {
-        stack: [[0; L]; SLOTS],
-        open: [[0; L]; SLOTS],
-    });
+    let mut memory = Memory::boxed();
     let mut spill = Spill::default();
     let mut tags: [Option<T>; L] = std::array::from_fn(|_| None);
     // Gives `lane` its next start that needs a search; settles the others on the way.
@@ -205,10 +212,7 @@ pub(super) unsafe fn drive<T, const L: usize>(
         n <= MAX_N,
         "board {n} is outside the vector search's limits"
     );
-    let mut memory = Box::new(Memory {
-        stack: [[0; L]; SLOTS],
-        open: [[0; L]; SLOTS],
-    });
+    let mut memory = Memory::boxed();
     let mut spill = Spill::default();
     let mut totals = [Tally::default(); L];
     let mut tags: [Option<T>; L] = std::array::from_fn(|_| None);
