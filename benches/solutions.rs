@@ -7,7 +7,7 @@
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use nqueens::kernel::Kernel;
 use nqueens::notation::{Notation, Renderer, Shape};
-use nqueens::solutions::{self, Filter};
+use nqueens::solutions::{self, Filter, Tuning};
 use nqueens::{checker, construct, Board};
 use std::hint::black_box;
 use std::ops::ControlFlow;
@@ -15,37 +15,45 @@ use std::ops::ControlFlow;
 fn listing(c: &mut Criterion) {
     let mut group = c.benchmark_group("solutions/list_rows_one_thread");
     group.sample_size(10);
-    // The plain search, and the vector loops this processor has, side by side.
+    // The plain search and the vector loops this processor has, each with the second half mirrored from the
+    // first (the default) and searched whole, side by side.
     let kernels: Vec<Kernel> = Kernel::ALL
         .into_iter()
         .filter(|&k| k == Kernel::Scalar || nqueens::kernel::lists(k, 13, 13))
         .collect();
-    for n in [10u32, 12, 13] {
+    for n in [12u32, 13, 14] {
         let board = Board::new(n).unwrap();
         let renderer = Renderer::new(Notation::Rows, Shape::square(n), false);
         let count =
             solutions::list::<()>(board, Filter::All, 1, None, |_, _| {}, |_| Ok(())).unwrap();
         group.throughput(Throughput::Elements(count));
         for &kernel in &kernels {
-            group.bench_with_input(BenchmarkId::new(kernel.name(), n), &board, |b, &board| {
-                b.iter(|| {
-                    let mut bytes = 0usize;
-                    solutions::list_with::<()>(
-                        kernel,
-                        black_box(board),
-                        Filter::All,
-                        1,
-                        None,
-                        |q, out| renderer.render(q, out),
-                        |chunk| {
-                            bytes += chunk.len();
-                            Ok(())
-                        },
-                    )
-                    .unwrap();
-                    bytes
-                })
-            });
+            for (way, mirror_cache) in [("mirrored", solutions::MIRROR_CACHE), ("searched", 0)] {
+                let tuning = Tuning {
+                    kernel,
+                    mirror_cache,
+                };
+                let id = BenchmarkId::new(format!("{kernel}/{way}"), n);
+                group.bench_with_input(id, &board, |b, &board| {
+                    b.iter(|| {
+                        let mut bytes = 0usize;
+                        solutions::list_tuned::<()>(
+                            tuning,
+                            black_box(board),
+                            Filter::All,
+                            1,
+                            None,
+                            |q, out| renderer.render(q, out),
+                            |chunk| {
+                                bytes += chunk.len();
+                                Ok(())
+                            },
+                        )
+                        .unwrap();
+                        bytes
+                    })
+                });
+            }
         }
     }
     group.finish();

@@ -208,7 +208,7 @@ pub fn list_stream<T>(
 /// The loops that can run a search: the same search, the same counts, on different instructions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Kernel {
-    /// Plain 64-bit instructions, 16 searches interleaved ([`count_stream`]); runs anywhere, on any board.
+    /// Plain 64-bit instructions, 16 searches interleaved; runs anywhere, on any board.
     Scalar,
     /// 8 searches in the 32-bit lanes of an AVX2 register; square boards up to [`VECTOR_MAX_N`].
     Avx2,
@@ -367,8 +367,18 @@ pub fn count_stream_with<T>(
     }
 }
 
-/// Counts the completions of every start that `source` hands out, on a board of side `n`, and gives each
-/// one's tally to `sink` with the tag it came with. Starts may finish in any order.
+/// Counts the completions of every start that `source` hands out, on a square board of side `n`, and gives
+/// each one's tally to `sink` with the tag it came with. Starts may finish in any order. The loop is
+/// [`Kernel::preferred`]; see [`count_stream_with`].
+pub fn count_stream<T>(
+    n: u32,
+    source: impl FnMut() -> Option<(T, Start)>,
+    sink: impl FnMut(T, Tally),
+) {
+    count_stream_lines(n, n, source, sink)
+}
+
+/// The scalar loop ([`Kernel::Scalar`]); `WIDE` when the last line may have several free squares.
 ///
 /// # How
 /// A depth-first search spends most of its time on mispredicted branches: whether a row has a free square
@@ -385,15 +395,6 @@ pub fn count_stream_with<T>(
 /// Measured on one core of a 2.3 GHz Xeon (Sapphire Rapids), `nqueens count -t 1 16`, best of three runs
 /// interleaved: 3.81 s, against 4.51 s for the classic loop that branches on each decision (1.18 times as
 /// fast); see `results/kernel-variants.md`.
-pub fn count_stream<T>(
-    n: u32,
-    source: impl FnMut() -> Option<(T, Start)>,
-    sink: impl FnMut(T, Tally),
-) {
-    stream::<T, false>(n, source, sink)
-}
-
-/// The loop of [`count_stream`]; `WIDE` when the last line may have several free squares.
 fn stream<T, const WIDE: bool>(
     n: u32,
     mut source: impl FnMut() -> Option<(T, Start)>,

@@ -15,7 +15,7 @@
 
 use crate::board::Board;
 use crate::kernel::{self, full_mask, Kernel, Masks};
-use crate::plan::{Plan, Split};
+use crate::plan::{Plan, Split, WorkUnit};
 use crate::symmetry::Symmetry;
 use rayon::prelude::*;
 use std::ops::ControlFlow;
@@ -166,16 +166,81 @@ pub fn is_canonical(board: Board, queens: &[u8]) -> bool {
     })
 }
 
-/// What [`list`] writes: the rendered solutions of a run of units, and where each solution's bytes end.
+/// One unit's part of a listing window: its rendered solutions and where each one's bytes end, and, for a unit
+/// of the first half whose mirror image is listed later, the solutions themselves.
 #[derive(Debug, Default)]
 struct Rendered {
     bytes: Vec<u8>,
     ends: Vec<usize>,
+    /// Whether to keep the solutions in `queens`.
+    keep: bool,
+    /// The unit's solutions, one line's position after another, in order.
+    queens: Vec<u8>,
 }
 
-/// Units rendered per thread before the window is written: enough to keep the workers busy between writes,
-/// few enough that a window's output stays small (a unit of n = 16 renders to tens of kilobytes).
+impl Rendered {
+    /// Empties the buffers (keeping their memory) for a new unit.
+    fn reset(&mut self, keep: bool) {
+        self.bytes.clear();
+        self.ends.clear();
+        self.queens.clear();
+        self.keep = keep;
+    }
+
+    /// Renders one solution, and keeps it when asked to.
+    #[inline]
+    fn add(&mut self, queens: &[u8], render: &impl Fn(&[u8], &mut Vec<u8>)) {
+        render(queens, &mut self.bytes);
+        self.ends.push(self.bytes.len());
+        if self.keep {
+            self.queens.extend_from_slice(queens);
+        }
+    }
+}
+
+/// Units rendered per thread before the window is written by the plain search: enough to keep the workers busy
+/// between writes, few enough that a window's output stays small (a unit of n = 16 renders to tens of
+/// kilobytes).
 const WINDOW_PER_THREAD: usize = 16;
+
+/// Units a thread lists with a vector loop between writes: enough to keep its lanes busy (32 on AVX-512, 24 on
+/// AVX2), few enough that a window's output stays a few megabytes.
+const VECTOR_WINDOW_PER_THREAD: usize = 256;
+
+/// The smallest board the vector loop lists: below it the units are too small to pay for handing them to lanes
+/// (criterion, one thread, `rows`: n = 12 took 9.3 ms with the AVX-512 loop and 7.6 ms with the plain search;
+/// n = 13 18.5 ms against 42.0 ms; the AVX2 loop lists n = 13 in 23 ms).
+const VECTOR_LIST_MIN: u32 = 13;
+
+/// The memory [`list`] may spend on solutions kept for their mirror images (see [`Tuning::mirror_cache`]):
+/// all of the first half of n = 14 (2.6 MB) and n = 15 (17 MB), the last quarter of n = 16's.
+pub const MIRROR_CACHE: usize = 32 << 20;
+
+/// How [`list_tuned`] runs. Neither field changes a byte of the output.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Tuning {
+    /// The search loop, where it lists the board ([`kernel::lists`]); the plain search otherwise.
+    pub kernel: Kernel,
+    /// Bytes of solutions kept to be mirrored instead of searched again.
+    ///
+    /// The left-right reflection maps the solutions whose first queen is in the right half onto those in the
+    /// left half, and reverses their lexicographic order. So the second half of the listing is the first half's
+    /// solutions mirrored, last first: each unit `i` of the second half is unit `units - 1 - i` of the first
+    /// half. The first half's solutions are kept, up to this many bytes (the latest units, since the second
+    /// half starts with the mirror of the last one), and the second half's units whose mirror image was kept
+    /// are rendered from it rather than searched; the others are searched. 0 searches everything.
+    pub mirror_cache: usize,
+}
+
+impl Tuning {
+    /// The loop `kernel` and the default [`MIRROR_CACHE`].
+    pub fn new(kernel: Kernel) -> Tuning {
+        Tuning {
+            kernel,
+            mirror_cache: MIRROR_CACHE,
+        }
+    }
+}
 
 /// Renders every solution of `board` with `render` (which appends one solution's bytes to the buffer) and
 /// hands the bytes to `write` in lexicographic order of the solutions, stopping after `limit` solutions.
@@ -183,7 +248,8 @@ const WINDOW_PER_THREAD: usize = 16;
 /// written, or the first error of `write`.
 ///
 /// Every solution of a square board from 13 to 30 is searched by a vector loop where the processor has one (the
-/// [`Kernel::preferred`] one); the rest by the plain search. All give the same bytes.
+/// [`Kernel::preferred`] one); the rest by the plain search. All give the same bytes. The mirror images of
+/// solutions already found are not searched again, within [`MIRROR_CACHE`] bytes (see [`Tuning`]).
 pub fn list<E>(
     board: Board,
     filter: Filter,
@@ -211,19 +277,41 @@ pub fn list_with<E>(
     threads: usize,
     limit: Option<u64>,
     render: impl Fn(&[u8], &mut Vec<u8>) + Sync,
+    write: impl FnMut(&[u8]) -> Result<(), E>,
+) -> Result<u64, E> {
+    list_tuned(
+        Tuning::new(kernel),
+        board,
+        filter,
+        threads,
+        limit,
+        render,
+        write,
+    )
+}
+
+/// [`list`] run as `tuning` says: the same bytes whatever it says.
+pub fn list_tuned<E>(
+    tuning: Tuning,
+    board: Board,
+    filter: Filter,
+    threads: usize,
+    limit: Option<u64>,
+    render: impl Fn(&[u8], &mut Vec<u8>) + Sync,
     mut write: impl FnMut(&[u8]) -> Result<(), E>,
 ) -> Result<u64, E> {
     let mut written = 0u64;
     let short = limit.is_some_and(|l| l < 100_000);
-    if filter == Filter::All
+    let vector = filter == Filter::All
         && !short
         && board.width() >= VECTOR_LIST_MIN
-        && kernel::lists(kernel, board.width(), board.lines())
-    {
-        return list_vector(board, kernel, threads, limit, render, write);
-    }
-    // One thread, or a short listing: a plain search on this thread, which stops as soon as it has enough.
-    if threads <= 1 || short {
+        && kernel::lists(tuning.kernel, board.width(), board.lines());
+    // From 13 on, mirroring the first half pays for listing by units even on one thread.
+    let mirror =
+        filter == Filter::All && tuning.mirror_cache > 0 && board.width() >= VECTOR_LIST_MIN;
+    // One thread on a small board, or a short listing: a plain search on this thread, which stops as soon as it
+    // has enough.
+    if !vector && (short || (threads <= 1 && !mirror)) {
         let mut buffer = Vec::with_capacity(1 << 16);
         let mut error = None;
         let _ = each(board, &[], filter, |queens| {
@@ -247,31 +335,235 @@ pub fn list_with<E>(
         write(&buffer)?;
         return Ok(written);
     }
-    let Ok(pool) = rayon::ThreadPoolBuilder::new().num_threads(threads).build() else {
-        // No threads to be had: the same listing on this thread.
-        return list_with(kernel, board, filter, 1, limit, render, write);
-    };
+    let pool = (threads > 1)
+        .then(|| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .ok()
+        })
+        .flatten();
+    // No threads to be had: the same listing on this thread.
+    let threads = if pool.is_some() { threads } else { 1 };
     let plan = Plan::new(board, Symmetry::None, Split::Auto { threads });
-    for window in plan.units().chunks(threads * WINDOW_PER_THREAD) {
-        let rendered: Vec<Rendered> = pool.install(|| {
-            window
-                .par_iter()
-                .map(|unit| {
-                    let mut out = Rendered::default();
+    let lines = board.lines() as usize;
+    // Mirror images are only known to be solutions too when every solution is listed.
+    let mirror_cache = if filter == Filter::All {
+        tuning.mirror_cache
+    } else {
+        0
+    };
+    let windows = Windows {
+        plan: &plan,
+        pool: pool.as_ref(),
+        threads,
+        per_thread: if vector {
+            VECTOR_WINDOW_PER_THREAD
+        } else {
+            WINDOW_PER_THREAD
+        },
+        mirror_cache,
+        limit,
+    };
+    if vector {
+        let kernel = tuning.kernel;
+        let n = board.width();
+        // A thread's lanes search its units side by side; each solution goes to its unit's buffer as it is found.
+        windows.run(
+            |units: &[WorkUnit], out: &mut [Rendered]| {
+                let mut next = units.iter().enumerate();
+                kernel::list_stream(
+                    kernel,
+                    n,
+                    || {
+                        let (i, unit) = next.next()?;
+                        Some((i, plan.start(unit).expect("row-prefix units have a start")))
+                    },
+                    |&i, tail| {
+                        let prefix = &units[i].prefix;
+                        let mut queens = [0u8; 64];
+                        queens[..prefix.len()].copy_from_slice(prefix);
+                        queens[prefix.len()..lines].copy_from_slice(tail);
+                        out[i].add(&queens[..lines], &render);
+                    },
+                    |_| {},
+                );
+            },
+            &render,
+            &mut written,
+            &mut write,
+        )?;
+    } else {
+        windows.run(
+            |units: &[WorkUnit], out: &mut [Rendered]| {
+                for (unit, r) in units.iter().zip(out.iter_mut()) {
                     let _ = each::<()>(board, &unit.prefix, filter, |queens| {
-                        render(queens, &mut out.bytes);
-                        out.ends.push(out.bytes.len());
+                        r.add(queens, &render);
                         ControlFlow::Continue(())
                     });
-                    out
-                })
-                .collect()
-        });
-        if let Some(done) = write_rendered(&rendered, limit, &mut written, &mut write)? {
-            return Ok(done);
-        }
+                }
+            },
+            &render,
+            &mut written,
+            &mut write,
+        )?;
     }
     Ok(written)
+}
+
+/// The parallel listing: the plan's units a window at a time, each thread rendering a contiguous run of the
+/// window's units into buffers kept from window to window, the buffers written in unit order; and the mirror
+/// images of kept units rendered instead of searched (see [`Tuning::mirror_cache`]).
+struct Windows<'a> {
+    plan: &'a Plan,
+    pool: Option<&'a rayon::ThreadPool>,
+    threads: usize,
+    per_thread: usize,
+    mirror_cache: usize,
+    limit: Option<u64>,
+}
+
+/// A thread's share of a window: consecutive units, the kept solutions to mirror for each (where there are),
+/// and the plan index of the first unit.
+struct Run<'a> {
+    units: &'a [WorkUnit],
+    mirrors: &'a mut [Option<Vec<u8>>],
+    first: usize,
+}
+
+impl Windows<'_> {
+    /// Lists the plan's units: `search` renders the solutions of a run of units, one buffer each.
+    fn run<E>(
+        &self,
+        search: impl Fn(&[WorkUnit], &mut [Rendered]) + Sync,
+        render: &(impl Fn(&[u8], &mut Vec<u8>) + Sync),
+        written: &mut u64,
+        write: &mut impl FnMut(&[u8]) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let units = self.plan.units();
+        let count = units.len();
+        let width = self.plan.board().width() as u8;
+        let lines = self.plan.board().lines() as usize;
+        // The units pair up as `i` and `count - 1 - i` when the plan's prefixes are each other's mirror images,
+        // as every plan of rows of one length is; checked rather than assumed, since the pairing decides bytes.
+        let mirrored = self.mirror_cache > 0
+            && lines > 0
+            && (0..count).all(|i| {
+                let (a, b) = (&units[i].prefix, &units[count - 1 - i].prefix);
+                a.len() == b.len() && a.iter().zip(b).all(|(&x, &y)| x + y + 1 == width)
+            });
+        let half = if mirrored { count / 2 } else { 0 };
+        // The kept solutions of the first half's latest units, oldest first, and their bytes.
+        let mut kept: std::collections::VecDeque<(usize, Vec<u8>)> = Default::default();
+        let mut kept_bytes = 0usize;
+        let mut buffers: Vec<Vec<Rendered>> = (0..self.threads).map(|_| Vec::new()).collect();
+        let window_len = self.threads * self.per_thread;
+        for (w, window) in units.chunks(window_len).enumerate() {
+            let first = w * window_len;
+            // The kept solutions this window mirrors, by its unit's place in the window.
+            let mut mirrors: Vec<Option<Vec<u8>>> = (first..first + window.len())
+                .map(|i| {
+                    let partner = count - 1 - i;
+                    if i < count - half {
+                        return None;
+                    }
+                    // Units kept whose mirror images were searched (they shared a window) are of no more use.
+                    while let Some(&(j, ref queens)) = kept.back() {
+                        if j <= partner {
+                            break;
+                        }
+                        kept_bytes -= queens.len();
+                        kept.pop_back();
+                    }
+                    if kept.back().is_none_or(|&(j, _)| j != partner) {
+                        return None;
+                    }
+                    let (_, queens) = kept.pop_back().expect("checked above");
+                    kept_bytes -= queens.len();
+                    Some(queens)
+                })
+                .collect();
+            let run_len = window.len().div_ceil(self.threads);
+            let runs: Vec<Run> = window
+                .chunks(run_len)
+                .zip(mirrors.chunks_mut(run_len))
+                .enumerate()
+                .map(|(k, (units, mirrors))| Run {
+                    units,
+                    mirrors,
+                    first: first + k * run_len,
+                })
+                .collect();
+            let job = |&Run {
+                           units: run,
+                           ref mirrors,
+                           first: start,
+                       }: &Run,
+                       out: &mut Vec<Rendered>| {
+                out.resize_with(run.len(), Rendered::default);
+                for (k, r) in out.iter_mut().enumerate() {
+                    r.reset(start + k < half);
+                }
+                // The run is blocks of units searched and of units mirrored; each block goes its own way.
+                let mut k = 0;
+                while k < run.len() {
+                    let from_mirror = mirrors[k].is_some();
+                    let end = (k..run.len())
+                        .find(|&e| mirrors[e].is_some() != from_mirror)
+                        .unwrap_or(run.len());
+                    if from_mirror {
+                        for (m, r) in mirrors[k..end].iter().zip(&mut out[k..end]) {
+                            let queens = m.as_deref().expect("a mirrored block");
+                            let mut image = [0u8; 64];
+                            for solution in queens.chunks_exact(lines).rev() {
+                                for (x, &q) in image.iter_mut().zip(solution) {
+                                    *x = width - 1 - q;
+                                }
+                                r.add(&image[..lines], render);
+                            }
+                        }
+                    } else {
+                        search(&run[k..end], &mut out[k..end]);
+                    }
+                    k = end;
+                }
+            };
+            match self.pool {
+                Some(pool) => pool.install(|| {
+                    runs.par_iter()
+                        .zip(buffers.par_iter_mut())
+                        .for_each(|(run, out)| job(run, out))
+                }),
+                None => {
+                    for (run, out) in runs.iter().zip(buffers.iter_mut()) {
+                        job(run, out)
+                    }
+                }
+            }
+            drop(runs);
+            drop(mirrors);
+            let rendered = buffers
+                .iter()
+                .take(window.len().div_ceil(run_len))
+                .flatten();
+            if write_rendered(rendered, self.limit, written, write)?.is_some() {
+                return Ok(());
+            }
+            // Keep the first half's solutions for their mirror images, the latest within the budget.
+            for (k, r) in buffers.iter_mut().flatten().take(window.len()).enumerate() {
+                if r.keep {
+                    let queens = std::mem::take(&mut r.queens);
+                    kept_bytes += queens.len();
+                    kept.push_back((first + k, queens));
+                }
+            }
+            while kept_bytes > self.mirror_cache {
+                let (_, queens) = kept.pop_front().expect("bytes are kept");
+                kept_bytes -= queens.len();
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Writes the rendered units in order, counting the solutions in `written`; once `limit` is reached, writes
@@ -292,93 +584,11 @@ fn write_rendered<'a, E>(
             if take > 0 {
                 write(&r.bytes[..r.ends[take - 1]])?;
             }
-            return Ok(Some(*written + left));
+            *written += left;
+            return Ok(Some(*written));
         }
     }
     Ok(None)
-}
-
-/// The smallest board the vector loop lists: below it the units are too small to pay for handing them to lanes
-/// (criterion, one thread, `rows`: n = 12 took 9.3 ms with the AVX-512 loop and 7.6 ms with the plain search;
-/// n = 13 18.5 ms against 42.0 ms; the AVX2 loop lists n = 13 in 23 ms).
-const VECTOR_LIST_MIN: u32 = 13;
-
-/// Units a thread lists with a vector loop between writes: enough to keep its lanes busy (32 on AVX-512, 24 on
-/// AVX2),
-/// few enough that a window's output stays a few megabytes.
-const VECTOR_WINDOW_PER_THREAD: usize = 256;
-
-/// [`list`] of every solution with a vector loop ([`kernel::list_stream`]): each thread takes a contiguous run of
-/// the window's units, its lanes search them side by side, and each solution is rendered into its unit's buffer
-/// as it is found; the buffers are written in unit order.
-fn list_vector<E>(
-    board: Board,
-    kernel: Kernel,
-    threads: usize,
-    limit: Option<u64>,
-    render: impl Fn(&[u8], &mut Vec<u8>) + Sync,
-    mut write: impl FnMut(&[u8]) -> Result<(), E>,
-) -> Result<u64, E> {
-    let threads = threads.max(1);
-    let pool = (threads > 1)
-        .then(|| {
-            rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .ok()
-        })
-        .flatten();
-    let threads = if pool.is_some() { threads } else { 1 };
-    let plan = Plan::new(board, Symmetry::None, Split::Auto { threads });
-    let n = board.width();
-    let lines = board.lines() as usize;
-    // Each thread's buffers, one per unit of its run, kept from window to window so that their memory is
-    // reused instead of allocated again.
-    let render_run = |units: &[crate::plan::WorkUnit], out: &mut Vec<Rendered>| {
-        out.resize_with(units.len(), Rendered::default);
-        for r in out.iter_mut() {
-            r.bytes.clear();
-            r.ends.clear();
-        }
-        let mut next = units.iter().enumerate();
-        kernel::list_stream(
-            kernel,
-            n,
-            || {
-                let (i, unit) = next.next()?;
-                Some((i, plan.start(unit).expect("row-prefix units have a start")))
-            },
-            |&i, tail| {
-                let prefix = &units[i].prefix;
-                let mut queens = [0u8; 64];
-                queens[..prefix.len()].copy_from_slice(prefix);
-                queens[prefix.len()..lines].copy_from_slice(tail);
-                let r = &mut out[i];
-                render(&queens[..lines], &mut r.bytes);
-                r.ends.push(r.bytes.len());
-            },
-            |_| {},
-        );
-    };
-    let mut buffers: Vec<Vec<Rendered>> = (0..threads).map(|_| Vec::new()).collect();
-    let mut written = 0u64;
-    for window in plan.units().chunks(threads * VECTOR_WINDOW_PER_THREAD) {
-        let runs: Vec<&[crate::plan::WorkUnit]> =
-            window.chunks(window.len().div_ceil(threads)).collect();
-        match &pool {
-            Some(pool) => pool.install(|| {
-                runs.par_iter()
-                    .zip(buffers.par_iter_mut())
-                    .for_each(|(run, out)| render_run(run, out))
-            }),
-            None => render_run(window, &mut buffers[0]),
-        }
-        let rendered = buffers.iter().take(runs.len()).flatten();
-        if let Some(done) = write_rendered(rendered, limit, &mut written, &mut write)? {
-            return Ok(done);
-        }
-    }
-    Ok(written)
 }
 
 #[cfg(test)]
@@ -420,6 +630,67 @@ mod tests {
         assert!(first(Board::new(2).unwrap()).is_none());
         assert!(first(Board::new(3).unwrap()).is_none());
         assert!(first(Board::rect(3, 4).unwrap()).is_none());
+    }
+
+    /// The units `Windows` hands to its search, in order, for a board of 14 on `threads` threads with a cache
+    /// of `cache` bytes.
+    fn searched(cache: usize, threads: usize) -> (usize, Vec<usize>) {
+        let board = Board::new(14).unwrap();
+        let plan = Plan::new(board, Symmetry::None, Split::Auto { threads });
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        let windows = Windows {
+            plan: &plan,
+            pool: Some(&pool),
+            threads,
+            per_thread: 16,
+            mirror_cache: cache,
+            limit: None,
+        };
+        let seen = std::sync::Mutex::new(Vec::new());
+        let render = |q: &[u8], out: &mut Vec<u8>| out.extend_from_slice(q);
+        let mut written = 0;
+        windows
+            .run::<()>(
+                |units: &[WorkUnit], out: &mut [Rendered]| {
+                    for (unit, r) in units.iter().zip(out.iter_mut()) {
+                        seen.lock().unwrap().push(unit.index);
+                        let _ = each::<()>(board, &unit.prefix, Filter::All, |q| {
+                            r.add(q, &render);
+                            ControlFlow::Continue(())
+                        });
+                    }
+                },
+                &render,
+                &mut written,
+                &mut |_| Ok(()),
+            )
+            .unwrap();
+        assert_eq!(written, 365_596);
+        let mut seen = seen.into_inner().unwrap();
+        seen.sort_unstable();
+        (plan.units().len(), seen)
+    }
+
+    #[test]
+    fn the_second_half_is_searched_only_where_the_cache_ran_out() {
+        // Room for everything: the first half is searched, and of the second only the units whose mirror image
+        // shared their window (the window that straddles the middle).
+        let (units, seen) = searched(MIRROR_CACHE, 2);
+        let window = 2 * 16;
+        assert!(seen.len() >= units / 2 && seen.len() <= units / 2 + window);
+        assert!(seen.iter().all(|&i| i < units / 2 + window));
+        // No room: everything is searched once.
+        assert_eq!(searched(0, 2).1, (0..units).collect::<Vec<_>>());
+        // Room for a few units: the first units of the second half come from the cache, the rest are searched.
+        let (_, seen) = searched(64 << 10, 1);
+        assert!(seen.len() > units / 2 + window && seen.len() < units);
+        assert!(
+            seen.windows(2).all(|w| w[0] < w[1]),
+            "each unit at most once"
+        );
     }
 
     #[test]

@@ -405,3 +405,53 @@ fn every_kernel_lists_the_same_bytes_on_any_threads_and_limits() {
         }
     }
 }
+
+#[test]
+fn mirrored_halves_give_the_same_bytes_whatever_the_cache_holds() {
+    // The second half of a listing is the first half mirrored, last first: rendered from kept solutions where
+    // the cache holds them, searched where it does not. No cache, room for a few units, or room for all give
+    // the same bytes, with every loop, on any threads, and with a limit that ends in the second half.
+    use nqueens::kernel::Kernel;
+    use nqueens::solutions::{list_tuned, Filter, Tuning, MIRROR_CACHE};
+    let render = |q: &[u8], out: &mut Vec<u8>| {
+        out.extend(q.iter().map(|&c| b'a' + c));
+        out.push(b'\n');
+    };
+    let listing = |kernel, mirror_cache, n, threads, limit| {
+        let mut bytes = Vec::new();
+        let count = list_tuned::<()>(
+            Tuning {
+                kernel,
+                mirror_cache,
+            },
+            nqueens::Board::new(n).unwrap(),
+            Filter::All,
+            threads,
+            limit,
+            render,
+            |b| {
+                bytes.extend_from_slice(b);
+                Ok(())
+            },
+        )
+        .unwrap();
+        (count, bytes)
+    };
+    for n in [13u32, 14] {
+        let expected = listing(Kernel::Scalar, 0, n, 1, None);
+        for kernel in Kernel::ALL.into_iter().filter(|k| k.available()) {
+            for cache in [4 << 10, 256 << 10, MIRROR_CACHE] {
+                for threads in [1, 2, 3] {
+                    assert!(
+                        listing(kernel, cache, n, threads, None) == expected,
+                        "{kernel}, n = {n}, cache {cache}, {threads} threads"
+                    );
+                }
+            }
+        }
+    }
+    let (all, bytes) = listing(Kernel::Scalar, 0, 14, 1, None);
+    let (count, limited) = listing(Kernel::best(), MIRROR_CACHE, 14, 2, Some(300_001));
+    assert_eq!((all, count), (365_596, 300_001));
+    assert!(limited == bytes[..15 * 300_001]);
+}

@@ -92,6 +92,10 @@ pub(super) unsafe fn steps(spill: &mut Spill<L>, memory: &mut Memory<L>, live: u
 /// [`steps`] that also hands every solution to `emit`, in the order found: the lane, and the queens of the
 /// rows from the lane's start row to the last. See [`super::vector::ListLoop`].
 ///
+/// A copy of [`steps`]' loop with the solutions added, on purpose: one loop generic over listing, with the
+/// solutions' branch compiled out for counting, counted n = 16 (full, one thread) 7% slower (0.51 s against
+/// 0.47 s, alternated four times).
+///
 /// # Safety
 /// The processor must support AVX2.
 #[target_feature(enable = "avx2")]
