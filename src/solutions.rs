@@ -18,6 +18,7 @@ use crate::kernel::{self, full_mask, Kernel, Masks};
 use crate::plan::{Plan, Split, WorkUnit};
 use crate::symmetry::Symmetry;
 use rayon::prelude::*;
+use std::collections::VecDeque;
 use std::ops::ControlFlow;
 
 /// Which solutions to hand over.
@@ -423,12 +424,71 @@ struct Windows<'a> {
     limit: Option<u64>,
 }
 
-/// A thread's share of a window: consecutive units, the kept solutions to mirror for each (where there are),
-/// and the plan index of the first unit.
+/// A thread's share of a window: consecutive units, the kept solutions to mirror for each (for the units that
+/// have them), and the plan index of the first unit.
 struct Run<'a> {
     units: &'a [WorkUnit],
-    mirrors: &'a mut [Option<Vec<u8>>],
+    mirrors: &'a [Option<Vec<u8>>],
     first: usize,
+}
+
+/// The first half's kept solutions: the latest units', in one queue of bytes of at most `budget`, so that the
+/// memory is exactly the budget (a buffer of each unit's own, freed oldest first, fragmented the heap to 1.6
+/// times the budget).
+struct Kept {
+    bytes: VecDeque<u8>,
+    /// `(unit index, length)` of each kept unit's bytes, in the order of `bytes`: oldest first.
+    units: VecDeque<(usize, usize)>,
+    budget: usize,
+}
+
+impl Kept {
+    fn new(budget: usize) -> Kept {
+        Kept {
+            bytes: VecDeque::new(),
+            units: VecDeque::new(),
+            budget,
+        }
+    }
+
+    /// Keeps the solutions of unit `index`, dropping the oldest units to make room.
+    fn push(&mut self, index: usize, queens: &[u8]) {
+        if queens.len() > self.budget {
+            self.bytes.clear();
+            self.units.clear();
+            return;
+        }
+        while self.bytes.len() + queens.len() > self.budget {
+            let (_, len) = self.units.pop_front().expect("kept bytes belong to units");
+            self.bytes.drain(..len);
+        }
+        // The whole budget at once (grown by doubling it could reach twice that); pages never written take no
+        // memory.
+        if self.bytes.capacity() < self.budget {
+            self.bytes.reserve_exact(self.budget - self.bytes.len());
+        }
+        self.bytes.extend(queens);
+        self.units.push_back((index, queens.len()));
+    }
+
+    /// The kept solutions of unit `index`, taken out; the units kept after it go too, since their mirror images
+    /// were searched (they shared a window).
+    fn take(&mut self, index: usize) -> Option<Vec<u8>> {
+        while let Some(&(i, len)) = self.units.back() {
+            if i < index {
+                return None;
+            }
+            self.units.pop_back();
+            let start = self.bytes.len() - len;
+            if i == index {
+                let queens = self.bytes.range(start..).copied().collect();
+                self.bytes.truncate(start);
+                return Some(queens);
+            }
+            self.bytes.truncate(start);
+        }
+        None
+    }
 }
 
 impl Windows<'_> {
@@ -453,40 +513,31 @@ impl Windows<'_> {
                 a.len() == b.len() && a.iter().zip(b).all(|(&x, &y)| x + y + 1 == width)
             });
         let half = if mirrored { count / 2 } else { 0 };
-        // The kept solutions of the first half's latest units, oldest first, and their bytes.
-        let mut kept: std::collections::VecDeque<(usize, Vec<u8>)> = Default::default();
-        let mut kept_bytes = 0usize;
+        let mut kept = Kept::new(self.mirror_cache);
+        // The first half's units and solutions so far, to tell which units the ring will still hold when the
+        // second half starts: copying the others in would be wasted (n = 16 keeps its last quarter).
+        let (mut seen_units, mut seen_bytes) = (0usize, 0usize);
         let mut buffers: Vec<Vec<Rendered>> = (0..self.threads).map(|_| Vec::new()).collect();
         let window_len = self.threads * self.per_thread;
         for (w, window) in units.chunks(window_len).enumerate() {
             let first = w * window_len;
             // The kept solutions this window mirrors, by its unit's place in the window.
-            let mut mirrors: Vec<Option<Vec<u8>>> = (first..first + window.len())
+            let mirrors: Vec<Option<Vec<u8>>> = (first..first + window.len())
                 .map(|i| {
-                    let partner = count - 1 - i;
-                    if i < count - half {
-                        return None;
-                    }
-                    // Units kept whose mirror images were searched (they shared a window) are of no more use.
-                    while let Some(&(j, ref queens)) = kept.back() {
-                        if j <= partner {
-                            break;
-                        }
-                        kept_bytes -= queens.len();
-                        kept.pop_back();
-                    }
-                    if kept.back().is_none_or(|&(j, _)| j != partner) {
-                        return None;
-                    }
-                    let (_, queens) = kept.pop_back().expect("checked above");
-                    kept_bytes -= queens.len();
-                    Some(queens)
+                    (i >= count - half)
+                        .then(|| kept.take(count - 1 - i))
+                        .flatten()
                 })
                 .collect();
+            // Keep unit i if the rest of the first half, at the average size so far, could fit twice over.
+            let keep_from = match seen_bytes.checked_div(seen_units) {
+                Some(average) => half.saturating_sub(2 * self.mirror_cache / average.max(1)),
+                None => 0,
+            };
             let run_len = window.len().div_ceil(self.threads);
             let runs: Vec<Run> = window
                 .chunks(run_len)
-                .zip(mirrors.chunks_mut(run_len))
+                .zip(mirrors.chunks(run_len))
                 .enumerate()
                 .map(|(k, (units, mirrors))| Run {
                     units,
@@ -494,25 +545,20 @@ impl Windows<'_> {
                     first: first + k * run_len,
                 })
                 .collect();
-            let job = |&Run {
-                           units: run,
-                           ref mirrors,
-                           first: start,
-                       }: &Run,
-                       out: &mut Vec<Rendered>| {
-                out.resize_with(run.len(), Rendered::default);
+            let job = |run: &Run, out: &mut Vec<Rendered>| {
+                out.resize_with(run.units.len(), Rendered::default);
                 for (k, r) in out.iter_mut().enumerate() {
-                    r.reset(start + k < half);
+                    r.reset((keep_from..half).contains(&(run.first + k)));
                 }
                 // The run is blocks of units searched and of units mirrored; each block goes its own way.
                 let mut k = 0;
-                while k < run.len() {
-                    let from_mirror = mirrors[k].is_some();
-                    let end = (k..run.len())
-                        .find(|&e| mirrors[e].is_some() != from_mirror)
-                        .unwrap_or(run.len());
+                while k < run.units.len() {
+                    let from_mirror = run.mirrors[k].is_some();
+                    let end = (k..run.units.len())
+                        .find(|&e| run.mirrors[e].is_some() != from_mirror)
+                        .unwrap_or(run.units.len());
                     if from_mirror {
-                        for (m, r) in mirrors[k..end].iter().zip(&mut out[k..end]) {
+                        for (m, r) in run.mirrors[k..end].iter().zip(&mut out[k..end]) {
                             let queens = m.as_deref().expect("a mirrored block");
                             let mut image = [0u8; 64];
                             for solution in queens.chunks_exact(lines).rev() {
@@ -523,7 +569,7 @@ impl Windows<'_> {
                             }
                         }
                     } else {
-                        search(&run[k..end], &mut out[k..end]);
+                        search(&run.units[k..end], &mut out[k..end]);
                     }
                     k = end;
                 }
@@ -540,26 +586,19 @@ impl Windows<'_> {
                     }
                 }
             }
-            drop(runs);
-            drop(mirrors);
-            let rendered = buffers
-                .iter()
-                .take(window.len().div_ceil(run_len))
-                .flatten();
+            let rendered = buffers.iter().take(runs.len()).flatten();
             if write_rendered(rendered, self.limit, written, write)?.is_some() {
                 return Ok(());
             }
             // Keep the first half's solutions for their mirror images, the latest within the budget.
-            for (k, r) in buffers.iter_mut().flatten().take(window.len()).enumerate() {
-                if r.keep {
-                    let queens = std::mem::take(&mut r.queens);
-                    kept_bytes += queens.len();
-                    kept.push_back((first + k, queens));
+            for (k, r) in buffers.iter().flatten().take(window.len()).enumerate() {
+                if first + k < half {
+                    seen_units += 1;
+                    seen_bytes += r.ends.len() * lines;
                 }
-            }
-            while kept_bytes > self.mirror_cache {
-                let (_, queens) = kept.pop_front().expect("bytes are kept");
-                kept_bytes -= queens.len();
+                if r.keep {
+                    kept.push(first + k, &r.queens);
+                }
             }
         }
         Ok(())
@@ -691,6 +730,38 @@ mod tests {
             seen.windows(2).all(|w| w[0] < w[1]),
             "each unit at most once"
         );
+    }
+
+    #[test]
+    fn the_ring_gives_back_exactly_what_it_kept() {
+        // Units of random sizes pushed in order, then taken last first, some skipped: whatever `take` returns
+        // holds that unit's bytes.
+        let mut rng = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |m: u64| {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            rng % m
+        };
+        for budget in [64usize, 100, 1000, 4096] {
+            for _ in 0..200 {
+                let mut kept = Kept::new(budget);
+                let units = 1 + next(40) as usize;
+                let bytes: Vec<Vec<u8>> = (0..units)
+                    .map(|i| vec![i as u8; next(budget as u64 / 3 + 2) as usize])
+                    .collect();
+                for (i, b) in bytes.iter().enumerate() {
+                    kept.push(i, b);
+                }
+                let mut i = units;
+                while i > 0 {
+                    i -= 1 + next(2) as usize * usize::from(i > 1);
+                    if let Some(queens) = kept.take(i) {
+                        assert_eq!(queens, bytes[i], "budget {budget}, unit {i}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]
