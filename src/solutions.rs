@@ -8,7 +8,9 @@
 //! [`each`] is that search, in constant memory. [`list`] runs it on several threads and still hands the
 //! solutions over in order: the plan's units ([`crate::plan`], split without symmetry) are prefixes in
 //! lexicographic order, so each worker renders whole units into a buffer and the buffers are written in unit
-//! order, a window of units at a time. Memory is bounded by the window, whatever the board.
+//! order, a window of units at a time. The second half of a listing is the first half mirrored, last first, so
+//! the first half's solutions are kept (within [`MIRROR_CACHE`] bytes) and mirrored instead of searched again.
+//! Memory is bounded by the window and that budget, whatever the board.
 //!
 //! [`Filter::Unique`] keeps one representative per symmetry class: the lexicographically smallest of its
 //! images under the board's symmetries (8 for a square, 4 for a rectangle). Their number is OEIS A002562.
