@@ -144,9 +144,14 @@ timeout 120 srun --ntasks=2 --cpus-per-task=1 --chdir="$dir" \
   >/dev/null 2>"$dir"/srun.log || fail "the srun step failed: $(cat "$dir"/srun.log)"
 "$bin" merge --quiet --format csv "$dir"/out/srun-*-of-2.journal >"$dir"/srun.csv || fail "merging the srun journals"
 
-array_total=$(sed -n 2p "$dir"/array.csv | cut -d, -f2)
-srun_total=$(sed -n 2p "$dir"/srun.csv | cut -d, -f2)
-check=$(sed -n 2p "$dir"/array.csv | cut -d, -f13)
+# A field of the first record of a CSV file, found by its header's name (columns may be added).
+field() {
+  awk -F, -v name="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) col = i }
+    NR == 2 { if (col) print $col; exit }' "$1"
+}
+array_total=$(field "$dir"/array.csv total)
+srun_total=$(field "$dir"/srun.csv total)
+check=$(field "$dir"/array.csv check)
 echo "slurm-test: job array of $shards: total $array_total ($check); srun of 2 tasks: total $srun_total" >&2
 [ "$array_total" = "$srun_total" ] || fail "the job array and srun disagree"
 [ "$check" = ok ] || fail "the merged total is not the published one"
