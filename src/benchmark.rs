@@ -26,10 +26,10 @@ use std::process::ExitCode;
 /// Options of `nqueens bench`.
 #[derive(Debug, Args)]
 pub struct BenchArgs {
-    /// Board side [default: 17, the standard workload; 15 with --quick].
+    /// Board side [default: 18, the standard workload; 16 with --quick].
     #[arg(long, value_name = "N")]
     pub n: Option<u32>,
-    /// A run of a few seconds: the standard measurement on n = 15.
+    /// A run of a few seconds: the standard measurement on n = 16.
     #[arg(long)]
     pub quick: bool,
     /// Timed runs per thread count; the median, min and max are reported.

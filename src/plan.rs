@@ -159,6 +159,49 @@ fn border_units_at(n: u32, borders: &[Border], depth: u32) -> usize {
         .sum()
 }
 
+/// The solutions of a whole border and the nodes of their search, by the kernel: the border's rows below the top
+/// are placed in every way down to the row where there are starts enough for every lane of the kernel.
+/// (For the rare borders fixed by a symmetry; the plan splits the others into units itself.)
+fn count_border(n: u32, border: Border) -> Tally {
+    let (frame, masks) = border.frame(n);
+    let mut starts = vec![(1, masks)];
+    // Each start below the first is one queen placed: a node, as the kernel counts them.
+    let mut placed = 0;
+    while starts.len() < 1024 && starts[0].0 + 2 < frame.end {
+        starts = starts
+            .into_iter()
+            .flat_map(|(row, masks)| {
+                let mut free = frame.free(row, masks);
+                std::iter::from_fn(move || {
+                    let bit = free & free.wrapping_neg();
+                    free ^= bit;
+                    (bit != 0).then(|| (row + 1, masks.place(bit)))
+                })
+            })
+            .collect();
+        placed += starts.len() as u64;
+        if starts.is_empty() {
+            return Tally::default();
+        }
+    }
+    let mut tally = Tally::default();
+    let mut next = starts.into_iter();
+    kernel::count_stream(
+        n,
+        || {
+            let (row, masks) = next.next()?;
+            let frame = frame.clone();
+            Some(((), Start { row, masks, frame }))
+        },
+        |(), t| {
+            tally.solutions += t.solutions;
+            tally.nodes += t.nodes;
+        },
+    );
+    tally.nodes += placed;
+    tally
+}
+
 /// The numbered work units for a board, a symmetry and a split depth.
 #[derive(Clone, Debug)]
 pub struct Plan {
@@ -375,6 +418,28 @@ impl Plan {
         let n = self.board.n();
         match (&unit.weight, self.start(unit)) {
             (_, Some(start)) => self.weigh(unit, kernel::count_start(n, start)),
+            (Weight::Burnside(group), None) if unit.border.is_some() => {
+                let border = unit.border.expect("matched");
+                let tally = count_border(n, border);
+                let solutions = u128::from(tally.solutions);
+                // Burnside's lemma: the classes are the average number of solutions each symmetry fixes.
+                let fixed: u128 = group
+                    .iter()
+                    .map(|&g| match g {
+                        Transform(0) => solutions,
+                        g => u128::from(border.count_fixed(n, g)),
+                    })
+                    .sum();
+                let order = group.len() as u128;
+                Count {
+                    total: solutions * (8 / order),
+                    unique: fixed / order,
+                    // No nodes, as when these units were enumerated: journals of earlier versions record them
+                    // so, and a merge takes two different copies of a unit for a fault.
+                    nodes: 0,
+                    units: 1,
+                }
+            }
             (Weight::Burnside(group), None) => {
                 let (mut solutions, mut fixed) = (0u128, 0u128);
                 let mut visit = |queens: &[u8]| {

@@ -368,3 +368,21 @@ fn version_names_the_cpu_features() {
         .success()
         .stdout(contains("compiled for:").and(contains("detected:")));
 }
+
+#[test]
+fn the_help_names_the_workloads_that_run() {
+    // The help's defaults are written by hand; they must be the library's.
+    nqueens()
+        .args(["bench", "--help"])
+        .assert()
+        .success()
+        .stdout(contains(format!(
+            "default: {}, the standard workload; {} with --quick",
+            bench::STANDARD_N,
+            bench::QUICK_N
+        )))
+        .stdout(contains(format!(
+            "the standard measurement on n = {}",
+            bench::QUICK_N
+        )));
+}
