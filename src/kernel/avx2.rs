@@ -43,6 +43,7 @@ struct Consts {
     squares: __m256i,
     rd_lost: __m256i,
     ld_lost: __m256i,
+    board: __m256i,
     stack: *mut i32,
     open: *const i32,
 }
@@ -57,6 +58,7 @@ impl Consts {
             squares: _mm256_set1_epi32(SQUARES as i32),
             rd_lost: _mm256_set1_epi32(RD_LOST as i32),
             ld_lost: _mm256_set1_epi32(LD_LOST as i32),
+            board: _mm256_set1_epi32(memory.board as i32),
             stack: memory.stack.as_mut_ptr().cast(),
             open: memory.open.as_ptr().cast(),
         }
@@ -190,6 +192,24 @@ struct Stepped {
     next: __m256i,
 }
 
+/// The set bits of each lane: each half byte's count looked up, the four bytes of a lane summed by two
+/// multiply-adds.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn popcount(x: __m256i) -> __m256i {
+    let table = _mm256_setr_epi8(
+        0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4, 0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3,
+        3, 4,
+    );
+    let low = _mm256_set1_epi8(0x0f);
+    let bytes = _mm256_add_epi8(
+        _mm256_shuffle_epi8(table, _mm256_and_si256(x, low)),
+        _mm256_shuffle_epi8(table, _mm256_and_si256(_mm256_srli_epi32::<4>(x), low)),
+    );
+    let pairs = _mm256_maddubs_epi16(bytes, _mm256_set1_epi8(1));
+    _mm256_madd_epi16(pairs, _mm256_set1_epi16(1))
+}
+
 /// One step of every lane of `g`.
 ///
 /// # Safety
@@ -212,9 +232,21 @@ unsafe fn step(g: &mut Group, c: &Consts) -> Stepped {
     let next = _mm256_andnot_si256(attacked, child_open);
     let placed = _mm256_andnot_si256(_mm256_cmpeq_epi32(next, c.zero), has);
     let closes = _mm256_cmpeq_epi32(g.slot, g.closing);
-    let descends = _mm256_andnot_si256(closes, placed);
+    // Look-ahead, as in the AVX-512 loop: no square of the board left in the row after the child's means no
+    // child leads anywhere; the children are counted unvisited.
+    let ahead = _mm256_andnot_si256(
+        _mm256_or_si256(
+            _mm256_or_si256(ncols, _mm256_slli_epi32::<1>(nld)),
+            _mm256_srli_epi32::<1>(nrd),
+        ),
+        c.board,
+    );
+    let opens = _mm256_andnot_si256(closes, placed);
+    let dead = _mm256_and_si256(opens, _mm256_cmpeq_epi32(ahead, c.zero));
+    let descends = _mm256_andnot_si256(dead, opens);
     // Conditions are -1, so subtracting one counts it.
     g.nodes = _mm256_sub_epi32(g.nodes, has);
+    g.nodes = _mm256_add_epi32(g.nodes, _mm256_and_si256(popcount(next), dead));
     g.solutions = _mm256_sub_epi32(g.solutions, _mm256_and_si256(placed, closes));
     let word = _mm256_or_si256(
         _mm256_or_si256(avail, _mm256_and_si256(g.ld, c.ld_lost)),

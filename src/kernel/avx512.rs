@@ -42,6 +42,7 @@ struct Consts {
     squares: __m512i,
     rd_lost: __m512i,
     ld_lost: __m512i,
+    board: __m512i,
     stack: *mut i32,
     open: *const i32,
 }
@@ -57,6 +58,7 @@ impl Consts {
             squares: _mm512_set1_epi32(SQUARES as i32),
             rd_lost: _mm512_set1_epi32(RD_LOST as i32),
             ld_lost: _mm512_set1_epi32(LD_LOST as i32),
+            board: _mm512_set1_epi32(memory.board as i32),
             stack: memory.stack.as_mut_ptr().cast(),
             open: memory.open.as_ptr().cast(),
         }
@@ -70,6 +72,32 @@ impl Consts {
 /// The processor must support AVX-512F.
 #[target_feature(enable = "avx512f")]
 pub(super) unsafe fn steps(spill: &mut Spill<L>, memory: &mut Memory<L>, live: u64) -> u64 {
+    // SAFETY: passed on.
+    unsafe { count_loop::<false>(spill, memory, live) }
+}
+
+/// [`steps`] counting the nodes the look-ahead skips with the processor's population count.
+///
+/// # Safety
+/// The processor must support AVX-512F and AVX512-VPOPCNTDQ.
+#[target_feature(enable = "avx512f,avx512vpopcntdq")]
+pub(super) unsafe fn steps_vpopcnt(spill: &mut Spill<L>, memory: &mut Memory<L>, live: u64) -> u64 {
+    // SAFETY: passed on.
+    unsafe { count_loop::<true>(spill, memory, live) }
+}
+
+/// The loop of [`steps`] and [`steps_vpopcnt`]: inlined into each, so that the step of the second is compiled
+/// with its population count instruction.
+///
+/// # Safety
+/// As [`steps_vpopcnt`] when `VPOPCNT`, else as [`steps`].
+#[target_feature(enable = "avx512f")]
+#[inline]
+unsafe fn count_loop<const VPOPCNT: bool>(
+    spill: &mut Spill<L>,
+    memory: &mut Memory<L>,
+    live: u64,
+) -> u64 {
     let c = Consts::new(memory);
     let mut groups: [Group; G] = std::array::from_fn(|g| load(spill, g * W, live));
     let mut count = 0u32;
@@ -77,7 +105,7 @@ pub(super) unsafe fn steps(spill: &mut Spill<L>, memory: &mut Memory<L>, live: u
         let mut finished = 0u64;
         for (g, group) in groups.iter_mut().enumerate() {
             // SAFETY: the caller vouches for AVX-512F; the indices stay within `memory` (see `step`).
-            finished |= u64::from(unsafe { step(group, &c) }.finished) << (g * W);
+            finished |= u64::from(unsafe { step::<VPOPCNT>(group, &c) }.finished) << (g * W);
         }
         count += 1;
         if finished != 0 || count == FLUSH_STEPS {
@@ -105,6 +133,37 @@ pub(super) unsafe fn list_steps(
     live: u64,
     emit: &mut dyn FnMut(usize, &[u8]),
 ) -> u64 {
+    // SAFETY: passed on.
+    unsafe { list_loop::<false>(spill, memory, live, emit) }
+}
+
+/// [`list_steps`] with the processor's population count, as [`steps_vpopcnt`].
+///
+/// # Safety
+/// The processor must support AVX-512F and AVX512-VPOPCNTDQ.
+#[target_feature(enable = "avx512f,avx512vpopcntdq")]
+pub(super) unsafe fn list_steps_vpopcnt(
+    spill: &mut Spill<L>,
+    memory: &mut Memory<L>,
+    live: u64,
+    emit: &mut dyn FnMut(usize, &[u8]),
+) -> u64 {
+    // SAFETY: passed on.
+    unsafe { list_loop::<true>(spill, memory, live, emit) }
+}
+
+/// The loop of [`list_steps`] and [`list_steps_vpopcnt`], as [`count_loop`].
+///
+/// # Safety
+/// As [`list_steps_vpopcnt`] when `VPOPCNT`, else as [`list_steps`].
+#[target_feature(enable = "avx512f")]
+#[inline]
+unsafe fn list_loop<const VPOPCNT: bool>(
+    spill: &mut Spill<L>,
+    memory: &mut Memory<L>,
+    live: u64,
+    emit: &mut dyn FnMut(usize, &[u8]),
+) -> u64 {
     let c = Consts::new(memory);
     let mut groups: [Group; G] = std::array::from_fn(|g| load(spill, g * W, live));
     // Solutions are copied here as they are found (a lane's words change as it moves on) and handed to `emit`
@@ -115,7 +174,7 @@ pub(super) unsafe fn list_steps(
         let mut finished = 0u64;
         for (g, group) in groups.iter_mut().enumerate() {
             // SAFETY: as in `steps`.
-            let stepped = unsafe { step(group, &c) };
+            let stepped = unsafe { step::<VPOPCNT>(group, &c) };
             finished |= u64::from(stepped.finished) << (g * W);
             if stepped.solved != 0 {
                 // SAFETY: the solved lanes' words lie between their floor and closing slots, in `memory`.
@@ -202,6 +261,30 @@ struct Stepped {
     next: __m512i,
 }
 
+/// The set bits of each lane (at most 32).
+#[target_feature(enable = "avx512f")]
+#[inline]
+fn popcount(x: __m512i) -> __m512i {
+    let x = _mm512_sub_epi32(
+        x,
+        _mm512_and_si512(_mm512_srli_epi32::<1>(x), _mm512_set1_epi32(0x5555_5555)),
+    );
+    let m2 = _mm512_set1_epi32(0x3333_3333);
+    let x = _mm512_add_epi32(
+        _mm512_and_si512(x, m2),
+        _mm512_and_si512(_mm512_srli_epi32::<2>(x), m2),
+    );
+    let x = _mm512_and_si512(
+        _mm512_add_epi32(x, _mm512_srli_epi32::<4>(x)),
+        _mm512_set1_epi32(0x0f0f_0f0f),
+    );
+    let x = _mm512_add_epi32(x, _mm512_srli_epi32::<8>(x));
+    _mm512_and_si512(
+        _mm512_add_epi32(x, _mm512_srli_epi32::<16>(x)),
+        _mm512_set1_epi32(0x3f),
+    )
+}
+
 /// One step of every lane of `g`.
 ///
 /// # Safety
@@ -209,7 +292,7 @@ struct Stepped {
 /// within the stack, so every index below is in bounds.
 #[target_feature(enable = "avx512f")]
 #[inline]
-unsafe fn step(g: &mut Group, c: &Consts) -> Stepped {
+unsafe fn step<const VPOPCNT: bool>(g: &mut Group, c: &Consts) -> Stepped {
     // Where each lane's row sits in the `[slot][lane]` arrays.
     let index = _mm512_add_epi32(_mm512_mullo_epi32(g.slot, c.row_stride), g.lane_ids);
     let avail = g.avail;
@@ -226,8 +309,26 @@ unsafe fn step(g: &mut Group, c: &Consts) -> Stepped {
     let next = _mm512_andnot_si512(attacked, child_open);
     let placed = has & _mm512_test_epi32_mask(next, next);
     let closes = _mm512_cmpeq_epi32_mask(g.slot, g.closing);
-    let descends = placed & !closes;
+    // Look-ahead: if the queens so far leave no square of the board free in the row after the child's (its frame
+    // may close more), no child leads anywhere; each child is a node all the same, so they are counted unvisited.
+    let ahead = _mm512_andnot_si512(
+        _mm512_ternarylogic_epi32::<0xFE>(
+            ncols,
+            _mm512_slli_epi32::<1>(nld),
+            _mm512_srli_epi32::<1>(nrd),
+        ),
+        c.board,
+    );
+    let dead = placed & !closes & _mm512_testn_epi32_mask(ahead, ahead);
+    let descends = placed & !closes & !dead;
+    let skipped = if VPOPCNT {
+        // SAFETY: the caller vouches for AVX512-VPOPCNTDQ when `VPOPCNT`.
+        unsafe { _mm512_popcnt_epi32(next) }
+    } else {
+        popcount(next)
+    };
     g.nodes = _mm512_mask_add_epi32(g.nodes, has, g.nodes, c.one);
+    g.nodes = _mm512_mask_add_epi32(g.nodes, dead, g.nodes, skipped);
     g.solutions = _mm512_mask_add_epi32(g.solutions, placed & closes, g.solutions, c.one);
     // The stack word: avail | (rd << 30 & RD_LOST) | (ld & LD_LOST); 0xEA: (a & b) | c.
     let word = _mm512_ternarylogic_epi32::<0xEA>(

@@ -46,14 +46,17 @@ pub(super) struct Memory<const L: usize> {
     pub stack: [[u32; L]; SLOTS],
     /// The squares of each row that the lane's start allows and does not block ([`Frame`]).
     pub open: [[u32; L]; SLOTS],
+    /// The squares of a row of the board: the low `n` bits.
+    pub board: u32,
 }
 
 impl<const L: usize> Memory<L> {
     /// Zeroed memory, on the heap (it is tens of kilobytes).
-    fn boxed() -> Box<Memory<L>> {
+    fn boxed(n: u32) -> Box<Memory<L>> {
         Box::new(Memory {
             stack: [[0; L]; SLOTS],
             open: [[0; L]; SLOTS],
+            board: super::full_mask(n) as u32,
         })
     }
 }
@@ -120,7 +123,7 @@ pub(super) unsafe fn drive_list<T, const L: usize>(
         n <= MAX_N,
         "board {n} is outside the vector search's limits"
     );
-    let mut memory = Memory::boxed();
+    let mut memory = Memory::boxed(n);
     let mut spill = Spill::default();
     let mut tags: [Option<T>; L] = std::array::from_fn(|_| None);
     // Gives `lane` its next start that needs a search; settles the others on the way.
@@ -212,7 +215,7 @@ pub(super) unsafe fn drive<T, const L: usize>(
         n <= MAX_N,
         "board {n} is outside the vector search's limits"
     );
-    let mut memory = Memory::boxed();
+    let mut memory = Memory::boxed(n);
     let mut spill = Spill::default();
     let mut totals = [Tally::default(); L];
     let mut tags: [Option<T>; L] = std::array::from_fn(|_| None);
