@@ -16,6 +16,16 @@
 //!
 //! Every lane writes its word on every step, whether it descends or not: the slot of the row being filled is
 //! dead until the lane descends from it, so the store needs no mask.
+//!
+//! # One row of look-ahead
+//! A queen whose masks leave no square of the board free in the row after its child's cannot lead to a
+//! solution, whatever the child row holds: the step does not descend. The nodes it skips (one for each free
+//! square of the child row, each of which the search would have placed and found dead) are added with a
+//! population count, so every start's node count is exactly that of the search without look-ahead, the scalar
+//! loop's, and journals of earlier versions stay valid. The test is against the board, not the row's frame:
+//! reading the frame's row would be a third gather a step, which made n = 17 1.4 times slower (full) and 1.5
+//! times (mirror). Measured on one core of a 2.6 GHz Zen 5, n = 17, interleaved: full 3.16 -> 2.70 s and mirror
+//! 4.93 -> 4.07 s with AVX-512; full 4.55 -> 4.20 s and mirror 7.20 -> 6.44 s with AVX2.
 
 use super::{Frame, Start, Tally};
 
