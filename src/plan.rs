@@ -418,45 +418,40 @@ impl Plan {
         let n = self.board.n();
         match (&unit.weight, self.start(unit)) {
             (_, Some(start)) => self.weigh(unit, kernel::count_start(n, start)),
-            (Weight::Burnside(group), None) if unit.border.is_some() => {
-                let border = unit.border.expect("matched");
-                let tally = count_border(n, border);
-                let solutions = u128::from(tally.solutions);
-                // Burnside's lemma: the classes are the average number of solutions each symmetry fixes.
-                let fixed: u128 = group
-                    .iter()
-                    .map(|&g| match g {
-                        Transform(0) => solutions,
-                        g => u128::from(border.count_fixed(n, g)),
-                    })
-                    .sum();
-                let order = group.len() as u128;
-                Count {
-                    total: solutions * (8 / order),
-                    unique: fixed / order,
-                    // No nodes, as when these units were enumerated: journals of earlier versions record them
-                    // so, and a merge takes two different copies of a unit for a fault.
-                    nodes: 0,
-                    units: 1,
-                }
-            }
             (Weight::Burnside(group), None) => {
-                let (mut solutions, mut fixed) = (0u128, 0u128);
-                let mut visit = |queens: &[u8]| {
-                    solutions += 1;
-                    fixed += group
-                        .iter()
-                        .filter(|&&g| border::is_fixed(n, queens, g))
-                        .count() as u128;
+                // Burnside's lemma: the classes are the average number of solutions each symmetry fixes.
+                let (solutions, fixed) = match unit.border {
+                    // The solutions by the kernel, those each symmetry fixes by a search of symmetric ones.
+                    Some(border) => {
+                        let solutions = u128::from(count_border(n, border).solutions);
+                        let fixed = group
+                            .iter()
+                            .map(|&g| match g {
+                                Transform(0) => solutions,
+                                g => u128::from(border.count_fixed(n, g)),
+                            })
+                            .sum();
+                        (solutions, fixed)
+                    }
+                    // A board below 4, whole: enumerated.
+                    None => {
+                        let (mut solutions, mut fixed) = (0u128, 0u128);
+                        border::open_solutions(n, |queens| {
+                            solutions += 1;
+                            fixed += group
+                                .iter()
+                                .filter(|&&g| border::is_fixed(n, queens, g))
+                                .count() as u128;
+                        });
+                        (solutions, fixed)
+                    }
                 };
-                match unit.border {
-                    Some(b) => b.solutions(n, &mut visit),
-                    None => border::open_solutions(n, &mut visit),
-                }
                 let order = group.len() as u128;
                 Count {
                     total: solutions * (8 / order),
                     unique: fixed / order,
+                    // No nodes, as when these units were all enumerated: journals of earlier versions record
+                    // them so, and a merge takes two different copies of a unit for a fault.
                     nodes: 0,
                     units: 1,
                 }

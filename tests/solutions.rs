@@ -3,7 +3,9 @@
 mod common;
 
 use common::{nqueens, published, reference_rect_solutions, reference_solutions};
+use nqueens::kernel::Kernel;
 use nqueens::notation::Shape;
+use nqueens::solutions::{list_tuned, Filter, Tuning, MIRROR_CACHE};
 use nqueens::{checker, construct};
 use predicates::prelude::*;
 use std::collections::HashSet;
@@ -351,32 +353,35 @@ fn unique_rectangle_listings_give_one_representative_per_class_of_four() {
     }
 }
 
-#[test]
-fn every_kernel_lists_the_same_bytes_on_any_threads_and_limits() {
-    // The AVX-512 loop lists square boards itself where the processor has it; the others use the plain search.
-    use nqueens::kernel::Kernel;
-    use nqueens::solutions::{list_with, Filter};
+/// Every solution of the square board `n` as `list` writes them with `tuning`, one line of letters each, and
+/// their number.
+fn listing(tuning: Tuning, n: u32, threads: usize, limit: Option<u64>) -> (u64, Vec<u8>) {
     let render = |q: &[u8], out: &mut Vec<u8>| {
         out.extend(q.iter().map(|&c| b'a' + c));
         out.push(b'\n');
     };
-    let listing = |kernel, n, threads, limit| {
-        let mut bytes = Vec::new();
-        let count = list_with::<()>(
-            kernel,
-            nqueens::Board::new(n).unwrap(),
-            Filter::All,
-            threads,
-            limit,
-            render,
-            |b| {
-                bytes.extend_from_slice(b);
-                Ok(())
-            },
-        )
-        .unwrap();
-        (count, bytes)
-    };
+    let mut bytes = Vec::new();
+    let count = list_tuned::<()>(
+        tuning,
+        nqueens::Board::new(n).unwrap(),
+        Filter::All,
+        threads,
+        limit,
+        render,
+        |b| {
+            bytes.extend_from_slice(b);
+            Ok(())
+        },
+    )
+    .unwrap();
+    (count, bytes)
+}
+
+#[test]
+fn every_kernel_lists_the_same_bytes_on_any_threads_and_limits() {
+    // The vector loops list square boards themselves where the processor has them; the others use the plain
+    // search.
+    let listing = |kernel, n, threads, limit| listing(Tuning::new(kernel), n, threads, limit);
     for kernel in Kernel::ALL.into_iter().filter(|k| k.available()) {
         for n in 0..=13u32 {
             let expected = listing(Kernel::Scalar, n, 1, None);
@@ -411,31 +416,12 @@ fn mirrored_halves_give_the_same_bytes_whatever_the_cache_holds() {
     // The second half of a listing is the first half mirrored, last first: rendered from kept solutions where
     // the cache holds them, searched where it does not. No cache, room for a few units, or room for all give
     // the same bytes, with every loop, on any threads, and with a limit that ends in the second half.
-    use nqueens::kernel::Kernel;
-    use nqueens::solutions::{list_tuned, Filter, Tuning, MIRROR_CACHE};
-    let render = |q: &[u8], out: &mut Vec<u8>| {
-        out.extend(q.iter().map(|&c| b'a' + c));
-        out.push(b'\n');
-    };
     let listing = |kernel, mirror_cache, n, threads, limit| {
-        let mut bytes = Vec::new();
-        let count = list_tuned::<()>(
-            Tuning {
-                kernel,
-                mirror_cache,
-            },
-            nqueens::Board::new(n).unwrap(),
-            Filter::All,
-            threads,
-            limit,
-            render,
-            |b| {
-                bytes.extend_from_slice(b);
-                Ok(())
-            },
-        )
-        .unwrap();
-        (count, bytes)
+        let tuning = Tuning {
+            kernel,
+            mirror_cache,
+        };
+        listing(tuning, n, threads, limit)
     };
     for n in [13u32, 14] {
         let expected = listing(Kernel::Scalar, 0, n, 1, None);
