@@ -170,7 +170,9 @@ pub fn count_start_with(kernel: Kernel, n: u32, start: Start) -> Tally {
 /// Whether `kernel` can list the solutions of a board of `lines` lines of `width` squares itself
 /// ([`list_stream`]): the vector loops on the boards they handle.
 pub fn lists(kernel: Kernel, width: u32, lines: u32) -> bool {
-    kernel != Kernel::Scalar && kernel.available() && kernel.handles(width, lines)
+    // Square boards only: the listing loops read one last queen off each solution, and a rectangle's last line
+    // may close several.
+    kernel != Kernel::Scalar && kernel.available() && lines == width && kernel.handles(width, lines)
 }
 
 /// Hands every solution below every start of `source` to `solution`, with the start's tag and the queens of the
@@ -280,10 +282,10 @@ impl Kernel {
         Ok(())
     }
 
-    /// Whether the loop handles a board of `lines` lines of `width` squares itself; the vector loops hand the
-    /// others to the scalar one.
+    /// Whether the loop handles a board of `lines` lines of `width` squares itself (squares and rectangles);
+    /// the vector loops hand boards wider than [`VECTOR_MAX_N`] to the scalar one.
     pub fn handles(self, width: u32, lines: u32) -> bool {
-        self == Kernel::Scalar || (lines >= width && width <= VECTOR_MAX_N)
+        self == Kernel::Scalar || (lines <= width && width <= VECTOR_MAX_N)
     }
 
     /// The loop that really runs a board of `lines` lines of `width` squares when this one is asked for.
@@ -358,14 +360,15 @@ pub fn count_stream_with<T>(
         kernel.available(),
         "this processor cannot run the {kernel} kernel"
     );
-    if lines < width {
-        return stream::<T, true>(width, source, sink);
-    }
-    if !kernel.handles(width, lines) {
-        return stream::<T, false>(width, source, sink);
+    if kernel == Kernel::Scalar || !kernel.handles(width, lines) {
+        return if lines < width {
+            stream::<T, true>(width, source, sink)
+        } else {
+            stream::<T, false>(width, source, sink)
+        };
     }
     match kernel {
-        Kernel::Scalar => stream::<T, false>(width, source, sink),
+        Kernel::Scalar => unreachable!("the scalar loop returned above"),
         // SAFETY: the processor has the instructions (asserted above).
         #[cfg(target_arch = "x86_64")]
         Kernel::Avx2 => unsafe {
@@ -658,38 +661,59 @@ mod tests {
         starts
     }
 
+    /// Each start's tally by the vector loop `steps`, its counters emptied every `flush` steps at the latest.
+    #[cfg(target_arch = "x86_64")]
+    fn tallies<const L: usize>(
+        n: u32,
+        starts: &[Start],
+        steps: vector::StepLoop<L>,
+        flush: u32,
+    ) -> Vec<Tally> {
+        let mut tallies = vec![Tally::default(); starts.len()];
+        let mut next = starts.iter().cloned().enumerate();
+        // SAFETY: the callers run only the loops this processor has.
+        unsafe {
+            vector::drive_flushing::<usize, L>(
+                n,
+                || next.next(),
+                |i, t| tallies[i] = t,
+                steps,
+                flush,
+            )
+        };
+        tallies
+    }
+
     #[cfg(target_arch = "x86_64")]
     #[test]
-    fn both_avx512_loops_count_what_the_scalar_loop_counts() {
-        // The look-ahead's skipped nodes are counted with a population count instruction where the processor
-        // has one and with shifts and adds where it has not; the dispatch picks one, so each is run here. (On a
-        // processor without AVX-512 there is nothing to run: `tests/kernels.rs` covers the loops it has.)
-        if !Kernel::Avx512.available() {
-            return;
-        }
+    fn every_vector_loop_counts_what_the_scalar_loop_counts_however_often_it_flushes() {
+        // The AVX-512 loop counts the look-ahead's skipped nodes with a population count instruction where the
+        // processor has one and with shifts and adds where it has not; the dispatch picks one, so each is run
+        // here. Counters are emptied as rarely as a count does, and every few steps, the path a long start
+        // takes. (A processor without the loops runs none of this: `tests/kernels.rs` covers the loops it has.)
         for n in [8, 11, 13] {
             let starts = starts(n);
             let scalar: Vec<Tally> = starts
                 .iter()
                 .map(|s| count_start_with(Kernel::Scalar, n, s.clone()))
                 .collect();
-            let run = |steps: vector::StepLoop<{ avx512::L }>| {
-                let mut tallies = vec![Tally::default(); starts.len()];
-                let mut next = starts.iter().cloned().enumerate();
-                // SAFETY: AVX-512F is available (checked above), and AVX512-VPOPCNTDQ where that loop runs.
-                unsafe {
-                    vector::drive::<usize, { avx512::L }>(
-                        n,
-                        || next.next(),
-                        |i, t| tallies[i] = t,
-                        steps,
-                    )
-                };
-                tallies
-            };
-            assert!(run(avx512::steps) == scalar, "n = {n}, shifts and adds");
-            if vpopcnt() {
-                assert!(run(avx512::steps_vpopcnt) == scalar, "n = {n}, popcount");
+            for flush in [vector::FLUSH_STEPS, 7, 1] {
+                if Kernel::Avx2.available() {
+                    let counted = tallies::<{ avx2::L }>(n, &starts, avx2::steps, flush);
+                    assert!(counted == scalar, "n = {n}, avx2, {flush}");
+                }
+                if Kernel::Avx512.available() {
+                    let counted = tallies::<{ avx512::L }>(n, &starts, avx512::steps, flush);
+                    assert!(
+                        counted == scalar,
+                        "n = {n}, avx512 shifts and adds, {flush}"
+                    );
+                }
+                if Kernel::Avx512.available() && vpopcnt() {
+                    let counted =
+                        tallies::<{ avx512::L }>(n, &starts, avx512::steps_vpopcnt, flush);
+                    assert!(counted == scalar, "n = {n}, avx512 popcount, {flush}");
+                }
             }
         }
     }

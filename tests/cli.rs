@@ -351,9 +351,16 @@ fn every_kernel_the_processor_runs_gives_the_same_counts_and_says_which_ran() {
 }
 
 #[test]
-fn rectangles_say_the_scalar_kernel_counted_them() {
+fn rectangles_name_the_loop_that_counted_them() {
+    // The fastest loop of this processor, as for squares, unless another is asked for.
+    let best = nqueens::kernel::Kernel::best().name();
     nqueens()
         .args(["count", "8x6", "--format", "csv"])
+        .assert()
+        .success()
+        .stdout(contains(format!(",mirror,{best},")));
+    nqueens()
+        .args(["--kernel", "scalar", "count", "8x6", "--format", "csv"])
         .assert()
         .success()
         .stdout(contains(",mirror,scalar,"));

@@ -4,7 +4,7 @@
 //! condition is a lane of all ones. As with AVX-512, independent groups of lanes take turns so that the
 //! processor overlaps their chains of dependent instructions.
 
-use super::vector::{Found, Memory, Spill, FLUSH_STEPS, FOUND, LD_LOST, RD_LOST, SQUARES};
+use super::vector::{Found, Memory, Spill, FOUND, LD_LOST, RD_LOST, SQUARES};
 use std::arch::x86_64::*;
 
 /// Lanes in one register.
@@ -82,7 +82,7 @@ pub(super) unsafe fn steps(spill: &mut Spill<L>, memory: &mut Memory<L>, live: u
             finished |= u64::from(unsafe { step(group, &c) }.finished) << (g * W);
         }
         count += 1;
-        if finished != 0 || count == FLUSH_STEPS {
+        if finished != 0 || count == spill.flush {
             for (g, group) in groups.iter().enumerate() {
                 store(spill, g * W, group);
             }
@@ -133,7 +133,7 @@ pub(super) unsafe fn list_steps(
             }
         }
         count += 1;
-        if finished != 0 || count == FLUSH_STEPS {
+        if finished != 0 || count == spill.flush {
             found.flush(emit);
             for (g, group) in groups.iter().enumerate() {
                 store(spill, g * W, group);
@@ -246,8 +246,14 @@ unsafe fn step(g: &mut Group, c: &Consts) -> Stepped {
     let descends = _mm256_andnot_si256(dead, opens);
     // Conditions are -1, so subtracting one counts it.
     g.nodes = _mm256_sub_epi32(g.nodes, has);
-    g.nodes = _mm256_add_epi32(g.nodes, _mm256_and_si256(popcount(next), dead));
-    g.solutions = _mm256_sub_epi32(g.solutions, _mm256_and_si256(placed, closes));
+    // The child row's free squares: the nodes a dead placement skips, and the solutions a closing one completes
+    // (one at most on a square board; a rectangle's last line may have several).
+    let free = popcount(next);
+    g.nodes = _mm256_add_epi32(g.nodes, _mm256_and_si256(free, dead));
+    g.solutions = _mm256_add_epi32(
+        g.solutions,
+        _mm256_and_si256(free, _mm256_and_si256(placed, closes)),
+    );
     let word = _mm256_or_si256(
         _mm256_or_si256(avail, _mm256_and_si256(g.ld, c.ld_lost)),
         _mm256_and_si256(_mm256_slli_epi32::<30>(g.rd), c.rd_lost),

@@ -3,7 +3,7 @@
 //! One step of a lane is a chain of dependent instructions (a gather among them), so two independent groups
 //! of 16 lanes take turns in the loop, and the processor overlaps their chains.
 
-use super::vector::{Found, Memory, Spill, FLUSH_STEPS, FOUND, LD_LOST, RD_LOST, SQUARES};
+use super::vector::{Found, Memory, Spill, FOUND, LD_LOST, RD_LOST, SQUARES};
 use std::arch::x86_64::*;
 
 /// Lanes in one register.
@@ -108,7 +108,7 @@ unsafe fn count_loop<const VPOPCNT: bool>(
             finished |= u64::from(unsafe { step::<VPOPCNT>(group, &c) }.finished) << (g * W);
         }
         count += 1;
-        if finished != 0 || count == FLUSH_STEPS {
+        if finished != 0 || count == spill.flush {
             for (g, group) in groups.iter().enumerate() {
                 store(spill, g * W, group);
             }
@@ -185,7 +185,7 @@ unsafe fn list_loop<const VPOPCNT: bool>(
             }
         }
         count += 1;
-        if finished != 0 || count == FLUSH_STEPS {
+        if finished != 0 || count == spill.flush {
             found.flush(emit);
             for (g, group) in groups.iter().enumerate() {
                 store(spill, g * W, group);
@@ -321,15 +321,17 @@ unsafe fn step<const VPOPCNT: bool>(g: &mut Group, c: &Consts) -> Stepped {
     );
     let dead = placed & !closes & _mm512_testn_epi32_mask(ahead, ahead);
     let descends = placed & !closes & !dead;
-    let skipped = if VPOPCNT {
+    // The child row's free squares: the nodes a dead placement skips, and the solutions a closing one completes
+    // (one at most on a square board; a rectangle's last line may have several).
+    let free = if VPOPCNT {
         // SAFETY: the caller vouches for AVX512-VPOPCNTDQ when `VPOPCNT`.
         unsafe { _mm512_popcnt_epi32(next) }
     } else {
         popcount(next)
     };
     g.nodes = _mm512_mask_add_epi32(g.nodes, has, g.nodes, c.one);
-    g.nodes = _mm512_mask_add_epi32(g.nodes, dead, g.nodes, skipped);
-    g.solutions = _mm512_mask_add_epi32(g.solutions, placed & closes, g.solutions, c.one);
+    g.nodes = _mm512_mask_add_epi32(g.nodes, dead, g.nodes, free);
+    g.solutions = _mm512_mask_add_epi32(g.solutions, placed & closes, g.solutions, free);
     // The stack word: avail | (rd << 30 & RD_LOST) | (ld & LD_LOST); 0xEA: (a & b) | c.
     let word = _mm512_ternarylogic_epi32::<0xEA>(
         _mm512_slli_epi32::<30>(g.rd),

@@ -46,9 +46,10 @@ pub(super) const LD_LOST: u32 = 1 << 31;
 /// child of the last row searched.
 pub(super) const SLOTS: usize = MAX_N as usize + 2;
 
-/// Steps a step loop may run before it returns to have its 32-bit counters emptied: a lane adds at most one
-/// to each a step.
-pub(super) const FLUSH_STEPS: u32 = 1 << 30;
+/// Steps a step loop may run before it returns to have its 32-bit counters emptied: a lane adds at most 31 to
+/// either a step (a node and the 30 its look-ahead skips; the solutions of a last line of 30 squares), so 2^26
+/// steps stay below 2^32. That is a return every tenth of a second or so.
+pub(super) const FLUSH_STEPS: u32 = 1 << 26;
 
 /// Memory the lanes index by slot, `[slot][lane]`, so that one gather or scatter reaches every lane's row.
 pub(super) struct Memory<const L: usize> {
@@ -89,6 +90,8 @@ pub(super) struct Spill<const L: usize> {
     /// Queens placed by steps (the last queen of a solution is not) and solutions, since the last emptying.
     pub nodes: [u32; L],
     pub solutions: [u32; L],
+    /// Steps before the loop returns to have the counters emptied: [`FLUSH_STEPS`], fewer in tests.
+    pub flush: u32,
 }
 
 impl<const L: usize> Default for Spill<L> {
@@ -103,6 +106,7 @@ impl<const L: usize> Default for Spill<L> {
             closing: [0; L],
             nodes: [0; L],
             solutions: [0; L],
+            flush: FLUSH_STEPS,
         }
     }
 }
@@ -217,16 +221,38 @@ pub(super) unsafe fn drive_list<T, const L: usize>(
 /// The processor must support the instructions `steps` uses.
 pub(super) unsafe fn drive<T, const L: usize>(
     n: u32,
+    source: impl FnMut() -> Option<(T, Start)>,
+    sink: impl FnMut(T, Tally),
+    steps: StepLoop<L>,
+) {
+    // SAFETY: passed on.
+    unsafe { drive_flushing(n, source, sink, steps, FLUSH_STEPS) }
+}
+
+/// [`drive`], emptying the lanes' counters every `flush` steps at the latest (at most [`FLUSH_STEPS`]).
+///
+/// # Safety
+/// As [`drive`].
+pub(super) unsafe fn drive_flushing<T, const L: usize>(
+    n: u32,
     mut source: impl FnMut() -> Option<(T, Start)>,
     mut sink: impl FnMut(T, Tally),
     steps: StepLoop<L>,
+    flush: u32,
 ) {
+    assert!(
+        (1..=FLUSH_STEPS).contains(&flush),
+        "counters must be emptied every 1 to {FLUSH_STEPS} steps"
+    );
     assert!(
         n <= MAX_N,
         "board {n} is outside the vector search's limits"
     );
     let mut memory = Memory::boxed(n);
-    let mut spill = Spill::default();
+    let mut spill = Spill {
+        flush,
+        ..Spill::default()
+    };
     let mut totals = [Tally::default(); L];
     let mut tags: [Option<T>; L] = std::array::from_fn(|_| None);
     let mut live = 0u64;
@@ -281,8 +307,13 @@ fn assign<T, const L: usize>(
         let Start { row, masks, frame } = start;
         let end = frame.end;
         let free = frame.free(row.min(n.saturating_sub(1)), masks);
-        // A complete placement is one solution; one row short, the row's free square is one.
-        let solutions = u64::from(row == end || free != 0);
+        // A complete placement is one solution; one line short, each free square of the line is one (a square
+        // board's last line has one at most, a rectangle's may have several).
+        let solutions = if row == end {
+            1
+        } else {
+            u64::from(free.count_ones())
+        };
         let nodes = if row == end { 0 } else { solutions };
         sink(tag, Tally { solutions, nodes });
     }
