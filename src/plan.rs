@@ -159,49 +159,6 @@ fn border_units_at(n: u32, borders: &[Border], depth: u32) -> usize {
         .sum()
 }
 
-/// The solutions of a whole border and the nodes of their search, by the kernel: the border's rows below the top
-/// are placed in every way down to the row where there are starts enough for every lane of the kernel.
-/// (For the rare borders fixed by a symmetry; the plan splits the others into units itself.)
-fn count_border(n: u32, border: Border) -> Tally {
-    let (frame, masks) = border.frame(n);
-    let mut starts = vec![(1, masks)];
-    // Each start below the first is one queen placed: a node, as the kernel counts them.
-    let mut placed = 0;
-    while starts.len() < 1024 && starts[0].0 + 2 < frame.end {
-        starts = starts
-            .into_iter()
-            .flat_map(|(row, masks)| {
-                let mut free = frame.free(row, masks);
-                std::iter::from_fn(move || {
-                    let bit = free & free.wrapping_neg();
-                    free ^= bit;
-                    (bit != 0).then(|| (row + 1, masks.place(bit)))
-                })
-            })
-            .collect();
-        placed += starts.len() as u64;
-        if starts.is_empty() {
-            return Tally::default();
-        }
-    }
-    let mut tally = Tally::default();
-    let mut next = starts.into_iter();
-    kernel::count_stream(
-        n,
-        || {
-            let (row, masks) = next.next()?;
-            let frame = frame.clone();
-            Some(((), Start { row, masks, frame }))
-        },
-        |(), t| {
-            tally.solutions += t.solutions;
-            tally.nodes += t.nodes;
-        },
-    );
-    tally.nodes += placed;
-    tally
-}
-
 /// The numbered work units for a board, a symmetry and a split depth.
 #[derive(Clone, Debug)]
 pub struct Plan {
@@ -413,6 +370,25 @@ impl Plan {
         }
     }
 
+    /// The solutions of a whole border (one fixed by a symmetry: the plan keeps it as one unit), by the kernel:
+    /// split like the plan splits the others, its rows 1 to 3 placed in every way, so that every lane has a start.
+    fn count_border(&self, border: Border) -> u64 {
+        let (frame, masks) = border.frame(self.board.n());
+        let mut units = Vec::new();
+        extend_border(&mut units, 3, border, &frame, masks, &mut vec![border.top]);
+        let mut next = units.iter();
+        let mut solutions = 0;
+        kernel::count_stream(
+            self.board.n(),
+            || {
+                let unit = next.next()?;
+                Some(((), self.start(unit).expect("border units have starts")))
+            },
+            |(), tally| solutions += tally.solutions,
+        );
+        solutions
+    }
+
     /// Counts one unit: a pure function of the unit.
     pub fn count_unit(&self, unit: &WorkUnit) -> Count {
         let n = self.board.n();
@@ -423,7 +399,7 @@ impl Plan {
                 let (solutions, fixed) = match unit.border {
                     // The solutions by the kernel, those each symmetry fixes by a search of symmetric ones.
                     Some(border) => {
-                        let solutions = u128::from(count_border(n, border).solutions);
+                        let solutions = u128::from(self.count_border(border));
                         let fixed = group
                             .iter()
                             .map(|&g| match g {

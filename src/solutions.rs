@@ -309,9 +309,14 @@ pub fn list_tuned<E>(
         && !short
         && board.width() >= VECTOR_LIST_MIN
         && kernel::lists(tuning.kernel, board.width(), board.lines());
+    // Mirror images are only known to be solutions too when every solution is listed.
+    let mirror_cache = if filter == Filter::All {
+        tuning.mirror_cache
+    } else {
+        0
+    };
     // From 13 on, mirroring the first half pays for listing by units even on one thread.
-    let mirror =
-        filter == Filter::All && tuning.mirror_cache > 0 && board.width() >= VECTOR_LIST_MIN;
+    let mirror = mirror_cache > 0 && board.width() >= VECTOR_LIST_MIN;
     // One thread on a small board, or a short listing: a plain search on this thread, which stops as soon as it
     // has enough.
     if !vector && (short || (threads <= 1 && !mirror)) {
@@ -350,12 +355,6 @@ pub fn list_tuned<E>(
     let threads = if pool.is_some() { threads } else { 1 };
     let plan = Plan::new(board, Symmetry::None, Split::Auto { threads });
     let lines = board.lines() as usize;
-    // Mirror images are only known to be solutions too when every solution is listed.
-    let mirror_cache = if filter == Filter::All {
-        tuning.mirror_cache
-    } else {
-        0
-    };
     let windows = Windows {
         plan: &plan,
         pool: pool.as_ref(),
@@ -516,7 +515,7 @@ impl Windows<'_> {
             });
         let half = if mirrored { count / 2 } else { 0 };
         let mut kept = Kept::new(self.mirror_cache);
-        // The first half's units and solutions so far, to tell which units the ring will still hold when the
+        // The first half's units and solutions so far, to tell which units the queue will still hold when the
         // second half starts: copying the others in would be wasted (n = 16 keeps its last quarter).
         let (mut seen_units, mut seen_bytes) = (0usize, 0usize);
         let mut buffers: Vec<Vec<Rendered>> = (0..self.threads).map(|_| Vec::new()).collect();
@@ -589,7 +588,7 @@ impl Windows<'_> {
                 }
             }
             let rendered = buffers.iter().take(runs.len()).flatten();
-            if write_rendered(rendered, self.limit, written, write)?.is_some() {
+            if write_rendered(rendered, self.limit, written, write)? {
                 return Ok(());
             }
             // Keep the first half's solutions for their mirror images, the latest within the budget.
@@ -608,13 +607,13 @@ impl Windows<'_> {
 }
 
 /// Writes the rendered units in order, counting the solutions in `written`; once `limit` is reached, writes
-/// only the solutions up to it and returns the final count.
+/// only the solutions up to it and says so.
 fn write_rendered<'a, E>(
     rendered: impl IntoIterator<Item = &'a Rendered>,
     limit: Option<u64>,
     written: &mut u64,
     write: &mut impl FnMut(&[u8]) -> Result<(), E>,
-) -> Result<Option<u64>, E> {
+) -> Result<bool, E> {
     for r in rendered {
         let left = limit.map_or(u64::MAX, |l| l - *written);
         if (r.ends.len() as u64) < left {
@@ -626,10 +625,10 @@ fn write_rendered<'a, E>(
                 write(&r.bytes[..r.ends[take - 1]])?;
             }
             *written += left;
-            return Ok(Some(*written));
+            return Ok(true);
         }
     }
-    Ok(None)
+    Ok(false)
 }
 
 #[cfg(test)]
