@@ -19,7 +19,7 @@
 //! search (the bottom queen and the side queens) are blocked in the rows above them through the kernel's
 //! [`Frame`].
 
-use crate::kernel::{full_mask, Frame, Masks};
+use crate::kernel::{full_mask, Frame, Masks, Shape};
 use rayon::prelude::*;
 use std::cmp::Ordering;
 
@@ -218,6 +218,14 @@ impl Border {
             frame.allow[r as usize] = allow;
             frame.block[r as usize] = block & full;
         }
+        let side_row = |r: u32| if (1..m).contains(&r) { r } else { 0 };
+        frame.shape = (n <= 32).then(|| Shape {
+            base: (full & !sides) as u32,
+            bottom: 1 << self.bottom,
+            last: m,
+            left: side_row(u32::from(self.left)),
+            right: side_row(u32::from(self.right)),
+        });
         let top = 1u64 << self.top;
         let masks = Masks {
             cols: top | (1u64 << self.bottom),
@@ -425,6 +433,18 @@ mod tests {
             seen > 0,
             "some borders have solutions fixed by a symmetry other than the identity"
         );
+    }
+
+    #[test]
+    fn every_border_frame_has_the_shape_the_vector_loops_compute() {
+        // A frame without its shape would still count right, on the scalar loop: this keeps the full mode on
+        // the vector loops.
+        for n in 4..=17 {
+            for b in Border::canonical(n) {
+                let (frame, _) = b.frame(n);
+                assert!(frame.shape_of(1..n - 1).is_some(), "n = {n}, {b:?}");
+            }
+        }
     }
 
     #[test]

@@ -95,6 +95,61 @@ pub struct Frame {
     pub allow: [u64; MAX_N as usize],
     /// `block[r]`: the squares of row `r` attacked by queens placed below it, or otherwise ruled out.
     pub block: [u64; MAX_N as usize],
+    /// The same constraints as a rule the vector loops compute row by row, where the frame has that form.
+    pub shape: Option<Shape>,
+}
+
+/// The constraints a [`Frame`] of the plans puts on its rows, as a rule rather than a table: the vector loops
+/// compute a row's open squares with a few shifts where reading them from a table per lane (a gather) cost a
+/// quarter of every step.
+///
+/// A row `r` that is not a side row may use the squares of `base` not attacked by the bottom queen (its column
+/// `bottom`, a single bit or none, on row `last`) nor, from below, by the side queens (column 0 on row `left`,
+/// column `last` on row `right`; row 0 for none). The side rows hold their queen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shape {
+    /// The squares of every row other than the side rows, before the border queens' diagonals.
+    pub base: u32,
+    /// The bottom queen's column as a bit, or 0.
+    pub bottom: u32,
+    /// The bottom row, and the right-hand column.
+    pub last: u32,
+    /// The row of the queen in column 0 that the search must place, or 0.
+    pub left: u32,
+    /// The row of the queen in column `last` that the search must place, or 0.
+    pub right: u32,
+}
+
+impl Shape {
+    /// No constraints on rows of `width` squares.
+    pub fn open(width: u32) -> Shape {
+        Shape {
+            base: full_mask(width) as u32,
+            bottom: 0,
+            last: width.saturating_sub(1),
+            left: 0,
+            right: 0,
+        }
+    }
+
+    /// The open squares of row `r`.
+    pub fn open_squares(self, r: u32) -> u32 {
+        let side = 1u32.checked_shl(self.last).unwrap_or(0);
+        if r == self.left && r != 0 {
+            return 1;
+        }
+        if r == self.right && r != 0 {
+            return side;
+        }
+        let up = self.last.wrapping_sub(r);
+        let shl = |x: u32, k: u32| x.checked_shl(k).unwrap_or(0);
+        let shr = |x: u32, k: u32| x.checked_shr(k).unwrap_or(0);
+        let attacked = shl(self.bottom, up)
+            | shr(self.bottom, up)
+            | shl(1, self.left.wrapping_sub(r))
+            | shr(side, self.right.wrapping_sub(r));
+        self.base & !attacked
+    }
 }
 
 impl Frame {
@@ -110,7 +165,29 @@ impl Frame {
             end: lines,
             allow: [full_mask(width); MAX_N as usize],
             block: [0; MAX_N as usize],
+            shape: (width <= 32).then(|| Shape::open(width)),
         }
+    }
+
+    /// The frame of `shape` for a search that stops before row `end`.
+    pub fn shaped(shape: Shape, end: u32) -> Frame {
+        Frame {
+            end,
+            allow: std::array::from_fn(|r| u64::from(shape.open_squares(r as u32))),
+            block: [0; MAX_N as usize],
+            shape: Some(shape),
+        }
+    }
+
+    /// The frame's shape, if it has one and it gives every row of `rows` the frame's open squares.
+    pub fn shape_of(&self, rows: std::ops::Range<u32>) -> Option<Shape> {
+        let shape = self.shape?;
+        rows.into_iter()
+            .all(|r| {
+                let r_ = r as usize;
+                u64::from(shape.open_squares(r)) == self.allow[r_] & !self.block[r_]
+            })
+            .then_some(shape)
     }
 
     /// The free squares of row `row` under `masks`.

@@ -7,7 +7,10 @@
 mod common;
 
 use common::{published, reference_count};
-use nqueens::kernel::{count_start_with, count_stream_with, Frame, Kernel, Masks, Start, Tally};
+use nqueens::border::Border;
+use nqueens::kernel::{
+    count_start_with, count_stream_with, Frame, Kernel, Masks, Shape, Start, Tally,
+};
 use nqueens::{Board, Count, Plan, Split, Symmetry};
 use proptest::prelude::*;
 use std::cell::RefCell;
@@ -210,6 +213,74 @@ proptest! {
             .iter()
             .fold(Masks::default(), |masks, &c| masks.place(1 << c));
         let start = Start { row: n - left, masks, frame: Frame::open(n) };
+        let expected = count_start_with(Kernel::Scalar, n, start.clone());
+        prop_assert!(expected.solutions >= 1);
+        for kernel in kernels() {
+            prop_assert_eq!(count_start_with(kernel, n, start.clone()), expected, "{}", kernel);
+        }
+    }
+
+    #[test]
+    fn every_kernel_equals_the_scalar_loop_on_random_shapes(
+        n in 4u32..=14,
+        sides in any::<bool>(),
+        bottom in proptest::option::of(0u32..14),
+        left in 0u32..14,
+        right in 0u32..14,
+        prefix in proptest::collection::vec(0u8..14, 0..4),
+        end in 0u32..=14,
+    ) {
+        // The vector loops compute these frames' rows instead of reading them: any shape, consistent with a
+        // border or not, must give the scalar loop's tally.
+        let m = n - 1;
+        let board = nqueens::kernel::full_mask(n) as u32;
+        let shape = Shape {
+            base: if sides { board & !(1 | 1 << m) } else { board },
+            bottom: bottom.filter(|&b| b < n).map_or(0, |b| 1 << b),
+            last: m,
+            left: left % n,
+            right: right % n,
+        };
+        let prefix: Vec<u8> = prefix.into_iter().filter(|&c| u32::from(c) < n).collect();
+        if let Some(masks) = Board::new(n).unwrap().masks_after(&prefix) {
+            let end = end.clamp(prefix.len() as u32, n);
+            let start = Start { row: prefix.len() as u32, masks, frame: Frame::shaped(shape, end) };
+            let expected = count_start_with(Kernel::Scalar, n, start.clone());
+            for kernel in kernels() {
+                prop_assert_eq!(count_start_with(kernel, n, start.clone()), expected, "{}", kernel);
+            }
+        }
+    }
+
+    #[test]
+    fn every_kernel_equals_the_scalar_loop_on_large_borders(
+        n in 18u32..=30,
+        image in 0u8..8,
+        left in 8u32..=12,
+    ) {
+        // A real solution's border (under one of the board's symmetries), its first rows placed, the rest
+        // searched: the full mode's frames on boards that use the lanes' top bits.
+        let m = n - 1;
+        let built = nqueens::construct::square(n).unwrap();
+        let image = nqueens::border::Transform(image);
+        let mut queens = vec![0u32; n as usize];
+        for (r, &c) in built.iter().enumerate() {
+            let (r, c) = image.apply(n, (r as u32, c));
+            queens[r as usize] = c;
+        }
+        let row_of = |c: u32| (0..n).find(|&r| queens[r as usize] == c).unwrap();
+        let border = Border {
+            top: queens[0] as u8,
+            bottom: queens[m as usize] as u8,
+            left: row_of(0) as u8,
+            right: row_of(m) as u8,
+        };
+        let (frame, masks) = border.frame(n);
+        prop_assert!(frame.shape_of(1..m).is_some(), "{:?}", border);
+        // Rows 1.. placed as the solution has them (a side row takes its side queen), the last `left` searched.
+        let placed = n - 1 - left;
+        let masks = (1..=placed).fold(masks, |masks, r| masks.place(1 << queens[r as usize]));
+        let start = Start { row: placed + 1, masks, frame };
         let expected = count_start_with(Kernel::Scalar, n, start.clone());
         prop_assert!(expected.solutions >= 1);
         for kernel in kernels() {

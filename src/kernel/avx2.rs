@@ -29,6 +29,11 @@ struct Group {
     closing: __m256i,
     nodes: __m256i,
     solutions: __m256i,
+    /// The lanes' shapes ([`super::Shape`]).
+    base: __m256i,
+    bottom: __m256i,
+    left: __m256i,
+    right: __m256i,
     /// All ones in the lanes that have a start.
     live: __m256i,
     /// The group's lane numbers among the `L` lanes.
@@ -44,8 +49,11 @@ struct Consts {
     rd_lost: __m256i,
     ld_lost: __m256i,
     board: __m256i,
+    /// The shapes' last row, and their right-hand column as a bit.
+    last: __m256i,
+    side: __m256i,
+    one: __m256i,
     stack: *mut i32,
-    open: *const i32,
 }
 
 impl Consts {
@@ -59,8 +67,10 @@ impl Consts {
             rd_lost: _mm256_set1_epi32(RD_LOST as i32),
             ld_lost: _mm256_set1_epi32(LD_LOST as i32),
             board: _mm256_set1_epi32(memory.board as i32),
+            last: _mm256_set1_epi32(memory.last as i32),
+            side: _mm256_set1_epi32((1u32 << memory.last) as i32),
+            one: _mm256_set1_epi32(1),
             stack: memory.stack.as_mut_ptr().cast(),
-            open: memory.open.as_ptr().cast(),
         }
     }
 }
@@ -159,6 +169,10 @@ fn load(spill: &Spill<L>, first: usize, live: u64) -> Group {
         closing: load(&spill.closing),
         nodes: load(&spill.nodes),
         solutions: load(&spill.solutions),
+        base: load(&spill.base),
+        bottom: load(&spill.bottom),
+        left: load(&spill.left),
+        right: load(&spill.right),
         live: _mm256_cmpeq_epi32(_mm256_and_si256(live, bits), bits),
         lane_ids: _mm256_add_epi32(
             _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
@@ -210,6 +224,27 @@ fn popcount(x: __m256i) -> __m256i {
     _mm256_madd_epi16(pairs, _mm256_set1_epi16(1))
 }
 
+/// The open squares of row `row` of each lane by its shape ([`super::Shape::open_squares`]).
+#[target_feature(enable = "avx2")]
+#[inline]
+fn open_squares(g: &Group, c: &Consts, row: __m256i) -> __m256i {
+    let up = _mm256_sub_epi32(c.last, row);
+    let attacked_below = _mm256_or_si256(
+        _mm256_or_si256(
+            _mm256_sllv_epi32(g.bottom, up),
+            _mm256_srlv_epi32(g.bottom, up),
+        ),
+        _mm256_or_si256(
+            _mm256_sllv_epi32(c.one, _mm256_sub_epi32(g.left, row)),
+            _mm256_srlv_epi32(c.side, _mm256_sub_epi32(g.right, row)),
+        ),
+    );
+    let open = _mm256_andnot_si256(attacked_below, g.base);
+    // A row that is both side rows holds the left one, as in the shape's own rule.
+    let open = _mm256_blendv_epi8(open, c.side, _mm256_cmpeq_epi32(row, g.right));
+    _mm256_blendv_epi8(open, c.one, _mm256_cmpeq_epi32(row, g.left))
+}
+
 /// One step of every lane of `g`.
 ///
 /// # Safety
@@ -226,8 +261,7 @@ unsafe fn step(g: &mut Group, c: &Consts) -> Stepped {
     let ncols = _mm256_or_si256(g.cols, bit);
     let nld = _mm256_slli_epi32::<1>(_mm256_or_si256(g.ld, bit));
     let nrd = _mm256_srli_epi32::<1>(_mm256_or_si256(g.rd, bit));
-    let child_open =
-        unsafe { _mm256_i32gather_epi32::<4>(c.open, _mm256_add_epi32(index, c.row_stride)) };
+    let child_open = open_squares(g, c, g.slot);
     let attacked = _mm256_or_si256(_mm256_or_si256(ncols, nld), nrd);
     let next = _mm256_andnot_si256(attacked, child_open);
     let placed = _mm256_andnot_si256(_mm256_cmpeq_epi32(next, c.zero), has);

@@ -27,6 +27,11 @@ struct Group {
     closing: __m512i,
     nodes: __m512i,
     solutions: __m512i,
+    /// The lanes' shapes ([`super::Shape`]).
+    base: __m512i,
+    bottom: __m512i,
+    left: __m512i,
+    right: __m512i,
     /// The group's lanes that have a start.
     live: __mmask16,
     /// The group's lane numbers among the `L` lanes.
@@ -43,8 +48,10 @@ struct Consts {
     rd_lost: __m512i,
     ld_lost: __m512i,
     board: __m512i,
+    /// The shapes' last row, and their right-hand column as a bit.
+    last: __m512i,
+    side: __m512i,
     stack: *mut i32,
-    open: *const i32,
 }
 
 impl Consts {
@@ -59,8 +66,9 @@ impl Consts {
             rd_lost: _mm512_set1_epi32(RD_LOST as i32),
             ld_lost: _mm512_set1_epi32(LD_LOST as i32),
             board: _mm512_set1_epi32(memory.board as i32),
+            last: _mm512_set1_epi32(memory.last as i32),
+            side: _mm512_set1_epi32((1u32 << memory.last) as i32),
             stack: memory.stack.as_mut_ptr().cast(),
-            open: memory.open.as_ptr().cast(),
         }
     }
 }
@@ -227,6 +235,10 @@ fn load(spill: &Spill<L>, first: usize, live: u64) -> Group {
         closing: load(&spill.closing),
         nodes: load(&spill.nodes),
         solutions: load(&spill.solutions),
+        base: load(&spill.base),
+        bottom: load(&spill.bottom),
+        left: load(&spill.left),
+        right: load(&spill.right),
         live: (live >> first) as __mmask16,
         lane_ids: _mm512_add_epi32(
             _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
@@ -285,6 +297,26 @@ fn popcount(x: __m512i) -> __m512i {
     )
 }
 
+/// The open squares of row `row` of each lane by its shape ([`super::Shape::open_squares`]).
+#[target_feature(enable = "avx512f")]
+#[inline]
+fn open_squares(g: &Group, c: &Consts, row: __m512i) -> __m512i {
+    let up = _mm512_sub_epi32(c.last, row);
+    // 0xFE: a | b | c.
+    let attacked_below = _mm512_ternarylogic_epi32::<0xFE>(
+        _mm512_sllv_epi32(g.bottom, up),
+        _mm512_srlv_epi32(g.bottom, up),
+        _mm512_or_si512(
+            _mm512_sllv_epi32(c.one, _mm512_sub_epi32(g.left, row)),
+            _mm512_srlv_epi32(c.side, _mm512_sub_epi32(g.right, row)),
+        ),
+    );
+    let open = _mm512_andnot_si512(attacked_below, g.base);
+    // A row that is both side rows holds the left one, as in the shape's own rule.
+    let open = _mm512_mask_mov_epi32(open, _mm512_cmpeq_epi32_mask(row, g.right), c.side);
+    _mm512_mask_mov_epi32(open, _mm512_cmpeq_epi32_mask(row, g.left), c.one)
+}
+
 /// One step of every lane of `g`.
 ///
 /// # Safety
@@ -302,8 +334,8 @@ unsafe fn step<const VPOPCNT: bool>(g: &mut Group, c: &Consts) -> Stepped {
     let ncols = _mm512_or_si512(g.cols, bit);
     let nld = _mm512_slli_epi32::<1>(_mm512_or_si512(g.ld, bit));
     let nrd = _mm512_srli_epi32::<1>(_mm512_or_si512(g.rd, bit));
-    let child_open =
-        unsafe { _mm512_i32gather_epi32::<4>(_mm512_add_epi32(index, c.row_stride), c.open) };
+    // The child row's open squares, by the lane's shape: the child's row is the row's slot.
+    let child_open = open_squares(g, c, g.slot);
     // 0xFE: a | b | c.
     let attacked = _mm512_ternarylogic_epi32::<0xFE>(ncols, nld, nrd);
     let next = _mm512_andnot_si512(attacked, child_open);

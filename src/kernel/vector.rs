@@ -17,17 +17,28 @@
 //! Every lane writes its word on every step, whether it descends or not: the slot of the row being filled is
 //! dead until the lane descends from it, so the store needs no mask.
 //!
+//! # Rows computed, not read
+//! A lane's frame ([`super::Frame`]) says which squares of each row its start allows. The loops do not read
+//! it: reading a row per lane is a gather, and it was a quarter of every step. They compute the child row's
+//! open squares from the lane's [`Shape`] instead, the rule every frame of the plans follows: the board's
+//! squares less the side columns in the full mode, less the diagonals of the bottom queen and of the side
+//! queens below, with the side rows holding their queen. That is a dozen register operations: n = 17 on one
+//! 2.6 GHz Zen 5 core went from 2.64 to 2.14 s (full) and 3.97 to 3.15 s (mirror) with AVX-512, and from 4.37
+//! to 3.80 s (full) with AVX2. A start whose frame has no shape, or one that does not give its rows, goes to
+//! the scalar loop, so an arbitrary frame still counts exactly.
+//!
 //! # One row of look-ahead
 //! A queen whose masks leave no square of the board free in the row after its child's cannot lead to a
 //! solution, whatever the child row holds: the step does not descend. The nodes it skips (one for each free
 //! square of the child row, each of which the search would have placed and found dead) are added with a
 //! population count, so every start's node count is exactly that of the search without look-ahead, the scalar
 //! loop's, and journals of earlier versions stay valid. The test is against the board, not the row's frame:
-//! reading the frame's row would be a third gather a step, which made n = 17 1.4 times slower (full) and 1.5
-//! times (mirror). Measured on one core of a 2.6 GHz Zen 5, n = 17, interleaved: full 3.16 -> 2.70 s and mirror
+//! reading the frame's row was a third gather a step, which made n = 17 1.4 times slower (full) and 1.5 times
+//! (mirror); computing it from the shape, as for the child row, still made n = 17 (full) 7% slower (2.35 against
+//! 2.20 s) than the board's test. Measured on one core of a 2.6 GHz Zen 5, n = 17, interleaved: full 3.16 -> 2.70 s and mirror
 //! 4.93 -> 4.07 s with AVX-512; full 4.55 -> 4.20 s and mirror 7.20 -> 6.44 s with AVX2.
 
-use super::{Frame, Start, Tally};
+use super::{Shape, Start, Tally};
 
 /// The widest board the vector searches handle: the lanes are 32 bits, and the stack words keep two bits for
 /// the shifts.
@@ -55,10 +66,10 @@ pub(super) const FLUSH_STEPS: u32 = 1 << 26;
 pub(super) struct Memory<const L: usize> {
     /// The stack words (see the module documentation).
     pub stack: [[u32; L]; SLOTS],
-    /// The squares of each row that the lane's start allows and does not block ([`Frame`]).
-    pub open: [[u32; L]; SLOTS],
     /// The squares of a row of the board: the low `n` bits.
     pub board: u32,
+    /// The lanes' shapes' last row (the same for every start of a board).
+    pub last: u32,
 }
 
 impl<const L: usize> Memory<L> {
@@ -66,8 +77,8 @@ impl<const L: usize> Memory<L> {
     fn boxed(n: u32) -> Box<Memory<L>> {
         Box::new(Memory {
             stack: [[0; L]; SLOTS],
-            open: [[0; L]; SLOTS],
             board: super::full_mask(n) as u32,
+            last: n.saturating_sub(1),
         })
     }
 }
@@ -87,6 +98,11 @@ pub(super) struct Spill<const L: usize> {
     pub floor: [u32; L],
     /// The slot of the row before the last: a queen placed there closes the board.
     pub closing: [u32; L],
+    /// The lane's [`super::Shape`]: its rows' open squares, computed in the step.
+    pub base: [u32; L],
+    pub bottom: [u32; L],
+    pub left: [u32; L],
+    pub right: [u32; L],
     /// Queens placed by steps (the last queen of a solution is not) and solutions, since the last emptying.
     pub nodes: [u32; L],
     pub solutions: [u32; L],
@@ -104,6 +120,10 @@ impl<const L: usize> Default for Spill<L> {
             slot: [0; L],
             floor: [0; L],
             closing: [0; L],
+            base: [0; L],
+            bottom: [0; L],
+            left: [0; L],
+            right: [0; L],
             nodes: [0; L],
             solutions: [0; L],
             flush: FLUSH_STEPS,
@@ -144,7 +164,6 @@ pub(super) unsafe fn drive_list<T, const L: usize>(
     fn next_start<T, const L: usize>(
         n: u32,
         lane: usize,
-        memory: &mut Memory<L>,
         spill: &mut Spill<L>,
         source: &mut impl FnMut() -> Option<(T, Start)>,
         solution: &mut impl FnMut(&T, &[u8]),
@@ -153,10 +172,10 @@ pub(super) unsafe fn drive_list<T, const L: usize>(
         loop {
             let (tag, start) = source()?;
             assert!(
-                start.masks.rd >> 32 == 0,
-                "a listing starts from a placement on the board"
+                start.masks.rd >> 32 == 0 && vector_shape(n, &start).is_some(),
+                "a listing starts from a placement on the board, under a frame with a shape"
             );
-            if load(n, memory, spill, lane, &start) {
+            if load(n, spill, lane, &start) {
                 return Some(tag);
             }
             let (row, end) = (start.row, start.frame.end);
@@ -174,15 +193,7 @@ pub(super) unsafe fn drive_list<T, const L: usize>(
     }
     let mut live = 0u64;
     for (lane, tag) in tags.iter_mut().enumerate() {
-        *tag = next_start(
-            n,
-            lane,
-            &mut memory,
-            &mut spill,
-            &mut source,
-            &mut solution,
-            &mut done,
-        );
+        *tag = next_start(n, lane, &mut spill, &mut source, &mut solution, &mut done);
         live |= u64::from(tag.is_some()) << lane;
     }
     while live != 0 {
@@ -198,15 +209,7 @@ pub(super) unsafe fn drive_list<T, const L: usize>(
         spill.solutions = [0; L];
         for lane in (0..L).filter(|&l| finished & (1 << l) != 0) {
             done(tags[lane].take().expect("a live lane has a tag"));
-            tags[lane] = next_start(
-                n,
-                lane,
-                &mut memory,
-                &mut spill,
-                &mut source,
-                &mut solution,
-                &mut done,
-            );
+            tags[lane] = next_start(n, lane, &mut spill, &mut source, &mut solution, &mut done);
             if tags[lane].is_none() {
                 live &= !(1 << lane);
             }
@@ -257,7 +260,7 @@ pub(super) unsafe fn drive_flushing<T, const L: usize>(
     let mut tags: [Option<T>; L] = std::array::from_fn(|_| None);
     let mut live = 0u64;
     for (lane, tag) in tags.iter_mut().enumerate() {
-        *tag = assign(n, &mut source, &mut sink, &mut memory, &mut spill, lane);
+        *tag = assign(n, &mut source, &mut sink, &mut spill, lane);
         live |= u64::from(tag.is_some()) << lane;
     }
     while live != 0 {
@@ -272,7 +275,7 @@ pub(super) unsafe fn drive_flushing<T, const L: usize>(
         for lane in (0..L).filter(|&l| finished & (1 << l) != 0) {
             let tag = tags[lane].take().expect("a live lane has a tag");
             sink(tag, std::mem::take(&mut totals[lane]));
-            tags[lane] = assign(n, &mut source, &mut sink, &mut memory, &mut spill, lane);
+            tags[lane] = assign(n, &mut source, &mut sink, &mut spill, lane);
             if tags[lane].is_none() {
                 live &= !(1 << lane);
             }
@@ -286,13 +289,12 @@ fn assign<T, const L: usize>(
     n: u32,
     source: &mut impl FnMut() -> Option<(T, Start)>,
     sink: &mut impl FnMut(T, Tally),
-    memory: &mut Memory<L>,
     spill: &mut Spill<L>,
     lane: usize,
 ) -> Option<T> {
     loop {
         let (tag, start) = source()?;
-        if start.masks.rd >> 32 != 0 {
+        if start.masks.rd >> 32 != 0 || vector_shape(n, &start).is_none() {
             // Squares attacked from beyond column 31 that would come onto the board: no start of this crate's
             // plans has them, but the 32-bit lanes cannot hold them, so the scalar loop counts it.
             sink(
@@ -301,7 +303,7 @@ fn assign<T, const L: usize>(
             );
             continue;
         }
-        if load(n, memory, spill, lane, &start) {
+        if load(n, spill, lane, &start) {
             return Some(tag);
         }
         let Start { row, masks, frame } = start;
@@ -320,13 +322,7 @@ fn assign<T, const L: usize>(
 }
 
 /// Puts `start` in `lane` if it needs a search (two rows or more to fill); says whether it did.
-fn load<const L: usize>(
-    n: u32,
-    memory: &mut Memory<L>,
-    spill: &mut Spill<L>,
-    lane: usize,
-    start: &Start,
-) -> bool {
+fn load<const L: usize>(n: u32, spill: &mut Spill<L>, lane: usize, start: &Start) -> bool {
     let Start { row, masks, frame } = start;
     let (row, end) = (*row, frame.end);
     assert!(
@@ -336,7 +332,6 @@ fn load<const L: usize>(
     if row + 2 > end {
         return false;
     }
-    load_frame(memory, frame, row, lane);
     // Bits of `ld` beyond column 31 are off the board for good: shifts only move them further away.
     spill.avail[lane] = frame.free(row, *masks) as u32;
     spill.cols[lane] = masks.cols as u32;
@@ -345,16 +340,22 @@ fn load<const L: usize>(
     spill.slot[lane] = row + 1;
     spill.floor[lane] = row;
     spill.closing[lane] = end - 1;
+    let shape =
+        vector_shape(n, start).expect("the driver hands the vector loops only frames with a shape");
+    spill.base[lane] = shape.base;
+    spill.bottom[lane] = shape.bottom;
+    spill.left[lane] = shape.left;
+    spill.right[lane] = shape.right;
     spill.nodes[lane] = 0;
     spill.solutions[lane] = 0;
     true
 }
 
-/// Writes the open squares of the rows `row..end` of `frame` into the lane's column of `memory.open`.
-fn load_frame<const L: usize>(memory: &mut Memory<L>, frame: &Frame, row: u32, lane: usize) {
-    for r in row as usize..frame.end as usize {
-        memory.open[r + 1][lane] = (frame.allow[r] & !frame.block[r]) as u32;
-    }
+/// The shape the vector loops compute the rows of `start` with, if its frame has one that gives every row the
+/// search reads (its start row's squares are read from the frame once) and whose side column is the board's.
+fn vector_shape(n: u32, start: &Start) -> Option<Shape> {
+    let shape = start.frame.shape_of(start.row + 1..start.frame.end)?;
+    (shape.last == n.saturating_sub(1)).then_some(shape)
 }
 
 /// Solutions a listing loop holds before handing them over.
