@@ -171,11 +171,10 @@ pub(super) unsafe fn drive_list<T, const L: usize>(
     ) -> Option<T> {
         loop {
             let (tag, start) = source()?;
-            assert!(
-                start.masks.rd >> 32 == 0 && vector_shape(n, &start).is_some(),
-                "a listing starts from a placement on the board, under a frame with a shape"
+            let shape = vector_shape(n, &start).expect(
+                "a listing starts from a placement on the board, under a frame with a shape",
             );
-            if load(n, spill, lane, &start) {
+            if load(n, spill, lane, &start, shape) {
                 return Some(tag);
             }
             let (row, end) = (start.row, start.frame.end);
@@ -294,16 +293,15 @@ fn assign<T, const L: usize>(
 ) -> Option<T> {
     loop {
         let (tag, start) = source()?;
-        if start.masks.rd >> 32 != 0 || vector_shape(n, &start).is_none() {
-            // Squares attacked from beyond column 31 that would come onto the board: no start of this crate's
-            // plans has them, but the 32-bit lanes cannot hold them, so the scalar loop counts it.
+        let Some(shape) = vector_shape(n, &start) else {
+            // A start the lanes cannot take (see `vector_shape`): the scalar loop counts it.
             sink(
                 tag,
                 super::count_start_with(super::Kernel::Scalar, n, start),
             );
             continue;
-        }
-        if load(n, spill, lane, &start) {
+        };
+        if load(n, spill, lane, &start, shape) {
             return Some(tag);
         }
         let Start { row, masks, frame } = start;
@@ -322,7 +320,13 @@ fn assign<T, const L: usize>(
 }
 
 /// Puts `start` in `lane` if it needs a search (two rows or more to fill); says whether it did.
-fn load<const L: usize>(n: u32, spill: &mut Spill<L>, lane: usize, start: &Start) -> bool {
+fn load<const L: usize>(
+    n: u32,
+    spill: &mut Spill<L>,
+    lane: usize,
+    start: &Start,
+    shape: Shape,
+) -> bool {
     let Start { row, masks, frame } = start;
     let (row, end) = (*row, frame.end);
     assert!(
@@ -340,8 +344,6 @@ fn load<const L: usize>(n: u32, spill: &mut Spill<L>, lane: usize, start: &Start
     spill.slot[lane] = row + 1;
     spill.floor[lane] = row;
     spill.closing[lane] = end - 1;
-    let shape =
-        vector_shape(n, start).expect("the driver hands the vector loops only frames with a shape");
     spill.base[lane] = shape.base;
     spill.bottom[lane] = shape.bottom;
     spill.left[lane] = shape.left;
@@ -351,9 +353,15 @@ fn load<const L: usize>(n: u32, spill: &mut Spill<L>, lane: usize, start: &Start
     true
 }
 
-/// The shape the vector loops compute the rows of `start` with, if its frame has one that gives every row the
-/// search reads (its start row's squares are read from the frame once) and whose side column is the board's.
+/// The shape the vector loops compute the rows of `start` with, if they can take the start: its frame has a
+/// shape that gives every row the search reads (the start row's squares are read from the frame once), with the
+/// board's side column.
 fn vector_shape(n: u32, start: &Start) -> Option<Shape> {
+    if start.masks.rd >> 32 != 0 {
+        // Squares attacked from beyond column 31 that would come onto the board: no start of this crate's
+        // plans has them, but the 32-bit lanes cannot hold them.
+        return None;
+    }
     let shape = start.frame.shape_of(start.row + 1..start.frame.end)?;
     (shape.last == n.saturating_sub(1)).then_some(shape)
 }
