@@ -141,13 +141,20 @@ impl Shape {
         if r == self.right && r != 0 {
             return side;
         }
-        let up = self.last.wrapping_sub(r);
+        // A shift by 32 or more leaves nothing (as the vector shifts do).
         let shl = |x: u32, k: u32| x.checked_shl(k).unwrap_or(0);
         let shr = |x: u32, k: u32| x.checked_shr(k).unwrap_or(0);
-        let attacked = shl(self.bottom, up)
-            | shr(self.bottom, up)
-            | shl(1, self.left.wrapping_sub(r))
-            | shr(side, self.right.wrapping_sub(r));
+        let mut attacked = 0;
+        if r <= self.last {
+            let up = self.last - r;
+            attacked |= shl(self.bottom, up) | shr(self.bottom, up);
+        }
+        if r < self.left {
+            attacked |= shl(1, self.left - r);
+        }
+        if r < self.right {
+            attacked |= shr(side, self.right - r);
+        }
         self.base & !attacked
     }
 }
@@ -692,6 +699,25 @@ fn assign<T, const WIDE: bool>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn open_frames_have_a_shape_that_gives_every_row() {
+        for (width, lines) in [(1, 1), (8, 8), (12, 9), (30, 30), (32, 20)] {
+            let frame = Frame::rect(width, lines);
+            assert_eq!(frame.shape_of(0..lines), Frame::rect(width, lines).shape);
+            assert!(frame.shape.is_some(), "{width}x{lines}");
+        }
+        // Wider than the lanes: no shape, so the vector loops leave it to the scalar loop.
+        assert_eq!(Frame::rect(33, 10).shape, None);
+    }
+
+    #[test]
+    fn a_shape_frame_whose_rows_were_changed_is_not_taken_for_its_shape() {
+        let mut frame = Frame::open(10);
+        frame.block[4] |= 1 << 3;
+        assert_eq!(frame.shape_of(0..4), frame.shape);
+        assert_eq!(frame.shape_of(0..10), None);
+    }
 
     #[test]
     fn empty_board_of_eight_has_92_completions() {
