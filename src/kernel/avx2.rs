@@ -32,6 +32,7 @@ struct Group {
     /// The lanes' shapes ([`super::Shape`]).
     base: __m256i,
     bottom: __m256i,
+    /// The side queens' attacks from row 0 ([`super::vector::Spill::left`]).
     left: __m256i,
     right: __m256i,
     /// All ones in the lanes that have a start.
@@ -229,20 +230,20 @@ fn popcount(x: __m256i) -> __m256i {
 #[inline]
 fn open_squares(g: &Group, c: &Consts, row: __m256i) -> __m256i {
     let up = _mm256_sub_epi32(c.last, row);
+    // The side queens' squares seen from `row`: on their own rows, their own squares.
+    let from_left = _mm256_srlv_epi32(g.left, row);
+    let from_right = _mm256_sllv_epi32(g.right, row);
     let attacked_below = _mm256_or_si256(
         _mm256_or_si256(
             _mm256_sllv_epi32(g.bottom, up),
             _mm256_srlv_epi32(g.bottom, up),
         ),
-        _mm256_or_si256(
-            _mm256_sllv_epi32(c.one, _mm256_sub_epi32(g.left, row)),
-            _mm256_srlv_epi32(c.side, _mm256_sub_epi32(g.right, row)),
-        ),
+        _mm256_or_si256(from_left, from_right),
     );
     let open = _mm256_andnot_si256(attacked_below, g.base);
     // A row that is both side rows holds the left one, as in the shape's own rule.
-    let open = _mm256_blendv_epi8(open, c.side, _mm256_cmpeq_epi32(row, g.right));
-    _mm256_blendv_epi8(open, c.one, _mm256_cmpeq_epi32(row, g.left))
+    let open = _mm256_blendv_epi8(open, c.side, _mm256_cmpeq_epi32(from_right, c.side));
+    _mm256_blendv_epi8(open, c.one, _mm256_cmpeq_epi32(from_left, c.one))
 }
 
 /// One step of every lane of `g`.

@@ -30,6 +30,7 @@ struct Group {
     /// The lanes' shapes ([`super::Shape`]).
     base: __m512i,
     bottom: __m512i,
+    /// The side queens' attacks from row 0 ([`super::vector::Spill::left`]).
     left: __m512i,
     right: __m512i,
     /// The group's lanes that have a start.
@@ -302,19 +303,19 @@ fn popcount(x: __m512i) -> __m512i {
 #[inline]
 fn open_squares(g: &Group, c: &Consts, row: __m512i) -> __m512i {
     let up = _mm512_sub_epi32(c.last, row);
+    // The side queens' squares seen from `row`: on their own rows, their own squares.
+    let from_left = _mm512_srlv_epi32(g.left, row);
+    let from_right = _mm512_sllv_epi32(g.right, row);
     // 0xFE: a | b | c.
     let attacked_below = _mm512_ternarylogic_epi32::<0xFE>(
         _mm512_sllv_epi32(g.bottom, up),
         _mm512_srlv_epi32(g.bottom, up),
-        _mm512_or_si512(
-            _mm512_sllv_epi32(c.one, _mm512_sub_epi32(g.left, row)),
-            _mm512_srlv_epi32(c.side, _mm512_sub_epi32(g.right, row)),
-        ),
+        _mm512_or_si512(from_left, from_right),
     );
     let open = _mm512_andnot_si512(attacked_below, g.base);
     // A row that is both side rows holds the left one, as in the shape's own rule.
-    let open = _mm512_mask_mov_epi32(open, _mm512_cmpeq_epi32_mask(row, g.right), c.side);
-    _mm512_mask_mov_epi32(open, _mm512_cmpeq_epi32_mask(row, g.left), c.one)
+    let open = _mm512_mask_mov_epi32(open, _mm512_cmpeq_epi32_mask(from_right, c.side), c.side);
+    _mm512_mask_mov_epi32(open, _mm512_cmpeq_epi32_mask(from_left, c.one), c.one)
 }
 
 /// One step of every lane of `g`.

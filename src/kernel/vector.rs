@@ -98,7 +98,10 @@ pub(super) struct Spill<const L: usize> {
     pub floor: [u32; L],
     /// The slot of the row before the last: a queen placed there closes the board.
     pub closing: [u32; L],
-    /// The lane's [`super::Shape`]: its rows' open squares, computed in the step.
+    /// The lane's [`super::Shape`], from which the step computes its rows' open squares: `base` and `bottom` as
+    /// they are; for each side queen, the square it attacks in row 0 counted from its side, as if the board
+    /// went on (`1 << left`; `1 << (last - right)`, which row `r` shifts left by `r`), or 0 for none. In its own
+    /// row each is its own square.
     pub base: [u32; L],
     pub bottom: [u32; L],
     pub left: [u32; L],
@@ -346,8 +349,13 @@ fn load<const L: usize>(
     spill.closing[lane] = end - 1;
     spill.base[lane] = shape.base;
     spill.bottom[lane] = shape.bottom;
-    spill.left[lane] = shape.left;
-    spill.right[lane] = shape.right;
+    // See `Spill::left`: the step shifts these by the row alone.
+    spill.left[lane] = if shape.left > 0 { 1 << shape.left } else { 0 };
+    spill.right[lane] = if shape.right > 0 {
+        1 << (shape.last - shape.right)
+    } else {
+        0
+    };
     spill.nodes[lane] = 0;
     spill.solutions[lane] = 0;
     true
@@ -363,7 +371,8 @@ fn vector_shape(n: u32, start: &Start) -> Option<Shape> {
         return None;
     }
     let shape = start.frame.shape_of(start.row + 1..start.frame.end)?;
-    (shape.last == n.saturating_sub(1)).then_some(shape)
+    let last = n.saturating_sub(1);
+    (shape.last == last && shape.left <= last && shape.right <= last).then_some(shape)
 }
 
 /// Solutions a listing loop holds before handing them over.
