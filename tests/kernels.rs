@@ -148,6 +148,49 @@ fn starts_attacked_from_beyond_the_lanes_are_counted_exactly() {
     }
 }
 
+#[test]
+fn every_listing_loop_lists_the_solutions_under_full_mode_borders() {
+    // The listing loops compute each row from the lane's shape when a lane has one that closes squares; the
+    // plans list open boards only, so the borders of the full mode are what exercises that path here.
+    for kernel in kernels()
+        .into_iter()
+        .filter(|&k| nqueens::kernel::lists(k, 13, 13))
+    {
+        for n in [12, 13] {
+            let borders = Border::canonical(n);
+            let mut listed = vec![Vec::new(); borders.len()];
+            let mut next = borders.iter().enumerate();
+            nqueens::kernel::list_stream(
+                kernel,
+                n,
+                || {
+                    next.next().map(|(i, b)| {
+                        let (frame, masks) = b.frame(n);
+                        (
+                            i,
+                            Start {
+                                row: 1,
+                                masks,
+                                frame,
+                            },
+                        )
+                    })
+                },
+                |&i, queens| listed[i].push(queens.to_vec()),
+                |_| {},
+            );
+            for (i, b) in borders.iter().enumerate() {
+                let mut expected = Vec::new();
+                // The search fills rows 1 to n - 2; the bottom row is the border's.
+                b.solutions(n, |queens| {
+                    expected.push(queens[1..n as usize - 1].to_vec())
+                });
+                assert_eq!(listed[i], expected, "{kernel}, n = {n}, {b:?}");
+            }
+        }
+    }
+}
+
 /// A start on a board of side `n` after the queens of `prefix`, with random squares ruled out by `frame`.
 fn framed_start(n: u32, prefix: &[u8], allow: &[u64], block: &[u64], end: u32) -> Option<Start> {
     let masks = Board::new(n).unwrap().masks_after(prefix)?;

@@ -83,6 +83,25 @@ impl Consts {
 /// The processor must support AVX2.
 #[target_feature(enable = "avx2")]
 pub(super) unsafe fn steps(spill: &mut Spill<L>, memory: &mut Memory<L>, live: u64) -> u64 {
+    // SAFETY: passed on.
+    if spill.shaped(live, memory.board) {
+        unsafe { count_loop::<true>(spill, memory, live) }
+    } else {
+        unsafe { count_loop::<false>(spill, memory, live) }
+    }
+}
+
+/// The loop of [`steps`], computing the rows' open squares when `SHAPED`.
+///
+/// # Safety
+/// As [`steps`].
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn count_loop<const SHAPED: bool>(
+    spill: &mut Spill<L>,
+    memory: &mut Memory<L>,
+    live: u64,
+) -> u64 {
     let c = Consts::new(memory);
     let mut groups: [Group; G] = std::array::from_fn(|g| load(spill, g * W, live));
     let mut count = 0u32;
@@ -90,7 +109,7 @@ pub(super) unsafe fn steps(spill: &mut Spill<L>, memory: &mut Memory<L>, live: u
         let mut finished = 0u64;
         for (g, group) in groups.iter_mut().enumerate() {
             // SAFETY: the caller vouches for AVX2; the indices stay within `memory` (see `step`).
-            finished |= u64::from(unsafe { step(group, &c) }.finished) << (g * W);
+            finished |= u64::from(unsafe { step::<SHAPED>(group, &c) }.finished) << (g * W);
         }
         count += 1;
         if finished != 0 || count == spill.flush {
@@ -105,7 +124,7 @@ pub(super) unsafe fn steps(spill: &mut Spill<L>, memory: &mut Memory<L>, live: u
 /// [`steps`] that also hands every solution to `emit`, in the order found: the lane, and the queens of the
 /// rows from the lane's start row to the last. See [`super::vector::ListLoop`].
 ///
-/// A copy of [`steps`]' loop with the solutions added, on purpose: one loop generic over listing, with the
+/// Its loop is a copy of [`steps`]' with the solutions added, on purpose: one loop generic over listing, with the
 /// solutions' branch compiled out for counting, counted n = 16 (full, one thread) 7% slower (0.51 s against
 /// 0.47 s, alternated four times).
 ///
@@ -113,6 +132,26 @@ pub(super) unsafe fn steps(spill: &mut Spill<L>, memory: &mut Memory<L>, live: u
 /// The processor must support AVX2.
 #[target_feature(enable = "avx2")]
 pub(super) unsafe fn list_steps(
+    spill: &mut Spill<L>,
+    memory: &mut Memory<L>,
+    live: u64,
+    emit: &mut dyn FnMut(usize, &[u8]),
+) -> u64 {
+    // SAFETY: passed on.
+    if spill.shaped(live, memory.board) {
+        unsafe { list_loop::<true>(spill, memory, live, emit) }
+    } else {
+        unsafe { list_loop::<false>(spill, memory, live, emit) }
+    }
+}
+
+/// The loop of [`list_steps`], as [`count_loop`].
+///
+/// # Safety
+/// As [`list_steps`].
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn list_loop<const SHAPED: bool>(
     spill: &mut Spill<L>,
     memory: &mut Memory<L>,
     live: u64,
@@ -126,7 +165,7 @@ pub(super) unsafe fn list_steps(
         let mut finished = 0u64;
         for (g, group) in groups.iter_mut().enumerate() {
             // SAFETY: as in `steps`.
-            let stepped = unsafe { step(group, &c) };
+            let stepped = unsafe { step::<SHAPED>(group, &c) };
             finished |= u64::from(stepped.finished) << (g * W);
             if stepped.solved != 0 {
                 let mut next = [0u32; W];
@@ -253,7 +292,7 @@ fn open_squares(g: &Group, c: &Consts, row: __m256i) -> __m256i {
 /// within the stack, and an idle lane stays at its floor, so every index below is in bounds.
 #[target_feature(enable = "avx2")]
 #[inline]
-unsafe fn step(g: &mut Group, c: &Consts) -> Stepped {
+unsafe fn step<const SHAPED: bool>(g: &mut Group, c: &Consts) -> Stepped {
     let index = _mm256_add_epi32(_mm256_mullo_epi32(g.slot, c.row_stride), g.lane_ids);
     let avail = g.avail;
     let has = _mm256_andnot_si256(_mm256_cmpeq_epi32(avail, c.zero), g.live);
@@ -262,7 +301,12 @@ unsafe fn step(g: &mut Group, c: &Consts) -> Stepped {
     let ncols = _mm256_or_si256(g.cols, bit);
     let nld = _mm256_slli_epi32::<1>(_mm256_or_si256(g.ld, bit));
     let nrd = _mm256_srli_epi32::<1>(_mm256_or_si256(g.rd, bit));
-    let child_open = open_squares(g, c, g.slot);
+    // As in the AVX-512 loop: computed only when some lane's shape closes squares.
+    let child_open = if SHAPED {
+        open_squares(g, c, g.slot)
+    } else {
+        c.board
+    };
     let attacked = _mm256_or_si256(_mm256_or_si256(ncols, nld), nrd);
     let next = _mm256_andnot_si256(attacked, child_open);
     let placed = _mm256_andnot_si256(_mm256_cmpeq_epi32(next, c.zero), has);

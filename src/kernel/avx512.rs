@@ -82,7 +82,11 @@ impl Consts {
 #[target_feature(enable = "avx512f")]
 pub(super) unsafe fn steps(spill: &mut Spill<L>, memory: &mut Memory<L>, live: u64) -> u64 {
     // SAFETY: passed on.
-    unsafe { count_loop::<false>(spill, memory, live) }
+    if spill.shaped(live, memory.board) {
+        unsafe { count_loop::<false, true>(spill, memory, live) }
+    } else {
+        unsafe { count_loop::<false, false>(spill, memory, live) }
+    }
 }
 
 /// [`steps`] counting the nodes the look-ahead skips with the processor's population count.
@@ -92,7 +96,11 @@ pub(super) unsafe fn steps(spill: &mut Spill<L>, memory: &mut Memory<L>, live: u
 #[target_feature(enable = "avx512f,avx512vpopcntdq")]
 pub(super) unsafe fn steps_vpopcnt(spill: &mut Spill<L>, memory: &mut Memory<L>, live: u64) -> u64 {
     // SAFETY: passed on.
-    unsafe { count_loop::<true>(spill, memory, live) }
+    if spill.shaped(live, memory.board) {
+        unsafe { count_loop::<true, true>(spill, memory, live) }
+    } else {
+        unsafe { count_loop::<true, false>(spill, memory, live) }
+    }
 }
 
 /// The loop of [`steps`] and [`steps_vpopcnt`]: inlined into each, so that the step of the second is compiled
@@ -102,7 +110,7 @@ pub(super) unsafe fn steps_vpopcnt(spill: &mut Spill<L>, memory: &mut Memory<L>,
 /// As [`steps_vpopcnt`] when `VPOPCNT`, else as [`steps`].
 #[target_feature(enable = "avx512f")]
 #[inline]
-unsafe fn count_loop<const VPOPCNT: bool>(
+unsafe fn count_loop<const VPOPCNT: bool, const SHAPED: bool>(
     spill: &mut Spill<L>,
     memory: &mut Memory<L>,
     live: u64,
@@ -114,7 +122,8 @@ unsafe fn count_loop<const VPOPCNT: bool>(
         let mut finished = 0u64;
         for (g, group) in groups.iter_mut().enumerate() {
             // SAFETY: the caller vouches for AVX-512F; the indices stay within `memory` (see `step`).
-            finished |= u64::from(unsafe { step::<VPOPCNT>(group, &c) }.finished) << (g * W);
+            finished |=
+                u64::from(unsafe { step::<VPOPCNT, SHAPED>(group, &c) }.finished) << (g * W);
         }
         count += 1;
         if finished != 0 || count == spill.flush {
@@ -129,7 +138,7 @@ unsafe fn count_loop<const VPOPCNT: bool>(
 /// [`steps`] that also hands every solution to `emit`, in the order found: the lane, and the queens of the
 /// rows from the lane's start row to the last. See [`super::vector::ListLoop`].
 ///
-/// A copy of [`steps`]' loop with the solutions added, on purpose: one loop generic over listing, with the
+/// Its loop is a copy of [`steps`]' with the solutions added, on purpose: one loop generic over listing, with the
 /// solutions' branch compiled out for counting, counted n = 16 (full, one thread) 7% slower (0.51 s against
 /// 0.47 s, alternated four times).
 ///
@@ -143,7 +152,11 @@ pub(super) unsafe fn list_steps(
     emit: &mut dyn FnMut(usize, &[u8]),
 ) -> u64 {
     // SAFETY: passed on.
-    unsafe { list_loop::<false>(spill, memory, live, emit) }
+    if spill.shaped(live, memory.board) {
+        unsafe { list_loop::<false, true>(spill, memory, live, emit) }
+    } else {
+        unsafe { list_loop::<false, false>(spill, memory, live, emit) }
+    }
 }
 
 /// [`list_steps`] with the processor's population count, as [`steps_vpopcnt`].
@@ -158,7 +171,11 @@ pub(super) unsafe fn list_steps_vpopcnt(
     emit: &mut dyn FnMut(usize, &[u8]),
 ) -> u64 {
     // SAFETY: passed on.
-    unsafe { list_loop::<true>(spill, memory, live, emit) }
+    if spill.shaped(live, memory.board) {
+        unsafe { list_loop::<true, true>(spill, memory, live, emit) }
+    } else {
+        unsafe { list_loop::<true, false>(spill, memory, live, emit) }
+    }
 }
 
 /// The loop of [`list_steps`] and [`list_steps_vpopcnt`], as [`count_loop`].
@@ -167,7 +184,7 @@ pub(super) unsafe fn list_steps_vpopcnt(
 /// As [`list_steps_vpopcnt`] when `VPOPCNT`, else as [`list_steps`].
 #[target_feature(enable = "avx512f")]
 #[inline]
-unsafe fn list_loop<const VPOPCNT: bool>(
+unsafe fn list_loop<const VPOPCNT: bool, const SHAPED: bool>(
     spill: &mut Spill<L>,
     memory: &mut Memory<L>,
     live: u64,
@@ -183,7 +200,7 @@ unsafe fn list_loop<const VPOPCNT: bool>(
         let mut finished = 0u64;
         for (g, group) in groups.iter_mut().enumerate() {
             // SAFETY: as in `steps`.
-            let stepped = unsafe { step::<VPOPCNT>(group, &c) };
+            let stepped = unsafe { step::<VPOPCNT, SHAPED>(group, &c) };
             finished |= u64::from(stepped.finished) << (g * W);
             if stepped.solved != 0 {
                 // SAFETY: the solved lanes' words lie between their floor and closing slots, in `memory`.
@@ -325,7 +342,7 @@ fn open_squares(g: &Group, c: &Consts, row: __m512i) -> __m512i {
 /// within the stack, so every index below is in bounds.
 #[target_feature(enable = "avx512f")]
 #[inline]
-unsafe fn step<const VPOPCNT: bool>(g: &mut Group, c: &Consts) -> Stepped {
+unsafe fn step<const VPOPCNT: bool, const SHAPED: bool>(g: &mut Group, c: &Consts) -> Stepped {
     // Where each lane's row sits in the `[slot][lane]` arrays.
     let index = _mm512_add_epi32(_mm512_mullo_epi32(g.slot, c.row_stride), g.lane_ids);
     let avail = g.avail;
@@ -335,8 +352,13 @@ unsafe fn step<const VPOPCNT: bool>(g: &mut Group, c: &Consts) -> Stepped {
     let ncols = _mm512_or_si512(g.cols, bit);
     let nld = _mm512_slli_epi32::<1>(_mm512_or_si512(g.ld, bit));
     let nrd = _mm512_srli_epi32::<1>(_mm512_or_si512(g.rd, bit));
-    // The child row's open squares, by the lane's shape: the child's row is the row's slot.
-    let child_open = open_squares(g, c, g.slot);
+    // The child row's open squares, by the lane's shape (the child's row is the row's slot), or the whole row
+    // when no lane has a shape that closes squares.
+    let child_open = if SHAPED {
+        open_squares(g, c, g.slot)
+    } else {
+        c.board
+    };
     // 0xFE: a | b | c.
     let attacked = _mm512_ternarylogic_epi32::<0xFE>(ncols, nld, nrd);
     let next = _mm512_andnot_si512(attacked, child_open);

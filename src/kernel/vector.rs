@@ -113,6 +113,16 @@ pub(super) struct Spill<const L: usize> {
     pub flush: u32,
 }
 
+impl<const L: usize> Spill<L> {
+    /// Whether any lane of `live` has rows that are not all of `board` (a shape with side columns, a bottom
+    /// queen or side queens): the loops compute rows only when one has.
+    pub fn shaped(&self, live: u64, board: u32) -> bool {
+        (0..L).filter(|&l| live & (1 << l) != 0).any(|l| {
+            self.base[l] != board || self.bottom[l] != 0 || self.left[l] != 0 || self.right[l] != 0
+        })
+    }
+}
+
 impl<const L: usize> Default for Spill<L> {
     fn default() -> Spill<L> {
         Spill {
