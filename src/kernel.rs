@@ -95,7 +95,9 @@ pub struct Frame {
     pub allow: [u64; MAX_N as usize],
     /// `block[r]`: the squares of row `r` attacked by queens placed below it, or otherwise ruled out.
     pub block: [u64; MAX_N as usize],
-    /// The same constraints as a rule the vector loops compute row by row, where the frame has that form.
+    /// The same constraints as a rule the vector loops compute row by row, where the frame has that form. The
+    /// loops take it only where it gives the rows of `allow` and `block` ([`Frame::shape_of`]), so a frame
+    /// whose rows were changed afterwards still counts exactly (on the scalar loop).
     pub shape: Option<Shape>,
 }
 
@@ -191,8 +193,10 @@ impl Frame {
         let shape = self.shape?;
         rows.into_iter()
             .all(|r| {
-                let r_ = r as usize;
-                u64::from(shape.open_squares(r)) == self.allow[r_] & !self.block[r_]
+                let (allow, block) = (self.allow.get(r as usize), self.block.get(r as usize));
+                allow.zip(block).is_some_and(|(allow, block)| {
+                    u64::from(shape.open_squares(r)) == allow & !block
+                })
             })
             .then_some(shape)
     }
@@ -717,6 +721,8 @@ mod tests {
         frame.block[4] |= 1 << 3;
         assert_eq!(frame.shape_of(0..4), frame.shape);
         assert_eq!(frame.shape_of(0..10), None);
+        // Rows the frame does not have are not the shape's either.
+        assert_eq!(Frame::open(10).shape_of(60..70), None);
     }
 
     #[test]
