@@ -37,8 +37,9 @@ fn whole_boards(c: &mut Criterion) {
     for symmetry in [Symmetry::Full, Symmetry::Mirror] {
         let mut group = c.benchmark_group(format!("kernel/{}", symmetry.name()));
         group.sample_size(10);
-        for n in 12..=14u32 {
-            // The split of a one-thread count.
+        for n in 12..=15u32 {
+            // The split of a one-thread count. Below n = 15 a full-mode unit is a few hundred nodes, and handing
+            // out units costs as much as the search; n = 15 shows the loops themselves.
             let plan = Plan::new(Board::new(n).unwrap(), symmetry, Split::Auto { threads: 1 });
             let nodes = count_plan(Kernel::Scalar, &plan).nodes;
             group.throughput(Throughput::Elements(nodes as u64));

@@ -84,7 +84,7 @@ impl Consts {
 #[target_feature(enable = "avx2")]
 pub(super) unsafe fn steps(spill: &mut Spill<L>, memory: &mut Memory<L>, live: u64) -> u64 {
     // SAFETY: passed on.
-    if spill.shaped(live, memory.board) {
+    if spill.shaped(live) {
         unsafe { count_loop::<true>(spill, memory, live) }
     } else {
         unsafe { count_loop::<false>(spill, memory, live) }
@@ -138,7 +138,7 @@ pub(super) unsafe fn list_steps(
     emit: &mut dyn FnMut(usize, &[u8]),
 ) -> u64 {
     // SAFETY: passed on.
-    if spill.shaped(live, memory.board) {
+    if spill.shaped(live) {
         unsafe { list_loop::<true>(spill, memory, live, emit) }
     } else {
         unsafe { list_loop::<false>(spill, memory, live, emit) }

@@ -82,7 +82,7 @@ impl Consts {
 #[target_feature(enable = "avx512f")]
 pub(super) unsafe fn steps(spill: &mut Spill<L>, memory: &mut Memory<L>, live: u64) -> u64 {
     // SAFETY: passed on.
-    if spill.shaped(live, memory.board) {
+    if spill.shaped(live) {
         unsafe { count_loop::<false, true>(spill, memory, live) }
     } else {
         unsafe { count_loop::<false, false>(spill, memory, live) }
@@ -96,7 +96,7 @@ pub(super) unsafe fn steps(spill: &mut Spill<L>, memory: &mut Memory<L>, live: u
 #[target_feature(enable = "avx512f,avx512vpopcntdq")]
 pub(super) unsafe fn steps_vpopcnt(spill: &mut Spill<L>, memory: &mut Memory<L>, live: u64) -> u64 {
     // SAFETY: passed on.
-    if spill.shaped(live, memory.board) {
+    if spill.shaped(live) {
         unsafe { count_loop::<true, true>(spill, memory, live) }
     } else {
         unsafe { count_loop::<true, false>(spill, memory, live) }
@@ -152,7 +152,7 @@ pub(super) unsafe fn list_steps(
     emit: &mut dyn FnMut(usize, &[u8]),
 ) -> u64 {
     // SAFETY: passed on.
-    if spill.shaped(live, memory.board) {
+    if spill.shaped(live) {
         unsafe { list_loop::<false, true>(spill, memory, live, emit) }
     } else {
         unsafe { list_loop::<false, false>(spill, memory, live, emit) }
@@ -171,7 +171,7 @@ pub(super) unsafe fn list_steps_vpopcnt(
     emit: &mut dyn FnMut(usize, &[u8]),
 ) -> u64 {
     // SAFETY: passed on.
-    if spill.shaped(live, memory.board) {
+    if spill.shaped(live) {
         unsafe { list_loop::<true, true>(spill, memory, live, emit) }
     } else {
         unsafe { list_loop::<true, false>(spill, memory, live, emit) }

@@ -106,6 +106,8 @@ pub(super) struct Spill<const L: usize> {
     pub bottom: [u32; L],
     pub left: [u32; L],
     pub right: [u32; L],
+    /// The lanes whose shape closes squares of some row (see [`Spill::shaped`]).
+    pub shaped: u64,
     /// Queens placed by steps (the last queen of a solution is not) and solutions, since the last emptying.
     pub nodes: [u32; L],
     pub solutions: [u32; L],
@@ -114,12 +116,11 @@ pub(super) struct Spill<const L: usize> {
 }
 
 impl<const L: usize> Spill<L> {
-    /// Whether any lane of `live` has rows that are not all of `board` (a shape with side columns, a bottom
-    /// queen or side queens): the loops compute rows only when one has.
-    pub fn shaped(&self, live: u64, board: u32) -> bool {
-        (0..L).filter(|&l| live & (1 << l) != 0).any(|l| {
-            self.base[l] != board || self.bottom[l] != 0 || self.left[l] != 0 || self.right[l] != 0
-        })
+    /// Whether any lane of `live` has rows that are not all of the board (a shape with side columns, a bottom
+    /// queen or side queens): the loops compute rows only when one has. Kept as a set of lanes when they are
+    /// loaded, since the loops ask on every entry, and small units enter them every few hundred steps.
+    pub fn shaped(&self, live: u64) -> bool {
+        self.shaped & live != 0
     }
 }
 
@@ -137,6 +138,7 @@ impl<const L: usize> Default for Spill<L> {
             bottom: [0; L],
             left: [0; L],
             right: [0; L],
+            shaped: 0,
             nodes: [0; L],
             solutions: [0; L],
             flush: FLUSH_STEPS,
@@ -366,6 +368,11 @@ fn load<const L: usize>(
     } else {
         0
     };
+    let open = shape.base == super::full_mask(n) as u32
+        && shape.bottom == 0
+        && shape.left == 0
+        && shape.right == 0;
+    spill.shaped = spill.shaped & !(1 << lane) | u64::from(!open) << lane;
     spill.nodes[lane] = 0;
     spill.solutions[lane] = 0;
     true
