@@ -82,11 +82,7 @@ impl Consts {
 #[target_feature(enable = "avx512f")]
 pub(super) unsafe fn steps(spill: &mut Spill<L>, memory: &mut Memory<L>, live: u64) -> u64 {
     // SAFETY: passed on.
-    if spill.shaped(live) {
-        unsafe { count_loop::<false, true>(spill, memory, live) }
-    } else {
-        unsafe { count_loop::<false, false>(spill, memory, live) }
-    }
+    unsafe { count_loop::<false>(spill, memory, live) }
 }
 
 /// [`steps`] counting the nodes the look-ahead skips with the processor's population count.
@@ -96,21 +92,37 @@ pub(super) unsafe fn steps(spill: &mut Spill<L>, memory: &mut Memory<L>, live: u
 #[target_feature(enable = "avx512f,avx512vpopcntdq")]
 pub(super) unsafe fn steps_vpopcnt(spill: &mut Spill<L>, memory: &mut Memory<L>, live: u64) -> u64 {
     // SAFETY: passed on.
-    if spill.shaped(live) {
-        unsafe { count_loop::<true, true>(spill, memory, live) }
-    } else {
-        unsafe { count_loop::<true, false>(spill, memory, live) }
-    }
+    unsafe { count_loop::<true>(spill, memory, live) }
 }
 
 /// The loop of [`steps`] and [`steps_vpopcnt`]: inlined into each, so that the step of the second is compiled
-/// with its population count instruction.
+/// with its population count instruction. It computes the rows' open squares only when some lane's shape
+/// closes squares.
 ///
 /// # Safety
 /// As [`steps_vpopcnt`] when `VPOPCNT`, else as [`steps`].
 #[target_feature(enable = "avx512f")]
 #[inline]
-unsafe fn count_loop<const VPOPCNT: bool, const SHAPED: bool>(
+unsafe fn count_loop<const VPOPCNT: bool>(
+    spill: &mut Spill<L>,
+    memory: &mut Memory<L>,
+    live: u64,
+) -> u64 {
+    // SAFETY: passed on.
+    if spill.shaped(live) {
+        unsafe { count_rows::<VPOPCNT, true>(spill, memory, live) }
+    } else {
+        unsafe { count_rows::<VPOPCNT, false>(spill, memory, live) }
+    }
+}
+
+/// [`count_loop`], with the rows computed or not.
+///
+/// # Safety
+/// As [`count_loop`].
+#[target_feature(enable = "avx512f")]
+#[inline]
+unsafe fn count_rows<const VPOPCNT: bool, const SHAPED: bool>(
     spill: &mut Spill<L>,
     memory: &mut Memory<L>,
     live: u64,
@@ -152,11 +164,7 @@ pub(super) unsafe fn list_steps(
     emit: &mut dyn FnMut(usize, &[u8]),
 ) -> u64 {
     // SAFETY: passed on.
-    if spill.shaped(live) {
-        unsafe { list_loop::<false, true>(spill, memory, live, emit) }
-    } else {
-        unsafe { list_loop::<false, false>(spill, memory, live, emit) }
-    }
+    unsafe { list_loop::<false>(spill, memory, live, emit) }
 }
 
 /// [`list_steps`] with the processor's population count, as [`steps_vpopcnt`].
@@ -171,11 +179,7 @@ pub(super) unsafe fn list_steps_vpopcnt(
     emit: &mut dyn FnMut(usize, &[u8]),
 ) -> u64 {
     // SAFETY: passed on.
-    if spill.shaped(live) {
-        unsafe { list_loop::<true, true>(spill, memory, live, emit) }
-    } else {
-        unsafe { list_loop::<true, false>(spill, memory, live, emit) }
-    }
+    unsafe { list_loop::<true>(spill, memory, live, emit) }
 }
 
 /// The loop of [`list_steps`] and [`list_steps_vpopcnt`], as [`count_loop`].
@@ -184,7 +188,27 @@ pub(super) unsafe fn list_steps_vpopcnt(
 /// As [`list_steps_vpopcnt`] when `VPOPCNT`, else as [`list_steps`].
 #[target_feature(enable = "avx512f")]
 #[inline]
-unsafe fn list_loop<const VPOPCNT: bool, const SHAPED: bool>(
+unsafe fn list_loop<const VPOPCNT: bool>(
+    spill: &mut Spill<L>,
+    memory: &mut Memory<L>,
+    live: u64,
+    emit: &mut dyn FnMut(usize, &[u8]),
+) -> u64 {
+    // SAFETY: passed on.
+    if spill.shaped(live) {
+        unsafe { list_rows::<VPOPCNT, true>(spill, memory, live, emit) }
+    } else {
+        unsafe { list_rows::<VPOPCNT, false>(spill, memory, live, emit) }
+    }
+}
+
+/// [`list_loop`], with the rows computed or not.
+///
+/// # Safety
+/// As [`list_loop`].
+#[target_feature(enable = "avx512f")]
+#[inline]
+unsafe fn list_rows<const VPOPCNT: bool, const SHAPED: bool>(
     spill: &mut Spill<L>,
     memory: &mut Memory<L>,
     live: u64,
