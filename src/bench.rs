@@ -11,7 +11,7 @@
 
 use crate::count::Count;
 use crate::error::Error;
-use crate::exec::{self, Progress};
+use crate::exec::{self, Backend, Progress};
 use crate::known;
 use crate::machine::{Machine, Program};
 use crate::plan::Plan;
@@ -49,6 +49,8 @@ pub struct BenchRequest {
     pub warmup: usize,
     /// The most threads measured ("all threads"); the scaling table goes 1, 2, 4, … up to it.
     pub max_threads: usize,
+    /// What counts: the CPU, or the GPU (timed on all threads only, which cut its tasks).
+    pub backend: Backend,
 }
 
 /// Why a benchmark cannot start.
@@ -79,6 +81,7 @@ impl BenchRequest {
             runs: STANDARD_RUNS,
             warmup: 1,
             max_threads: num_cpus::get(),
+            backend: Backend::Cpu,
         }
     }
 
@@ -92,6 +95,9 @@ impl BenchRequest {
 
     /// The thread counts measured: powers of two below `max_threads`, then `max_threads` itself.
     pub fn thread_counts(&self) -> Vec<usize> {
+        if self.backend == Backend::Gpu {
+            return vec![self.max_threads.max(1)];
+        }
         let mut counts: Vec<usize> = std::iter::successors(Some(1usize), |t| t.checked_mul(2))
             .take_while(|&t| t < self.max_threads)
             .collect();
@@ -115,11 +121,19 @@ impl BenchRequest {
             .symmetry(self.symmetry)
             .threads(self.max_threads);
         let plan = request.plan();
+        let gpu = match self.backend {
+            Backend::Cpu => None,
+            Backend::Gpu => Some(crate::gpu::device()?.name),
+        };
         Ok(Workload {
             spec: WorkloadSpec {
                 n: self.n,
                 symmetry: self.symmetry.name().to_string(),
-                kernel: request.kernel().name().to_string(),
+                kernel: match self.backend {
+                    Backend::Cpu => request.kernel().name().to_string(),
+                    Backend::Gpu => "gpu".to_string(),
+                },
+                gpu,
                 split_depth: plan.depth(),
                 units: plan.units().len() as u64,
                 expected_total: published.total,
@@ -167,6 +181,9 @@ pub struct WorkloadSpec {
     pub warmup: usize,
     /// Thread counts measured, in order.
     pub thread_counts: Vec<usize>,
+    /// The GPU that counted, for a benchmark of the GPU backend.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpu: Option<String>,
 }
 
 /// One run of the workload.
@@ -183,6 +200,9 @@ pub struct Run {
     /// Processor seconds used meanwhile, all threads together ([`Timing::cpu_seconds`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpu_seconds: Option<f64>,
+    /// For a GPU run: seconds from its first kernel's start to its last one's end, on the GPU's clock.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpu_seconds: Option<f64>,
     /// All solutions.
     pub total: u128,
     /// Unique solutions, where the mode counts them.
@@ -550,10 +570,18 @@ pub fn run<E: From<Error>>(
         (1..=spec.runs).flat_map(|r| spec.thread_counts.iter().map(move |&t| (t, r, false)));
     observe(&report, Event::Started)?;
     for (threads, round, warmup) in warmups.chain(rounds) {
-        let (count, timing) = clock.time(threads, &mut || {
-            exec::run_parallel(&workload.plan, threads, progress)
+        let gpu_seconds = std::cell::Cell::new(None);
+        let (count, timing) = clock.time(threads, &mut || match spec.gpu {
+            None => exec::run_parallel(&workload.plan, threads, progress),
+            Some(_) => {
+                let stop = std::sync::atomic::AtomicBool::new(false);
+                let (count, run) = crate::gpu::run(&workload.plan, None, &stop, progress)?;
+                gpu_seconds.set(Some(run.kernel_seconds));
+                Ok(count)
+            }
         })?;
-        let run = spec.record(threads, round, warmup, count, timing);
+        let mut run = spec.record(threads, round, warmup, count, timing);
+        run.gpu_seconds = gpu_seconds.get();
         let failed = matches!(run.check, Check::Mismatch { .. });
         report.runs.push(run);
         report.summarise();
@@ -601,6 +629,7 @@ impl WorkloadSpec {
             warmup,
             seconds,
             cpu_seconds: timing.cpu_seconds,
+            gpu_seconds: None,
             total: count.total,
             unique,
             nodes: count.nodes,
@@ -624,6 +653,7 @@ mod tests {
             runs: 3,
             warmup: 1,
             max_threads,
+            backend: Backend::Cpu,
         }
     }
 

@@ -42,6 +42,10 @@ pub struct BenchArgs {
     /// [default: all available cores].
     #[arg(short, long, value_parser = clap::value_parser!(u32).range(1..=4096))]
     pub threads: Option<u32>,
+    /// What counts: `cpu`, or `gpu` (the first NVIDIA GPU, in a build with the `cuda` feature), timed on all
+    /// threads only, which cut its tasks; the report names the GPU and gives its kernel time.
+    #[arg(long, default_value = "cpu", value_parser = crate::cli::parse_backend)]
+    pub backend: nqueens::exec::Backend,
     /// Symmetry reduction; the standard workload is `full`.
     #[arg(long, default_value = "full", value_parser = parse_symmetry)]
     pub symmetry: Symmetry,
@@ -84,6 +88,7 @@ impl BenchArgs {
             runs: self.runs,
             warmup: self.warmup,
             max_threads: self.threads.map_or(base.max_threads, |t| t as usize),
+            backend: self.backend,
         }
     }
 

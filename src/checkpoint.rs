@@ -220,6 +220,7 @@ impl Checkpoint {
     pub fn run(
         &self,
         threads: usize,
+        backend: crate::exec::Backend,
         stop: &AtomicBool,
         progress: &dyn Progress,
     ) -> Result<Outcome, RunError> {
@@ -228,13 +229,15 @@ impl Checkpoint {
             writer: &self.writer,
             stop,
         };
-        let counted = exec::run_selected(
-            &self.plan,
-            &self.todo,
-            threads,
-            stop,
-            &Tee(&watcher, &stopper),
-        )?;
+        let watchers = Tee(&watcher, &stopper);
+        let counted = match backend {
+            crate::exec::Backend::Cpu => {
+                exec::run_selected(&self.plan, &self.todo, threads, stop, &watchers)?
+            }
+            crate::exec::Backend::Gpu => {
+                crate::gpu::run(&self.plan, Some(&self.todo), stop, &watchers)?.0
+            }
+        };
         self.writer.sync()?;
         let count = self.recorded + counted;
         Ok(Outcome {
@@ -305,7 +308,9 @@ mod tests {
         let first = Checkpoint::open(&path, &s).unwrap();
         // Stopped before it starts: nothing is counted and nothing recorded.
         let stop = AtomicBool::new(true);
-        let out = first.run(2, &stop, &exec::NoProgress).unwrap();
+        let out = first
+            .run(2, exec::Backend::Cpu, &stop, &exec::NoProgress)
+            .unwrap();
         assert!(out.stopped && !out.complete);
         assert_eq!(out.count, Count::default());
         drop(first);
@@ -313,7 +318,12 @@ mod tests {
         let again = Checkpoint::open(&path, &s.clone()).unwrap();
         assert!(again.resumed);
         let out = again
-            .run(1, &AtomicBool::new(false), &exec::NoProgress)
+            .run(
+                1,
+                exec::Backend::Cpu,
+                &AtomicBool::new(false),
+                &exec::NoProgress,
+            )
             .unwrap();
         assert!(out.complete);
         assert_eq!((out.count.total, out.count.unique), (724, 92));
@@ -333,7 +343,12 @@ mod tests {
             let path = dir.path().join(format!("s{k}"));
             let c = Checkpoint::open(&path, &spec(9, Shard::new(k, 3).unwrap())).unwrap();
             sum += c
-                .run(1, &AtomicBool::new(false), &exec::NoProgress)
+                .run(
+                    1,
+                    exec::Backend::Cpu,
+                    &AtomicBool::new(false),
+                    &exec::NoProgress,
+                )
                 .unwrap()
                 .count;
         }

@@ -4,6 +4,7 @@
 //! [`UsageError`] (exit code 2) with a message that says what to do instead.
 
 use clap::{Args, Parser, Subcommand};
+use nqueens::exec::Backend;
 use nqueens::export::Format;
 use nqueens::kernel::Kernel;
 use nqueens::notation::{Notation, Shape};
@@ -276,9 +277,17 @@ pub struct CountOptions {
     /// Print nothing but the results.
     #[arg(short, long)]
     pub quiet: bool,
+    /// What counts: `cpu` (the worker threads) or `gpu` (the first NVIDIA GPU, in a build with the `cuda`
+    /// feature; the threads then cut its tasks).
+    #[arg(long, default_value = "cpu", value_parser = parse_backend)]
+    pub backend: Backend,
     /// Testing aid: add this to every total before it is checked and written, to exercise the mismatch path.
     #[arg(long, hide = true, default_value_t = 0)]
     pub debug_offset: u32,
+}
+
+pub(crate) fn parse_backend(s: &str) -> Result<Backend, String> {
+    s.parse()
 }
 
 fn parse_symmetry(s: &str) -> Result<Symmetry, String> {
@@ -424,10 +433,19 @@ pub fn requests(specs: &[String], options: &CountOptions) -> Result<Vec<CountReq
     let mut requests = Vec::new();
     for spec in specs {
         for board in parse_boards(spec)? {
+            if options.backend == Backend::Gpu
+                && !nqueens::gpu::handles(board.width(), board.lines())
+            {
+                return Err(UsageError(format!(
+                    "the GPU backend counts boards up to {0} by {0}; count {board} with --backend cpu",
+                    nqueens::gpu::task::MAX_SIDE
+                )));
+            }
             let request = CountRequest::board(board)
                 .symmetry(symmetry_for(board, options.symmetry)?)
                 .threads(threads)
-                .split_depth(options.split_depth);
+                .split_depth(options.split_depth)
+                .backend(options.backend);
             requests.push(request);
         }
     }

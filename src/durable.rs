@@ -194,7 +194,7 @@ pub fn count(
                 std::process::exit(exit_code(sig).into());
             }
         });
-        let outcome = checkpoint.run(request.threads, &stop, progress);
+        let outcome = checkpoint.run(request.threads, request.backend, &stop, progress);
         finished.store(true, Ordering::SeqCst);
         handle.close();
         outcome
@@ -220,7 +220,7 @@ pub fn count(
             durable.path.display()
         );
     }
-    Ok(Counted::Done(Box::new(BoardResult::new(Measured {
+    let mut result = BoardResult::new(Measured {
         board: request.board,
         symmetry: request.symmetry,
         threads: request.threads,
@@ -228,7 +228,11 @@ pub fn count(
         split_depth: checkpoint.plan.depth(),
         count: outcome.count,
         seconds: started.elapsed().as_secs_f64(),
-    }))))
+    });
+    if request.backend == nqueens::exec::Backend::Gpu {
+        result.kernel = "gpu".to_string();
+    }
+    Ok(Counted::Done(Box::new(result)))
 }
 
 /// The conventional exit code of a process ended by `sig`.

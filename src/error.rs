@@ -24,4 +24,7 @@ pub enum Error {
         /// What the operating system said.
         reason: String,
     },
+    /// The GPU backend is not built in, finds no GPU, or the GPU failed.
+    #[error("GPU backend: {0}")]
+    Gpu(String),
 }

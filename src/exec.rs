@@ -16,6 +16,37 @@ use crate::kernel;
 use crate::plan::{Plan, WorkUnit};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
+/// What counts a plan's units.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Backend {
+    /// The CPU kernel on a pool of worker threads.
+    #[default]
+    Cpu,
+    /// The first GPU ([`crate::gpu`]); the host's cores cut its tasks.
+    Gpu,
+}
+
+impl Backend {
+    /// Its name on the command line and in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Cpu => "cpu",
+            Backend::Gpu => "gpu",
+        }
+    }
+}
+
+impl std::str::FromStr for Backend {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Backend, String> {
+        match s {
+            "cpu" => Ok(Backend::Cpu),
+            "gpu" => Ok(Backend::Gpu),
+            other => Err(format!("unknown backend `{other}` (cpu or gpu)")),
+        }
+    }
+}
+
 /// Told about the progress of a run, from any worker thread. The library draws nothing itself: the binary
 /// puts a progress bar behind this.
 pub trait Progress: Sync {

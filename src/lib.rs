@@ -31,6 +31,7 @@ pub mod error;
 pub mod exec;
 pub mod export;
 pub mod fingerprint;
+pub mod gpu;
 pub mod journal;
 pub mod kernel;
 pub mod known;
@@ -71,6 +72,8 @@ pub struct CountRequest {
     pub threads: usize,
     /// A fixed split depth, or `None` to choose one from the board and the threads.
     pub split_depth: Option<u32>,
+    /// What counts the units.
+    pub backend: exec::Backend,
 }
 
 impl CountRequest {
@@ -91,6 +94,7 @@ impl CountRequest {
             },
             threads: num_cpus::get(),
             split_depth: None,
+            backend: exec::Backend::Cpu,
         }
     }
 
@@ -112,6 +116,11 @@ impl CountRequest {
         }
     }
 
+    /// Counted by `backend`.
+    pub fn backend(self, backend: exec::Backend) -> CountRequest {
+        CountRequest { backend, ..self }
+    }
+
     /// The plan this request runs.
     pub fn plan(&self) -> Plan {
         let split = match self.split_depth {
@@ -128,8 +137,15 @@ impl CountRequest {
 pub fn count(request: &CountRequest, progress: &dyn exec::Progress) -> Result<BoardResult, Error> {
     let started = Instant::now();
     let plan = request.plan();
-    let total = exec::run_parallel(&plan, request.threads, progress)?;
-    Ok(BoardResult::new(report::Measured {
+    let (total, gpu) = match request.backend {
+        exec::Backend::Cpu => (exec::run_parallel(&plan, request.threads, progress)?, None),
+        exec::Backend::Gpu => {
+            let stop = std::sync::atomic::AtomicBool::new(false);
+            let (total, run) = gpu::run(&plan, None, &stop, progress)?;
+            (total, Some(run))
+        }
+    };
+    let result = BoardResult::new(report::Measured {
         board: request.board,
         symmetry: plan.symmetry(),
         threads: request.threads,
@@ -137,5 +153,9 @@ pub fn count(request: &CountRequest, progress: &dyn exec::Progress) -> Result<Bo
         split_depth: plan.depth(),
         count: total,
         seconds: started.elapsed().as_secs_f64(),
-    }))
+    });
+    Ok(match gpu {
+        Some(run) => result.on_gpu(&run),
+        None => result,
+    })
 }

@@ -114,6 +114,16 @@ fn count(
     durable: &DurableOptions,
 ) -> anyhow::Result<ExitCode> {
     let requests = cli::requests(sizes, options)?;
+    // A missing GPU is found before anything is written.
+    if options.backend == nqueens::exec::Backend::Gpu {
+        let gpu = nqueens::gpu::device()?;
+        if !options.quiet {
+            eprintln!(
+                "GPU: {} ({} multiprocessors)",
+                gpu.name, gpu.multiprocessors
+            );
+        }
+    }
     let durable = durable::resolve(durable, requests.len(), check, options.split_depth)?;
     let mut out = Output::open(options.output.as_deref())?;
     let exporter = options.format.exporter();

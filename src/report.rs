@@ -144,6 +144,33 @@ pub struct BoardResult {
     /// The comparison of the unique count with the published value, when both exist and one was asked for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub check_unique: Option<Check>,
+    /// What the GPU did, for a count made on one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpu: Option<GpuRecord>,
+}
+
+/// The GPU's part of a count made on one ([`crate::gpu::GpuRun`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GpuRecord {
+    /// The GPU's name.
+    pub device: String,
+    /// Seconds from the first kernel's start to the last one's end, on the GPU's clock.
+    pub kernel_seconds: f64,
+    /// Tasks the kernel counted.
+    pub tasks: u64,
+    /// Rows the host placed below each unit to cut it into tasks.
+    pub extra_rows: u32,
+}
+
+impl From<&crate::gpu::GpuRun> for GpuRecord {
+    fn from(run: &crate::gpu::GpuRun) -> GpuRecord {
+        GpuRecord {
+            device: run.device.clone(),
+            kernel_seconds: run.kernel_seconds,
+            tasks: run.tasks,
+            extra_rows: run.extra_rows,
+        }
+    }
 }
 
 /// The pieces of a [`BoardResult`] that are measured rather than derived.
@@ -191,6 +218,16 @@ impl BoardResult {
             nodes_per_second: rate(m.count.nodes),
             check: None,
             check_unique: None,
+            gpu: None,
+        }
+    }
+
+    /// This record, made on the GPU: its kernel is `gpu`, and what the GPU did is kept.
+    pub fn on_gpu(self, run: &crate::gpu::GpuRun) -> BoardResult {
+        BoardResult {
+            kernel: "gpu".to_string(),
+            gpu: Some(run.into()),
+            ..self
         }
     }
 }

@@ -24,6 +24,7 @@ fn fake_report() -> BenchReport {
         runs: 3,
         warmup: 1,
         max_threads: 4,
+        backend: nqueens::exec::Backend::Cpu,
     };
     let workload = request.workload().unwrap();
     // The loop this processor would use is the one fact of the workload that depends on the machine.

@@ -374,3 +374,61 @@ fn an_unknown_kernel_is_refused() {
         .code(2)
         .stderr(contains("unknown kernel `sse9`"));
 }
+
+#[test]
+fn the_gpu_backend_says_what_is_missing_before_writing_anything() {
+    // Without the `cuda` feature (the default build) or without a GPU: a message, exit 1, nothing on stdout.
+    if nqueens::gpu::device().is_ok() {
+        eprintln!("skipped: this machine has a GPU, so the backend does not fail");
+        return;
+    }
+    let out = nqueens()
+        .args(["count", "10", "--backend", "gpu"])
+        .assert()
+        .failure()
+        .code(1);
+    let output = out.get_output();
+    assert!(
+        output.stdout.is_empty(),
+        "nothing written before the GPU is found"
+    );
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        err.contains("--features cuda")
+            || err.contains("CUDA")
+            || err.contains("NVRTC")
+            || err.contains("GPU"),
+        "{err}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let journal = dir.path().join("n12.journal");
+    nqueens()
+        .args(["count", "12", "--backend", "gpu", "--checkpoint"])
+        .arg(&journal)
+        .assert()
+        .failure()
+        .code(1)
+        .stdout("");
+    assert!(
+        !journal.exists(),
+        "no journal is left for a run that could not start"
+    );
+}
+
+#[test]
+fn the_gpu_backend_refuses_boards_beyond_its_masks_and_unknown_backends() {
+    nqueens()
+        .args(["count", "33", "--backend", "gpu"])
+        .assert()
+        .code(2)
+        .stderr(contains("up to 32 by 32"));
+    nqueens()
+        .args(["count", "10", "--backend", "tpu"])
+        .assert()
+        .code(2)
+        .stderr(contains("cpu or gpu"));
+    nqueens()
+        .args(["bench", "--quick", "--backend", "tpu"])
+        .assert()
+        .code(2);
+}

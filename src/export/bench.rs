@@ -48,10 +48,10 @@ pub fn exporter(format: Format) -> Box<dyn BenchExporter> {
 /// warm-up".
 fn workload_line(report: &BenchReport) -> String {
     let w = &report.workload;
-    let kernel = if w.kernel.is_empty() {
-        String::new()
-    } else {
-        format!("{} kernel, ", w.kernel)
+    let kernel = match (&w.gpu, w.kernel.is_empty()) {
+        (Some(gpu), _) => format!("on the GPU ({gpu}), "),
+        (None, true) => String::new(),
+        (None, false) => format!("{} kernel, ", w.kernel),
     };
     format!(
         "n = {}, {} symmetry, {kernel}split depth {} ({} units), {} timed run{} per thread count after {} warm-up{}",
@@ -132,7 +132,18 @@ fn cores(x: Option<f64>) -> String {
 }
 
 fn percent(x: f64) -> String {
+    if x.is_nan() {
+        return "-".to_string();
+    }
     format!("{:.1}%", x * 100.0)
+}
+
+/// A speedup, or `-` where there is no one-thread run to compare with (a GPU benchmark).
+fn ratio(x: f64) -> String {
+    if x.is_nan() {
+        return "-".to_string();
+    }
+    format!("{x:.2}")
 }
 
 /// Aligned columns for the terminal.
@@ -199,7 +210,7 @@ impl BenchExporter for Table {
             );
             for s in &report.scaling {
                 text += &format!(
-                    "{:>7}  {:>4}  {:>10.3}  {:>10.3}  {:>10.3}  {:>11}  {:>11}  {:>7.2}  {:>10}  {:>5}\n",
+                    "{:>7}  {:>4}  {:>10.3}  {:>10.3}  {:>10.3}  {:>11}  {:>11}  {:>7}  {:>10}  {:>5}\n",
                     s.threads,
                     s.runs,
                     s.median_seconds,
@@ -207,7 +218,7 @@ impl BenchExporter for Table {
                     s.max_seconds,
                     si(s.solutions_per_second),
                     si(s.nodes_per_second),
-                    s.speedup,
+                    ratio(s.speedup),
                     percent(s.efficiency),
                     cores(s.cores_used)
                 );
@@ -352,7 +363,7 @@ impl BenchExporter for Markdown {
                    |--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n";
             for s in &report.scaling {
                 md += &format!(
-                    "| {} | {} | {:.3} | {:.3} | {:.3} | {} | {} | {:.2} | {} | {} |\n",
+                    "| {} | {} | {:.3} | {:.3} | {:.3} | {} | {} | {} | {} | {} |\n",
                     s.threads,
                     s.runs,
                     s.median_seconds,
@@ -360,7 +371,7 @@ impl BenchExporter for Markdown {
                     s.max_seconds,
                     si(s.solutions_per_second),
                     si(s.nodes_per_second),
-                    s.speedup,
+                    ratio(s.speedup),
                     percent(s.efficiency),
                     cores(s.cores_used)
                 );

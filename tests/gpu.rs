@@ -1,0 +1,145 @@
+//! The GPU backend on a GPU: every unit's count (solutions and nodes) against the CPU engine's. Without the
+//! `cuda` feature, or on a machine without a GPU, each test says why it skips.
+
+use nqueens::exec::{self, NoProgress, Progress};
+use nqueens::{gpu, Board, Count, Plan, Split, Symmetry, WorkUnit};
+use std::sync::atomic::AtomicBool;
+use std::sync::Mutex;
+
+/// Whether a GPU can be used here; prints why not.
+fn gpu_here() -> bool {
+    match gpu::device() {
+        Ok(info) => {
+            eprintln!(
+                "GPU: {} ({} multiprocessors)",
+                info.name, info.multiprocessors
+            );
+            true
+        }
+        Err(e) => {
+            eprintln!("skipped: {e}");
+            false
+        }
+    }
+}
+
+/// Records each unit's count as the executor reports it.
+#[derive(Default)]
+struct Units(Mutex<Vec<(usize, Count)>>);
+
+impl Progress for Units {
+    fn unit_done(&self, unit: &WorkUnit, count: &Count) {
+        self.0.lock().unwrap().push((unit.index, *count));
+    }
+}
+
+fn check_plan(plan: &Plan, units: Option<&[usize]>) {
+    let seen = Units::default();
+    let (sum, run) = gpu::run(plan, units, &AtomicBool::new(false), &seen).expect("the GPU counts");
+    let mut seen = seen.0.into_inner().unwrap();
+    seen.sort_by_key(|&(i, _)| i);
+    let expected: Vec<usize> = match units {
+        Some(u) => {
+            let mut u = u.to_vec();
+            u.sort();
+            u
+        }
+        None => (0..plan.units().len()).collect(),
+    };
+    assert_eq!(seen.iter().map(|&(i, _)| i).collect::<Vec<_>>(), expected);
+    for &(i, count) in &seen {
+        assert_eq!(
+            count,
+            plan.count_unit(&plan.units()[i]),
+            "{} unit {i}",
+            plan.board()
+        );
+    }
+    assert_eq!(sum, seen.iter().map(|&(_, c)| c).sum());
+    assert!(run.kernel_seconds >= 0.0);
+}
+
+#[test]
+fn the_gpu_counts_every_unit_as_the_cpu_for_n_up_to_15() {
+    if !gpu_here() {
+        return;
+    }
+    for n in 1..=15 {
+        for symmetry in [Symmetry::Full, Symmetry::Mirror, Symmetry::None] {
+            if n > 13 && symmetry == Symmetry::None {
+                continue;
+            }
+            let plan = Plan::new(
+                Board::new(n).unwrap(),
+                symmetry,
+                Split::Auto { threads: 16 },
+            );
+            check_plan(&plan, None);
+            let total = exec::run_serial(&plan, &NoProgress);
+            let (gpu_total, _) =
+                gpu::run(&plan, None, &AtomicBool::new(false), &NoProgress).unwrap();
+            assert_eq!(gpu_total, total, "n = {n} {symmetry:?}");
+        }
+    }
+    for (r, c) in [(8, 5), (11, 9), (14, 13)] {
+        let plan = Plan::new(
+            Board::rect(r, c).unwrap(),
+            Symmetry::Mirror,
+            Split::Auto { threads: 16 },
+        );
+        check_plan(&plan, None);
+    }
+}
+
+#[test]
+fn the_gpu_counts_random_units_of_larger_boards() {
+    if !gpu_here() {
+        return;
+    }
+    let mut rng = fastrand::Rng::with_seed(7);
+    for n in [16u32, 17, 18] {
+        let plan = Plan::new(
+            Board::new(n).unwrap(),
+            Symmetry::Full,
+            Split::Auto { threads: 16 },
+        );
+        let units: Vec<usize> = (0..300).map(|_| rng.usize(..plan.units().len())).collect();
+        let mut units = units;
+        units.sort();
+        units.dedup();
+        check_plan(&plan, Some(&units));
+    }
+}
+
+#[test]
+fn a_stopped_gpu_run_reports_no_unit() {
+    if !gpu_here() {
+        return;
+    }
+    let plan = Plan::new(
+        Board::new(12).unwrap(),
+        Symmetry::Full,
+        Split::Auto { threads: 16 },
+    );
+    let seen = Units::default();
+    let (sum, _) = gpu::run(&plan, None, &AtomicBool::new(true), &seen).unwrap();
+    assert_eq!(sum, Count::default());
+    assert!(seen.0.into_inner().unwrap().is_empty());
+}
+
+#[cfg(feature = "cuda")]
+#[test]
+fn nvrtc_compiles_the_kernel_for_hopper() {
+    match gpu::kernel_ptx((9, 0)) {
+        Ok(ptx) => assert!(ptx.contains("count_tasks"), "{ptx}"),
+        Err(e) => eprintln!("skipped: {e}"),
+    }
+}
+
+#[cfg(feature = "cuda")]
+#[test]
+#[ignore = "writes the kernel's PTX to $NQUEENS_PTX_OUT for reading"]
+fn dump_ptx() {
+    let ptx = gpu::kernel_ptx((9, 0)).unwrap();
+    std::fs::write(std::env::var("NQUEENS_PTX_OUT").unwrap(), ptx).unwrap();
+}
