@@ -5,16 +5,18 @@
 //! be finished on the other.
 //!
 //! # How
-//! - **Tasks.** The host cuts each unit into small searches by placing a few more rows ([`task::split`]),
-//!   choosing the depth so that the run has tens of millions of them ([`TARGET_TASKS`]); what it decides on the
-//!   way goes into the unit's tally.
+//! - **Tasks.** The host cuts each unit into small searches by placing a few more rows ([`task::split`]). It
+//!   places the fewest rows that give at least [`TARGET_TASKS`] tasks in the run and leave no task more than
+//!   [`MAX_TASK_ROWS`] rows ([`cut`]). What it decides on the way goes into the unit's tally.
 //! - **The kernel** (`src/gpu/count.cu`, compiled at run time by NVRTC for the GPU at hand) runs one task per
 //!   thread, every thread taking its next task from an atomic counter, and adds each task's counts to its
 //!   unit's slot. Its loop is described in the source.
-//! - **Batches.** Units go to the GPU in batches: while the GPU counts one batch, the
-//!   host cuts the next (on all its cores), and up to four batches run at once on their own streams, so that
-//!   one batch's last tasks run beside the next ones' first. A
-//!   unit's count is reported once its batch is done, so a stop leaves every reported unit whole.
+//! - **Batches.** Units go to the GPU in batches of at most [`BATCH_TASKS`] tasks ([`batches`]).
+//!   - While the GPU counts one batch, the host cuts the next on all its cores.
+//!   - Up to four batches run at once on their own streams, so that one batch's last tasks run beside the next
+//!     ones' first.
+//!   - A unit's count is reported once its batch is done. So a stop leaves every reported unit whole, and a
+//!     journal lags a long run by a few batches at most.
 //! - Units the kernel does not take are counted on the host by the CPU kernel: the few whose solutions are
 //!   enumerated for Burnside's lemma, and any whose frame does not fit the kernel's rule.
 //!
@@ -43,10 +45,21 @@ use task::{Closing, Rows, Task};
 pub const TARGET_TASKS: usize = 1 << 24;
 
 /// The most rows the host places below a unit's start.
-const MAX_EXTRA_ROWS: u32 = 8;
+const MAX_EXTRA_ROWS: u32 = 16;
+
+/// The most rows a task leaves to search, so that tasks stay small on large boards: n = 21 leaves 16 at the
+/// target's depth (its measured runs), n = 27 would leave 22 without this bound.
+pub const MAX_TASK_ROWS: u32 = 16;
+
+/// Tasks the estimate of [`cut`] enumerates at most; deeper, it extrapolates.
+const SAMPLE_TASKS: usize = 1 << 22;
+
+/// Tasks a batch holds at most (by the estimate). Four batches in flight keep an H100 busy; a checkpointed
+/// run records a batch's units once it is done, so a batch is also what a crash can lose.
+pub const BATCH_TASKS: usize = 1 << 23;
 
 /// Batches a run is cut into, at least: the host prepares one while the GPU counts another.
-const BATCHES: usize = 8;
+pub const BATCHES: usize = 8;
 
 /// What a GPU run measured, beside its counts.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -226,9 +239,19 @@ fn prepare_unit(
     }
 }
 
-/// The rows to place below the starts of `units` so that they make about [`TARGET_TASKS`] tasks, estimated
-/// from a sample of them: the fewest that reach the target, or the most that still leave tasks to search.
-pub fn extra_rows(plan: &Plan, units: &[usize]) -> u32 {
+/// How a run's units are cut into tasks.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Cut {
+    /// Rows placed below each unit's start.
+    pub extra_rows: u32,
+    /// The tasks that makes, estimated from a sample of the units.
+    pub tasks: f64,
+}
+
+/// How to cut `units` of `plan`: the fewest extra rows that make at least [`TARGET_TASKS`] tasks and leave
+/// none more than [`MAX_TASK_ROWS`] rows to search, or the most that still leave tasks to search. Estimated
+/// from a sample of the units.
+pub fn cut(plan: &Plan, units: &[usize]) -> Cut {
     let board = plan.board();
     let closing = Closing::of(board.width(), board.lines());
     let step = (units.len() / 256).max(1);
@@ -240,33 +263,63 @@ pub fn extra_rows(plan: &Plan, units: &[usize]) -> u32 {
         .filter_map(|s| Some((Rows::of(&s.frame, s.row + 1..s.frame.end)?, s)))
         .collect();
     if sample.is_empty() || !handles(board.width(), board.lines()) {
-        return 0;
+        return Cut {
+            extra_rows: 0,
+            tasks: units.len() as f64,
+        };
     }
     let scale = units.len() as f64 / sample.len() as f64;
+    // Bounded tasks keep a long run's batches short, so its journal keeps up with it.
+    let deep_enough = sample
+        .iter()
+        .map(|(_, s)| (s.frame.end - s.row).saturating_sub(MAX_TASK_ROWS))
+        .max()
+        .unwrap_or(0);
     let mut previous = 0.0;
+    let mut growth = 1.0;
+    let mut sampled = 0usize;
     for depth in 0..=MAX_EXTRA_ROWS {
-        let tasks: usize = sample
-            .par_iter()
-            .map(|(rows, start)| task::tasks_at(start, rows, closing, depth))
-            .sum();
-        let estimate = tasks as f64 * scale;
+        let estimate = if sampled <= SAMPLE_TASKS {
+            sampled = sample
+                .par_iter()
+                .map(|(rows, start)| task::tasks_at(start, rows, closing, depth))
+                .sum();
+            let estimate = sampled as f64 * scale;
+            if previous > 0.0 {
+                growth = estimate / previous;
+            }
+            estimate
+        } else {
+            // The sample is too large to enumerate again: each row multiplies the tasks as the last did.
+            previous * growth
+        };
         // Past the rows that can be searched the tasks stop growing: go no deeper.
-        if estimate >= TARGET_TASKS as f64 || (depth > 0 && estimate <= previous) {
-            return if estimate <= previous {
-                depth - 1
-            } else {
-                depth
+        if depth > 0 && estimate <= previous {
+            return Cut {
+                extra_rows: depth - 1,
+                tasks: previous,
+            };
+        }
+        if estimate >= TARGET_TASKS as f64 && depth >= deep_enough {
+            return Cut {
+                extra_rows: depth,
+                tasks: estimate,
             };
         }
         previous = estimate;
     }
-    MAX_EXTRA_ROWS
+    Cut {
+        extra_rows: MAX_EXTRA_ROWS,
+        tasks: previous,
+    }
 }
 
-/// The units of a run cut into batches of about equal numbers of units, in order.
-pub fn batches(units: &[usize]) -> impl Iterator<Item = &[usize]> {
-    let size = units.len().div_ceil(BATCHES).max(1);
-    units.chunks(size)
+/// The units of a run cut into batches, in order: at least [`BATCHES`], and small enough that each holds
+/// about [`BATCH_TASKS`] tasks at most, given `cut`'s estimate.
+pub fn batches(units: &[usize], cut: Cut) -> impl Iterator<Item = &[usize]> {
+    let even = units.len().div_ceil(BATCHES);
+    let by_tasks = (units.len() as f64 * BATCH_TASKS as f64 / cut.tasks.max(1.0)) as usize;
+    units.chunks(even.min(by_tasks).max(1))
 }
 
 /// The count of each unit of `batch`, from the GPU's per-slot tallies `device`.
@@ -304,10 +357,10 @@ mod tests {
         let board = plan.board();
         let closing = Closing::of(board.width(), board.lines());
         let all: Vec<usize> = (0..plan.units().len()).collect();
-        let rows = extra_rows(plan, &all);
+        let cut = cut(plan, &all);
         let mut counts = Vec::new();
-        for units in batches(&all) {
-            let batch = prepare(plan, units, rows);
+        for units in batches(&all, cut) {
+            let batch = prepare(plan, units, cut.extra_rows);
             let mut device = vec![Tally::default(); units.len()];
             for t in &batch.tasks {
                 let tally = task::count_task(t, closing);
@@ -345,27 +398,63 @@ mod tests {
     }
 
     #[test]
-    fn the_split_aims_at_the_target_and_stops_where_rows_run_out() {
+    fn the_cut_aims_at_the_target_and_stops_where_rows_run_out() {
         let plan = Plan::new(Board::new(8).unwrap(), Symmetry::Full, Split::Depth(1));
         let all: Vec<usize> = (0..plan.units().len()).collect();
-        // Eight rows cannot make 2^25 tasks: the split goes as deep as the rows allow and no further.
-        let rows = extra_rows(&plan, &all);
-        assert!(rows < MAX_EXTRA_ROWS, "{rows}");
-        let deeper = prepare(&plan, &all, rows + 1).tasks.len();
-        assert!(deeper <= prepare(&plan, &all, rows).tasks.len());
-        let plan = Plan::new(Board::new(19).unwrap(), Symmetry::Full, Split::Depth(1));
-        let all: Vec<usize> = (0..plan.units().len()).collect();
-        let rows = extra_rows(&plan, &all);
-        assert!((1..=MAX_EXTRA_ROWS).contains(&rows), "{rows}");
+        // Eight rows cannot make 2^24 tasks: the cut goes as deep as the rows allow and no further.
+        let c = cut(&plan, &all);
+        assert!(c.extra_rows < MAX_EXTRA_ROWS, "{c:?}");
+        let deeper = prepare(&plan, &all, c.extra_rows + 1).tasks.len();
+        assert!(deeper <= prepare(&plan, &all, c.extra_rows).tasks.len());
     }
 
     #[test]
-    fn batches_cover_the_units_in_order() {
+    fn the_cut_of_n_21_is_the_measured_one_and_large_boards_get_small_tasks() {
+        // n = 21 as measured in results/gpu.md: two rows, 52 million tasks, 16 rows left to each.
+        let plan = Plan::new(
+            Board::new(21).unwrap(),
+            Symmetry::Full,
+            Split::Auto { threads: 16 },
+        );
+        let all: Vec<usize> = (0..plan.units().len()).collect();
+        let c = cut(&plan, &all);
+        assert_eq!(c.extra_rows, 2, "{c:?}");
+        assert!((40e6..70e6).contains(&c.tasks), "{c:?}");
+        // n = 27: the target is reached long before the tasks are small; the bound on rows decides.
+        let plan = Plan::new(Board::new(27).unwrap(), Symmetry::Full, Split::Depth(0));
+        let all: Vec<usize> = (0..plan.units().len()).collect();
+        let c = cut(&plan, &all);
+        let start = plan.start(&plan.units()[0]).unwrap();
+        assert_eq!(
+            start.frame.end - start.row - c.extra_rows,
+            MAX_TASK_ROWS,
+            "{c:?}"
+        );
+        assert!(c.tasks > 1e9, "{c:?}");
+    }
+
+    #[test]
+    fn batches_cover_the_units_in_order_and_hold_a_bounded_number_of_tasks() {
         let units: Vec<usize> = (0..1001).collect();
-        let joined: Vec<usize> = batches(&units).flatten().copied().collect();
+        let few = Cut {
+            extra_rows: 1,
+            tasks: 1e6,
+        };
+        let joined: Vec<usize> = batches(&units, few).flatten().copied().collect();
         assert_eq!(joined, units);
-        assert_eq!(batches(&units).count(), BATCHES);
-        assert_eq!(batches(&[]).count(), 0);
+        assert_eq!(batches(&units, few).count(), BATCHES);
+        assert_eq!(batches(&[], few).count(), 0);
+        let many = Cut {
+            extra_rows: 5,
+            tasks: 100.0 * BATCH_TASKS as f64,
+        };
+        let count = batches(&units, many).count();
+        assert!((100..=112).contains(&count), "{count}");
+        let huge = Cut {
+            extra_rows: 9,
+            tasks: 1e15,
+        };
+        assert_eq!(batches(&units, huge).count(), units.len());
     }
 
     #[cfg(not(feature = "cuda"))]

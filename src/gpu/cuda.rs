@@ -158,7 +158,7 @@ impl Gpu {
             }
         };
         progress.start(units.len());
-        let extra_rows = super::extra_rows(plan, units);
+        let cut = super::cut(plan, units);
         let board = plan.board();
         let wide = u32::from(
             super::task::Closing::of(board.width(), board.lines()) == super::task::Closing::Wide,
@@ -166,25 +166,24 @@ impl Gpu {
         let squares = crate::kernel::full_mask(board.width().min(32)) as u32;
         let mut run = GpuRun {
             device: self.info.name.clone(),
-            extra_rows,
+            extra_rows: cut.extra_rows,
             ..GpuRun::default()
         };
         let mut sum = Count::default();
         let mut first: Option<CudaEvent> = None;
         let mut last: Vec<CudaEvent> = Vec::new();
         let mut in_flight: std::collections::VecDeque<InFlight> = Default::default();
-        for (i, chunk) in super::batches(units).enumerate() {
+        for (i, chunk) in super::batches(units, cut).enumerate() {
             if stop.load(Ordering::Relaxed) {
                 break;
             }
-            let batch = super::prepare(plan, chunk, extra_rows);
+            let batch = super::prepare(plan, chunk, cut.extra_rows);
             let stream = &self.streams[i % STREAMS];
-            let launched = self.launch(stream, batch, wide, squares)?;
-            let mut launched = launched;
+            run.tasks += batch.tasks.len() as u64;
+            let mut launched = self.launch(stream, batch, wide, squares)?;
             if first.is_none() {
                 first = launched.start.take();
             }
-            run.tasks += launched.batch.tasks.len() as u64;
             in_flight.push_back(launched);
             if in_flight.len() == STREAMS {
                 let oldest = in_flight.pop_front().expect("a batch in flight");
@@ -209,7 +208,7 @@ impl Gpu {
     fn launch(
         &self,
         stream: &Arc<CudaStream>,
-        batch: Batch,
+        mut batch: Batch,
         wide: u32,
         squares: u32,
     ) -> Result<InFlight, Error> {
@@ -229,7 +228,10 @@ impl Gpu {
         let nodes: CudaSlice<u64> = stream
             .alloc_zeros(slots)
             .map_err(gpu_error("cannot allocate on the GPU"))?;
-        let count = batch.tasks.len() as u32;
+        let count = u32::try_from(batch.tasks.len())
+            .map_err(|_| Error::Gpu("a batch holds more than 2^32 tasks".into()))?;
+        // The GPU has its copy: the host's is not needed while the batch runs (up to four at a time).
+        batch.tasks = Vec::new();
         let threads = threads_per_block();
         // Three words a level, and one more level than any task stores: a flat loop may read the slot of the
         // row it is on, stored or not.
