@@ -1,20 +1,25 @@
 // The GPU kernel: counts the completions of tasks (src/gpu/task.rs), one task per thread at a time.
 //
 // Compiled at run time by NVRTC; the host compiles the same source as C++ in the tests (tests/gpu_kernel.rs),
-// with a header that stands in for CUDA's built-ins, and checks it against the CPU kernel unit by unit.
+// with a header that stands in for CUDA's built-ins, and checks it against the CPU kernel unit by unit. The
+// measurements behind each choice are in results/gpu.md.
 //
 // Why it looks like this:
-// - Threads fetch tasks from one atomic counter, so a block never waits on its slowest task while tasks are
-//   left, and tasks of any size mix.
-// - Only one word per row lives in shared memory: the row's untried squares with its queen's square still
-//   set. The queen is always the lowest of them (squares are tried from the lowest), so backing up recovers
-//   it and undoes it on the masks, which stay in registers. The diagonals are 64-bit so that shifting them
-//   back loses nothing: `ld` keeps the squares pushed past column 31 in its high word, `rd` holds the row in
-//   its high word and keeps what falls below column 0 in its low word.
-// - The stack is laid out `[level][thread]`: the threads of a warp use consecutive words of every level,
-//   each in its own bank, whatever level each is at.
+// - Threads fetch tasks from one atomic counter, so tasks of any size mix. A thread takes its next task
+//   inside its search loop, not in a loop around it: a loop around it holds every thread of a warp until the
+//   warp's longest task ends (n = 21 on an H100: 68.3 s, against 48.7 s).
+// - Each row's state is in shared memory: its untried squares (with its queen's square still set: the queen
+//   is the lowest of them, since squares are tried from the lowest) and its two diagonal masks. Backing up
+//   reads them back; the column mask is undone with the queen's bit. A thread's three words of a level are
+//   consecutive and a level spans 3 * blockDim words: 3 is odd, so the 32 threads of a warp use 32 banks
+//   whatever level each is at.
+// - The loop (NQ_LOOP 2) is 32-bit. The alternative (NQ_LOOP 0) keeps one word a row and 64-bit diagonals
+//   that shift back without loss. It uses less shared memory but more instructions: 48.5 s against 40.7 s at
+//   n = 21. The kernel is bound by its integer instructions (Nsight Compute), so instructions decide.
 // - The fixed queens (the bottom queen and the side queens of the full symmetry mode) are diagonal masks
 //   indexed by diagonal: one funnel shift each gives their attacks on any row.
+// - Looking one row ahead: a child whose next row has no free square on the whole board is counted (its
+//   queens are nodes) without being visited (5% at n = 20 and 21).
 // - The last row is never entered: a queen on the row before it closes the board, counting the free squares
 //   of the last (one at most on a square board, a population count on a rectangle).
 // - A node is a queen placed, as the CPU kernel counts them: on any row before the last, and on the last
@@ -35,20 +40,18 @@ struct Task {
 #define NQ_STACK(name) extern __shared__ u32 name[]
 #endif
 
-// Back up and try the next square in the same turn of the loop (1), or take a turn for each (0).
+// Loop 0: back up and try the next square in the same turn (1), or take a turn for each (0).
 #ifndef NQ_FUSED
 #define NQ_FUSED 1
 #endif
 
-// The loop: 2, one turn with selects instead of branches, the stack holding each row's untried squares and
-// diagonals (three words a row, 32-bit arithmetic); 1, the same turn with one word a row and 64-bit diagonals
-// shifted back on backing up; 0, as 1 with branches.
+// The loop: 2, three words of stack a row and 32-bit arithmetic; 0, one word a row and 64-bit diagonals
+// shifted back on backing up.
 #ifndef NQ_LOOP
 #define NQ_LOOP 2
 #endif
 
-// Look one row further before descending (loops 2 and 0): a child whose next row has no free square on the whole board is
-// counted (its queens are nodes) without being visited.
+// Look one row further before descending (see above).
 #ifndef NQ_AHEAD
 #define NQ_AHEAD 1
 #endif
@@ -57,10 +60,8 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
                                        u64* solutions, u64* nodes, u32 wide, u32 board)
 {
     NQ_STACK(stack);
-    u32* const mine = stack + threadIdx.x;
     const u32 stride = blockDim.x;
-    // The task in hand. A thread takes its next task inside the search loop, not in a loop around it: a loop
-    // around it would hold every thread of a warp until the warp's longest task ended (2 to 7 times slower).
+    // The task in hand.
     u32 slot = ~0u;
     u32 row0 = 0, closing = 0, left = 0, right = 0, base = 0, side = 0;
     u32 ld_fixed_lo = 0, ld_fixed_hi = 0, rd_fixed_lo = 0, rd_fixed_hi = 0;
@@ -68,8 +69,6 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
     u32 r = 0;
     u32 avail = 0;
     u32 cols = 0;
-    u64 ld = 0;
-    u64 rd = 0;
     u64 sol = 0;
     u64 nod = 0;
 #if NQ_LOOP == 2
@@ -115,7 +114,7 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
             continue;
         }
         // Every turn may back up one row (when the row is exhausted) and then place the next queen (when the
-        // row has one), so that the threads of a warp stay together.
+        // row has one).
         if (empty) {
             top -= level;
             r -= 1u;
@@ -160,81 +159,11 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
             rd32 = crd;
         }
     }
-#elif NQ_LOOP == 1
-    // The row's slot in the stack.
-    u32* top = mine;
-    for (;;) {
-        const bool empty = avail == 0u;
-        if (empty && r == row0) {
-            // The task is done: add its counts (each solution's last queen is a node too), take the next.
-            if (slot != ~0u) {
-                atomicAdd(&solutions[slot], sol);
-                atomicAdd(&nodes[slot], nod + sol);
-            }
-            const u32 t = atomicAdd(next, 1u);
-            if (t >= count) {
-                return;
-            }
-            const Task task = tasks[t];
-            slot = task.slot;
-            row0 = task.rows & 255u;
-            closing = ((task.rows >> 8) & 255u) - 2u;
-            left = (task.rows >> 16) & 255u;
-            right = task.rows >> 24;
-            base = task.base;
-            side = task.side;
-            ld_fixed_lo = task.ld_fixed_lo;
-            ld_fixed_hi = task.ld_fixed_hi;
-            rd_fixed_lo = task.rd_fixed_lo;
-            rd_fixed_hi = task.rd_fixed_hi;
-            r = row0;
-            top = mine;
-            avail = task.avail;
-            cols = task.cols;
-            ld = (u64)task.ld;
-            rd = (u64)task.rd << 32;
-            sol = 0;
-            nod = 0;
-            continue;
-        }
-        // Every turn may back up one row (when the row is exhausted) and then place the next queen (when the
-        // row has one), with selects rather than branches, so that the threads of a warp stay together.
-        top = empty ? top - stride : top;
-        r = empty ? r - 1u : r;
-        const u32 stored = *top;
-        const u32 pb = empty ? stored & (0u - stored) : 0u;
-        avail = empty ? stored ^ pb : avail;
-        cols ^= pb;
-        ld = empty ? (ld >> 1) ^ (u64)pb : ld;
-        rd = empty ? (rd << 1) ^ ((u64)pb << 32) : rd;
-        const bool has = avail != 0u;
-        const u32 b = avail & (0u - avail);
-        avail ^= b;
-        nod += has ? 1u : 0u;
-        const u32 k = r + 1u;
-        const u32 ccols = cols | b;
-        const u64 cld = (ld | (u64)b) << 1;
-        const u64 crd = (rd | ((u64)b << 32)) >> 1;
-        const u32 fixed = __funnelshift_r(ld_fixed_lo, ld_fixed_hi, 32u - k) |
-                          __funnelshift_r(rd_fixed_lo, rd_fixed_hi, k);
-        u32 open = base & ~fixed;
-        open = (k == right) ? side : open;
-        open = (k == left) ? 1u : open;
-        const u32 free = open & ~(ccols | (u32)cld | (u32)(crd >> 32));
-        const bool closes = has && r == closing;
-        sol += closes ? (wide ? (u64)__popc(free) : (u64)(free != 0u)) : 0u;
-        const bool descends = has && r != closing && free != 0u;
-        if (descends) {
-            *top = avail | b;
-        }
-        top = descends ? top + stride : top;
-        r = descends ? k : r;
-        avail = descends ? free : avail;
-        cols = descends ? ccols : cols;
-        ld = descends ? cld : ld;
-        rd = descends ? crd : rd;
-    }
 #else
+    // One word a level: the threads of a warp use consecutive words of every level.
+    u32* const mine = stack + threadIdx.x;
+    u64 ld = 0;
+    u64 rd = 0;
     for (;;) {
         if (avail == 0u) {
             if (r == row0) {
