@@ -74,5 +74,28 @@ fn fixed_unit(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, whole_boards, fixed_unit);
+fn gpu_tasks(c: &mut Criterion) {
+    // The host's side of the GPU backend: cutting a plan's units into tasks, which must keep ahead of the GPU
+    // (a 16-core host has to cut about 50 million tasks in the 38 s an H100 takes for n = 21). On all cores, as
+    // the backend does it.
+    let plan = Plan::new(
+        Board::new(17).unwrap(),
+        Symmetry::Full,
+        Split::Auto { threads: 16 },
+    );
+    let units: Vec<usize> = (0..plan.units().len()).collect();
+    let cut = nqueens::gpu::cut(&plan, &units);
+    let tasks = nqueens::gpu::prepare(&plan, &units, cut.extra_rows)
+        .tasks
+        .len();
+    let mut group = c.benchmark_group("gpu/cut");
+    group.sample_size(10);
+    group.throughput(Throughput::Elements(tasks as u64));
+    group.bench_function(format!("n17_{}rows", cut.extra_rows), |b| {
+        b.iter(|| nqueens::gpu::prepare(black_box(&plan), &units, cut.extra_rows))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, whole_boards, fixed_unit, gpu_tasks);
 criterion_main!(benches);
