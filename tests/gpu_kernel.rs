@@ -10,14 +10,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
-/// The kernel's variants (its `NQ_*` switches): the default, and the others the GPU measurements compare.
-const VARIANTS: [&str; 5] = [
-    "-DNQ_DEFAULT",
-    "-DNQ_AHEAD=0",
-    "-DNQ_LOOP=0",
-    "-DNQ_LOOP=0 -DNQ_FUSED=0",
-    "-DNQ_LOOP=0 -DNQ_AHEAD=0",
-];
+/// The kernel's variants (its `NQ_*` switch): the default, and without the look-ahead.
+const VARIANTS: [&str; 2] = ["-DNQ_DEFAULT", "-DNQ_AHEAD=0"];
 
 /// The kernel's variants built for the host, or `None` (with a message) where no C++ compiler is found.
 fn host_kernels() -> Option<&'static [PathBuf]> {
