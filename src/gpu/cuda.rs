@@ -24,7 +24,8 @@ unsafe impl cudarc::driver::ValidAsZeroBits for Task {}
 const SOURCE: &str = include_str!("count.cu");
 
 /// Batches in flight, each on its own stream, so that one batch's last tasks run beside the next ones' first.
-/// Measured on an H100 at n = 21 (52 million tasks in 8 batches): 2 streams 40.7 s; see `results/gpu.md`.
+/// On an H100 at n = 21 (52 million tasks in 8 batches), 4 streams and the look-ahead together took 38.0 s,
+/// 2 streams without it 40.7 s; see `results/gpu.md`.
 const STREAMS: usize = 4;
 
 /// Threads per block, unless `NQUEENS_GPU_THREADS` says otherwise (for measuring).
@@ -43,7 +44,7 @@ fn gpu_error(what: &str) -> impl Fn(cudarc::driver::DriverError) -> Error + '_ {
 }
 
 /// The compile-time switches of the kernel (`NQ_*` in `count.cu`) from the environment, for measuring
-/// variants side by side: `NQUEENS_GPU_DEFINES="NQ_FUSED=0 NQ_AHEAD=1"`.
+/// variants side by side: `NQUEENS_GPU_DEFINES="NQ_AHEAD=0"`.
 fn defines() -> Vec<String> {
     std::env::var("NQUEENS_GPU_DEFINES")
         .unwrap_or_default()
