@@ -131,7 +131,7 @@ impl BenchRequest {
                 symmetry: self.symmetry.name().to_string(),
                 kernel: match self.backend {
                     Backend::Cpu => request.kernel().name().to_string(),
-                    Backend::Gpu => "gpu".to_string(),
+                    Backend::Gpu => Backend::Gpu.name().to_string(),
                 },
                 gpu,
                 split_depth: plan.depth(),

@@ -230,7 +230,7 @@ pub fn count(
         seconds: started.elapsed().as_secs_f64(),
     });
     if request.backend == nqueens::exec::Backend::Gpu {
-        result.kernel = "gpu".to_string();
+        result.kernel = nqueens::exec::Backend::Gpu.name().to_string();
     }
     Ok(Counted::Done(Box::new(result)))
 }

@@ -225,7 +225,7 @@ impl BoardResult {
     /// This record, made on the GPU: its kernel is `gpu`, and what the GPU did is kept.
     pub fn on_gpu(self, run: &crate::gpu::GpuRun) -> BoardResult {
         BoardResult {
-            kernel: "gpu".to_string(),
+            kernel: crate::exec::Backend::Gpu.name().to_string(),
             gpu: Some(run.into()),
             ..self
         }
