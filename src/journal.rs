@@ -148,14 +148,16 @@ fn unseal(line: &[u8]) -> Option<&str> {
 #[derive(Debug, thiserror::Error)]
 pub enum JournalError {
     /// The file could not be read or written.
-    #[error("could not {action} '{path}': {source}")]
+    // The system's words are part of this message and deliberately not its `source`: `main` prints the chain of
+    // sources after the message, which said them twice.
+    #[error("could not {action} '{path}': {reason}")]
     Io {
         /// What was being done.
         action: &'static str,
         /// The file.
         path: PathBuf,
         /// What the system said.
-        source: io::Error,
+        reason: io::Error,
     },
     /// The file does not start with a journal header.
     #[error("'{path}' is not an nqueens journal: its first line is not a journal header")]
@@ -230,7 +232,7 @@ impl JournalError {
         JournalError::Io {
             action,
             path: path.to_path_buf(),
-            source,
+            reason: source,
         }
     }
 }

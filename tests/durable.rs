@@ -377,6 +377,13 @@ fn merges_refuse_missing_conflicting_truncated_and_foreign_journals() {
         .map(|k| shard(dir.path(), 10, "full", k, 3))
         .collect();
 
+    // Unreadable: the file is named, and the system's reason given once.
+    let gone = dir.path().join("gone.journal");
+    let out = merge(&[files[0].clone(), gone.clone()]);
+    assert_refused(&out, &format!("could not read '{}'", path_str(&gone)));
+    let said = text(&out.stderr);
+    assert_eq!(said.matches("No such file").count(), 1, "{said}");
+
     // Missing: a shard left out is named, with the command that counts it.
     let out = merge(&files[..2]);
     assert_refused(&out, "missing");

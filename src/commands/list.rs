@@ -43,10 +43,11 @@ pub fn run(
     out.write(&pending)?;
     out.finish()?;
     if !show.quiet {
-        let what = if unique {
-            "unique solutions"
-        } else {
-            "solutions"
+        let what = match (unique, listed) {
+            (true, 1) => "unique solution",
+            (true, _) => "unique solutions",
+            (false, 1) => "solution",
+            (false, _) => "solutions",
         };
         eprintln!(
             "{listed} {what} of the {board} board in {:.3} s",
