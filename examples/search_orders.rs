@@ -7,6 +7,8 @@
 //! above the last row it fills (a pre-placed queen is no node). Every scheme's total is checked against the
 //! mirror mode's.
 //!
+//! - `mirror, ahead k` / `border, ahead k`: top-down, a node dropped when one of the next `k` rows has no free
+//!   square (the vector loops look one row ahead; a dropped node still counts, as there).
 //! - `mirror, fc` / `border, fc`: top-down, but a node is dropped when any row still to fill has no free square
 //!   (forward checking on every row, not only the next).
 //! - `mirror, mrv` / `border, mrv`: the next row is, at every node, the one with the fewest free squares.
@@ -58,6 +60,9 @@ enum Order {
     Checked,
     /// The row with the fewest free squares for the first `d` queens, then the given order.
     Fewest(u32),
+    /// The given order, dropping a node when one of the next `k` rows has no free square (the vector loops look
+    /// one row ahead).
+    Ahead(usize),
 }
 
 static UNITS: AtomicU64 = AtomicU64::new(0);
@@ -84,6 +89,12 @@ fn search(n: u32, rows: &[u32], placed: Placed, order: Order) -> (u64, u64) {
         }
         Order::Checked => {
             if rows.iter().any(|&r| placed.free(n, r) == 0) {
+                return (0, 0);
+            }
+            (0, order)
+        }
+        Order::Ahead(k) => {
+            if rows.iter().skip(1).take(k).any(|&r| placed.free(n, r) == 0) {
                 return (0, 0);
             }
             (0, order)
@@ -274,10 +285,20 @@ fn main() {
             };
             println!("  {name:<16} {:.3}{split}, {seconds:.2} s", ratio(nodes));
         };
+        for k in [1, 2] {
+            show(&format!("mirror, ahead {k}"), &|| {
+                mirror(n, Order::Ahead(k))
+            });
+        }
         show("mirror, fc", &|| mirror(n, Order::Checked));
         show("mirror, mrv", &|| mirror(n, Order::Fewest(n)));
         show("border", &|| border(n, Order::Fixed, false));
         show("border, in-out", &|| border(n, Order::Fixed, true));
+        for k in [1, 2] {
+            show(&format!("border, ahead {k}"), &|| {
+                border(n, Order::Ahead(k), false)
+            });
+        }
         show("border, fc", &|| border(n, Order::Checked, false));
         show("border, mrv", &|| border(n, Order::Fewest(n), false));
         for d in [4, 6, 8] {
