@@ -22,7 +22,7 @@
 //! The seconds are those of these plain recursive searches on all cores, not of the kernels: they compare the
 //! cost of a node between orders, nothing more. The figures are in `results/kernel-variants.md`.
 
-use nqueens::border::Border;
+use nqueens::border::{Border, Transform};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
@@ -177,18 +177,6 @@ fn border(n: u32, order: Order, middle_first: bool) -> (u64, u64) {
     }))
 }
 
-/// Where a symmetry (0 to 7) takes a square.
-fn image(g: u8, n: u32, (r, c): (u32, u32)) -> (u32, u32) {
-    let m = n - 1;
-    let (r, c) = if g & 4 != 0 { (c, r) } else { (r, c) };
-    match g & 3 {
-        0 => (r, c),
-        1 => (c, m - r),
-        2 => (m - r, m - c),
-        _ => (m - c, r),
-    }
-}
-
 fn attacks(a: (u32, u32), b: (u32, u32)) -> bool {
     a.0 == b.0 || a.1 == b.1 || a.0.abs_diff(b.0) == a.1.abs_diff(b.1)
 }
@@ -225,9 +213,10 @@ fn two_rings(n: u32) -> Vec<Vec<(u32, u32)>> {
 /// The outer two rings pre-placed, one placement per class, the inner rows top-down.
 fn rings(n: u32) -> (u64, u64, usize) {
     let images = |q: &Vec<(u32, u32)>| -> Vec<Vec<(u32, u32)>> {
-        (0..8)
+        Transform::ALL
+            .iter()
             .map(|g| {
-                let mut i: Vec<_> = q.iter().map(|&s| image(g, n, s)).collect();
+                let mut i: Vec<_> = q.iter().map(|&s| g.apply(n, s)).collect();
                 i.sort_unstable();
                 i
             })
