@@ -228,11 +228,11 @@ impl Lock {
 
 impl JournalError {
     /// An I/O error on `path`.
-    pub fn io(action: &'static str, path: &Path, source: io::Error) -> JournalError {
+    pub fn io(action: &'static str, path: &Path, reason: io::Error) -> JournalError {
         JournalError::Io {
             action,
             path: path.to_path_buf(),
-            reason: source,
+            reason,
         }
     }
 }
