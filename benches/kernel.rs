@@ -6,7 +6,7 @@
 //! shows how close a loop is to the machine's limit.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use nqueens::kernel::{count_start_with, count_stream_with, Frame, Kernel, Start};
+use nqueens::engine::kernel::{count_start_with, count_stream_with, Frame, Kernel, Start};
 use nqueens::{Board, Count, Plan, Split, Symmetry};
 use std::hint::black_box;
 

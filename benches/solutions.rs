@@ -5,10 +5,11 @@
 //! Run with `cargo bench --bench solutions`.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use nqueens::kernel::Kernel;
-use nqueens::notation::{Notation, Renderer, Shape};
+use nqueens::engine::kernel::Kernel;
+use nqueens::solutions::notation::{Notation, Renderer, Shape};
 use nqueens::solutions::{self, Filter, Tuning};
-use nqueens::{checker, construct, Board};
+use nqueens::solutions::{checker, construct};
+use nqueens::Board;
 use std::hint::black_box;
 use std::ops::ControlFlow;
 
@@ -19,7 +20,7 @@ fn listing(c: &mut Criterion) {
     // first (the default) and searched whole, side by side.
     let kernels: Vec<Kernel> = Kernel::ALL
         .into_iter()
-        .filter(|&k| k == Kernel::Scalar || nqueens::kernel::lists(k, 13, 13))
+        .filter(|&k| k == Kernel::Scalar || nqueens::engine::kernel::lists(k, 13, 13))
         .collect();
     for n in [12u32, 13, 14] {
         let board = Board::new(n).unwrap();

@@ -3,8 +3,8 @@
 //!
 //! `cargo run --release --example journal_cost`; the figures are in `results/checkpoint.md`.
 
-use nqueens::fingerprint::Fingerprint;
-use nqueens::journal::{Header, Writer, FORMAT};
+use nqueens::runs::fingerprint::Fingerprint;
+use nqueens::runs::journal::{Header, Writer, FORMAT};
 use nqueens::{Board, Count, Plan, Split, Symmetry};
 use std::time::Instant;
 

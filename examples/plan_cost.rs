@@ -1,6 +1,6 @@
 //! How long planning takes (it runs on one thread before any counting): `cargo run --release --example plan_cost`.
 
-use nqueens::border::Border;
+use nqueens::engine::border::Border;
 use nqueens::{Board, Plan, Split, Symmetry};
 use std::time::Instant;
 

@@ -22,7 +22,7 @@
 //! The seconds are those of these plain recursive searches on all cores, not of the kernels: they compare the
 //! cost of a node between orders, nothing more. The figures are in `results/kernel-variants.md`.
 
-use nqueens::border::{Border, Transform};
+use nqueens::engine::border::{Border, Transform};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;

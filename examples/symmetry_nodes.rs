@@ -3,7 +3,7 @@
 //! scheme, against the mirror mode's. `cargo run --release --example symmetry_nodes [MAX_N]` (default 15).
 //!
 //! - `mirror`: first queen in the left half (the mirror mode).
-//! - `border`: every canonical border placed first (the full mode, [`nqueens::border`]).
+//! - `border`: every canonical border placed first (the full mode, [`nqueens::engine::border`]).
 //! - `lazy bottom`: the top and side queens placed first, the bottom queen left to the search, its row allowed
 //!   only the columns that keep the border canonical.
 //! - `takaken`: nothing placed but the top queen, which is the border queen nearest a corner (distance `e`, in the
@@ -13,8 +13,8 @@
 //!
 //! The figures are in `results/kernel-variants.md`.
 
-use nqueens::border::Border;
-use nqueens::kernel::{full_mask, Frame, Masks};
+use nqueens::engine::border::Border;
+use nqueens::engine::kernel::{full_mask, Frame, Masks};
 use rayon::prelude::*;
 use std::collections::BTreeMap;
 

@@ -11,13 +11,13 @@ use crate::progress::Bar;
 use crate::EXIT_MISMATCH;
 use clap::builder::TypedValueParser;
 use clap::Args;
-use nqueens::bench::{
+use nqueens::engine::count::Count;
+use nqueens::report::bench::{
     self, BenchReport, BenchRequest, Clock, Event, FakeClock, SystemClock, Timing,
 };
-use nqueens::count::Count;
-use nqueens::export::bench::{exporter, BenchExporter, Table};
-use nqueens::export::Format;
-use nqueens::machine::{Machine, Program};
+use nqueens::report::export::bench::{exporter, BenchExporter, Table};
+use nqueens::report::export::Format;
+use nqueens::report::machine::{Machine, Program};
 use nqueens::{Error, Symmetry};
 use std::io::{self, Write};
 use std::path::PathBuf;
@@ -45,7 +45,7 @@ pub struct BenchArgs {
     /// What counts: `cpu`, or `gpu` (the first NVIDIA GPU, in a build with the `cuda` feature), timed on all
     /// threads only, which cut its tasks; the report names the GPU and gives its kernel time.
     #[arg(long, default_value = "cpu", value_parser = crate::cli::parse_backend)]
-    pub backend: nqueens::exec::Backend,
+    pub backend: nqueens::engine::exec::Backend,
     /// Symmetry reduction; the standard workload is `full`.
     #[arg(long, default_value = "full", value_parser = parse_symmetry)]
     pub symmetry: Symmetry,

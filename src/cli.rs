@@ -4,10 +4,10 @@
 //! [`UsageError`] (exit code 2) with a message that says what to do instead.
 
 use clap::{Args, Parser, Subcommand};
-use nqueens::exec::Backend;
-use nqueens::export::Format;
-use nqueens::kernel::Kernel;
-use nqueens::notation::{Notation, Shape};
+use nqueens::engine::exec::Backend;
+use nqueens::engine::kernel::Kernel;
+use nqueens::report::export::Format;
+use nqueens::solutions::notation::{Notation, Shape};
 use nqueens::{Board, CountRequest, Symmetry};
 use std::path::PathBuf;
 
@@ -312,8 +312,9 @@ pub const VERSION: &str = concat!(
 
 /// What `--version` says (`-V` says only [`VERSION`]): the build, then the CPU features compiled for and
 /// those detected on this processor.
-static LONG_VERSION: std::sync::LazyLock<String> =
-    std::sync::LazyLock::new(|| format!("{VERSION}\n{}", nqueens::machine::feature_lines()));
+static LONG_VERSION: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    format!("{VERSION}\n{}", nqueens::report::machine::feature_lines())
+});
 
 /// A mistake in the arguments: the message says what to do.
 #[derive(Debug, thiserror::Error)]

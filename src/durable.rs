@@ -7,12 +7,12 @@
 //! syncs the journal itself and exits: the units in flight are abandoned, never half recorded.
 
 use crate::cli::{DurableOptions, UsageError};
-use nqueens::checkpoint::{Checkpoint, Outcome, RunError, Spec};
-use nqueens::exec::Progress;
-use nqueens::journal::JournalError;
-use nqueens::ranges::Ranges;
+use nqueens::engine::exec::Progress;
 use nqueens::report::{BoardResult, Measured};
-use nqueens::shard::Shard;
+use nqueens::runs::checkpoint::{Checkpoint, Outcome, RunError, Spec};
+use nqueens::runs::journal::JournalError;
+use nqueens::runs::ranges::Ranges;
+use nqueens::runs::shard::Shard;
 use nqueens::CountRequest;
 use signal_hook::consts::{SIGINT, SIGTERM};
 use signal_hook::iterator::Signals;
@@ -85,7 +85,7 @@ pub fn resolve(
             }
             Some(
                 s.parse()
-                    .map_err(|e: nqueens::shard::ShardError| UsageError(e.to_string()))?,
+                    .map_err(|e: nqueens::runs::shard::ShardError| UsageError(e.to_string()))?,
             )
         }
     };
@@ -94,7 +94,7 @@ pub fn resolve(
         .as_deref()
         .map(str::parse)
         .transpose()
-        .map_err(|e: nqueens::ranges::BadRanges| UsageError(e.to_string()))?;
+        .map_err(|e: nqueens::runs::ranges::BadRanges| UsageError(e.to_string()))?;
     if check && (shard.is_some_and(|s| !s.is_whole()) || only.is_some()) {
         return Err(UsageError(
             "--check compares whole boards: check the total of `nqueens merge` instead".into(),
@@ -229,8 +229,8 @@ pub fn count(
         count: outcome.count,
         seconds: started.elapsed().as_secs_f64(),
     });
-    if request.backend == nqueens::exec::Backend::Gpu {
-        result.kernel = nqueens::exec::Backend::Gpu.name().to_string();
+    if request.backend == nqueens::engine::exec::Backend::Gpu {
+        result.kernel = nqueens::engine::exec::Backend::Gpu.name().to_string();
     }
     Ok(Counted::Done(Box::new(result)))
 }

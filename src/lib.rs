@@ -1,17 +1,22 @@
 //! nqueens: counts the solutions of the N-Queens problem exactly, on every core.
 //!
-//! A count goes through the same steps whatever runs it:
-//! a [`Board`] and a [`Symmetry`] give a [`Plan`] of numbered work units; an executor ([`exec`]) counts the
-//! units with the bitmask [`kernel`] and sums their [`Count`]s; the sum becomes a [`BoardResult`] in a
-//! [`Report`], and an exporter ([`export`]) turns that into bytes.
+//! A count goes through the same steps whatever runs it, and the modules follow them:
 //!
-//! Runs of hours to months go through the same plan: a [`checkpoint`] records each finished unit in a
-//! [`journal`] and resumes from it, a [`shard`] counts a deterministic share of the units, and [`merge`] adds
-//! the journals of a run into a total only once every unit is there exactly once, under one plan
-//! [`fingerprint`].
+//! | step | module |
+//! |---|---|
+//! | a [`Board`] and a [`Symmetry`] give a [`Plan`] of numbered work units | [`engine::board`], [`engine::symmetry`], [`engine::border`], [`engine::plan`] |
+//! | an executor counts the units with the bitmask search loops and sums their [`Count`]s | [`engine::exec`], [`engine::kernel`], [`engine::count`], or the GPU: [`gpu`] |
+//! | the sum becomes a [`BoardResult`] in a [`Report`], which an exporter turns into bytes | [`report`], [`report::export`] |
+//!
+//! Runs of hours to months go through the same plan ([`runs`]): a [`runs::checkpoint`] records each finished
+//! unit in a [`runs::journal`] and resumes from it, a [`runs::shard`] counts a deterministic share of the units,
+//! and [`runs::merge`] adds the journals of a run into a total only once every unit is there exactly once, under
+//! one plan [`runs::fingerprint`]. Listing, drawing, checking and constructing solutions is [`solutions`].
+//!
+//! `ARCHITECTURE.md` in the repository is the map: what each folder holds and what it may import.
 //!
 //! ```
-//! use nqueens::{count, CountRequest, Symmetry, exec::NoProgress};
+//! use nqueens::{count, CountRequest, NoProgress, Symmetry};
 //!
 //! let request = CountRequest::new(8)?.symmetry(Symmetry::Full).threads(2);
 //! let result = count(&request, &NoProgress)?;
@@ -20,44 +25,27 @@
 //! # Ok::<(), nqueens::Error>(())
 //! ```
 
-pub mod bench;
-pub mod board;
-pub mod border;
-pub mod checker;
-pub mod checkpoint;
-pub mod construct;
-pub mod count;
+pub mod engine;
 pub mod error;
-pub mod exec;
-pub mod export;
-pub mod fingerprint;
 pub mod gpu;
-pub mod journal;
-pub mod kernel;
-pub mod known;
-pub mod machine;
-pub mod merge;
-pub mod notation;
-pub mod plan;
-pub mod ranges;
 pub mod report;
-pub mod shard;
+pub mod runs;
 pub mod solutions;
-pub mod symmetry;
 
-pub use board::Board;
-pub use count::Count;
+pub use engine::board::Board;
+pub use engine::count::Count;
+pub use engine::exec::{Backend, NoProgress, Progress};
+pub use engine::plan::{Plan, Split, WorkUnit};
+pub use engine::symmetry::Symmetry;
 pub use error::Error;
-pub use plan::{Plan, Split, WorkUnit};
 pub use report::{BoardResult, Report};
-pub use symmetry::Symmetry;
 
 use std::time::Instant;
 
 impl CountRequest {
     /// The search loop that counts this board in this process: the preferred one, where it handles the board.
-    pub fn kernel(&self) -> kernel::Kernel {
-        kernel::Kernel::preferred().on(self.board.width(), self.board.lines())
+    pub fn kernel(&self) -> engine::kernel::Kernel {
+        engine::kernel::Kernel::preferred().on(self.board.width(), self.board.lines())
     }
 }
 
@@ -73,7 +61,7 @@ pub struct CountRequest {
     /// A fixed split depth, or `None` to choose one from the board and the threads.
     pub split_depth: Option<u32>,
     /// What counts the units.
-    pub backend: exec::Backend,
+    pub backend: engine::exec::Backend,
 }
 
 impl CountRequest {
@@ -94,7 +82,7 @@ impl CountRequest {
             },
             threads: num_cpus::get(),
             split_depth: None,
-            backend: exec::Backend::Cpu,
+            backend: engine::exec::Backend::Cpu,
         }
     }
 
@@ -117,7 +105,7 @@ impl CountRequest {
     }
 
     /// Counted by `backend`.
-    pub fn backend(self, backend: exec::Backend) -> CountRequest {
+    pub fn backend(self, backend: engine::exec::Backend) -> CountRequest {
         CountRequest { backend, ..self }
     }
 
@@ -134,12 +122,18 @@ impl CountRequest {
 }
 
 /// Counts the solutions of `request`'s board on its worker threads, timing the whole of it.
-pub fn count(request: &CountRequest, progress: &dyn exec::Progress) -> Result<BoardResult, Error> {
+pub fn count(
+    request: &CountRequest,
+    progress: &dyn engine::exec::Progress,
+) -> Result<BoardResult, Error> {
     let started = Instant::now();
     let plan = request.plan();
     let (total, gpu) = match request.backend {
-        exec::Backend::Cpu => (exec::run_parallel(&plan, request.threads, progress)?, None),
-        exec::Backend::Gpu => {
+        engine::exec::Backend::Cpu => (
+            engine::exec::run_parallel(&plan, request.threads, progress)?,
+            None,
+        ),
+        engine::exec::Backend::Gpu => {
             let stop = std::sync::atomic::AtomicBool::new(false);
             let (total, run) = gpu::run(&plan, None, &stop, progress)?;
             (total, Some(run))

@@ -115,7 +115,7 @@ fn count(
 ) -> anyhow::Result<ExitCode> {
     let requests = cli::requests(sizes, options)?;
     // A missing GPU is found before anything is written.
-    if options.backend == nqueens::exec::Backend::Gpu {
+    if options.backend == nqueens::engine::exec::Backend::Gpu {
         let gpu = nqueens::gpu::device()?;
         if !options.quiet {
             eprintln!(

@@ -2,10 +2,10 @@
 //! published value, and writes it in any result format.
 
 use crate::output::Output;
-use nqueens::export::Format;
-use nqueens::journal::Contents;
-use nqueens::merge::{merge, Source};
+use nqueens::report::export::Format;
 use nqueens::report::{BoardResult, Check, Measured, Report};
+use nqueens::runs::journal::Contents;
+use nqueens::runs::merge::{merge, Source};
 use nqueens::Symmetry;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;

@@ -1,12 +1,12 @@
 //! The progress bar: work units done and left, with an ETA, on standard error when it is a terminal.
 //!
-//! The library reports progress through [`nqueens::exec::Progress`] and draws nothing; this is the binary's
+//! The library reports progress through [`nqueens::engine::exec::Progress`] and draws nothing; this is the binary's
 //! drawing of it, with indicatif. When standard error is not a terminal (a pipe, a file, CI) or `--quiet` is
 //! given, the bar does not exist at all: nothing is drawn and the workers' callbacks cost one branch.
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use nqueens::count::Count;
-use nqueens::exec::Progress;
+use nqueens::engine::count::Count;
+use nqueens::engine::exec::Progress;
 use nqueens::WorkUnit;
 use std::io::IsTerminal;
 

@@ -2,10 +2,10 @@
 //! for checking that every machine builds the same plan.
 
 use crate::cli::{parse_sizes, UsageError};
-use nqueens::export::Format;
-use nqueens::fingerprint::Fingerprint;
-use nqueens::plan::{Plan, Weight, WorkUnit};
-use nqueens::shard::Shard;
+use nqueens::engine::plan::{Plan, Weight, WorkUnit};
+use nqueens::report::export::Format;
+use nqueens::runs::fingerprint::Fingerprint;
+use nqueens::runs::shard::Shard;
 use nqueens::{Board, Split, Symmetry};
 use serde_json::json;
 use std::io::{self, Write};
@@ -31,7 +31,7 @@ pub fn run(
         None => Shard::WHOLE,
         Some(s) => s
             .parse()
-            .map_err(|e: nqueens::shard::ShardError| UsageError(e.to_string()))?,
+            .map_err(|e: nqueens::runs::shard::ShardError| UsageError(e.to_string()))?,
     };
     let board = Board::new(n).map_err(|e| UsageError(e.to_string()))?;
     let split = split_depth.map_or(Split::durable(symmetry), Split::Depth);

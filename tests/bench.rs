@@ -3,11 +3,11 @@
 mod common;
 
 use common::nqueens;
-use nqueens::bench::{self, BenchReport, BenchRequest, FakeClock, Status};
-use nqueens::exec::NoProgress;
-use nqueens::export::bench::{exporter, CSV_HEADER};
-use nqueens::export::Format;
-use nqueens::machine::{Machine, Program};
+use nqueens::engine::exec::NoProgress;
+use nqueens::report::bench::{self, BenchReport, BenchRequest, FakeClock, Status};
+use nqueens::report::export::bench::{exporter, CSV_HEADER};
+use nqueens::report::export::Format;
+use nqueens::report::machine::{Machine, Program};
 use nqueens::report::Check;
 use nqueens::Symmetry;
 use predicates::prelude::*;
@@ -24,7 +24,7 @@ fn fake_report() -> BenchReport {
         runs: 3,
         warmup: 1,
         max_threads: 4,
-        backend: nqueens::exec::Backend::Cpu,
+        backend: nqueens::engine::exec::Backend::Cpu,
     };
     let workload = request.workload().unwrap();
     // The loop this processor would use is the one fact of the workload that depends on the machine.

@@ -323,7 +323,7 @@ fn version_names_the_build() {
 
 #[test]
 fn every_kernel_the_processor_runs_gives_the_same_counts_and_says_which_ran() {
-    for kernel in nqueens::kernel::Kernel::ALL {
+    for kernel in nqueens::engine::kernel::Kernel::ALL {
         let out = nqueens()
             .args([
                 "count", "12", "13", "--format", "json", "--check", "--kernel",
@@ -353,7 +353,7 @@ fn every_kernel_the_processor_runs_gives_the_same_counts_and_says_which_ran() {
 #[test]
 fn rectangles_name_the_loop_that_counted_them() {
     // The fastest loop of this processor, as for squares, unless another is asked for.
-    let best = nqueens::kernel::Kernel::best().name();
+    let best = nqueens::engine::kernel::Kernel::best().name();
     nqueens()
         .args(["count", "8x6", "--format", "csv"])
         .assert()

@@ -3,7 +3,7 @@
 mod common;
 
 use common::published;
-use nqueens::{count, exec::NoProgress, CountRequest, Symmetry};
+use nqueens::{count, CountRequest, NoProgress, Symmetry};
 use std::path::PathBuf;
 
 fn total(n: u32, symmetry: Symmetry, threads: usize) -> u128 {
@@ -51,7 +51,7 @@ fn full_totals_and_unique_counts_match_the_published_values_up_to_16() {
 #[test]
 fn the_built_in_table_is_the_repository_table() {
     for row in published() {
-        let known = nqueens::known::lookup(row.n).expect("every published n is built in");
+        let known = nqueens::report::known::lookup(row.n).expect("every published n is built in");
         assert_eq!((known.total, known.unique), (row.total, row.unique));
     }
 }

@@ -403,7 +403,8 @@ fn merges_refuse_missing_conflicting_truncated_and_foreign_journals() {
     let unit = entry["unit"].as_u64().unwrap();
     let total = entry["total"].as_u64().unwrap() + 8;
     entry["total"] = total.into();
-    entry["mod"] = serde_json::to_value(nqueens::journal::residues(u128::from(total))).unwrap();
+    entry["mod"] =
+        serde_json::to_value(nqueens::runs::journal::residues(u128::from(total))).unwrap();
     let forged = entry.to_string();
     let forged = format!("{forged}\t{:08x}", crc32fast::hash(forged.as_bytes()));
     let other = dir.path().join("forged");

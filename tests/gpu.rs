@@ -1,7 +1,7 @@
 //! The GPU backend on a GPU: every unit's count (solutions and nodes) against the CPU engine's. Without the
 //! `cuda` feature, or on a machine without a GPU, each test says why it skips.
 
-use nqueens::exec::{self, NoProgress, Progress};
+use nqueens::engine::exec::{self, NoProgress, Progress};
 use nqueens::{gpu, Board, Count, Plan, Split, Symmetry, WorkUnit};
 use std::sync::atomic::AtomicBool;
 use std::sync::Mutex;

@@ -2,8 +2,8 @@
 //! CPU kernel unit by unit: solutions and nodes. This checks the kernel's logic on every machine with a C++
 //! compiler, GPU or not; `tests/gpu.rs` runs it on a GPU where there is one.
 
+use nqueens::engine::kernel::{self, Kernel, Start, Tally};
 use nqueens::gpu::task::{self, Closing, Rows, Task};
-use nqueens::kernel::{self, Kernel, Start, Tally};
 use nqueens::{Board, Plan, Split, Symmetry};
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -7,8 +7,8 @@
 mod common;
 
 use common::{published, reference_count};
-use nqueens::border::Border;
-use nqueens::kernel::{
+use nqueens::engine::border::Border;
+use nqueens::engine::kernel::{
     count_start_with, count_stream_with, Frame, Kernel, Masks, Shape, Start, Tally,
 };
 use nqueens::{Board, Count, Plan, Split, Symmetry};
@@ -154,13 +154,13 @@ fn every_listing_loop_lists_the_solutions_under_full_mode_borders() {
     // plans list open boards only, so the borders of the full mode are what exercises that path here.
     for kernel in kernels()
         .into_iter()
-        .filter(|&k| nqueens::kernel::lists(k, 13, 13))
+        .filter(|&k| nqueens::engine::kernel::lists(k, 13, 13))
     {
         for n in [12, 13] {
             let borders = Border::canonical(n);
             let mut listed = vec![Vec::new(); borders.len()];
             let mut next = borders.iter().enumerate();
-            nqueens::kernel::list_stream(
+            nqueens::engine::kernel::list_stream(
                 kernel,
                 n,
                 || {
@@ -237,7 +237,7 @@ proptest! {
         // search of the last `left` rows has solutions, and the masks use the lanes' top bits (the look-ahead's
         // board mask among them).
         let m = n - 1;
-        let built = nqueens::construct::square(n).unwrap();
+        let built = nqueens::solutions::construct::square(n).unwrap();
         let at = |r: u32| built[r as usize];
         let row_of = |c: u32| (0..n).find(|&r| at(r) == c).unwrap();
         let queens: Vec<u32> = (0..n)
@@ -276,7 +276,7 @@ proptest! {
         // The vector loops compute these frames' rows instead of reading them: any shape, consistent with a
         // border or not, must give the scalar loop's tally.
         let m = n - 1;
-        let board = nqueens::kernel::full_mask(n) as u32;
+        let board = nqueens::engine::kernel::full_mask(n) as u32;
         let shape = Shape {
             base: if sides { board & !(1 | 1 << m) } else { board },
             bottom: bottom.filter(|&b| b < n).map_or(0, |b| 1 << b),
@@ -304,8 +304,8 @@ proptest! {
         // A real solution's border (under one of the board's symmetries), its first rows placed, the rest
         // searched: the full mode's frames on boards that use the lanes' top bits.
         let m = n - 1;
-        let built = nqueens::construct::square(n).unwrap();
-        let image = nqueens::border::Transform(image);
+        let built = nqueens::solutions::construct::square(n).unwrap();
+        let image = nqueens::engine::border::Transform(image);
         let mut queens = vec![0u32; n as usize];
         for (r, &c) in built.iter().enumerate() {
             let (r, c) = image.apply(n, (r as u32, c));

@@ -3,9 +3,9 @@
 mod common;
 
 use common::{images, reference_count, reference_solutions};
-use nqueens::exec::{run_parallel, run_serial, NoProgress};
-use nqueens::kernel::count_completions;
-use nqueens::plan::Weight;
+use nqueens::engine::exec::{run_parallel, run_serial, NoProgress};
+use nqueens::engine::kernel::count_completions;
+use nqueens::engine::plan::Weight;
 use nqueens::{Board, Plan, Split, Symmetry};
 use proptest::prelude::*;
 
@@ -138,8 +138,8 @@ proptest! {
         shards in 1u32..6,
         threads in 1usize..4,
     ) {
-        use nqueens::exec::run_selected;
-        use nqueens::shard::Shard;
+        use nqueens::engine::exec::run_selected;
+        use nqueens::runs::shard::Shard;
         use std::sync::atomic::AtomicBool;
         let plan = Plan::new(Board::new(n).unwrap(), symmetry, Split::Depth(depth));
         let go = AtomicBool::new(false);

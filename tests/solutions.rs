@@ -3,10 +3,10 @@
 mod common;
 
 use common::{nqueens, published, reference_rect_solutions, reference_solutions};
-use nqueens::kernel::Kernel;
-use nqueens::notation::Shape;
+use nqueens::engine::kernel::Kernel;
+use nqueens::solutions::notation::Shape;
+use nqueens::solutions::{checker, construct};
 use nqueens::solutions::{list_tuned, Filter, Tuning, MIRROR_CACHE};
-use nqueens::{checker, construct};
 use predicates::prelude::*;
 use std::collections::HashSet;
 
@@ -64,7 +64,7 @@ fn the_number_listed_is_the_count_up_to_12() {
         let listed = stdout_of(&["list", &row.n.to_string(), "-q"]);
         let counted = nqueens::count(
             &nqueens::CountRequest::new(row.n).unwrap().threads(2),
-            &nqueens::exec::NoProgress,
+            &nqueens::engine::exec::NoProgress,
         )
         .unwrap()
         .total;
@@ -85,7 +85,7 @@ fn rectangles_list_the_plain_solvers_solutions_up_to_9_rows() {
                 &nqueens::CountRequest::board(
                     nqueens::Board::rect(rows as u32, cols as u32).unwrap(),
                 ),
-                &nqueens::exec::NoProgress,
+                &nqueens::engine::exec::NoProgress,
             )
             .unwrap()
             .total;

@@ -1,8 +1,8 @@
 //! `nqueens check`: reads solutions in any of `list`'s formats and says of each whether it is one.
 
 use crate::cli;
-use nqueens::checker;
-use nqueens::notation::{Notation, Reader};
+use nqueens::solutions::checker;
+use nqueens::solutions::notation::{Notation, Reader};
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, BufWriter, Write};
 use std::path::Path;

@@ -2,7 +2,7 @@
 
 use crate::cli::{self, ShowOptions};
 use crate::output::Output;
-use nqueens::notation::Renderer;
+use nqueens::solutions::notation::Renderer;
 use nqueens::solutions::{self, Filter};
 use std::process::ExitCode;
 use std::time::Instant;

@@ -2,8 +2,9 @@
 
 use crate::cli::{self, Method, ShowOptions, UsageError};
 use crate::output::Output;
-use nqueens::notation::{Renderer, Shape};
-use nqueens::{checker, construct, solutions, Board};
+use nqueens::solutions::notation::{Renderer, Shape};
+use nqueens::solutions::{self, checker, construct};
+use nqueens::Board;
 use std::process::ExitCode;
 
 /// Boards up to this side are solved by backtracking under `--method auto`: the first solution takes at most

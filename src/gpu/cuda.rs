@@ -2,11 +2,11 @@
 
 use super::task::Task;
 use super::{Batch, DeviceInfo, GpuRun};
-use crate::count::Count;
+use crate::engine::count::Count;
+use crate::engine::exec::Progress;
+use crate::engine::kernel::Tally;
+use crate::engine::plan::Plan;
 use crate::error::Error;
-use crate::exec::Progress;
-use crate::kernel::Tally;
-use crate::plan::Plan;
 use cudarc::driver::{
     sys, CudaContext, CudaEvent, CudaFunction, CudaSlice, CudaStream, DeviceRepr, LaunchConfig,
     PushKernelArg,
@@ -164,7 +164,7 @@ impl Gpu {
         let wide = u32::from(
             super::task::Closing::of(board.width(), board.lines()) == super::task::Closing::Wide,
         );
-        let squares = crate::kernel::full_mask(board.width().min(32)) as u32;
+        let squares = crate::engine::kernel::full_mask(board.width().min(32)) as u32;
         let mut run = GpuRun {
             device: self.info.name.clone(),
             extra_rows: cut.extra_rows,

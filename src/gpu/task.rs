@@ -13,7 +13,7 @@
 //! attacked squares. [`Rows::of`] accepts a frame only where that rule gives exactly the frame's rows; any
 //! other unit is counted on the host by the CPU kernel.
 
-use crate::kernel::{Frame, Masks, Shape, Start, Tally};
+use crate::engine::kernel::{Frame, Masks, Shape, Start, Tally};
 use std::ops::Range;
 
 /// The largest board side (and line count) the GPU kernel takes: its masks are 32-bit words.
@@ -320,10 +320,10 @@ pub fn count_task(task: &Task, closing: Closing) -> Tally {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::board::Board;
-    use crate::kernel::{self, Kernel};
-    use crate::plan::{Plan, Split};
-    use crate::symmetry::Symmetry;
+    use crate::engine::board::Board;
+    use crate::engine::kernel::{self, Kernel};
+    use crate::engine::plan::{Plan, Split};
+    use crate::engine::symmetry::Symmetry;
     use proptest::prelude::*;
 
     /// The plans' units, cut at `depth`: the host's tally plus every task's equals the CPU kernel's tally.

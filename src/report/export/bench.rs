@@ -6,7 +6,7 @@
 //! far, with the report's status saying whether the benchmark finished.
 
 use super::{csv_record, si, Format};
-use crate::bench::{BenchReport, Run, Status};
+use crate::report::bench::{BenchReport, Run, Status};
 use crate::report::Check;
 
 /// Turns a benchmark report into bytes.

@@ -1,8 +1,12 @@
 //! Result records: what was counted, how long it took, where. Plain data that exporters turn into bytes.
 
-use crate::known;
-use crate::machine::{Machine, Program};
-use crate::symmetry::Symmetry;
+pub mod bench;
+pub mod export;
+pub mod known;
+pub mod machine;
+
+use crate::engine::symmetry::Symmetry;
+use crate::report::machine::{Machine, Program};
 use serde::{Deserialize, Serialize};
 
 /// The version of the JSON layout; raised whenever a field changes meaning or disappears.
@@ -124,7 +128,7 @@ pub struct BoardResult {
     pub threads: usize,
     /// Symmetry reduction used.
     pub symmetry: String,
-    /// The search loop that counted ([`crate::kernel::Kernel`]); absent where it is not known (a merge of
+    /// The search loop that counted ([`crate::engine::kernel::Kernel`]); absent where it is not known (a merge of
     /// journals, a report written before it was recorded).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub kernel: String,
@@ -183,11 +187,11 @@ pub struct Measured {
     /// Worker threads.
     pub threads: usize,
     /// The search loop that counted, where known.
-    pub kernel: Option<crate::kernel::Kernel>,
+    pub kernel: Option<crate::engine::kernel::Kernel>,
     /// Split depth of the plan.
     pub split_depth: u32,
     /// The summed count.
-    pub count: crate::count::Count,
+    pub count: crate::engine::count::Count,
     /// Wall-clock seconds.
     pub seconds: f64,
 }
@@ -225,7 +229,7 @@ impl BoardResult {
     /// This record, made on the GPU: its kernel is `gpu`, and what the GPU did is kept.
     pub fn on_gpu(self, run: &crate::gpu::GpuRun) -> BoardResult {
         BoardResult {
-            kernel: crate::exec::Backend::Gpu.name().to_string(),
+            kernel: crate::engine::exec::Backend::Gpu.name().to_string(),
             gpu: Some(run.into()),
             ..self
         }

@@ -8,16 +8,16 @@
 //! started on different machines agree. The fingerprint in the header then proves that the plan rebuilt on
 //! resume is the one the journal was written for.
 
-use crate::board::Board;
-use crate::count::Count;
+use crate::engine::board::Board;
+use crate::engine::count::Count;
+use crate::engine::exec::{self, Progress, Tee};
+use crate::engine::plan::{Plan, Split};
+use crate::engine::symmetry::Symmetry;
 use crate::error::Error;
-use crate::exec::{self, Progress, Tee};
-use crate::fingerprint::Fingerprint;
-use crate::journal::{Contents, Header, JournalError, Lock, Writer, FORMAT};
-use crate::plan::{Plan, Split};
-use crate::ranges::Ranges;
-use crate::shard::Shard;
-use crate::symmetry::Symmetry;
+use crate::runs::fingerprint::Fingerprint;
+use crate::runs::journal::{Contents, Header, JournalError, Lock, Writer, FORMAT};
+use crate::runs::ranges::Ranges;
+use crate::runs::shard::Shard;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -132,7 +132,7 @@ impl Checkpoint {
                 h.fingerprint, h.program
             )));
         }
-        let mut seen: Vec<Option<crate::journal::Entry>> = vec![None; plan.units().len()];
+        let mut seen: Vec<Option<crate::runs::journal::Entry>> = vec![None; plan.units().len()];
         let mut recorded = Count::default();
         for &(line, entry) in &contents.entries {
             let corrupt = |why: String| JournalError::Corrupt {
@@ -220,7 +220,7 @@ impl Checkpoint {
     pub fn run(
         &self,
         threads: usize,
-        backend: crate::exec::Backend,
+        backend: crate::engine::exec::Backend,
         stop: &AtomicBool,
         progress: &dyn Progress,
     ) -> Result<Outcome, RunError> {
@@ -231,10 +231,10 @@ impl Checkpoint {
         };
         let watchers = Tee(&watcher, &stopper);
         let counted = match backend {
-            crate::exec::Backend::Cpu => {
+            crate::engine::exec::Backend::Cpu => {
                 exec::run_selected(&self.plan, &self.todo, threads, stop, &watchers)?
             }
-            crate::exec::Backend::Gpu => {
+            crate::engine::exec::Backend::Gpu => {
                 crate::gpu::run(&self.plan, Some(&self.todo), stop, &watchers)?.0
             }
         };
@@ -256,7 +256,7 @@ struct StopOnFailure<'a> {
 }
 
 impl Progress for StopOnFailure<'_> {
-    fn unit_done(&self, _unit: &crate::plan::WorkUnit, _count: &Count) {
+    fn unit_done(&self, _unit: &crate::engine::plan::WorkUnit, _count: &Count) {
         if self.writer.failed() {
             self.stop.store(true, Ordering::Relaxed);
         }

@@ -8,8 +8,8 @@
 //! lines are the board's rows, and for a rectangle they are its columns. A solution is always the list of
 //! positions of the queen in each line ([`Board::lines`] entries, each below [`Board::width`]).
 
+use crate::engine::kernel::{Masks, MAX_N};
 use crate::error::Error;
-use crate::kernel::{Masks, MAX_N};
 use std::fmt;
 
 /// A board, validated against the kernel's limits.
@@ -96,7 +96,7 @@ impl Board {
         if prefix.len() > self.lines() as usize {
             return None;
         }
-        let full = crate::kernel::full_mask(self.width());
+        let full = crate::engine::kernel::full_mask(self.width());
         prefix.iter().try_fold(Masks::default(), |masks, &col| {
             let bit = 1u64.checked_shl(u32::from(col))?;
             (masks.free(full) & bit != 0).then(|| masks.place(bit))

@@ -1,7 +1,7 @@
 //! The result of counting: a record that adds up, so that a parallel reduce, a resume and a merge are the
 //! same fold.
 
-use crate::kernel::Tally;
+use crate::engine::kernel::Tally;
 use std::iter::Sum;
 use std::ops::{Add, AddAssign};
 

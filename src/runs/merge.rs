@@ -7,9 +7,9 @@
 //! sums of the units' residues, so a sum that wrapped cannot pass. Nothing is summed into a total unless all
 //! of this holds.
 
-use crate::count::Count;
-use crate::journal::{residues, Contents, Entry, Header, RESIDUE_PRIMES};
-use crate::ranges::Ranges;
+use crate::engine::count::Count;
+use crate::runs::journal::{residues, Contents, Entry, Header, RESIDUE_PRIMES};
+use crate::runs::ranges::Ranges;
 use std::path::{Path, PathBuf};
 
 /// A journal to merge and the file it came from.

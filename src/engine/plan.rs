@@ -2,15 +2,15 @@
 //!
 //! Without symmetry or with the mirror reduction, placing queens in the first `k` rows (the split depth) in
 //! every admissible way gives the units. With the full reduction, a unit is a canonical border placement
-//! ([`crate::border`]), split further by placing the queens of rows `1..=k`. The plan lists units in a fixed
+//! ([`crate::engine::border`]), split further by placing the queens of rows `1..=k`. The plan lists units in a fixed
 //! order, so the same request gives the same numbered plan on any machine and any thread count; executors may
 //! run the units in any order and on any thread, and the counts add up to the same total.
 
-use crate::board::Board;
-use crate::border::{self, Border, Transform};
-use crate::count::Count;
-use crate::kernel::{self, Frame, Masks, Start, Tally};
-use crate::symmetry::{Admission, Symmetry};
+use crate::engine::board::Board;
+use crate::engine::border::{self, Border, Transform};
+use crate::engine::count::Count;
+use crate::engine::kernel::{self, Frame, Masks, Start, Tally};
+use crate::engine::symmetry::{Admission, Symmetry};
 use rayon::prelude::*;
 
 /// How many work units an automatic split aims for, per worker thread: enough that the last units to finish

@@ -29,11 +29,11 @@ pub mod task;
 #[cfg(feature = "cuda")]
 mod cuda;
 
-use crate::count::Count;
+use crate::engine::count::Count;
+use crate::engine::exec::Progress;
+use crate::engine::kernel::{self, Kernel, Tally};
+use crate::engine::plan::{Plan, WorkUnit};
 use crate::error::Error;
-use crate::exec::Progress;
-use crate::kernel::{self, Kernel, Tally};
-use crate::plan::{Plan, WorkUnit};
 use rayon::prelude::*;
 use std::sync::atomic::AtomicBool;
 use task::{Closing, Rows, Task};
@@ -346,10 +346,10 @@ pub fn finish(plan: &Plan, batch: &Batch, device: &[Tally]) -> Vec<(usize, Count
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::board::Board;
-    use crate::exec;
-    use crate::plan::Split;
-    use crate::symmetry::Symmetry;
+    use crate::engine::board::Board;
+    use crate::engine::exec;
+    use crate::engine::plan::Split;
+    use crate::engine::symmetry::Symmetry;
 
     /// The host's side of a run, with the tasks counted by the plain search the kernel mirrors: every unit's
     /// count is the CPU engine's.

@@ -13,10 +13,10 @@
 //! counted whole. A kill in the middle of a write leaves a torn last line; reading drops it, and appending
 //! first cuts it away.
 
-use crate::count::Count;
-use crate::exec::Progress;
-use crate::fingerprint::Fingerprint;
-use crate::plan::WorkUnit;
+use crate::engine::count::Count;
+use crate::engine::exec::Progress;
+use crate::engine::plan::WorkUnit;
+use crate::runs::fingerprint::Fingerprint;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 use std::fs::{File, OpenOptions};

@@ -19,7 +19,7 @@
 //! search (the bottom queen and the side queens) are blocked in the rows above them through the kernel's
 //! [`Frame`].
 
-use crate::kernel::{full_mask, Frame, Masks, Shape};
+use crate::engine::kernel::{full_mask, Frame, Masks, Shape};
 use rayon::prelude::*;
 use std::cmp::Ordering;
 

@@ -6,7 +6,7 @@
 
 use std::sync::OnceLock;
 
-const TABLE: &str = include_str!("../data/known-counts.tsv");
+const TABLE: &str = include_str!("../../data/known-counts.tsv");
 
 /// A published row: the board side and its counts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

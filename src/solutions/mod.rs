@@ -2,11 +2,11 @@
 //!
 //! Counting never looks at a solution; listing must produce each one, in order. A solution is the position
 //! of the queen on each line of the board (the column of each row's queen on a square; the row of each
-//! column's queen on a rectangle, see [`crate::board`]), 0-based. Solutions come in lexicographic order of
+//! column's queen on a rectangle, see [`crate::engine::board`]), 0-based. Solutions come in lexicographic order of
 //! that list, which is the order of a depth-first search that tries the lowest free square first.
 //!
 //! [`each`] is that search, in constant memory. [`list`] runs it on several threads and still hands the
-//! solutions over in order: the plan's units ([`crate::plan`], split without symmetry) are prefixes in
+//! solutions over in order: the plan's units ([`crate::engine::plan`], split without symmetry) are prefixes in
 //! lexicographic order, so each worker renders whole units into a buffer and the buffers are written in unit
 //! order, a window of units at a time. The second half of a listing is the first half mirrored, last first, so
 //! the first half's solutions are kept (within [`MIRROR_CACHE`] bytes) and mirrored instead of searched again.
@@ -15,10 +15,14 @@
 //! [`Filter::Unique`] keeps one representative per symmetry class: the lexicographically smallest of its
 //! images under the board's symmetries (8 for a square, 4 for a rectangle). Their number is OEIS A002562.
 
-use crate::board::Board;
-use crate::kernel::{self, full_mask, Kernel, Masks};
-use crate::plan::{Plan, Split, WorkUnit};
-use crate::symmetry::Symmetry;
+pub mod checker;
+pub mod construct;
+pub mod notation;
+
+use crate::engine::board::Board;
+use crate::engine::kernel::{self, full_mask, Kernel, Masks};
+use crate::engine::plan::{Plan, Split, WorkUnit};
+use crate::engine::symmetry::Symmetry;
 use rayon::prelude::*;
 use std::collections::VecDeque;
 use std::ops::ControlFlow;

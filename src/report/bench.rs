@@ -9,14 +9,14 @@
 //! alike instead of one. Times come from a [`Clock`], which tests replace with a [`FakeClock`] so that
 //! reports are exactly reproducible.
 
-use crate::count::Count;
+use crate::engine::count::Count;
+use crate::engine::exec::{self, Backend, Progress};
+use crate::engine::plan::Plan;
+use crate::engine::symmetry::Symmetry;
 use crate::error::Error;
-use crate::exec::{self, Backend, Progress};
-use crate::known;
-use crate::machine::{Machine, Program};
-use crate::plan::Plan;
+use crate::report::known;
+use crate::report::machine::{Machine, Program};
 use crate::report::Check;
-use crate::symmetry::Symmetry;
 use crate::CountRequest;
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -163,7 +163,7 @@ pub struct WorkloadSpec {
     pub n: u32,
     /// Symmetry reduction.
     pub symmetry: String,
-    /// The search loop ([`crate::kernel::Kernel`]); empty in reports written before it was recorded.
+    /// The search loop ([`crate::engine::kernel::Kernel`]); empty in reports written before it was recorded.
     #[serde(default)]
     pub kernel: String,
     /// Rows placed by the plan before the kernel takes over.
@@ -644,7 +644,7 @@ impl WorkloadSpec {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::exec::NoProgress;
+    use crate::engine::exec::NoProgress;
 
     fn small(max_threads: usize) -> BenchRequest {
         BenchRequest {

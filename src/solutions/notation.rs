@@ -1,6 +1,6 @@
 //! How solutions are written and read back: lists of positions, drawn boards, 0/1 matrices, JSON and CSV.
 //!
-//! A solution is the 0-based position of the queen on each line of the board (see [`crate::board`]): on a
+//! A solution is the 0-based position of the queen on each line of the board (see [`crate::engine::board`]): on a
 //! square, the column of each row's queen; on a rectangle of `R` rows and `C` columns, the row of each
 //! column's queen. The list notations write those positions 1-based (`rows`, `json`, `csv`) or 0-based
 //! (`zero`); the drawings (`board`, `matrix`) show the board itself, `R` lines of `C` squares.

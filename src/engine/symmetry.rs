@@ -5,7 +5,7 @@
 //! searched and each count is doubled. For odd `n` the middle column of the first row is its own mirror; there
 //! the second row's queen (which cannot be in the middle column too) decides, and only its left half is
 //! searched, again doubled. `None` searches everything and stays as an independent cross-check. `Full` uses
-//! all 8 symmetries of the square through border pre-placement: see [`crate::border`].
+//! all 8 symmetries of the square through border pre-placement: see [`crate::engine::border`].
 
 use std::fmt;
 use std::str::FromStr;
@@ -52,7 +52,7 @@ impl Symmetry {
     /// Decides whether the partial placement `prefix` (the column of each row's queen, from row 0) on a board
     /// of `lines` rows of `n` squares is part of the reduced search.
     ///
-    /// The full reduction works on borders, not row prefixes ([`crate::border`]); here it admits everything.
+    /// The full reduction works on borders, not row prefixes ([`crate::engine::border`]); here it admits everything.
     pub fn admit(self, n: u32, lines: u32, prefix: &[u8]) -> Admission {
         match self {
             Symmetry::None | Symmetry::Full => Admission::Yes { weight: 1 },

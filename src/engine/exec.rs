@@ -10,10 +10,10 @@
 //! stops early when asked: the stop flag is read each time a lane asks for its next unit, so the units already
 //! in the lanes finish and are reported, and no unit is reported unless it was counted whole.
 
-use crate::count::Count;
+use crate::engine::count::Count;
+use crate::engine::kernel;
+use crate::engine::plan::{Plan, WorkUnit};
 use crate::error::Error;
-use crate::kernel;
-use crate::plan::{Plan, WorkUnit};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 /// What counts a plan's units.

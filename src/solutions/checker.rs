@@ -7,7 +7,7 @@
 //! constructed solution of ten million queens is checked in a fraction of a second. Only when it finds a
 //! conflict does it look back for the queen that was there first.
 
-use crate::notation::Shape;
+use crate::solutions::notation::Shape;
 use std::fmt;
 
 /// Why a placement is not a solution. Rows and columns in messages are 1-based.
@@ -98,7 +98,7 @@ fn board_name(shape: Shape) -> String {
 }
 
 /// Checks the solution written as a list: entry `i` is the position of the queen on line `i` (see
-/// [`crate::notation`]).
+/// [`crate::solutions::notation`]).
 pub fn check_list(shape: Shape, positions: &[u32]) -> Result<(), Flaw> {
     check(
         shape,

@@ -168,7 +168,7 @@ impl Frame {
     }
 
     /// No constraints on a board of `lines` rows of `width` squares (a rectangle searched column by column;
-    /// see [`crate::board`]).
+    /// see [`crate::engine::board`]).
     pub fn rect(width: u32, lines: u32) -> Frame {
         Frame {
             end: lines,
@@ -415,7 +415,7 @@ fn vpopcnt() -> bool {
 static PREFERRED: AtomicU8 = AtomicU8::new(0);
 
 /// [`count_stream`] on a board of `lines` lines of `width` squares: a rectangle searched column by column
-/// when `lines < width` (see [`crate::board`]).
+/// when `lines < width` (see [`crate::engine::board`]).
 ///
 /// On a square the last line has one square left when the search gets there, so a queen on the line before
 /// it closes at most one solution. On a rectangle it may have several, and the closing step adds their
@@ -759,7 +759,7 @@ mod tests {
                 }
             }
         }
-        for border in crate::border::Border::canonical(n) {
+        for border in crate::engine::border::Border::canonical(n) {
             let (frame, masks) = border.frame(n);
             starts.push(Start {
                 row: 1,

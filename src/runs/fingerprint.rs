@@ -5,7 +5,7 @@
 //! every unit (number, border, pre-placed queens, weight), so a journal written by another board, mode, split
 //! or an engine version that numbers units differently is recognised before anything is counted or merged.
 
-use crate::plan::{Plan, Weight};
+use crate::engine::plan::{Plan, Weight};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::fmt;
