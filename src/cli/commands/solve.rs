@@ -1,7 +1,9 @@
 //! `nqueens solve`: one solution, by backtracking or by the O(n) construction, always checked first.
 
-use crate::cli::{self, Method, ShowOptions, UsageError};
-use crate::output::Output;
+use crate::cli::args::{Method, ShowOptions};
+use crate::cli::errors::UsageError;
+use crate::cli::output::Output;
+use crate::cli::validate;
 use nqueens::solutions::notation::{Renderer, Shape};
 use nqueens::solutions::{self, checker, construct};
 use nqueens::Board;
@@ -17,7 +19,7 @@ pub const DRAW_MAX: u32 = 100;
 
 /// Finds, checks and prints one solution of `board`.
 pub fn run(board: &str, method: Method, show: &ShowOptions) -> anyhow::Result<ExitCode> {
-    let shape = cli::parse_shape(board)?;
+    let shape = validate::parse_shape(board)?;
     if show.format.draws() && shape.rows.max(shape.cols) > DRAW_MAX {
         return Err(UsageError(format!(
             "a {} board is too large to draw (at most {DRAW_MAX} rows and columns): use --format rows, \

@@ -9,31 +9,17 @@
 //! with its own fonts, and layout uses plotters' built-in estimate of text widths, so no font files and no
 //! system libraries are needed.
 
-use crate::cli::UsageError;
-use crate::output;
+use crate::cli::args::PlotArgs;
+use crate::cli::errors::UsageError;
+use crate::cli::output;
 use anyhow::Context;
-use clap::Args;
 use nqueens::report::bench::BenchReport;
 use nqueens::report::machine::Machine;
 use nqueens::Report;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
-use std::path::{Path, PathBuf};
-
-/// Options of `nqueens plot`.
-#[derive(Debug, Args)]
-pub struct PlotArgs {
-    /// JSON files written by `nqueens count --format json` or `nqueens bench --export-json`.
-    #[arg(required = true, value_name = "FILE.json")]
-    pub files: Vec<PathBuf>,
-    /// The folder the SVG files are written to (made if missing).
-    #[arg(short, long, value_name = "DIR", default_value = ".")]
-    pub output_dir: PathBuf,
-    /// Print nothing but errors.
-    #[arg(short, long)]
-    pub quiet: bool,
-}
+use std::path::Path;
 
 /// A file's contents, by kind.
 enum Input {

@@ -1,7 +1,7 @@
 //! `nqueens merge`: reads the journals of a run, merges them into the exact total, checks it against the
 //! published value, and writes it in any result format.
 
-use crate::output::Output;
+use crate::cli::output::Output;
 use nqueens::report::export::Format;
 use nqueens::report::{BoardResult, Check, Measured, Report};
 use nqueens::runs::journal::Contents;
@@ -80,7 +80,7 @@ pub fn run(
                 "error: n = {}: the merged {what} is {counted}, but the published value is {expected}",
                 result.n
             );
-            code = ExitCode::from(crate::EXIT_MISMATCH);
+            code = ExitCode::from(crate::cli::errors::EXIT_MISMATCH);
         }
     }
     Ok(code)

@@ -6,7 +6,8 @@
 //! Units of large boards can take minutes, so if the run has not wound down after [`GRACE`] the signal thread
 //! syncs the journal itself and exits: the units in flight are abandoned, never half recorded.
 
-use crate::cli::{DurableOptions, UsageError};
+use crate::cli::args::DurableOptions;
+use crate::cli::errors::UsageError;
 use nqueens::engine::exec::Progress;
 use nqueens::report::{BoardResult, Measured};
 use nqueens::runs::checkpoint::{Checkpoint, Outcome, RunError, Spec};
@@ -134,7 +135,7 @@ pub fn count(
         split_depth: durable.split_depth,
         shard: durable.shard.unwrap_or(Shard::WHOLE),
         only: durable.only.clone(),
-        program: format!("nqueens {}", crate::cli::VERSION),
+        program: format!("nqueens {}", crate::cli::args::VERSION),
     };
     // Caught from before the journal exists: a signal that comes while the plan is built waits for the run,
     // which then stops at once, instead of killing the process between the journal's creation and its use.

@@ -1,7 +1,8 @@
 //! `nqueens units`: the numbered work units of a plan and its fingerprint, for planning a distributed run and
 //! for checking that every machine builds the same plan.
 
-use crate::cli::{parse_sizes, UsageError};
+use crate::cli::errors::UsageError;
+use crate::cli::validate::parse_sizes;
 use nqueens::engine::plan::{Plan, Weight, WorkUnit};
 use nqueens::report::export::Format;
 use nqueens::runs::fingerprint::Fingerprint;

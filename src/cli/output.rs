@@ -1,6 +1,6 @@
 //! Where results go: standard output, written as they come, or a file that appears only when complete.
 
-use crate::cli::UsageError;
+use crate::cli::errors::UsageError;
 use std::fs::OpenOptions;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};

@@ -1,6 +1,7 @@
 //! `nqueens check`: reads solutions in any of `list`'s formats and says of each whether it is one.
 
-use crate::cli;
+use crate::cli::errors::UsageError;
+use crate::cli::validate;
 use nqueens::solutions::checker;
 use nqueens::solutions::notation::{Notation, Reader};
 use std::fs::File;
@@ -15,13 +16,15 @@ pub fn run(
     board: Option<&str>,
     quiet: bool,
 ) -> anyhow::Result<ExitCode> {
-    let shape = board.map(cli::parse_shape).transpose()?;
+    let shape = board.map(validate::parse_shape).transpose()?;
     let input: Box<dyn BufRead> = match file {
         None => Box::new(io::stdin().lock()),
         Some(p) if p.as_os_str() == "-" => Box::new(io::stdin().lock()),
-        Some(p) => Box::new(BufReader::new(File::open(p).map_err(|e| {
-            cli::UsageError(format!("cannot read '{}': {e}", p.display()))
-        })?)),
+        Some(p) => {
+            Box::new(BufReader::new(File::open(p).map_err(|e| {
+                UsageError(format!("cannot read '{}': {e}", p.display()))
+            })?))
+        }
     };
     let mut out = BufWriter::new(io::stdout().lock());
     let (mut valid, mut invalid, mut malformed) = (0u64, 0u64, 0u64);

@@ -1,7 +1,8 @@
 //! `nqueens list`: every solution, in lexicographic order, streamed.
 
-use crate::cli::{self, ShowOptions};
-use crate::output::Output;
+use crate::cli::args::ShowOptions;
+use crate::cli::output::Output;
+use crate::cli::validate;
 use nqueens::solutions::notation::Renderer;
 use nqueens::solutions::{self, Filter};
 use std::process::ExitCode;
@@ -18,7 +19,7 @@ pub fn run(
     threads: Option<u32>,
     show: &ShowOptions,
 ) -> anyhow::Result<ExitCode> {
-    let board = cli::parse_board(board)?;
+    let board = validate::parse_board(board)?;
     let renderer = Renderer::new(show.format, board.into(), show.ascii);
     let threads = threads.map_or_else(num_cpus::get, |t| t as usize);
     let filter = if unique { Filter::Unique } else { Filter::All };

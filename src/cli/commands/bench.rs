@@ -1,16 +1,15 @@
-//! The `bench` command: its options, their validation, and the glue between the library's benchmark, the
+//! The `bench` command: its options' validation, and the glue between the library's benchmark, the
 //! terminal, the progress bar and the export files.
 //!
 //! The table goes to standard output as the runs finish. Each export file is rewritten whole, atomically,
 //! after every run, so an interrupted benchmark leaves files that hold every run measured, marked as
 //! incomplete.
 
-use crate::cli::UsageError;
-use crate::output::{self, Output};
-use crate::progress::Bar;
-use crate::EXIT_MISMATCH;
-use clap::builder::TypedValueParser;
-use clap::Args;
+use crate::cli::args::BenchArgs;
+use crate::cli::errors::UsageError;
+use crate::cli::errors::EXIT_MISMATCH;
+use crate::cli::output::{self, Output};
+use crate::cli::progress::Bar;
 use nqueens::engine::count::Count;
 use nqueens::report::bench::{
     self, BenchReport, BenchRequest, Clock, Event, FakeClock, SystemClock, Timing,
@@ -18,61 +17,10 @@ use nqueens::report::bench::{
 use nqueens::report::export::bench::{exporter, BenchExporter, Table};
 use nqueens::report::export::Format;
 use nqueens::report::machine::{Machine, Program};
-use nqueens::{Error, Symmetry};
+use nqueens::Error;
 use std::io::{self, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
-
-/// Options of `nqueens bench`.
-#[derive(Debug, Args)]
-pub struct BenchArgs {
-    /// Board side [default: 18, the standard workload; 16 with --quick].
-    #[arg(long, value_name = "N")]
-    pub n: Option<u32>,
-    /// A run of a few seconds: the standard measurement on n = 16.
-    #[arg(long)]
-    pub quick: bool,
-    /// Timed runs per thread count; the median, min and max are reported.
-    #[arg(long, default_value_t = bench::STANDARD_RUNS, value_parser = clap::value_parser!(u32).range(1..=1000).map(|r| r as usize))]
-    pub runs: usize,
-    /// Untimed warm-up runs on all threads before the timed ones.
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(0..=100).map(|r| r as usize))]
-    pub warmup: usize,
-    /// All threads: the multi-thread score uses this many, and the scaling table goes 1, 2, 4, … up to it
-    /// [default: all available cores].
-    #[arg(short, long, value_parser = clap::value_parser!(u32).range(1..=4096))]
-    pub threads: Option<u32>,
-    /// What counts: `cpu`, or `gpu` (the first NVIDIA GPU, in a build with the `cuda` feature), timed on all
-    /// threads only, which cut its tasks; the report names the GPU and gives its kernel time.
-    #[arg(long, default_value = "cpu", value_parser = crate::cli::parse_backend)]
-    pub backend: nqueens::engine::exec::Backend,
-    /// Symmetry reduction; the standard workload is `full`.
-    #[arg(long, default_value = "full", value_parser = parse_symmetry)]
-    pub symmetry: Symmetry,
-    /// Write the report as JSON (every run, the summaries, the machine) to FILE, rewritten after each run.
-    #[arg(long, value_name = "FILE")]
-    pub export_json: Option<PathBuf>,
-    /// Write one CSV row per run to FILE, rewritten after each run.
-    #[arg(long, value_name = "FILE")]
-    pub export_csv: Option<PathBuf>,
-    /// Write a Markdown report to FILE, rewritten after each run.
-    #[arg(long, value_name = "FILE")]
-    pub export_markdown: Option<PathBuf>,
-    /// Print nothing but the results: no progress bar, no messages.
-    #[arg(short, long)]
-    pub quiet: bool,
-    /// Testing aid: time runs with a made-up clock and describe a made-up machine and build, so the output
-    /// is the same everywhere. The counting is real.
-    #[arg(long, hide = true)]
-    pub debug_fake_clock: bool,
-    /// Testing aid: add this to every total before it is checked, to exercise the mismatch path.
-    #[arg(long, hide = true, default_value_t = 0)]
-    pub debug_offset: u32,
-}
-
-fn parse_symmetry(s: &str) -> Result<Symmetry, String> {
-    s.parse().map_err(|e| format!("{e}"))
-}
 
 impl BenchArgs {
     /// The library request these options ask for.

@@ -1,14 +1,17 @@
-//! The command line: clap's view of the arguments, and their validation into library requests.
+//! clap's view of the arguments: every command, option and value parser of `nqueens`, and `--version`.
 //!
-//! Everything a user can get wrong is checked here, before any counting starts, and reported as a
-//! [`UsageError`] (exit code 2) with a message that says what to do instead.
+//! The values parsed here are checked further, into library requests, by [`crate::cli::validate`] and by each
+//! command; a mistake found there is a [`UsageError`] (exit code 2).
 
+use crate::cli::errors::UsageError;
+use clap::builder::TypedValueParser;
 use clap::{Args, Parser, Subcommand};
 use nqueens::engine::exec::Backend;
 use nqueens::engine::kernel::Kernel;
+use nqueens::report::bench;
 use nqueens::report::export::Format;
-use nqueens::solutions::notation::{Notation, Shape};
-use nqueens::{Board, CountRequest, Symmetry};
+use nqueens::solutions::notation::Notation;
+use nqueens::Symmetry;
 use std::path::PathBuf;
 
 /// Counts the solutions of the N-Queens problem exactly, on every core.
@@ -183,9 +186,9 @@ pub enum Command {
     },
     /// Benchmark this CPU: the standard workload (n = 18, full symmetry) timed on 1, 2, 4, … threads and
     /// all threads, every count checked (exit code 3 on a mismatch). `--quick` takes a few seconds.
-    Bench(crate::benchmark::BenchArgs),
+    Bench(BenchArgs),
     /// Draw SVG charts (time against n, thread scaling, machines side by side) from count and bench JSON.
-    Plot(crate::plot::PlotArgs),
+    Plot(PlotArgs),
 }
 
 /// How solutions are shown and where they go.
@@ -316,172 +319,63 @@ static LONG_VERSION: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
     format!("{VERSION}\n{}", nqueens::report::machine::feature_lines())
 });
 
-/// A mistake in the arguments: the message says what to do.
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct UsageError(pub String);
-
-/// Parses `N`, `A..B` or `A..=B` (both inclusive) into the sizes it names, in increasing order.
-pub fn parse_sizes(spec: &str) -> Result<Vec<u32>, UsageError> {
-    let (from, to) = match spec.split_once("..") {
-        Some((a, b)) => (
-            side(spec, a)?,
-            side(spec, b.strip_prefix('=').unwrap_or(b))?,
-        ),
-        None => {
-            let n = side(spec, spec)?;
-            (n, n)
-        }
-    };
-    if from > to {
-        return Err(UsageError(format!(
-            "'{spec}' is a reversed range: write {to}..{from}"
-        )));
-    }
-    within_limits(to)?;
-    Ok((from..=to).collect())
+/// Options of `nqueens bench`.
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    /// Board side [default: 18, the standard workload; 16 with --quick].
+    #[arg(long, value_name = "N")]
+    pub n: Option<u32>,
+    /// A run of a few seconds: the standard measurement on n = 16.
+    #[arg(long)]
+    pub quick: bool,
+    /// Timed runs per thread count; the median, min and max are reported.
+    #[arg(long, default_value_t = bench::STANDARD_RUNS, value_parser = clap::value_parser!(u32).range(1..=1000).map(|r| r as usize))]
+    pub runs: usize,
+    /// Untimed warm-up runs on all threads before the timed ones.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(0..=100).map(|r| r as usize))]
+    pub warmup: usize,
+    /// All threads: the multi-thread score uses this many, and the scaling table goes 1, 2, 4, … up to it
+    /// [default: all available cores].
+    #[arg(short, long, value_parser = clap::value_parser!(u32).range(1..=4096))]
+    pub threads: Option<u32>,
+    /// What counts: `cpu`, or `gpu` (the first NVIDIA GPU, in a build with the `cuda` feature), timed on all
+    /// threads only, which cut its tasks; the report names the GPU and gives its kernel time.
+    #[arg(long, default_value = "cpu", value_parser = parse_backend)]
+    pub backend: nqueens::engine::exec::Backend,
+    /// Symmetry reduction; the standard workload is `full`.
+    #[arg(long, default_value = "full", value_parser = parse_symmetry)]
+    pub symmetry: Symmetry,
+    /// Write the report as JSON (every run, the summaries, the machine) to FILE, rewritten after each run.
+    #[arg(long, value_name = "FILE")]
+    pub export_json: Option<PathBuf>,
+    /// Write one CSV row per run to FILE, rewritten after each run.
+    #[arg(long, value_name = "FILE")]
+    pub export_csv: Option<PathBuf>,
+    /// Write a Markdown report to FILE, rewritten after each run.
+    #[arg(long, value_name = "FILE")]
+    pub export_markdown: Option<PathBuf>,
+    /// Print nothing but the results: no progress bar, no messages.
+    #[arg(short, long)]
+    pub quiet: bool,
+    /// Testing aid: time runs with a made-up clock and describe a made-up machine and build, so the output
+    /// is the same everywhere. The counting is real.
+    #[arg(long, hide = true)]
+    pub debug_fake_clock: bool,
+    /// Testing aid: add this to every total before it is checked, to exercise the mismatch path.
+    #[arg(long, hide = true, default_value_t = 0)]
+    pub debug_offset: u32,
 }
 
-/// Parses a board specification: `N`, a range `A..B` of square boards, or a rectangle `RxC`.
-pub fn parse_boards(spec: &str) -> Result<Vec<Board>, UsageError> {
-    match spec.split_once(['x', 'X']) {
-        Some((r, c)) => {
-            let (rows, cols) = (side(spec, r)?, side(spec, c)?);
-            within_limits(rows.max(cols))?;
-            Ok(vec![
-                Board::rect(rows, cols).map_err(|e| UsageError(e.to_string()))?
-            ])
-        }
-        None => parse_sizes(spec)?
-            .into_iter()
-            .map(|n| Board::new(n).map_err(|e| UsageError(e.to_string())))
-            .collect(),
-    }
-}
-
-/// Parses one side of a board specification.
-fn side(spec: &str, s: &str) -> Result<u32, UsageError> {
-    let s = s.trim();
-    if s.starts_with('-') {
-        return Err(UsageError(format!(
-            "'{spec}': board sizes cannot be negative"
-        )));
-    }
-    s.parse().map_err(|_| {
-        UsageError(format!(
-            "'{spec}' is not a board size: use a number such as 8, a range such as 4..16, or rows x columns \
-             such as 8x6"
-        ))
-    })
-}
-
-fn within_limits(side: u32) -> Result<(), UsageError> {
-    if side > Board::MAX_SIDE {
-        return Err(UsageError(format!(
-            "n = {side} is too large: the bitmask kernel handles boards up to n = {}",
-            Board::MAX_SIDE
-        )));
-    }
-    Ok(())
-}
-
-/// The largest board `solve` constructs: its solution takes about 9 bytes a queen in memory and on output.
-pub const SOLVE_MAX_SIDE: u32 = 100_000_000;
-
-/// Parses the board of `solve` and `check`: `N` or `RxC`, with sides up to [`SOLVE_MAX_SIDE`] (only the
-/// construction and the checker go beyond the kernel's 64).
-pub fn parse_shape(spec: &str) -> Result<Shape, UsageError> {
-    let (rows, cols) = match spec.split_once(['x', 'X']) {
-        Some((r, c)) => (side(spec, r)?, side(spec, c)?),
-        None => {
-            let n = side(spec, spec)?;
-            (n, n)
-        }
-    };
-    if rows.max(cols) > SOLVE_MAX_SIDE {
-        return Err(UsageError(format!(
-            "'{spec}' is too large: boards go up to {SOLVE_MAX_SIDE} rows and columns"
-        )));
-    }
-    Ok(Shape { rows, cols })
-}
-
-/// The board of `list`: `N` or `RxC` within the kernel's limits.
-pub fn parse_board(spec: &str) -> Result<Board, UsageError> {
-    if spec.contains("..") {
-        return Err(UsageError(format!(
-            "'{spec}': name one board (N or RxC), not a range"
-        )));
-    }
-    Ok(parse_boards(spec)?.remove(0))
-}
-
-/// The symmetry to use on `board`: the one asked for, or the best the board has.
-pub fn symmetry_for(board: Board, asked: Option<Symmetry>) -> Result<Symmetry, UsageError> {
-    match asked {
-        Some(Symmetry::Full) if !board.is_square() => Err(UsageError(format!(
-            "--symmetry full needs a square board; the rectangle {board} has only its mirror symmetry: use \
-             --symmetry mirror (its default) or none"
-        ))),
-        Some(symmetry) => Ok(symmetry),
-        None => Ok(CountRequest::board(board).symmetry),
-    }
-}
-
-/// The requests for a list of size specifications, in the order given.
-pub fn requests(specs: &[String], options: &CountOptions) -> Result<Vec<CountRequest>, UsageError> {
-    let threads = options.threads.map_or_else(num_cpus::get, |t| t as usize);
-    let mut requests = Vec::new();
-    for spec in specs {
-        for board in parse_boards(spec)? {
-            if options.backend == Backend::Gpu
-                && !nqueens::gpu::handles(board.width(), board.lines())
-            {
-                return Err(UsageError(format!(
-                    "the GPU backend counts boards up to {0} by {0}; count {board} with --backend cpu",
-                    nqueens::gpu::task::MAX_SIDE
-                )));
-            }
-            let request = CountRequest::board(board)
-                .symmetry(symmetry_for(board, options.symmetry)?)
-                .threads(threads)
-                .split_depth(options.split_depth)
-                .backend(options.backend);
-            requests.push(request);
-        }
-    }
-    Ok(requests)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn sizes_and_inclusive_ranges() {
-        assert_eq!(parse_sizes("8").unwrap(), vec![8]);
-        assert_eq!(parse_sizes("4..7").unwrap(), vec![4, 5, 6, 7]);
-        assert_eq!(parse_sizes("4..=5").unwrap(), vec![4, 5]);
-    }
-
-    #[test]
-    fn bad_sizes_say_what_to_write() {
-        let message = |s| parse_sizes(s).unwrap_err().to_string();
-        assert!(message("eight").contains("not a board size"));
-        assert!(message("-3").contains("negative"));
-        assert!(message("9..4").contains("write 4..9"));
-        assert!(message("65").contains("up to n = 64"));
-    }
-
-    #[test]
-    fn rectangles_are_rows_x_columns() {
-        let boards = parse_boards("8x6").unwrap();
-        assert_eq!(boards.len(), 1);
-        assert_eq!((boards[0].rows(), boards[0].cols()), (8, 6));
-        assert!(parse_boards("8x").is_err());
-        assert!(parse_boards("70x3").is_err());
-        let rect = boards[0];
-        assert!(symmetry_for(rect, Some(Symmetry::Full)).is_err());
-        assert_eq!(symmetry_for(rect, None).unwrap(), Symmetry::Mirror);
-    }
+/// Options of `nqueens plot`.
+#[derive(Debug, Args)]
+pub struct PlotArgs {
+    /// JSON files written by `nqueens count --format json` or `nqueens bench --export-json`.
+    #[arg(required = true, value_name = "FILE.json")]
+    pub files: Vec<PathBuf>,
+    /// The folder the SVG files are written to (made if missing).
+    #[arg(short, long, value_name = "DIR", default_value = ".")]
+    pub output_dir: PathBuf,
+    /// Print nothing but errors.
+    #[arg(short, long)]
+    pub quiet: bool,
 }

@@ -1,0 +1,105 @@
+//! The `count` and `verify` commands: count boards, in one go or through a checkpoint journal, and compare
+//! the totals with the published values.
+
+pub mod checkpointed;
+
+use crate::cli::args::{CountOptions, DurableOptions};
+use crate::cli::errors::EXIT_MISMATCH;
+use crate::cli::output::Output;
+use crate::cli::{progress, validate};
+use nqueens::report::{Check, Report};
+use std::process::ExitCode;
+
+/// Runs `nqueens verify RANGE`: a count of every board in the range, checked against the published values.
+pub fn verify(range: &str, options: &CountOptions) -> anyhow::Result<ExitCode> {
+    let code = run(
+        &[range.to_string()],
+        true,
+        options,
+        &DurableOptions::default(),
+    )?;
+    if code == ExitCode::SUCCESS && !options.quiet {
+        eprintln!("all counts match the published values");
+    }
+    Ok(code)
+}
+
+/// Runs `nqueens count`: every board of `sizes`, checked against the published values where `check` says so.
+pub fn run(
+    sizes: &[String],
+    check: bool,
+    options: &CountOptions,
+    durable: &DurableOptions,
+) -> anyhow::Result<ExitCode> {
+    let requests = validate::requests(sizes, options)?;
+    // A missing GPU is found before anything is written.
+    if options.backend == nqueens::engine::exec::Backend::Gpu {
+        let gpu = nqueens::gpu::device()?;
+        if !options.quiet {
+            eprintln!(
+                "GPU: {} ({} multiprocessors)",
+                gpu.name, gpu.multiprocessors
+            );
+        }
+    }
+    let durable = checkpointed::resolve(durable, requests.len(), check, options.split_depth)?;
+    let mut out = Output::open(options.output.as_deref())?;
+    let exporter = options.format.exporter();
+    let threads = requests.first().map_or(1, |r| r.threads);
+    let mut report = Report::start(threads);
+    // A checkpointed run may stop before its one row: its header waits for the row, so an interrupted run
+    // writes nothing that looks like a result.
+    if durable.is_none() {
+        out.write(&exporter.header(&report))?;
+    }
+    let mut mismatches = Vec::new();
+    let bar = progress::Bar::per_count(options.quiet);
+    for request in &requests {
+        bar.set_message(format!("n = {}", request.board));
+        let mut result = match &durable {
+            None => nqueens::count(request, &bar)?,
+            Some(d) => match checkpointed::count(request, d, options.quiet, &bar)? {
+                checkpointed::Counted::Done(result) => *result,
+                // The output file, if any, is dropped unwritten: an interrupted run leaves no result.
+                checkpointed::Counted::Stopped(code) => return Ok(ExitCode::from(code)),
+            },
+        };
+        result.total += u128::from(options.debug_offset);
+        if check {
+            result.check();
+            for (what, counted, check) in [
+                ("total", Some(result.total), result.check),
+                ("unique count", result.unique, result.check_unique),
+            ] {
+                if let (Some(counted), Some(Check::Mismatch { expected })) = (counted, check) {
+                    mismatches.push(format!(
+                        "n = {}: counted {counted} as the {what}, but the published value is {expected}",
+                        result.n
+                    ));
+                }
+            }
+        }
+        if durable.is_some() {
+            out.write(&exporter.header(&report))?;
+        }
+        bar.suspend(|| out.write(&exporter.row(&result)))?;
+        if !out.is_stdout() && !options.quiet {
+            eprintln!(
+                "n = {}: {} solutions in {:.3} s",
+                result.n, result.total, result.seconds
+            );
+        }
+        report.results.push(result);
+    }
+    bar.finish();
+    out.write(&exporter.footer(&report))?;
+    out.finish()?;
+    for mismatch in &mismatches {
+        eprintln!("error: {mismatch}");
+    }
+    Ok(if mismatches.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(EXIT_MISMATCH)
+    })
+}

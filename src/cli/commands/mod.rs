@@ -1,0 +1,16 @@
+//! One module per command. Each takes the parsed arguments, calls the library and writes its results;
+//! [`crate::cli::run`] picks the command and `main` maps what it returns to an exit code.
+//!
+//! - counting: [`count`] (`count` and `verify`, with checkpoints and shards in [`count::checkpointed`]),
+//!   [`bench`], [`units`] (the plan of a run) and [`merge`] (the journals of a sharded run);
+//! - solutions: [`list`], [`solve`] and [`check`];
+//! - charts: [`plot`].
+
+pub mod bench;
+pub mod check;
+pub mod count;
+pub mod list;
+pub mod merge;
+pub mod plot;
+pub mod solve;
+pub mod units;

@@ -1,0 +1,66 @@
+//! The `nqueens` command line: everything only the binary needs.
+//!
+//! [`args`] is clap's view of the arguments; [`validate`] turns them into library requests; [`commands`] holds
+//! one module per command, which writes its results through [`output`] and shows its progress through
+//! [`progress`]; [`errors`] holds the usage error and the exit codes every part may use. The library knows
+//! nothing of this module: no clap, no indicatif, no terminal below `src/cli/`.
+
+pub mod args;
+pub mod commands;
+pub mod errors;
+pub mod output;
+pub mod progress;
+pub mod validate;
+
+use args::{Cli, Command};
+use clap::Parser;
+use std::process::ExitCode;
+
+/// Parses the arguments and runs the command they name.
+pub fn run() -> anyhow::Result<ExitCode> {
+    let cli = Cli::parse();
+    args::KernelChoice::apply(cli.kernel)?;
+    match cli.command {
+        Command::Count {
+            sizes,
+            check,
+            options,
+            durable,
+        } => commands::count::run(&sizes, check, &options, &durable),
+        Command::List {
+            board,
+            limit,
+            unique,
+            threads,
+            show,
+        } => commands::list::run(&board, limit, unique, threads, &show),
+        Command::Solve {
+            board,
+            method,
+            show,
+        } => commands::solve::run(&board, method, &show),
+        Command::Check {
+            file,
+            format,
+            board,
+            quiet,
+        } => commands::check::run(file.as_deref(), format, board.as_deref(), quiet),
+        Command::Verify { range, options } => commands::count::verify(&range, &options),
+        Command::Units {
+            n,
+            symmetry,
+            split_depth,
+            shard,
+            summary,
+            format,
+        } => commands::units::run(&n, symmetry, split_depth, shard.as_deref(), summary, format),
+        Command::Merge {
+            files,
+            format,
+            output,
+            quiet,
+        } => commands::merge::run(&files, format, output.as_deref(), quiet),
+        Command::Bench(args) => commands::bench::run(&args),
+        Command::Plot(args) => commands::plot::run(&args).map(|()| ExitCode::SUCCESS),
+    }
+}

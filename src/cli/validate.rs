@@ -1,0 +1,175 @@
+//! The arguments' validation into library requests: board specifications, sizes and symmetries.
+//!
+//! Everything a user can get wrong in them is checked here, before any counting starts, and reported as a
+//! [`UsageError`] (exit code 2) with a message that says what to do instead.
+
+use crate::cli::args::CountOptions;
+use crate::cli::errors::UsageError;
+use nqueens::engine::exec::Backend;
+use nqueens::solutions::notation::Shape;
+use nqueens::{Board, CountRequest, Symmetry};
+
+/// Parses `N`, `A..B` or `A..=B` (both inclusive) into the sizes it names, in increasing order.
+pub fn parse_sizes(spec: &str) -> Result<Vec<u32>, UsageError> {
+    let (from, to) = match spec.split_once("..") {
+        Some((a, b)) => (
+            side(spec, a)?,
+            side(spec, b.strip_prefix('=').unwrap_or(b))?,
+        ),
+        None => {
+            let n = side(spec, spec)?;
+            (n, n)
+        }
+    };
+    if from > to {
+        return Err(UsageError(format!(
+            "'{spec}' is a reversed range: write {to}..{from}"
+        )));
+    }
+    within_limits(to)?;
+    Ok((from..=to).collect())
+}
+
+/// Parses a board specification: `N`, a range `A..B` of square boards, or a rectangle `RxC`.
+pub fn parse_boards(spec: &str) -> Result<Vec<Board>, UsageError> {
+    match spec.split_once(['x', 'X']) {
+        Some((r, c)) => {
+            let (rows, cols) = (side(spec, r)?, side(spec, c)?);
+            within_limits(rows.max(cols))?;
+            Ok(vec![
+                Board::rect(rows, cols).map_err(|e| UsageError(e.to_string()))?
+            ])
+        }
+        None => parse_sizes(spec)?
+            .into_iter()
+            .map(|n| Board::new(n).map_err(|e| UsageError(e.to_string())))
+            .collect(),
+    }
+}
+
+/// Parses one side of a board specification.
+fn side(spec: &str, s: &str) -> Result<u32, UsageError> {
+    let s = s.trim();
+    if s.starts_with('-') {
+        return Err(UsageError(format!(
+            "'{spec}': board sizes cannot be negative"
+        )));
+    }
+    s.parse().map_err(|_| {
+        UsageError(format!(
+            "'{spec}' is not a board size: use a number such as 8, a range such as 4..16, or rows x columns \
+             such as 8x6"
+        ))
+    })
+}
+
+fn within_limits(side: u32) -> Result<(), UsageError> {
+    if side > Board::MAX_SIDE {
+        return Err(UsageError(format!(
+            "n = {side} is too large: the bitmask kernel handles boards up to n = {}",
+            Board::MAX_SIDE
+        )));
+    }
+    Ok(())
+}
+
+/// The largest board `solve` constructs: its solution takes about 9 bytes a queen in memory and on output.
+pub const SOLVE_MAX_SIDE: u32 = 100_000_000;
+
+/// Parses the board of `solve` and `check`: `N` or `RxC`, with sides up to [`SOLVE_MAX_SIDE`] (only the
+/// construction and the checker go beyond the kernel's 64).
+pub fn parse_shape(spec: &str) -> Result<Shape, UsageError> {
+    let (rows, cols) = match spec.split_once(['x', 'X']) {
+        Some((r, c)) => (side(spec, r)?, side(spec, c)?),
+        None => {
+            let n = side(spec, spec)?;
+            (n, n)
+        }
+    };
+    if rows.max(cols) > SOLVE_MAX_SIDE {
+        return Err(UsageError(format!(
+            "'{spec}' is too large: boards go up to {SOLVE_MAX_SIDE} rows and columns"
+        )));
+    }
+    Ok(Shape { rows, cols })
+}
+
+/// The board of `list`: `N` or `RxC` within the kernel's limits.
+pub fn parse_board(spec: &str) -> Result<Board, UsageError> {
+    if spec.contains("..") {
+        return Err(UsageError(format!(
+            "'{spec}': name one board (N or RxC), not a range"
+        )));
+    }
+    Ok(parse_boards(spec)?.remove(0))
+}
+
+/// The symmetry to use on `board`: the one asked for, or the best the board has.
+pub fn symmetry_for(board: Board, asked: Option<Symmetry>) -> Result<Symmetry, UsageError> {
+    match asked {
+        Some(Symmetry::Full) if !board.is_square() => Err(UsageError(format!(
+            "--symmetry full needs a square board; the rectangle {board} has only its mirror symmetry: use \
+             --symmetry mirror (its default) or none"
+        ))),
+        Some(symmetry) => Ok(symmetry),
+        None => Ok(CountRequest::board(board).symmetry),
+    }
+}
+
+/// The requests for a list of size specifications, in the order given.
+pub fn requests(specs: &[String], options: &CountOptions) -> Result<Vec<CountRequest>, UsageError> {
+    let threads = options.threads.map_or_else(num_cpus::get, |t| t as usize);
+    let mut requests = Vec::new();
+    for spec in specs {
+        for board in parse_boards(spec)? {
+            if options.backend == Backend::Gpu
+                && !nqueens::gpu::handles(board.width(), board.lines())
+            {
+                return Err(UsageError(format!(
+                    "the GPU backend counts boards up to {0} by {0}; count {board} with --backend cpu",
+                    nqueens::gpu::task::MAX_SIDE
+                )));
+            }
+            let request = CountRequest::board(board)
+                .symmetry(symmetry_for(board, options.symmetry)?)
+                .threads(threads)
+                .split_depth(options.split_depth)
+                .backend(options.backend);
+            requests.push(request);
+        }
+    }
+    Ok(requests)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_and_inclusive_ranges() {
+        assert_eq!(parse_sizes("8").unwrap(), vec![8]);
+        assert_eq!(parse_sizes("4..7").unwrap(), vec![4, 5, 6, 7]);
+        assert_eq!(parse_sizes("4..=5").unwrap(), vec![4, 5]);
+    }
+
+    #[test]
+    fn bad_sizes_say_what_to_write() {
+        let message = |s| parse_sizes(s).unwrap_err().to_string();
+        assert!(message("eight").contains("not a board size"));
+        assert!(message("-3").contains("negative"));
+        assert!(message("9..4").contains("write 4..9"));
+        assert!(message("65").contains("up to n = 64"));
+    }
+
+    #[test]
+    fn rectangles_are_rows_x_columns() {
+        let boards = parse_boards("8x6").unwrap();
+        assert_eq!(boards.len(), 1);
+        assert_eq!((boards[0].rows(), boards[0].cols()), (8, 6));
+        assert!(parse_boards("8x").is_err());
+        assert!(parse_boards("70x3").is_err());
+        let rect = boards[0];
+        assert!(symmetry_for(rect, Some(Symmetry::Full)).is_err());
+        assert_eq!(symmetry_for(rect, None).unwrap(), Symmetry::Mirror);
+    }
+}
