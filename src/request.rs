@@ -1,0 +1,113 @@
+//! The library's front door: a validated [`CountRequest`] and [`count`], which plans it, runs it on the CPU
+//! or the GPU, and times it.
+
+use crate::engine::exec;
+use crate::engine::kernel;
+use crate::{gpu, report, Board, BoardResult, Error, Plan, Split, Symmetry};
+use std::time::Instant;
+
+impl CountRequest {
+    /// The search loop that counts this board in this process: the preferred one, where it handles the board.
+    pub fn kernel(&self) -> kernel::Kernel {
+        kernel::Kernel::preferred().on(self.board.width(), self.board.lines())
+    }
+}
+
+/// What to count and how: a validated request, ready to run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CountRequest {
+    /// The board.
+    pub board: Board,
+    /// The symmetry reduction.
+    pub symmetry: Symmetry,
+    /// Worker threads (at least 1).
+    pub threads: usize,
+    /// A fixed split depth, or `None` to choose one from the board and the threads.
+    pub split_depth: Option<u32>,
+    /// What counts the units.
+    pub backend: exec::Backend,
+}
+
+impl CountRequest {
+    /// Counts a board of side `n` with the default symmetry on every available core.
+    pub fn new(n: u32) -> Result<CountRequest, Error> {
+        Ok(CountRequest::board(Board::new(n)?))
+    }
+
+    /// Counts `board` on every available core with the best symmetry it has: the full reduction for a
+    /// square, the mirror one for a rectangle.
+    pub fn board(board: Board) -> CountRequest {
+        CountRequest {
+            board,
+            symmetry: if board.is_square() {
+                Symmetry::Full
+            } else {
+                Symmetry::Mirror
+            },
+            threads: num_cpus::get(),
+            split_depth: None,
+            backend: exec::Backend::Cpu,
+        }
+    }
+
+    /// With this symmetry reduction.
+    pub fn symmetry(self, symmetry: Symmetry) -> CountRequest {
+        CountRequest { symmetry, ..self }
+    }
+
+    /// On this many worker threads.
+    pub fn threads(self, threads: usize) -> CountRequest {
+        CountRequest { threads, ..self }
+    }
+
+    /// With a fixed split depth.
+    pub fn split_depth(self, depth: Option<u32>) -> CountRequest {
+        CountRequest {
+            split_depth: depth,
+            ..self
+        }
+    }
+
+    /// Counted by `backend`.
+    pub fn backend(self, backend: exec::Backend) -> CountRequest {
+        CountRequest { backend, ..self }
+    }
+
+    /// The plan this request runs.
+    pub fn plan(&self) -> Plan {
+        let split = match self.split_depth {
+            Some(depth) => Split::Depth(depth),
+            None => Split::Auto {
+                threads: self.threads,
+            },
+        };
+        Plan::new(self.board, self.symmetry, split)
+    }
+}
+
+/// Counts the solutions of `request`'s board on its worker threads, timing the whole of it.
+pub fn count(request: &CountRequest, progress: &dyn exec::Progress) -> Result<BoardResult, Error> {
+    let started = Instant::now();
+    let plan = request.plan();
+    let (total, gpu) = match request.backend {
+        exec::Backend::Cpu => (exec::run_parallel(&plan, request.threads, progress)?, None),
+        exec::Backend::Gpu => {
+            let stop = std::sync::atomic::AtomicBool::new(false);
+            let (total, run) = gpu::run(&plan, None, &stop, progress)?;
+            (total, Some(run))
+        }
+    };
+    let result = BoardResult::new(report::Measured {
+        board: request.board,
+        symmetry: plan.symmetry(),
+        threads: request.threads,
+        kernel: Some(request.kernel()),
+        split_depth: plan.depth(),
+        count: total,
+        seconds: started.elapsed().as_secs_f64(),
+    });
+    Ok(match gpu {
+        Some(run) => result.on_gpu(&run),
+        None => result,
+    })
+}
