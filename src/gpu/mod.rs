@@ -141,6 +141,26 @@ pub fn device() -> Result<DeviceInfo, Error> {
     }
 }
 
+/// The names of the GPUs in use ([`use_gpus`]), joined by ", ", as [`GpuRun::device`] gives them.
+pub fn names_in_use() -> Result<String, Error> {
+    #[cfg(feature = "cuda")]
+    {
+        let ordinals = match selected_gpus() {
+            Some(gpus) => gpus,
+            None => (0..cuda::visible()?).collect(),
+        };
+        let names = ordinals
+            .iter()
+            .map(|&o| cuda::info(o).map(|i| i.name))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(names.join(", "))
+    }
+    #[cfg(not(feature = "cuda"))]
+    {
+        Err(not_built())
+    }
+}
+
 /// The kernel's PTX for compute capability `(major, minor)`, as NVRTC compiles it (with the `NQ_*` switches
 /// of `NQUEENS_GPU_DEFINES`, if set); needs NVRTC but no GPU, and does not use the cache.
 #[cfg(feature = "cuda")]
