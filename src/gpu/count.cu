@@ -4,12 +4,16 @@
 // with a header that stands in for CUDA's built-ins, and checks it against the CPU kernel unit by unit.
 // `scripts/gpu-sass-count.sh` counts the SASS instructions of its search loop; results/gpu.md records them.
 //
-// The search loop takes one queen a turn, branch-free (24 SASS instructions on sm_90, nodes counted):
+// The search loop takes one queen a turn, branch-free (24 SASS instructions on sm_90 with nodes counted, 22
+// without; results/gpu.md):
 // - The stack lives in shared memory, one 16-byte entry a level: the row's untried squares `avail`, its free
 //   columns `fc` (the board's columns not taken), and the diagonal masks `ld` and `rd` of the queens above it.
-//   A turn loads the top entry, takes its lowest square, stores the rest back, and pushes the child row's entry
-//   if the child has a free square. A row whose last square is taken is popped in the same turn (the child, if
-//   any, takes its place), so an entry on the stack always has a square left: no turn is spent backing up.
+//   A turn takes the top entry's lowest square, stores the rest back, and pushes the child row's entry if the
+//   child has a free square. A row whose last square is taken is popped in the same turn (the child, if any,
+//   takes its place), so an entry on the stack always has a square left: no turn is spent backing up. The
+//   next turn's entry is loaded at the end of the turn: after a push it is the entry just stored, which the
+//   compiler keeps in registers (the load is skipped). Below the task's first row lies an entry with no
+//   square, so the search ends when the next entry is empty.
 // - The rows' constraints (the frame of the full symmetry mode: its side rows, and the squares its border
 //   queens attack) come from a table of each row's open squares, one word a row, copied into shared memory
 //   when the thread takes a task. With the popped rows gone from the stack, a level no longer names its row:
@@ -58,7 +62,8 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
     // Bytes from one level of the stack to the next, and from one row of the table to the next.
     const u32 level = 16u * blockDim.x;
     const u32 step = 4u * blockDim.x;
-    const u32 table = levels * level + 4u * threadIdx.x;
+    // The stack's levels 0 (the empty entry) to `levels`, then the table.
+    const u32 table = (levels + 1u) * level + 4u * threadIdx.x;
     for (;;) {
         const u32 t = atomicAdd(next, 1u);
         if (t >= count) {
@@ -76,13 +81,14 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
 #ifdef __CUDA_ARCH__
         asm("" : "+r"(tab));
 #endif
-        u32 top = 16u * threadIdx.x;
-        const u32 bottom = top - level;
+        // Level 0 holds an entry with no square: the search ends when it comes back to it.
+        *(uint4*)(shared + 16u * threadIdx.x) = make_uint4(0u, 0u, 0u, 0u);
+        u32 top = 16u * threadIdx.x + level;
         *(uint4*)(shared + top) = make_uint4(task.avail, task.fc, task.ld, task.rd);
+        uint4 e = *(const uint4*)(shared + top);
         u32 sol = 0;
         u64 nod = 0;
         do {
-            const uint4 e = *(const uint4*)(shared + top);
             const u32 rest = e.x & (e.x - 1u);
             *(u32*)(shared + top) = rest;
             // e.x ^ rest is the queen's square, which is free: in fc, in neither diagonal.
@@ -110,7 +116,8 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
                 top += level;
                 *(uint4*)(shared + top) = make_uint4(free, fc, ld, rd);
             }
-        } while (top != bottom);
+            e = *(const uint4*)(shared + top);
+        } while (e.x != 0u);
         if (nod >> 32) {
             atomicAdd(trouble, 1u);
         }

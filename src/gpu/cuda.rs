@@ -25,8 +25,10 @@ const SOURCE: &str = include_str!("count.cu");
 /// took 38.0 s, 2 streams without it 40.7 s; see `results/gpu.md`.
 const STREAMS: usize = 4;
 
-/// Threads per block, unless `NQUEENS_GPU_THREADS` says otherwise (for measuring).
-const THREADS: u32 = 256;
+/// Threads per block, unless `NQUEENS_GPU_THREADS` says otherwise (for measuring). A thread of the kernel
+/// needs 336 bytes of shared memory with 16 rows left to its tasks: 128 threads a block fit 5 blocks (640
+/// threads) in an H100's 228 KB, 256 threads only 2 (512). Not measured yet (results/gpu.md).
+const THREADS: u32 = 128;
 
 fn threads_per_block() -> u32 {
     std::env::var("NQUEENS_GPU_THREADS")
@@ -268,8 +270,9 @@ impl Device for GpuDevice {
         batch.tasks = Vec::new();
         let threads = threads_per_block();
         let levels = batch.levels;
-        // A level of stack (16 bytes) and a row of table (4 bytes) for each level, for each thread.
-        let shared = threads * levels * (16 + 4);
+        // For each thread: `levels` levels of stack (16 bytes) above an empty one, and a row of table
+        // (4 bytes) for each level.
+        let shared = threads * ((levels + 1) * 16 + levels * 4);
         let per_multiprocessor = self
             .function
             .occupancy_max_active_blocks_per_multiprocessor(threads, shared as usize, None)
@@ -307,7 +310,7 @@ impl Device for GpuDevice {
             // SAFETY: the arguments match the kernel's parameters in number, order and type; `tasks` holds
             // `count` tasks, every task's slot is below `slots` (the length of `solutions` and `nodes`, and
             // of `tables` in tables of 32 words), no task needs more than `levels` levels, and the shared
-            // memory holds `levels` levels of stack and of table for every thread.
+            // memory holds `levels + 1` levels of stack and `levels` of table for every thread.
             unsafe { launch.launch(config) }.map_err(gpu_error("cannot start the kernel"))?;
         }
         let end = event()?;

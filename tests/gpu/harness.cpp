@@ -18,7 +18,7 @@ int main() {
     if (fread(tables.data(), 4, 32u * head[1], stdin) != 32u * head[1]) return 2;
     std::vector<unsigned> words(8u * head[0] + 1);
     if (fread(words.data(), 4, 8u * head[0], stdin) != 8u * head[0]) return 2;
-    if (head[2] > 64) return 3;
+    if (head[2] > 60) return 3;
     std::vector<unsigned long long> solutions(head[1]), nodes(head[1]);
     unsigned next = 0, trouble = 0;
     count_tasks(reinterpret_cast<const Task*>(words.data()), head[0], &next, tables.data(), solutions.data(),
