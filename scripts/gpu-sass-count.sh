@@ -4,6 +4,9 @@
 #   scripts/gpu-sass-count.sh                        src/gpu/count.cu as the program builds it (sm_90)
 #   scripts/gpu-sass-count.sh -D NQ_NODES=0          the same with a switch of the kernel (as NQUEENS_GPU_DEFINES)
 #   scripts/gpu-sass-count.sh --file K.cu [-D ...]   another kernel (e.g. a peer's), compiled the same way
+#   scripts/gpu-sass-count.sh --ptx K.ptx            PTX made by NVRTC itself, as the program makes it:
+#     NQUEENS_PTX_OUT=K.ptx LD_LIBRARY_PATH=<libnvrtc's folder> \
+#       cargo test --release --features cuda --test gpu dump_ptx -- --ignored
 #   SASS_ARCH=sm_80 scripts/gpu-sass-count.sh        another architecture
 #   SASS_DUMP=1 ...                                  also prints the loop's SASS
 #
@@ -22,9 +25,11 @@ file=$root/src/gpu/count.cu
 arch=${SASS_ARCH:-sm_90}
 defines=()
 extra=()
+ptx=
 while [ $# -gt 0 ]; do
   case "$1" in
   --file) file=$2; shift 2 ;;
+  --ptx) ptx=$2; shift 2 ;;
   -D) defines+=("-D$2"); shift 2 ;;
   -D*) defines+=("$1"); shift ;;
   *) extra+=("$1"); shift ;;
@@ -48,8 +53,13 @@ nvdisasm=$(find_tool nvdisasm)
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-"$nvcc" --ptx -arch="compute_${arch#sm_}" -I"$(dirname "$file")" \
-  "${defines[@]}" "${extra[@]}" -o "$work/k.ptx" -x cu "$file"
+if [ -n "$ptx" ]; then
+  cp "$ptx" "$work/k.ptx"
+  file=$ptx
+else
+  "$nvcc" --ptx -arch="compute_${arch#sm_}" -I"$(dirname "$file")" \
+    "${defines[@]}" "${extra[@]}" -o "$work/k.ptx" -x cu "$file"
+fi
 "$ptxas" -O3 -arch="$arch" -o "$work/k.cubin" "$work/k.ptx"
 "$nvdisasm" -c "$work/k.cubin" >"$work/k.sass"
 
