@@ -48,8 +48,9 @@ struct Task {
 #define NQ_STACK(name) extern __shared__ __align__(16) char name[]
 #endif
 
-// Count the nodes (1), or leave them uncounted (0, for measuring what counting costs; the host then has no
-// node counts to give, so the program always builds it with 1).
+// Count the nodes (1), or leave them uncounted (0: only for measuring what counting costs with
+// scripts/gpu-sass-count.sh; the program refuses it, as its journals and reports have no way to say "not
+// counted").
 #ifndef NQ_NODES
 #define NQ_NODES 1
 #endif

@@ -57,10 +57,18 @@ fn defines() -> Vec<String> {
 }
 
 /// NVRTC's options for compute capability `(major, minor)`.
-fn options((major, minor): (i32, i32)) -> Vec<String> {
+fn options((major, minor): (i32, i32)) -> Result<Vec<String>, Error> {
     let mut options = vec![format!("--gpu-architecture=sm_{major}{minor}")];
     options.extend(defines());
-    options
+    // Counts without nodes would be journaled and reported as counts with none.
+    if options.iter().any(|o| o.replace(' ', "") == "-DNQ_NODES=0") {
+        return Err(Error::Gpu(
+            "NQ_NODES=0 leaves the nodes uncounted, which journals and reports cannot say: measure that \
+             variant's loop with scripts/gpu-sass-count.sh -D NQ_NODES=0 instead"
+                .into(),
+        ));
+    }
+    Ok(options)
 }
 
 fn nvrtc_present() -> Result<(), Error> {
@@ -96,7 +104,7 @@ pub fn compile(capability: (i32, i32)) -> Result<Ptx, Error> {
     compile_ptx_with_opts(
         SOURCE,
         CompileOptions {
-            options: options(capability),
+            options: options(capability)?,
             name: Some("count.cu".into()),
             ..Default::default()
         },
@@ -115,7 +123,7 @@ fn compiled(capability: (i32, i32)) -> Result<String, Error> {
     let architecture = format!("sm_{}{}", capability.0, capability.1);
     let key = cache::key(
         SOURCE,
-        &options(capability),
+        &options(capability)?,
         &architecture,
         nvrtc_version()?,
     );
