@@ -268,6 +268,12 @@ mod tests {
     }
 
     #[test]
+    fn a_task_is_the_kernels_eight_words() {
+        assert_eq!(std::mem::size_of::<Task>(), 32);
+        assert_eq!(std::mem::align_of::<Task>(), 4);
+    }
+
+    #[test]
     fn the_table_names_each_row_by_its_free_columns() {
         let plan = Plan::new(Board::new(9).unwrap(), Symmetry::Full, Split::Depth(0));
         let start = plan.start(&plan.units()[0]).unwrap();
