@@ -169,15 +169,25 @@ pub fn visible() -> Result<usize, Error> {
     Ok(count as usize)
 }
 
-/// Opens GPU `ordinal`.
+/// GPU `ordinal`'s context. A context costs a large part of a small run's time to make, so the first made
+/// for a GPU is kept for the process: the GPU's name printed before a run, the run itself and the runs after
+/// it (a benchmark's) share it.
 fn context(ordinal: usize) -> Result<Arc<CudaContext>, Error> {
+    static OPEN: Mutex<Vec<(usize, Arc<CudaContext>)>> = Mutex::new(Vec::new());
+    let mut open = OPEN.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, context)) = open.iter().find(|(o, _)| *o == ordinal) {
+        return Ok(context.clone());
+    }
     let count = visible()?;
     if ordinal >= count {
         return Err(Error::Gpu(format!(
             "there is no GPU {ordinal}: the driver sees {count} (numbered from 0)"
         )));
     }
-    CudaContext::new(ordinal).map_err(|e| Error::Gpu(format!("cannot open GPU {ordinal}: {e}")))
+    let context = CudaContext::new(ordinal)
+        .map_err(|e| Error::Gpu(format!("cannot open GPU {ordinal}: {e}")))?;
+    open.push((ordinal, context.clone()));
+    Ok(context)
 }
 
 fn describe(context: &CudaContext) -> Result<DeviceInfo, Error> {
