@@ -25,6 +25,9 @@ const SOURCE: &str = include_str!("count.cu");
 /// took 38.0 s, 2 streams without it 40.7 s; see `results/gpu.md`.
 const STREAMS: usize = 4;
 
+/// Shared memory a block may use without asking for more.
+const DEFAULT_SHARED: u32 = 48 * 1024;
+
 /// Threads per block, unless `NQUEENS_GPU_THREADS` says otherwise (for measuring). A thread of the kernel
 /// needs 336 bytes of shared memory with 16 rows left to its tasks: 128 threads a block fit 5 blocks (640
 /// threads) in an H100's 228 KB, 256 threads only 2 (512). Not measured yet (results/gpu.md).
@@ -213,6 +216,9 @@ pub struct GpuDevice {
     streams: Vec<Arc<CudaStream>>,
     function: CudaFunction,
     info: DeviceInfo,
+    /// Shared memory a block may have at most, and what the kernel has been allowed so far.
+    max_shared: u32,
+    shared_allowed: u32,
     in_flight: VecDeque<InFlight>,
     launched: usize,
     first: Option<CudaEvent>,
@@ -238,11 +244,19 @@ impl GpuDevice {
                     .map_err(gpu_error("cannot make a stream"))
             })
             .collect::<Result<Vec<_>, _>>()?;
+        let max_shared = context
+            .attribute(
+                sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+            )
+            .map_err(gpu_error("cannot query the GPU"))?
+            .max(DEFAULT_SHARED as i32) as u32;
         Ok(GpuDevice {
             _context: context,
             streams,
             function,
             info,
+            max_shared,
+            shared_allowed: DEFAULT_SHARED,
             in_flight: VecDeque::new(),
             launched: 0,
             first: None,
@@ -286,11 +300,31 @@ impl Device for GpuDevice {
             .map_err(|_| Error::Gpu("a batch holds more than 2^32 tasks".into()))?;
         // The GPU has its copy: the host's is not needed while the batch runs.
         batch.tasks = Vec::new();
-        let threads = threads_per_block();
         let levels = batch.levels;
         // For each thread: `levels` levels of stack (16 bytes) above an empty one, and a row of table
-        // (4 bytes) for each level.
-        let shared = threads * ((levels + 1) * 16 + levels * 4);
+        // (4 bytes) for each level. Fewer threads a block where a block would not fit.
+        let per_thread = (levels + 1) * 16 + levels * 4;
+        let mut threads = threads_per_block();
+        while threads > 32 && threads * per_thread > self.max_shared {
+            threads /= 2;
+        }
+        let shared = threads * per_thread;
+        if shared > self.max_shared {
+            return Err(Error::Gpu(format!(
+                "the kernel needs {shared} bytes of shared memory a block, more than the GPU's {}",
+                self.max_shared
+            )));
+        }
+        if shared > DEFAULT_SHARED && shared > self.shared_allowed {
+            // Beyond 48 KB a block, the kernel must ask for it.
+            self.function
+                .set_attribute(
+                    sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                    shared as i32,
+                )
+                .map_err(gpu_error("cannot give the kernel its shared memory"))?;
+            self.shared_allowed = shared;
+        }
         let per_multiprocessor = self
             .function
             .occupancy_max_active_blocks_per_multiprocessor(threads, shared as usize, None)
