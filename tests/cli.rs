@@ -418,10 +418,15 @@ fn the_gpu_backend_says_what_is_missing_before_writing_anything() {
 #[test]
 fn the_gpu_backend_refuses_boards_beyond_its_masks_and_unknown_backends() {
     nqueens()
-        .args(["count", "33", "--backend", "gpu"])
+        .args(["count", "32", "--backend", "gpu"])
         .assert()
         .code(2)
-        .stderr(contains("up to 32 by 32"));
+        .stderr(contains("up to 31 columns wide"));
+    nqueens()
+        .args(["count", "10", "--backend", "gpu", "--gpus", "0,x"])
+        .assert()
+        .code(2)
+        .stderr(contains("'x' is not a GPU number"));
     nqueens()
         .args(["count", "10", "--backend", "tpu"])
         .assert()

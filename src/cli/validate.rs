@@ -119,6 +119,7 @@ pub fn symmetry_for(board: Board, asked: Option<Symmetry>) -> Result<Symmetry, U
 /// The requests for a list of size specifications, in the order given.
 pub fn requests(specs: &[String], options: &CountOptions) -> Result<Vec<CountRequest>, UsageError> {
     let threads = options.threads.map_or_else(num_cpus::get, |t| t as usize);
+    nqueens::gpu::use_gpus(options.gpus.clone().map(|g| g.0));
     let mut requests = Vec::new();
     for spec in specs {
         for board in parse_boards(spec)? {
@@ -126,7 +127,7 @@ pub fn requests(specs: &[String], options: &CountOptions) -> Result<Vec<CountReq
                 && !nqueens::gpu::handles(board.width(), board.lines())
             {
                 return Err(UsageError(format!(
-                    "the GPU backend counts boards up to {0} by {0}; count {board} with --backend cpu",
+                    "the GPU backend counts boards up to {0} columns wide; count {board} with --backend cpu",
                     nqueens::gpu::task::MAX_SIDE
                 )));
             }

@@ -93,6 +93,7 @@ impl Clock for Offset<'_> {
 
 /// Runs `nqueens bench`.
 pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
+    nqueens::gpu::use_gpus(args.gpus.clone().map(|g| g.0));
     let request = args.request();
     let workload = request
         .workload()
