@@ -55,7 +55,10 @@ impl BenchArgs {
                     "{flag} needs a file name: the table already goes to standard output"
                 )));
             }
-            if exports.iter().any(|(_, p)| p == path) {
+            if exports
+                .iter()
+                .any(|(_, p)| p == path || output::same_file(p, path))
+            {
                 return Err(UsageError(format!(
                     "'{}' is named by two exports: give each its own file",
                     path.display()
@@ -94,6 +97,7 @@ impl Clock for Offset<'_> {
 /// Runs `nqueens bench`.
 pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     let request = args.request();
+    crate::cli::validate::backend(request.backend)?;
     let workload = request
         .workload()
         .map_err(|e| UsageError(format!("cannot benchmark: {e}")))?;
