@@ -177,6 +177,14 @@ fn output_onto_the_journal_of_the_run_is_refused_however_it_is_spelled() {
             .stderr(contains("the journal of this run"));
         assert_eq!(fs::read(&journal).unwrap(), before, "{}", spelled.display());
     }
+    // Nor the journal of another run: a journal may hold weeks of counting.
+    nqueens()
+        .args(["count", "8", "-q", "-o"])
+        .arg(&journal)
+        .assert()
+        .code(2)
+        .stderr(contains("it is an nqueens journal"));
+    assert_eq!(fs::read(&journal).unwrap(), before);
     // A new journal too: the result would have replaced it at the end.
     let fresh = dir.path().join("n9.journal");
     nqueens()

@@ -108,6 +108,12 @@ impl Output {
                 .append(true)
                 .open(&path)
                 .map_err(|e| cannot(e.to_string()))?;
+            if is_journal(&path) {
+                return Err(cannot(
+                    "it is an nqueens journal, which the result would replace; name another file"
+                        .into(),
+                ));
+            }
         }
         let dir = match path.parent() {
             Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
@@ -217,6 +223,17 @@ fn place(path: &Path) -> Option<PathBuf> {
         _ => Path::new("."),
     };
     Some(fs::canonicalize(dir).ok()?.join(name))
+}
+
+/// Whether the file at `path` starts as a journal does: a result is never written over one, whatever run it
+/// belongs to, since a journal may hold weeks of counting.
+fn is_journal(path: &Path) -> bool {
+    use std::io::Read;
+    const START: &[u8] = b"{\"journal\":\"nqueens\"";
+    let mut start = [0u8; START.len()];
+    File::open(path)
+        .and_then(|mut f| f.read_exact(&mut start))
+        .is_ok_and(|()| start == START)
 }
 
 /// `path` with its symbolic links followed to the file they lead to, which need not exist.
