@@ -55,7 +55,10 @@ impl BenchArgs {
                     "{flag} needs a file name: the table already goes to standard output"
                 )));
             }
-            if exports.iter().any(|(_, p)| p == path) {
+            if exports
+                .iter()
+                .any(|(_, p)| p == path || output::same_file(p, path))
+            {
                 return Err(UsageError(format!(
                     "'{}' is named by two exports: give each its own file",
                     path.display()
@@ -95,6 +98,7 @@ impl Clock for Offset<'_> {
 pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     nqueens::gpu::use_gpus(args.gpus.clone().map(|g| g.0));
     let request = args.request();
+    crate::cli::validate::backend(request.backend)?;
     let workload = request
         .workload()
         .map_err(|e| UsageError(format!("cannot benchmark: {e}")))?;
