@@ -7,7 +7,9 @@ use std::path::{Path, PathBuf};
 /// Every `.rs` file below `dir` (relative to the crate root), with its text stripped of comments.
 fn sources(dir: &str) -> Vec<(PathBuf, String)> {
     fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-        for entry in fs::read_dir(dir).unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display())) {
+        for entry in
+            fs::read_dir(dir).unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
+        {
             let path = entry.expect("a directory entry").path();
             if path.is_dir() {
                 walk(&path, out);
@@ -72,7 +74,10 @@ fn the_library_knows_nothing_of_the_command_line() {
     ] {
         found.extend(uses(dir, &["clap", "indicatif", "crate::cli", "plotters"]));
     }
-    assert!(found.is_empty(), "the library uses the command line's crates: {found:#?}");
+    assert!(
+        found.is_empty(),
+        "the library uses the command line's crates: {found:#?}"
+    );
 }
 
 #[test]
@@ -80,7 +85,10 @@ fn the_search_loops_use_only_std_and_themselves() {
     let mut found = Vec::new();
     for (path, code) in sources("src/engine/kernel") {
         for line in code.lines().map(str::trim) {
-            let Some(path_used) = line.strip_prefix("use ").or_else(|| line.strip_prefix("pub use ")) else {
+            let Some(path_used) = line
+                .strip_prefix("use ")
+                .or_else(|| line.strip_prefix("pub use "))
+            else {
                 continue;
             };
             let own = ["std::", "core::", "super::", "self::"]
@@ -109,12 +117,40 @@ fn each_floor_uses_only_the_floors_before_it() {
     let rules: [(&str, &[&str]); 5] = [
         (
             "src/engine",
-            &["crate::gpu", "crate::runs", "crate::report", "crate::solutions", "crate::request"],
+            &[
+                "crate::gpu",
+                "crate::runs",
+                "crate::report",
+                "crate::solutions",
+                "crate::request",
+            ],
         ),
-        ("src/gpu", &["crate::runs", "crate::report", "crate::solutions", "crate::request"]),
-        ("src/solutions", &["crate::gpu", "crate::runs", "crate::report", "crate::request"]),
-        ("src/report", &["crate::runs", "crate::solutions", "crate::request"]),
-        ("src/runs", &["crate::report", "crate::solutions", "crate::request"]),
+        (
+            "src/gpu",
+            &[
+                "crate::runs",
+                "crate::report",
+                "crate::solutions",
+                "crate::request",
+            ],
+        ),
+        (
+            "src/solutions",
+            &[
+                "crate::gpu",
+                "crate::runs",
+                "crate::report",
+                "crate::request",
+            ],
+        ),
+        (
+            "src/report",
+            &["crate::runs", "crate::solutions", "crate::request"],
+        ),
+        (
+            "src/runs",
+            &["crate::report", "crate::solutions", "crate::request"],
+        ),
     ];
     let mut found = Vec::new();
     for (dir, banned) in rules {

@@ -14,17 +14,19 @@ fn count_prints_a_table_row_per_board() {
     let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 3, "header and two rows:\n{text}");
-    assert!(lines[0].split_whitespace().eq([
-        "n",
-        "total",
-        "unique",
-        "seconds",
-        "threads",
-        "units",
-        "solutions/s",
-        "nodes/s",
-        "check"
-    ]));
+    assert!(
+        lines[0].split_whitespace().eq([
+            "n",
+            "total",
+            "unique",
+            "seconds",
+            "threads",
+            "units",
+            "solutions/s",
+            "nodes/s",
+        ]),
+        "no check column where no check was asked for:\n{text}"
+    );
     let row: Vec<&str> = lines[1].split_whitespace().collect();
     assert_eq!(
         &row[..3],
@@ -173,7 +175,7 @@ fn check_marks_published_counts_ok() {
         .args(["count", "8", "--check"])
         .assert()
         .success()
-        .stdout(contains("ok"));
+        .stdout(contains("check").and(contains("ok")));
 }
 
 #[test]
@@ -431,4 +433,187 @@ fn the_gpu_backend_refuses_boards_beyond_its_masks_and_unknown_backends() {
         .args(["bench", "--quick", "--backend", "tpu"])
         .assert()
         .code(2);
+}
+
+/// The commands `nqueens --help` lists, as clap knows them (clap's own `help` aside).
+fn commands_from_help() -> Vec<String> {
+    let out = nqueens().arg("--help").assert().success();
+    let help = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let names: Vec<String> = help
+        .lines()
+        .skip_while(|l| !l.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|l| !l.trim().is_empty())
+        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+        .filter(|name| name != "help")
+        .collect();
+    assert!(names.len() >= 10, "the help lists the commands:\n{help}");
+    names
+}
+
+#[test]
+fn every_shell_gets_a_completion_script_naming_the_commands() {
+    let commands = commands_from_help();
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let out = nqueens().args(["completions", shell]).assert().success();
+        let script = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+        assert!(!script.trim().is_empty(), "{shell}: an empty script");
+        for command in &commands {
+            assert!(
+                script.contains(command.as_str()),
+                "{shell}: no '{command}' in the script"
+            );
+        }
+    }
+    nqueens()
+        .args(["completions", "tcsh"])
+        .assert()
+        .code(2)
+        .stderr(contains("bash"));
+}
+
+#[test]
+fn the_man_page_names_every_command_and_each_has_its_own_page() {
+    let out = nqueens().arg("man").assert().success();
+    let page = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(
+        page.starts_with(".ie") || page.contains(".TH nqueens"),
+        "roff:\n{page}"
+    );
+    for command in commands_from_help() {
+        assert!(
+            page.contains(&format!("nqueens\\-{command}")),
+            "no '{command}' in the man page"
+        );
+        let out = nqueens().args(["man", &command]).assert().success();
+        let sub = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+        assert!(
+            sub.contains(&format!(".TH nqueens-{command} 1")),
+            "the page of {command}:\n{sub}"
+        );
+    }
+    nqueens()
+        .args(["man", "nosuch"])
+        .assert()
+        .code(2)
+        .stderr(contains("count"));
+}
+
+#[test]
+fn count_and_verify_write_export_files_beside_the_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let (json, csv, md) = (
+        dir.path().join("c.json"),
+        dir.path().join("c.csv"),
+        dir.path().join("c.md"),
+    );
+    for command in [&["count", "4..9"][..], &["verify", "4..9"][..]] {
+        let out = nqueens()
+            .args(command)
+            .arg("--export-json")
+            .arg(&json)
+            .arg("--export-csv")
+            .arg(&csv)
+            .arg("--export-markdown")
+            .arg(&md)
+            .assert()
+            .success()
+            .stderr(contains("wrote").and(contains("c.md")));
+        let table = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+        assert_eq!(
+            table.lines().count(),
+            7,
+            "the table on the terminal:\n{table}"
+        );
+        let report: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+        assert_eq!(report["schema_version"], 1, "the schema of `--format json`");
+        assert_eq!(report["status"], "complete");
+        let totals: Vec<u64> = report["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["total"].as_u64().unwrap())
+            .collect();
+        assert_eq!(totals, [2, 10, 4, 40, 92, 352]);
+        let mut reader = csv::Reader::from_path(&csv).unwrap();
+        assert_eq!(reader.records().count(), 6);
+        let markdown = std::fs::read_to_string(&md).unwrap();
+        assert_eq!(markdown.lines().filter(|l| l.starts_with("| ")).count(), 7);
+        assert!(!markdown.contains("INCOMPLETE"));
+        // The verdicts are in the files where a check was asked for.
+        assert_eq!(
+            report["results"][0].get("check").is_some(),
+            command[0] == "verify"
+        );
+    }
+}
+
+#[test]
+fn an_interrupted_sweep_leaves_export_files_with_what_it_counted() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("c.json");
+    let md = dir.path().join("c.md");
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("nqueens"))
+        .args([
+            "count",
+            "4..32",
+            "--threads",
+            "1",
+            "--quiet",
+            "--kernel",
+            "scalar",
+        ])
+        .arg("--export-json")
+        .arg(&json)
+        .arg("--export-markdown")
+        .arg(&md)
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let boards_so_far = |path: &std::path::Path| -> Option<usize> {
+        let report: serde_json::Value = serde_json::from_slice(&std::fs::read(path).ok()?).ok()?;
+        let boards = report["results"].as_array()?.len();
+        (boards >= 3).then_some(boards)
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    while boards_so_far(&json).is_none() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no boards written in 120 s"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(report["status"], "running", "marked as not finished");
+    assert_eq!(report["results"][0]["total"], 2);
+    let markdown = std::fs::read_to_string(&md).unwrap();
+    assert!(markdown.contains("INCOMPLETE"), "{markdown}");
+}
+
+#[test]
+fn export_files_are_refused_when_they_clash() {
+    let dir = tempfile::tempdir().unwrap();
+    let same = dir.path().join("same");
+    for (args, message) in [
+        (vec!["--export-json", "-"], "needs a file name"),
+        (
+            vec!["--export-csv", "x", "--export-markdown", "x"],
+            "named by two exports",
+        ),
+        (vec!["--export-json", "x", "-o", "x"], "and by --output"),
+    ] {
+        nqueens()
+            .current_dir(dir.path())
+            .args(["count", "8"])
+            .args(&args)
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(contains(message));
+        assert!(!same.exists());
+    }
+    assert!(!dir.path().join("x").exists(), "nothing written");
 }

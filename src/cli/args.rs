@@ -189,6 +189,24 @@ pub enum Command {
     Bench(BenchArgs),
     /// Draw SVG charts (time against n, thread scaling, machines side by side) from count and bench JSON.
     Plot(PlotArgs),
+    /// Print the completion script of a shell, made from these very options.
+    ///
+    /// bash: `nqueens completions bash > ~/.local/share/bash-completion/completions/nqueens`; zsh: into a
+    /// folder of `$fpath` as `_nqueens`; fish: `~/.config/fish/completions/nqueens.fish`.
+    Completions {
+        /// The shell: bash, zsh, fish, elvish or powershell.
+        #[arg(value_name = "SHELL")]
+        shell: clap_complete::Shell,
+    },
+    /// Print a manual page (roff): `nqueens man > ~/.local/share/man/man1/nqueens.1`, then `man nqueens`.
+    ///
+    /// Without COMMAND, the page of `nqueens` itself, which lists every command; with it, the page of that
+    /// command and its options, `nqueens-COMMAND(1)`.
+    Man {
+        /// The command whose page to print.
+        #[arg(value_name = "COMMAND")]
+        command: Option<String>,
+    },
 }
 
 /// How solutions are shown and where they go.
@@ -284,6 +302,8 @@ pub struct CountOptions {
     /// feature; the threads then cut its tasks).
     #[arg(long, default_value = "cpu", value_parser = parse_backend)]
     pub backend: Backend,
+    #[command(flatten)]
+    pub exports: ExportOptions,
     /// Testing aid: add this to every total before it is checked and written, to exercise the mismatch path.
     #[arg(long, hide = true, default_value_t = 0)]
     pub debug_offset: u32,
@@ -345,15 +365,8 @@ pub struct BenchArgs {
     /// Symmetry reduction; the standard workload is `full`.
     #[arg(long, default_value = "full", value_parser = parse_symmetry)]
     pub symmetry: Symmetry,
-    /// Write the report as JSON (every run, the summaries, the machine) to FILE, rewritten after each run.
-    #[arg(long, value_name = "FILE")]
-    pub export_json: Option<PathBuf>,
-    /// Write one CSV row per run to FILE, rewritten after each run.
-    #[arg(long, value_name = "FILE")]
-    pub export_csv: Option<PathBuf>,
-    /// Write a Markdown report to FILE, rewritten after each run.
-    #[arg(long, value_name = "FILE")]
-    pub export_markdown: Option<PathBuf>,
+    #[command(flatten)]
+    pub exports: ExportOptions,
     /// Print nothing but the results: no progress bar, no messages.
     #[arg(short, long)]
     pub quiet: bool,
@@ -364,6 +377,22 @@ pub struct BenchArgs {
     /// Testing aid: add this to every total before it is checked, to exercise the mismatch path.
     #[arg(long, hide = true, default_value_t = 0)]
     pub debug_offset: u32,
+}
+
+/// Files written beside the table on the terminal: `count`, `verify` and `bench`.
+#[derive(Debug, Args, Default)]
+pub struct ExportOptions {
+    /// Also write the report as JSON (the machine, the build and every result so far) to FILE, rewritten
+    /// whole as each board or run finishes; its `status` is `running` until the end.
+    #[arg(long, value_name = "FILE")]
+    pub export_json: Option<PathBuf>,
+    /// Also write one CSV row per board or run to FILE, rewritten whole as each finishes.
+    #[arg(long, value_name = "FILE")]
+    pub export_csv: Option<PathBuf>,
+    /// Also write a Markdown report to FILE, rewritten whole as each board or run finishes, marked incomplete
+    /// until the end.
+    #[arg(long, value_name = "FILE")]
+    pub export_markdown: Option<PathBuf>,
 }
 
 /// Options of `nqueens plot`.

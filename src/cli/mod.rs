@@ -62,5 +62,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
         } => commands::merge::run(&files, format, output.as_deref(), quiet),
         Command::Bench(args) => commands::bench::run(&args),
         Command::Plot(args) => commands::plot::run(&args).map(|()| ExitCode::SUCCESS),
+        Command::Completions { shell } => commands::docs::completions(shell),
+        Command::Man { command } => commands::docs::man(command.as_deref()),
     }
 }

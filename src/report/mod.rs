@@ -274,10 +274,18 @@ pub struct Report {
     pub machine: Machine,
     /// When the run started, RFC 3339 in UTC.
     pub timestamp: String,
+    /// How far the run got: `running` while it counts (and in an export file an interrupted run left),
+    /// `complete` once every board is counted. Reports written before this field read as complete.
+    #[serde(default = "complete")]
+    pub status: bench::Status,
     /// Worker threads used.
     pub threads: usize,
     /// One record per board, in the order counted.
     pub results: Vec<BoardResult>,
+}
+
+fn complete() -> bench::Status {
+    bench::Status::Complete
 }
 
 impl Report {
@@ -288,9 +296,15 @@ impl Report {
             program: Program::current(),
             machine: Machine::detect(),
             timestamp: humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string(),
+            status: bench::Status::Running,
             threads,
             results: Vec::new(),
         }
+    }
+
+    /// Marks the run as done: every board asked for is counted.
+    pub fn finish(&mut self) {
+        self.status = bench::Status::Complete;
     }
 }
 

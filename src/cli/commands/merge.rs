@@ -68,6 +68,7 @@ pub fn run(
     out.write(&exporter.header(&report))?;
     out.write(&exporter.row(&result))?;
     report.results.push(result.clone());
+    report.finish();
     out.write(&exporter.footer(&report))?;
     out.finish()?;
     let mut code = ExitCode::SUCCESS;
