@@ -617,3 +617,145 @@ fn export_files_are_refused_when_they_clash() {
     }
     assert!(!dir.path().join("x").exists(), "nothing written");
 }
+
+#[test]
+fn kernel_is_an_option_of_the_commands_that_search_and_nowhere_else() {
+    let help = |command: &str| -> String {
+        let out = nqueens().args([command, "--help"]).assert().success();
+        String::from_utf8(out.get_output().stdout.clone()).unwrap()
+    };
+    for command in ["count", "verify", "bench", "list"] {
+        let text = help(command);
+        assert!(text.contains("--kernel"), "{command} offers --kernel");
+        assert!(
+            text.contains("32 searches") && text.contains("24"),
+            "{command}:\n{text}"
+        );
+    }
+    for command in ["merge", "plot", "check", "units", "solve"] {
+        assert!(
+            !help(command).contains("--kernel"),
+            "{command} has no --kernel"
+        );
+    }
+    // The form before the command still works where a search runs, and is refused where none does.
+    nqueens()
+        .args(["--kernel", "scalar", "list", "6", "--quiet"])
+        .assert()
+        .success();
+    nqueens()
+        .args(["--kernel", "scalar", "units", "8", "--summary"])
+        .assert()
+        .code(2)
+        .stderr(contains("count, verify, bench and list"));
+}
+
+#[test]
+fn format_help_lists_its_values() {
+    for command in ["count", "verify", "units", "merge"] {
+        let out = nqueens().args([command, "--help"]).assert().success();
+        let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+        assert!(
+            text.contains("table, json, csv, markdown"),
+            "{command}:\n{text}"
+        );
+    }
+}
+
+#[test]
+fn units_and_check_write_to_a_file_with_o() {
+    let dir = tempfile::tempdir().unwrap();
+    let units = dir.path().join("units.csv");
+    nqueens()
+        .args(["units", "8", "--format", "csv", "-o"])
+        .arg(&units)
+        .assert()
+        .success()
+        .stdout("");
+    let text = std::fs::read_to_string(&units).unwrap();
+    assert!(text.starts_with("unit,border,queens,weight\n"), "{text}");
+    assert_eq!(text.lines().count(), 135, "134 units and a header");
+    let verdicts = dir.path().join("verdicts");
+    nqueens()
+        .args(["check", "-o"])
+        .arg(&verdicts)
+        .write_stdin("[2,4,1,3]\n[1,2,3,4]\n")
+        .assert()
+        .code(1)
+        .stdout("");
+    let text = std::fs::read_to_string(&verdicts).unwrap();
+    assert!(text.starts_with("line 1: valid\nline 2: invalid"), "{text}");
+}
+
+#[test]
+fn units_say_that_they_take_square_boards() {
+    nqueens()
+        .args(["units", "8x6"])
+        .assert()
+        .code(2)
+        .stderr(contains("units and checkpoints take square boards"));
+}
+
+#[test]
+fn a_resumed_journal_with_nothing_left_reports_no_rate() {
+    let dir = tempfile::tempdir().unwrap();
+    let journal = dir.path().join("j");
+    let run = || {
+        nqueens()
+            .args(["count", "10", "--format", "json", "--checkpoint"])
+            .arg(&journal)
+            .assert()
+            .success()
+    };
+    let first: serde_json::Value = serde_json::from_slice(&run().get_output().stdout).unwrap();
+    assert!(
+        first["results"][0]["solutions_per_second"]
+            .as_f64()
+            .unwrap()
+            > 0.0
+    );
+    let again: serde_json::Value = serde_json::from_slice(&run().get_output().stdout).unwrap();
+    assert_eq!(again["results"][0]["total"], 724);
+    assert_eq!(
+        again["results"][0]["solutions_per_second"], 0.0,
+        "no work, no rate"
+    );
+    let out = nqueens()
+        .args(["count", "10", "--checkpoint"])
+        .arg(&journal)
+        .assert()
+        .success();
+    let table = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let row: Vec<&str> = table.lines().nth(1).unwrap().split_whitespace().collect();
+    assert_eq!(row[row.len() - 2..], ["-", "-"], "{table}");
+}
+
+#[test]
+fn boards_whose_search_places_no_queen_show_no_node_rate() {
+    let out = nqueens().args(["count", "4", "8"]).assert().success();
+    let table = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let rows: Vec<Vec<&str>> = table
+        .lines()
+        .skip(1)
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    assert_eq!(rows[0].last(), Some(&"-"), "{table}");
+    assert_ne!(rows[1].last(), Some(&"-"), "{table}");
+}
+
+#[test]
+fn merging_one_journal_says_journal() {
+    let dir = tempfile::tempdir().unwrap();
+    let journal = dir.path().join("j");
+    nqueens()
+        .args(["count", "9", "-q", "--checkpoint"])
+        .arg(&journal)
+        .assert()
+        .success();
+    nqueens()
+        .arg("merge")
+        .arg(&journal)
+        .assert()
+        .success()
+        .stderr(contains("merged 1 journal:"));
+}

@@ -20,10 +20,20 @@ use std::path::PathBuf;
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
-    /// The search loop: `avx512` and `avx2` run 16 or 8 searches in the lanes of a vector register (square
-    /// boards up to 30), `scalar` runs anywhere; all give the same counts [default: auto, the fastest this
-    /// processor runs].
-    #[arg(long, global = true, value_name = "KERNEL", value_parser = parse_kernel)]
+    /// `--kernel` given before the command (`nqueens --kernel scalar count 17`), the form of version 0.2; it
+    /// applies to the commands that search ([`KernelOption`]) and is refused before the others.
+    #[arg(long, hide = true, value_name = "KERNEL", value_parser = parse_kernel)]
+    pub kernel: Option<KernelChoice>,
+}
+
+/// `--kernel`, on the commands whose searches it chooses: count, verify, bench and list.
+#[derive(Debug, Args, Default)]
+pub struct KernelOption {
+    /// The search loop: `avx512` runs 32 searches at once (two AVX-512 registers of 16 32-bit lanes, taking
+    /// turns), `avx2` 24 (three AVX2 registers of 8 lanes), on boards up to 30 squares wide; `scalar` runs 16
+    /// interleaved searches in plain 64-bit instructions, on any processor and board. All give the same
+    /// counts [default: auto, the fastest this processor runs].
+    #[arg(long, value_name = "KERNEL", value_parser = parse_kernel)]
     pub kernel: Option<KernelChoice>,
 }
 
@@ -108,6 +118,8 @@ pub enum Command {
         #[arg(short, long, value_parser = clap::value_parser!(u32).range(1..=4096))]
         threads: Option<u32>,
         #[command(flatten)]
+        kernel: KernelOption,
+        #[command(flatten)]
         show: ShowOptions,
     },
     /// Print one solution: the lexicographically first by backtracking, or one constructed in O(n) for any n.
@@ -141,6 +153,10 @@ pub enum Command {
         /// Report only the invalid solutions, and no summary.
         #[arg(short, long)]
         quiet: bool,
+        /// Write the verdicts to FILE instead of standard output (`-` is standard output). The file appears
+        /// only once it is complete.
+        #[arg(short, long, value_name = "FILE")]
+        output: Option<PathBuf>,
     },
     /// List the numbered work units of a board, with the plan's fingerprint.
     ///
@@ -163,8 +179,12 @@ pub enum Command {
         #[arg(long)]
         summary: bool,
         /// Output format.
-        #[arg(short, long, default_value = "table", value_parser = parse_format)]
+        #[arg(short, long, default_value = "table", value_parser = FormatParser)]
         format: Format,
+        /// Write the list to FILE instead of standard output (`-` is standard output). The file appears only
+        /// once it is complete.
+        #[arg(short, long, value_name = "FILE")]
+        output: Option<PathBuf>,
     },
     /// Merge the journals of a checkpointed or sharded run into the board's exact total.
     ///
@@ -175,7 +195,7 @@ pub enum Command {
         #[arg(required = true, value_name = "FILE")]
         files: Vec<PathBuf>,
         /// Output format.
-        #[arg(short, long, default_value = "table", value_parser = parse_format)]
+        #[arg(short, long, default_value = "table", value_parser = FormatParser)]
         format: Format,
         /// Write the result to FILE instead of standard output.
         #[arg(short, long, value_name = "FILE")]
@@ -289,7 +309,7 @@ pub struct CountOptions {
     #[arg(long, value_parser = parse_symmetry)]
     pub symmetry: Option<Symmetry>,
     /// Output format.
-    #[arg(short, long, default_value = "table", value_parser = parse_format)]
+    #[arg(short, long, default_value = "table", value_parser = FormatParser)]
     pub format: Format,
     /// Write the results to FILE instead of standard output (`-` is standard output). The file appears only
     /// once the run has finished.
@@ -302,6 +322,8 @@ pub struct CountOptions {
     /// feature; the threads then cut its tasks).
     #[arg(long, default_value = "cpu", value_parser = parse_backend)]
     pub backend: Backend,
+    #[command(flatten)]
+    pub kernel: KernelOption,
     #[command(flatten)]
     pub exports: ExportOptions,
     /// Testing aid: add this to every total before it is checked and written, to exercise the mismatch path.
@@ -317,8 +339,34 @@ fn parse_symmetry(s: &str) -> Result<Symmetry, String> {
     s.parse().map_err(|e| format!("{e}"))
 }
 
-fn parse_format(s: &str) -> Result<Format, String> {
-    s.parse().map_err(|e| format!("{e}"))
+/// `--format`'s parser: its values are listed in the help and offered by the shell completions.
+#[derive(Clone, Copy, Debug)]
+struct FormatParser;
+
+impl TypedValueParser for FormatParser {
+    type Value = Format;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        _arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<Format, clap::Error> {
+        let text = value.to_string_lossy();
+        text.parse().map_err(|e| {
+            clap::Error::raw(clap::error::ErrorKind::InvalidValue, format!("{e}\n")).with_cmd(cmd)
+        })
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new(
+            Format::ALL
+                .iter()
+                .map(|f| clap::builder::PossibleValue::new(f.name())),
+        ))
+    }
 }
 
 /// What `--version` says: what a benchmark report needs to know about the build.
@@ -365,6 +413,8 @@ pub struct BenchArgs {
     /// Symmetry reduction; the standard workload is `full`.
     #[arg(long, default_value = "full", value_parser = parse_symmetry)]
     pub symmetry: Symmetry,
+    #[command(flatten)]
+    pub kernel: KernelOption,
     #[command(flatten)]
     pub exports: ExportOptions,
     /// Print nothing but the results: no progress bar, no messages.

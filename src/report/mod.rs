@@ -136,11 +136,15 @@ pub struct BoardResult {
     pub split_depth: u32,
     /// Work units counted.
     pub units: u64,
-    /// Queens placed by the search.
+    /// Queens placed by the search loops below the split depth, in the units as counted (not weighted by
+    /// symmetry). The rows the plan places are not counted, so the same board reports fewer nodes at a
+    /// deeper split, and none when every unit is already a whole placement (n = 4 and 6 at their default
+    /// depths). Comparable between runs of the same board, symmetry and split depth only.
     pub nodes: u128,
-    /// `total / seconds`.
+    /// `total / seconds`; for a resumed checkpoint, the solutions of the units this run counted over its
+    /// own time, and 0 when it had nothing left to count.
     pub solutions_per_second: f64,
-    /// `nodes / seconds`.
+    /// `nodes / seconds`, counted the same way.
     pub nodes_per_second: f64,
     /// The comparison of the total with the published value, when one was asked for.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -41,9 +41,10 @@ pub fn run(
         .map_err(|e| anyhow::anyhow!("'{}': {e}", files[0].display()))?;
     if !quiet {
         eprintln!(
-            "merged {} journals: all {} units of n = {}, symmetry {}, split depth {} (fingerprint {}), {} \
+            "merged {} journal{}: all {} units of n = {}, symmetry {}, split depth {} (fingerprint {}), {} \
              confirmed by identical copies",
             files.len(),
+            if files.len() == 1 { "" } else { "s" },
             h.units,
             h.n,
             h.symmetry,

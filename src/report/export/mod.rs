@@ -161,8 +161,8 @@ impl Exporter for Table {
             format!("{:.3}", r.seconds),
             r.threads.to_string(),
             r.units.to_string(),
-            si(r.solutions_per_second),
-            si(r.nodes_per_second),
+            rate(r.solutions_per_second, r.total),
+            node_rate(r),
             verdict(r).to_string(),
         ];
         let cells: Vec<String> = values
@@ -182,6 +182,24 @@ fn unique(r: &BoardResult) -> String {
 /// The published-value check of a row, in a word; nothing where none was asked for.
 fn verdict(r: &BoardResult) -> &'static str {
     r.verdict().map_or("", |c| c.word())
+}
+
+/// A rate of a table, or `-` where nothing was timed: a zero rate of a non-zero amount (a resumed journal
+/// with nothing left to count).
+fn rate(x: f64, amount: u128) -> String {
+    if x == 0.0 && amount > 0 {
+        return "-".to_string();
+    }
+    si(x)
+}
+
+/// The nodes rate of a table, or `-` where the search placed no queen at all: every unit of the plan was
+/// already a whole solution or a dead end (see [`BoardResult::nodes`]), and the rate says nothing.
+fn node_rate(r: &BoardResult) -> String {
+    if r.nodes == 0 {
+        return "-".to_string();
+    }
+    rate(r.nodes_per_second, r.nodes)
 }
 
 /// A rate with an SI prefix and three significant digits: `1.52 G`.
@@ -281,8 +299,8 @@ impl Exporter for Markdown {
             r.seconds,
             r.threads,
             r.units,
-            si(r.solutions_per_second),
-            si(r.nodes_per_second),
+            rate(r.solutions_per_second, r.total),
+            node_rate(r),
         );
         if self.check {
             line += &format!(" {} |", verdict(r));
