@@ -410,6 +410,10 @@ pub struct BenchArgs {
     /// threads only, which cut its tasks; the report names the GPU and gives its kernel time.
     #[arg(long, default_value = "cpu", value_parser = parse_backend)]
     pub backend: nqueens::engine::exec::Backend,
+    /// Leave the runs on one thread to the scheduler instead of pinning each to one processor: to see what a
+    /// thread that moves between cores costs.
+    #[arg(long)]
+    pub no_pin: bool,
     /// Symmetry reduction; the standard workload is `full`.
     #[arg(long, default_value = "full", value_parser = parse_symmetry)]
     pub symmetry: Symmetry,

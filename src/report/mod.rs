@@ -4,6 +4,7 @@ pub mod bench;
 pub mod export;
 pub mod known;
 pub mod machine;
+pub mod pin;
 
 use crate::engine::symmetry::Symmetry;
 use crate::report::machine::{Machine, Program};

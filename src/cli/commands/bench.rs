@@ -35,6 +35,8 @@ impl BenchArgs {
             warmup: self.warmup,
             max_threads: self.threads.map_or(base.max_threads, |t| t as usize),
             backend: self.backend,
+            // The made-up clock times nothing, and its reports must not depend on this machine's processors.
+            pin: !self.no_pin && !self.debug_fake_clock,
         }
     }
 }
