@@ -25,6 +25,7 @@ fn fake_report() -> BenchReport {
         warmup: 1,
         max_threads: 4,
         backend: nqueens::engine::exec::Backend::Cpu,
+        pin: false,
     };
     let workload = request.workload().unwrap();
     // The loop this processor would use is the one fact of the workload that depends on the machine.
@@ -408,4 +409,41 @@ fn a_gpu_benchmark_names_its_gpus_and_gives_their_own_rate() {
     let seconds = median.gpu_seconds.unwrap();
     assert!(line.contains(&format!("{seconds:.3} s")), "{line}");
     assert!(line.ends_with("nodes/s"), "{line}");
+}
+
+#[test]
+fn one_thread_runs_are_pinned_to_a_processor_and_the_report_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("b.json");
+    for (extra, pinned) in [(None, cfg!(target_os = "linux")), (Some("--no-pin"), false)] {
+        nqueens()
+            .args([
+                "bench",
+                "--n",
+                "10",
+                "--runs",
+                "2",
+                "--threads",
+                "2",
+                "--quiet",
+            ])
+            .args(extra)
+            .arg("--export-json")
+            .arg(&json)
+            .assert()
+            .success()
+            .stdout(predicate::function(|out: &str| {
+                out.contains("one-thread runs pinned to one processor") == extra.is_none()
+            }));
+        let report: BenchReport = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+        assert_eq!(report.workload.pin_single_thread, extra.is_none());
+        for run in &report.runs {
+            assert_eq!(
+                run.pinned_cpu.is_some(),
+                pinned && run.threads == 1,
+                "{} threads",
+                run.threads
+            );
+        }
+    }
 }

@@ -14,17 +14,19 @@ fn count_prints_a_table_row_per_board() {
     let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 3, "header and two rows:\n{text}");
-    assert!(lines[0].split_whitespace().eq([
-        "n",
-        "total",
-        "unique",
-        "seconds",
-        "threads",
-        "units",
-        "solutions/s",
-        "nodes/s",
-        "check"
-    ]));
+    assert!(
+        lines[0].split_whitespace().eq([
+            "n",
+            "total",
+            "unique",
+            "seconds",
+            "threads",
+            "units",
+            "solutions/s",
+            "nodes/s",
+        ]),
+        "no check column where no check was asked for:\n{text}"
+    );
     let row: Vec<&str> = lines[1].split_whitespace().collect();
     assert_eq!(
         &row[..3],
@@ -173,7 +175,7 @@ fn check_marks_published_counts_ok() {
         .args(["count", "8", "--check"])
         .assert()
         .success()
-        .stdout(contains("ok"));
+        .stdout(contains("check").and(contains("ok")));
 }
 
 #[test]
@@ -438,4 +440,329 @@ fn the_gpu_backend_refuses_boards_beyond_its_masks_and_unknown_backends() {
         .args(["bench", "--quick", "--backend", "tpu"])
         .assert()
         .code(2);
+}
+
+/// The commands `nqueens --help` lists, as clap knows them (clap's own `help` aside).
+fn commands_from_help() -> Vec<String> {
+    let out = nqueens().arg("--help").assert().success();
+    let help = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let names: Vec<String> = help
+        .lines()
+        .skip_while(|l| !l.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|l| !l.trim().is_empty())
+        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+        .filter(|name| name != "help")
+        .collect();
+    assert!(names.len() >= 10, "the help lists the commands:\n{help}");
+    names
+}
+
+#[test]
+fn every_shell_gets_a_completion_script_naming_the_commands() {
+    let commands = commands_from_help();
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let out = nqueens().args(["completions", shell]).assert().success();
+        let script = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+        assert!(!script.trim().is_empty(), "{shell}: an empty script");
+        for command in &commands {
+            assert!(
+                script.contains(command.as_str()),
+                "{shell}: no '{command}' in the script"
+            );
+        }
+    }
+    nqueens()
+        .args(["completions", "tcsh"])
+        .assert()
+        .code(2)
+        .stderr(contains("bash"));
+}
+
+#[test]
+fn the_man_page_names_every_command_and_each_has_its_own_page() {
+    let out = nqueens().arg("man").assert().success();
+    let page = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(
+        page.starts_with(".ie") || page.contains(".TH nqueens"),
+        "roff:\n{page}"
+    );
+    for command in commands_from_help() {
+        assert!(
+            page.contains(&format!("nqueens\\-{command}")),
+            "no '{command}' in the man page"
+        );
+        let out = nqueens().args(["man", &command]).assert().success();
+        let sub = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+        assert!(
+            sub.contains(&format!(".TH nqueens-{command} 1")),
+            "the page of {command}:\n{sub}"
+        );
+    }
+    nqueens()
+        .args(["man", "nosuch"])
+        .assert()
+        .code(2)
+        .stderr(contains("count"));
+}
+
+#[test]
+fn count_and_verify_write_export_files_beside_the_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let (json, csv, md) = (
+        dir.path().join("c.json"),
+        dir.path().join("c.csv"),
+        dir.path().join("c.md"),
+    );
+    for command in [&["count", "4..9"][..], &["verify", "4..9"][..]] {
+        let out = nqueens()
+            .args(command)
+            .arg("--export-json")
+            .arg(&json)
+            .arg("--export-csv")
+            .arg(&csv)
+            .arg("--export-markdown")
+            .arg(&md)
+            .assert()
+            .success()
+            .stderr(contains("wrote").and(contains("c.md")));
+        let table = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+        assert_eq!(
+            table.lines().count(),
+            7,
+            "the table on the terminal:\n{table}"
+        );
+        let report: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+        assert_eq!(report["schema_version"], 1, "the schema of `--format json`");
+        assert_eq!(report["status"], "complete");
+        let totals: Vec<u64> = report["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["total"].as_u64().unwrap())
+            .collect();
+        assert_eq!(totals, [2, 10, 4, 40, 92, 352]);
+        let mut reader = csv::Reader::from_path(&csv).unwrap();
+        assert_eq!(reader.records().count(), 6);
+        let markdown = std::fs::read_to_string(&md).unwrap();
+        assert_eq!(markdown.lines().filter(|l| l.starts_with("| ")).count(), 7);
+        assert!(!markdown.contains("INCOMPLETE"));
+        // The verdicts are in the files where a check was asked for.
+        assert_eq!(
+            report["results"][0].get("check").is_some(),
+            command[0] == "verify"
+        );
+    }
+}
+
+#[test]
+fn an_interrupted_sweep_leaves_export_files_with_what_it_counted() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("c.json");
+    let md = dir.path().join("c.md");
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("nqueens"))
+        .args([
+            "count",
+            "4..32",
+            "--threads",
+            "1",
+            "--quiet",
+            "--kernel",
+            "scalar",
+        ])
+        .arg("--export-json")
+        .arg(&json)
+        .arg("--export-markdown")
+        .arg(&md)
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let boards_so_far = |path: &std::path::Path| -> Option<usize> {
+        let report: serde_json::Value = serde_json::from_slice(&std::fs::read(path).ok()?).ok()?;
+        let boards = report["results"].as_array()?.len();
+        (boards >= 3).then_some(boards)
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    while boards_so_far(&json).is_none() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no boards written in 120 s"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(report["status"], "running", "marked as not finished");
+    assert_eq!(report["results"][0]["total"], 2);
+    let markdown = std::fs::read_to_string(&md).unwrap();
+    assert!(markdown.contains("INCOMPLETE"), "{markdown}");
+}
+
+#[test]
+fn export_files_are_refused_when_they_clash() {
+    let dir = tempfile::tempdir().unwrap();
+    let same = dir.path().join("same");
+    for (args, message) in [
+        (vec!["--export-json", "-"], "needs a file name"),
+        (
+            vec!["--export-csv", "x", "--export-markdown", "x"],
+            "named by two exports",
+        ),
+        (vec!["--export-json", "x", "-o", "x"], "and by --output"),
+    ] {
+        nqueens()
+            .current_dir(dir.path())
+            .args(["count", "8"])
+            .args(&args)
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(contains(message));
+        assert!(!same.exists());
+    }
+    assert!(!dir.path().join("x").exists(), "nothing written");
+}
+
+#[test]
+fn kernel_is_an_option_of_the_commands_that_search_and_nowhere_else() {
+    let help = |command: &str| -> String {
+        let out = nqueens().args([command, "--help"]).assert().success();
+        String::from_utf8(out.get_output().stdout.clone()).unwrap()
+    };
+    for command in ["count", "verify", "bench", "list"] {
+        let text = help(command);
+        assert!(text.contains("--kernel"), "{command} offers --kernel");
+        assert!(
+            text.contains("32 searches") && text.contains("24"),
+            "{command}:\n{text}"
+        );
+    }
+    for command in ["merge", "plot", "check", "units", "solve"] {
+        assert!(
+            !help(command).contains("--kernel"),
+            "{command} has no --kernel"
+        );
+    }
+    // The form before the command still works where a search runs, and is refused where none does.
+    nqueens()
+        .args(["--kernel", "scalar", "list", "6", "--quiet"])
+        .assert()
+        .success();
+    nqueens()
+        .args(["--kernel", "scalar", "units", "8", "--summary"])
+        .assert()
+        .code(2)
+        .stderr(contains("count, verify, bench and list"));
+}
+
+#[test]
+fn format_help_lists_its_values() {
+    for command in ["count", "verify", "units", "merge"] {
+        let out = nqueens().args([command, "--help"]).assert().success();
+        let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+        assert!(
+            text.contains("table, json, csv, markdown"),
+            "{command}:\n{text}"
+        );
+    }
+}
+
+#[test]
+fn units_and_check_write_to_a_file_with_o() {
+    let dir = tempfile::tempdir().unwrap();
+    let units = dir.path().join("units.csv");
+    nqueens()
+        .args(["units", "8", "--format", "csv", "-o"])
+        .arg(&units)
+        .assert()
+        .success()
+        .stdout("");
+    let text = std::fs::read_to_string(&units).unwrap();
+    assert!(text.starts_with("unit,border,queens,weight\n"), "{text}");
+    assert_eq!(text.lines().count(), 135, "134 units and a header");
+    let verdicts = dir.path().join("verdicts");
+    nqueens()
+        .args(["check", "-o"])
+        .arg(&verdicts)
+        .write_stdin("[2,4,1,3]\n[1,2,3,4]\n")
+        .assert()
+        .code(1)
+        .stdout("");
+    let text = std::fs::read_to_string(&verdicts).unwrap();
+    assert!(text.starts_with("line 1: valid\nline 2: invalid"), "{text}");
+}
+
+#[test]
+fn units_say_that_they_take_square_boards() {
+    nqueens()
+        .args(["units", "8x6"])
+        .assert()
+        .code(2)
+        .stderr(contains("units and checkpoints take square boards"));
+}
+
+#[test]
+fn a_resumed_journal_with_nothing_left_reports_no_rate() {
+    let dir = tempfile::tempdir().unwrap();
+    let journal = dir.path().join("j");
+    let run = || {
+        nqueens()
+            .args(["count", "10", "--format", "json", "--checkpoint"])
+            .arg(&journal)
+            .assert()
+            .success()
+    };
+    let first: serde_json::Value = serde_json::from_slice(&run().get_output().stdout).unwrap();
+    assert!(
+        first["results"][0]["solutions_per_second"]
+            .as_f64()
+            .unwrap()
+            > 0.0
+    );
+    let again: serde_json::Value = serde_json::from_slice(&run().get_output().stdout).unwrap();
+    assert_eq!(again["results"][0]["total"], 724);
+    assert_eq!(
+        again["results"][0]["solutions_per_second"], 0.0,
+        "no work, no rate"
+    );
+    let out = nqueens()
+        .args(["count", "10", "--checkpoint"])
+        .arg(&journal)
+        .assert()
+        .success();
+    let table = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let row: Vec<&str> = table.lines().nth(1).unwrap().split_whitespace().collect();
+    assert_eq!(row[row.len() - 2..], ["-", "-"], "{table}");
+}
+
+#[test]
+fn boards_whose_search_places_no_queen_show_no_node_rate() {
+    let out = nqueens().args(["count", "4", "8"]).assert().success();
+    let table = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let rows: Vec<Vec<&str>> = table
+        .lines()
+        .skip(1)
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    assert_eq!(rows[0].last(), Some(&"-"), "{table}");
+    assert_ne!(rows[1].last(), Some(&"-"), "{table}");
+}
+
+#[test]
+fn merging_one_journal_says_journal() {
+    let dir = tempfile::tempdir().unwrap();
+    let journal = dir.path().join("j");
+    nqueens()
+        .args(["count", "9", "-q", "--checkpoint"])
+        .arg(&journal)
+        .assert()
+        .success();
+    nqueens()
+        .arg("merge")
+        .arg(&journal)
+        .assert()
+        .success()
+        .stderr(contains("merged 1 journal:"));
 }

@@ -445,15 +445,15 @@ fn mirrored_halves_give_the_same_bytes_whatever_the_cache_holds() {
 #[test]
 fn list_says_how_many_it_listed_on_stderr() {
     for (args, said) in [
-        (vec!["list", "1"], "1 solution of the 1 board"),
-        (vec!["list", "8"], "92 solutions of the 8 board"),
+        (vec!["list", "1"], "1 solution of the 1x1 board"),
+        (vec!["list", "8"], "92 solutions of the 8x8 board"),
         (
             vec!["list", "8", "--unique"],
-            "12 unique solutions of the 8 board",
+            "12 unique solutions of the 8x8 board",
         ),
         (
             vec!["list", "10", "--limit", "1"],
-            "1 solution of the 10 board",
+            "1 solution of the 10x10 board",
         ),
     ] {
         nqueens()

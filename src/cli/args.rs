@@ -20,10 +20,20 @@ use std::path::PathBuf;
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
-    /// The search loop: `avx512` and `avx2` run 16 or 8 searches in the lanes of a vector register (square
-    /// boards up to 30), `scalar` runs anywhere; all give the same counts [default: auto, the fastest this
-    /// processor runs].
-    #[arg(long, global = true, value_name = "KERNEL", value_parser = parse_kernel)]
+    /// `--kernel` given before the command (`nqueens --kernel scalar count 17`), the form of version 0.2; it
+    /// applies to the commands that search ([`KernelOption`]) and is refused before the others.
+    #[arg(long, hide = true, value_name = "KERNEL", value_parser = parse_kernel)]
+    pub kernel: Option<KernelChoice>,
+}
+
+/// `--kernel`, on the commands whose searches it chooses: count, verify, bench and list.
+#[derive(Debug, Args, Default)]
+pub struct KernelOption {
+    /// The search loop: `avx512` runs 32 searches at once (two AVX-512 registers of 16 32-bit lanes, taking
+    /// turns), `avx2` 24 (three AVX2 registers of 8 lanes), on boards up to 30 squares wide; `scalar` runs 16
+    /// interleaved searches in plain 64-bit instructions, on any processor and board. All give the same
+    /// counts [default: auto, the fastest this processor runs].
+    #[arg(long, value_name = "KERNEL", value_parser = parse_kernel)]
     pub kernel: Option<KernelChoice>,
 }
 
@@ -108,6 +118,8 @@ pub enum Command {
         #[arg(short, long, value_parser = clap::value_parser!(u32).range(1..=4096))]
         threads: Option<u32>,
         #[command(flatten)]
+        kernel: KernelOption,
+        #[command(flatten)]
         show: ShowOptions,
     },
     /// Print one solution: the lexicographically first by backtracking, or one constructed in O(n) for any n.
@@ -141,6 +153,10 @@ pub enum Command {
         /// Report only the invalid solutions, and no summary.
         #[arg(short, long)]
         quiet: bool,
+        /// Write the verdicts to FILE instead of standard output (`-` is standard output). The file appears
+        /// only once it is complete.
+        #[arg(short, long, value_name = "FILE")]
+        output: Option<PathBuf>,
     },
     /// List the numbered work units of a board, with the plan's fingerprint.
     ///
@@ -163,8 +179,12 @@ pub enum Command {
         #[arg(long)]
         summary: bool,
         /// Output format.
-        #[arg(short, long, default_value = "table", value_parser = parse_format)]
+        #[arg(short, long, default_value = "table", value_parser = FormatParser)]
         format: Format,
+        /// Write the list to FILE instead of standard output (`-` is standard output). The file appears only
+        /// once it is complete.
+        #[arg(short, long, value_name = "FILE")]
+        output: Option<PathBuf>,
     },
     /// Merge the journals of a checkpointed or sharded run into the board's exact total.
     ///
@@ -175,7 +195,7 @@ pub enum Command {
         #[arg(required = true, value_name = "FILE")]
         files: Vec<PathBuf>,
         /// Output format.
-        #[arg(short, long, default_value = "table", value_parser = parse_format)]
+        #[arg(short, long, default_value = "table", value_parser = FormatParser)]
         format: Format,
         /// Write the result to FILE instead of standard output.
         #[arg(short, long, value_name = "FILE")]
@@ -189,6 +209,24 @@ pub enum Command {
     Bench(BenchArgs),
     /// Draw SVG charts (time against n, thread scaling, machines side by side) from count and bench JSON.
     Plot(PlotArgs),
+    /// Print the completion script of a shell, made from these very options.
+    ///
+    /// bash: `nqueens completions bash > ~/.local/share/bash-completion/completions/nqueens`; zsh: into a
+    /// folder of `$fpath` as `_nqueens`; fish: `~/.config/fish/completions/nqueens.fish`.
+    Completions {
+        /// The shell: bash, zsh, fish, elvish or powershell.
+        #[arg(value_name = "SHELL")]
+        shell: clap_complete::Shell,
+    },
+    /// Print a manual page (roff): `nqueens man > ~/.local/share/man/man1/nqueens.1`, then `man nqueens`.
+    ///
+    /// Without COMMAND, the page of `nqueens` itself, which lists every command; with it, the page of that
+    /// command and its options, `nqueens-COMMAND(1)`.
+    Man {
+        /// The command whose page to print.
+        #[arg(value_name = "COMMAND")]
+        command: Option<String>,
+    },
 }
 
 /// How solutions are shown and where they go.
@@ -271,7 +309,7 @@ pub struct CountOptions {
     #[arg(long, value_parser = parse_symmetry)]
     pub symmetry: Option<Symmetry>,
     /// Output format.
-    #[arg(short, long, default_value = "table", value_parser = parse_format)]
+    #[arg(short, long, default_value = "table", value_parser = FormatParser)]
     pub format: Format,
     /// Write the results to FILE instead of standard output (`-` is standard output). The file appears only
     /// once the run has finished.
@@ -287,6 +325,10 @@ pub struct CountOptions {
     /// The GPUs `--backend gpu` counts on, by the driver's numbers: `0,1` [default: all visible].
     #[arg(long, value_name = "LIST", value_parser = parse_gpus)]
     pub gpus: Option<GpuList>,
+    #[command(flatten)]
+    pub kernel: KernelOption,
+    #[command(flatten)]
+    pub exports: ExportOptions,
     /// Testing aid: add this to every total before it is checked and written, to exercise the mismatch path.
     #[arg(long, hide = true, default_value_t = 0)]
     pub debug_offset: u32,
@@ -308,8 +350,34 @@ fn parse_symmetry(s: &str) -> Result<Symmetry, String> {
     s.parse().map_err(|e| format!("{e}"))
 }
 
-fn parse_format(s: &str) -> Result<Format, String> {
-    s.parse().map_err(|e| format!("{e}"))
+/// `--format`'s parser: its values are listed in the help and offered by the shell completions.
+#[derive(Clone, Copy, Debug)]
+struct FormatParser;
+
+impl TypedValueParser for FormatParser {
+    type Value = Format;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        _arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<Format, clap::Error> {
+        let text = value.to_string_lossy();
+        text.parse().map_err(|e| {
+            clap::Error::raw(clap::error::ErrorKind::InvalidValue, format!("{e}\n")).with_cmd(cmd)
+        })
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new(
+            Format::ALL
+                .iter()
+                .map(|f| clap::builder::PossibleValue::new(f.name())),
+        ))
+    }
 }
 
 /// What `--version` says: what a benchmark report needs to know about the build.
@@ -356,18 +424,17 @@ pub struct BenchArgs {
     /// The GPUs `--backend gpu` counts on, by the driver's numbers: `0,1` [default: all visible].
     #[arg(long, value_name = "LIST", value_parser = parse_gpus)]
     pub gpus: Option<GpuList>,
+    /// Leave the runs on one thread to the scheduler instead of pinning each to one processor: to see what a
+    /// thread that moves between cores costs.
+    #[arg(long)]
+    pub no_pin: bool,
     /// Symmetry reduction; the standard workload is `full`.
     #[arg(long, default_value = "full", value_parser = parse_symmetry)]
     pub symmetry: Symmetry,
-    /// Write the report as JSON (every run, the summaries, the machine) to FILE, rewritten after each run.
-    #[arg(long, value_name = "FILE")]
-    pub export_json: Option<PathBuf>,
-    /// Write one CSV row per run to FILE, rewritten after each run.
-    #[arg(long, value_name = "FILE")]
-    pub export_csv: Option<PathBuf>,
-    /// Write a Markdown report to FILE, rewritten after each run.
-    #[arg(long, value_name = "FILE")]
-    pub export_markdown: Option<PathBuf>,
+    #[command(flatten)]
+    pub kernel: KernelOption,
+    #[command(flatten)]
+    pub exports: ExportOptions,
     /// Print nothing but the results: no progress bar, no messages.
     #[arg(short, long)]
     pub quiet: bool,
@@ -378,6 +445,22 @@ pub struct BenchArgs {
     /// Testing aid: add this to every total before it is checked, to exercise the mismatch path.
     #[arg(long, hide = true, default_value_t = 0)]
     pub debug_offset: u32,
+}
+
+/// Files written beside the table on the terminal: `count`, `verify` and `bench`.
+#[derive(Debug, Args, Default)]
+pub struct ExportOptions {
+    /// Also write the report as JSON (the machine, the build and every result so far) to FILE, rewritten
+    /// whole as each board or run finishes; its `status` is `running` until the end.
+    #[arg(long, value_name = "FILE")]
+    pub export_json: Option<PathBuf>,
+    /// Also write one CSV row per board or run to FILE, rewritten whole as each finishes.
+    #[arg(long, value_name = "FILE")]
+    pub export_csv: Option<PathBuf>,
+    /// Also write a Markdown report to FILE, rewritten whole as each board or run finishes, marked incomplete
+    /// until the end.
+    #[arg(long, value_name = "FILE")]
+    pub export_markdown: Option<PathBuf>,
 }
 
 /// Options of `nqueens plot`.

@@ -19,7 +19,20 @@ use std::process::ExitCode;
 /// Parses the arguments and runs the command they name.
 pub fn run() -> anyhow::Result<ExitCode> {
     let cli = Cli::parse();
-    args::KernelChoice::apply(cli.kernel)?;
+    let kernel = match &cli.command {
+        Command::Count { options, .. } | Command::Verify { options, .. } => options.kernel.kernel,
+        Command::List { kernel, .. } => kernel.kernel,
+        Command::Bench(args) => args.kernel.kernel,
+        _ if cli.kernel.is_some() => {
+            return Err(errors::UsageError(
+                "--kernel chooses the search loop of count, verify, bench and list; this command runs none"
+                    .into(),
+            )
+            .into())
+        }
+        _ => None,
+    };
+    args::KernelChoice::apply(kernel.or(cli.kernel))?;
     match cli.command {
         Command::Count {
             sizes,
@@ -33,6 +46,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
             unique,
             threads,
             show,
+            ..
         } => commands::list::run(&board, limit, unique, threads, &show),
         Command::Solve {
             board,
@@ -44,7 +58,14 @@ pub fn run() -> anyhow::Result<ExitCode> {
             format,
             board,
             quiet,
-        } => commands::check::run(file.as_deref(), format, board.as_deref(), quiet),
+            output,
+        } => commands::check::run(
+            file.as_deref(),
+            format,
+            board.as_deref(),
+            quiet,
+            output.as_deref(),
+        ),
         Command::Verify { range, options } => commands::count::verify(&range, &options),
         Command::Units {
             n,
@@ -53,7 +74,16 @@ pub fn run() -> anyhow::Result<ExitCode> {
             shard,
             summary,
             format,
-        } => commands::units::run(&n, symmetry, split_depth, shard.as_deref(), summary, format),
+            output,
+        } => commands::units::run(
+            &n,
+            symmetry,
+            split_depth,
+            shard.as_deref(),
+            summary,
+            format,
+            output.as_deref(),
+        ),
         Command::Merge {
             files,
             format,
@@ -62,5 +92,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
         } => commands::merge::run(&files, format, output.as_deref(), quiet),
         Command::Bench(args) => commands::bench::run(&args),
         Command::Plot(args) => commands::plot::run(&args).map(|()| ExitCode::SUCCESS),
+        Command::Completions { shell } => commands::docs::completions(shell),
+        Command::Man { command } => commands::docs::man(command.as_deref()),
     }
 }

@@ -401,6 +401,61 @@ fn install_signal_cleanup() {
     });
 }
 
+/// A writer into an [`Output`], for code that writes line by line (wrap it in a `BufWriter`).
+pub struct Writer<'a>(pub &'a mut Output);
+
+impl Write for Writer<'_> {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        self.0.write(bytes)?;
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+impl crate::cli::args::ExportOptions {
+    /// The export files asked for, each checked writable before anything runs: none may be `-` (the table
+    /// already goes to standard output), nor named twice, nor be the `-o` file `output`.
+    pub fn files(
+        &self,
+        output: Option<&Path>,
+    ) -> Result<Vec<(nqueens::report::export::Format, PathBuf)>, UsageError> {
+        use nqueens::report::export::Format;
+        let asked = [
+            (Format::Json, "--export-json", &self.export_json),
+            (Format::Csv, "--export-csv", &self.export_csv),
+            (Format::Markdown, "--export-markdown", &self.export_markdown),
+        ];
+        let mut files: Vec<(Format, PathBuf)> = Vec::new();
+        for (format, flag, path) in asked {
+            let Some(path) = path else { continue };
+            if path.as_os_str() == "-" {
+                return Err(UsageError(format!(
+                    "{flag} needs a file name: the table already goes to standard output"
+                )));
+            }
+            if files.iter().any(|(_, p)| p == path || same_file(p, path)) {
+                return Err(UsageError(format!(
+                    "'{}' is named by two exports: give each its own file",
+                    path.display()
+                )));
+            }
+            if output.is_some_and(|o| o == path || same_file(o, path)) {
+                return Err(UsageError(format!(
+                    "'{}' is named by {flag} and by --output: give each its own file",
+                    path.display()
+                )));
+            }
+            // Opening makes (and drops) a temporary file beside the destination: proof it can be written.
+            Output::open(Some(path))?;
+            files.push((format, path.clone()));
+        }
+        Ok(files)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

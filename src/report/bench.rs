@@ -51,6 +51,9 @@ pub struct BenchRequest {
     pub max_threads: usize,
     /// What counts: the CPU, or the GPU (timed on all threads only, which cut its tasks).
     pub backend: Backend,
+    /// Pin every run on one thread to one processor ([`crate::report::pin`]), so that the baseline of the
+    /// speedups is a core's own speed, not that of a thread the scheduler moves about.
+    pub pin: bool,
 }
 
 /// Why a benchmark cannot start.
@@ -82,6 +85,7 @@ impl BenchRequest {
             warmup: 1,
             max_threads: num_cpus::get(),
             backend: Backend::Cpu,
+            pin: true,
         }
     }
 
@@ -143,6 +147,7 @@ impl BenchRequest {
                 runs: self.runs,
                 warmup: self.warmup,
                 thread_counts: self.thread_counts(),
+                pin_single_thread: self.pin && self.backend == Backend::Cpu,
             },
             plan,
         })
@@ -184,6 +189,10 @@ pub struct WorkloadSpec {
     /// The GPU that counted, for a benchmark of the GPU backend.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gpu: Option<String>,
+    /// Whether runs on one thread were pinned to one processor (each run says which, `pinned_cpu`); runs on
+    /// more threads are left to the scheduler. False in reports written before pinning.
+    #[serde(default)]
+    pub pin_single_thread: bool,
 }
 
 /// One run of the workload.
@@ -200,6 +209,9 @@ pub struct Run {
     /// Processor seconds used meanwhile, all threads together ([`Timing::cpu_seconds`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpu_seconds: Option<f64>,
+    /// The processor a run on one thread was pinned to; absent for a run left to the scheduler.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pinned_cpu: Option<usize>,
     /// For a GPU run: seconds from its first kernel's start to its last one's end, on the GPU's clock.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gpu_seconds: Option<f64>,
@@ -571,6 +583,10 @@ pub fn run<E: From<Error>>(
     observe(&report, Event::Started)?;
     for (threads, round, warmup) in warmups.chain(rounds) {
         let gpu_seconds = std::cell::Cell::new(None);
+        // The pool is built inside the timed run by this thread, so its one worker inherits the pinning.
+        let pinned = (threads == 1 && spec.pin_single_thread)
+            .then(crate::report::pin::Pinned::here)
+            .flatten();
         let (count, timing) = clock.time(threads, &mut || match spec.gpu {
             None => exec::run_parallel(&workload.plan, threads, progress),
             Some(_) => {
@@ -582,6 +598,8 @@ pub fn run<E: From<Error>>(
         })?;
         let mut run = spec.record(threads, round, warmup, count, timing);
         run.gpu_seconds = gpu_seconds.get();
+        run.pinned_cpu = pinned.as_ref().map(|p| p.cpu);
+        drop(pinned);
         let failed = matches!(run.check, Check::Mismatch { .. });
         report.runs.push(run);
         report.summarise();
@@ -629,6 +647,7 @@ impl WorkloadSpec {
             warmup,
             seconds,
             cpu_seconds: timing.cpu_seconds,
+            pinned_cpu: None,
             gpu_seconds: None,
             total: count.total,
             unique,
@@ -654,6 +673,7 @@ mod tests {
             warmup: 1,
             max_threads,
             backend: Backend::Cpu,
+            pin: false,
         }
     }
 

@@ -4,6 +4,7 @@ pub mod bench;
 pub mod export;
 pub mod known;
 pub mod machine;
+pub mod pin;
 
 use crate::engine::symmetry::Symmetry;
 use crate::report::machine::{Machine, Program};
@@ -136,11 +137,15 @@ pub struct BoardResult {
     pub split_depth: u32,
     /// Work units counted.
     pub units: u64,
-    /// Queens placed by the search.
+    /// Queens placed by the search loops below the split depth, in the units as counted (not weighted by
+    /// symmetry). The rows the plan places are not counted, so the same board reports fewer nodes at a
+    /// deeper split, and none when every unit is already a whole placement (n = 4 and 6 at their default
+    /// depths). Comparable between runs of the same board, symmetry and split depth only.
     pub nodes: u128,
-    /// `total / seconds`.
+    /// `total / seconds`; for a resumed checkpoint, the solutions of the units this run counted over its
+    /// own time, and 0 when it had nothing left to count.
     pub solutions_per_second: f64,
-    /// `nodes / seconds`.
+    /// `nodes / seconds`, counted the same way.
     pub nodes_per_second: f64,
     /// The comparison of the total with the published value, when one was asked for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -274,10 +279,18 @@ pub struct Report {
     pub machine: Machine,
     /// When the run started, RFC 3339 in UTC.
     pub timestamp: String,
+    /// How far the run got: `running` while it counts (and in an export file an interrupted run left),
+    /// `complete` once every board is counted. Reports written before this field read as complete.
+    #[serde(default = "complete")]
+    pub status: bench::Status,
     /// Worker threads used.
     pub threads: usize,
     /// One record per board, in the order counted.
     pub results: Vec<BoardResult>,
+}
+
+fn complete() -> bench::Status {
+    bench::Status::Complete
 }
 
 impl Report {
@@ -288,9 +301,15 @@ impl Report {
             program: Program::current(),
             machine: Machine::detect(),
             timestamp: humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string(),
+            status: bench::Status::Running,
             threads,
             results: Vec::new(),
         }
+    }
+
+    /// Marks the run as done: every board asked for is counted.
+    pub fn finish(&mut self) {
+        self.status = bench::Status::Complete;
     }
 }
 

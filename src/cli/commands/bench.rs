@@ -6,16 +6,14 @@
 //! incomplete.
 
 use crate::cli::args::BenchArgs;
-use crate::cli::errors::UsageError;
-use crate::cli::errors::EXIT_MISMATCH;
-use crate::cli::output::{self, Output};
+use crate::cli::errors::{UsageError, EXIT_MISMATCH};
+use crate::cli::output;
 use crate::cli::progress::Bar;
 use nqueens::engine::count::Count;
 use nqueens::report::bench::{
     self, BenchReport, BenchRequest, Clock, Event, FakeClock, SystemClock, Timing,
 };
 use nqueens::report::export::bench::{exporter, BenchExporter, Table};
-use nqueens::report::export::Format;
 use nqueens::report::machine::{Machine, Program};
 use nqueens::Error;
 use std::io::{self, Write};
@@ -37,38 +35,9 @@ impl BenchArgs {
             warmup: self.warmup,
             max_threads: self.threads.map_or(base.max_threads, |t| t as usize),
             backend: self.backend,
+            // The made-up clock times nothing, and its reports must not depend on this machine's processors.
+            pin: !self.no_pin && !self.debug_fake_clock,
         }
-    }
-
-    /// The export files asked for, each checked writable before anything runs.
-    fn exports(&self) -> Result<Vec<(Format, PathBuf)>, UsageError> {
-        let asked = [
-            (Format::Json, "--export-json", &self.export_json),
-            (Format::Csv, "--export-csv", &self.export_csv),
-            (Format::Markdown, "--export-markdown", &self.export_markdown),
-        ];
-        let mut exports: Vec<(Format, PathBuf)> = Vec::new();
-        for (format, flag, path) in asked {
-            let Some(path) = path else { continue };
-            if path.as_os_str() == "-" {
-                return Err(UsageError(format!(
-                    "{flag} needs a file name: the table already goes to standard output"
-                )));
-            }
-            if exports
-                .iter()
-                .any(|(_, p)| p == path || output::same_file(p, path))
-            {
-                return Err(UsageError(format!(
-                    "'{}' is named by two exports: give each its own file",
-                    path.display()
-                )));
-            }
-            // Opening makes (and drops) a temporary file beside the destination: proof it can be written.
-            Output::open(Some(path))?;
-            exports.push((format, path.clone()));
-        }
-        Ok(exports)
     }
 }
 
@@ -102,7 +71,7 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     let workload = request
         .workload()
         .map_err(|e| UsageError(format!("cannot benchmark: {e}")))?;
-    let exports = args.exports()?;
+    let exports = args.exports.files(None)?;
     let (clock, machine, program): (&dyn Clock, _, _) = if args.debug_fake_clock {
         (
             &FakeClock::default(),

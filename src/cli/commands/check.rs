@@ -1,6 +1,7 @@
 //! `nqueens check`: reads solutions in any of `list`'s formats and says of each whether it is one.
 
 use crate::cli::errors::UsageError;
+use crate::cli::output::{Output, Writer};
 use crate::cli::validate;
 use nqueens::solutions::checker;
 use nqueens::solutions::notation::{Notation, Reader};
@@ -15,6 +16,7 @@ pub fn run(
     format: Option<Notation>,
     board: Option<&str>,
     quiet: bool,
+    output: Option<&Path>,
 ) -> anyhow::Result<ExitCode> {
     let shape = board.map(validate::parse_shape).transpose()?;
     let input: Box<dyn BufRead> = match file {
@@ -30,7 +32,8 @@ pub fn run(
             ))
         }
     };
-    let mut out = BufWriter::new(io::stdout().lock());
+    let mut output = Output::open(output)?;
+    let mut out = BufWriter::new(Writer(&mut output));
     let (mut valid, mut invalid, mut malformed) = (0u64, 0u64, 0u64);
     let name = file.map_or("standard input".to_string(), |p| {
         format!("'{}'", p.display())
@@ -59,6 +62,8 @@ pub fn run(
         writeln!(out, "line {}: {verdict}", entry.line)?;
     }
     out.flush()?;
+    drop(out);
+    output.finish()?;
     if valid + invalid + malformed == 0 {
         eprintln!("error: no solutions to check in the input");
         return Ok(ExitCode::FAILURE);

@@ -51,7 +51,9 @@ pub fn run(
             (false, _) => "solutions",
         };
         eprintln!(
-            "{listed} {what} of the {board} board in {:.3} s",
+            "{listed} {what} of the {}x{} board in {:.3} s",
+            board.rows(),
+            board.cols(),
             started.elapsed().as_secs_f64()
         );
     }

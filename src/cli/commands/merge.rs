@@ -45,9 +45,10 @@ pub fn run(
         .map_err(|e| anyhow::anyhow!("'{}': {e}", files[0].display()))?;
     if !quiet {
         eprintln!(
-            "merged {} journals: all {} units of n = {}, symmetry {}, split depth {} (fingerprint {}), {} \
+            "merged {} journal{}: all {} units of n = {}, symmetry {}, split depth {} (fingerprint {}), {} \
              confirmed by identical copies",
             files.len(),
+            if files.len() == 1 { "" } else { "s" },
             h.units,
             h.n,
             h.symmetry,
@@ -72,6 +73,7 @@ pub fn run(
     out.write(&exporter.header(&report))?;
     out.write(&exporter.row(&result))?;
     report.results.push(result.clone());
+    report.finish();
     out.write(&exporter.footer(&report))?;
     out.finish()?;
     let mut code = ExitCode::SUCCESS;

@@ -4,11 +4,13 @@
 //! - counting: [`count`] (`count` and `verify`, with checkpoints and shards in [`count::checkpointed`]),
 //!   [`bench`], [`units`] (the plan of a run) and [`merge`] (the journals of a sharded run);
 //! - solutions: [`list`], [`solve`] and [`check`];
-//! - charts: [`plot`].
+//! - charts: [`plot`];
+//! - the shell: [`docs`] (`completions` and `man`).
 
 pub mod bench;
 pub mod check;
 pub mod count;
+pub mod docs;
 pub mod list;
 pub mod merge;
 pub mod plot;

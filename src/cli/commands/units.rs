@@ -2,7 +2,8 @@
 //! for checking that every machine builds the same plan.
 
 use crate::cli::errors::UsageError;
-use crate::cli::validate::parse_sizes;
+use crate::cli::output::{Output, Writer};
+use crate::cli::validate::{self, parse_sizes};
 use nqueens::engine::plan::{Plan, Weight, WorkUnit};
 use nqueens::report::export::Format;
 use nqueens::runs::fingerprint::Fingerprint;
@@ -10,6 +11,7 @@ use nqueens::runs::shard::Shard;
 use nqueens::{Board, Split, Symmetry};
 use serde_json::json;
 use std::io::{self, Write};
+use std::path::Path;
 use std::process::ExitCode;
 
 /// Prints the plan for board `n` in `format`.
@@ -20,7 +22,15 @@ pub fn run(
     shard: Option<&str>,
     summary: bool,
     format: Format,
+    output: Option<&Path>,
 ) -> anyhow::Result<ExitCode> {
+    if n.contains(['x', 'X']) && validate::parse_shape(n).is_ok() {
+        return Err(UsageError(format!(
+            "'{n}': units and checkpoints take square boards: give a single N (count a rectangle with \
+             `nqueens count {n}`, without --checkpoint)"
+        ))
+        .into());
+    }
     let sizes = parse_sizes(n)?;
     let [n] = sizes[..] else {
         return Err(UsageError(format!(
@@ -56,7 +66,8 @@ pub fn run(
             format!("; shard {shard}: {} units", units.len())
         }
     );
-    let mut out = io::BufWriter::new(io::stdout().lock());
+    let mut output = Output::open(output)?;
+    let mut out = io::BufWriter::new(Writer(&mut output));
     match format {
         Format::Json => {
             let list: Vec<_> = if summary {
@@ -122,6 +133,8 @@ pub fn run(
         }
     }
     out.flush()?;
+    drop(out);
+    output.finish()?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -9,9 +9,11 @@ use std::sync::atomic::{AtomicU8, Ordering};
 pub enum Kernel {
     /// Plain 64-bit instructions, 16 searches interleaved; runs anywhere, on any board.
     Scalar,
-    /// 8 searches in the 32-bit lanes of an AVX2 register; square boards up to [`VECTOR_MAX_N`].
+    /// 24 searches in the 32-bit lanes of three AVX2 registers of 8 that take turns; boards up to
+    /// [`VECTOR_MAX_N`] squares wide.
     Avx2,
-    /// 16 searches in the 32-bit lanes of an AVX-512 register; square boards up to [`VECTOR_MAX_N`].
+    /// 32 searches in the 32-bit lanes of two AVX-512 registers of 16 that take turns; boards up to
+    /// [`VECTOR_MAX_N`] squares wide.
     Avx512,
 }
 

@@ -54,7 +54,7 @@ fn workload_line(report: &BenchReport) -> String {
         (None, false) => format!("{} kernel, ", w.kernel),
     };
     format!(
-        "n = {}, {} symmetry, {kernel}split depth {} ({} units), {} timed run{} per thread count after {} warm-up{}",
+        "n = {}, {} symmetry, {kernel}split depth {} ({} units), {} timed run{} per thread count after {} warm-up{}{}",
         w.n,
         w.symmetry,
         w.split_depth,
@@ -62,8 +62,32 @@ fn workload_line(report: &BenchReport) -> String {
         w.runs,
         plural(w.runs),
         w.warmup,
-        plural(w.warmup)
+        plural(w.warmup),
+        if w.pin_single_thread {
+            pinned_cpus(report)
+        } else {
+            String::new()
+        }
     )
+}
+
+/// ", one-thread runs pinned to one processor (cpu 3)": which processors the baseline ran on.
+fn pinned_cpus(report: &BenchReport) -> String {
+    let mut cpus: Vec<usize> = report.runs.iter().filter_map(|r| r.pinned_cpu).collect();
+    cpus.sort_unstable();
+    cpus.dedup();
+    let list: Vec<String> = cpus.iter().map(|c| c.to_string()).collect();
+    match cpus.len() {
+        0 => ", one-thread runs pinned to one processor".to_string(),
+        1 => format!(
+            ", one-thread runs pinned to one processor (cpu {})",
+            list[0]
+        ),
+        _ => format!(
+            ", one-thread runs pinned to one processor each (cpus {})",
+            list.join(", ")
+        ),
+    }
 }
 
 fn plural(n: usize) -> &'static str {
@@ -291,7 +315,7 @@ impl BenchExporter for Json {
 pub struct Csv;
 
 /// The CSV columns, in order.
-pub const CSV_HEADER: [&str; 21] = [
+pub const CSV_HEADER: [&str; 22] = [
     "timestamp",
     "cpu_model",
     "logical_cores",
@@ -313,6 +337,7 @@ pub const CSV_HEADER: [&str; 21] = [
     "solutions_per_second",
     "nodes_per_second",
     "check",
+    "pinned_cpu",
 ];
 
 impl BenchExporter for Csv {
@@ -345,6 +370,7 @@ impl BenchExporter for Csv {
             format!("{:.0}", run.solutions_per_second),
             format!("{:.0}", run.nodes_per_second),
             run.check.word().to_string(),
+            run.pinned_cpu.map_or_else(String::new, |c| c.to_string()),
         ])
     }
 }

@@ -38,13 +38,20 @@ impl Format {
         }
     }
 
-    /// A fresh exporter for this format.
+    /// A fresh exporter for this format, with every column.
     pub fn exporter(self) -> Box<dyn Exporter> {
+        self.exporter_for(true)
+    }
+
+    /// A fresh exporter for this format; without `checked` (no comparison with the published values was
+    /// asked for) the table and Markdown leave out their always empty `check` column. CSV and JSON keep
+    /// every field, so that programs read the same columns whatever was asked.
+    pub fn exporter_for(self, checked: bool) -> Box<dyn Exporter> {
         match self {
-            Format::Table => Box::new(Table),
+            Format::Table => Box::new(Table { check: checked }),
             Format::Json => Box::new(Json),
             Format::Csv => Box::new(Csv),
-            Format::Markdown => Box::new(Markdown),
+            Format::Markdown => Box::new(Markdown { check: checked }),
         }
     }
 }
@@ -84,10 +91,34 @@ pub trait Exporter {
     fn footer(&self, _report: &Report) -> Vec<u8> {
         Vec::new()
     }
+    /// The whole document for the report as it stands, for a file rewritten as a run goes: its
+    /// [`Report::status`] says whether the run has finished.
+    fn document(&self, report: &Report) -> Vec<u8> {
+        let mut bytes = self.header(report);
+        for result in &report.results {
+            bytes.extend(self.row(result));
+        }
+        bytes.extend(self.footer(report));
+        bytes
+    }
+}
+
+/// For a run that has not finished: one sentence that says so.
+fn incomplete(report: &Report) -> Option<String> {
+    (report.status != crate::report::bench::Status::Complete).then(|| {
+        let boards = report.results.len();
+        format!(
+            "INCOMPLETE: {boards} board{} counted so far (interrupted or still running)",
+            if boards == 1 { "" } else { "s" }
+        )
+    })
 }
 
 /// Aligned, human-readable columns.
-pub struct Table;
+pub struct Table {
+    /// Whether the `check` column is shown.
+    pub check: bool,
+}
 
 const TABLE_COLUMNS: [(&str, usize); 9] = [
     ("n", 5),
@@ -101,9 +132,21 @@ const TABLE_COLUMNS: [(&str, usize); 9] = [
     ("check", 8),
 ];
 
+impl Table {
+    /// The columns shown.
+    fn columns(&self) -> &'static [(&'static str, usize)] {
+        if self.check {
+            &TABLE_COLUMNS
+        } else {
+            &TABLE_COLUMNS[..TABLE_COLUMNS.len() - 1]
+        }
+    }
+}
+
 impl Exporter for Table {
     fn header(&self, _report: &Report) -> Vec<u8> {
-        let cells: Vec<String> = TABLE_COLUMNS
+        let cells: Vec<String> = self
+            .columns()
             .iter()
             .map(|(name, width)| format!("{name:>width$}"))
             .collect();
@@ -118,13 +161,13 @@ impl Exporter for Table {
             format!("{:.3}", r.seconds),
             r.threads.to_string(),
             r.units.to_string(),
-            si(r.solutions_per_second),
-            si(r.nodes_per_second),
+            rate(r.solutions_per_second, r.total),
+            node_rate(r),
             verdict(r).to_string(),
         ];
         let cells: Vec<String> = values
             .iter()
-            .zip(TABLE_COLUMNS)
+            .zip(self.columns())
             .map(|(value, (_, width))| format!("{value:>width$}"))
             .collect();
         format!("{}\n", cells.join("  ").trim_end()).into_bytes()
@@ -139,6 +182,24 @@ fn unique(r: &BoardResult) -> String {
 /// The published-value check of a row, in a word; nothing where none was asked for.
 fn verdict(r: &BoardResult) -> &'static str {
     r.verdict().map_or("", |c| c.word())
+}
+
+/// A rate of a table, or `-` where nothing was timed: a zero rate of a non-zero amount (a resumed journal
+/// with nothing left to count).
+fn rate(x: f64, amount: u128) -> String {
+    if x == 0.0 && amount > 0 {
+        return "-".to_string();
+    }
+    si(x)
+}
+
+/// The nodes rate of a table, or `-` where the search placed no queen at all: every unit of the plan was
+/// already a whole solution or a dead end (see [`BoardResult::nodes`]), and the rate says nothing.
+fn node_rate(r: &BoardResult) -> String {
+    if r.nodes == 0 {
+        return "-".to_string();
+    }
+    rate(r.nodes_per_second, r.nodes)
 }
 
 /// A rate with an SI prefix and three significant digits: `1.52 G`.
@@ -211,29 +272,45 @@ impl Exporter for Csv {
 }
 
 /// A Markdown table for reports.
-pub struct Markdown;
+pub struct Markdown {
+    /// Whether the `check` column is shown.
+    pub check: bool,
+}
 
 impl Exporter for Markdown {
     fn header(&self, _report: &Report) -> Vec<u8> {
-        b"| n | total | unique | seconds | threads | units | solutions/s | nodes/s | check |\n\
-          |--:|--:|--:|--:|--:|--:|--:|--:|:--|\n"
-            .to_vec()
+        if self.check {
+            b"| n | total | unique | seconds | threads | units | solutions/s | nodes/s | check |\n\
+              |--:|--:|--:|--:|--:|--:|--:|--:|:--|\n"
+                .to_vec()
+        } else {
+            b"| n | total | unique | seconds | threads | units | solutions/s | nodes/s |\n\
+              |--:|--:|--:|--:|--:|--:|--:|--:|\n"
+                .to_vec()
+        }
     }
 
     fn row(&self, r: &BoardResult) -> Vec<u8> {
-        format!(
-            "| {} | {} | {} | {:.3} | {} | {} | {} | {} | {} |\n",
+        let mut line = format!(
+            "| {} | {} | {} | {:.3} | {} | {} | {} | {} |",
             r.board(),
             r.total,
             unique(r),
             r.seconds,
             r.threads,
             r.units,
-            si(r.solutions_per_second),
-            si(r.nodes_per_second),
-            verdict(r)
-        )
-        .into_bytes()
+            rate(r.solutions_per_second, r.total),
+            node_rate(r),
+        );
+        if self.check {
+            line += &format!(" {} |", verdict(r));
+        }
+        line.push('\n');
+        line.into_bytes()
+    }
+
+    fn footer(&self, report: &Report) -> Vec<u8> {
+        incomplete(report).map_or_else(Vec::new, |line| format!("\n{line}\n").into_bytes())
     }
 }
 

@@ -256,6 +256,18 @@ pub fn count(
     if request.backend == nqueens::engine::exec::Backend::Gpu {
         result.kernel = nqueens::engine::exec::Backend::Gpu.name().to_string();
     }
+    // The journal's total includes the earlier runs' units, counted in time this run did not measure: the
+    // rates are of this run's units alone, and zero (shown as none) when nothing was left to count.
+    let this_run = |all: u128, before: u128| {
+        let done = all.saturating_sub(before);
+        if done == 0 || result.seconds <= 0.0 {
+            0.0
+        } else {
+            done as f64 / result.seconds
+        }
+    };
+    result.solutions_per_second = this_run(outcome.count.total, checkpoint.recorded.total);
+    result.nodes_per_second = this_run(outcome.count.nodes, checkpoint.recorded.nodes);
     Ok(Counted::Done(Box::new(result)))
 }
 

@@ -5,7 +5,7 @@ pub mod checkpointed;
 
 use crate::cli::args::{CountOptions, DurableOptions};
 use crate::cli::errors::EXIT_MISMATCH;
-use crate::cli::output::Output;
+use crate::cli::output::{self, Output};
 use crate::cli::{progress, validate};
 use nqueens::report::{Check, Report};
 use std::process::ExitCode;
@@ -49,10 +49,28 @@ pub fn run(
     let journal = durable
         .as_ref()
         .map(|d| (d.path.as_path(), "the journal of this run"));
+    let exports = options.exports.files(options.output.as_deref())?;
+    for (_, path) in &exports {
+        // An export is refused where the output would be: onto the journal of this run, or any journal.
+        Output::open_keeping(Some(path), journal.as_slice())?;
+    }
     let mut out = Output::open_keeping(options.output.as_deref(), journal.as_slice())?;
-    let exporter = options.format.exporter();
+    let exporter = options.format.exporter_for(check);
     let threads = requests.first().map_or(1, |r| r.threads);
     let mut report = Report::start(threads);
+    // Each export file is rewritten whole as each board is counted: an interrupted sweep leaves every board
+    // it counted, in a document whose status says it did not finish.
+    let exporters: Vec<_> = exports
+        .iter()
+        .map(|(format, path)| (format.exporter_for(check), path))
+        .collect();
+    let write_exports = |report: &Report| -> anyhow::Result<()> {
+        for (exporter, path) in &exporters {
+            output::write_atomic(path, &exporter.document(report))?;
+        }
+        Ok(())
+    };
+    write_exports(&report)?;
     // A checkpointed run may stop before its one row: its header waits for the row, so an interrupted run
     // writes nothing that looks like a result.
     if durable.is_none() {
@@ -96,10 +114,18 @@ pub fn run(
             );
         }
         report.results.push(result);
+        write_exports(&report)?;
     }
     bar.finish();
+    report.finish();
     out.write(&exporter.footer(&report))?;
     out.finish()?;
+    write_exports(&report)?;
+    if !options.quiet {
+        for (_, path) in &exports {
+            eprintln!("wrote {}", path.display());
+        }
+    }
     for mismatch in &mismatches {
         eprintln!("error: {mismatch}");
     }
