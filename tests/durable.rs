@@ -122,6 +122,9 @@ fn kill_and_resume(n: u32, symmetry: &str, rng: &mut fastrand::Rng) -> usize {
     assert!(plain.status.success());
     let full = started.elapsed();
     let mut kills = 0;
+    // On a loaded machine the timed run may have been slow and this one quick: a run that ends before its first
+    // kill is started again with half the delay, so a kill lands whatever the machine's load.
+    let mut first_scale = 2u32;
     let out = loop {
         let mut child = Command::new(binary())
             .args(args)
@@ -130,8 +133,8 @@ fn kill_and_resume(n: u32, symmetry: &str, rng: &mut fastrand::Rng) -> usize {
             .spawn()
             .unwrap();
         // The first kill comes in the first half of an uninterrupted run, so it lands whatever the machine.
-        let longest = if kills == 0 { full / 2 } else { full };
-        let delay = Duration::from_micros(rng.u64(1000..=longest.as_micros().max(1001) as u64));
+        let longest = if kills == 0 { full / first_scale } else { full };
+        let delay = Duration::from_micros(rng.u64(100..=longest.as_micros().max(101) as u64));
         let started = Instant::now();
         let finished = loop {
             if child.try_wait().unwrap().is_some() {
@@ -142,6 +145,10 @@ fn kill_and_resume(n: u32, symmetry: &str, rng: &mut fastrand::Rng) -> usize {
             }
             std::thread::sleep(Duration::from_millis(1));
         };
+        if finished && kills == 0 && first_scale < 1 << 12 {
+            first_scale *= 2;
+            continue;
+        }
         if finished || kills >= 12 {
             break child.wait_with_output().unwrap();
         }
