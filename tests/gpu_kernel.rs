@@ -67,11 +67,24 @@ fn build(i: usize, define: &str) -> Option<PathBuf> {
     None
 }
 
-/// Runs the kernel's source on `tasks` with the slots' `tables`, returning each slot's tally.
+/// Runs the kernel's source on `tasks` with the slots' `tables`, returning each slot's tally; no task may
+/// report trouble.
 fn run_on_host(exe: &Path, tasks: &[Task], tables: &[Table]) -> Vec<Tally> {
+    run_with_clock(exe, tasks, tables, 0)
+        .into_iter()
+        .map(|(tally, trouble)| {
+            assert_eq!(trouble, 0, "no task may report trouble");
+            tally
+        })
+        .collect()
+}
+
+/// Runs the kernel's source with its clock moving on by 2^`clock` at each reading (not at all for 0):
+/// each slot's tally and the number of its tasks that reported trouble.
+fn run_with_clock(exe: &Path, tasks: &[Task], tables: &[Table], clock: u32) -> Vec<(Tally, u32)> {
     let mut input = Vec::new();
     let levels = tasks.iter().map(Task::levels).max().unwrap_or(1);
-    for word in [tasks.len() as u32, tables.len() as u32, levels] {
+    for word in [tasks.len() as u32, tables.len() as u32, levels, clock] {
         input.extend(word.to_le_bytes());
     }
     for word in tables.iter().flatten() {
@@ -90,17 +103,16 @@ fn run_on_host(exe: &Path, tasks: &[Task], tables: &[Table]) -> Vec<Tally> {
     child.stdin.take().unwrap().write_all(&input).unwrap();
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success(), "{:?}", out.status);
-    let text = String::from_utf8(out.stdout).unwrap();
-    let mut lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines.pop(), Some("0"), "no task may report trouble");
-    lines
-        .iter()
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
         .map(|line| {
-            let (s, n) = line.split_once(' ').unwrap();
-            Tally {
-                solutions: s.parse().unwrap(),
-                nodes: n.parse().unwrap(),
-            }
+            let words: Vec<u64> = line.split(' ').map(|w| w.parse().unwrap()).collect();
+            let tally = Tally {
+                solutions: words[0],
+                nodes: words[1],
+            };
+            (tally, words[2] as u32)
         })
         .collect()
 }
@@ -270,6 +282,32 @@ fn a_wrong_table_is_caught() {
         }
     }
     assert_ne!(run_on_host(&exe[0], &tasks, &tables), right);
+}
+
+#[test]
+fn a_task_that_runs_too_long_to_trust_its_counters_marks_its_unit() {
+    // With the clock moving on by 2^36 cycles at each reading, every task seems to run long: each unit with
+    // tasks is marked once a task, and its counts are still given.
+    let Some(exe) = host_kernels() else { return };
+    let plan = Plan::new(
+        Board::new(9).unwrap(),
+        Symmetry::Full,
+        Split::Auto { threads: 1 },
+    );
+    let starts = plan_starts(&plan);
+    let (tasks, tables, _) = cut(9, &starts, 1);
+    let quick = run_on_host(&exe[0], &tasks, &tables);
+    let slow = run_with_clock(&exe[0], &tasks, &tables, 36);
+    for (slot, (tally, trouble)) in slow.iter().enumerate() {
+        let mine = tasks.iter().filter(|t| t.slot as usize == slot).count() as u32;
+        assert_eq!(*trouble, mine, "slot {slot}");
+        assert_eq!(*tally, quick[slot]);
+    }
+    assert!(slow.iter().any(|&(_, t)| t > 0));
+    // A clock that moves less leaves them all trusted.
+    assert!(run_with_clock(&exe[0], &tasks, &tables, 30)
+        .iter()
+        .all(|&(_, t)| t == 0));
 }
 
 /// A random start of `plan` taken down to `left` rows from its end by random queens: a unit of a deep split.

@@ -4,7 +4,7 @@
 // with a header that stands in for CUDA's built-ins, and checks it against the CPU kernel unit by unit.
 // `scripts/gpu-sass-count.sh` counts the SASS instructions of its search loop; results/gpu.md records them.
 //
-// The search loop takes one queen a turn, branch-free (24 SASS instructions on sm_90 with nodes counted, 22
+// The search loop takes one queen a turn, branch-free (23 SASS instructions on sm_90 with nodes counted, 22
 // without; results/gpu.md):
 // - The stack lives in shared memory, one 16-byte entry a level: the row's untried squares `avail`, its free
 //   columns `fc` (the board's columns not taken), and the diagonal masks `ld` and `rd` of the queens above it.
@@ -21,9 +21,12 @@
 // - The row after the last is marked by bit 31 in the table (boards are at most 31 wide): a queen whose child
 //   row carries the mark completes a solution, counted with a shift and an add. So the last row is searched
 //   like any other, which needs no test for it, and a rectangle's last line counts each of its free squares.
-// - A node is a queen placed, as the CPU kernel counts them: every turn is one. Its counter is 64-bit, the
-//   solutions' 32-bit, both added to the task's unit once the task is done; a task that could have carried the
-//   solution counter past 2^32 (more than 2^32 nodes) is reported in `trouble` and the host refuses the run.
+// - A node is a queen placed, as the CPU kernel counts them: every turn is one. The task's counters of nodes
+//   and solutions are 32-bit (a 64-bit one costs a turn an instruction), added to its unit once the task is
+//   done. They are exact if the task took fewer than 2^32 turns. A turn is more than 16 instructions (the
+//   SASS count), issued in order at most one a cycle, so a task that took fewer than 2^36 cycles of the
+//   multiprocessor's clock (about 35 s) took fewer than 2^32 turns. A task that took longer marks its unit in
+//   `trouble`, and the host counts that unit again on the CPU.
 // - Threads take tasks from one atomic counter, so tasks of any size mix.
 // - Entries of one level for all threads of a block are consecutive (16 bytes a thread), so a warp's 128-bit
 //   loads and stores use every bank whatever level each thread is at; the table is laid out the same way.
@@ -88,7 +91,8 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
         *(uint4*)(shared + top) = make_uint4(task.avail, task.fc, task.ld, task.rd);
         uint4 e = *(const uint4*)(shared + top);
         u32 sol = 0;
-        u64 nod = 0;
+        u32 nod = 0;
+        const long long began = clock64();
         do {
             const u32 rest = e.x & (e.x - 1u);
             *(u32*)(shared + top) = rest;
@@ -119,10 +123,10 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
             }
             e = *(const uint4*)(shared + top);
         } while (e.x != 0u);
-        if (nod >> 32) {
-            atomicAdd(trouble, 1u);
+        if ((unsigned long long)(clock64() - began) >> 36) {
+            atomicAdd(&trouble[task.slot], 1u);
         }
         atomicAdd(&solutions[task.slot], (u64)sol);
-        atomicAdd(&nodes[task.slot], nod);
+        atomicAdd(&nodes[task.slot], (u64)nod);
     }
 }

@@ -293,7 +293,7 @@ impl Device for GpuDevice {
         }
         .map_err(gpu_error("cannot copy the tables to the GPU"))?;
         let next: CudaSlice<u32> = stream.alloc_zeros(1).map_err(&alloc)?;
-        let trouble: CudaSlice<u32> = stream.alloc_zeros(1).map_err(&alloc)?;
+        let trouble: CudaSlice<u32> = stream.alloc_zeros(slots).map_err(&alloc)?;
         let solutions: CudaSlice<u64> = stream.alloc_zeros(slots).map_err(&alloc)?;
         let nodes: CudaSlice<u64> = stream.alloc_zeros(slots).map_err(&alloc)?;
         let count = u32::try_from(batch.tasks.len())
@@ -360,9 +360,9 @@ impl Device for GpuDevice {
                 .arg(&trouble)
                 .arg(&levels);
             // SAFETY: the arguments match the kernel's parameters in number, order and type; `tasks` holds
-            // `count` tasks, every task's slot is below `slots` (the length of `solutions` and `nodes`, and
-            // of `tables` in tables of 32 words), no task needs more than `levels` levels, and the shared
-            // memory holds `levels + 1` levels of stack and `levels` of table for every thread.
+            // `count` tasks, every task's slot is below `slots` (the length of `solutions`, `nodes` and
+            // `trouble`, and of `tables` in tables of 32 words), no task needs more than `levels` levels, and
+            // the shared memory holds `levels + 1` levels of stack and `levels` of table for every thread.
             unsafe { launch.launch(config) }.map_err(gpu_error("cannot start the kernel"))?;
         }
         let end = event()?;
@@ -382,29 +382,32 @@ impl Device for GpuDevice {
         Ok(())
     }
 
-    fn collect(&mut self) -> Result<(Batch, Vec<Tally>), Error> {
+    fn collect(&mut self) -> Result<(Batch, Vec<Option<Tally>>), Error> {
         let flight = self
             .in_flight
             .pop_front()
             .ok_or_else(|| Error::Gpu("no batch under way".into()))?;
         let failed = gpu_error("the kernel failed");
         let trouble = flight.stream.clone_dtoh(&flight.trouble).map_err(&failed)?;
-        if trouble.first().copied().unwrap_or(0) > 0 {
-            return Err(Error::Gpu(format!(
-                "{} tasks of a batch placed more than 2^32 queens, more than the kernel's solution counter \
-                 is sure to hold: count this board with --backend cpu",
-                trouble[0]
-            )));
-        }
         let solutions = flight
             .stream
             .clone_dtoh(&flight.solutions)
             .map_err(&failed)?;
         let nodes = flight.stream.clone_dtoh(&flight.nodes).map_err(&failed)?;
+        // A unit with a task that ran too long to trust its 32-bit counters is counted again on the host.
+        let doubtful = trouble.iter().filter(|&&t| t > 0).count();
+        if doubtful > 0 && verbose() {
+            eprintln!(
+                "gpu: {doubtful} units had a task too long to trust; the CPU counts them again"
+            );
+        }
         let tallies = solutions
             .into_iter()
             .zip(nodes)
-            .map(|(solutions, nodes)| Tally { solutions, nodes })
+            .zip(trouble)
+            .map(|((solutions, nodes), trouble)| {
+                (trouble == 0).then_some(Tally { solutions, nodes })
+            })
             .collect();
         self.ends.push(flight.end);
         Ok((flight.batch, tallies))

@@ -396,8 +396,9 @@ pub fn batches(units: &[usize], cut: Cut, devices: usize) -> impl Iterator<Item 
     units.chunks(even.min(by_tasks).max(1))
 }
 
-/// The count of each unit of `batch`, from the GPU's per-slot tallies `device`.
-pub fn finish(plan: &Plan, batch: &Batch, device: &[Tally]) -> Vec<(usize, Count)> {
+/// The count of each unit of `batch`, from the device's per-slot tallies `device`; a unit whose tally the
+/// device could not vouch for (`None`) is counted again by the CPU kernel.
+pub fn finish(plan: &Plan, batch: &Batch, device: &[Option<Tally>]) -> Vec<(usize, Count)> {
     let mut whole = batch.whole.iter().peekable();
     (0..batch.units.len())
         .map(|slot| {
@@ -408,11 +409,17 @@ pub fn finish(plan: &Plan, batch: &Batch, device: &[Tally]) -> Vec<(usize, Count
                     return (batch.units[slot], count);
                 }
             }
-            let tally = Tally {
-                solutions: batch.host[slot].solutions + device[slot].solutions,
-                nodes: batch.host[slot].nodes + device[slot].nodes,
+            let count = match device[slot] {
+                Some(device) => plan.weigh(
+                    unit,
+                    Tally {
+                        solutions: batch.host[slot].solutions + device.solutions,
+                        nodes: batch.host[slot].nodes + device.nodes,
+                    },
+                ),
+                None => plan.count_unit(unit),
             };
-            (batch.units[slot], plan.weigh(unit, tally))
+            (batch.units[slot], count)
         })
         .collect()
 }
@@ -425,8 +432,9 @@ pub trait Device {
     fn depth(&self) -> usize;
     /// Starts counting `batch`; returns once it is under way.
     fn submit(&mut self, batch: Batch) -> Result<(), Error>;
-    /// Waits for the oldest batch under way: returns it with each of its slots' tallies.
-    fn collect(&mut self) -> Result<(Batch, Vec<Tally>), Error>;
+    /// Waits for the oldest batch under way: returns it with each of its slots' tallies, `None` for a slot
+    /// whose tally the device cannot vouch for (the host then counts that unit itself).
+    fn collect(&mut self) -> Result<(Batch, Vec<Option<Tally>>), Error>;
     /// Seconds from its first kernel's start to its last one's end, once all are collected.
     fn kernel_seconds(&mut self) -> Result<f64, Error> {
         Ok(0.0)
@@ -465,7 +473,7 @@ pub fn dispatch<D: Device>(
         let mut sum = Count::default();
         let mut tasks = 0u64;
         let mut in_flight = 0usize;
-        let mut report = |batch: Batch, tallies: Vec<Tally>| {
+        let mut report = |batch: Batch, tallies: Vec<Option<Tally>>| {
             for (index, count) in finish(plan, &batch, &tallies) {
                 progress.unit_done(&plan.units()[index], &count);
                 sum += count;
@@ -552,6 +560,8 @@ mod tests {
         ordinal: usize,
         /// Which of the run's devices this is, in the order they were opened.
         opened: usize,
+        /// Whether it gives up every third slot's tally.
+        doubtful: bool,
         queue: VecDeque<Batch>,
         meet: Option<Arc<Barrier>>,
         batches: Counted,
@@ -571,7 +581,7 @@ mod tests {
             self.queue.push_back(batch);
             Ok(())
         }
-        fn collect(&mut self) -> Result<(Batch, Vec<Tally>), Error> {
+        fn collect(&mut self) -> Result<(Batch, Vec<Option<Tally>>), Error> {
             let batch = self.queue.pop_front().expect("a batch under way");
             let mut tallies = vec![Tally::default(); batch.units.len()];
             for t in &batch.tasks {
@@ -584,6 +594,12 @@ mod tests {
                 .lock()
                 .unwrap()
                 .push((self.opened, batch.units.clone()));
+            // A device that cannot vouch for every third slot: the host counts those units again.
+            let tallies = tallies
+                .into_iter()
+                .enumerate()
+                .map(|(slot, t)| (!self.doubtful || slot % 3 != 0).then_some(t))
+                .collect();
             Ok((batch, tallies))
         }
     }
@@ -598,9 +614,13 @@ mod tests {
         }
     }
 
-    /// Runs `plan` through [`dispatch`] on host devices numbered `ordinals`: the units reported, sorted, and
-    /// the batches each device counted.
-    fn run_on_host(plan: &Plan, ordinals: &[usize]) -> (Vec<(usize, Count)>, Count, Batches) {
+    /// Runs `plan` through [`dispatch`] on host devices numbered `ordinals` (`doubtful` ones, if asked): the
+    /// units reported, sorted, and the batches each device counted.
+    fn run_on_host(
+        plan: &Plan,
+        ordinals: &[usize],
+        doubtful: bool,
+    ) -> (Vec<(usize, Count)>, Count, Batches) {
         let all: Vec<usize> = (0..plan.units().len()).collect();
         let meet = Arc::new(Barrier::new(ordinals.len()));
         let enough = batches(&all, cut(plan, &all), ordinals.len()).count() >= ordinals.len();
@@ -610,6 +630,7 @@ mod tests {
             Ok(HostDevice {
                 ordinal,
                 opened: opened.fetch_add(1, Ordering::Relaxed),
+                doubtful,
                 queue: VecDeque::new(),
                 meet: enough.then(|| meet.clone()),
                 batches: batches.clone(),
@@ -636,16 +657,19 @@ mod tests {
             (Board::rect(8, 5).unwrap(), Symmetry::Mirror),
         ] {
             let plan = Plan::new(board, symmetry, Split::Auto { threads: 2 });
-            let (counts, sum, _) = run_on_host(&plan, &[0]);
-            assert_eq!(counts.len(), plan.units().len());
-            for (index, count) in counts {
-                assert_eq!(
-                    count,
-                    plan.count_unit(&plan.units()[index]),
-                    "{board} {symmetry:?} unit {index}"
-                );
+            // A device that vouches for every unit, and one that leaves a third of them to the host.
+            for doubtful in [false, true] {
+                let (counts, sum, _) = run_on_host(&plan, &[0], doubtful);
+                assert_eq!(counts.len(), plan.units().len());
+                for (index, count) in counts {
+                    assert_eq!(
+                        count,
+                        plan.count_unit(&plan.units()[index]),
+                        "{board} {symmetry:?} unit {index}"
+                    );
+                }
+                assert_eq!(sum, exec::run_serial(&plan, &exec::NoProgress));
             }
-            assert_eq!(sum, exec::run_serial(&plan, &exec::NoProgress));
         }
     }
 
@@ -659,7 +683,7 @@ mod tests {
                 Symmetry::Full,
                 Split::Auto { threads: 2 },
             );
-            let (counts, sum, batches) = run_on_host(&plan, &ordinals);
+            let (counts, sum, batches) = run_on_host(&plan, &ordinals, false);
             let units: Vec<usize> = counts.iter().map(|&(i, _)| i).collect();
             assert_eq!(units, (0..plan.units().len()).collect::<Vec<_>>());
             assert_eq!(sum, exec::run_serial(&plan, &exec::NoProgress));
@@ -697,6 +721,7 @@ mod tests {
             Ok(HostDevice {
                 ordinal,
                 opened: 0,
+                doubtful: false,
                 queue: VecDeque::new(),
                 meet: None,
                 batches: batches.clone(),
