@@ -50,6 +50,18 @@ fn output_to_dev_null_writes_into_the_device() {
         .stdout("");
     let kind = fs::metadata("/dev/null").unwrap().file_type();
     assert!(kind.is_char_device(), "/dev/null is still a device");
+    // A device that refuses the bytes: the error names it, and the device stays one.
+    if Path::new("/dev/full").exists() {
+        nqueens()
+            .args(["count", "8", "-q", "-o", "/dev/full"])
+            .assert()
+            .code(1)
+            .stderr(contains("could not write '/dev/full'"));
+        assert!(fs::metadata("/dev/full")
+            .unwrap()
+            .file_type()
+            .is_char_device());
+    }
 }
 
 #[test]
