@@ -152,6 +152,7 @@ fn output_keeps_the_mode_of_the_file_it_replaces_and_refuses_read_only_ones() {
         .code(2)
         .stderr(contains("kept.csv").and(contains("read-only (mode 0444)")));
     assert_eq!(fs::read_to_string(&kept).unwrap(), "precious\n");
+    nqueens().args(["count", "8", "-o", ""]).assert().code(2);
     assert_eq!(mode(&kept), 0o444);
     assert!(partials(dir.path()).is_empty());
 }

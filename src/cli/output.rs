@@ -68,6 +68,11 @@ impl Output {
             Some(p) => p,
         };
         let cannot = |why: String| UsageError(format!("cannot write '{}': {why}", asked.display()));
+        if asked.as_os_str().is_empty() {
+            return Err(cannot(
+                "the file name is empty; name a file, or - for standard output".into(),
+            ));
+        }
         for (kept, what) in keep {
             if same_file(asked, kept) {
                 return Err(cannot(format!(
