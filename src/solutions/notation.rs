@@ -453,13 +453,25 @@ impl<R: std::io::BufRead> Reader<R> {
         Some(Ok((self.number, line)))
     }
 
-    /// The lines of a drawing that starts with `first`, up to a blank line or the end.
-    fn drawing(&mut self, first: String) -> std::io::Result<Vec<String>> {
+    /// The lines of a drawing that starts with `first`, up to a blank line or the end; a drawing of more than
+    /// [`MAX_LINE`] bytes in all is read to its end without being kept, and is malformed.
+    fn drawing(&mut self, first: String) -> std::io::Result<Result<Vec<String>, String>> {
+        let mut size = first.len();
         let mut rows = vec![first];
+        let mut too_large = false;
         while let Some(line) = self.next_line() {
             match line? {
                 (_, Ok(text)) if text.trim().is_empty() => break,
-                (_, Ok(text)) => rows.push(text),
+                (_, Ok(text)) => {
+                    size += text.len();
+                    if size > MAX_LINE {
+                        too_large = true;
+                        rows = Vec::new();
+                    }
+                    if !too_large {
+                        rows.push(text);
+                    }
+                }
                 // A line that is not text ends the drawing and is reported on its own.
                 bad @ (_, Err(_)) => {
                     self.pending = Some(bad);
@@ -467,7 +479,13 @@ impl<R: std::io::BufRead> Reader<R> {
                 }
             }
         }
-        Ok(rows)
+        if too_large {
+            return Ok(Err(format!(
+                "the drawing is larger than {} MiB ({size} bytes): not a board this reads",
+                MAX_LINE >> 20
+            )));
+        }
+        Ok(Ok(rows))
     }
 }
 
@@ -529,7 +547,8 @@ impl<R: std::io::BufRead> Iterator for Reader<R> {
                     excerpt(trimmed)
                 )),
                 Kind::Drawing => match self.drawing(text) {
-                    Ok(rows) => self.grid(&rows),
+                    Ok(Ok(rows)) => self.grid(&rows),
+                    Ok(Err(why)) => Err(why),
                     Err(e) => return Some(Err(e)),
                 },
             };
