@@ -682,6 +682,30 @@ mod reading {
     }
 
     #[test]
+    fn a_byte_order_mark_is_skipped_and_bad_bytes_spoil_their_line_only() {
+        let input: &[u8] = b"\xEF\xBB\xBF[2,4,1,3]\r\n[2,\xC3\x28]\n[3,1,4,2]\n";
+        let entries: Vec<Entry> = Reader::new(input, None, None)
+            .collect::<std::io::Result<_>>()
+            .unwrap();
+        assert_eq!(entries.len(), 3);
+        assert!(entries[0].placement.is_ok(), "{:?}", entries[0]);
+        let why = entries[1].placement.clone().unwrap_err();
+        assert!(why.contains("not UTF-8") && why.contains("byte 4"), "{why}");
+        assert!(entries[2].placement.is_ok());
+    }
+
+    #[test]
+    fn messages_quote_an_excerpt() {
+        let long = "y".repeat(10_000);
+        let quoted = excerpt(&long);
+        assert!(quoted.len() < 100, "{quoted}");
+        assert!(quoted.contains("10000 bytes"));
+        assert_eq!(excerpt("short"), "short");
+        let entries = read(&format!("[{long}]"), None, None);
+        assert!(entries[0].placement.clone().unwrap_err().len() < 200);
+    }
+
+    #[test]
     fn every_notation_reads_back_what_it_wrote() {
         let queens: [u8; 4] = [1, 3, 0, 2];
         let expected: Vec<(u32, u32)> = vec![(0, 1), (1, 3), (2, 0), (3, 2)];
