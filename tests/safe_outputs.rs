@@ -440,6 +440,38 @@ fn merge_refuses_a_journal_whose_header_was_edited_as_foreign() {
 }
 
 #[test]
+fn a_deep_split_whose_shallower_plans_are_larger_still_resumes_and_merges() {
+    // n = 8 in the full mode has 78 units at depth 0 and 20 at depth 6: the header's plan is checked at its
+    // own depth only.
+    let dir = tempfile::tempdir().unwrap();
+    let journal = dir.path().join("n8.journal");
+    for _ in 0..2 {
+        nqueens()
+            .args([
+                "count",
+                "8",
+                "-q",
+                "--split-depth",
+                "6",
+                "--format",
+                "csv",
+                "--checkpoint",
+            ])
+            .arg(&journal)
+            .assert()
+            .success()
+            .stdout(contains("\n8,92,12,"));
+    }
+    nqueens()
+        .arg("merge")
+        .arg(&journal)
+        .args(["--format", "csv"])
+        .assert()
+        .success()
+        .stdout(contains("\n8,92,12,"));
+}
+
+#[test]
 fn plot_refuses_absurd_values_and_unknown_schema_versions() {
     let dir = tempfile::tempdir().unwrap();
     let good = dir.path().join("count.json");
