@@ -50,6 +50,18 @@ fn output_to_dev_null_writes_into_the_device() {
         .stdout("");
     let kind = fs::metadata("/dev/null").unwrap().file_type();
     assert!(kind.is_char_device(), "/dev/null is still a device");
+    // A device that refuses the bytes: the error names it, and the device stays one.
+    if Path::new("/dev/full").exists() {
+        nqueens()
+            .args(["count", "8", "-q", "-o", "/dev/full"])
+            .assert()
+            .code(1)
+            .stderr(contains("could not write '/dev/full'"));
+        assert!(fs::metadata("/dev/full")
+            .unwrap()
+            .file_type()
+            .is_char_device());
+    }
 }
 
 #[test]
@@ -140,6 +152,7 @@ fn output_keeps_the_mode_of_the_file_it_replaces_and_refuses_read_only_ones() {
         .code(2)
         .stderr(contains("kept.csv").and(contains("read-only (mode 0444)")));
     assert_eq!(fs::read_to_string(&kept).unwrap(), "precious\n");
+    nqueens().args(["count", "8", "-o", ""]).assert().code(2);
     assert_eq!(mode(&kept), 0o444);
     assert!(partials(dir.path()).is_empty());
 }
@@ -424,6 +437,38 @@ fn merge_refuses_a_journal_whose_header_was_edited_as_foreign() {
         .assert()
         .code(1)
         .stderr(contains("not the journal of the plan"));
+}
+
+#[test]
+fn a_deep_split_whose_shallower_plans_are_larger_still_resumes_and_merges() {
+    // n = 8 in the full mode has 78 units at depth 0 and 20 at depth 6: the header's plan is checked at its
+    // own depth only.
+    let dir = tempfile::tempdir().unwrap();
+    let journal = dir.path().join("n8.journal");
+    for _ in 0..2 {
+        nqueens()
+            .args([
+                "count",
+                "8",
+                "-q",
+                "--split-depth",
+                "6",
+                "--format",
+                "csv",
+                "--checkpoint",
+            ])
+            .arg(&journal)
+            .assert()
+            .success()
+            .stdout(contains("\n8,92,12,"));
+    }
+    nqueens()
+        .arg("merge")
+        .arg(&journal)
+        .args(["--format", "csv"])
+        .assert()
+        .success()
+        .stdout(contains("\n8,92,12,"));
 }
 
 #[test]

@@ -20,7 +20,12 @@ pub enum Output {
     /// Standard output; each piece is flushed as soon as it is written.
     Stdout(io::Stdout),
     /// A special file (a character device such as `/dev/null` or a terminal, or a FIFO), written in place.
-    Direct(File),
+    Direct {
+        /// The open file.
+        file: File,
+        /// The name asked for, for messages.
+        asked: PathBuf,
+    },
     /// A temporary file beside the destination, renamed over it by [`Output::finish`], so that an interrupted
     /// run never leaves a partial file under the name asked for.
     File(Partial),
@@ -63,6 +68,11 @@ impl Output {
             Some(p) => p,
         };
         let cannot = |why: String| UsageError(format!("cannot write '{}': {why}", asked.display()));
+        if asked.as_os_str().is_empty() {
+            return Err(cannot(
+                "the file name is empty; name a file, or - for standard output".into(),
+            ));
+        }
         for (kept, what) in keep {
             if same_file(asked, kept) {
                 return Err(cannot(format!(
@@ -94,7 +104,12 @@ impl Output {
                     return Err(cannot("it is a socket; name a file".into()));
                 }
                 if kind.is_char_device() || kind.is_fifo() {
-                    return open_special(&path, kind.is_fifo()).map_err(|e| cannot(e.to_string()));
+                    let file =
+                        open_special(&path, kind.is_fifo()).map_err(|e| cannot(e.to_string()))?;
+                    return Ok(Output::Direct {
+                        file,
+                        asked: asked.to_path_buf(),
+                    });
                 }
             }
             if meta.permissions().readonly() {
@@ -147,20 +162,27 @@ impl Output {
         matches!(self, Output::Stdout(_))
     }
 
-    /// Writes and flushes a piece of output.
+    /// Writes and flushes a piece of output. An error names the file (and keeps its kind, so that a closed
+    /// pipe is still told apart).
     pub fn write(&mut self, bytes: &[u8]) -> io::Result<()> {
         if bytes.is_empty() {
             return Ok(());
         }
+        let named = |asked: &Path, e: io::Error| {
+            io::Error::new(
+                e.kind(),
+                format!("could not write '{}': {e}", asked.display()),
+            )
+        };
         match self {
             Output::Stdout(out) => {
                 let mut lock = out.lock();
                 lock.write_all(bytes)?;
                 lock.flush()
             }
-            Output::Direct(file) => file.write_all(bytes),
+            Output::Direct { file, asked } => file.write_all(bytes).map_err(|e| named(asked, e)),
             Output::File(partial) => match &mut partial.temp {
-                Some(temp) => temp.write_all(bytes),
+                Some(temp) => temp.write_all(bytes).map_err(|e| named(&partial.asked, e)),
                 None => Ok(()),
             },
         }
@@ -169,7 +191,7 @@ impl Output {
     /// Completes the output: a file is synced and moved to its name.
     pub fn finish(self) -> anyhow::Result<()> {
         match self {
-            Output::Stdout(_) | Output::Direct(_) => Ok(()),
+            Output::Stdout(_) | Output::Direct { .. } => Ok(()),
             Output::File(mut partial) => {
                 let Some(temp) = partial.temp.take() else {
                     return Ok(());
@@ -195,8 +217,7 @@ impl Output {
 /// reader, or a run interrupted mid-write, sees the old contents or the new, never half of either.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     let mut out = Output::open(Some(path))?;
-    out.write(bytes)
-        .map_err(|e| anyhow::anyhow!("could not write '{}': {e}", path.display()))?;
+    out.write(bytes)?;
     out.finish()
 }
 
@@ -260,7 +281,7 @@ fn follow_links(path: &Path) -> io::Result<PathBuf> {
 /// Opens a character device or a FIFO for writing in place. A FIFO with no reader yet is waited for, as the
 /// shell's `>` does, after saying so.
 #[cfg(unix)]
-fn open_special(path: &Path, fifo: bool) -> io::Result<Output> {
+fn open_special(path: &Path, fifo: bool) -> io::Result<File> {
     use std::os::unix::fs::OpenOptionsExt;
     use std::os::unix::io::AsRawFd;
     if fifo {
@@ -276,7 +297,7 @@ fn open_special(path: &Path, fifo: bool) -> io::Result<Output> {
                     let flags = libc::fcntl(file.as_raw_fd(), libc::F_GETFL);
                     libc::fcntl(file.as_raw_fd(), libc::F_SETFL, flags & !libc::O_NONBLOCK);
                 }
-                return Ok(Output::Direct(file));
+                return Ok(file);
             }
             Err(e) if e.raw_os_error() == Some(libc::ENXIO) => {
                 eprintln!(
@@ -287,18 +308,12 @@ fn open_special(path: &Path, fifo: bool) -> io::Result<Output> {
             Err(e) => return Err(e),
         }
     }
-    OpenOptions::new()
-        .write(true)
-        .open(path)
-        .map(Output::Direct)
+    OpenOptions::new().write(true).open(path)
 }
 
 #[cfg(not(unix))]
-fn open_special(path: &Path, _fifo: bool) -> io::Result<Output> {
-    OpenOptions::new()
-        .write(true)
-        .open(path)
-        .map(Output::Direct)
+fn open_special(path: &Path, _fifo: bool) -> io::Result<File> {
+    OpenOptions::new().write(true).open(path)
 }
 
 /// The mode of a file, as `ls -l` users read it.

@@ -357,52 +357,76 @@ impl Plan {
         deepest: u32,
         cap: usize,
     ) -> Vec<usize> {
+        let (symmetry, borders) = Plan::counting(board, symmetry);
+        let mut counts = Vec::new();
+        for depth in 0..=deepest.min(board.lines()) {
+            match Plan::count_at(board, symmetry, &borders, depth, cap) {
+                Some(units) => counts.push(units),
+                None => break,
+            }
+        }
+        counts
+    }
+
+    /// How many units the plan of `board` under `symmetry` at split depth `depth` has, found without building
+    /// them; `None` if more than `cap` (the count stops there).
+    pub fn units_at(board: Board, symmetry: Symmetry, depth: u32, cap: usize) -> Option<usize> {
+        let (symmetry, borders) = Plan::counting(board, symmetry);
+        Plan::count_at(board, symmetry, &borders, depth.min(board.lines()), cap)
+    }
+
+    /// The symmetry a plan of `board` uses, and its canonical borders where it has them: listed once for all
+    /// depths, since for large boards that is the slow part.
+    fn counting(board: Board, symmetry: Symmetry) -> (Symmetry, Vec<Border>) {
         let symmetry = match symmetry {
             Symmetry::Full if !board.is_square() => Symmetry::Mirror,
             other => other,
         };
-        let deepest = deepest.min(board.lines());
-        if board.lines() > board.width() {
-            return vec![0; deepest as usize + 1];
-        }
-        let n = board.n();
-        // The borders are listed once for all depths: for large boards that is the slow part.
         let borders = match symmetry {
-            Symmetry::Full if n >= 4 => Border::canonical(n),
+            Symmetry::Full if board.n() >= 4 && board.lines() <= board.width() => {
+                Border::canonical(board.n())
+            }
             _ => Vec::new(),
         };
-        let mut counts = Vec::new();
-        for depth in 0..=deepest {
-            let mut units = 0usize;
-            match symmetry {
-                Symmetry::Full if n < 4 => units = 1,
-                Symmetry::Full => {
-                    for b in &borders {
-                        if b.stabiliser(n).len() > 1 {
-                            units += 1;
-                        } else {
-                            let (frame, masks) = b.frame(n);
-                            below_capped(depth, &frame, masks, 1, &mut units, cap);
-                        }
-                        if units > cap {
-                            break;
-                        }
+        (symmetry, borders)
+    }
+
+    fn count_at(
+        board: Board,
+        symmetry: Symmetry,
+        borders: &[Border],
+        depth: u32,
+        cap: usize,
+    ) -> Option<usize> {
+        if board.lines() > board.width() {
+            return Some(0);
+        }
+        let n = board.n();
+        let mut units = 0usize;
+        match symmetry {
+            Symmetry::Full if n < 4 => units = 1,
+            Symmetry::Full => {
+                for b in borders {
+                    if b.stabiliser(n).len() > 1 {
+                        units += 1;
+                    } else {
+                        let (frame, masks) = b.frame(n);
+                        below_capped(depth, &frame, masks, 1, &mut units, cap);
+                    }
+                    if units > cap {
+                        break;
                     }
                 }
-                _ => {
-                    let mut prefix = Vec::with_capacity(board.lines() as usize);
-                    walk_rows(board, symmetry, depth, &mut prefix, &mut |_, _| {
-                        units += 1;
-                        units <= cap
-                    });
-                }
             }
-            if units > cap {
-                break;
+            _ => {
+                let mut prefix = Vec::with_capacity(board.lines() as usize);
+                walk_rows(board, symmetry, depth, &mut prefix, &mut |_, _| {
+                    units += 1;
+                    units <= cap
+                });
             }
-            counts.push(units);
         }
-        counts
+        (units <= cap).then_some(units)
     }
 
     /// The board searched.
@@ -594,7 +618,9 @@ mod tests {
                     Some(&built),
                     "n = {n}, {symmetry}, depth {depth}"
                 );
+                assert_eq!(Plan::units_at(board, symmetry, depth, built), Some(built));
                 if built > 1 {
+                    assert_eq!(Plan::units_at(board, symmetry, depth, built - 1), None);
                     let capped = Plan::units_by_depth(board, symmetry, depth, built - 1);
                     assert!(capped.len() <= depth as usize, "{capped:?}");
                 }

@@ -84,9 +84,8 @@ impl Header {
         let symmetry: Symmetry = self.symmetry.parse().map_err(|e| format!("{e}"))?;
         let board = Board::new(self.n).map_err(|e| e.to_string())?;
         let depth = self.split_depth;
-        let counts =
-            Plan::units_by_depth(board, symmetry, depth, self.units.min(MAX_JOURNAL_UNITS));
-        if depth > board.lines() || counts.get(depth as usize) != Some(&self.units) {
+        let units = Plan::units_at(board, symmetry, depth, self.units.min(MAX_JOURNAL_UNITS));
+        if depth > board.lines() || units != Some(self.units) {
             return Err(format!(
                 "n = {}, symmetry {symmetry}, split depth {depth} does not give the {} units its header \
                  says",

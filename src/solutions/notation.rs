@@ -453,13 +453,25 @@ impl<R: std::io::BufRead> Reader<R> {
         Some(Ok((self.number, line)))
     }
 
-    /// The lines of a drawing that starts with `first`, up to a blank line or the end.
-    fn drawing(&mut self, first: String) -> std::io::Result<Vec<String>> {
+    /// The lines of a drawing that starts with `first`, up to a blank line or the end; a drawing of more than
+    /// [`MAX_LINE`] bytes in all is read to its end without being kept, and is malformed.
+    fn drawing(&mut self, first: String) -> std::io::Result<Result<Vec<String>, String>> {
+        let mut size = first.len();
         let mut rows = vec![first];
+        let mut too_large = false;
         while let Some(line) = self.next_line() {
             match line? {
                 (_, Ok(text)) if text.trim().is_empty() => break,
-                (_, Ok(text)) => rows.push(text),
+                (_, Ok(text)) => {
+                    size += text.len();
+                    if size > MAX_LINE {
+                        too_large = true;
+                        rows = Vec::new();
+                    }
+                    if !too_large {
+                        rows.push(text);
+                    }
+                }
                 // A line that is not text ends the drawing and is reported on its own.
                 bad @ (_, Err(_)) => {
                     self.pending = Some(bad);
@@ -467,7 +479,13 @@ impl<R: std::io::BufRead> Reader<R> {
                 }
             }
         }
-        Ok(rows)
+        if too_large {
+            return Ok(Err(format!(
+                "the drawing is larger than {} MiB ({size} bytes): not a board this reads",
+                MAX_LINE >> 20
+            )));
+        }
+        Ok(Ok(rows))
     }
 }
 
@@ -529,7 +547,8 @@ impl<R: std::io::BufRead> Iterator for Reader<R> {
                     excerpt(trimmed)
                 )),
                 Kind::Drawing => match self.drawing(text) {
-                    Ok(rows) => self.grid(&rows),
+                    Ok(Ok(rows)) => self.grid(&rows),
+                    Ok(Err(why)) => Err(why),
                     Err(e) => return Some(Err(e)),
                 },
             };
@@ -660,6 +679,30 @@ mod reading {
         Reader::new(text.as_bytes(), notation, shape)
             .collect::<std::io::Result<_>>()
             .unwrap()
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_skipped_and_bad_bytes_spoil_their_line_only() {
+        let input: &[u8] = b"\xEF\xBB\xBF[2,4,1,3]\r\n[2,\xC3\x28]\n[3,1,4,2]\n";
+        let entries: Vec<Entry> = Reader::new(input, None, None)
+            .collect::<std::io::Result<_>>()
+            .unwrap();
+        assert_eq!(entries.len(), 3);
+        assert!(entries[0].placement.is_ok(), "{:?}", entries[0]);
+        let why = entries[1].placement.clone().unwrap_err();
+        assert!(why.contains("not UTF-8") && why.contains("byte 4"), "{why}");
+        assert!(entries[2].placement.is_ok());
+    }
+
+    #[test]
+    fn messages_quote_an_excerpt() {
+        let long = "y".repeat(10_000);
+        let quoted = excerpt(&long);
+        assert!(quoted.len() < 100, "{quoted}");
+        assert!(quoted.contains("10000 bytes"));
+        assert_eq!(excerpt("short"), "short");
+        let entries = read(&format!("[{long}]"), None, None);
+        assert!(entries[0].placement.clone().unwrap_err().len() < 200);
     }
 
     #[test]

@@ -114,7 +114,7 @@ fn read(path: &Path) -> Result<Input, UsageError> {
 /// The most seconds a count may report (about 3,000 years), threads a run may have, and a rate or a speedup
 /// may reach: values beyond are not measurements, and would make the charts' axes and labels endless.
 const MAX_SECONDS: f64 = 1e11;
-const MAX_THREADS: usize = 1 << 20;
+const MAX_THREADS: usize = 1 << 16;
 const MAX_RATE: f64 = 1e18;
 
 /// Refuses a report of another schema version, or with values no run can have (infinite, negative, absurd).
