@@ -390,6 +390,28 @@ fn the_help_names_the_workloads_that_run() {
 }
 
 #[test]
+fn a_gpu_benchmark_names_its_gpus_and_gives_their_own_rate() {
+    // The fake report, as if its runs had been made on two GPUs: the terminal report names them and gives
+    // the rate of the median kernel time.
+    let mut report = fake_report();
+    assert!(!text(Format::Table, &report).contains("kernel time"));
+    report.workload.gpu = Some("Fake GPU, Fake GPU".to_string());
+    for (i, run) in report.runs.iter_mut().enumerate() {
+        run.gpu_seconds = Some(if run.warmup { 100.0 } else { i as f64 });
+    }
+    let timed: Vec<_> = report.runs.iter().filter(|r| !r.warmup).collect();
+    let median = timed[timed.len() / 2];
+    let table = text(Format::Table, &report);
+    let line = table
+        .lines()
+        .find(|l| l.starts_with("GPU (Fake GPU, Fake GPU), median kernel time"))
+        .unwrap_or_else(|| panic!("{table}"));
+    let seconds = median.gpu_seconds.unwrap();
+    assert!(line.contains(&format!("{seconds:.3} s")), "{line}");
+    assert!(line.ends_with("nodes/s"), "{line}");
+}
+
+#[test]
 fn one_thread_runs_are_pinned_to_a_processor_and_the_report_says_so() {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("b.json");

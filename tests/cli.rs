@@ -379,16 +379,18 @@ fn an_unknown_kernel_is_refused() {
 
 #[test]
 fn the_gpu_backend_says_what_is_missing_before_writing_anything() {
-    // Without the `cuda` feature (the default build) or without a GPU: a message, exit 1, nothing on stdout.
+    // Without the `cuda` feature (the default build) the arguments ask for what the build cannot do: exit 2.
+    // With it but without a GPU: exit 1. Either way a message and nothing on stdout.
     if nqueens::gpu::device().is_ok() {
         eprintln!("skipped: this machine has a GPU, so the backend does not fail");
         return;
     }
+    let code = if cfg!(feature = "cuda") { 1 } else { 2 };
     let out = nqueens()
         .args(["count", "10", "--backend", "gpu"])
         .assert()
         .failure()
-        .code(1);
+        .code(code);
     let output = out.get_output();
     assert!(
         output.stdout.is_empty(),
@@ -409,7 +411,7 @@ fn the_gpu_backend_says_what_is_missing_before_writing_anything() {
         .arg(&journal)
         .assert()
         .failure()
-        .code(1)
+        .code(code)
         .stdout("");
     assert!(
         !journal.exists(),
@@ -420,10 +422,15 @@ fn the_gpu_backend_says_what_is_missing_before_writing_anything() {
 #[test]
 fn the_gpu_backend_refuses_boards_beyond_its_masks_and_unknown_backends() {
     nqueens()
-        .args(["count", "33", "--backend", "gpu"])
+        .args(["count", "32", "--backend", "gpu"])
         .assert()
         .code(2)
-        .stderr(contains("up to 32 by 32"));
+        .stderr(contains("up to 31 columns wide"));
+    nqueens()
+        .args(["count", "10", "--backend", "gpu", "--gpus", "0,x"])
+        .assert()
+        .code(2)
+        .stderr(contains("'x' is not a GPU number"));
     nqueens()
         .args(["count", "10", "--backend", "tpu"])
         .assert()

@@ -143,3 +143,52 @@ fn dump_ptx() {
     let ptx = gpu::kernel_ptx((9, 0)).unwrap();
     std::fs::write(std::env::var("NQUEENS_PTX_OUT").unwrap(), ptx).unwrap();
 }
+
+#[test]
+fn one_gpu_named_twice_counts_every_unit_once() {
+    if !gpu_here() {
+        return;
+    }
+    // Two host threads, two queues of batches, one GPU (`--gpus 0,0`).
+    gpu::use_gpus(Some(vec![0, 0]));
+    let plan = Plan::new(
+        Board::new(13).unwrap(),
+        Symmetry::Full,
+        Split::Auto { threads: 16 },
+    );
+    check_plan(&plan, None);
+    let (_, run) = gpu::run(&plan, None, &AtomicBool::new(false), &NoProgress).unwrap();
+    gpu::use_gpus(None);
+    assert_eq!(run.device.split(", ").count(), 2, "{}", run.device);
+}
+
+#[test]
+fn the_compiled_kernel_is_kept_and_a_corrupt_one_is_rebuilt() {
+    if !gpu_here() {
+        return;
+    }
+    let cache = tempfile::tempdir().unwrap();
+    let count = || {
+        assert_cmd::Command::cargo_bin("nqueens")
+            .unwrap()
+            .args(["count", "11", "--backend", "gpu", "--check", "-q"])
+            .env("NQUEENS_CACHE_DIR", cache.path())
+            .assert()
+            .success();
+    };
+    let entries = || -> Vec<std::path::PathBuf> {
+        std::fs::read_dir(cache.path())
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect()
+    };
+    count();
+    let kept = entries();
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    let entry = std::fs::read_to_string(&kept[0]).unwrap();
+    assert!(entry.contains("count_tasks"));
+    // A corrupt entry is not trusted: the run compiles again and writes it whole.
+    std::fs::write(&kept[0], &entry[..entry.len() / 2]).unwrap();
+    count();
+    assert_eq!(std::fs::read_to_string(&kept[0]).unwrap(), entry);
+}

@@ -318,10 +318,13 @@ pub struct CountOptions {
     /// Print nothing but the results.
     #[arg(short, long)]
     pub quiet: bool,
-    /// What counts: `cpu` (the worker threads) or `gpu` (the first NVIDIA GPU, in a build with the `cuda`
-    /// feature; the threads then cut its tasks).
+    /// What counts: `cpu` (the worker threads) or `gpu` (the NVIDIA GPUs of `--gpus`, in a build with the
+    /// `cuda` feature; the threads then cut their tasks).
     #[arg(long, default_value = "cpu", value_parser = parse_backend)]
     pub backend: Backend,
+    /// The GPUs `--backend gpu` counts on, by the driver's numbers: `0,1` [default: all visible].
+    #[arg(long, value_name = "LIST", value_parser = parse_gpus)]
+    pub gpus: Option<GpuList>,
     #[command(flatten)]
     pub kernel: KernelOption,
     #[command(flatten)]
@@ -329,6 +332,14 @@ pub struct CountOptions {
     /// Testing aid: add this to every total before it is checked and written, to exercise the mismatch path.
     #[arg(long, hide = true, default_value_t = 0)]
     pub debug_offset: u32,
+}
+
+/// GPUs named on the command line (`--gpus 0,1`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GpuList(pub Vec<usize>);
+
+fn parse_gpus(s: &str) -> Result<GpuList, String> {
+    nqueens::gpu::parse_gpus(s).map(GpuList)
 }
 
 pub(crate) fn parse_backend(s: &str) -> Result<Backend, String> {
@@ -406,10 +417,13 @@ pub struct BenchArgs {
     /// [default: all available cores].
     #[arg(short, long, value_parser = clap::value_parser!(u32).range(1..=4096))]
     pub threads: Option<u32>,
-    /// What counts: `cpu`, or `gpu` (the first NVIDIA GPU, in a build with the `cuda` feature), timed on all
-    /// threads only, which cut its tasks; the report names the GPU and gives its kernel time.
+    /// What counts: `cpu`, or `gpu` (the GPUs of `--gpus`, in a build with the `cuda` feature), timed on all
+    /// threads only, which cut its tasks; the report names the GPUs, and gives their kernel time and nodes/s.
     #[arg(long, default_value = "cpu", value_parser = parse_backend)]
     pub backend: nqueens::engine::exec::Backend,
+    /// The GPUs `--backend gpu` counts on, by the driver's numbers: `0,1` [default: all visible].
+    #[arg(long, value_name = "LIST", value_parser = parse_gpus)]
+    pub gpus: Option<GpuList>,
     /// Leave the runs on one thread to the scheduler instead of pinning each to one processor: to see what a
     /// thread that moves between cores costs.
     #[arg(long)]

@@ -1,62 +1,145 @@
 //! Where results go: standard output, written as they come, or a file that appears only when complete.
+//!
+//! Writing a result never destroys anything. A regular file is written under a temporary name beside it and
+//! renamed over it when complete, keeping its mode (a read-only file is refused, not replaced); a symbolic link
+//! is followed and its target replaced the same way; a special file (`/dev/null`, a FIFO, a terminal) is
+//! written in place, since renaming a file over it would replace the device or the pipe. A file the run must
+//! keep (its journal, the journals merged) is refused however it is spelled. The temporary files of the
+//! process are removed when SIGINT, SIGTERM or SIGHUP ends it; only `kill -9` can leave one behind.
 
 use crate::cli::errors::UsageError;
-use std::fs::OpenOptions;
+use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, MutexGuard, OnceLock};
 use tempfile::NamedTempFile;
 
 /// An open destination for results.
 pub enum Output {
     /// Standard output; each piece is flushed as soon as it is written.
     Stdout(io::Stdout),
+    /// A special file (a character device such as `/dev/null` or a terminal, or a FIFO), written in place.
+    Direct(File),
     /// A temporary file beside the destination, renamed over it by [`Output::finish`], so that an interrupted
     /// run never leaves a partial file under the name asked for.
-    File {
-        /// The file being written.
-        temp: NamedTempFile,
-        /// The name it gets when complete.
-        path: PathBuf,
-    },
+    File(Partial),
+}
+
+/// A file being written under a temporary name.
+pub struct Partial {
+    /// The file being written (`None` once renamed).
+    temp: Option<NamedTempFile>,
+    /// The name it gets when complete: the target of the name asked for, if that is a symbolic link.
+    path: PathBuf,
+    /// The name asked for, for messages.
+    asked: PathBuf,
+}
+
+impl Drop for Partial {
+    fn drop(&mut self) {
+        // An unfinished file is removed by `NamedTempFile`'s own drop; forget its name here.
+        if let Some(temp) = &self.temp {
+            let name = temp.path().to_path_buf();
+            temps().retain(|t| *t != name);
+        }
+    }
 }
 
 impl Output {
     /// Opens the destination: `None` or `-` is standard output. A file that cannot be written is refused now,
     /// before any counting.
     pub fn open(path: Option<&Path>) -> Result<Output, UsageError> {
-        let path = match path {
+        Output::open_keeping(path, &[])
+    }
+
+    /// [`Output::open`], refusing a destination that is one of the files in `keep` (however either is spelled:
+    /// through links, `..` or another name of the same file); each comes with the words that say what it is,
+    /// such as "the journal of this run".
+    pub fn open_keeping(path: Option<&Path>, keep: &[(&Path, &str)]) -> Result<Output, UsageError> {
+        let asked = match path {
             None => return Ok(Output::Stdout(io::stdout())),
             Some(p) if p.as_os_str() == "-" => return Ok(Output::Stdout(io::stdout())),
             Some(p) => p,
         };
-        let cannot = |why: String| UsageError(format!("cannot write '{}': {why}", path.display()));
-        if path.is_dir() {
-            return Err(cannot("it is a directory; name a file".into()));
+        let cannot = |why: String| UsageError(format!("cannot write '{}': {why}", asked.display()));
+        for (kept, what) in keep {
+            if same_file(asked, kept) {
+                return Err(cannot(format!(
+                    "it is {what} ('{}'), which the result would replace; name another file",
+                    kept.display()
+                )));
+            }
         }
-        if path.exists() {
+        let path = follow_links(asked).map_err(|e| cannot(e.to_string()))?;
+        let existing = match fs::metadata(&path) {
+            Ok(meta) => Some(meta),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+            Err(e) => return Err(cannot(e.to_string())),
+        };
+        if let Some(meta) = &existing {
+            let kind = meta.file_type();
+            if kind.is_dir() {
+                return Err(cannot("it is a directory; name a file".into()));
+            }
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::FileTypeExt;
+                if kind.is_block_device() {
+                    return Err(cannot(
+                        "it is a block device, which a result would overwrite; name a file".into(),
+                    ));
+                }
+                if kind.is_socket() {
+                    return Err(cannot("it is a socket; name a file".into()));
+                }
+                if kind.is_char_device() || kind.is_fifo() {
+                    return open_special(&path, kind.is_fifo()).map_err(|e| cannot(e.to_string()));
+                }
+            }
+            if meta.permissions().readonly() {
+                return Err(cannot(format!(
+                    "it is read-only{}; make it writable (chmod u+w) to replace it, or name another file",
+                    mode_words(meta)
+                )));
+            }
             // Opening without truncating proves the file may be replaced, and changes nothing.
             OpenOptions::new()
                 .append(true)
-                .open(path)
+                .open(&path)
                 .map_err(|e| cannot(e.to_string()))?;
+            if is_journal(&path) {
+                return Err(cannot(
+                    "it is an nqueens journal, which the result would replace; name another file"
+                        .into(),
+                ));
+            }
         }
         let dir = match path.parent() {
-            Some(parent) if !parent.as_os_str().is_empty() => parent,
-            _ => Path::new("."),
+            Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
+            _ => PathBuf::from("."),
         };
         let mut builder = tempfile::Builder::new();
         builder.prefix(".nqueens-partial-");
         // A temporary file is private (0600) by default; results are ordinary files once renamed, so they get
-        // the usual mode (less the umask).
+        // the usual mode (less the umask), or the mode of the file they replace (set below, past the umask).
         #[cfg(unix)]
         builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o644));
+        install_signal_cleanup();
+        let mut temps = temps();
         let temp = builder
-            .tempfile_in(dir)
-            .map_err(|e| cannot(format!("{e} (does the folder '{}' exist?)", dir.display())))?;
-        Ok(Output::File {
-            temp,
-            path: path.to_path_buf(),
-        })
+            .tempfile_in(&dir)
+            .map_err(|e| cannot(folder_trouble(&dir, &e)))?;
+        temps.push(temp.path().to_path_buf());
+        drop(temps);
+        if let Some(meta) = &existing {
+            keep_owner_and_mode(temp.as_file(), meta);
+        }
+        Ok(Output::File(Partial {
+            temp: Some(temp),
+            path,
+            asked: asked.to_path_buf(),
+        }))
     }
 
     /// Whether the results go to standard output.
@@ -75,19 +158,36 @@ impl Output {
                 lock.write_all(bytes)?;
                 lock.flush()
             }
-            Output::File { temp, .. } => temp.write_all(bytes),
+            Output::Direct(file) => file.write_all(bytes),
+            Output::File(partial) => match &mut partial.temp {
+                Some(temp) => temp.write_all(bytes),
+                None => Ok(()),
+            },
         }
     }
 
     /// Completes the output: a file is synced and moved to its name.
     pub fn finish(self) -> anyhow::Result<()> {
-        if let Output::File { temp, path } = self {
-            temp.as_file().sync_all()?;
-            temp.persist(&path).map_err(|e| {
-                anyhow::anyhow!("could not write '{}': {}", path.display(), e.error)
-            })?;
+        match self {
+            Output::Stdout(_) | Output::Direct(_) => Ok(()),
+            Output::File(mut partial) => {
+                let Some(temp) = partial.temp.take() else {
+                    return Ok(());
+                };
+                let asked = partial.asked.display().to_string();
+                let failed =
+                    |e: &dyn std::fmt::Display| anyhow::anyhow!("could not write '{asked}': {e}");
+                temp.as_file().sync_all().map_err(|e| failed(&e))?;
+                // Under the lock, so that a signal either finds the temporary file or finds it renamed.
+                let mut temps = temps();
+                let name = temp.path().to_path_buf();
+                let persisted = temp.persist(&partial.path);
+                temps.retain(|t| *t != name);
+                drop(temps);
+                persisted.map_err(|e| failed(&e.error))?;
+                Ok(())
+            }
         }
-        Ok(())
     }
 }
 
@@ -98,6 +198,207 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     out.write(bytes)
         .map_err(|e| anyhow::anyhow!("could not write '{}': {e}", path.display()))?;
     out.finish()
+}
+
+/// Whether `a` and `b` name the same file: the same device and inode when both exist, else the same place once
+/// links and the folders' names are resolved (a journal that a run is about to create).
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    #[cfg(unix)]
+    if let (Ok(x), Ok(y)) = (fs::metadata(a), fs::metadata(b)) {
+        use std::os::unix::fs::MetadataExt;
+        return (x.dev(), x.ino()) == (y.dev(), y.ino());
+    }
+    match (place(a), place(b)) {
+        (Some(x), Some(y)) => x == y,
+        _ => false,
+    }
+}
+
+/// Where `path` leads: its links followed, its folder made absolute and free of links.
+fn place(path: &Path) -> Option<PathBuf> {
+    let path = follow_links(path).ok()?;
+    let name = path.file_name()?;
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    Some(fs::canonicalize(dir).ok()?.join(name))
+}
+
+/// Whether the file at `path` starts as a journal does: a result is never written over one, whatever run it
+/// belongs to, since a journal may hold weeks of counting.
+fn is_journal(path: &Path) -> bool {
+    use std::io::Read;
+    const START: &[u8] = b"{\"journal\":\"nqueens\"";
+    let mut start = [0u8; START.len()];
+    File::open(path)
+        .and_then(|mut f| f.read_exact(&mut start))
+        .is_ok_and(|()| start == START)
+}
+
+/// `path` with its symbolic links followed to the file they lead to, which need not exist.
+fn follow_links(path: &Path) -> io::Result<PathBuf> {
+    let mut path = path.to_path_buf();
+    // As many as the system follows before it gives up (ELOOP).
+    for _ in 0..40 {
+        match fs::symlink_metadata(&path) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                let target = fs::read_link(&path)?;
+                path = match path.parent() {
+                    Some(dir) if target.is_relative() => dir.join(target),
+                    _ => target,
+                };
+            }
+            _ => return Ok(path),
+        }
+    }
+    Err(io::Error::other(
+        "too many levels of symbolic links (a loop?)",
+    ))
+}
+
+/// Opens a character device or a FIFO for writing in place. A FIFO with no reader yet is waited for, as the
+/// shell's `>` does, after saying so.
+#[cfg(unix)]
+fn open_special(path: &Path, fifo: bool) -> io::Result<Output> {
+    use std::os::unix::fs::OpenOptionsExt;
+    use std::os::unix::io::AsRawFd;
+    if fifo {
+        match OpenOptions::new()
+            .write(true)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(path)
+        {
+            Ok(file) => {
+                // Writes must wait for the reader, not fail when the pipe is full.
+                // SAFETY: fcntl only reads and sets the flags of a descriptor that `file` owns.
+                unsafe {
+                    let flags = libc::fcntl(file.as_raw_fd(), libc::F_GETFL);
+                    libc::fcntl(file.as_raw_fd(), libc::F_SETFL, flags & !libc::O_NONBLOCK);
+                }
+                return Ok(Output::Direct(file));
+            }
+            Err(e) if e.raw_os_error() == Some(libc::ENXIO) => {
+                eprintln!(
+                    "'{}' is a FIFO with no reader yet: waiting for one",
+                    path.display()
+                );
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    OpenOptions::new()
+        .write(true)
+        .open(path)
+        .map(Output::Direct)
+}
+
+#[cfg(not(unix))]
+fn open_special(path: &Path, _fifo: bool) -> io::Result<Output> {
+    OpenOptions::new()
+        .write(true)
+        .open(path)
+        .map(Output::Direct)
+}
+
+/// The mode of a file, as `ls -l` users read it.
+fn mode_words(meta: &fs::Metadata) -> String {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        format!(" (mode {:04o})", meta.permissions().mode() & 0o7777)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        String::new()
+    }
+}
+
+/// Gives the temporary file the mode (and, where allowed, the owner) of the file it will replace. Best effort:
+/// a result is still written where the owner cannot be kept (anyone but root).
+fn keep_owner_and_mode(file: &File, meta: &fs::Metadata) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let _ = std::os::unix::fs::fchown(file, Some(meta.uid()), Some(meta.gid()));
+    }
+    let _ = file.set_permissions(meta.permissions());
+}
+
+/// Why a temporary file could not be made in `dir`: a missing folder is named as such, any other reason (a
+/// folder one may not write in) is the system's.
+fn folder_trouble(dir: &Path, e: &io::Error) -> String {
+    if dir.is_dir() {
+        format!(
+            "cannot create a file in the folder '{}': {e}",
+            dir.display()
+        )
+    } else {
+        format!("the folder '{}' does not exist", dir.display())
+    }
+}
+
+/// The temporary files of this process that are not complete yet.
+fn temps() -> MutexGuard<'static, Vec<PathBuf>> {
+    static TEMPS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+    TEMPS
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Removes every temporary file of this process: for an exit that skips destructors.
+pub fn remove_temps() {
+    for path in temps().drain(..) {
+        let _ = fs::remove_file(path);
+    }
+}
+
+/// Set while a command handles SIGINT and SIGTERM itself (a checkpointed count saves its journal and returns);
+/// the temporary files are then removed as the command unwinds, not by the signal.
+static SIGNALS_HANDLED: AtomicBool = AtomicBool::new(false);
+
+/// While alive, SIGINT and SIGTERM are left to the command that holds it.
+pub struct SignalsHandled(());
+
+impl SignalsHandled {
+    /// Takes SIGINT and SIGTERM over from the cleanup until dropped.
+    pub fn take() -> SignalsHandled {
+        SIGNALS_HANDLED.store(true, Ordering::SeqCst);
+        SignalsHandled(())
+    }
+}
+
+impl Drop for SignalsHandled {
+    fn drop(&mut self) {
+        SIGNALS_HANDLED.store(false, Ordering::SeqCst);
+    }
+}
+
+/// Once a process has a temporary file: a thread that, on SIGINT, SIGTERM or SIGHUP, removes the temporary
+/// files and then ends the process as the signal would have.
+fn install_signal_cleanup() {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    static INSTALLED: OnceLock<()> = OnceLock::new();
+    INSTALLED.get_or_init(|| {
+        let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
+            return;
+        };
+        std::thread::spawn(move || {
+            for sig in signals.forever() {
+                if sig != SIGHUP && SIGNALS_HANDLED.load(Ordering::SeqCst) {
+                    continue;
+                }
+                // Held until the end, so that no rename or new temporary file slips in.
+                let mut temps = temps();
+                for path in temps.drain(..) {
+                    let _ = fs::remove_file(path);
+                }
+                let _ = signal_hook::low_level::emulate_default_handler(sig);
+                std::process::exit(128 + sig);
+            }
+        });
+    });
 }
 
 /// A writer into an [`Output`], for code that writes line by line (wrap it in a `BufWriter`).
@@ -135,13 +436,13 @@ impl crate::cli::args::ExportOptions {
                     "{flag} needs a file name: the table already goes to standard output"
                 )));
             }
-            if files.iter().any(|(_, p)| p == path) {
+            if files.iter().any(|(_, p)| p == path || same_file(p, path)) {
                 return Err(UsageError(format!(
                     "'{}' is named by two exports: give each its own file",
                     path.display()
                 )));
             }
-            if output.is_some_and(|o| o == path) {
+            if output.is_some_and(|o| o == path || same_file(o, path)) {
                 return Err(UsageError(format!(
                     "'{}' is named by {flag} and by --output: give each its own file",
                     path.display()
@@ -152,5 +453,39 @@ impl crate::cli::args::ExportOptions {
             files.push((format, path.clone()));
         }
         Ok(files)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_folder_that_exists_is_not_said_to_be_missing() {
+        let denied = io::Error::from(io::ErrorKind::PermissionDenied);
+        let existing = folder_trouble(Path::new("."), &denied);
+        assert!(!existing.contains("does not exist"), "{existing}");
+        assert!(existing.contains("'.'"), "{existing}");
+        let missing = folder_trouble(Path::new("no/such/folder"), &denied);
+        assert!(missing.contains("does not exist"), "{missing}");
+    }
+
+    #[test]
+    fn same_file_sees_through_spellings() {
+        let dir = tempfile::tempdir().unwrap();
+        let j = dir.path().join("run.journal");
+        let other = dir.path().join("sub/../run.journal");
+        fs::create_dir(dir.path().join("sub")).unwrap();
+        // Before the file exists, by place; after, by inode.
+        assert!(same_file(&j, &other));
+        fs::write(&j, "x").unwrap();
+        assert!(same_file(&j, &other));
+        #[cfg(unix)]
+        {
+            let link = dir.path().join("link");
+            std::os::unix::fs::symlink(&j, &link).unwrap();
+            assert!(same_file(&link, &j));
+        }
+        assert!(!same_file(&j, &dir.path().join("another")));
     }
 }

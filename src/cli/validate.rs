@@ -6,6 +6,7 @@
 use crate::cli::args::CountOptions;
 use crate::cli::errors::UsageError;
 use nqueens::engine::exec::Backend;
+use nqueens::engine::plan::{Plan, MAX_ASKED_UNITS};
 use nqueens::solutions::notation::Shape;
 use nqueens::{Board, CountRequest, Symmetry};
 
@@ -116,9 +117,79 @@ pub fn symmetry_for(board: Board, asked: Option<Symmetry>) -> Result<Symmetry, U
     }
 }
 
+/// Refuses a split depth that cannot help: deeper than the board, or giving more than
+/// [`MAX_ASKED_UNITS`] units. The message names the depths that can be used.
+pub fn split_depth(board: Board, symmetry: Symmetry, depth: u32) -> Result<(), UsageError> {
+    let counts = Plan::units_by_depth(board, symmetry, depth, MAX_ASKED_UNITS);
+    if depth <= board.lines() && counts.len() > depth as usize {
+        return Ok(());
+    }
+    let deepest = counts.len().saturating_sub(1);
+    let range = format!(
+        "use a depth from 0 to {deepest} ({} units at depth {deepest}), or leave --split-depth out to have \
+         it chosen",
+        counts.last().copied().unwrap_or(0)
+    );
+    Err(UsageError(if depth > board.lines() {
+        format!(
+            "--split-depth {depth} is deeper than {} has rows ({}): {range}",
+            board_words(board),
+            board.lines()
+        )
+    } else {
+        format!(
+            "--split-depth {depth} would split {} ({symmetry} symmetry) into more than {MAX_ASKED_UNITS} \
+             work units, which costs memory and planning time and makes nothing faster: {range}",
+            board_words(board)
+        )
+    }))
+}
+
+/// Refuses `--backend gpu` in a build without the GPU backend: the arguments ask for what this program cannot
+/// do (a build with it that finds no GPU fails later, with exit code 1).
+pub fn backend(backend: Backend) -> Result<(), UsageError> {
+    if backend == Backend::Gpu && !cfg!(feature = "cuda") {
+        return Err(UsageError(
+            "--backend gpu: this nqueens was built without the GPU backend; build it with `cargo build \
+             --release --features cuda`, or use --backend cpu"
+                .into(),
+        ));
+    }
+    Ok(())
+}
+
+/// "n = 16" for a square, "the board 8x6" for a rectangle.
+fn board_words(board: Board) -> String {
+    if board.is_square() {
+        format!("n = {board}")
+    } else {
+        format!("the board {board}")
+    }
+}
+
+/// Refuses to check a board that has no published count (`verify 28`, `count 28 --check`): the count would
+/// take years and prove nothing.
+pub fn published(requests: &[CountRequest]) -> Result<(), UsageError> {
+    use nqueens::report::known;
+    match requests
+        .iter()
+        .find(|r| r.board.is_square() && known::lookup(r.board.n()).is_none())
+    {
+        Some(r) => Err(UsageError(format!(
+            "n = {0} has no published count to compare with (the published values go up to n = {1}): check \
+             boards up to {1}, or count n = {0} without checking (`nqueens count {0}`, with --checkpoint for a \
+             long run)",
+            r.board.n(),
+            known::largest()
+        ))),
+        None => Ok(()),
+    }
+}
+
 /// The requests for a list of size specifications, in the order given.
 pub fn requests(specs: &[String], options: &CountOptions) -> Result<Vec<CountRequest>, UsageError> {
     let threads = options.threads.map_or_else(num_cpus::get, |t| t as usize);
+    nqueens::gpu::use_gpus(options.gpus.clone().map(|g| g.0));
     let mut requests = Vec::new();
     for spec in specs {
         for board in parse_boards(spec)? {
@@ -126,18 +197,23 @@ pub fn requests(specs: &[String], options: &CountOptions) -> Result<Vec<CountReq
                 && !nqueens::gpu::handles(board.width(), board.lines())
             {
                 return Err(UsageError(format!(
-                    "the GPU backend counts boards up to {0} by {0}; count {board} with --backend cpu",
+                    "the GPU backend counts boards up to {0} columns wide; count {board} with --backend cpu",
                     nqueens::gpu::task::MAX_SIDE
                 )));
             }
+            let symmetry = symmetry_for(board, options.symmetry)?;
+            if let Some(depth) = options.split_depth {
+                split_depth(board, symmetry, depth)?;
+            }
             let request = CountRequest::board(board)
-                .symmetry(symmetry_for(board, options.symmetry)?)
+                .symmetry(symmetry)
                 .threads(threads)
                 .split_depth(options.split_depth)
                 .backend(options.backend);
             requests.push(request);
         }
     }
+    backend(options.backend)?;
     Ok(requests)
 }
 

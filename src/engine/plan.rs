@@ -23,6 +23,11 @@ pub const UNITS_PER_THREAD: usize = 4096;
 /// n = 17 with 1 thread, 4,319 units took 31.1 s, 31,532 took 22.6 s and 181,005 took 19.1 s.
 pub const FULL_UNITS_PER_THREAD: usize = 32 * 1024;
 
+/// The most units a split depth that is asked for may give. Deeper splits make nothing faster (the automatic
+/// split gives every thread thousands of units with far fewer) and cost about 100 bytes of memory a unit and
+/// the time to build them: n = 16 at depth 10 would be 80 million units and 7.5 GB.
+pub const MAX_ASKED_UNITS: usize = 1 << 22;
+
 /// How deep the plan places queens before handing the rest to the kernel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Split {
@@ -159,6 +164,53 @@ fn border_units_at(n: u32, borders: &[Border], depth: u32) -> usize {
         .sum()
 }
 
+/// Adds to `units` the units below row `row` of a border's search at split depth `depth`, stopping once they
+/// pass `cap`.
+fn below_capped(depth: u32, frame: &Frame, masks: Masks, row: u32, units: &mut usize, cap: usize) {
+    if row > depth || row >= frame.end {
+        *units += 1;
+        return;
+    }
+    let mut free = frame.free(row, masks);
+    while free != 0 && *units <= cap {
+        let bit = free & free.wrapping_neg();
+        free ^= bit;
+        below_capped(depth, frame, masks.place(bit), row + 1, units, cap);
+    }
+}
+
+/// Calls `unit` with the prefix and weight of every row-prefix unit at or below `prefix`, in lexicographic
+/// order, while it returns true; returns false once it has said stop.
+fn walk_rows(
+    board: Board,
+    symmetry: Symmetry,
+    depth: u32,
+    prefix: &mut Vec<u8>,
+    unit: &mut dyn FnMut(&[u8], u32) -> bool,
+) -> bool {
+    let (n, lines) = (board.width(), board.lines());
+    match symmetry.admit(n, lines, prefix) {
+        Admission::No => return true,
+        Admission::Yes { weight } if prefix.len() >= depth as usize => return unit(prefix, weight),
+        _ if prefix.len() == lines as usize => return true,
+        _ => {}
+    }
+    let Some(masks) = board.masks_after(prefix) else {
+        return true;
+    };
+    let mut free = masks.free(kernel::full_mask(n));
+    while free != 0 {
+        prefix.push(free.trailing_zeros() as u8);
+        let go_on = walk_rows(board, symmetry, depth, prefix, unit);
+        prefix.pop();
+        if !go_on {
+            return false;
+        }
+        free &= free - 1;
+    }
+    true
+}
+
 /// The numbered work units for a board, a symmetry and a split depth.
 #[derive(Clone, Debug)]
 pub struct Plan {
@@ -285,30 +337,72 @@ impl Plan {
 
     /// Appends the row-prefix units at or below `prefix`, in lexicographic order.
     fn extend_rows(&mut self, prefix: &mut Vec<u8>) {
-        let (n, lines) = (self.board.width(), self.board.lines());
-        match self.symmetry.admit(n, lines, prefix) {
-            Admission::No => return,
-            Admission::Yes { weight } if prefix.len() >= self.depth as usize => {
-                let weight = Weight::Plain {
-                    total: weight,
-                    unique: 0,
-                };
-                self.push(None, prefix.clone(), weight);
-                return;
-            }
-            _ if prefix.len() == lines as usize => return,
-            _ => {}
-        }
-        let Some(masks) = self.board.masks_after(prefix) else {
-            return;
+        let (board, symmetry, depth) = (self.board, self.symmetry, self.depth);
+        walk_rows(board, symmetry, depth, prefix, &mut |prefix, weight| {
+            let weight = Weight::Plain {
+                total: weight,
+                unique: 0,
+            };
+            self.push(None, prefix.to_vec(), weight);
+            true
+        });
+    }
+
+    /// How many units the plans of `board` under `symmetry` have at split depths 0, 1, … up to `deepest`,
+    /// found without building them, as far as they stay within `cap` units: the list ends early at the first
+    /// depth that would have more (the count stops there, so this is quick whatever the depth asked).
+    pub fn units_by_depth(
+        board: Board,
+        symmetry: Symmetry,
+        deepest: u32,
+        cap: usize,
+    ) -> Vec<usize> {
+        let symmetry = match symmetry {
+            Symmetry::Full if !board.is_square() => Symmetry::Mirror,
+            other => other,
         };
-        let mut free = masks.free(kernel::full_mask(n));
-        while free != 0 {
-            prefix.push(free.trailing_zeros() as u8);
-            self.extend_rows(prefix);
-            prefix.pop();
-            free &= free - 1;
+        let deepest = deepest.min(board.lines());
+        if board.lines() > board.width() {
+            return vec![0; deepest as usize + 1];
         }
+        let n = board.n();
+        // The borders are listed once for all depths: for large boards that is the slow part.
+        let borders = match symmetry {
+            Symmetry::Full if n >= 4 => Border::canonical(n),
+            _ => Vec::new(),
+        };
+        let mut counts = Vec::new();
+        for depth in 0..=deepest {
+            let mut units = 0usize;
+            match symmetry {
+                Symmetry::Full if n < 4 => units = 1,
+                Symmetry::Full => {
+                    for b in &borders {
+                        if b.stabiliser(n).len() > 1 {
+                            units += 1;
+                        } else {
+                            let (frame, masks) = b.frame(n);
+                            below_capped(depth, &frame, masks, 1, &mut units, cap);
+                        }
+                        if units > cap {
+                            break;
+                        }
+                    }
+                }
+                _ => {
+                    let mut prefix = Vec::with_capacity(board.lines() as usize);
+                    walk_rows(board, symmetry, depth, &mut prefix, &mut |_, _| {
+                        units += 1;
+                        units <= cap
+                    });
+                }
+            }
+            if units > cap {
+                break;
+            }
+            counts.push(units);
+        }
+        counts
     }
 
     /// The board searched.
@@ -483,6 +577,38 @@ mod tests {
                 p.units().len()
             );
         }
+    }
+
+    #[test]
+    fn units_by_depth_counts_the_plans_without_building_them() {
+        for symmetry in Symmetry::ALL {
+            for (n, depth) in [(1, 0), (3, 1), (8, 2), (10, 3), (11, 4), (9, 9)] {
+                let board = Board::new(n).unwrap();
+                let built = Plan::new(board, symmetry, Split::Depth(depth))
+                    .units()
+                    .len();
+                let counts = Plan::units_by_depth(board, symmetry, depth, usize::MAX);
+                assert_eq!(counts.len(), depth.min(n) as usize + 1);
+                assert_eq!(
+                    counts.last(),
+                    Some(&built),
+                    "n = {n}, {symmetry}, depth {depth}"
+                );
+                if built > 1 {
+                    let capped = Plan::units_by_depth(board, symmetry, depth, built - 1);
+                    assert!(capped.len() <= depth as usize, "{capped:?}");
+                }
+            }
+        }
+        let rect = Board::rect(9, 7).unwrap();
+        assert_eq!(
+            Plan::units_by_depth(rect, Symmetry::Full, 3, usize::MAX).last(),
+            Some(
+                &Plan::new(rect, Symmetry::Full, Split::Depth(3))
+                    .units()
+                    .len()
+            )
+        );
     }
 
     #[test]

@@ -1,151 +1,128 @@
 // The GPU kernel: counts the completions of tasks (src/gpu/task.rs), one task per thread at a time.
 //
 // Compiled at run time by NVRTC; the host compiles the same source as C++ in the tests (tests/gpu_kernel.rs),
-// with a header that stands in for CUDA's built-ins, and checks it against the CPU kernel unit by unit. The
-// measurements behind each choice are in results/gpu.md.
+// with a header that stands in for CUDA's built-ins, and checks it against the CPU kernel unit by unit.
+// `scripts/gpu-sass-count.sh` counts the SASS instructions of its search loop; results/gpu.md records them.
 //
-// Why it looks like this:
-// - Threads fetch tasks from one atomic counter, so tasks of any size mix. A thread takes its next task
-//   inside its search loop, not in a loop around it: a loop around it holds every thread of a warp until the
-//   warp's longest task ends (n = 21 on an H100: 68.3 s, against 48.7 s).
-// - Each row's state is in shared memory: its untried squares (with its queen's square still set: the queen
-//   is the lowest of them, since squares are tried from the lowest) and its two diagonal masks. Backing up
-//   reads them back; the column mask is undone with the queen's bit. A thread's three words of a level are
-//   consecutive and a level spans 3 * blockDim words: 3 is odd, so the 32 threads of a warp use 32 banks
-//   whatever level each is at.
-// - The loop is 32-bit. An earlier one kept one word a row and 64-bit diagonals that shift back without loss:
-//   less shared memory, more instructions, 48.5 s against 40.7 s at n = 21. The kernel is bound by its integer
-//   instructions (Nsight Compute), so instructions decide.
-// - The fixed queens (the bottom queen and the side queens of the full symmetry mode) are diagonal masks
-//   indexed by diagonal: one funnel shift each gives their attacks on any row.
-// - Looking one row ahead: a child whose next row has no free square on the whole board is counted (its
-//   queens are nodes) without being visited (5% at n = 20 and 21).
-// - The last row is never entered: a queen on the row before it closes the board, counting the free squares
-//   of the last (one at most on a square board, a population count on a rectangle).
-// - A node is a queen placed, as the CPU kernel counts them: on any row before the last, and on the last
-//   for each solution.
+// The search loop takes one queen a turn, branch-free (24 SASS instructions on sm_90 with nodes counted, 22
+// without; results/gpu.md):
+// - The stack lives in shared memory, one 16-byte entry a level: the row's untried squares `avail`, its free
+//   columns `fc` (the board's columns not taken), and the diagonal masks `ld` and `rd` of the queens above it.
+//   A turn takes the top entry's lowest square, stores the rest back, and pushes the child row's entry if the
+//   child has a free square. A row whose last square is taken is popped in the same turn (the child, if any,
+//   takes its place), so an entry on the stack always has a square left: no turn is spent backing up. The
+//   next turn's entry is loaded at the end of the turn: after a push it is the entry just stored, which the
+//   compiler keeps in registers (the load is skipped). Below the task's first row lies an entry with no
+//   square, so the search ends when the next entry is empty.
+// - The rows' constraints (the frame of the full symmetry mode: its side rows, and the squares its border
+//   queens attack) come from a table of each row's open squares, one word a row, copied into shared memory
+//   when the thread takes a task. With the popped rows gone from the stack, a level no longer names its row:
+//   the number of free columns does (each row takes one), so the table is indexed by `popc(fc)`.
+// - The row after the last is marked by bit 31 in the table (boards are at most 31 wide): a queen whose child
+//   row carries the mark completes a solution, counted with a shift and an add. So the last row is searched
+//   like any other, which needs no test for it, and a rectangle's last line counts each of its free squares.
+// - A node is a queen placed, as the CPU kernel counts them: every turn is one. Its counter is 64-bit, the
+//   solutions' 32-bit, both added to the task's unit once the task is done; a task that could have carried the
+//   solution counter past 2^32 (more than 2^32 nodes) is reported in `trouble` and the host refuses the run.
+// - Threads take tasks from one atomic counter, so tasks of any size mix.
+// - Entries of one level for all threads of a block are consecutive (16 bytes a thread), so a warp's 128-bit
+//   loads and stores use every bank whatever level each thread is at; the table is laid out the same way.
 
 typedef unsigned int u32;
 typedef unsigned long long u64;
 
-// The layout of `Task` in src/gpu/task.rs: sixteen 32-bit words.
+// The layout of `Task` in src/gpu/task.rs: eight 32-bit words.
 struct Task {
-    u32 cols, ld, rd, avail, rows, base, side;
-    u32 ld_fixed_lo, ld_fixed_hi, rd_fixed_lo, rd_fixed_hi;
-    u32 slot;
-    u32 pad[4];
+    u32 avail, fc, ld, rd;
+    // The task's unit, numbered within its batch, and the lowest table index its rows use.
+    u32 slot, low;
+    u32 pad[2];
 };
 
+// The table's words a unit has: one for each possible count of free columns.
+#define NQ_TABLE 32u
+// The mark of the row after the last.
+#define NQ_END 0x80000000u
+
 #ifndef NQ_STACK
-#define NQ_STACK(name) extern __shared__ u32 name[]
+#define NQ_STACK(name) extern __shared__ __align__(16) char name[]
 #endif
 
-// Look one row further before descending (see above); 0 turns it off, for comparison.
-#ifndef NQ_AHEAD
-#define NQ_AHEAD 1
+// Count the nodes (1), or leave them uncounted (0: only for measuring what counting costs with
+// scripts/gpu-sass-count.sh; the program refuses it, as its journals and reports have no way to say "not
+// counted").
+#ifndef NQ_NODES
+#define NQ_NODES 1
 #endif
 
 extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count, u32* next,
-                                       u64* solutions, u64* nodes, u32 wide, u32 board)
+                                       const u32* __restrict__ tables, u64* solutions, u64* nodes,
+                                       u32* trouble, u32 levels)
 {
-    NQ_STACK(stack);
-    const u32 stride = blockDim.x;
-    // The task in hand.
-    u32 slot = ~0u;
-    u32 row0 = 0, closing = 0, left = 0, right = 0, base = 0, side = 0;
-    u32 ld_fixed_lo = 0, ld_fixed_hi = 0, rd_fixed_lo = 0, rd_fixed_hi = 0;
-    // The search: the row being filled, its untried squares, the masks of the queens above it, and its
-    // counts so far.
-    u32 r = 0;
-    u32 avail = 0;
-    u32 cols = 0;
-    u32 ld = 0;
-    u32 rd = 0;
-    u64 sol = 0;
-    u64 nod = 0;
-    // The row's slot in the stack. This thread's three words of a level are consecutive; a level of all
-    // threads spans 3 * stride words, and 3 is odd, so the threads of a warp still use 32 different banks.
-    u32* const mine = stack + 3u * threadIdx.x;
-    const u32 level = 3u * stride;
-    u32* top = mine;
+    NQ_STACK(shared);
+    // Bytes from one level of the stack to the next, and from one row of the table to the next.
+    const u32 level = 16u * blockDim.x;
+    const u32 step = 4u * blockDim.x;
+    // The stack's levels 0 (the empty entry) to `levels`, then the table.
+    const u32 table = (levels + 1u) * level + 4u * threadIdx.x;
     for (;;) {
-        const bool empty = avail == 0u;
-        if (empty && r == row0) {
-            // The task is done: add its counts (each solution's last queen is a node too), take the next.
-            if (slot != ~0u) {
-                atomicAdd(&solutions[slot], sol);
-                atomicAdd(&nodes[slot], nod + sol);
-            }
-            const u32 t = atomicAdd(next, 1u);
-            if (t >= count) {
-                return;
-            }
-            const Task task = tasks[t];
-            slot = task.slot;
-            row0 = task.rows & 255u;
-            closing = ((task.rows >> 8) & 255u) - 2u;
-            left = (task.rows >> 16) & 255u;
-            right = task.rows >> 24;
-            base = task.base;
-            side = task.side;
-            ld_fixed_lo = task.ld_fixed_lo;
-            ld_fixed_hi = task.ld_fixed_hi;
-            rd_fixed_lo = task.rd_fixed_lo;
-            rd_fixed_hi = task.rd_fixed_hi;
-            r = row0;
-            top = mine;
-            avail = task.avail;
-            cols = task.cols;
-            ld = task.ld;
-            rd = task.rd;
-            sol = 0;
-            nod = 0;
-            continue;
+        const u32 t = atomicAdd(next, 1u);
+        if (t >= count) {
+            return;
         }
-        // Every turn may back up one row (when the row is exhausted) and then place the next queen (when the
-        // row has one).
-        if (empty) {
-            top -= level;
-            r -= 1u;
-            const u32 stored = top[0];
-            const u32 pb = stored & (0u - stored);
-            avail = stored ^ pb;
-            cols ^= pb;
-            ld = top[1];
-            rd = top[2];
+        const Task task = tasks[t];
+        const u32* const rows = tables + NQ_TABLE * task.slot;
+        const u32 high = __popc(task.fc);
+        for (u32 m = task.low; m < high; m++) {
+            *(u32*)(shared + table + (m - task.low) * step) = rows[m];
         }
-        const bool has = avail != 0u;
-        const u32 b = avail & (0u - avail);
-        avail ^= b;
-        nod += has ? 1u : 0u;
-        const u32 k = r + 1u;
-        const u32 ccols = cols | b;
-        const u32 cld = (ld | b) << 1;
-        const u32 crd = (rd | b) >> 1;
-        const u32 fixed = __funnelshift_l(ld_fixed_lo, ld_fixed_hi, k) |
-                          __funnelshift_r(rd_fixed_lo, rd_fixed_hi, k);
-        u32 open = base & ~fixed;
-        open = (k == right) ? side : open;
-        open = (k == left) ? 1u : open;
-        const u32 free = open & ~(ccols | cld | crd);
-        const bool closes = has && r == closing;
-        sol += closes ? (wide ? (u64)__popc(free) : (u64)(free != 0u)) : 0u;
-        bool descends = has && r != closing && free != 0u;
-#if NQ_AHEAD
-        const u32 ahead = board & ~(ccols | (cld << 1) | (crd >> 1));
-        nod += (descends && ahead == 0u) ? (u64)__popc(free) : 0u;
-        descends = descends && ahead != 0u;
+        // The table's row for `m` free columns is at `tab + m * step`. Opaque to the compiler, which would
+        // otherwise take `low` back out of it in every turn.
+        u32 tab = table - task.low * step;
+#ifdef __CUDA_ARCH__
+        asm("" : "+r"(tab));
 #endif
-        if (descends) {
-            top[0] = avail | b;
-            top[1] = ld;
-            top[2] = rd;
-            top += level;
-            r = k;
-            avail = free;
-            cols = ccols;
-            ld = cld;
-            rd = crd;
+        // Level 0 holds an entry with no square: the search ends when it comes back to it.
+        *(uint4*)(shared + 16u * threadIdx.x) = make_uint4(0u, 0u, 0u, 0u);
+        u32 top = 16u * threadIdx.x + level;
+        *(uint4*)(shared + top) = make_uint4(task.avail, task.fc, task.ld, task.rd);
+        uint4 e = *(const uint4*)(shared + top);
+        u32 sol = 0;
+        u64 nod = 0;
+        do {
+            const u32 rest = e.x & (e.x - 1u);
+            *(u32*)(shared + top) = rest;
+            // e.x ^ rest is the queen's square, which is free: in fc, in neither diagonal.
+            const u32 fc = e.y ^ e.x ^ rest;
+            const u32 ld = (e.z | (e.x ^ rest)) << 1;
+            const u32 rd = (e.w | (e.x ^ rest)) >> 1;
+            const u32 open = *(const u32*)(shared + tab + __popc(fc) * step);
+            const u32 free = fc & ~(ld | rd) & open;
+            sol += open >> 31;
+#if NQ_NODES
+            nod += 1;
+#endif
+            // Pop the row if this was its last square (as a predicated subtraction: ptxas makes a select and
+            // an add of the plain `if`), then push the child over it or above it.
+#ifdef __CUDA_ARCH__
+            asm("{\n\t.reg .pred p;\n\tsetp.eq.u32 p, %1, 0;\n\t@p sub.u32 %0, %0, %2;\n\t}"
+                : "+r"(top)
+                : "r"(rest), "r"(level));
+#else
+            if (rest == 0u) {
+                top -= level;
+            }
+#endif
+            if (free != 0u) {
+                top += level;
+                *(uint4*)(shared + top) = make_uint4(free, fc, ld, rd);
+            }
+            e = *(const uint4*)(shared + top);
+        } while (e.x != 0u);
+        if (nod >> 32) {
+            atomicAdd(trouble, 1u);
         }
+        atomicAdd(&solutions[task.slot], (u64)sol);
+        atomicAdd(&nodes[task.slot], nod);
     }
 }

@@ -1,35 +1,37 @@
 //! The CUDA side of the GPU backend: the driver and NVRTC through `cudarc`, loaded at run time.
 
-use super::task::Task;
-use super::{Batch, DeviceInfo, GpuRun};
-use crate::engine::count::Count;
-use crate::engine::exec::Progress;
+use super::task::{Table, Task};
+use super::{cache, Batch, Device, DeviceInfo};
 use crate::engine::kernel::Tally;
-use crate::engine::plan::Plan;
 use crate::error::Error;
 use cudarc::driver::{
     sys, CudaContext, CudaEvent, CudaFunction, CudaSlice, CudaStream, DeviceRepr, LaunchConfig,
     PushKernelArg,
 };
-use cudarc::nvrtc::{compile_ptx_with_opts, CompileOptions};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use cudarc::nvrtc::{compile_ptx_with_opts, CompileOptions, Ptx};
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
 
-// SAFETY: `Task` is `repr(C)`, sixteen `u32`s, with no padding and no pointers: the kernel's `Task`.
+// SAFETY: `Task` is `repr(C)`, eight `u32`s, with no padding and no pointers: the kernel's `Task`.
 unsafe impl DeviceRepr for Task {}
-// SAFETY: all zeros is a valid `Task` (sixteen zero words).
+// SAFETY: all zeros is a valid `Task` (eight zero words).
 unsafe impl cudarc::driver::ValidAsZeroBits for Task {}
 
 /// The kernel's source.
 const SOURCE: &str = include_str!("count.cu");
 
-/// Batches in flight, each on its own stream, so that one batch's last tasks run beside the next ones' first.
-/// On an H100 at n = 21 (52 million tasks in 8 batches), 4 streams and the look-ahead together took 38.0 s,
-/// 2 streams without it 40.7 s; see `results/gpu.md`.
+/// Batches in flight on a GPU, each on its own stream, so that one batch's last tasks run beside the next
+/// ones' first. On an H100 at n = 21 (52 million tasks in 8 batches), 4 streams and the look-ahead together
+/// took 38.0 s, 2 streams without it 40.7 s; see `results/gpu.md`.
 const STREAMS: usize = 4;
 
-/// Threads per block, unless `NQUEENS_GPU_THREADS` says otherwise (for measuring).
-const THREADS: u32 = 256;
+/// Shared memory a block may use without asking for more.
+const DEFAULT_SHARED: u32 = 48 * 1024;
+
+/// Threads per block, unless `NQUEENS_GPU_THREADS` says otherwise (for measuring). A thread of the kernel
+/// needs 336 bytes of shared memory with 16 rows left to its tasks: 128 threads a block fit 5 blocks (640
+/// threads) in an H100's 228 KB, 256 threads only 2 (512). Not measured yet (results/gpu.md).
+const THREADS: u32 = 128;
 
 fn threads_per_block() -> u32 {
     std::env::var("NQUEENS_GPU_THREADS")
@@ -39,12 +41,16 @@ fn threads_per_block() -> u32 {
         .unwrap_or(THREADS)
 }
 
+fn verbose() -> bool {
+    std::env::var_os("NQUEENS_GPU_VERBOSE").is_some()
+}
+
 fn gpu_error(what: &str) -> impl Fn(cudarc::driver::DriverError) -> Error + '_ {
     move |e| Error::Gpu(format!("{what}: {e}"))
 }
 
 /// The compile-time switches of the kernel (`NQ_*` in `count.cu`) from the environment, for measuring
-/// variants side by side: `NQUEENS_GPU_DEFINES="NQ_AHEAD=0"`.
+/// variants side by side: `NQUEENS_GPU_DEFINES="NQ_NODES=0"`.
 fn defines() -> Vec<String> {
     std::env::var("NQUEENS_GPU_DEFINES")
         .unwrap_or_default()
@@ -53,21 +59,55 @@ fn defines() -> Vec<String> {
         .collect()
 }
 
-/// The kernel compiled by NVRTC for compute capability `(major, minor)`.
-pub fn compile((major, minor): (i32, i32)) -> Result<cudarc::nvrtc::Ptx, Error> {
-    // SAFETY: only probes for the shared library.
-    if !unsafe { cudarc::nvrtc::sys::is_culib_present() } {
+/// NVRTC's options for compute capability `(major, minor)`.
+fn options((major, minor): (i32, i32)) -> Result<Vec<String>, Error> {
+    let mut options = vec![format!("--gpu-architecture=sm_{major}{minor}")];
+    options.extend(defines());
+    // Counts without nodes would be journaled and reported as counts with none.
+    if options.iter().any(|o| o.replace(' ', "") == "-DNQ_NODES=0") {
         return Err(Error::Gpu(
-            "NVRTC (libnvrtc) not found: install the CUDA toolkit or put its lib64 folder on LD_LIBRARY_PATH"
+            "NQ_NODES=0 leaves the nodes uncounted, which journals and reports cannot say: measure that \
+             variant's loop with scripts/gpu-sass-count.sh -D NQ_NODES=0 instead"
                 .into(),
         ));
     }
-    let mut options = vec![format!("--gpu-architecture=sm_{major}{minor}")];
-    options.extend(defines());
+    Ok(options)
+}
+
+fn nvrtc_present() -> Result<(), Error> {
+    // SAFETY: only probes for the shared library.
+    if unsafe { cudarc::nvrtc::sys::is_culib_present() } {
+        Ok(())
+    } else {
+        Err(Error::Gpu(
+            "NVRTC (libnvrtc) not found: install the CUDA toolkit or put its lib64 folder on LD_LIBRARY_PATH"
+                .into(),
+        ))
+    }
+}
+
+/// NVRTC's version, major and minor.
+fn nvrtc_version() -> Result<(i32, i32), Error> {
+    nvrtc_present()?;
+    let (mut major, mut minor) = (0, 0);
+    // SAFETY: NVRTC is present; the call writes two integers.
+    let status = unsafe { cudarc::nvrtc::sys::nvrtcVersion(&mut major, &mut minor) };
+    if status == cudarc::nvrtc::sys::nvrtcResult::NVRTC_SUCCESS {
+        Ok((major, minor))
+    } else {
+        Err(Error::Gpu(format!(
+            "cannot read NVRTC's version: {status:?}"
+        )))
+    }
+}
+
+/// The kernel compiled by NVRTC for compute capability `capability`.
+pub fn compile(capability: (i32, i32)) -> Result<Ptx, Error> {
+    nvrtc_present()?;
     compile_ptx_with_opts(
         SOURCE,
         CompileOptions {
-            options,
+            options: options(capability)?,
             name: Some("count.cu".into()),
             ..Default::default()
         },
@@ -75,49 +115,124 @@ pub fn compile((major, minor): (i32, i32)) -> Result<cudarc::nvrtc::Ptx, Error> 
     .map_err(|e| Error::Gpu(format!("NVRTC could not compile the kernel: {e}")))
 }
 
-/// An open GPU with the kernel loaded.
-pub struct Gpu {
+/// The kernel for compute capability `capability`: compiled once a process, and kept in the disk cache
+/// (`cache`) across runs. A cache that cannot be written only costs the next run its compile.
+fn compiled(capability: (i32, i32)) -> Result<String, Error> {
+    static DONE: Mutex<Vec<((i32, i32), String)>> = Mutex::new(Vec::new());
+    let mut done = DONE.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, ptx)) = done.iter().find(|(c, _)| *c == capability) {
+        return Ok(ptx.clone());
+    }
+    let architecture = format!("sm_{}{}", capability.0, capability.1);
+    let key = cache::key(
+        SOURCE,
+        &options(capability)?,
+        &architecture,
+        nvrtc_version()?,
+    );
+    let dir = cache::dir();
+    let ptx = match dir.as_deref().and_then(|d| cache::load(d, &key)) {
+        Some(ptx) => ptx,
+        None => {
+            let ptx = compile(capability)?.to_src();
+            if let Some(dir) = &dir {
+                if let Err(e) = cache::store(dir, &key, &ptx) {
+                    if verbose() {
+                        eprintln!("gpu: cannot keep the kernel in {}: {e}", dir.display());
+                    }
+                }
+            }
+            ptx
+        }
+    };
+    done.push((capability, ptx.clone()));
+    Ok(ptx)
+}
+
+/// Checks that the driver is there.
+fn driver_present() -> Result<(), Error> {
+    // SAFETY: only probes for the shared libraries.
+    if unsafe { cudarc::driver::sys::is_culib_present() } {
+        Ok(())
+    } else {
+        Err(Error::Gpu(
+            "no CUDA driver found (libcuda): this machine has no NVIDIA GPU, or its driver is not installed"
+                .into(),
+        ))
+    }
+}
+
+/// The GPUs the driver sees.
+pub fn visible() -> Result<usize, Error> {
+    driver_present()?;
+    let count = CudaContext::device_count().map_err(gpu_error("cannot count the GPUs"))?;
+    if count < 1 {
+        return Err(Error::Gpu("the CUDA driver sees no GPU".into()));
+    }
+    Ok(count as usize)
+}
+
+/// GPU `ordinal`'s context. A context costs a large part of a small run's time to make, so the first made
+/// for a GPU is kept for the process: the GPU's name printed before a run, the run itself and the runs after
+/// it (a benchmark's) share it.
+fn context(ordinal: usize) -> Result<Arc<CudaContext>, Error> {
+    static OPEN: Mutex<Vec<(usize, Arc<CudaContext>)>> = Mutex::new(Vec::new());
+    let mut open = OPEN.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, context)) = open.iter().find(|(o, _)| *o == ordinal) {
+        return Ok(context.clone());
+    }
+    let count = visible()?;
+    if ordinal >= count {
+        return Err(Error::Gpu(format!(
+            "there is no GPU {ordinal}: the driver sees {count} (numbered from 0)"
+        )));
+    }
+    let context = CudaContext::new(ordinal)
+        .map_err(|e| Error::Gpu(format!("cannot open GPU {ordinal}: {e}")))?;
+    open.push((ordinal, context.clone()));
+    Ok(context)
+}
+
+fn describe(context: &CudaContext) -> Result<DeviceInfo, Error> {
+    let query = gpu_error("cannot query the GPU");
+    Ok(DeviceInfo {
+        name: context.name().map_err(&query)?,
+        compute_capability: context.compute_capability().map_err(&query)?,
+        multiprocessors: context
+            .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
+            .map_err(&query)? as u32,
+        memory_bytes: context.total_mem().map_err(&query)? as u64,
+    })
+}
+
+/// What GPU `ordinal` is.
+pub fn info(ordinal: usize) -> Result<DeviceInfo, Error> {
+    describe(&*context(ordinal)?)
+}
+
+/// A GPU with the kernel loaded, counting batches for [`super::dispatch`].
+pub struct GpuDevice {
     _context: Arc<CudaContext>,
     streams: Vec<Arc<CudaStream>>,
     function: CudaFunction,
     info: DeviceInfo,
+    /// Shared memory a block may have at most, and what the kernel has been allowed so far.
+    max_shared: u32,
+    shared_allowed: u32,
+    in_flight: VecDeque<InFlight>,
+    launched: usize,
+    first: Option<CudaEvent>,
+    ends: Vec<CudaEvent>,
 }
 
-impl Gpu {
-    /// Opens the first GPU and compiles the kernel for it.
-    pub fn open() -> Result<Gpu, Error> {
-        // SAFETY: only probes for the shared libraries.
-        if !unsafe { cudarc::driver::sys::is_culib_present() } {
-            return Err(Error::Gpu(
-                "no CUDA driver found (libcuda): this machine has no NVIDIA GPU, or its driver is not installed"
-                    .into(),
-            ));
-        }
-        let count = CudaContext::device_count().map_err(gpu_error("cannot count the GPUs"))?;
-        if count < 1 {
-            return Err(Error::Gpu("the CUDA driver sees no GPU".into()));
-        }
-        let context = CudaContext::new(0).map_err(gpu_error("cannot open GPU 0"))?;
-        let attribute = |a| {
-            context
-                .attribute(a)
-                .map_err(gpu_error("cannot query the GPU"))
-        };
-        let info = DeviceInfo {
-            name: context.name().map_err(gpu_error("cannot query the GPU"))?,
-            compute_capability: context
-                .compute_capability()
-                .map_err(gpu_error("cannot query the GPU"))?,
-            multiprocessors: attribute(
-                sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
-            )? as u32,
-            memory_bytes: context
-                .total_mem()
-                .map_err(gpu_error("cannot query the GPU"))? as u64,
-        };
-        let ptx = compile(info.compute_capability)?;
+impl GpuDevice {
+    /// Opens GPU `ordinal` and loads the kernel for it.
+    pub fn open(ordinal: usize) -> Result<GpuDevice, Error> {
+        let context = context(ordinal)?;
+        let info = describe(&context)?;
+        let ptx = compiled(info.compute_capability)?;
         let module = context
-            .load_module(ptx)
+            .load_module(Ptx::from_src(ptx))
             .map_err(gpu_error("cannot load the kernel"))?;
         let function = module
             .load_function("count_tasks")
@@ -129,120 +244,93 @@ impl Gpu {
                     .map_err(gpu_error("cannot make a stream"))
             })
             .collect::<Result<Vec<_>, _>>()?;
-        Ok(Gpu {
+        let max_shared = context
+            .attribute(
+                sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+            )
+            .map_err(gpu_error("cannot query the GPU"))?
+            .max(DEFAULT_SHARED as i32) as u32;
+        Ok(GpuDevice {
             _context: context,
             streams,
             function,
             info,
+            max_shared,
+            shared_allowed: DEFAULT_SHARED,
+            in_flight: VecDeque::new(),
+            launched: 0,
+            first: None,
+            ends: Vec::new(),
         })
     }
+}
 
-    /// What the GPU is.
-    pub fn info(&self) -> &DeviceInfo {
-        &self.info
+impl Device for GpuDevice {
+    fn name(&self) -> String {
+        self.info.name.clone()
     }
 
-    /// See [`super::run`].
-    pub fn run(
-        &self,
-        plan: &Plan,
-        units: Option<&[usize]>,
-        stop: &AtomicBool,
-        progress: &dyn Progress,
-    ) -> Result<(Count, GpuRun), Error> {
-        let all: Vec<usize>;
-        let units = match units {
-            Some(units) => units,
-            None => {
-                all = (0..plan.units().len()).collect();
-                &all
-            }
-        };
-        progress.start(units.len());
-        let cut = super::cut(plan, units);
-        let board = plan.board();
-        let wide = u32::from(
-            super::task::Closing::of(board.width(), board.lines()) == super::task::Closing::Wide,
-        );
-        let squares = crate::engine::kernel::full_mask(board.width().min(32)) as u32;
-        let mut run = GpuRun {
-            device: self.info.name.clone(),
-            extra_rows: cut.extra_rows,
-            ..GpuRun::default()
-        };
-        let mut sum = Count::default();
-        let mut first: Option<CudaEvent> = None;
-        let mut last: Vec<CudaEvent> = Vec::new();
-        let mut in_flight: std::collections::VecDeque<InFlight> = Default::default();
-        for (i, chunk) in super::batches(units, cut).enumerate() {
-            if stop.load(Ordering::Relaxed) {
-                break;
-            }
-            let batch = super::prepare(plan, chunk, cut.extra_rows);
-            let stream = &self.streams[i % STREAMS];
-            run.tasks += batch.tasks.len() as u64;
-            let mut launched = self.launch(stream, batch, wide, squares)?;
-            if first.is_none() {
-                first = launched.start.take();
-            }
-            in_flight.push_back(launched);
-            if in_flight.len() == STREAMS {
-                let oldest = in_flight.pop_front().expect("a batch in flight");
-                sum += self.collect(plan, oldest, progress, &mut last)?;
-            }
-        }
-        while let Some(oldest) = in_flight.pop_front() {
-            sum += self.collect(plan, oldest, progress, &mut last)?;
-        }
-        if let Some(first) = &first {
-            for end in &last {
-                let ms = first
-                    .elapsed_ms(end)
-                    .map_err(gpu_error("cannot read the GPU's clock"))?;
-                run.kernel_seconds = run.kernel_seconds.max(f64::from(ms) / 1e3);
-            }
-        }
-        Ok((sum, run))
+    fn depth(&self) -> usize {
+        STREAMS
     }
 
-    /// Copies `batch` to the GPU and starts counting it on `stream`.
-    fn launch(
-        &self,
-        stream: &Arc<CudaStream>,
-        mut batch: Batch,
-        wide: u32,
-        squares: u32,
-    ) -> Result<InFlight, Error> {
+    fn submit(&mut self, mut batch: Batch) -> Result<(), Error> {
+        let stream = self.streams[self.launched % STREAMS].clone();
+        self.launched += 1;
         let slots = batch.units.len().max(1);
+        let alloc = gpu_error("cannot allocate on the GPU");
         let tasks: CudaSlice<Task> = if batch.tasks.is_empty() {
             stream.alloc_zeros(1)
         } else {
             stream.clone_htod(&batch.tasks)
         }
         .map_err(gpu_error("cannot copy the tasks to the GPU"))?;
-        let next: CudaSlice<u32> = stream
-            .alloc_zeros(1)
-            .map_err(gpu_error("cannot allocate on the GPU"))?;
-        let solutions: CudaSlice<u64> = stream
-            .alloc_zeros(slots)
-            .map_err(gpu_error("cannot allocate on the GPU"))?;
-        let nodes: CudaSlice<u64> = stream
-            .alloc_zeros(slots)
-            .map_err(gpu_error("cannot allocate on the GPU"))?;
+        let words: Vec<u32> = batch.tables.iter().flat_map(|t: &Table| *t).collect();
+        let tables: CudaSlice<u32> = if words.is_empty() {
+            stream.alloc_zeros(32)
+        } else {
+            stream.clone_htod(&words)
+        }
+        .map_err(gpu_error("cannot copy the tables to the GPU"))?;
+        let next: CudaSlice<u32> = stream.alloc_zeros(1).map_err(&alloc)?;
+        let trouble: CudaSlice<u32> = stream.alloc_zeros(1).map_err(&alloc)?;
+        let solutions: CudaSlice<u64> = stream.alloc_zeros(slots).map_err(&alloc)?;
+        let nodes: CudaSlice<u64> = stream.alloc_zeros(slots).map_err(&alloc)?;
         let count = u32::try_from(batch.tasks.len())
             .map_err(|_| Error::Gpu("a batch holds more than 2^32 tasks".into()))?;
-        // The GPU has its copy: the host's is not needed while the batch runs (up to four at a time).
+        // The GPU has its copy: the host's is not needed while the batch runs.
         batch.tasks = Vec::new();
-        let threads = threads_per_block();
-        // Three words a level, and one more level than any task stores: a flat loop may read the slot of the
-        // row it is on, stored or not.
-        let shared = threads * (batch.levels + 1) * 3 * 4;
+        let levels = batch.levels;
+        // For each thread: `levels` levels of stack (16 bytes) above an empty one, and a row of table
+        // (4 bytes) for each level. Fewer threads a block where a block would not fit.
+        let per_thread = (levels + 1) * 16 + levels * 4;
+        let mut threads = threads_per_block();
+        while threads > 32 && threads * per_thread > self.max_shared {
+            threads /= 2;
+        }
+        let shared = threads * per_thread;
+        if shared > self.max_shared {
+            return Err(Error::Gpu(format!(
+                "the kernel needs {shared} bytes of shared memory a block, more than the GPU's {}",
+                self.max_shared
+            )));
+        }
+        if shared > DEFAULT_SHARED && shared > self.shared_allowed {
+            // Beyond 48 KB a block, the kernel must ask for it.
+            self.function
+                .set_attribute(
+                    sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                    shared as i32,
+                )
+                .map_err(gpu_error("cannot give the kernel its shared memory"))?;
+            self.shared_allowed = shared;
+        }
         let per_multiprocessor = self
             .function
             .occupancy_max_active_blocks_per_multiprocessor(threads, shared as usize, None)
             .map_err(gpu_error("cannot size the launch"))?
             .max(1);
-        if std::env::var_os("NQUEENS_GPU_VERBOSE").is_some() {
+        if verbose() {
             eprintln!(
                 "gpu: {count} tasks, {threads} threads a block, {per_multiprocessor} blocks a multiprocessor, \
                  {} registers a thread, {shared} bytes of shared memory a block",
@@ -254,65 +342,86 @@ impl Gpu {
             block_dim: (threads, 1, 1),
             shared_mem_bytes: shared,
         };
-        let start = stream
-            .record_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT))
-            .map_err(gpu_error("cannot record an event"))?;
+        let event = || {
+            stream
+                .record_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT))
+                .map_err(gpu_error("cannot record an event"))
+        };
+        let start = event()?;
         if count > 0 {
             let mut launch = stream.launch_builder(&self.function);
             launch
                 .arg(&tasks)
                 .arg(&count)
                 .arg(&next)
+                .arg(&tables)
                 .arg(&solutions)
                 .arg(&nodes)
-                .arg(&wide)
-                .arg(&squares);
+                .arg(&trouble)
+                .arg(&levels);
             // SAFETY: the arguments match the kernel's parameters in number, order and type; `tasks` holds
-            // `count` tasks, and every task's slot is below `slots`, the length of `solutions` and `nodes`.
+            // `count` tasks, every task's slot is below `slots` (the length of `solutions` and `nodes`, and
+            // of `tables` in tables of 32 words), no task needs more than `levels` levels, and the shared
+            // memory holds `levels + 1` levels of stack and `levels` of table for every thread.
             unsafe { launch.launch(config) }.map_err(gpu_error("cannot start the kernel"))?;
         }
-        let end = stream
-            .record_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT))
-            .map_err(gpu_error("cannot record an event"))?;
-        Ok(InFlight {
+        let end = event()?;
+        if self.first.is_none() {
+            self.first = Some(start);
+        }
+        self.in_flight.push_back(InFlight {
             batch,
-            stream: stream.clone(),
+            stream,
             _tasks: tasks,
+            _tables: tables,
+            trouble,
             solutions,
             nodes,
-            start: Some(start),
             end,
-        })
+        });
+        Ok(())
     }
 
-    /// Waits for a batch, reports its units and returns their sum.
-    fn collect(
-        &self,
-        plan: &Plan,
-        flight: InFlight,
-        progress: &dyn Progress,
-        last: &mut Vec<CudaEvent>,
-    ) -> Result<Count, Error> {
+    fn collect(&mut self) -> Result<(Batch, Vec<Tally>), Error> {
+        let flight = self
+            .in_flight
+            .pop_front()
+            .ok_or_else(|| Error::Gpu("no batch under way".into()))?;
+        let failed = gpu_error("the kernel failed");
+        let trouble = flight.stream.clone_dtoh(&flight.trouble).map_err(&failed)?;
+        if trouble.first().copied().unwrap_or(0) > 0 {
+            return Err(Error::Gpu(format!(
+                "{} tasks of a batch placed more than 2^32 queens, more than the kernel's solution counter \
+                 is sure to hold: count this board with --backend cpu",
+                trouble[0]
+            )));
+        }
         let solutions = flight
             .stream
             .clone_dtoh(&flight.solutions)
-            .map_err(gpu_error("the kernel failed"))?;
-        let nodes = flight
-            .stream
-            .clone_dtoh(&flight.nodes)
-            .map_err(gpu_error("the kernel failed"))?;
-        let device: Vec<Tally> = solutions
+            .map_err(&failed)?;
+        let nodes = flight.stream.clone_dtoh(&flight.nodes).map_err(&failed)?;
+        let tallies = solutions
             .into_iter()
             .zip(nodes)
             .map(|(solutions, nodes)| Tally { solutions, nodes })
             .collect();
-        let mut sum = Count::default();
-        for (index, count) in super::finish(plan, &flight.batch, &device) {
-            progress.unit_done(&plan.units()[index], &count);
-            sum += count;
+        self.ends.push(flight.end);
+        Ok((flight.batch, tallies))
+    }
+
+    fn kernel_seconds(&mut self) -> Result<f64, Error> {
+        // Batches on different streams may end out of order: the latest end counts.
+        let mut seconds: f64 = 0.0;
+        if let Some(first) = &self.first {
+            for end in &self.ends {
+                let ms = first
+                    .elapsed_ms(end)
+                    .map_err(gpu_error("cannot read the GPU's clock"))?;
+                seconds = seconds.max(f64::from(ms) / 1e3);
+            }
         }
-        last.push(flight.end);
-        Ok(sum)
+        Ok(seconds)
     }
 }
 
@@ -321,9 +430,9 @@ struct InFlight {
     batch: Batch,
     stream: Arc<CudaStream>,
     _tasks: CudaSlice<Task>,
+    _tables: CudaSlice<u32>,
+    trouble: CudaSlice<u32>,
     solutions: CudaSlice<u64>,
     nodes: CudaSlice<u64>,
-    /// When the GPU got to the batch; taken by the run for its first batch.
-    start: Option<CudaEvent>,
     end: CudaEvent,
 }

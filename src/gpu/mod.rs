@@ -7,23 +7,28 @@
 //! # How
 //! - **Tasks.** The host cuts each unit into small searches by placing a few more rows ([`task::split`]). It
 //!   places the fewest rows that give at least [`TARGET_TASKS`] tasks in the run and leave no task more than
-//!   [`MAX_TASK_ROWS`] rows ([`cut`]). What it decides on the way goes into the unit's tally.
-//! - **The kernel** (`src/gpu/count.cu`, compiled at run time by NVRTC for the GPU at hand) runs one task per
-//!   thread, every thread taking its next task from an atomic counter, and adds each task's counts to its
-//!   unit's slot. Its loop is described in the source.
-//! - **Batches.** Units go to the GPU in batches of at most [`BATCH_TASKS`] tasks ([`batches`]).
-//!   - While the GPU counts one batch, the host cuts the next on all its cores.
-//!   - Up to four batches run at once on their own streams, so that one batch's last tasks run beside the next
-//!     ones' first.
+//!   [`MAX_TASK_ROWS`] rows ([`cut`]). What it decides on the way goes into the unit's tally. Each unit's rows
+//!   go with its tasks as a table of their open squares ([`task::Table`]), so the kernel takes any frame.
+//! - **The kernel** (`src/gpu/count.cu`, compiled at run time by NVRTC for the GPU at hand, and kept on disk
+//!   by `cache` so later runs start at once) runs one task per thread, every thread taking its next task
+//!   from an atomic counter, and adds each task's counts to its unit's slot. Its loop is described in the
+//!   source.
+//! - **Batches.** Units go to the GPUs in batches of at most [`BATCH_TASKS`] tasks ([`batches`]).
+//!   - Every GPU in use ([`use_gpus`]; all visible by default) has a host thread that takes the plan's next
+//!     batch, cuts it, and hands it to its GPU ([`dispatch`], generic over the [`Device`] that counts).
+//!   - While a GPU counts one batch, its thread cuts the next on all the host's cores.
+//!   - Up to four batches run at once on a GPU, on their own streams, so that one batch's last tasks run
+//!     beside the next ones' first.
 //!   - A unit's count is reported once its batch is done. So a stop leaves every reported unit whole, and a
-//!     journal lags a long run by a few batches at most.
+//!     journal lags a long run by a few batches a GPU at most.
 //! - Units the kernel does not take are counted on the host by the CPU kernel: the few whose solutions are
-//!   enumerated for Burnside's lemma, and any whose frame does not fit the kernel's rule.
+//!   enumerated for Burnside's lemma, and any with no row left to search.
 //!
 //! The CUDA part is behind the cargo feature `cuda` (the `cudarc` crate, loading the driver and NVRTC at run
 //! time), so a build without it, or a machine without CUDA, builds and tests everything else; there, asking
 //! for the GPU is an error that says so.
 
+pub mod cache;
 pub mod task;
 
 #[cfg(feature = "cuda")]
@@ -35,8 +40,9 @@ use crate::engine::kernel::{self, Kernel, Tally};
 use crate::engine::plan::{Plan, WorkUnit};
 use crate::error::Error;
 use rayon::prelude::*;
-use std::sync::atomic::AtomicBool;
-use task::{Closing, Rows, Task};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Barrier, Mutex, OnceLock};
+use task::{Table, Task};
 
 /// The tasks a run aims for, at least: enough that every thread of a large GPU (200,000 in flight on an H100)
 /// takes dozens, so that the last to finish are small against the run. Measured on an H100 at n = 21: 8.6
@@ -64,9 +70,11 @@ pub const BATCHES: usize = 8;
 /// What a GPU run measured, beside its counts.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct GpuRun {
-    /// The GPU's name, as its driver gives it.
+    /// The GPUs' names, as their driver gives them: one name, or several joined by ", " (a name repeated for
+    /// a GPU used twice).
     pub device: String,
-    /// Seconds from the first kernel's start to the last one's end, on the GPU's clock.
+    /// Seconds from the first kernel's start to the last one's end, on the GPU's clock (the longest of the
+    /// GPUs in use).
     pub kernel_seconds: f64,
     /// Tasks the kernel counted.
     pub tasks: u64,
@@ -87,11 +95,65 @@ pub struct DeviceInfo {
     pub memory_bytes: u64,
 }
 
-/// The first GPU, if this build has the backend and the machine has a GPU and its driver.
+/// The GPUs a run uses, by the driver's numbers; `None` for all visible.
+static SELECTED: Mutex<Option<Vec<usize>>> = Mutex::new(None);
+
+/// Uses the GPUs `ordinals` (the driver's numbers; one named twice gets two host threads and two
+/// queues of batches) in the runs that follow, or all visible ones for `None`, the default.
+pub fn use_gpus(ordinals: Option<Vec<usize>>) {
+    *SELECTED.lock().unwrap_or_else(|e| e.into_inner()) = ordinals;
+}
+
+/// The GPUs set by [`use_gpus`], or `None` for all visible.
+pub fn selected_gpus() -> Option<Vec<usize>> {
+    SELECTED.lock().unwrap_or_else(|e| e.into_inner()).clone()
+}
+
+/// Reads a list of GPUs as `--gpus` takes it: the driver's numbers, separated by commas (`0,1`, `0,0`).
+pub fn parse_gpus(s: &str) -> Result<Vec<usize>, String> {
+    let gpus: Vec<usize> = s
+        .split(',')
+        .map(|g| {
+            g.trim()
+                .parse()
+                .map_err(|_| format!("'{g}' is not a GPU number: give them as 0,1,2"))
+        })
+        .collect::<Result<_, _>>()?;
+    if gpus.is_empty() || gpus.len() > 64 {
+        return Err("give between 1 and 64 GPU numbers, as 0,1,2".into());
+    }
+    Ok(gpus)
+}
+
+/// The first GPU in use ([`use_gpus`]), if this build has the backend and the machine has a GPU and its
+/// driver.
 pub fn device() -> Result<DeviceInfo, Error> {
     #[cfg(feature = "cuda")]
     {
-        cuda::Gpu::open().map(|gpu| gpu.info().clone())
+        let first = selected_gpus()
+            .and_then(|g| g.first().copied())
+            .unwrap_or(0);
+        cuda::info(first)
+    }
+    #[cfg(not(feature = "cuda"))]
+    {
+        Err(not_built())
+    }
+}
+
+/// The names of the GPUs in use ([`use_gpus`]), joined by ", ", as [`GpuRun::device`] gives them.
+pub fn names_in_use() -> Result<String, Error> {
+    #[cfg(feature = "cuda")]
+    {
+        let ordinals = match selected_gpus() {
+            Some(gpus) => gpus,
+            None => (0..cuda::visible()?).collect(),
+        };
+        let names = ordinals
+            .iter()
+            .map(|&o| cuda::info(o).map(|i| i.name))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(names.join(", "))
     }
     #[cfg(not(feature = "cuda"))]
     {
@@ -100,14 +162,15 @@ pub fn device() -> Result<DeviceInfo, Error> {
 }
 
 /// The kernel's PTX for compute capability `(major, minor)`, as NVRTC compiles it (with the `NQ_*` switches
-/// of `NQUEENS_GPU_DEFINES`, if set); needs NVRTC but no GPU.
+/// of `NQUEENS_GPU_DEFINES`, if set); needs NVRTC but no GPU, and does not use the cache.
 #[cfg(feature = "cuda")]
 pub fn kernel_ptx(capability: (i32, i32)) -> Result<String, Error> {
     cuda::compile(capability).map(|ptx| ptx.to_src())
 }
 
-/// Counts the units of `plan` numbered in `units` (all of them for `None`) on the GPU, until they are done or
-/// `stop` is set, reporting each finished unit to `progress`. The count covers exactly the units reported.
+/// Counts the units of `plan` numbered in `units` (all of them for `None`) on the GPUs in use ([`use_gpus`]),
+/// until they are done or `stop` is set, reporting each finished unit to `progress`. The count covers exactly
+/// the units reported.
 pub fn run(
     plan: &Plan,
     units: Option<&[usize]>,
@@ -116,8 +179,26 @@ pub fn run(
 ) -> Result<(Count, GpuRun), Error> {
     #[cfg(feature = "cuda")]
     {
-        let gpu = cuda::Gpu::open()?;
-        gpu.run(plan, units, stop, progress)
+        let ordinals = match selected_gpus() {
+            Some(gpus) => gpus,
+            None => (0..cuda::visible()?).collect(),
+        };
+        let all: Vec<usize>;
+        let units = match units {
+            Some(units) => units,
+            None => {
+                all = (0..plan.units().len()).collect();
+                &all
+            }
+        };
+        dispatch(
+            plan,
+            units,
+            &ordinals,
+            &cuda::GpuDevice::open,
+            stop,
+            progress,
+        )
     }
     #[cfg(not(feature = "cuda"))]
     {
@@ -136,7 +217,7 @@ fn not_built() -> Error {
 
 /// Whether the GPU kernel takes boards of `lines` lines of `width` squares.
 pub fn handles(width: u32, lines: u32) -> bool {
-    width <= task::MAX_SIDE && lines <= task::MAX_SIDE
+    width <= task::MAX_SIDE && lines <= kernel::MAX_N
 }
 
 /// A batch of units prepared for the GPU: their tasks, and what the host counted itself.
@@ -146,6 +227,8 @@ pub struct Batch {
     pub units: Vec<usize>,
     /// The tally the host found for each slot (of a unit counted on the GPU: the rows it placed itself).
     pub host: Vec<Tally>,
+    /// Each slot's table of rows (all zero for a slot with no tasks).
+    pub tables: Vec<Table>,
     /// Slots counted wholly on the host (Burnside units), with their counts.
     pub whole: Vec<(usize, Count)>,
     /// The tasks, each naming its slot.
@@ -158,25 +241,24 @@ pub struct Batch {
 enum Prepared {
     /// A count made on the host.
     Whole(Count),
-    /// A tally made on the host, and tasks for the GPU.
-    Tasks(Tally, Vec<Task>),
+    /// A tally made on the host, and the table and tasks for the GPU.
+    Tasks(Tally, Table, Vec<Task>),
 }
 
 /// Cuts `units` of `plan` into tasks `extra_rows` rows below their starts, on all cores.
 pub fn prepare(plan: &Plan, units: &[usize], extra_rows: u32) -> Batch {
-    let board = plan.board();
-    let closing = Closing::of(board.width(), board.lines());
     let prepared: Vec<Prepared> = units
         .par_iter()
         .enumerate()
         .map(|(slot, &index)| {
             let unit = &plan.units()[index];
-            prepare_unit(plan, unit, closing, extra_rows, slot as u32)
+            prepare_unit(plan, unit, extra_rows, slot as u32)
         })
         .collect();
     let mut batch = Batch {
         units: units.to_vec(),
         host: Vec::with_capacity(units.len()),
+        tables: Vec::with_capacity(units.len()),
         levels: 1,
         ..Batch::default()
     };
@@ -184,7 +266,7 @@ pub fn prepare(plan: &Plan, units: &[usize], extra_rows: u32) -> Batch {
         prepared
             .iter()
             .map(|p| match p {
-                Prepared::Tasks(_, t) => t.len(),
+                Prepared::Tasks(_, _, t) => t.len(),
                 Prepared::Whole(_) => 0,
             })
             .sum(),
@@ -193,48 +275,42 @@ pub fn prepare(plan: &Plan, units: &[usize], extra_rows: u32) -> Batch {
         match p {
             Prepared::Whole(count) => {
                 batch.host.push(Tally::default());
+                batch.tables.push([0; 32]);
                 batch.whole.push((slot, count));
             }
-            Prepared::Tasks(tally, tasks) => {
+            Prepared::Tasks(tally, table, tasks) => {
                 batch.host.push(tally);
+                batch.tables.push(table);
                 for t in &tasks {
-                    batch.levels = batch.levels.max(t.end() - 2 - t.row());
+                    batch.levels = batch.levels.max(t.levels());
                 }
                 batch.tasks.extend(tasks);
             }
         }
     }
+    // Tasks stay in the order cut: sorting them largest first cost the host 40% more time at n = 17
+    // (results/gpu.md), and up to four batches run at once, so one batch's last tasks run beside the next's.
     batch
 }
 
 /// What the host does with one unit: see [`prepare`].
-fn prepare_unit(
-    plan: &Plan,
-    unit: &WorkUnit,
-    closing: Closing,
-    extra_rows: u32,
-    slot: u32,
-) -> Prepared {
-    let board = plan.board();
+fn prepare_unit(plan: &Plan, unit: &WorkUnit, extra_rows: u32, slot: u32) -> Prepared {
+    let width = plan.board().width();
     let Some(start) = plan.start(unit) else {
         return Prepared::Whole(plan.count_unit(unit));
     };
-    let end = start.frame.end;
-    let rows = (start.row + 2 <= end && handles(board.width(), board.lines()))
-        .then(|| Rows::of(&start.frame, start.row + 1..end))
-        .flatten();
-    match rows {
-        Some(rows) => {
+    match task::table_of(&start, width) {
+        Some(table) => {
             let mut tasks = Vec::new();
-            let tally = task::split(&start, &rows, closing, extra_rows, slot, &mut |t| {
+            let tally = task::split(&start, &table, width, extra_rows, slot, &mut |t| {
                 tasks.push(t)
             });
-            Prepared::Tasks(tally, tasks)
+            Prepared::Tasks(tally, table, tasks)
         }
-        // Too short to search, or a frame the kernel's rule does not give: the CPU kernel counts it.
+        // No row left to search, or a board too wide: the CPU kernel counts it.
         None => {
-            let tally = kernel::count_start_with(Kernel::preferred(), board.width(), start);
-            Prepared::Tasks(tally, Vec::new())
+            let tally = kernel::count_start_with(Kernel::preferred(), width, start);
+            Prepared::Tasks(tally, [0; 32], Vec::new())
         }
     }
 }
@@ -252,17 +328,15 @@ pub struct Cut {
 /// none more than [`MAX_TASK_ROWS`] rows to search, or the most that still leave tasks to search. Estimated
 /// from a sample of the units.
 pub fn cut(plan: &Plan, units: &[usize]) -> Cut {
-    let board = plan.board();
-    let closing = Closing::of(board.width(), board.lines());
+    let width = plan.board().width();
     let step = (units.len() / 256).max(1);
     let sample: Vec<_> = units
         .iter()
         .step_by(step)
         .filter_map(|&i| plan.start(&plan.units()[i]))
-        .filter(|s| s.row + 2 <= s.frame.end)
-        .filter_map(|s| Some((Rows::of(&s.frame, s.row + 1..s.frame.end)?, s)))
+        .filter_map(|s| Some((task::table_of(&s, width)?, s)))
         .collect();
-    if sample.is_empty() || !handles(board.width(), board.lines()) {
+    if sample.is_empty() {
         return Cut {
             extra_rows: 0,
             tasks: units.len() as f64,
@@ -282,7 +356,7 @@ pub fn cut(plan: &Plan, units: &[usize]) -> Cut {
         let estimate = if sampled <= SAMPLE_TASKS {
             sampled = sample
                 .par_iter()
-                .map(|(rows, start)| task::tasks_at(start, rows, closing, depth))
+                .map(|(table, start)| task::tasks_at(start, table, width, depth))
                 .sum();
             let estimate = sampled as f64 * scale;
             if previous > 0.0 {
@@ -314,10 +388,10 @@ pub fn cut(plan: &Plan, units: &[usize]) -> Cut {
     }
 }
 
-/// The units of a run cut into batches, in order: at least [`BATCHES`], and small enough that each holds
-/// about [`BATCH_TASKS`] tasks at most, given `cut`'s estimate.
-pub fn batches(units: &[usize], cut: Cut) -> impl Iterator<Item = &[usize]> {
-    let even = units.len().div_ceil(BATCHES);
+/// The units of a run cut into batches, in order: at least [`BATCHES`] for each of `devices`, and small enough
+/// that each holds about [`BATCH_TASKS`] tasks at most, given `cut`'s estimate.
+pub fn batches(units: &[usize], cut: Cut, devices: usize) -> impl Iterator<Item = &[usize]> {
+    let even = units.len().div_ceil(BATCHES * devices.max(1));
     let by_tasks = (units.len() as f64 * BATCH_TASKS as f64 / cut.tasks.max(1.0)) as usize;
     units.chunks(even.min(by_tasks).max(1))
 }
@@ -343,6 +417,121 @@ pub fn finish(plan: &Plan, batch: &Batch, device: &[Tally]) -> Vec<(usize, Count
         .collect()
 }
 
+/// What counts batches for [`dispatch`]: a GPU, or in the tests the host. One host thread drives each.
+pub trait Device {
+    /// Its name, for reports.
+    fn name(&self) -> String;
+    /// The batches it keeps in flight at most.
+    fn depth(&self) -> usize;
+    /// Starts counting `batch`; returns once it is under way.
+    fn submit(&mut self, batch: Batch) -> Result<(), Error>;
+    /// Waits for the oldest batch under way: returns it with each of its slots' tallies.
+    fn collect(&mut self) -> Result<(Batch, Vec<Tally>), Error>;
+    /// Seconds from its first kernel's start to its last one's end, once all are collected.
+    fn kernel_seconds(&mut self) -> Result<f64, Error> {
+        Ok(0.0)
+    }
+}
+
+/// Counts `units` of `plan` on one device of each of `ordinals` (opened by `open`, each on a host thread of
+/// its own), until they are done or `stop` is set, reporting each finished unit to `progress`. The devices
+/// take the plan's batches in order, each the next one left when it has room, so a faster device takes more.
+/// The count covers exactly the units reported; on an error, the devices stop taking batches, and the first
+/// error is returned.
+pub fn dispatch<D: Device>(
+    plan: &Plan,
+    units: &[usize],
+    ordinals: &[usize],
+    open: &(dyn Fn(usize) -> Result<D, Error> + Sync),
+    stop: &AtomicBool,
+    progress: &dyn Progress,
+) -> Result<(Count, GpuRun), Error> {
+    if ordinals.is_empty() {
+        return Err(Error::Gpu("no GPU to count on".into()));
+    }
+    progress.start(units.len());
+    // The devices open (a CUDA context, the kernel loaded) while this thread plans the cut.
+    let planned: OnceLock<(Cut, Vec<&[usize]>)> = OnceLock::new();
+    let ready = Barrier::new(ordinals.len() + 1);
+    let next = AtomicUsize::new(0);
+    let failed = AtomicBool::new(false);
+    let drive = |ordinal: usize| -> Result<(Count, String, f64, u64), Error> {
+        let device = open(ordinal);
+        ready.wait();
+        let mut device = device?;
+        let (cut, chunks) = planned
+            .get()
+            .expect("the cut is planned before the devices start");
+        let mut sum = Count::default();
+        let mut tasks = 0u64;
+        let mut in_flight = 0usize;
+        let mut report = |batch: Batch, tallies: Vec<Tally>| {
+            for (index, count) in finish(plan, &batch, &tallies) {
+                progress.unit_done(&plan.units()[index], &count);
+                sum += count;
+            }
+        };
+        while !stop.load(Ordering::Relaxed) && !failed.load(Ordering::Relaxed) {
+            let Some(chunk) = chunks.get(next.fetch_add(1, Ordering::Relaxed)) else {
+                break;
+            };
+            let batch = prepare(plan, chunk, cut.extra_rows);
+            tasks += batch.tasks.len() as u64;
+            device.submit(batch)?;
+            in_flight += 1;
+            if in_flight >= device.depth().max(1) {
+                let (batch, tallies) = device.collect()?;
+                in_flight -= 1;
+                report(batch, tallies);
+            }
+        }
+        for _ in 0..in_flight {
+            let (batch, tallies) = device.collect()?;
+            report(batch, tallies);
+        }
+        Ok((sum, device.name(), device.kernel_seconds()?, tasks))
+    };
+    let results: Vec<Result<(Count, String, f64, u64), Error>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = ordinals
+            .iter()
+            .map(|&ordinal| {
+                let drive = &drive;
+                let failed = &failed;
+                scope.spawn(move || {
+                    let result = drive(ordinal);
+                    if result.is_err() {
+                        failed.store(true, Ordering::Relaxed);
+                    }
+                    result
+                })
+            })
+            .collect();
+        let cut = cut(plan, units);
+        let _ = planned.set((cut, batches(units, cut, ordinals.len()).collect()));
+        ready.wait();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect()
+    });
+    let cut = planned.get().map(|(cut, _)| *cut);
+    let mut sum = Count::default();
+    let mut run = GpuRun {
+        extra_rows: cut.map_or(0, |c| c.extra_rows),
+        ..GpuRun::default()
+    };
+    let mut names = Vec::new();
+    for result in results {
+        let (count, name, seconds, tasks) = result?;
+        sum += count;
+        run.tasks += tasks;
+        run.kernel_seconds = run.kernel_seconds.max(seconds);
+        names.push(name);
+    }
+    run.device = names.join(", ");
+    Ok((sum, run))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -350,26 +539,90 @@ mod tests {
     use crate::engine::exec;
     use crate::engine::plan::Split;
     use crate::engine::symmetry::Symmetry;
+    use std::collections::VecDeque;
+    use std::sync::Arc;
 
-    /// The host's side of a run, with the tasks counted by the plain search the kernel mirrors: every unit's
-    /// count is the CPU engine's.
-    fn run_on_host(plan: &Plan) -> Vec<(usize, Count)> {
-        let board = plan.board();
-        let closing = Closing::of(board.width(), board.lines());
-        let all: Vec<usize> = (0..plan.units().len()).collect();
-        let cut = cut(plan, &all);
-        let mut counts = Vec::new();
-        for units in batches(&all, cut) {
-            let batch = prepare(plan, units, cut.extra_rows);
-            let mut device = vec![Tally::default(); units.len()];
-            for t in &batch.tasks {
-                let tally = task::count_task(t, closing);
-                device[t.slot as usize].solutions += tally.solutions;
-                device[t.slot as usize].nodes += tally.nodes;
-            }
-            counts.extend(finish(plan, &batch, &device));
+    /// The batches the host devices counted: which device (in the order opened), and the batch's units.
+    type Batches = Vec<(usize, Vec<usize>)>;
+    type Counted = Arc<Mutex<Batches>>;
+
+    /// A device that counts each task on the host with the plain search the kernel mirrors. Devices opened
+    /// for one run may wait for each other at their first batch, so that each is sure to count one.
+    struct HostDevice {
+        ordinal: usize,
+        /// Which of the run's devices this is, in the order they were opened.
+        opened: usize,
+        queue: VecDeque<Batch>,
+        meet: Option<Arc<Barrier>>,
+        batches: Counted,
+    }
+
+    impl Device for HostDevice {
+        fn name(&self) -> String {
+            format!("host {}", self.ordinal)
         }
-        counts
+        fn depth(&self) -> usize {
+            2
+        }
+        fn submit(&mut self, batch: Batch) -> Result<(), Error> {
+            if let Some(meet) = self.meet.take() {
+                meet.wait();
+            }
+            self.queue.push_back(batch);
+            Ok(())
+        }
+        fn collect(&mut self) -> Result<(Batch, Vec<Tally>), Error> {
+            let batch = self.queue.pop_front().expect("a batch under way");
+            let mut tallies = vec![Tally::default(); batch.units.len()];
+            for t in &batch.tasks {
+                let slot = t.slot as usize;
+                let tally = task::count_task(t, &batch.tables[slot]);
+                tallies[slot].solutions += tally.solutions;
+                tallies[slot].nodes += tally.nodes;
+            }
+            self.batches
+                .lock()
+                .unwrap()
+                .push((self.opened, batch.units.clone()));
+            Ok((batch, tallies))
+        }
+    }
+
+    /// Records each unit's count as it is reported.
+    #[derive(Default)]
+    struct Seen(Mutex<Vec<(usize, Count)>>);
+
+    impl Progress for Seen {
+        fn unit_done(&self, unit: &WorkUnit, count: &Count) {
+            self.0.lock().unwrap().push((unit.index, *count));
+        }
+    }
+
+    /// Runs `plan` through [`dispatch`] on host devices numbered `ordinals`: the units reported, sorted, and
+    /// the batches each device counted.
+    fn run_on_host(plan: &Plan, ordinals: &[usize]) -> (Vec<(usize, Count)>, Count, Batches) {
+        let all: Vec<usize> = (0..plan.units().len()).collect();
+        let meet = Arc::new(Barrier::new(ordinals.len()));
+        let enough = batches(&all, cut(plan, &all), ordinals.len()).count() >= ordinals.len();
+        let batches = Arc::new(Mutex::new(Vec::new()));
+        let opened = AtomicUsize::new(0);
+        let open = |ordinal| {
+            Ok(HostDevice {
+                ordinal,
+                opened: opened.fetch_add(1, Ordering::Relaxed),
+                queue: VecDeque::new(),
+                meet: enough.then(|| meet.clone()),
+                batches: batches.clone(),
+            })
+        };
+        let seen = Seen::default();
+        let (sum, run) = dispatch(plan, &all, ordinals, &open, &AtomicBool::new(false), &seen)
+            .expect("the host devices count");
+        assert_eq!(run.device.split(", ").count(), ordinals.len());
+        let mut seen = seen.0.into_inner().unwrap();
+        seen.sort_by_key(|&(i, _)| i);
+        let batches = batches.lock().unwrap().clone();
+        (seen, sum, batches)
     }
 
     #[test]
@@ -383,7 +636,7 @@ mod tests {
             (Board::rect(8, 5).unwrap(), Symmetry::Mirror),
         ] {
             let plan = Plan::new(board, symmetry, Split::Auto { threads: 2 });
-            let counts = run_on_host(&plan);
+            let (counts, sum, _) = run_on_host(&plan, &[0]);
             assert_eq!(counts.len(), plan.units().len());
             for (index, count) in counts {
                 assert_eq!(
@@ -392,9 +645,77 @@ mod tests {
                     "{board} {symmetry:?} unit {index}"
                 );
             }
-            let total: Count = run_on_host(&plan).into_iter().map(|(_, c)| c).sum();
-            assert_eq!(total, exec::run_serial(&plan, &exec::NoProgress));
+            assert_eq!(sum, exec::run_serial(&plan, &exec::NoProgress));
         }
+    }
+
+    #[test]
+    fn two_devices_share_the_batches_and_count_each_unit_once() {
+        // One GPU named twice (`--gpus 0,0`) and two GPUs: every unit counted once, by one of them, and both
+        // took batches.
+        for ordinals in [[0, 0], [0, 1]] {
+            let plan = Plan::new(
+                Board::new(11).unwrap(),
+                Symmetry::Full,
+                Split::Auto { threads: 2 },
+            );
+            let (counts, sum, batches) = run_on_host(&plan, &ordinals);
+            let units: Vec<usize> = counts.iter().map(|&(i, _)| i).collect();
+            assert_eq!(units, (0..plan.units().len()).collect::<Vec<_>>());
+            assert_eq!(sum, exec::run_serial(&plan, &exec::NoProgress));
+            let mut counted: Vec<usize> = batches.iter().flat_map(|(_, u)| u.clone()).collect();
+            counted.sort();
+            assert_eq!(counted, units);
+            // Each device (told apart by the order they were opened in) counted a batch at least.
+            for device in 0..2 {
+                assert!(batches.iter().any(|&(d, _)| d == device), "{batches:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_failing_device_fails_the_run_and_a_stop_reports_nothing() {
+        let plan = Plan::new(
+            Board::new(9).unwrap(),
+            Symmetry::Full,
+            Split::Auto { threads: 2 },
+        );
+        let all: Vec<usize> = (0..plan.units().len()).collect();
+        let open = |_| -> Result<HostDevice, Error> { Err(Error::Gpu("no such GPU".into())) };
+        let err = dispatch(
+            &plan,
+            &all,
+            &[0, 1],
+            &open,
+            &AtomicBool::new(false),
+            &exec::NoProgress,
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("no such GPU"), "{err}");
+        let batches = Arc::new(Mutex::new(Vec::new()));
+        let open = |ordinal| {
+            Ok(HostDevice {
+                ordinal,
+                opened: 0,
+                queue: VecDeque::new(),
+                meet: None,
+                batches: batches.clone(),
+            })
+        };
+        let seen = Seen::default();
+        let (sum, _) = dispatch(&plan, &all, &[0], &open, &AtomicBool::new(true), &seen).unwrap();
+        assert_eq!(sum, Count::default());
+        assert!(seen.0.into_inner().unwrap().is_empty());
+    }
+
+    #[test]
+    fn gpus_are_read_as_the_command_line_gives_them() {
+        assert_eq!(parse_gpus("0"), Ok(vec![0]));
+        assert_eq!(parse_gpus("0,0"), Ok(vec![0, 0]));
+        assert_eq!(parse_gpus("1, 3"), Ok(vec![1, 3]));
+        assert!(parse_gpus("").is_err());
+        assert!(parse_gpus("0,x").unwrap_err().contains("'x'"));
+        assert!(parse_gpus("-1").is_err());
     }
 
     #[test]
@@ -440,21 +761,22 @@ mod tests {
             extra_rows: 1,
             tasks: 1e6,
         };
-        let joined: Vec<usize> = batches(&units, few).flatten().copied().collect();
+        let joined: Vec<usize> = batches(&units, few, 1).flatten().copied().collect();
         assert_eq!(joined, units);
-        assert_eq!(batches(&units, few).count(), BATCHES);
-        assert_eq!(batches(&[], few).count(), 0);
+        assert_eq!(batches(&units, few, 1).count(), BATCHES);
+        assert_eq!(batches(&units, few, 3).count(), 3 * BATCHES);
+        assert_eq!(batches(&[], few, 1).count(), 0);
         let many = Cut {
             extra_rows: 5,
             tasks: 100.0 * BATCH_TASKS as f64,
         };
-        let count = batches(&units, many).count();
+        let count = batches(&units, many, 1).count();
         assert!((100..=112).contains(&count), "{count}");
         let huge = Cut {
             extra_rows: 9,
             tasks: 1e15,
         };
-        assert_eq!(batches(&units, huge).count(), units.len());
+        assert_eq!(batches(&units, huge, 1).count(), units.len());
     }
 
     #[cfg(not(feature = "cuda"))]

@@ -127,7 +127,7 @@ impl BenchRequest {
         let plan = request.plan();
         let gpu = match self.backend {
             Backend::Cpu => None,
-            Backend::Gpu => Some(crate::gpu::device()?.name),
+            Backend::Gpu => Some(crate::gpu::names_in_use()?),
         };
         Ok(Workload {
             spec: WorkloadSpec {

@@ -44,6 +44,26 @@ impl Spec {
         self.shard.contains(unit) && self.only.as_ref().is_none_or(|r| r.contains(unit))
     }
 
+    /// Refuses units asked for beyond the end of `plan`, before a journal is written.
+    fn within(&self, plan: &Plan) -> Result<(), JournalError> {
+        let units = plan.units().len();
+        match self.only.as_ref().and_then(Ranges::last) {
+            Some(last) if last >= units => Err(JournalError::OutsidePlan {
+                asked: self
+                    .only
+                    .as_ref()
+                    .map(|r| r.to_string())
+                    .unwrap_or_default(),
+                n: self.board.n(),
+                units,
+                last: units
+                    .checked_sub(1)
+                    .map_or("(none)".into(), |l| l.to_string()),
+            }),
+            _ => Ok(()),
+        }
+    }
+
     fn describe(&self, split_depth: Option<u32>) -> String {
         describe(
             self.board.n(),
@@ -124,14 +144,13 @@ impl Checkpoint {
                  or give another file",
             ));
         }
-        let plan = Plan::new(spec.board, spec.symmetry, Split::Depth(h.split_depth));
-        if Fingerprint::of(&plan) != h.fingerprint || plan.units().len() != h.units {
+        let Ok(plan) = h.plan() else {
             return Err(foreign(&format!(
                 "its plan has another fingerprint ({}, written by {}): this version of nqueens numbers the \
                  units differently; finish it with that version",
                 h.fingerprint, h.program
             )));
-        }
+        };
         let mut seen: Vec<Option<crate::runs::journal::Entry>> = vec![None; plan.units().len()];
         let mut recorded = Count::default();
         for &(line, entry) in &contents.entries {
@@ -183,6 +202,7 @@ impl Checkpoint {
             .split_depth
             .map_or(Split::durable(spec.symmetry), Split::Depth);
         let plan = Plan::new(spec.board, spec.symmetry, split);
+        spec.within(&plan)?;
         let header = Header {
             journal: "nqueens".into(),
             format: FORMAT,

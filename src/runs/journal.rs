@@ -13,9 +13,11 @@
 //! counted whole. A kill in the middle of a write leaves a torn last line; reading drops it, and appending
 //! first cuts it away.
 
+use crate::engine::board::Board;
 use crate::engine::count::Count;
 use crate::engine::exec::Progress;
-use crate::engine::plan::WorkUnit;
+use crate::engine::plan::{Plan, Split, WorkUnit};
+use crate::engine::symmetry::Symmetry;
 use crate::runs::fingerprint::Fingerprint;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
@@ -66,6 +68,42 @@ pub struct Header {
     pub program: String,
     /// When the journal was created, RFC 3339 in UTC.
     pub created: String,
+}
+
+/// The most units a journal's plan may have: far beyond any split that was ever useful (a split asked for
+/// stops at [`crate::engine::plan::MAX_ASKED_UNITS`]), so a header that claims more is not trusted with the
+/// memory its plan would take.
+pub const MAX_JOURNAL_UNITS: usize = 1 << 27;
+
+impl Header {
+    /// Rebuilds the plan the header describes and checks that it is the plan its fingerprint names, so that a
+    /// header edited by hand (n changed, checksum recomputed) or written by a version that numbers the units
+    /// differently is found before a line is trusted. The work is bounded by the units the header claims.
+    /// `Err` says what does not hold.
+    pub fn plan(&self) -> Result<Plan, String> {
+        let symmetry: Symmetry = self.symmetry.parse().map_err(|e| format!("{e}"))?;
+        let board = Board::new(self.n).map_err(|e| e.to_string())?;
+        let depth = self.split_depth;
+        let counts =
+            Plan::units_by_depth(board, symmetry, depth, self.units.min(MAX_JOURNAL_UNITS));
+        if depth > board.lines() || counts.get(depth as usize) != Some(&self.units) {
+            return Err(format!(
+                "n = {}, symmetry {symmetry}, split depth {depth} does not give the {} units its header \
+                 says",
+                self.n, self.units
+            ));
+        }
+        let plan = Plan::new(board, symmetry, Split::Depth(depth));
+        let fingerprint = Fingerprint::of(&plan);
+        if fingerprint != self.fingerprint {
+            return Err(format!(
+                "the plan of n = {}, symmetry {symmetry}, split depth {depth} has the fingerprint {fingerprint}, \
+                 not the header's {}",
+                self.n, self.fingerprint
+            ));
+        }
+        Ok(plan)
+    }
 }
 
 /// One finished unit.
@@ -183,6 +221,21 @@ pub enum JournalError {
     Busy {
         /// The file.
         path: PathBuf,
+    },
+    /// The units asked for (`--units`) are not all in the plan.
+    #[error(
+        "units {asked} are not all in the plan of {n}, which has {units} units, numbered 0 to {last}: pick \
+         units from `nqueens units {n} --summary`"
+    )]
+    OutsidePlan {
+        /// The units asked for.
+        asked: String,
+        /// The board side.
+        n: u32,
+        /// Units in the plan.
+        units: usize,
+        /// The last unit's number.
+        last: String,
     },
     /// The journal belongs to another run.
     #[error("'{path}' is the journal of {theirs}, but this run is {ours}: {hint}")]

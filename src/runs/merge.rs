@@ -55,6 +55,12 @@ pub enum MergeError {
     },
     /// A unit recorded with two different counts.
     #[error(
+        "'{path}' is not the journal of the plan its header names ({why}): its header was changed after it was \
+         written, or a version of nqueens that numbers the units differently wrote it; merge it with that \
+         version, or count its units again"
+    )]
+    NotItsPlan { path: PathBuf, why: String },
+    #[error(
         "unit {unit} has different counts in '{a}' (line {line_a}) and '{b}' (line {line_b}): one of them is \
          wrong; count the unit again with `{rerun}` and keep the journal that agrees"
     )]
@@ -146,6 +152,11 @@ pub fn merge(sources: &[Source]) -> Result<Merged, MergeError> {
             });
         }
     }
+    // All headers agree, so one rebuilt plan vouches for them all.
+    header.plan().map_err(|why| MergeError::NotItsPlan {
+        path: first.path.clone(),
+        why,
+    })?;
     let units = header.units;
     let mut seen: Vec<Option<(usize, usize, Entry)>> = vec![None; units];
     let mut confirmed = 0;

@@ -358,18 +358,34 @@ pub struct Placement {
 /// Lists say nothing of the board, so they are taken as square unless `shape` is given (required for a
 /// rectangle's lists); drawings carry their own size.
 pub struct Reader<R> {
-    lines: std::io::Lines<R>,
+    input: R,
     number: usize,
     notation: Option<Notation>,
     shape: Option<Shape>,
-    pending: Option<(usize, String)>,
+    pending: Option<(usize, Line)>,
+}
+
+/// The longest line read: 128 MiB, a list of some 13 million queens (the solution of `solve 10000000` fits).
+/// A longer line is skipped unread and reported malformed, so memory stays bounded whatever the input.
+pub const MAX_LINE: usize = 128 << 20;
+
+/// A line as read: its text, or why it has none.
+type Line = Result<String, String>;
+
+/// At most `MAX` characters of `text`, for quoting bad input in a message without echoing all of it.
+pub fn excerpt(text: &str) -> String {
+    const MAX: usize = 60;
+    match text.char_indices().nth(MAX) {
+        None => text.to_string(),
+        Some((cut, _)) => format!("{}… ({} bytes in all)", &text[..cut], text.len()),
+    }
 }
 
 impl<R: std::io::BufRead> Reader<R> {
     /// Reads from `input`; `notation` and `shape` fix what the text would otherwise decide.
     pub fn new(input: R, notation: Option<Notation>, shape: Option<Shape>) -> Reader<R> {
         Reader {
-            lines: input.lines(),
+            input,
             number: 0,
             notation,
             shape,
@@ -377,24 +393,79 @@ impl<R: std::io::BufRead> Reader<R> {
         }
     }
 
-    fn next_line(&mut self) -> Option<std::io::Result<(usize, String)>> {
+    /// The next line with its number: its text (without the line end, and without a byte-order mark on line
+    /// 1), or why it cannot be read as text (not UTF-8, or longer than [`MAX_LINE`]).
+    fn next_line(&mut self) -> Option<std::io::Result<(usize, Line)>> {
+        use std::io::{BufRead, Read};
         if let Some(line) = self.pending.take() {
             return Some(Ok(line));
         }
-        let line = self.lines.next()?;
+        let mut bytes = Vec::new();
+        let limit = MAX_LINE as u64 + 1;
+        match (&mut self.input).take(limit).read_until(b'\n', &mut bytes) {
+            Ok(0) => return None,
+            Ok(_) => {}
+            Err(e) => return Some(Err(e)),
+        }
         self.number += 1;
-        Some(line.map(|l| (self.number, l)))
+        if bytes.last() == Some(&b'\n') {
+            bytes.pop();
+            if bytes.last() == Some(&b'\r') {
+                bytes.pop();
+            }
+        } else if bytes.len() > MAX_LINE {
+            // Skip the rest of the line without keeping it.
+            let mut skipped = bytes.len();
+            drop(bytes);
+            loop {
+                let chunk = match self.input.fill_buf() {
+                    Ok(chunk) => chunk,
+                    Err(e) => return Some(Err(e)),
+                };
+                if chunk.is_empty() {
+                    break;
+                }
+                let (used, end) = match chunk.iter().position(|&b| b == b'\n') {
+                    Some(i) => (i + 1, true),
+                    None => (chunk.len(), false),
+                };
+                self.input.consume(used);
+                skipped += used;
+                if end {
+                    break;
+                }
+            }
+            let why = format!(
+                "the line is longer than {} MiB ({skipped} bytes): not a solution this reads",
+                MAX_LINE >> 20
+            );
+            return Some(Ok((self.number, Err(why))));
+        }
+        if self.number == 1 && bytes.starts_with(b"\xEF\xBB\xBF") {
+            bytes.drain(..3);
+        }
+        let line = String::from_utf8(bytes).map_err(|e| {
+            format!(
+                "not UTF-8 text (byte {} of the line is not): not a solution in any format",
+                e.utf8_error().valid_up_to() + 1
+            )
+        });
+        Some(Ok((self.number, line)))
     }
 
     /// The lines of a drawing that starts with `first`, up to a blank line or the end.
     fn drawing(&mut self, first: String) -> std::io::Result<Vec<String>> {
         let mut rows = vec![first];
         while let Some(line) = self.next_line() {
-            let (_, text) = line?;
-            if text.trim().is_empty() {
-                break;
+            match line? {
+                (_, Ok(text)) if text.trim().is_empty() => break,
+                (_, Ok(text)) => rows.push(text),
+                // A line that is not text ends the drawing and is reported on its own.
+                bad @ (_, Err(_)) => {
+                    self.pending = Some(bad);
+                    break;
+                }
             }
-            rows.push(text);
         }
         Ok(rows)
     }
@@ -415,7 +486,13 @@ impl<R: std::io::BufRead> Iterator for Reader<R> {
     fn next(&mut self) -> Option<std::io::Result<Entry>> {
         loop {
             let (number, text) = match self.next_line()? {
-                Ok(line) => line,
+                Ok((number, Ok(text))) => (number, text),
+                Ok((number, Err(why))) => {
+                    return Some(Ok(Entry {
+                        line: number,
+                        placement: Err(why),
+                    }))
+                }
                 Err(e) => return Some(Err(e)),
             };
             let trimmed = text.trim();
@@ -441,14 +518,15 @@ impl<R: std::io::BufRead> Iterator for Reader<R> {
                         .strip_prefix('[')
                         .and_then(|t| t.strip_suffix(']'))
                         .ok_or_else(|| {
-                            format!("'{trimmed}' is not a list: write it as [2,4,1,3]")
+                            format!("'{}' is not a list: write it as [2,4,1,3]", excerpt(trimmed))
                         });
                     inner.and_then(|inner| self.list(inner, base))
                 }
                 Kind::Csv { base } => self.list(trimmed, Some(base)),
                 Kind::Unknown => Err(format!(
-                    "'{trimmed}' is not a solution in any format: write a list such as [2,4,1,3], a CSV \
-                     record, or a drawn board"
+                    "'{}' is not a solution in any format: write a list such as [2,4,1,3], a CSV record, or \
+                     a drawn board",
+                    excerpt(trimmed)
                 )),
                 Kind::Drawing => match self.drawing(text) {
                     Ok(rows) => self.grid(&rows),
@@ -482,23 +560,28 @@ fn guess(line: &str) -> Kind {
 impl<R> Reader<R> {
     /// A list of positions separated by commas; `base` 0 or 1, or `None` to decide by whether a 0 occurs.
     fn list(&self, text: &str, base: Option<u32>) -> Result<Placement, String> {
-        let values: Vec<u64> = if text.trim().is_empty() {
-            Vec::new()
-        } else {
-            text.split(',')
-                .map(|v| {
-                    v.trim()
-                        .parse::<u64>()
-                        .map_err(|_| format!("'{}' is not a position", v.trim()))
-                })
-                .collect::<Result<_, _>>()?
+        // Two passes over the text rather than a list of its numbers: a long line costs its queens only.
+        let blank = text.trim().is_empty();
+        let values = || {
+            text.split(',').filter(move |_| !blank).map(|v| {
+                v.trim()
+                    .parse::<u64>()
+                    .map_err(|_| format!("'{}' is not a position", excerpt(v.trim())))
+            })
         };
-        let base = base.unwrap_or(if values.contains(&0) { 0 } else { 1 });
-        let shape = self.shape.unwrap_or(Shape::square(
-            u32::try_from(values.len()).unwrap_or(u32::MAX),
-        ));
-        let mut queens = Vec::with_capacity(values.len());
-        for (i, &v) in values.iter().enumerate() {
+        let mut count = 0usize;
+        let mut zero = false;
+        for v in values() {
+            zero |= v? == 0;
+            count += 1;
+        }
+        let base = base.unwrap_or(if zero { 0 } else { 1 });
+        let shape = self
+            .shape
+            .unwrap_or(Shape::square(u32::try_from(count).unwrap_or(u32::MAX)));
+        let mut queens = Vec::with_capacity(count);
+        for (i, v) in values().enumerate() {
+            let v = v?;
             let position = v
                 .checked_sub(u64::from(base))
                 .ok_or_else(|| "0 is not a position in a 1-based list".to_string())?;

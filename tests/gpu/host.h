@@ -7,8 +7,13 @@ struct NqDim3 {
 static const NqDim3 threadIdx = {0, 0, 0};
 static const NqDim3 blockDim = {1, 1, 1};
 #define __global__
-static unsigned nq_stack[3 * 64];
-#define NQ_STACK(name) unsigned* name = nq_stack
+struct uint4 {
+    unsigned x, y, z, w;
+};
+static inline uint4 make_uint4(unsigned x, unsigned y, unsigned z, unsigned w) { return uint4{x, y, z, w}; }
+// 64 levels of stack and of table for the one thread: more than any task needs.
+alignas(16) static char nq_stack[64 * (16 + 4)];
+#define NQ_STACK(name) char* name = nq_stack
 static inline unsigned atomicAdd(unsigned* p, unsigned v) {
     unsigned old = *p;
     *p += v;
@@ -18,13 +23,5 @@ static inline unsigned long long atomicAdd(unsigned long long* p, unsigned long 
     unsigned long long old = *p;
     *p += v;
     return old;
-}
-// CUDA's __funnelshift_r: the low word of hi:lo shifted right by s mod 32.
-static inline unsigned __funnelshift_r(unsigned lo, unsigned hi, unsigned s) {
-    return (unsigned)(((((unsigned long long)hi) << 32) | lo) >> (s & 31u));
-}
-// CUDA's __funnelshift_l: the high word of hi:lo shifted left by s mod 32.
-static inline unsigned __funnelshift_l(unsigned lo, unsigned hi, unsigned s) {
-    return (unsigned)(((((unsigned long long)hi) << 32) | lo) << (s & 31u) >> 32);
 }
 static inline int __popc(unsigned x) { return __builtin_popcount(x); }

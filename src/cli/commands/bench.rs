@@ -65,7 +65,9 @@ impl Clock for Offset<'_> {
 
 /// Runs `nqueens bench`.
 pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
+    nqueens::gpu::use_gpus(args.gpus.clone().map(|g| g.0));
     let request = args.request();
+    crate::cli::validate::backend(request.backend)?;
     let workload = request
         .workload()
         .map_err(|e| UsageError(format!("cannot benchmark: {e}")))?;

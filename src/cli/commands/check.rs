@@ -23,16 +23,23 @@ pub fn run(
         None => Box::new(io::stdin().lock()),
         Some(p) if p.as_os_str() == "-" => Box::new(io::stdin().lock()),
         Some(p) => {
-            Box::new(BufReader::new(File::open(p).map_err(|e| {
-                UsageError(format!("cannot read '{}': {e}", p.display()))
-            })?))
+            let cannot = |why: String| UsageError(format!("cannot read '{}': {why}", p.display()));
+            if p.is_dir() {
+                return Err(cannot("it is a directory; name a file of solutions".into()).into());
+            }
+            Box::new(BufReader::new(
+                File::open(p).map_err(|e| cannot(e.to_string()))?,
+            ))
         }
     };
     let mut output = Output::open(output)?;
     let mut out = BufWriter::new(Writer(&mut output));
     let (mut valid, mut invalid, mut malformed) = (0u64, 0u64, 0u64);
+    let name = file.map_or("standard input".to_string(), |p| {
+        format!("'{}'", p.display())
+    });
     for entry in Reader::new(input, format, shape) {
-        let entry = entry?;
+        let entry = entry.map_err(|e| anyhow::anyhow!("could not read {name}: {e}"))?;
         let verdict = match entry.placement {
             Err(why) => {
                 malformed += 1;

@@ -17,7 +17,11 @@ pub fn run(
     output: Option<&Path>,
     quiet: bool,
 ) -> anyhow::Result<ExitCode> {
-    let mut out = Output::open(output)?;
+    let inputs: Vec<(&Path, &str)> = files
+        .iter()
+        .map(|f| (f.as_path(), "one of the journals merged"))
+        .collect();
+    let mut out = Output::open_keeping(output, &inputs)?;
     let mut sources = Vec::new();
     for path in files {
         let contents = Contents::read(path)?;

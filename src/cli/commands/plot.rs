@@ -102,11 +102,85 @@ fn read(path: &Path) -> Result<Input, UsageError> {
     } else {
         serde_json::from_value(value).map(|r| Input::Count(Box::new(r)))
     };
-    input.map_err(|e| {
+    let input = input.map_err(|e| {
         cannot(format!(
             "not a report of `nqueens count --format json` or `nqueens bench --export-json` ({e})"
         ))
-    })
+    })?;
+    plottable(&input).map_err(cannot)?;
+    Ok(input)
+}
+
+/// The most seconds a count may report (about 3,000 years), threads a run may have, and a rate or a speedup
+/// may reach: values beyond are not measurements, and would make the charts' axes and labels endless.
+const MAX_SECONDS: f64 = 1e11;
+const MAX_THREADS: usize = 1 << 20;
+const MAX_RATE: f64 = 1e18;
+
+/// Refuses a report of another schema version, or with values no run can have (infinite, negative, absurd).
+fn plottable(input: &Input) -> Result<(), String> {
+    use nqueens::report::{bench::BENCH_SCHEMA_VERSION, SCHEMA_VERSION};
+    let (version, expected) = match input {
+        Input::Count(r) => (r.schema_version, SCHEMA_VERSION),
+        Input::Bench(r) => (r.schema_version, BENCH_SCHEMA_VERSION),
+    };
+    if version != expected {
+        return Err(format!(
+            "its schema_version is {version}, but this nqueens reads version {expected}: plot it with the \
+             version of nqueens that wrote it"
+        ));
+    }
+    let within = |what: String, x: f64, max: f64| {
+        if x.is_finite() && (0.0..=max).contains(&x) {
+            Ok(())
+        } else {
+            Err(format!(
+                "{what} is {x}, not a value a run can have (0 to {max:e})"
+            ))
+        }
+    };
+    let threads = |what: String, t: usize| {
+        if t <= MAX_THREADS {
+            Ok(())
+        } else {
+            Err(format!("{what} is {t}, more threads than a machine has"))
+        }
+    };
+    match input {
+        Input::Count(r) => {
+            threads("threads".into(), r.threads)?;
+            for (i, b) in r.results.iter().enumerate() {
+                within(format!("results[{i}].seconds"), b.seconds, MAX_SECONDS)?;
+                if b.n > nqueens::Board::MAX_SIDE {
+                    return Err(format!(
+                        "results[{i}].n is {}, beyond the largest board, {}",
+                        b.n,
+                        nqueens::Board::MAX_SIDE
+                    ));
+                }
+            }
+        }
+        Input::Bench(r) => {
+            for (i, s) in r.scaling.iter().enumerate() {
+                threads(format!("scaling[{i}].threads"), s.threads)?;
+                within(format!("scaling[{i}].speedup"), s.speedup, MAX_RATE)?;
+            }
+            if let Some(scores) = &r.scores {
+                for (what, score) in [
+                    ("single_thread", &scores.single_thread),
+                    ("multi_thread", &scores.multi_thread),
+                ] {
+                    within(
+                        format!("scores.{what}.solutions_per_second"),
+                        score.solutions_per_second,
+                        MAX_RATE,
+                    )?;
+                    threads(format!("scores.{what}.threads"), score.threads)?;
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Draws into a fresh SVG document and returns its text.

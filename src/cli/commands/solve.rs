@@ -28,6 +28,14 @@ pub fn run(board: &str, method: Method, show: &ShowOptions) -> anyhow::Result<Ex
         ))
         .into());
     }
+    if shape.cols > shape.rows {
+        // Two of its queens would share a row: no search needed, as `count` knows.
+        eprintln!(
+            "the {} board has no solution: it has more columns than rows, so two queens would share a row",
+            shape_name(shape)
+        );
+        return Ok(ExitCode::FAILURE);
+    }
     let method = match method {
         Method::Auto if shape.rows <= BACKTRACK_AUTO_MAX => Method::Backtrack,
         Method::Auto => Method::Construct,

@@ -45,6 +45,9 @@ pub fn run(
             .map_err(|e: nqueens::runs::shard::ShardError| UsageError(e.to_string()))?,
     };
     let board = Board::new(n).map_err(|e| UsageError(e.to_string()))?;
+    if let Some(depth) = split_depth {
+        crate::cli::validate::split_depth(board, symmetry, depth)?;
+    }
     let split = split_depth.map_or(Split::durable(symmetry), Split::Depth);
     let plan = Plan::new(board, symmetry, split);
     let fingerprint = Fingerprint::of(&plan);

@@ -263,11 +263,40 @@ impl BenchExporter for Table {
                 );
             }
         }
+        if let Some(line) = gpu_line(report) {
+            text += &format!("\n{line}\n");
+        }
         if let Some(line) = status_line(report) {
             text += &format!("\n{line}\n");
         }
         text.into_bytes()
     }
+}
+
+/// For a GPU benchmark: the GPUs' own time and rate, from the timed run with the median kernel time, or
+/// `None` where no run has a kernel time.
+fn gpu_line(report: &BenchReport) -> Option<String> {
+    let gpu = report.workload.gpu.as_deref()?;
+    let mut runs: Vec<&Run> = report
+        .runs
+        .iter()
+        .filter(|r| !r.warmup && r.gpu_seconds.is_some())
+        .collect();
+    runs.sort_by(|a, b| a.gpu_seconds.partial_cmp(&b.gpu_seconds).expect("no NaN"));
+    let run = runs.get(runs.len() / 2)?;
+    let seconds = run.gpu_seconds?;
+    let rate = |x: u128| {
+        if seconds > 0.0 {
+            x as f64 / seconds
+        } else {
+            0.0
+        }
+    };
+    Some(format!(
+        "GPU ({gpu}), median kernel time {seconds:.3} s: {} solutions/s, {} nodes/s",
+        si(rate(run.total)),
+        si(rate(run.nodes))
+    ))
 }
 
 /// One JSON document: the whole report, every run included.

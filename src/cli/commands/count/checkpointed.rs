@@ -106,8 +106,28 @@ pub fn resolve(
         .to_string_lossy()
         .replace("{k}", &whole.index.to_string())
         .replace("{m}", &whole.count.to_string());
+    let path = PathBuf::from(name);
+    if path.is_dir() {
+        return Err(UsageError(format!(
+            "--checkpoint '{}' is a directory: name a journal file, such as '{}'",
+            path.display(),
+            path.join("run.journal").display()
+        )));
+    }
+    let folder = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => std::path::Path::new("."),
+    };
+    if !folder.is_dir() {
+        return Err(UsageError(format!(
+            "--checkpoint '{}': the folder '{}' does not exist; create it first (mkdir -p '{}')",
+            path.display(),
+            folder.display(),
+            folder.display()
+        )));
+    }
     Ok(Some(Durable {
-        path: PathBuf::from(name),
+        path,
         shard,
         only,
         split_depth,
@@ -140,12 +160,13 @@ pub fn count(
     // Caught from before the journal exists: a signal that comes while the plan is built waits for the run,
     // which then stops at once, instead of killing the process between the journal's creation and its use.
     let mut signals = Signals::new([SIGINT, SIGTERM])?;
+    let _handled = crate::cli::output::SignalsHandled::take();
     let handle = signals.handle();
     let checkpoint = Checkpoint::open(&durable.path, &spec).map_err(|e| match e {
         // A journal of another run is a mistake in the arguments, not a failure: exit code 2.
-        JournalError::Foreign { .. } | JournalError::NotAJournal { .. } => {
-            anyhow::Error::new(UsageError(e.to_string()))
-        }
+        JournalError::Foreign { .. }
+        | JournalError::NotAJournal { .. }
+        | JournalError::OutsidePlan { .. } => anyhow::Error::new(UsageError(e.to_string())),
         other => anyhow::Error::new(other),
     })?;
     if !quiet {
@@ -192,6 +213,8 @@ pub fn count(
                     "{}",
                     stopped_message(sig, &durable.path, request, &spec, saved.err())
                 );
+                // Leaving this way skips destructors: the result's temporary file goes by hand.
+                crate::cli::output::remove_temps();
                 std::process::exit(exit_code(sig).into());
             }
         });

@@ -32,6 +32,9 @@ pub fn run(
     durable: &DurableOptions,
 ) -> anyhow::Result<ExitCode> {
     let requests = validate::requests(sizes, options)?;
+    if check {
+        validate::published(&requests)?;
+    }
     // A missing GPU is found before anything is written.
     if options.backend == nqueens::engine::exec::Backend::Gpu {
         let gpu = nqueens::gpu::device()?;
@@ -43,8 +46,15 @@ pub fn run(
         }
     }
     let durable = checkpointed::resolve(durable, requests.len(), check, options.split_depth)?;
+    let journal = durable
+        .as_ref()
+        .map(|d| (d.path.as_path(), "the journal of this run"));
     let exports = options.exports.files(options.output.as_deref())?;
-    let mut out = Output::open(options.output.as_deref())?;
+    for (_, path) in &exports {
+        // An export is refused where the output would be: onto the journal of this run, or any journal.
+        Output::open_keeping(Some(path), journal.as_slice())?;
+    }
+    let mut out = Output::open_keeping(options.output.as_deref(), journal.as_slice())?;
     let exporter = options.format.exporter_for(check);
     let threads = requests.first().map_or(1, |r| r.threads);
     let mut report = Report::start(threads);

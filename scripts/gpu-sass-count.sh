@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# Counts the SASS instructions of a CUDA kernel's inner loop, without a GPU (a developer tool, not part of CI).
+#
+#   scripts/gpu-sass-count.sh                        src/gpu/count.cu as the program builds it (sm_90)
+#   scripts/gpu-sass-count.sh -D NQ_NODES=0          the same with a switch of the kernel (as NQUEENS_GPU_DEFINES)
+#   scripts/gpu-sass-count.sh --file K.cu [-D ...]   another kernel (e.g. a peer's), compiled the same way
+#   scripts/gpu-sass-count.sh --ptx K.ptx            PTX made by NVRTC itself, as the program makes it:
+#     NQUEENS_PTX_OUT=K.ptx LD_LIBRARY_PATH=<libnvrtc's folder> \
+#       cargo test --release --features cuda --test gpu dump_ptx -- --ignored
+#   SASS_ARCH=sm_80 scripts/gpu-sass-count.sh        another architecture
+#   SASS_DUMP=1 ...                                  also prints the loop's SASS
+#
+# How: the kernel is compiled to PTX by nvcc's front end (NVVM, the compiler NVRTC wraps) with the options the
+# program gives NVRTC at run time (src/gpu/cuda.rs: `--gpu-architecture` and the `NQ_*` defines),
+# assembled by ptxas -O3 (what the driver's JIT does with the PTX) and read with nvdisasm. The innermost loop (a
+# backward branch with no other inside it; of those, the largest that reads shared memory) is taken as the search loop. It prints the loop's
+# instructions and two paths from its head to its backward branch: the shortest (the common path when the rare
+# cases are branched off it) and the longest. A branch-free loop has all three equal: one turn, one node.
+#
+# Tools: nvcc, ptxas and nvdisasm from $CUDA_BIN, else from PATH, else from /work/cuda-venv
+# (`python3 -m venv /work/cuda-venv && /work/cuda-venv/bin/pip install nvidia-cuda-nvcc nvidia-cuda-nvdisasm`).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+file=$root/src/gpu/count.cu
+arch=${SASS_ARCH:-sm_90}
+defines=()
+extra=()
+ptx=
+while [ $# -gt 0 ]; do
+  case "$1" in
+  --file) file=$2; shift 2 ;;
+  --ptx) ptx=$2; shift 2 ;;
+  -D) defines+=("-D$2"); shift 2 ;;
+  -D*) defines+=("$1"); shift ;;
+  *) extra+=("$1"); shift ;;
+  esac
+done
+
+find_tool() {
+  local t=$1
+  if [ -n "${CUDA_BIN:-}" ] && [ -x "$CUDA_BIN/$t" ]; then echo "$CUDA_BIN/$t"; return; fi
+  if command -v "$t" >/dev/null 2>&1; then command -v "$t"; return; fi
+  local v
+  for v in /work/cuda-venv/lib/python3*/site-packages/nvidia/cu*/bin/"$t"; do
+    [ -x "$v" ] && { echo "$v"; return; }
+  done
+  echo "no $t: set CUDA_BIN or install nvidia-cuda-nvcc and nvidia-cuda-nvdisasm (see the top of $0)" >&2
+  exit 1
+}
+nvcc=$(find_tool nvcc)
+ptxas=$(find_tool ptxas)
+nvdisasm=$(find_tool nvdisasm)
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+if [ -n "$ptx" ]; then
+  cp "$ptx" "$work/k.ptx"
+  file=$ptx
+else
+  "$nvcc" --ptx -arch="compute_${arch#sm_}" -I"$(dirname "$file")" \
+    "${defines[@]}" "${extra[@]}" -o "$work/k.ptx" -x cu "$file"
+fi
+"$ptxas" -O3 -arch="$arch" -o "$work/k.cubin" "$work/k.ptx"
+"$nvdisasm" -c "$work/k.cubin" >"$work/k.sass"
+
+echo "kernel: ${file#"$root"/} ${defines[*]:-} ($arch; $("$nvcc" --version | grep -o 'release [0-9.]*'))"
+python3 - "$work/k.sass" "${SASS_DUMP:-0}" <<'EOF'
+import re, sys
+lines = open(sys.argv[1]).read().splitlines()
+dump = sys.argv[2] == "1"
+ins, labels = [], {}
+for line in lines:
+    m = re.match(r"\s*(\.L_x_\d+|[A-Za-z_]\w*):\s*$", line)
+    if m:
+        labels[m.group(1)] = len(ins)
+        continue
+    m = re.match(r"\s*/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;?\s*$", line)
+    if m:
+        ins.append(m.group(2).rstrip(" ;"))
+def target(text):
+    m = re.search(r"BRA\b.*`\((\.L_x_\d+)\)", text)
+    return labels.get(m.group(1)) if m else None
+loops = [(target(t), i) for i, t in enumerate(ins) if target(t) is not None and target(t) <= i]
+inner = [l for l in loops if not any(o != l and l[0] <= o[0] and o[1] <= l[1] for o in loops)]
+if not inner:
+    sys.exit("no loop found")
+# The search reads its stack from shared memory: prefer the loops that do (a copy loop, unrolled, may be larger).
+searching = [l for l in inner if any(ins[i].lstrip("@!P0123456789 ").startswith("LDS") for i in range(l[0], l[1] + 1))]
+head, back = max(searching or inner, key=lambda l: l[1] - l[0])
+# Basic blocks of the span: successors of each instruction inside [head, back].
+def succ(i):
+    t, out = ins[i], []
+    tgt = target(t)
+    uncond = re.match(r"(BRA|EXIT|RET)\b", t) is not None
+    if tgt is not None and head <= tgt <= back and i != back:
+        out.append(tgt)
+    if not uncond and i < back:
+        out.append(i + 1)
+    if re.match(r"@!?U?P\w+\s+(EXIT|RET)", t) and i < back:
+        out = [i + 1]
+    return out
+import heapq
+def shortest():
+    dist, q = {head: 1}, [(1, head)]
+    while q:
+        d, i = heapq.heappop(q)
+        if i == back:
+            return d
+        if d > dist.get(i, 1 << 30):
+            continue
+        for j in succ(i):
+            if d + 1 < dist.get(j, 1 << 30):
+                dist[j] = d + 1
+                heapq.heappush(q, (d + 1, j))
+def longest():
+    # Forward edges only (the span is acyclic once its own back edge is cut).
+    best = {head: 1}
+    for i in range(head, back + 1):
+        if i not in best:
+            continue
+        for j in succ(i):
+            if j > i:
+                best[j] = max(best.get(j, 0), best[i] + 1)
+    return best.get(back)
+span = back - head + 1
+print(f"innermost loop: {span} instructions in its body; head to back edge: shortest {shortest()}, longest {longest()}")
+if dump:
+    for i in range(head, back + 1):
+        print(f"  {i - head:3d}  {ins[i]}")
+EOF

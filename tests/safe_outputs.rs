@@ -1,0 +1,519 @@
+//! Nothing a user types destroys a file or runs away (issue 17): `-o` writes through devices, FIFOs and links,
+//! keeps modes, refuses read-only files and journals; interrupted writes leave no debris; work that cannot help
+//! is refused; broken inputs get a message naming the file and the documented exit code.
+
+mod common;
+
+use common::nqueens;
+use predicates::prelude::*;
+use predicates::str::contains;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn binary() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_nqueens"))
+}
+
+/// The names in `dir`, sorted.
+fn names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+fn partials(dir: &Path) -> Vec<String> {
+    names(dir)
+        .into_iter()
+        .filter(|n| n.starts_with(".nqueens-partial-"))
+        .collect()
+}
+
+#[cfg(unix)]
+fn mode(path: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    fs::metadata(path).unwrap().permissions().mode() & 0o7777
+}
+
+#[test]
+#[cfg(unix)]
+fn output_to_dev_null_writes_into_the_device() {
+    use std::os::unix::fs::FileTypeExt;
+    nqueens()
+        .args(["count", "8", "-q", "-o", "/dev/null"])
+        .assert()
+        .success()
+        .stdout("");
+    let kind = fs::metadata("/dev/null").unwrap().file_type();
+    assert!(kind.is_char_device(), "/dev/null is still a device");
+}
+
+#[test]
+#[cfg(unix)]
+fn output_to_a_fifo_writes_into_the_pipe() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("pipe");
+    let made = Command::new("mkfifo").arg(&fifo).status();
+    if !made.is_ok_and(|s| s.success()) {
+        eprintln!("skipped: no mkfifo");
+        return;
+    }
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || fs::read_to_string(fifo).unwrap())
+    };
+    nqueens()
+        .args(["count", "8", "-q", "--format", "csv", "-o"])
+        .arg(&fifo)
+        .timeout(Duration::from_secs(60))
+        .assert()
+        .success();
+    let read = reader.join().unwrap();
+    assert!(read.contains("\n8,92,12,"), "{read}");
+    assert!(fs::metadata(&fifo).unwrap().file_type().is_fifo());
+    assert!(partials(dir.path()).is_empty());
+}
+
+#[test]
+#[cfg(unix)]
+fn output_through_a_symlink_replaces_its_target_and_keeps_the_link() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("target.csv");
+    let link = dir.path().join("link.csv");
+    fs::write(&target, "old\n").unwrap();
+    std::os::unix::fs::symlink("target.csv", &link).unwrap();
+    nqueens()
+        .args(["count", "8", "-q", "--format", "csv", "-o"])
+        .arg(&link)
+        .assert()
+        .success();
+    assert!(fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert!(fs::read_to_string(&target).unwrap().contains("\n8,92,12,"));
+    // A dangling link gets its target created.
+    let dangling = dir.path().join("dangling.csv");
+    std::os::unix::fs::symlink("new.csv", &dangling).unwrap();
+    nqueens()
+        .args(["count", "8", "-q", "--format", "csv", "-o"])
+        .arg(&dangling)
+        .assert()
+        .success();
+    assert!(fs::symlink_metadata(&dangling)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert!(fs::read_to_string(dir.path().join("new.csv"))
+        .unwrap()
+        .contains("\n8,92,12,"));
+}
+
+#[test]
+#[cfg(unix)]
+fn output_keeps_the_mode_of_the_file_it_replaces_and_refuses_read_only_ones() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let shared = dir.path().join("shared.csv");
+    fs::write(&shared, "old\n").unwrap();
+    fs::set_permissions(&shared, fs::Permissions::from_mode(0o660)).unwrap();
+    nqueens()
+        .args(["count", "8", "-q", "--format", "csv", "-o"])
+        .arg(&shared)
+        .assert()
+        .success();
+    assert_eq!(mode(&shared), 0o660);
+    assert!(fs::read_to_string(&shared).unwrap().contains("8,92"));
+
+    let kept = dir.path().join("kept.csv");
+    fs::write(&kept, "precious\n").unwrap();
+    fs::set_permissions(&kept, fs::Permissions::from_mode(0o444)).unwrap();
+    nqueens()
+        .args(["count", "8", "-q", "-o"])
+        .arg(&kept)
+        .assert()
+        .code(2)
+        .stderr(contains("kept.csv").and(contains("read-only (mode 0444)")));
+    assert_eq!(fs::read_to_string(&kept).unwrap(), "precious\n");
+    assert_eq!(mode(&kept), 0o444);
+    assert!(partials(dir.path()).is_empty());
+}
+
+#[test]
+fn output_onto_the_journal_of_the_run_is_refused_however_it_is_spelled() {
+    let dir = tempfile::tempdir().unwrap();
+    let journal = dir.path().join("n10.journal");
+    nqueens()
+        .args(["count", "10", "-q", "--checkpoint"])
+        .arg(&journal)
+        .assert()
+        .success();
+    let before = fs::read(&journal).unwrap();
+    let mut spellings = vec![
+        journal.clone(),
+        dir.path().join(".").join("n10.journal"),
+        dir.path().join("sub").join("..").join("n10.journal"),
+    ];
+    fs::create_dir(dir.path().join("sub")).unwrap();
+    #[cfg(unix)]
+    {
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink(&journal, &link).unwrap();
+        spellings.push(link);
+    }
+    for spelled in &spellings {
+        nqueens()
+            .args(["count", "10", "-q", "--checkpoint"])
+            .arg(&journal)
+            .arg("-o")
+            .arg(spelled)
+            .assert()
+            .code(2)
+            .stderr(contains("the journal of this run"));
+        assert_eq!(fs::read(&journal).unwrap(), before, "{}", spelled.display());
+    }
+    // Nor the journal of another run: a journal may hold weeks of counting.
+    nqueens()
+        .args(["count", "8", "-q", "-o"])
+        .arg(&journal)
+        .assert()
+        .code(2)
+        .stderr(contains("it is an nqueens journal"));
+    assert_eq!(fs::read(&journal).unwrap(), before);
+    // A new journal too: the result would have replaced it at the end.
+    let fresh = dir.path().join("n9.journal");
+    nqueens()
+        .args(["count", "9", "--checkpoint"])
+        .arg(&fresh)
+        .arg("-o")
+        .arg(dir.path().join("sub/../n9.journal"))
+        .assert()
+        .code(2);
+    assert!(!fresh.exists());
+}
+
+#[test]
+fn merge_refuses_to_write_over_one_of_its_journals() {
+    let dir = tempfile::tempdir().unwrap();
+    let shards: Vec<PathBuf> = (0..2)
+        .map(|k| {
+            let path = dir.path().join(format!("m{k}.journal"));
+            nqueens()
+                .args([
+                    "count",
+                    "10",
+                    "-q",
+                    "--shard",
+                    &format!("{k}/2"),
+                    "--checkpoint",
+                ])
+                .arg(&path)
+                .assert()
+                .success();
+            path
+        })
+        .collect();
+    let before = fs::read(&shards[0]).unwrap();
+    nqueens()
+        .arg("merge")
+        .args(&shards)
+        .arg("-o")
+        .arg(&shards[0])
+        .assert()
+        .code(2)
+        .stderr(contains("one of the journals merged"));
+    assert_eq!(fs::read(&shards[0]).unwrap(), before);
+    nqueens()
+        .arg("merge")
+        .args(&shards)
+        .assert()
+        .success()
+        .stdout(contains("724"));
+}
+
+/// Starts `args` with `-o` into `dir`, waits for its temporary file, sends `signal`, and checks that nothing
+/// is left: neither the temporary file nor a result.
+#[cfg(unix)]
+fn interrupted_leaves_no_debris(args: &[&str], signal: i32) {
+    use std::os::unix::process::ExitStatusExt;
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("result");
+    let mut child = Command::new(binary())
+        .args(args)
+        .arg("-o")
+        .arg(&out)
+        .arg("-q")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while partials(dir.path()).is_empty() && Instant::now() < deadline {
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    // SAFETY: kill only sends a signal to the child this test started.
+    unsafe { libc::kill(child.id() as i32, signal) };
+    let status = child.wait().unwrap();
+    if status.success() {
+        // The run finished before the signal came: nothing to clean, but nothing partial either.
+        eprintln!("{args:?}: finished before the signal");
+        assert!(partials(dir.path()).is_empty());
+        return;
+    }
+    assert_eq!(status.signal(), Some(signal), "{args:?}: {status:?}");
+    assert_eq!(names(dir.path()), Vec::<String>::new(), "{args:?}");
+}
+
+#[test]
+#[cfg(unix)]
+fn sigint_and_sigterm_remove_the_temporary_file() {
+    interrupted_leaves_no_debris(&["list", "16"], libc::SIGTERM);
+    interrupted_leaves_no_debris(&["list", "16"], libc::SIGINT);
+    interrupted_leaves_no_debris(&["count", "4..17"], libc::SIGTERM);
+    interrupted_leaves_no_debris(&["count", "4..17"], libc::SIGHUP);
+    interrupted_leaves_no_debris(&["solve", "10000000"], libc::SIGINT);
+}
+
+#[test]
+#[cfg(unix)]
+fn a_checkpointed_run_stopped_by_a_signal_leaves_its_journal_and_no_temporary_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let journal = dir.path().join("n17.journal");
+    let mut child = Command::new(binary())
+        .args(["count", "17", "-q", "--checkpoint"])
+        .arg(&journal)
+        .arg("-o")
+        .arg(dir.path().join("n17.csv"))
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !journal.exists() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    std::thread::sleep(Duration::from_millis(200));
+    // SAFETY: kill only sends a signal to the child this test started.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let status = child.wait().unwrap();
+    if status.success() {
+        eprintln!("finished before the signal");
+        return;
+    }
+    assert_eq!(status.code(), Some(143));
+    assert_eq!(names(dir.path()), vec!["n17.journal".to_string()]);
+}
+
+#[test]
+fn split_depths_that_cannot_help_are_refused_with_the_useful_range() {
+    let started = Instant::now();
+    nqueens()
+        .args(["count", "16", "--split-depth", "10"])
+        .assert()
+        .code(2)
+        .stderr(contains("more than 4194304 work units").and(contains("from 0 to 5")));
+    nqueens()
+        .args(["units", "64", "--split-depth", "64", "--symmetry", "none"])
+        .assert()
+        .code(2)
+        .stderr(contains("from 0 to 3"));
+    nqueens()
+        .args(["count", "8", "--split-depth", "9"])
+        .assert()
+        .code(2)
+        .stderr(contains("deeper than n = 8 has rows").and(contains("from 0 to 8")));
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "refused at once"
+    );
+    // A depth within the range still counts.
+    nqueens()
+        .args(["count", "8", "--split-depth", "8", "--format", "csv"])
+        .assert()
+        .success()
+        .stdout(contains("\n8,92,12,"));
+}
+
+#[test]
+fn searches_that_cannot_succeed_are_answered_at_once() {
+    nqueens()
+        .args(["solve", "20x21"])
+        .timeout(Duration::from_secs(10))
+        .assert()
+        .code(1)
+        .stdout("")
+        .stderr(contains("no solution").and(contains("more columns than rows")));
+    for args in [
+        vec!["verify", "28"],
+        vec!["count", "28", "--check"],
+        vec!["verify", "20..28"],
+    ] {
+        nqueens()
+            .args(&args)
+            .timeout(Duration::from_secs(10))
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(contains("no published count").and(contains("up to n = 27")));
+    }
+}
+
+#[test]
+fn units_outside_the_plan_are_refused_and_no_journal_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let journal = dir.path().join("u.journal");
+    nqueens()
+        .args(["count", "12", "--units", "9999999", "--checkpoint"])
+        .arg(&journal)
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(contains("numbered 0 to").and(contains("units 12 --summary")));
+    assert!(!journal.exists());
+}
+
+/// The journal at `path` with its header's `n` changed and its checksum made right again.
+fn forge_header(path: &Path, from: &str, to: &str) {
+    let text = fs::read_to_string(path).unwrap();
+    let (header, rest) = text.split_once('\n').unwrap();
+    let (payload, _) = header.rsplit_once('\t').unwrap();
+    let forged = payload.replace(from, to);
+    assert_ne!(forged, payload);
+    let line = format!("{forged}\t{:08x}", crc32fast::hash(forged.as_bytes()));
+    fs::write(path, format!("{line}\n{rest}")).unwrap();
+}
+
+#[test]
+fn merge_refuses_a_journal_whose_header_was_edited_as_foreign() {
+    let dir = tempfile::tempdir().unwrap();
+    let journal = dir.path().join("n10.journal");
+    nqueens()
+        .args(["count", "10", "-q", "--checkpoint"])
+        .arg(&journal)
+        .assert()
+        .success();
+    forge_header(&journal, "\"n\":10,", "\"n\":11,");
+    nqueens()
+        .arg("merge")
+        .arg(&journal)
+        .assert()
+        .code(1)
+        .stdout("")
+        .stderr(
+            contains("n10.journal").and(contains("not the journal of the plan its header names")),
+        );
+    // A header that claims a split no plan could have is refused the same way, at once.
+    let deep = dir.path().join("deep.journal");
+    nqueens()
+        .args(["count", "10", "-q", "--checkpoint"])
+        .arg(&deep)
+        .assert()
+        .success();
+    forge_header(&deep, "\"split_depth\":", "\"split_depth\":6");
+    nqueens()
+        .arg("merge")
+        .arg(&deep)
+        .timeout(Duration::from_secs(20))
+        .assert()
+        .code(1)
+        .stderr(contains("not the journal of the plan"));
+}
+
+#[test]
+fn plot_refuses_absurd_values_and_unknown_schema_versions() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = dir.path().join("count.json");
+    nqueens()
+        .args(["count", "8..10", "-q", "--format", "json", "-o"])
+        .arg(&good)
+        .assert()
+        .success();
+    let text = fs::read_to_string(&good).unwrap();
+    let mut value: serde_json::Value = serde_json::from_str(&text).unwrap();
+    value["results"][0]["seconds"] = serde_json::json!(1e308);
+    let huge = dir.path().join("huge.json");
+    fs::write(&huge, value.to_string()).unwrap();
+    nqueens()
+        .arg("plot")
+        .arg(&huge)
+        .arg("-o")
+        .arg(dir.path().join("plots"))
+        .timeout(Duration::from_secs(20))
+        .assert()
+        .code(2)
+        .stderr(contains("huge.json").and(contains("results[0].seconds")));
+    let mut value: serde_json::Value = serde_json::from_str(&text).unwrap();
+    value["schema_version"] = serde_json::json!(99);
+    let future = dir.path().join("future.json");
+    fs::write(&future, value.to_string()).unwrap();
+    nqueens()
+        .arg("plot")
+        .arg(&future)
+        .arg("-o")
+        .arg(dir.path().join("plots"))
+        .assert()
+        .code(2)
+        .stderr(contains("future.json").and(contains("schema_version is 99")));
+}
+
+#[test]
+fn check_quotes_a_bounded_excerpt_reads_past_bad_bytes_and_accepts_a_byte_order_mark() {
+    let long = format!("[{}]\n", "x".repeat(1 << 20));
+    let out = nqueens().arg("check").write_stdin(long).assert().code(1);
+    let stdout = out.get_output().stdout.clone();
+    assert!(stdout.len() < 400, "{} bytes echoed", stdout.len());
+    assert!(String::from_utf8_lossy(&stdout).contains("malformed"));
+
+    let mut input = b"\xEF\xBB\xBF[1,5,8,6,3,7,2,4]\n".to_vec();
+    input.extend_from_slice(b"[1,5,\xFF8]\n[2,4,1,3]\n");
+    nqueens()
+        .arg("check")
+        .write_stdin(input)
+        .assert()
+        .code(1)
+        .stdout(
+            "line 1: valid\n\
+             line 2: malformed: not UTF-8 text (byte 6 of the line is not): not a solution in any format\n\
+             line 3: valid\n",
+        );
+}
+
+#[test]
+fn wrong_places_for_files_are_usage_errors_that_name_them() {
+    let dir = tempfile::tempdir().unwrap();
+    nqueens()
+        .arg("check")
+        .arg(dir.path())
+        .assert()
+        .code(2)
+        .stderr(contains(dir.path().to_str().unwrap()).and(contains("directory")));
+    nqueens()
+        .args(["count", "8", "--checkpoint"])
+        .arg(dir.path())
+        .assert()
+        .code(2)
+        .stderr(contains("is a directory"));
+    nqueens()
+        .args(["count", "8", "--checkpoint"])
+        .arg(dir.path().join("no/such/folder/n8.journal"))
+        .assert()
+        .code(2)
+        .stderr(contains("does not exist"));
+    let json = dir.path().join("b.json");
+    nqueens()
+        .args(["bench", "--quick", "--export-json"])
+        .arg(&json)
+        .arg("--export-csv")
+        .arg(dir.path().join(".").join("b.json"))
+        .assert()
+        .code(2)
+        .stderr(contains("named by two exports"));
+    assert_eq!(names(dir.path()), Vec::<String>::new());
+}
