@@ -32,8 +32,8 @@
 //! clears are reported. The
 //! figures are in `results/bulk-counting.md`.
 
-use nqueens::kernel::{self, Start, Tally};
-use nqueens::plan::Weight;
+use nqueens::engine::kernel::{self, Start, Tally};
+use nqueens::engine::plan::Weight;
 use nqueens::{Board, Count, Plan, Split, Symmetry};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
