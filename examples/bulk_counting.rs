@@ -27,7 +27,7 @@
 //!
 //! Nodes and lookups are exact and do not depend on the machine; the seconds are those of these plain
 //! recursive searches on one thread (the engine's vector loop does a node in some 1 ns here, this recursion in
-//! some 3 to 4): compare methods by nodes and lookups first, by time within the same style of loop. A method's
+//! some 7 to 9): compare methods by nodes and lookups first, by time within the same style of loop. A method's
 //! caches hold at most `--cap` MB (default 512, shared by a memo's depths) and are emptied when full: the
 //! clears are reported. The
 //! figures are in `results/bulk-counting.md`.
@@ -525,13 +525,18 @@ fn full(n: u32) -> u64 {
 /// One board's plain units with their starts and the engine's tallies, and the count of the whole board.
 struct Board_ {
     n: u32,
+    /// The plan's plain units (the methods may count a sample of them).
+    units: usize,
     starts: Vec<Start>,
     tallies: Vec<Tally>,
     engine_seconds: f64,
     total: Count,
 }
 
-fn prepare(n: u32) -> Board_ {
+/// Units are sampled in blocks of this many consecutive units, so that a cache sees neighbouring units together.
+const SAMPLE_BLOCK: usize = 256;
+
+fn prepare(n: u32, sample: usize) -> Board_ {
     let plan = Plan::new(
         Board::new(n).expect("a board the engine takes"),
         Symmetry::Full,
@@ -548,6 +553,7 @@ fn prepare(n: u32) -> Board_ {
         .collect();
     let mut tallies = vec![Tally::default(); starts.len()];
     let clock = Instant::now();
+    let units = starts.len();
     let mut next = starts.iter().cloned().enumerate();
     kernel::count_stream(n, || next.next(), |i, t| tallies[i] = t);
     let engine_seconds = clock.elapsed().as_secs_f64();
@@ -556,6 +562,20 @@ fn prepare(n: u32) -> Board_ {
         .zip(&tallies)
         .map(|(u, &t)| plan.weigh(u, t))
         .sum();
+    // The methods count one block of units in `sample` (all of them for 1).
+    let keep = |i: &usize| (i / SAMPLE_BLOCK) % sample == 0;
+    let starts: Vec<Start> = starts
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| keep(i))
+        .map(|(_, s)| s)
+        .collect();
+    let tallies: Vec<Tally> = tallies
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| keep(i))
+        .map(|(_, t)| t)
+        .collect();
     total += plan
         .units()
         .iter()
@@ -564,6 +584,7 @@ fn prepare(n: u32) -> Board_ {
         .sum();
     Board_ {
         n,
+        units,
         starts,
         tallies,
         engine_seconds,
@@ -617,6 +638,7 @@ fn main() {
         Method::JoinHalf,
     ];
     let mut cap = 512 << 20;
+    let mut sample = 1;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
@@ -627,6 +649,12 @@ fn main() {
             "--cap" => {
                 let mb: usize = args.next().and_then(|c| c.parse().ok()).expect("--cap MB");
                 cap = mb << 20;
+            }
+            "--sample" => {
+                sample = args
+                    .next()
+                    .and_then(|c| c.parse().ok())
+                    .expect("--sample M")
             }
             n => boards.push(n.parse::<u32>().expect("N is a board side")),
         }
@@ -640,7 +668,7 @@ fn main() {
     println!("|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|");
     for &n in &boards {
         assert!((4..=KEY_BITS).contains(&n), "n from 4 to {KEY_BITS}");
-        let b = prepare(n);
+        let b = prepare(n, sample);
         let published = known(n).expect("the board's published counts");
         assert_eq!(
             (b.total.total, b.total.unique),
@@ -649,13 +677,20 @@ fn main() {
         );
         let nodes: u64 = b.tallies.iter().map(|t| t.nodes).sum();
         println!(
-            "| {n} | engine ({}, {} units; total {}, unique {}) | {nodes} | | | | | | | {:.3} |",
+            "| {n} | engine ({}, all {} units; total {}, unique {}) | {} | | | | | | | {:.3} |",
             kernel::Kernel::preferred(),
-            b.starts.len(),
+            b.units,
             b.total.total,
             b.total.unique,
+            b.total.nodes,
             b.engine_seconds
         );
+        if sample > 1 {
+            println!(
+                "| {n} | engine, the sample: {} units in blocks of {SAMPLE_BLOCK}, 1 block in {sample} | {nodes} | | | | | | | |",
+                b.starts.len(),
+            );
+        }
         let (distinct, saved) = group_units(&b);
         println!(
             "| {n} | units grouped by sub-board: {distinct} distinct of {}, nodes saved {:.4} | {} | | | | | | | |",
