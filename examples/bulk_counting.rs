@@ -15,6 +15,9 @@
 //!   the frame's included), so every attack that can no longer matter is masked away. The key is shifted to
 //!   column 0 (completions depend on the columns' differences only) and the smaller of it and its left-right
 //!   mirror image is kept. A miss is counted by a plain search and stored.
+//! - `memo k gaps`, `memo k gaps flip`: the key also forgets the width of every run of empty columns wider
+//!   than the `k` rows can span (two queens at most `k - 1` rows apart cannot attack across it), and with `flip`
+//!   which way up the rows are (the smaller of the key and the key of the rows reversed).
 //! - `memo j..k`: the same, and the searches of a miss looked up again at every depth from `k` rows down to `j`
 //!   (caching at several depths: a dynamic programme over the remaining sub-board).
 //! - `join k`: meet in the middle. For each set of free columns (shifted to column 0) the placements of the last
@@ -98,11 +101,33 @@ fn open_rows(start: &Start, row: u32, masks: kernel::Masks, out: &mut Vec<u32>) 
     }
 }
 
+/// How much of the sub-board's symmetry a key forgets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Canon {
+    /// Shifted to column 0, and the smaller of the key and its left-right mirror image.
+    Mirror,
+    /// Also wide gaps narrowed.
+    Gaps,
+    /// Also the rows upside down: two queens' rows are as far apart either way, so completions are the same.
+    Flip,
+}
+
 /// `rows` shifted to column 0, and the smaller of it and its mirror image. With `gaps`, every run of empty
 /// columns wider than the rows can span is narrowed first: two queens `k` rows apart or less attack each other
 /// on a diagonal only if their columns are less than `k` apart, so a gap of `k` columns or more keeps every
 /// pair across it safe whatever its width.
-fn canonical(rows: &[u32], gaps: bool, out: &mut Vec<u32>) {
+fn canonical(rows: &[u32], canon: Canon, out: &mut Vec<u32>) {
+    if canon == Canon::Flip {
+        let mut flipped = Vec::with_capacity(rows.len());
+        canonical(rows, Canon::Gaps, out);
+        let reversed: Vec<u32> = rows.iter().rev().copied().collect();
+        canonical(&reversed, Canon::Gaps, &mut flipped);
+        if flipped < *out {
+            *out = flipped;
+        }
+        return;
+    }
+    let gaps = canon == Canon::Gaps;
     let mut union = rows.iter().fold(0, |a, &r| a | r);
     out.clear();
     if union == 0 {
@@ -175,7 +200,7 @@ fn search_rows(rows: &[u32], stats: &mut Stats) -> u64 {
 struct Memo {
     /// Rows left at which states are looked up: `lo..=hi`.
     lo: usize,
-    gaps: bool,
+    canon: Canon,
     /// Entries each table holds at most.
     cap: usize,
     tables: Vec<FxMap<Key, u64>>,
@@ -183,12 +208,12 @@ struct Memo {
 }
 
 impl Memo {
-    fn new(lo: usize, hi: usize, gaps: bool, bytes: usize) -> Memo {
+    fn new(lo: usize, hi: usize, canon: Canon, bytes: usize) -> Memo {
         assert!(2 <= lo && lo <= hi && hi <= KEY_ROWS);
         let entry = std::mem::size_of::<(Key, u64)>() + 1;
         Memo {
             lo,
-            gaps,
+            canon,
             // A table holding n entries has room for 8n/7 (rounded up to a power of two).
             cap: bytes / entry / (hi - lo + 1) * 7 / 16,
             tables: (0..=hi).map(|_| FxMap::default()).collect(),
@@ -214,7 +239,7 @@ impl Memo {
             return 0;
         }
         let mut key_rows = std::mem::take(&mut self.scratch[k]);
-        canonical(rows, self.gaps, &mut key_rows);
+        canonical(rows, self.canon, &mut key_rows);
         let key = pack(&key_rows);
         self.scratch[k] = key_rows;
         stats.lookups += 1;
@@ -342,8 +367,8 @@ impl Join {
 #[derive(Clone, Copy, Debug)]
 enum Method {
     Plain,
-    /// Rows left looked up (from, to), and whether wide gaps are narrowed.
-    Memo(usize, usize, bool),
+    /// Rows left looked up (from, to), and the key's symmetry.
+    Memo(usize, usize, Canon),
     Join(usize),
     /// Meet in the middle: the join at half the rows the search fills.
     JoinHalf,
@@ -353,13 +378,18 @@ impl Method {
     fn name(self) -> String {
         match self {
             Method::Plain => "plain".into(),
-            Method::Memo(lo, hi, gaps) => {
+            Method::Memo(lo, hi, canon) => {
                 let rows = if lo == hi {
                     format!("{hi}")
                 } else {
                     format!("{lo}..{hi}")
                 };
-                format!("memo {rows}{}", if gaps { " gaps" } else { "" })
+                let key = match canon {
+                    Canon::Mirror => "",
+                    Canon::Gaps => " gaps",
+                    Canon::Flip => " gaps flip",
+                };
+                format!("memo {rows}{key}")
             }
             Method::Join(k) => format!("join {k}"),
             Method::JoinHalf => "join half".into(),
@@ -369,23 +399,24 @@ impl Method {
     fn parse(s: &str) -> Method {
         let bad = || -> ! {
             panic!(
-                "unknown method '{s}': plain, memo K [gaps], memo J..K [gaps], join K, join half"
+                "unknown method '{s}': plain, memo K [gaps [flip]], memo J..K [gaps [flip]], join K, join half"
             )
         };
         let mut words = s.split_whitespace();
         match (words.next(), words.next()) {
             (Some("plain"), None) => Method::Plain,
             (Some("memo"), Some(k)) => {
-                let gaps = match words.next() {
-                    None => false,
-                    Some("gaps") => true,
+                let canon = match (words.next(), words.next()) {
+                    (None, _) => Canon::Mirror,
+                    (Some("gaps"), None) => Canon::Gaps,
+                    (Some("gaps"), Some("flip")) => Canon::Flip,
                     _ => bad(),
                 };
                 let (lo, hi) = k.split_once("..").unwrap_or((k, k));
                 Method::Memo(
                     lo.parse().unwrap_or_else(|_| bad()),
                     hi.parse().unwrap_or_else(|_| bad()),
-                    gaps,
+                    canon,
                 )
             }
             (Some("join"), Some("half")) => Method::JoinHalf,
@@ -412,7 +443,7 @@ impl Runner {
         Runner {
             method,
             memo: match method {
-                Method::Memo(lo, hi, gaps) => Some(Memo::new(lo, hi, gaps, cap)),
+                Method::Memo(lo, hi, canon) => Some(Memo::new(lo, hi, canon, cap)),
                 _ => None,
             },
             joins: FxMap::default(),
@@ -563,7 +594,7 @@ fn prepare(n: u32, sample: usize) -> Board_ {
         .map(|(u, &t)| plan.weigh(u, t))
         .sum();
     // The methods count one block of units in `sample` (all of them for 1).
-    let keep = |i: &usize| (i / SAMPLE_BLOCK) % sample == 0;
+    let keep = |i: &usize| (i / SAMPLE_BLOCK).is_multiple_of(sample);
     let starts: Vec<Start> = starts
         .into_iter()
         .enumerate()
@@ -596,11 +627,10 @@ fn prepare(n: u32, sample: usize) -> Board_ {
 fn group_units(b: &Board_) -> (usize, u64) {
     let mut seen: FxMap<Vec<u32>, ()> = FxMap::default();
     let (mut rows, mut key) = (Vec::new(), Vec::new());
-    let gaps = true;
     let mut saved = 0;
     for (s, t) in b.starts.iter().zip(&b.tallies) {
         open_rows(s, s.row, s.masks, &mut rows);
-        canonical(&rows, gaps, &mut key);
+        canonical(&rows, Canon::Flip, &mut key);
         if seen.insert(key.clone(), ()).is_some() {
             saved += t.nodes;
         }
@@ -623,15 +653,16 @@ fn main() {
     let mut boards = Vec::new();
     let mut methods = vec![
         Method::Plain,
-        Method::Memo(4, 4, false),
-        Method::Memo(5, 5, false),
-        Method::Memo(6, 6, false),
-        Method::Memo(8, 8, false),
-        Method::Memo(5, 5, true),
-        Method::Memo(6, 6, true),
-        Method::Memo(8, 8, true),
-        Method::Memo(3, 8, true),
-        Method::Memo(3, 12, true),
+        Method::Memo(4, 4, Canon::Mirror),
+        Method::Memo(5, 5, Canon::Mirror),
+        Method::Memo(6, 6, Canon::Mirror),
+        Method::Memo(8, 8, Canon::Mirror),
+        Method::Memo(5, 5, Canon::Gaps),
+        Method::Memo(6, 6, Canon::Gaps),
+        Method::Memo(8, 8, Canon::Gaps),
+        Method::Memo(5, 5, Canon::Flip),
+        Method::Memo(3, 8, Canon::Gaps),
+        Method::Memo(3, 12, Canon::Gaps),
         Method::Join(4),
         Method::Join(6),
         Method::Join(8),
