@@ -1,12 +1,13 @@
 //! Counting completions in bulk (issue 19): ways to count the last rows of a search many at a time instead of
 //! leaf by leaf, measured against the full mode's own search on the same plan, unit by unit.
-//! `cargo run --release --example bulk_counting -- N... [--methods LIST] [--cap MB]` (default N = 14).
+//! `cargo run --release --example bulk_counting -- N... [--methods LIST] [--cap MB] [--sample M]` (default
+//! N = 14; `--methods "plain,memo 5 gaps,join 6"`; `--sample M` counts one block of 256 units in `M`).
 //!
 //! Every method counts the same units: those of the full mode's plan for one thread (the border units, split as
 //! `nqueens count N -t 1` splits them), each from its start (rows placed, masks, frame). The reference is the
 //! engine's own loop (`count_stream`, the vector loop this processor has) run over the same units; every
 //! method's count of every unit is checked against it, and the whole board's total and unique count (the
-//! Burnside units added by the engine) against the engine's total. The methods:
+//! Burnside units added by the engine) against `data/known-counts.tsv`. The methods:
 //!
 //! - `plain`: a plain recursive search over the frame, the nodes of the backtracker (queens placed, the last
 //!   row's included, as the engine counts them; checked equal to the engine's nodes).
@@ -24,16 +25,15 @@
 //!   `k` rows on exactly those columns are enumerated once, and for each row and column the set of placements
 //!   with a queen there is kept as a bitset. A search that reaches the cut gets its count from these, without a
 //!   search: the AND over the rows of the OR of the bitsets of the row's open squares, then a population count.
-//!   Its cost is counted in 64-bit word operations.
+//!   Its cost is counted in 64-bit word operations. `join half` cuts at half the rows the search fills.
 //! - `units`: the full mode's units grouped by their key at their start (the open squares of every row left):
 //!   the units whose sub-board coincides with an earlier unit's are the nodes a weighted count would save.
 //!
 //! Nodes and lookups are exact and do not depend on the machine; the seconds are those of these plain
 //! recursive searches on one thread (the engine's vector loop does a node in some 1 ns here, this recursion in
-//! some 7 to 9): compare methods by nodes and lookups first, by time within the same style of loop. A method's
+//! some 6 to 9): compare methods by nodes and lookups first, by time within the same style of loop. A method's
 //! caches hold at most `--cap` MB (default 512, shared by a memo's depths) and are emptied when full: the
-//! clears are reported. The
-//! figures are in `results/bulk-counting.md`.
+//! clears are reported. The figures are in `results/bulk-counting.md`.
 
 use nqueens::engine::kernel::{self, Start, Tally};
 use nqueens::engine::plan::Weight;
