@@ -432,10 +432,12 @@ impl Write for Writer<'_> {
 
 impl crate::cli::args::ExportOptions {
     /// The export files asked for, each checked writable before anything runs: none may be `-` (the table
-    /// already goes to standard output), nor named twice, nor be the `-o` file `output`.
+    /// already goes to standard output), nor named twice, nor be the `-o` file `output`, nor one of the files in
+    /// `keep` (the run's journal), nor any journal ([`Output::open_keeping`]).
     pub fn files(
         &self,
         output: Option<&Path>,
+        keep: &[(&Path, &str)],
     ) -> Result<Vec<(nqueens::report::export::Format, PathBuf)>, UsageError> {
         use nqueens::report::export::Format;
         let asked = [
@@ -464,7 +466,7 @@ impl crate::cli::args::ExportOptions {
                 )));
             }
             // Opening makes (and drops) a temporary file beside the destination: proof it can be written.
-            Output::open(Some(path))?;
+            Output::open_keeping(Some(path), keep)?;
             files.push((format, path.clone()));
         }
         Ok(files)

@@ -71,7 +71,7 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     let workload = request
         .workload()
         .map_err(|e| UsageError(format!("cannot benchmark: {e}")))?;
-    let exports = args.exports.files(None)?;
+    let exports = args.exports.files(None, &[])?;
     let (clock, machine, program): (&dyn Clock, _, _) = if args.debug_fake_clock {
         (
             &FakeClock::default(),

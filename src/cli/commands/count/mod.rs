@@ -49,11 +49,9 @@ pub fn run(
     let journal = durable
         .as_ref()
         .map(|d| (d.path.as_path(), "the journal of this run"));
-    let exports = options.exports.files(options.output.as_deref())?;
-    for (_, path) in &exports {
-        // An export is refused where the output would be: onto the journal of this run, or any journal.
-        Output::open_keeping(Some(path), journal.as_slice())?;
-    }
+    let exports = options
+        .exports
+        .files(options.output.as_deref(), journal.as_slice())?;
     let mut out = Output::open_keeping(options.output.as_deref(), journal.as_slice())?;
     let exporter = options.format.exporter_for(check);
     let threads = requests.first().map_or(1, |r| r.threads);
