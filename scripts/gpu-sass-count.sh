@@ -2,7 +2,7 @@
 # Counts the SASS instructions of a CUDA kernel's inner loop, without a GPU (a developer tool, not part of CI).
 #
 #   scripts/gpu-sass-count.sh                        src/gpu/count.cu as the program builds it (sm_90)
-#   scripts/gpu-sass-count.sh -D NQ_NODES=0          the same with a switch of the kernel (as NQUEENS_GPU_DEFINES)
+#   scripts/gpu-sass-count.sh -D NQ_UNROLL=1u        the same with a switch of the kernel (as NQUEENS_GPU_DEFINES)
 #   scripts/gpu-sass-count.sh --file K.cu [-D ...]   another kernel (e.g. a peer's), compiled the same way
 #   scripts/gpu-sass-count.sh --ptx K.ptx            PTX made by NVRTC itself, as the program makes it:
 #     NQUEENS_PTX_OUT=K.ptx LD_LIBRARY_PATH=<libnvrtc's folder> \

@@ -4,26 +4,31 @@
 // with a header that stands in for CUDA's built-ins, and checks it against the CPU kernel unit by unit.
 // `scripts/gpu-sass-count.sh` counts the SASS instructions of its search loop; results/gpu.md records them.
 //
-// The search loop takes one queen a turn, branch-free (23 SASS instructions on sm_90 with nodes counted, 22
-// without; results/gpu.md):
+// The search loop takes one queen a turn, branch-free, and tests for the task's end every NQ_UNROLL turns
+// (88 SASS instructions on sm_90 for four turns, nodes counted: 22 a node; results/gpu.md):
 // - The stack lives in shared memory, one 16-byte entry a level: the row's untried squares `avail`, its free
 //   columns `fc` (the board's columns not taken), and the diagonal masks `ld` and `rd` of the queens above it.
 //   A turn takes the top entry's lowest square, stores the rest back, and pushes the child row's entry if the
 //   child has a free square. A row whose last square is taken is popped in the same turn (the child, if any,
 //   takes its place), so an entry on the stack always has a square left: no turn is spent backing up. The
 //   next turn's entry is loaded at the end of the turn: after a push it is the entry just stored, which the
-//   compiler keeps in registers (the load is skipped). Below the task's first row lies an entry with no
-//   square, so the search ends when the next entry is empty.
+//   compiler keeps in registers (the load is skipped).
+// - Below the task's first row lies the sentinel: its squares are the word's top NQ_UNROLL bits, beyond any
+//   column of a board at most 32 - NQ_UNROLL wide, so the search is over when the next entry holds one of
+//   them. The loop tests that once every NQ_UNROLL turns; the turns after the task's end take the sentinel's
+//   squares one by one, and it never runs out of them, so it is never popped. Those turns find nothing to
+//   push or count (every diagonal taken, a row of the table with no square and no mark), and the squares
+//   left on the sentinel say how many there were, so the nodes are the turns less those.
 // - The rows' constraints (the frame of the full symmetry mode: its side rows, and the squares its border
 //   queens attack) come from a table of each row's open squares, one word a row, copied into shared memory
 //   when the thread takes a task. With the popped rows gone from the stack, a level no longer names its row:
 //   the number of free columns does (each row takes one), so the table is indexed by `popc(fc)`.
-// - The row after the last is marked by bit 31 in the table (boards are at most 31 wide): a queen whose child
+// - The row after the last is marked by bit 31 in the table (never a column): a queen whose child
 //   row carries the mark completes a solution, counted with a shift and an add. So the last row is searched
 //   like any other, which needs no test for it, and a rectangle's last line counts each of its free squares.
-// - A node is a queen placed, as the CPU kernel counts them: every turn is one. The task's counters of nodes
-//   and solutions are 32-bit (a 64-bit one costs a turn an instruction), added to its unit once the task is
-//   done. They are exact if the task took fewer than 2^32 turns. A turn is more than 16 instructions (the
+// - A node is a queen placed, as the CPU kernel counts them: every turn on the task's rows is one. The
+//   task's counters of turns and solutions are 32-bit (a 64-bit one costs a turn an instruction), added to
+//   its unit once the task is done. They are exact if the task took fewer than 2^32 turns. A turn is more than 16 instructions (the
 //   SASS count), issued in order at most one a cycle, so a task that took fewer than 2^36 cycles of the
 //   multiprocessor's clock (about 35 s) took fewer than 2^32 turns. A task that took longer marks its unit in
 //   `trouble`, and the host counts that unit again on the CPU.
@@ -51,12 +56,14 @@ struct Task {
 #define NQ_STACK(name) extern __shared__ __align__(16) char name[]
 #endif
 
-// Count the nodes (1), or leave them uncounted (0: only for measuring what counting costs with
-// scripts/gpu-sass-count.sh; the program refuses it, as its journals and reports have no way to say "not
-// counted").
-#ifndef NQ_NODES
-#define NQ_NODES 1
+// Turns a pass of the search loop takes before it tests for the task's end (see above): 1 to 4. The program
+// passes it; boards may be at most 32 - NQ_UNROLL wide.
+#ifndef NQ_UNROLL
+#define NQ_UNROLL 4u
 #endif
+// The sentinel's squares, the top NQ_UNROLL bits, and the lowest of them.
+#define NQ_SENTINEL (~0u << (32u - NQ_UNROLL))
+#define NQ_SENTINEL_LOW (1u << (32u - NQ_UNROLL))
 
 extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count, u32* next,
                                        const u32* __restrict__ tables, u64* solutions, u64* nodes,
@@ -66,7 +73,7 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
     // Bytes from one level of the stack to the next, and from one row of the table to the next.
     const u32 level = 16u * blockDim.x;
     const u32 step = 4u * blockDim.x;
-    // The stack's levels 0 (the empty entry) to `levels`, then the table.
+    // The stack's levels 0 (the sentinel) to `levels`, then the table's `levels + 1` rows.
     const u32 table = (levels + 1u) * level + 4u * threadIdx.x;
     for (;;) {
         const u32 t = atomicAdd(next, 1u);
@@ -79,50 +86,65 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
         for (u32 m = task.low; m < high; m++) {
             *(u32*)(shared + table + (m - task.low) * step) = rows[m];
         }
+        // The sentinel's row: no square, no end mark.
+        *(u32*)(shared + table + (high - task.low) * step) = 0u;
         // The table's row for `m` free columns is at `tab + m * step`. Opaque to the compiler, which would
         // otherwise take `low` back out of it in every turn.
         u32 tab = table - task.low * step;
 #ifdef __CUDA_ARCH__
         asm("" : "+r"(tab));
 #endif
-        // Level 0 holds an entry with no square: the search ends when it comes back to it.
-        *(uint4*)(shared + 16u * threadIdx.x) = make_uint4(0u, 0u, 0u, 0u);
+        // The sentinel (level 0): NQ_UNROLL squares beyond the board, so the turns after the task's last take
+        // one each and never pop it; free columns that, with the square taken, read the sentinel's row of
+        // the table; every diagonal taken, so it pushes nothing. (Its columns are not the task's: ptxas
+        // allocates the loop's registers worse when the same value is stored twice.)
+        *(uint4*)(shared + 16u * threadIdx.x) = make_uint4(NQ_SENTINEL, (1u << (high - 1u)) - 1u, ~0u, ~0u);
         u32 top = 16u * threadIdx.x + level;
         *(uint4*)(shared + top) = make_uint4(task.avail, task.fc, task.ld, task.rd);
         uint4 e = *(const uint4*)(shared + top);
         u32 sol = 0;
-        u32 nod = 0;
+        u32 turns = 0;
         const long long began = clock64();
         do {
-            const u32 rest = e.x & (e.x - 1u);
-            *(u32*)(shared + top) = rest;
-            // e.x ^ rest is the queen's square, which is free: in fc, in neither diagonal.
-            const u32 fc = e.y ^ e.x ^ rest;
-            const u32 ld = (e.z | (e.x ^ rest)) << 1;
-            const u32 rd = (e.w | (e.x ^ rest)) >> 1;
-            const u32 open = *(const u32*)(shared + tab + __popc(fc) * step);
-            const u32 free = fc & ~(ld | rd) & open;
-            sol += open >> 31;
-#if NQ_NODES
-            nod += 1;
-#endif
-            // Pop the row if this was its last square (as a predicated subtraction: ptxas makes a select and
-            // an add of the plain `if`), then push the child over it or above it.
 #ifdef __CUDA_ARCH__
-            asm("{\n\t.reg .pred p;\n\tsetp.eq.u32 p, %1, 0;\n\t@p sub.u32 %0, %0, %2;\n\t}"
-                : "+r"(top)
-                : "r"(rest), "r"(level));
-#else
-            if (rest == 0u) {
-                top -= level;
-            }
+#pragma unroll
 #endif
-            if (free != 0u) {
-                top += level;
-                *(uint4*)(shared + top) = make_uint4(free, fc, ld, rd);
+            for (u32 i = 0; i < NQ_UNROLL; i++) {
+                const u32 rest = e.x & (e.x - 1u);
+                *(u32*)(shared + top) = rest;
+                // e.x ^ rest is the queen's square, which is free: in fc, in neither diagonal.
+                const u32 fc = e.y ^ e.x ^ rest;
+                const u32 ld = (e.z | (e.x ^ rest)) << 1;
+                const u32 rd = (e.w | (e.x ^ rest)) >> 1;
+                const u32 open = *(const u32*)(shared + tab + __popc(fc) * step);
+                const u32 free = fc & ~(ld | rd) & open;
+                sol += open >> 31;
+                // Pop the row if this was its last square (as a predicated subtraction: ptxas makes a select
+                // and an add of the plain `if`), then push the child over it or above it.
+#ifdef __CUDA_ARCH__
+                asm("{\n\t.reg .pred p;\n\tsetp.eq.u32 p, %1, 0;\n\t@p sub.u32 %0, %0, %2;\n\t}"
+                    : "+r"(top)
+                    : "r"(rest), "r"(level));
+#else
+                if (rest == 0u) {
+                    top -= level;
+                }
+#endif
+                if (free != 0u) {
+                    top += level;
+                    *(uint4*)(shared + top) = make_uint4(free, fc, ld, rd);
+                }
+                e = *(const uint4*)(shared + top);
+#ifdef __CUDA_ARCH__
+                // Unrolled, ptxas otherwise adds the shared window's base to `top` on both sides of the push
+                // for the next turn's store: two instructions a turn.
+                asm("" : "+r"(top));
+#endif
             }
-            e = *(const uint4*)(shared + top);
-        } while (e.x != 0u);
+            turns += NQ_UNROLL;
+        } while (e.x < NQ_SENTINEL_LOW);
+        // The turns after the task's last took the sentinel's squares.
+        const u32 nod = turns - (NQ_UNROLL - __popc(e.x));
         if ((unsigned long long)(clock64() - began) >> 36) {
             atomicAdd(&trouble[task.slot], 1u);
         }

@@ -1,6 +1,6 @@
 //! The CUDA side of the GPU backend: the driver and NVRTC through `cudarc`, loaded at run time.
 
-use super::task::{Table, Task};
+use super::task::{self, Table, Task};
 use super::{cache, Batch, Device, DeviceInfo};
 use crate::engine::kernel::Tally;
 use crate::error::Error;
@@ -50,7 +50,9 @@ fn gpu_error(what: &str) -> impl Fn(cudarc::driver::DriverError) -> Error + '_ {
 }
 
 /// The compile-time switches of the kernel (`NQ_*` in `count.cu`) from the environment, for measuring
-/// variants side by side: `NQUEENS_GPU_DEFINES="NQ_NODES=0"`.
+/// variants side by side: `NQUEENS_GPU_DEFINES="NQ_UNROLL=2u"` (one of 1, 2 or 4: the turns between tests for
+/// a task's end; boards may then be at most 32 - NQ_UNROLL wide, which the default's [`task::MAX_SIDE`]
+/// already keeps).
 fn defines() -> Vec<String> {
     std::env::var("NQUEENS_GPU_DEFINES")
         .unwrap_or_default()
@@ -62,15 +64,18 @@ fn defines() -> Vec<String> {
 /// NVRTC's options for compute capability `(major, minor)`.
 fn options((major, minor): (i32, i32)) -> Result<Vec<String>, Error> {
     let mut options = vec![format!("--gpu-architecture=sm_{major}{minor}")];
-    options.extend(defines());
-    // Counts without nodes would be journaled and reported as counts with none.
-    if options.iter().any(|o| o.replace(' ', "") == "-DNQ_NODES=0") {
-        return Err(Error::Gpu(
-            "NQ_NODES=0 leaves the nodes uncounted, which journals and reports cannot say: measure that \
-             variant's loop with scripts/gpu-sass-count.sh -D NQ_NODES=0 instead"
-                .into(),
-        ));
+    let defines = defines();
+    match defines.iter().find_map(|d| d.strip_prefix("-DNQ_UNROLL=")) {
+        None => options.push(format!("-DNQ_UNROLL={}u", task::UNROLL)),
+        // The sentinel's squares take the top bits: more turns would take columns of the widest boards.
+        Some(turns) if ["1u", "2u", "4u", "1", "2", "4"].contains(&turns) => {}
+        Some(turns) => {
+            return Err(Error::Gpu(format!(
+                "NQ_UNROLL={turns}: the kernel takes 1, 2 or 4 turns between tests for a task's end"
+            )))
+        }
     }
+    options.extend(defines);
     Ok(options)
 }
 
@@ -301,9 +306,9 @@ impl Device for GpuDevice {
         // The GPU has its copy: the host's is not needed while the batch runs.
         batch.tasks = Vec::new();
         let levels = batch.levels;
-        // For each thread: `levels` levels of stack (16 bytes) above an empty one, and a row of table
-        // (4 bytes) for each level. Fewer threads a block where a block would not fit.
-        let per_thread = (levels + 1) * 16 + levels * 4;
+        // For each thread: `levels` levels of stack (16 bytes) above the sentinel's, and a row of table
+        // (4 bytes) for each level and the sentinel. Fewer threads a block where a block would not fit.
+        let per_thread = (levels + 1) * (16 + 4);
         let mut threads = threads_per_block();
         while threads > 32 && threads * per_thread > self.max_shared {
             threads /= 2;
@@ -362,7 +367,7 @@ impl Device for GpuDevice {
             // SAFETY: the arguments match the kernel's parameters in number, order and type; `tasks` holds
             // `count` tasks, every task's slot is below `slots` (the length of `solutions`, `nodes` and
             // `trouble`, and of `tables` in tables of 32 words), no task needs more than `levels` levels, and
-            // the shared memory holds `levels + 1` levels of stack and `levels` of table for every thread.
+            // the shared memory holds `levels + 1` levels of stack and of table for every thread.
             unsafe { launch.launch(config) }.map_err(gpu_error("cannot start the kernel"))?;
         }
         let end = event()?;

@@ -14,8 +14,14 @@
 
 use crate::engine::kernel::{full_mask, Frame, Masks, Start, Tally};
 
-/// The largest board side the GPU kernel takes: its masks are 32-bit words, and bit 31 marks the end.
-pub const MAX_SIDE: u32 = 31;
+/// Turns the kernel's search loop takes between two tests for a task's end (`NQ_UNROLL` in `count.cu`): the
+/// loop's instructions a node fall from 24 with one turn to 22 with four (results/gpu.md). The turns past a
+/// task's end are taken on a sentinel whose squares lie beyond the board, one for each such turn.
+pub const UNROLL: u32 = 4;
+
+/// The largest board side the GPU kernel takes: its masks are 32-bit words, whose top [`UNROLL`] bits are
+/// the sentinel's squares (and bit 31 of a table's word marks the end).
+pub const MAX_SIDE: u32 = 32 - UNROLL;
 
 /// The mark of the row after the last in a [`Table`]; no square of a board.
 pub const END: u32 = 1 << 31;
@@ -251,8 +257,8 @@ mod tests {
     }
 
     #[test]
-    fn every_unit_up_to_31_columns_has_a_table_and_32_has_none() {
-        for n in [12u32, 17, 21, 27, 31, 32] {
+    fn every_unit_up_to_the_widest_side_has_a_table_and_wider_has_none() {
+        for n in [12u32, 17, 21, 27, MAX_SIDE, MAX_SIDE + 1, 32] {
             let plan = Plan::new(Board::new(n).unwrap(), Symmetry::Full, Split::Depth(1));
             for unit in plan.units().iter().take(2000) {
                 if let Some(start) = plan.start(unit) {
