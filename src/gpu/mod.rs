@@ -36,7 +36,7 @@ mod cuda;
 
 use crate::engine::count::Count;
 use crate::engine::exec::Progress;
-use crate::engine::kernel::{self, Kernel, Tally};
+use crate::engine::kernel::{self, Kernel, Start, Tally};
 use crate::engine::plan::{Plan, WorkUnit};
 use crate::error::Error;
 use rayon::prelude::*;
@@ -44,11 +44,22 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Barrier, Mutex, OnceLock};
 use task::{Table, Task};
 
-/// The tasks a run aims for, at least: enough that every thread of a large GPU (200,000 in flight on an H100)
-/// takes dozens, so that the last to finish are small against the run. Measured on an H100 at n = 21: 8.6
-/// million tasks took 95 s, 52 million 41 s. Not many more: the host cuts them, and at n = 20 cutting 125
-/// million took longer than counting them (7.5 s against 6.1 s with 28 million).
+/// The tasks a large run aims for, at least: enough that every thread of a large GPU (85,000 to 200,000 in
+/// flight on an H100) takes dozens, so that the last to finish are small against the run. Measured on an H100
+/// at n = 21: 8.6 million tasks took 95 s, 52 million 41 s. Not many more: the host cuts them, and at n = 20
+/// cutting 125 million took longer than counting them (7.5 s against 6.1 s with 28 million).
 pub const TARGET_TASKS: usize = 1 << 24;
+
+/// A smaller run aims for `sqrt(nodes * TASK_BALANCE)` tasks (up to [`TARGET_TASKS`]), where the time the last
+/// tasks take alone equals the host's time to cut them: the tail costs about `threads * k * nodes / (rate *
+/// tasks)` (the largest task is `k` times the mean), the cut `tasks * c / cores`. With an H100's 84,480 threads
+/// in flight, `k` = 40 (n = 17, `examples/gpu_cut.rs`), 300 G nodes/s, 16 host cores and 100 ns a task to cut
+/// and copy, that is 1,800. At n = 17 (2.4 G nodes) it asks for 2 million tasks where 2^24 made 26.7 million,
+/// which took the 2-core development machine 3.6 s to cut against 0.3 s for 3.1 million (results/gpu.md).
+const TASK_BALANCE: f64 = 1800.0;
+
+/// Units of the cut's sample whose nodes are counted (with a budget) to size the run.
+const SIZING_UNITS: usize = 64;
 
 /// The most rows the host places below a unit's start.
 const MAX_EXTRA_ROWS: u32 = 16;
@@ -324,18 +335,53 @@ pub struct Cut {
     pub tasks: f64,
 }
 
-/// How to cut `units` of `plan`: the fewest extra rows that make at least [`TARGET_TASKS`] tasks and leave
-/// none more than [`MAX_TASK_ROWS`] rows to search, or the most that still leave tasks to search. Estimated
-/// from a sample of the units.
+/// How to cut `units` of `plan`: the fewest extra rows that make at least [`target_tasks`] tasks (for a run
+/// smaller than that of [`TARGET_TASKS`], the depth whose tasks are nearer its target, on a log scale) and
+/// leave none more than [`MAX_TASK_ROWS`] rows to search, or the most that still leave tasks to search.
+/// Estimated from a sample of the units.
 pub fn cut(plan: &Plan, units: &[usize]) -> Cut {
+    let sample = sample(plan, units);
+    let starts: Vec<&Start> = sample
+        .iter()
+        .step_by((sample.len() / SIZING_UNITS).max(1))
+        .map(|(_, s)| s)
+        .collect();
+    cut_for(plan, units, &sample, target_tasks(&starts, units.len()))
+}
+
+/// About 256 of `units` spread over them, with their starts and tables (those the kernel takes).
+fn sample(plan: &Plan, units: &[usize]) -> Vec<(Table, Start)> {
     let width = plan.board().width();
     let step = (units.len() / 256).max(1);
-    let sample: Vec<_> = units
+    units
         .iter()
         .step_by(step)
         .filter_map(|&i| plan.start(&plan.units()[i]))
         .filter_map(|s| Some((task::table_of(&s, width)?, s)))
-        .collect();
+        .collect()
+}
+
+/// The tasks a run of `units` units aims for, from the nodes below `starts`, a sample of their starts: see
+/// [`TASK_BALANCE`]. The count stops early on large units: past [`TARGET_TASKS`]'s size, the target is that.
+fn target_tasks(starts: &[&Start], units: usize) -> f64 {
+    if starts.is_empty() {
+        return TARGET_TASKS as f64;
+    }
+    // The run's nodes from which the target is TARGET_TASKS; a unit twice the mean of such a run is counted
+    // no further.
+    let large = (TARGET_TASKS as f64).powi(2) / TASK_BALANCE;
+    let budget = (2.0 * large / units.max(1) as f64).ceil() as u64;
+    let nodes: u64 = starts
+        .par_iter()
+        .map(|s| task::nodes_below(s, budget).unwrap_or(budget))
+        .sum();
+    let run = nodes as f64 * units as f64 / starts.len() as f64;
+    (run * TASK_BALANCE).sqrt().min(TARGET_TASKS as f64)
+}
+
+/// [`cut`] with its target and sample given.
+fn cut_for(plan: &Plan, units: &[usize], sample: &[(Table, Start)], target: f64) -> Cut {
+    let width = plan.board().width();
     if sample.is_empty() {
         return Cut {
             extra_rows: 0,
@@ -374,7 +420,17 @@ pub fn cut(plan: &Plan, units: &[usize]) -> Cut {
                 tasks: previous,
             };
         }
-        if estimate >= TARGET_TASKS as f64 && depth >= deep_enough {
+        if estimate >= target && depth >= deep_enough {
+            // A smaller run takes the depth nearer its target, a row less if need be: its tasks multiply by
+            // several a row, and its target weighs the tail against the cut. A large one takes at least
+            // TARGET_TASKS, as measured.
+            let nearer = target / previous < estimate / target;
+            if target < TARGET_TASKS as f64 && depth > deep_enough && nearer {
+                return Cut {
+                    extra_rows: depth - 1,
+                    tasks: previous,
+                };
+            }
             return Cut {
                 extra_rows: depth,
                 tasks: estimate,
@@ -748,10 +804,42 @@ mod tests {
         let plan = Plan::new(Board::new(8).unwrap(), Symmetry::Full, Split::Depth(1));
         let all: Vec<usize> = (0..plan.units().len()).collect();
         // Eight rows cannot make 2^24 tasks: the cut goes as deep as the rows allow and no further.
-        let c = cut(&plan, &all);
+        let c = cut_for(&plan, &all, &sample(&plan, &all), TARGET_TASKS as f64);
         assert!(c.extra_rows < MAX_EXTRA_ROWS, "{c:?}");
         let deeper = prepare(&plan, &all, c.extra_rows + 1).tasks.len();
         assert!(deeper <= prepare(&plan, &all, c.extra_rows).tasks.len());
+    }
+
+    #[test]
+    fn a_small_run_is_cut_into_the_tasks_its_size_asks_for() {
+        // n = 17, 2.4 G nodes: about 2 million tasks, one row below the units, where 2^24 made 26.7 million
+        // three rows below (results/gpu.md).
+        let plan = Plan::new(
+            Board::new(17).unwrap(),
+            Symmetry::Full,
+            Split::Auto { threads: 16 },
+        );
+        let all: Vec<usize> = (0..plan.units().len()).collect();
+        // Against one unit in 16: the sizing's 64 units must give about the same target.
+        let starts: Vec<Start> = all
+            .iter()
+            .step_by(16)
+            .filter_map(|&i| plan.start(&plan.units()[i]))
+            .collect();
+        let sampled = sample(&plan, &all);
+        let target = target_tasks(
+            &sampled.iter().map(|(_, s)| s).collect::<Vec<_>>(),
+            all.len(),
+        );
+        let every = target_tasks(&starts.iter().collect::<Vec<_>>(), all.len());
+        assert!((1.5e6..2.5e6).contains(&every), "{every}");
+        assert!(
+            (target / every - 1.0).abs() < 0.25,
+            "{target} against {every}"
+        );
+        let c = cut(&plan, &all);
+        assert_eq!(c.extra_rows, 1, "{c:?}");
+        assert!((2e6..5e6).contains(&c.tasks), "{c:?}");
     }
 
     #[test]

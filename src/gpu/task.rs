@@ -177,6 +177,31 @@ pub fn tasks_at(start: &Start, table: &Table, width: u32, depth: u32) -> usize {
     tasks
 }
 
+/// The nodes of the search below `start` (every queen placed, as the kernels count them), or `None` once they
+/// pass `budget`: a cheap look at how large a unit is, which stops early on a large one.
+pub fn nodes_below(start: &Start, budget: u64) -> Option<u64> {
+    fn go(frame: &Frame, row: u32, masks: Masks, left: &mut u64) -> bool {
+        let mut free = frame.free(row, masks);
+        while free != 0 {
+            let bit = free & free.wrapping_neg();
+            free ^= bit;
+            let Some(rest) = left.checked_sub(1) else {
+                return false;
+            };
+            *left = rest;
+            if row + 1 < frame.end && !go(frame, row + 1, masks.place(bit), left) {
+                return false;
+            }
+        }
+        true
+    }
+    let mut left = budget;
+    if start.row >= start.frame.end {
+        return Some(0);
+    }
+    go(&start.frame, start.row, start.masks, &mut left).then_some(budget - left)
+}
+
 /// Counts a task on the host, as the kernel does, in plain code: what the GPU must give for it. Used by the
 /// tests; the kernel's own source is tested against the CPU kernel separately.
 pub fn count_task(task: &Task, table: &Table) -> Tally {
@@ -268,6 +293,32 @@ mod tests {
                         "n = {n} unit {}",
                         unit.index
                     );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn nodes_below_a_start_are_the_kernels_nodes_or_none_past_the_budget() {
+        for (n, symmetry) in [
+            (9, Symmetry::Full),
+            (10, Symmetry::Mirror),
+            (11, Symmetry::Full),
+        ] {
+            let plan = Plan::new(Board::new(n).unwrap(), symmetry, Split::Depth(1));
+            for unit in plan.units() {
+                let Some(start) = plan.start(unit) else {
+                    continue;
+                };
+                let nodes = kernel::count_start_with(Kernel::Scalar, n, start.clone()).nodes;
+                assert_eq!(
+                    nodes_below(&start, nodes),
+                    Some(nodes),
+                    "n = {n} unit {}",
+                    unit.index
+                );
+                if nodes > 0 {
+                    assert_eq!(nodes_below(&start, nodes - 1), None);
                 }
             }
         }

@@ -1,0 +1,94 @@
+//! How deep to cut a run's units into GPU tasks, measured without a GPU:
+//! `cargo run --release --example gpu_cut [N] [THREADS_IN_FLIGHT] [DEPTHS...]` (n = 17, 84,480 threads,
+//! depths 0 to 3 by default; `-` for none: only the program's own cut).
+//!
+//! The GPU backend cuts every unit of the plan (split for 16 host threads, as on the H100's host) a few rows
+//! deeper into tasks. More tasks make the last ones to finish smaller against the run, and cost the host time
+//! to cut (and the bus to copy: 32 bytes a task). For each depth this prints:
+//! - the tasks, and the host's time to cut them here (all cores of this machine);
+//! - each task's nodes, counted on the host as the kernel would (`gpu::task::count_task`): their mean and
+//!   largest;
+//! - the tail: the tasks dealt in order to `THREADS_IN_FLIGHT` threads (an H100's 132 multiprocessors with
+//!   five blocks of 128 threads each: 84,480), each thread taking the next task when it is done, every node
+//!   costing the same; how much later the last thread ends than a perfect share (`tail`), and the largest
+//!   task against a perfect share (`largest/share`).
+//!
+//! A thread's speed is not modelled: the figures are in nodes, so they hold for any kernel whose time a node
+//! does not depend on the task.
+
+use nqueens::gpu::{self, task};
+use nqueens::{Board, Plan, Split, Symmetry};
+use rayon::prelude::*;
+use std::time::Instant;
+
+/// The time the last of `workers` ends when they take `costs` in order, each the next task when it is free.
+fn makespan(costs: &[u64], workers: usize) -> u64 {
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+    let mut free: BinaryHeap<Reverse<u64>> = (0..workers).map(|_| Reverse(0)).collect();
+    for &c in costs {
+        let Reverse(t) = free.pop().expect("at least one worker");
+        free.push(Reverse(t + c));
+    }
+    free.into_iter().map(|Reverse(t)| t).max().unwrap_or(0)
+}
+
+fn main() {
+    let args: Vec<u64> = std::env::args()
+        .skip(1)
+        .filter(|a| a != "-")
+        .map(|a| a.parse().expect("numbers: N, threads in flight, depths"))
+        .collect();
+    let no_depths = std::env::args().any(|a| a == "-");
+    let n = args.first().copied().unwrap_or(17) as u32;
+    let workers = args.get(1).copied().unwrap_or(84_480) as usize;
+    let depths: Vec<u32> = if no_depths {
+        Vec::new()
+    } else if args.len() > 2 {
+        args[2..].iter().map(|&d| d as u32).collect()
+    } else {
+        vec![0, 1, 2, 3]
+    };
+    let plan = Plan::new(
+        Board::new(n).expect("a board side"),
+        Symmetry::Full,
+        Split::Auto { threads: 16 },
+    );
+    let units: Vec<usize> = (0..plan.units().len()).collect();
+    let started = Instant::now();
+    let cut = gpu::cut(&plan, &units);
+    let sizing = started.elapsed().as_secs_f64();
+    println!(
+        "n = {n}: {} units (split for 16 threads); the program's cut: {} rows, about {:.1} M tasks \
+         (chosen in {sizing:.3} s)",
+        units.len(),
+        cut.extra_rows,
+        cut.tasks / 1e6
+    );
+    println!(
+        "{:>5} {:>12} {:>9} {:>10} {:>12} {:>14} {:>8} {:>14}",
+        "depth", "tasks", "cut (s)", "M tasks/s", "mean nodes", "largest", "tail", "largest/share"
+    );
+    for depth in depths {
+        let started = Instant::now();
+        let batch = gpu::prepare(&plan, &units, depth);
+        let seconds = started.elapsed().as_secs_f64();
+        let nodes: Vec<u64> = batch
+            .tasks
+            .par_iter()
+            .map(|t| task::count_task(t, &batch.tables[t.slot as usize]).nodes)
+            .collect();
+        let total: u64 = nodes.iter().sum();
+        let largest = nodes.iter().copied().max().unwrap_or(0);
+        let share = total as f64 / workers as f64;
+        let span = makespan(&nodes, workers) as f64;
+        println!(
+            "{depth:>5} {:>12} {seconds:>9.3} {:>10.1} {:>12.0} {largest:>14} {:>7.1}% {:>14.2}",
+            nodes.len(),
+            nodes.len() as f64 / seconds / 1e6,
+            total as f64 / nodes.len().max(1) as f64,
+            (span / share - 1.0) * 100.0,
+            largest as f64 / share,
+        );
+    }
+}
