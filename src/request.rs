@@ -88,7 +88,14 @@ impl CountRequest {
 /// Counts the solutions of `request`'s board on its worker threads, timing the whole of it.
 pub fn count(request: &CountRequest, progress: &dyn exec::Progress) -> Result<BoardResult, Error> {
     let started = Instant::now();
-    let plan = request.plan();
+    let plan = match request.backend {
+        exec::Backend::Cpu => request.plan(),
+        // The GPUs' contexts and kernel are made while the plan is built.
+        exec::Backend::Gpu => std::thread::scope(|scope| {
+            scope.spawn(gpu::open_ahead);
+            request.plan()
+        }),
+    };
     let (total, gpu) = match request.backend {
         exec::Backend::Cpu => (exec::run_parallel(&plan, request.threads, progress)?, None),
         exec::Backend::Gpu => {

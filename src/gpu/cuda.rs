@@ -186,33 +186,75 @@ fn context(ordinal: usize) -> Result<Arc<CudaContext>, Error> {
     if let Some((_, context)) = open.iter().find(|(o, _)| *o == ordinal) {
         return Ok(context.clone());
     }
-    let count = visible()?;
-    if ordinal >= count {
-        return Err(Error::Gpu(format!(
-            "there is no GPU {ordinal}: the driver sees {count} (numbered from 0)"
-        )));
-    }
+    check_ordinal(ordinal)?;
     let context = CudaContext::new(ordinal)
         .map_err(|e| Error::Gpu(format!("cannot open GPU {ordinal}: {e}")))?;
     open.push((ordinal, context.clone()));
     Ok(context)
 }
 
-fn describe(context: &CudaContext) -> Result<DeviceInfo, Error> {
+/// An error unless the driver sees a GPU `ordinal`.
+fn check_ordinal(ordinal: usize) -> Result<(), Error> {
+    let count = visible()?;
+    if ordinal >= count {
+        return Err(Error::Gpu(format!(
+            "there is no GPU {ordinal}: the driver sees {count} (numbered from 0)"
+        )));
+    }
+    Ok(())
+}
+
+/// What GPU `ordinal` is, asked of the driver without making a context (which costs a small run much of its
+/// time, and is made while the plan is built: [`open_ahead`]).
+pub fn info(ordinal: usize) -> Result<DeviceInfo, Error> {
+    use cudarc::driver::result::device;
+    use sys::CUdevice_attribute as A;
+    check_ordinal(ordinal)?;
     let query = gpu_error("cannot query the GPU");
+    let dev = device::get(ordinal as i32).map_err(&query)?;
+    // SAFETY: `dev` was returned by `device::get`, as these calls require.
+    let attribute = |a| unsafe { device::get_attribute(dev, a) }.map_err(&query);
     Ok(DeviceInfo {
-        name: context.name().map_err(&query)?,
-        compute_capability: context.compute_capability().map_err(&query)?,
-        multiprocessors: context
-            .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
-            .map_err(&query)? as u32,
-        memory_bytes: context.total_mem().map_err(&query)? as u64,
+        name: device::get_name(dev).map_err(&query)?,
+        compute_capability: (
+            attribute(A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)?,
+            attribute(A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?,
+        ),
+        multiprocessors: attribute(A::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as u32,
+        // SAFETY: as above.
+        memory_bytes: unsafe { device::total_mem(dev) }.map_err(&query)? as u64,
     })
 }
 
-/// What GPU `ordinal` is.
-pub fn info(ordinal: usize) -> Result<DeviceInfo, Error> {
-    describe(&*context(ordinal)?)
+/// The kernel loaded on GPU `ordinal`, whose context is `context` and compute capability `capability`:
+/// loaded once a process, like the context.
+fn kernel(
+    ordinal: usize,
+    context: &Arc<CudaContext>,
+    capability: (i32, i32),
+) -> Result<CudaFunction, Error> {
+    static LOADED: Mutex<Vec<(usize, CudaFunction)>> = Mutex::new(Vec::new());
+    let mut loaded = LOADED.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, function)) = loaded.iter().find(|(o, _)| *o == ordinal) {
+        return Ok(function.clone());
+    }
+    let ptx = compiled(capability)?;
+    let module = context
+        .load_module(Ptx::from_src(ptx))
+        .map_err(gpu_error("cannot load the kernel"))?;
+    let function = module
+        .load_function("count_tasks")
+        .map_err(gpu_error("cannot find the kernel"))?;
+    loaded.push((ordinal, function.clone()));
+    Ok(function)
+}
+
+/// Makes GPU `ordinal`'s context and loads the kernel on it, as [`GpuDevice::open`] will: called on a thread
+/// of its own while the host builds the plan, so that the two overlap.
+pub fn open_ahead(ordinal: usize) -> Result<(), Error> {
+    let context = context(ordinal)?;
+    kernel(ordinal, &context, info(ordinal)?.compute_capability)?;
+    Ok(())
 }
 
 /// A GPU with the kernel loaded, counting batches for [`super::dispatch`].
@@ -234,14 +276,8 @@ impl GpuDevice {
     /// Opens GPU `ordinal` and loads the kernel for it.
     pub fn open(ordinal: usize) -> Result<GpuDevice, Error> {
         let context = context(ordinal)?;
-        let info = describe(&context)?;
-        let ptx = compiled(info.compute_capability)?;
-        let module = context
-            .load_module(Ptx::from_src(ptx))
-            .map_err(gpu_error("cannot load the kernel"))?;
-        let function = module
-            .load_function("count_tasks")
-            .map_err(gpu_error("cannot find the kernel"))?;
+        let info = info(ordinal)?;
+        let function = kernel(ordinal, &context, info.compute_capability)?;
         let streams = (0..STREAMS)
             .map(|_| {
                 context

@@ -152,6 +152,24 @@ pub fn device() -> Result<DeviceInfo, Error> {
     }
 }
 
+/// Makes the contexts of the GPUs in use ([`use_gpus`]) and loads the kernel on them, as a run will: for a
+/// thread of its own while the host builds the plan, so that a small run does not wait for the two one after
+/// the other. An error is left for the run to report.
+pub fn open_ahead() {
+    #[cfg(feature = "cuda")]
+    {
+        let ordinals = match selected_gpus() {
+            Some(gpus) => gpus,
+            None => (0..cuda::visible().unwrap_or(0)).collect(),
+        };
+        std::thread::scope(|scope| {
+            for ordinal in ordinals {
+                scope.spawn(move || cuda::open_ahead(ordinal));
+            }
+        });
+    }
+}
+
 /// The names of the GPUs in use ([`use_gpus`]), joined by ", ", as [`GpuRun::device`] gives them.
 pub fn names_in_use() -> Result<String, Error> {
     #[cfg(feature = "cuda")]
