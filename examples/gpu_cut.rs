@@ -11,7 +11,11 @@
 //! - the tail: the tasks dealt in order to `THREADS_IN_FLIGHT` threads (an H100's 132 multiprocessors with
 //!   five blocks of 128 threads each: 84,480), each thread taking the next task when it is done, every node
 //!   costing the same; how much later the last thread ends than a perfect share (`tail`), and the largest
-//!   task against a perfect share (`largest/share`).
+//!   task against a perfect share (`largest/share`);
+//! - the tail if the tasks were dealt largest first, by a guess the host could make cheaply (more rows left,
+//!   then more squares on the first row: `guessed`), the same within each of eight batches taken in turn
+//!   (`by batch`: the program sends a run in eight batches or more), and by their true sizes (`sorted`, the
+//!   best order).
 //!
 //! A thread's speed is not modelled: the figures are in nodes, so they hold for any kernel whose time a node
 //! does not depend on the task.
@@ -66,8 +70,18 @@ fn main() {
         cut.tasks / 1e6
     );
     println!(
-        "{:>5} {:>12} {:>9} {:>10} {:>12} {:>14} {:>8} {:>14}",
-        "depth", "tasks", "cut (s)", "M tasks/s", "mean nodes", "largest", "tail", "largest/share"
+        "{:>5} {:>12} {:>9} {:>10} {:>12} {:>14} {:>8} {:>14} {:>8} {:>8} {:>8}",
+        "depth",
+        "tasks",
+        "cut (s)",
+        "M tasks/s",
+        "mean nodes",
+        "largest",
+        "tail",
+        "largest/share",
+        "guessed",
+        "by batch",
+        "sorted"
     );
     for depth in depths {
         let started = Instant::now();
@@ -82,13 +96,36 @@ fn main() {
         let largest = nodes.iter().copied().max().unwrap_or(0);
         let share = total as f64 / workers as f64;
         let span = makespan(&nodes, workers) as f64;
+        let keyed: Vec<(u32, u32, u64)> = batch
+            .tasks
+            .iter()
+            .zip(&nodes)
+            .map(|(t, &c)| (t.levels(), t.avail.count_ones(), c))
+            .collect();
+        let largest_first = |part: &[(u32, u32, u64)]| {
+            let mut part = part.to_vec();
+            part.sort_by(|a, b| (b.0, b.1).cmp(&(a.0, a.1)));
+            part.into_iter().map(|(_, _, c)| c)
+        };
+        let guessed: Vec<u64> = largest_first(&keyed).collect();
+        let by_batch: Vec<u64> = keyed
+            .chunks(keyed.len().div_ceil(8).max(1))
+            .flat_map(largest_first)
+            .collect();
+        let mut sorted = nodes.clone();
+        sorted.sort_unstable_by(|a, b| b.cmp(a));
+        let tail = |order: &[u64]| (makespan(order, workers) as f64 / share - 1.0) * 100.0;
         println!(
-            "{depth:>5} {:>12} {seconds:>9.3} {:>10.1} {:>12.0} {largest:>14} {:>7.1}% {:>14.2}",
+            "{depth:>5} {:>12} {seconds:>9.3} {:>10.1} {:>12.0} {largest:>14} {:>7.1}% {:>14.2} {:>7.1}% {:>7.1}% \
+             {:>7.1}%",
             nodes.len(),
             nodes.len() as f64 / seconds / 1e6,
             total as f64 / nodes.len().max(1) as f64,
             (span / share - 1.0) * 100.0,
             largest as f64 / share,
+            tail(&guessed),
+            tail(&by_batch),
+            tail(&sorted),
         );
     }
 }
