@@ -104,7 +104,7 @@ fn main() {
             .collect();
         let largest_first = |part: &[(u32, u32, u64)]| {
             let mut part = part.to_vec();
-            part.sort_by(|a, b| (b.0, b.1).cmp(&(a.0, a.1)));
+            part.sort_by_key(|t| std::cmp::Reverse((t.0, t.1)));
             part.into_iter().map(|(_, _, c)| c)
         };
         let guessed: Vec<u64> = largest_first(&keyed).collect();
