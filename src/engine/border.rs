@@ -22,6 +22,7 @@
 use crate::engine::kernel::{full_mask, Frame, Masks, Shape};
 use rayon::prelude::*;
 use std::cmp::Ordering;
+use std::fmt;
 
 /// The queens on the border lines of a solution, as the columns of the top and bottom rows' queens and the rows
 /// of the left and right columns' queens.
@@ -67,6 +68,79 @@ impl Transform {
             6 => (c, r),         // the main diagonal
             _ => (m - c, m - r), // the other diagonal
         }
+    }
+}
+
+/// A set of the square's 8 symmetries, as a bit for each [`Transform`] index: a stabiliser, held inline (a
+/// work unit carries one) and listed in the order of the indices.
+#[derive(Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct Group(u8);
+
+impl Group {
+    /// The group of all 8 symmetries.
+    pub const ALL: Group = Group(u8::MAX);
+
+    /// Whether `g` is in the set.
+    pub fn contains(self, g: Transform) -> bool {
+        self.0 & (1 << g.0) != 0
+    }
+
+    /// The number of symmetries in the set.
+    pub fn len(self) -> usize {
+        self.0.count_ones() as usize
+    }
+
+    /// Whether the set is empty (a stabiliser never is: it holds the identity).
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    /// The symmetries in the set, by increasing index.
+    pub fn iter(self) -> Members {
+        Members(self.0)
+    }
+}
+
+impl FromIterator<Transform> for Group {
+    fn from_iter<I: IntoIterator<Item = Transform>>(transforms: I) -> Group {
+        Group(transforms.into_iter().fold(0, |bits, g| bits | (1 << g.0)))
+    }
+}
+
+impl IntoIterator for Group {
+    type Item = Transform;
+    type IntoIter = Members;
+    fn into_iter(self) -> Members {
+        self.iter()
+    }
+}
+
+impl IntoIterator for &Group {
+    type Item = Transform;
+    type IntoIter = Members;
+    fn into_iter(self) -> Members {
+        self.iter()
+    }
+}
+
+/// The symmetries of a [`Group`], by increasing index.
+#[derive(Clone, Debug)]
+pub struct Members(u8);
+
+impl Iterator for Members {
+    type Item = Transform;
+    fn next(&mut self) -> Option<Transform> {
+        let index = self.0.trailing_zeros();
+        (self.0 != 0).then(|| {
+            self.0 &= self.0 - 1;
+            Transform(index as u8)
+        })
+    }
+}
+
+impl fmt::Debug for Group {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_set().entries(self.iter().map(|g| g.0)).finish()
     }
 }
 
@@ -123,7 +197,7 @@ impl Border {
     }
 
     /// The symmetries that map this border to itself (always including the identity).
-    pub fn stabiliser(self, n: u32) -> Vec<Transform> {
+    pub fn stabiliser(self, n: u32) -> Group {
         Transform::ALL
             .into_iter()
             .filter(|&g| self.image(n, g) == self)
