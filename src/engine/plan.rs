@@ -238,34 +238,30 @@ pub struct WorkUnit {
 }
 
 impl WorkUnit {
-    /// A unit not numbered yet.
-    fn new(border: Option<Border>, prefix: Prefix, weight: Weight) -> WorkUnit {
-        WorkUnit {
-            index: 0,
-            border,
-            prefix,
-            weight,
-        }
-    }
+    /// The place of a unit in a list before the unit is written there.
+    const UNWRITTEN: WorkUnit = WorkUnit {
+        index: 0,
+        border: None,
+        prefix: Prefix::new(),
+        weight: Weight::Plain {
+            total: 0,
+            unique: 0,
+        },
+    };
 }
 
-/// Appends to `units` the units of border `b` at split depth `depth` whose rows `1..` start with `prefix[1..]`,
-/// in lexicographic order.
-fn extend_border(
-    units: &mut Vec<WorkUnit>,
+/// Calls `unit` with the prefix of every unit of a border's search at split depth `depth` that starts with
+/// `prefix` (the top queen, then rows `1..`), in lexicographic order.
+fn border_prefixes(
     depth: u32,
-    b: Border,
     frame: &Frame,
     masks: Masks,
     prefix: &mut Prefix,
+    unit: &mut impl FnMut(&Prefix),
 ) {
     let row = prefix.len() as u32;
     if row > depth || row >= frame.end {
-        let weight = Weight::Plain {
-            total: 8,
-            unique: 1,
-        };
-        units.push(WorkUnit::new(Some(b), *prefix, weight));
+        unit(prefix);
         return;
     }
     let mut free = frame.free(row, masks);
@@ -273,14 +269,14 @@ fn extend_border(
         let bit = free & free.wrapping_neg();
         free ^= bit;
         prefix.push(bit.trailing_zeros() as u8);
-        extend_border(units, depth, b, frame, masks.place(bit), prefix);
+        border_prefixes(depth, frame, masks.place(bit), prefix, unit);
         prefix.pop();
     }
 }
 
-/// The number of units of the full-symmetry plan over `borders` at split depth `depth`, found without building
-/// them.
-fn border_units_at(n: u32, borders: &[Border], depth: u32) -> usize {
+/// The number of units of border `b` in the full-symmetry plan at split depth `depth`, found without building
+/// them, and the border's stabiliser (a border fixed by more than the identity is one unit).
+fn border_units(n: u32, b: Border, depth: u32) -> (usize, Group) {
     fn below(depth: u32, frame: &Frame, masks: Masks, row: u32) -> usize {
         if row > depth || row >= frame.end {
             return 1;
@@ -294,16 +290,58 @@ fn border_units_at(n: u32, borders: &[Border], depth: u32) -> usize {
         }
         units
     }
+    let stabiliser = b.stabiliser(n);
+    if stabiliser.len() > 1 {
+        (1, stabiliser)
+    } else {
+        let (frame, masks) = b.frame(n);
+        (below(depth, &frame, masks, 1), stabiliser)
+    }
+}
+
+/// Writes the units of border `b`, whose stabiliser is `stabiliser`, in the full-symmetry plan at split depth
+/// `depth` into `slots`, numbered from `first`.
+///
+/// # Panics
+/// If `slots` does not hold exactly the border's units ([`border_units`] counts them).
+fn write_border(
+    n: u32,
+    depth: u32,
+    (b, stabiliser): (Border, Group),
+    first: usize,
+    slots: &mut [WorkUnit],
+) {
+    let mut units = slots.iter_mut().zip(first..);
+    let mut write = |prefix: &Prefix, weight: Weight| {
+        let (slot, index) = units.next().expect("no more units than counted");
+        *slot = WorkUnit {
+            index,
+            border: Some(b),
+            prefix: *prefix,
+            weight,
+        };
+    };
+    if stabiliser.len() > 1 {
+        write(&Prefix::top(b), Weight::Burnside(stabiliser));
+    } else {
+        let (frame, masks) = b.frame(n);
+        let weight = Weight::Plain {
+            total: 8,
+            unique: 1,
+        };
+        border_prefixes(depth, &frame, masks, &mut Prefix::top(b), &mut |prefix| {
+            write(prefix, weight)
+        });
+    }
+    assert!(units.next().is_none(), "no fewer units than counted");
+}
+
+/// The number of units of the full-symmetry plan over `borders` at split depth `depth`, found without building
+/// them.
+fn border_units_at(n: u32, borders: &[Border], depth: u32) -> usize {
     borders
         .par_iter()
-        .map(|&b| {
-            if b.stabiliser(n).len() > 1 {
-                1
-            } else {
-                let (frame, masks) = b.frame(n);
-                below(depth, &frame, masks, 1)
-            }
-        })
+        .map(|&b| border_units(n, b, depth).0)
         .sum()
 }
 
@@ -430,31 +468,33 @@ impl Plan {
     }
 
     /// The full-symmetry plan over `borders` at split depth `depth`. The borders are expanded in parallel (on
-    /// rayon's global pool): planning runs before any counting, so its time is not shared by the workers.
+    /// rayon's global pool): planning runs before any counting, so its time is not shared by the workers. Each
+    /// border's units are counted first, then written in place into their own stretch of the one list: no list
+    /// per border to copy and free.
     fn of_borders(board: Board, depth: u32, borders: &[Border]) -> Plan {
         let n = board.n();
-        let per_border: Vec<Vec<WorkUnit>> = borders
+        let sizes: Vec<(usize, Group)> = borders
             .par_iter()
-            .map(|&b| {
-                let mut units = Vec::new();
-                let stabiliser = b.stabiliser(n);
-                if stabiliser.len() > 1 {
-                    units.push(WorkUnit::new(
-                        Some(b),
-                        Prefix::top(b),
-                        Weight::Burnside(stabiliser),
-                    ));
-                } else {
-                    let (frame, masks) = b.frame(n);
-                    extend_border(&mut units, depth, b, &frame, masks, &mut Prefix::top(b));
-                }
-                units
-            })
+            .map(|&b| border_units(n, b, depth))
             .collect();
-        let mut units: Vec<WorkUnit> = per_border.into_iter().flatten().collect();
-        for (index, unit) in units.iter_mut().enumerate() {
-            unit.index = index;
+        let total = sizes.iter().map(|&(size, _)| size).sum();
+        let mut units: Vec<WorkUnit> = (0..total)
+            .into_par_iter()
+            .map(|_| WorkUnit::UNWRITTEN)
+            .collect();
+        let mut stretches = Vec::with_capacity(borders.len());
+        let (mut rest, mut first) = (&mut units[..], 0);
+        for &(size, _) in &sizes {
+            let (stretch, after) = rest.split_at_mut(size);
+            stretches.push((first, stretch));
+            (rest, first) = (after, first + size);
         }
+        stretches
+            .into_par_iter()
+            .zip(borders.par_iter().zip(&sizes))
+            .for_each(|((first, stretch), (&b, &(_, stabiliser)))| {
+                write_border(n, depth, (b, stabiliser), first, stretch)
+            });
         Plan {
             board,
             symmetry: Symmetry::Full,
@@ -630,14 +670,13 @@ impl Plan {
     fn count_border(&self, border: Border) -> u64 {
         let (frame, masks) = border.frame(self.board.n());
         let mut units = Vec::new();
-        extend_border(
-            &mut units,
-            3,
-            border,
-            &frame,
-            masks,
-            &mut Prefix::top(border),
-        );
+        border_prefixes(3, &frame, masks, &mut Prefix::top(border), &mut |prefix| {
+            units.push(WorkUnit {
+                border: Some(border),
+                prefix: *prefix,
+                ..WorkUnit::UNWRITTEN
+            })
+        });
         let mut next = units.iter();
         let mut solutions = 0;
         kernel::count_stream(
