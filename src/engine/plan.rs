@@ -5,6 +5,9 @@
 //! ([`crate::engine::border`]), split further by placing the queens of rows `1..=k`. The plan lists units in a fixed
 //! order, so the same request gives the same numbered plan on any machine and any thread count; executors may
 //! run the units in any order and on any thread, and the counts add up to the same total.
+//!
+//! A unit holds its queens and weight inline ([`Prefix`], [`Group`]): the plan of n = 18 for 16 threads has 1.6
+//! million units, and one heap allocation each once made up most of its planning time.
 
 use crate::engine::board::Board;
 use crate::engine::border::{self, Border, Group, Transform};
