@@ -22,6 +22,7 @@
 use crate::engine::kernel::{full_mask, Frame, Masks, Shape};
 use rayon::prelude::*;
 use std::cmp::Ordering;
+use std::fmt;
 
 /// The queens on the border lines of a solution, as the columns of the top and bottom rows' queens and the rows
 /// of the left and right columns' queens.
@@ -70,49 +71,139 @@ impl Transform {
     }
 }
 
+/// A set of the square's 8 symmetries, as a bit for each [`Transform`] index: a stabiliser, held inline (a
+/// work unit carries one) and listed in the order of the indices.
+#[derive(Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct Group(u8);
+
+impl Group {
+    /// The group of all 8 symmetries.
+    pub const ALL: Group = Group(u8::MAX);
+
+    /// Whether `g` is in the set.
+    pub fn contains(self, g: Transform) -> bool {
+        self.0 & (1 << g.0) != 0
+    }
+
+    /// The number of symmetries in the set.
+    pub fn len(self) -> usize {
+        self.0.count_ones() as usize
+    }
+
+    /// Whether the set is empty (a stabiliser never is: it holds the identity).
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    /// The symmetries in the set, by increasing index.
+    pub fn iter(self) -> Members {
+        Members(self.0)
+    }
+}
+
+impl FromIterator<Transform> for Group {
+    fn from_iter<I: IntoIterator<Item = Transform>>(transforms: I) -> Group {
+        Group(transforms.into_iter().fold(0, |bits, g| bits | (1 << g.0)))
+    }
+}
+
+impl IntoIterator for Group {
+    type Item = Transform;
+    type IntoIter = Members;
+    fn into_iter(self) -> Members {
+        self.iter()
+    }
+}
+
+impl IntoIterator for &Group {
+    type Item = Transform;
+    type IntoIter = Members;
+    fn into_iter(self) -> Members {
+        self.iter()
+    }
+}
+
+/// The symmetries of a [`Group`], by increasing index.
+#[derive(Clone, Debug)]
+pub struct Members(u8);
+
+impl Iterator for Members {
+    type Item = Transform;
+    fn next(&mut self) -> Option<Transform> {
+        let index = self.0.trailing_zeros();
+        (self.0 != 0).then(|| {
+            self.0 &= self.0 - 1;
+            Transform(index as u8)
+        })
+    }
+}
+
+impl fmt::Debug for Group {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_set().entries(self.iter().map(|g| g.0)).finish()
+    }
+}
+
 impl Border {
     /// The distinct border queens, as `(row, column)`.
     pub fn queens(self, n: u32) -> Vec<(u32, u32)> {
+        let (queens, len) = self.distinct_queens(n);
+        queens[..len].to_vec()
+    }
+
+    /// The distinct border queens in order, as the first `len` of an array: planning asks for them a few times
+    /// for each of the n^4 candidate borders, so they are not allocated.
+    fn distinct_queens(self, n: u32) -> ([(u32, u32); 4], usize) {
         let m = n - 1;
-        let mut queens = vec![
+        let mut queens = [
             (0, u32::from(self.top)),
             (m, u32::from(self.bottom)),
             (u32::from(self.left), 0),
             (u32::from(self.right), m),
         ];
         queens.sort_unstable();
-        queens.dedup();
-        queens
+        let mut len = 1;
+        for i in 1..queens.len() {
+            if queens[i] != queens[len - 1] {
+                queens[len] = queens[i];
+                len += 1;
+            }
+        }
+        (queens, len)
     }
 
     /// The border made of `queens`, if they hold exactly one queen on each border line.
     fn from_queens(n: u32, queens: &[(u32, u32)]) -> Option<Border> {
-        let m = n - 1;
-        let one = |hits: Vec<u32>| -> Option<u8> {
-            match hits[..] {
-                [x] => Some(x as u8),
+        fn one(mut hits: impl Iterator<Item = u32>) -> Option<u8> {
+            match (hits.next(), hits.next()) {
+                (Some(x), None) => Some(x as u8),
                 _ => None,
             }
-        };
+        }
+        let m = n - 1;
         Some(Border {
-            top: one(queens.iter().filter(|q| q.0 == 0).map(|q| q.1).collect())?,
-            bottom: one(queens.iter().filter(|q| q.0 == m).map(|q| q.1).collect())?,
-            left: one(queens.iter().filter(|q| q.1 == 0).map(|q| q.0).collect())?,
-            right: one(queens.iter().filter(|q| q.1 == m).map(|q| q.0).collect())?,
+            top: one(queens.iter().filter(|q| q.0 == 0).map(|q| q.1))?,
+            bottom: one(queens.iter().filter(|q| q.0 == m).map(|q| q.1))?,
+            left: one(queens.iter().filter(|q| q.1 == 0).map(|q| q.0))?,
+            right: one(queens.iter().filter(|q| q.1 == m).map(|q| q.0))?,
         })
     }
 
     /// The border of the image of a solution with this border under `g`.
     pub fn image(self, n: u32, g: Transform) -> Border {
-        let moved: Vec<(u32, u32)> = self.queens(n).into_iter().map(|q| g.apply(n, q)).collect();
-        Border::from_queens(n, &moved).expect("symmetries map border lines to border lines")
+        let (mut queens, len) = self.distinct_queens(n);
+        for q in &mut queens[..len] {
+            *q = g.apply(n, *q);
+        }
+        Border::from_queens(n, &queens[..len]).expect("symmetries map border lines to border lines")
     }
 
     /// Whether some solution can have this border: the named queens are consistent (a corner queen is named by
     /// both its lines) and no two of them attack each other.
     pub fn is_possible(self, n: u32) -> bool {
-        let queens = self.queens(n);
-        if Border::from_queens(n, &queens) != Some(self) {
+        let (queens, len) = self.distinct_queens(n);
+        let queens = &queens[..len];
+        if Border::from_queens(n, queens) != Some(self) {
             return false;
         }
         queens.iter().enumerate().all(|(i, &(r1, c1))| {
@@ -123,7 +214,7 @@ impl Border {
     }
 
     /// The symmetries that map this border to itself (always including the identity).
-    pub fn stabiliser(self, n: u32) -> Vec<Transform> {
+    pub fn stabiliser(self, n: u32) -> Group {
         Transform::ALL
             .into_iter()
             .filter(|&g| self.image(n, g) == self)

@@ -5,13 +5,18 @@
 //! ([`crate::engine::border`]), split further by placing the queens of rows `1..=k`. The plan lists units in a fixed
 //! order, so the same request gives the same numbered plan on any machine and any thread count; executors may
 //! run the units in any order and on any thread, and the counts add up to the same total.
+//!
+//! A unit holds its queens and weight inline ([`Prefix`], [`Group`]): the plan of n = 18 for 16 threads has 1.6
+//! million units, and one heap allocation each once made up most of its planning time.
 
 use crate::engine::board::Board;
-use crate::engine::border::{self, Border, Transform};
+use crate::engine::border::{self, Border, Group, Transform};
 use crate::engine::count::Count;
 use crate::engine::kernel::{self, Frame, Masks, Start, Tally};
 use crate::engine::symmetry::{Admission, Symmetry};
 use rayon::prelude::*;
+use std::fmt;
+use std::ops::Deref;
 
 /// How many work units an automatic split aims for, per worker thread: enough that the last units to finish
 /// are small against the whole run, so threads do not wait idle at the end. Each worker keeps 16 to 32 units in
@@ -24,9 +29,15 @@ pub const UNITS_PER_THREAD: usize = 4096;
 pub const FULL_UNITS_PER_THREAD: usize = 32 * 1024;
 
 /// The most units a split depth that is asked for may give. Deeper splits make nothing faster (the automatic
-/// split gives every thread thousands of units with far fewer) and cost about 100 bytes of memory a unit and
-/// the time to build them: n = 16 at depth 10 would be 80 million units and 7.5 GB.
+/// split gives every thread thousands of units with far fewer) and cost 64 bytes of memory a unit and the
+/// time to build them: n = 16 at depth 10 would be 80 million units and 5 GB.
 pub const MAX_ASKED_UNITS: usize = 1 << 22;
+
+/// The deepest split a plan makes: a unit's queens are held inline, at most [`Prefix::CAPACITY`] of them (the
+/// full mode's top queen and one a row below it). Deeper splits are of boards wider than 32 squares, and give
+/// more units than any memory holds: the plan of such a board at depth 31 would list every placement of 31
+/// non-attacking queens.
+pub const MAX_DEPTH: u32 = Prefix::CAPACITY as u32 - 1;
 
 /// How deep the plan places queens before handing the rest to the kernel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,7 +51,7 @@ pub enum Split {
     /// sharded runs, whose plan must not depend on the threads of the machine that happens to run it.
     Units(usize),
     /// Exactly this many rows: from the top for `none` and `mirror` (at least as many as the symmetry needs to
-    /// decide), below the top row for `full`.
+    /// decide), below the top row for `full`; at most the board's lines and [`MAX_DEPTH`].
     Depth(u32),
 }
 
@@ -67,7 +78,7 @@ fn units_per_thread(symmetry: Symmetry) -> usize {
 }
 
 /// What each solution found in a unit is worth.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Weight {
     /// Every solution counts `total` times in the total and `unique` times in the unique count.
     Plain {
@@ -78,51 +89,182 @@ pub enum Weight {
     },
     /// The unit is fixed by these symmetries (a subgroup, the identity included): its solutions are enumerated
     /// and its unique solutions counted with Burnside's lemma.
-    Burnside(Vec<Transform>),
+    Burnside(Group),
+}
+
+/// The queens a unit places: the column of the queen in each of the first rows, held inline so that a plan of
+/// millions of units makes no allocation per unit. It reads as a slice (`&prefix[..]`, `prefix.len()`).
+#[derive(Clone, Copy)]
+pub struct Prefix {
+    len: u8,
+    queens: [u8; Prefix::CAPACITY],
+}
+
+impl Prefix {
+    /// The most queens a prefix holds: the rows of a split at [`MAX_DEPTH`].
+    pub const CAPACITY: usize = 32;
+
+    /// The empty prefix.
+    pub const fn new() -> Prefix {
+        Prefix {
+            len: 0,
+            queens: [0; Prefix::CAPACITY],
+        }
+    }
+
+    /// Appends a queen.
+    ///
+    /// # Panics
+    /// If the prefix is full: plans never split deeper than [`MAX_DEPTH`], so none of theirs is.
+    pub fn push(&mut self, column: u8) {
+        self.queens[usize::from(self.len)] = column;
+        self.len += 1;
+    }
+
+    /// The prefix of a border unit before any row below the top: the top queen.
+    fn top(border: Border) -> Prefix {
+        let mut prefix = Prefix::new();
+        prefix.push(border.top);
+        prefix
+    }
+
+    /// Removes the last queen.
+    pub fn pop(&mut self) -> Option<u8> {
+        self.len = self.len.checked_sub(1)?;
+        Some(self.queens[usize::from(self.len)])
+    }
+}
+
+impl Default for Prefix {
+    fn default() -> Prefix {
+        Prefix::new()
+    }
+}
+
+impl Deref for Prefix {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        &self.queens[..usize::from(self.len)]
+    }
+}
+
+impl<'a> IntoIterator for &'a Prefix {
+    type Item = &'a u8;
+    type IntoIter = std::slice::Iter<'a, u8>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+impl AsRef<[u8]> for Prefix {
+    fn as_ref(&self) -> &[u8] {
+        self
+    }
+}
+
+/// The prefix of these queens, if there are at most [`Prefix::CAPACITY`] of them.
+impl TryFrom<&[u8]> for Prefix {
+    type Error = TooDeep;
+    fn try_from(queens: &[u8]) -> Result<Prefix, TooDeep> {
+        let mut prefix = Prefix::new();
+        prefix
+            .queens
+            .get_mut(..queens.len())
+            .ok_or(TooDeep(queens.len()))?
+            .copy_from_slice(queens);
+        prefix.len = queens.len() as u8;
+        Ok(prefix)
+    }
+}
+
+/// More queens than a [`Prefix`] holds (the number of them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0} queens: a work unit places at most {max}", max = Prefix::CAPACITY)]
+pub struct TooDeep(pub usize);
+
+impl fmt::Debug for Prefix {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&**self, f)
+    }
+}
+
+impl PartialEq for Prefix {
+    fn eq(&self, other: &Prefix) -> bool {
+        **self == **other
+    }
+}
+
+impl Eq for Prefix {}
+
+impl PartialEq<[u8]> for Prefix {
+    fn eq(&self, other: &[u8]) -> bool {
+        **self == *other
+    }
+}
+
+impl<const N: usize> PartialEq<[u8; N]> for Prefix {
+    fn eq(&self, other: &[u8; N]) -> bool {
+        **self == *other
+    }
+}
+
+impl PartialOrd for Prefix {
+    fn partial_cmp(&self, other: &Prefix) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// Lexicographic, as the slices: the order of a plan's row-prefix units.
+impl Ord for Prefix {
+    fn cmp(&self, other: &Prefix) -> std::cmp::Ordering {
+        (**self).cmp(&**other)
+    }
+}
+
+impl std::hash::Hash for Prefix {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        (**self).hash(state);
+    }
 }
 
 /// One independent piece of the search: a partial placement and what each of its completions is worth.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct WorkUnit {
     /// The unit's number in its plan, from 0.
     pub index: usize,
     /// The border placement of a full-symmetry unit.
     pub border: Option<Border>,
     /// The column of the queen in each of the first rows (for a border unit, from row 0, the top queen).
-    pub prefix: Vec<u8>,
+    pub prefix: Prefix,
     /// What each solution is worth.
     pub weight: Weight,
 }
 
 impl WorkUnit {
-    /// A unit not numbered yet.
-    fn new(border: Option<Border>, prefix: Vec<u8>, weight: Weight) -> WorkUnit {
-        WorkUnit {
-            index: 0,
-            border,
-            prefix,
-            weight,
-        }
-    }
+    /// The place of a unit in a list before the unit is written there.
+    const UNWRITTEN: WorkUnit = WorkUnit {
+        index: 0,
+        border: None,
+        prefix: Prefix::new(),
+        weight: Weight::Plain {
+            total: 0,
+            unique: 0,
+        },
+    };
 }
 
-/// Appends to `units` the units of border `b` at split depth `depth` whose rows `1..` start with `prefix[1..]`,
-/// in lexicographic order.
-fn extend_border(
-    units: &mut Vec<WorkUnit>,
+/// Calls `unit` with the prefix of every unit of a border's search at split depth `depth` that starts with
+/// `prefix` (the top queen, then rows `1..`), in lexicographic order.
+fn border_prefixes(
     depth: u32,
-    b: Border,
     frame: &Frame,
     masks: Masks,
-    prefix: &mut Vec<u8>,
+    prefix: &mut Prefix,
+    unit: &mut impl FnMut(&Prefix),
 ) {
     let row = prefix.len() as u32;
     if row > depth || row >= frame.end {
-        let weight = Weight::Plain {
-            total: 8,
-            unique: 1,
-        };
-        units.push(WorkUnit::new(Some(b), prefix.clone(), weight));
+        unit(prefix);
         return;
     }
     let mut free = frame.free(row, masks);
@@ -130,14 +272,14 @@ fn extend_border(
         let bit = free & free.wrapping_neg();
         free ^= bit;
         prefix.push(bit.trailing_zeros() as u8);
-        extend_border(units, depth, b, frame, masks.place(bit), prefix);
+        border_prefixes(depth, frame, masks.place(bit), prefix, unit);
         prefix.pop();
     }
 }
 
-/// The number of units of the full-symmetry plan over `borders` at split depth `depth`, found without building
-/// them.
-fn border_units_at(n: u32, borders: &[Border], depth: u32) -> usize {
+/// The number of units of border `b` in the full-symmetry plan at split depth `depth`, found without building
+/// them, and the border's stabiliser (a border fixed by more than the identity is one unit).
+fn border_units(n: u32, b: Border, depth: u32) -> (usize, Group) {
     fn below(depth: u32, frame: &Frame, masks: Masks, row: u32) -> usize {
         if row > depth || row >= frame.end {
             return 1;
@@ -151,16 +293,58 @@ fn border_units_at(n: u32, borders: &[Border], depth: u32) -> usize {
         }
         units
     }
+    let stabiliser = b.stabiliser(n);
+    if stabiliser.len() > 1 {
+        (1, stabiliser)
+    } else {
+        let (frame, masks) = b.frame(n);
+        (below(depth, &frame, masks, 1), stabiliser)
+    }
+}
+
+/// Writes the units of border `b`, whose stabiliser is `stabiliser`, in the full-symmetry plan at split depth
+/// `depth` into `slots`, numbered from `first`.
+///
+/// # Panics
+/// If `slots` does not hold exactly the border's units ([`border_units`] counts them).
+fn write_border(
+    n: u32,
+    depth: u32,
+    (b, stabiliser): (Border, Group),
+    first: usize,
+    slots: &mut [WorkUnit],
+) {
+    let mut units = slots.iter_mut().zip(first..);
+    let mut write = |prefix: &Prefix, weight: Weight| {
+        let (slot, index) = units.next().expect("no more units than counted");
+        *slot = WorkUnit {
+            index,
+            border: Some(b),
+            prefix: *prefix,
+            weight,
+        };
+    };
+    if stabiliser.len() > 1 {
+        write(&Prefix::top(b), Weight::Burnside(stabiliser));
+    } else {
+        let (frame, masks) = b.frame(n);
+        let weight = Weight::Plain {
+            total: 8,
+            unique: 1,
+        };
+        border_prefixes(depth, &frame, masks, &mut Prefix::top(b), &mut |prefix| {
+            write(prefix, weight)
+        });
+    }
+    assert!(units.next().is_none(), "no fewer units than counted");
+}
+
+/// The number of units of the full-symmetry plan over `borders` at split depth `depth`, found without building
+/// them.
+fn border_units_at(n: u32, borders: &[Border], depth: u32) -> usize {
     borders
         .par_iter()
-        .map(|&b| {
-            if b.stabiliser(n).len() > 1 {
-                1
-            } else {
-                let (frame, masks) = b.frame(n);
-                below(depth, &frame, masks, 1)
-            }
-        })
+        .map(|&b| border_units(n, b, depth).0)
         .sum()
 }
 
@@ -185,8 +369,8 @@ fn walk_rows(
     board: Board,
     symmetry: Symmetry,
     depth: u32,
-    prefix: &mut Vec<u8>,
-    unit: &mut dyn FnMut(&[u8], u32) -> bool,
+    prefix: &mut Prefix,
+    unit: &mut dyn FnMut(&Prefix, u32) -> bool,
 ) -> bool {
     let (n, lines) = (board.width(), board.lines());
     match symmetry.admit(n, lines, prefix) {
@@ -241,14 +425,14 @@ impl Plan {
         }
         let n = board.lines();
         match split {
-            Split::Depth(depth) => Plan::at_depth(board, symmetry, depth.min(n)),
+            Split::Depth(depth) => Plan::at_depth(board, symmetry, depth.min(n).min(MAX_DEPTH)),
             Split::Auto { threads } => {
                 let target = threads.max(1).saturating_mul(units_per_thread(symmetry));
                 Plan::new(board, symmetry, Split::Units(target))
             }
             Split::Units(target) => {
                 // Deeper than half the board the units become tiny and numerous; small boards stop there.
-                let deepest = (n / 2).max(1).min(n);
+                let deepest = (n / 2).max(1).min(n).min(MAX_DEPTH);
                 if symmetry == Symmetry::Full && board.n() >= 4 {
                     // Counting the units of each depth is cheaper than building them; build only the one.
                     let borders = Border::canonical(board.n());
@@ -279,45 +463,41 @@ impl Plan {
         let n = board.n();
         match symmetry {
             // Boards too small for four border lines: one unit, the whole board under all 8 symmetries.
-            Symmetry::Full if n < 4 => {
-                plan.push(None, Vec::new(), Weight::Burnside(Transform::ALL.to_vec()))
-            }
+            Symmetry::Full if n < 4 => plan.push(None, Prefix::new(), Weight::Burnside(Group::ALL)),
             Symmetry::Full => return Plan::of_borders(board, depth, &Border::canonical(n)),
-            _ => {
-                let mut prefix = Vec::with_capacity(n as usize);
-                plan.extend_rows(&mut prefix);
-            }
+            _ => plan.extend_rows(&mut Prefix::new()),
         }
         plan
     }
 
     /// The full-symmetry plan over `borders` at split depth `depth`. The borders are expanded in parallel (on
-    /// rayon's global pool): planning runs before any counting, so its time is not shared by the workers.
+    /// rayon's global pool): planning runs before any counting, so its time is not shared by the workers. Each
+    /// border's units are counted first, then written in place into their own stretch of the one list: no list
+    /// per border to copy and free.
     fn of_borders(board: Board, depth: u32, borders: &[Border]) -> Plan {
         let n = board.n();
-        let per_border: Vec<Vec<WorkUnit>> = borders
+        let sizes: Vec<(usize, Group)> = borders
             .par_iter()
-            .map(|&b| {
-                let mut units = Vec::new();
-                let stabiliser = b.stabiliser(n);
-                if stabiliser.len() > 1 {
-                    units.push(WorkUnit::new(
-                        Some(b),
-                        vec![b.top],
-                        Weight::Burnside(stabiliser),
-                    ));
-                } else {
-                    let (frame, masks) = b.frame(n);
-                    let mut prefix = vec![b.top];
-                    extend_border(&mut units, depth, b, &frame, masks, &mut prefix);
-                }
-                units
-            })
+            .map(|&b| border_units(n, b, depth))
             .collect();
-        let mut units: Vec<WorkUnit> = per_border.into_iter().flatten().collect();
-        for (index, unit) in units.iter_mut().enumerate() {
-            unit.index = index;
+        let total = sizes.iter().map(|&(size, _)| size).sum();
+        let mut units: Vec<WorkUnit> = (0..total)
+            .into_par_iter()
+            .map(|_| WorkUnit::UNWRITTEN)
+            .collect();
+        let mut stretches = Vec::with_capacity(borders.len());
+        let (mut rest, mut first) = (&mut units[..], 0);
+        for &(size, _) in &sizes {
+            let (stretch, after) = rest.split_at_mut(size);
+            stretches.push((first, stretch));
+            (rest, first) = (after, first + size);
         }
+        stretches
+            .into_par_iter()
+            .zip(borders.par_iter().zip(&sizes))
+            .for_each(|((first, stretch), (&b, &(_, stabiliser)))| {
+                write_border(n, depth, (b, stabiliser), first, stretch)
+            });
         Plan {
             board,
             symmetry: Symmetry::Full,
@@ -326,7 +506,7 @@ impl Plan {
         }
     }
 
-    fn push(&mut self, border: Option<Border>, prefix: Vec<u8>, weight: Weight) {
+    fn push(&mut self, border: Option<Border>, prefix: Prefix, weight: Weight) {
         self.units.push(WorkUnit {
             index: self.units.len(),
             border,
@@ -336,14 +516,14 @@ impl Plan {
     }
 
     /// Appends the row-prefix units at or below `prefix`, in lexicographic order.
-    fn extend_rows(&mut self, prefix: &mut Vec<u8>) {
+    fn extend_rows(&mut self, prefix: &mut Prefix) {
         let (board, symmetry, depth) = (self.board, self.symmetry, self.depth);
         walk_rows(board, symmetry, depth, prefix, &mut |prefix, weight| {
             let weight = Weight::Plain {
                 total: weight,
                 unique: 0,
             };
-            self.push(None, prefix.to_vec(), weight);
+            self.push(None, *prefix, weight);
             true
         });
     }
@@ -359,7 +539,7 @@ impl Plan {
     ) -> Vec<usize> {
         let (symmetry, borders) = Plan::counting(board, symmetry);
         let mut counts = Vec::new();
-        for depth in 0..=deepest.min(board.lines()) {
+        for depth in 0..=deepest.min(board.lines()).min(MAX_DEPTH) {
             match Plan::count_at(board, symmetry, &borders, depth, cap) {
                 Some(units) => counts.push(units),
                 None => break,
@@ -372,7 +552,8 @@ impl Plan {
     /// them; `None` if more than `cap` (the count stops there).
     pub fn units_at(board: Board, symmetry: Symmetry, depth: u32, cap: usize) -> Option<usize> {
         let (symmetry, borders) = Plan::counting(board, symmetry);
-        Plan::count_at(board, symmetry, &borders, depth.min(board.lines()), cap)
+        let depth = depth.min(board.lines()).min(MAX_DEPTH);
+        Plan::count_at(board, symmetry, &borders, depth, cap)
     }
 
     /// The symmetry a plan of `board` uses, and its canonical borders where it has them: listed once for all
@@ -419,8 +600,7 @@ impl Plan {
                 }
             }
             _ => {
-                let mut prefix = Vec::with_capacity(board.lines() as usize);
-                walk_rows(board, symmetry, depth, &mut prefix, &mut |_, _| {
+                walk_rows(board, symmetry, depth, &mut Prefix::new(), &mut |_, _| {
                     units += 1;
                     units <= cap
                 });
@@ -493,7 +673,13 @@ impl Plan {
     fn count_border(&self, border: Border) -> u64 {
         let (frame, masks) = border.frame(self.board.n());
         let mut units = Vec::new();
-        extend_border(&mut units, 3, border, &frame, masks, &mut vec![border.top]);
+        border_prefixes(3, &frame, masks, &mut Prefix::top(border), &mut |prefix| {
+            units.push(WorkUnit {
+                border: Some(border),
+                prefix: *prefix,
+                ..WorkUnit::UNWRITTEN
+            })
+        });
         let mut next = units.iter();
         let mut solutions = 0;
         kernel::count_stream(
@@ -510,7 +696,7 @@ impl Plan {
     /// Counts one unit: a pure function of the unit.
     pub fn count_unit(&self, unit: &WorkUnit) -> Count {
         let n = self.board.n();
-        match (&unit.weight, self.start(unit)) {
+        match (unit.weight, self.start(unit)) {
             (_, Some(start)) => self.weigh(unit, kernel::count_start(n, start)),
             (Weight::Burnside(group), None) => {
                 // Burnside's lemma: the classes are the average number of solutions each symmetry fixes.
@@ -520,7 +706,7 @@ impl Plan {
                         let solutions = u128::from(self.count_border(border));
                         let fixed = group
                             .iter()
-                            .map(|&g| match g {
+                            .map(|g| match g {
                                 Transform(0) => solutions,
                                 g => u128::from(border.count_fixed(n, g)),
                             })
@@ -534,7 +720,7 @@ impl Plan {
                             solutions += 1;
                             fixed += group
                                 .iter()
-                                .filter(|&&g| border::is_fixed(n, queens, g))
+                                .filter(|&g| border::is_fixed(n, queens, g))
                                 .count() as u128;
                         });
                         (solutions, fixed)
@@ -566,7 +752,7 @@ mod tests {
     #[test]
     fn units_are_numbered_in_lexicographic_order() {
         let p = plan(6, Symmetry::None, 2);
-        let prefixes: Vec<_> = p.units().iter().map(|u| u.prefix.clone()).collect();
+        let prefixes: Vec<_> = p.units().iter().map(|u| u.prefix).collect();
         let mut sorted = prefixes.clone();
         sorted.sort();
         assert_eq!(prefixes, sorted);
@@ -578,7 +764,7 @@ mod tests {
     #[test]
     fn mirror_places_a_second_row_after_a_middle_queen() {
         let p = plan(5, Symmetry::Mirror, 1);
-        let prefixes: Vec<_> = p.units().iter().map(|u| u.prefix.clone()).collect();
+        let prefixes: Vec<_> = p.units().iter().map(|u| u.prefix.to_vec()).collect();
         assert_eq!(prefixes, vec![vec![0], vec![1], vec![2, 0]]);
         assert!(p.units().iter().all(|u| u.weight
             == Weight::Plain {
@@ -655,7 +841,32 @@ mod tests {
         for u in p.units() {
             let b = u.border.expect("full units have borders");
             assert!(b.is_canonical(8));
-            assert_eq!(u.prefix, vec![b.top]);
+            assert_eq!(u.prefix, [b.top]);
         }
+    }
+
+    #[test]
+    fn a_prefix_reads_as_the_slice_of_its_queens() {
+        let mut prefix = Prefix::new();
+        for c in [3, 0, 4] {
+            prefix.push(c);
+        }
+        assert_eq!(prefix, [3, 0, 4]);
+        assert_eq!(format!("{prefix:?}"), "[3, 0, 4]");
+        assert_eq!(prefix.pop(), Some(4));
+        assert_eq!(Prefix::try_from(&[3, 0][..]), Ok(prefix));
+        assert!(Prefix::try_from(&[3, 1][..]).unwrap() > prefix);
+        let too_many = [0; Prefix::CAPACITY + 1];
+        assert_eq!(
+            Prefix::try_from(&too_many[..]),
+            Err(TooDeep(Prefix::CAPACITY + 1))
+        );
+    }
+
+    #[test]
+    fn a_unit_fits_a_cache_line() {
+        // The plan of n = 18 for 16 threads holds 1.6 million units; each once took 64 bytes and a heap
+        // allocation for its queens.
+        assert!(std::mem::size_of::<WorkUnit>() <= 64);
     }
 }

@@ -101,4 +101,87 @@ mod tests {
             assert_ne!(a, other);
         }
     }
+
+    #[test]
+    fn the_fingerprints_of_earlier_versions_still_name_their_plans() {
+        // A compatibility test: journals and shard files written by earlier versions carry these fingerprints
+        // (computed by version 0.2.0 at 83020de, before the units held their queens inline), and they resume
+        // and merge only if today's plan of the same request hashes to the same text. Among them units of every
+        // weight: Burnside units of a border and of a whole small board, plain ones of each mode, a rectangle.
+        let full = Split::durable(Symmetry::Full);
+        let mirror = Split::durable(Symmetry::Mirror);
+        let cases = [
+            (
+                3,
+                3,
+                Symmetry::Full,
+                Split::Depth(1),
+                "05b7465a4a4f7a19bc1004fb5717a391",
+            ),
+            (
+                8,
+                8,
+                Symmetry::Full,
+                Split::Depth(0),
+                "a314150363caac3038ce618410f0864f",
+            ),
+            (
+                10,
+                10,
+                Symmetry::Full,
+                Split::Depth(2),
+                "ce66cbc9d25d6f8ec966fdca66d8eac0",
+            ),
+            (
+                12,
+                12,
+                Symmetry::Full,
+                full,
+                "2cd63bd32583c5ae58c88017bf0857a5",
+            ),
+            (
+                9,
+                9,
+                Symmetry::Mirror,
+                Split::Depth(1),
+                "723656db64718dbb01150b307aa42b3c",
+            ),
+            (
+                11,
+                11,
+                Symmetry::Mirror,
+                mirror,
+                "946ded595750b07f9426a977596f80b0",
+            ),
+            (
+                7,
+                7,
+                Symmetry::None,
+                Split::Depth(2),
+                "2c915376a9a145c49511588a0f219cd7",
+            ),
+            (
+                9,
+                7,
+                Symmetry::Full,
+                Split::Depth(3),
+                "c2ea61549038c91208ad317b92e0b3d9",
+            ),
+            (
+                6,
+                6,
+                Symmetry::None,
+                Split::Depth(6),
+                "26aa3b3d8aa07bd1e1015eeefb095624",
+            ),
+        ];
+        for (rows, cols, symmetry, split, expected) in cases {
+            let plan = Plan::new(Board::rect(rows, cols).unwrap(), symmetry, split);
+            assert_eq!(
+                Fingerprint::of(&plan).as_str(),
+                expected,
+                "{rows}x{cols}, {symmetry}, {split:?}"
+            );
+        }
+    }
 }

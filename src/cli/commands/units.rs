@@ -162,7 +162,7 @@ fn unit_json(u: &WorkUnit) -> serde_json::Value {
     json!({
         "unit": u.index,
         "border": u.border.map(|b| [b.top, b.bottom, b.left, b.right]),
-        "queens": u.prefix,
+        "queens": &u.prefix[..],
         "weight": weight,
     })
 }
