@@ -422,10 +422,10 @@ fn the_gpu_backend_says_what_is_missing_before_writing_anything() {
 #[test]
 fn the_gpu_backend_refuses_boards_beyond_its_masks_and_unknown_backends() {
     nqueens()
-        .args(["count", "32", "--backend", "gpu"])
+        .args(["count", "29", "--backend", "gpu"])
         .assert()
         .code(2)
-        .stderr(contains("up to 31 columns wide"));
+        .stderr(contains("up to 28 columns wide"));
     nqueens()
         .args(["count", "10", "--backend", "gpu", "--gpus", "0,x"])
         .assert()

@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# The measurements that wait for the GPU machine (an H100 with 16 CPU cores), in parts that each fit in one
+# call of ten minutes, so that a session with the machine spends its minutes measuring (results/gpu.md and
+# results/scaling.md say what each figure is for). A developer tool, not part of CI.
+#
+#   bash scripts/gpu-session.sh PART OUT [BINARY]
+#
+# PART    check | small | variants | peers | n22 | bench | cpu | all (all but n22)
+# OUT     a folder for the logs and reports (the device's $OUT); each part writes OUT/PART.txt
+# BINARY  nqueens built on the development machine with `cargo build --release --features cuda` (generic
+#         x86-64: the loops are picked at run time) and carried over; target/release/nqueens by default.
+#
+# `peers` needs ygch/n_queens beside the checkout: copy ../shared/peers to .peers/ (git ignores it) and carry it.
+# `cpu` also runs target/release/examples/scaling_cost and plan_depth if they were built and carried.
+set -uo pipefail
+part=${1:?"part: check | small | variants | peers | n22 | bench | cpu | all"}
+out=${2:?"a folder for the figures"}
+B=${3:-target/release/nqueens}
+root=$(cd "$(dirname "$0")/.." && pwd)
+mkdir -p "$out"
+[ -x "$B" ] || { echo "no nqueens binary at $B" >&2; exit 2; }
+
+# Runs a command, printing it and its wall time (seconds) after its output.
+timed() {
+  echo "\$ $*"
+  local t0 t1
+  t0=$(date +%s.%N)
+  "$@"
+  local rc=$?
+  t1=$(date +%s.%N)
+  echo "wall $(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.3f", b-a}') s, exit $rc"
+  echo
+}
+
+check() {
+  nvidia-smi -L
+  nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total --format=csv
+  lscpu | grep -E 'Model name|Thread|Core|Socket|MHz' || true
+  "$B" --version
+  # Every board against the published counts, then one GPU named twice (two host threads, one GPU).
+  timed "$B" count 4..17 --backend gpu --check -q
+  timed "$B" count 18 --backend gpu --gpus 0,0 --check -f json
+  # A GPU shard merged with a CPU shard must give the exact total (merge checks it against the published one).
+  local j
+  j=$(mktemp -d)
+  timed "$B" count 17 --backend gpu --shard 0/2 --checkpoint "$j/gpu.journal" -q
+  timed "$B" count 17 --shard 1/2 --checkpoint "$j/cpu.journal" -q
+  timed "$B" merge "$j/gpu.journal" "$j/cpu.journal"
+  rm -rf "$j"
+}
+
+small() {
+  # The fixed cost: first runs compile the kernel, second runs read the cache; the CPU alone for comparison.
+  local cache
+  cache=$(mktemp -d)
+  for round in cold warm; do
+    for n in 12 17 18 19; do
+      echo "# $round cache"
+      NQUEENS_CACHE_DIR=$cache timed "$B" count $n --backend gpu --check -q
+    done
+  done
+  for n in 12 17 18; do timed "$B" count $n --check -q; done
+  NQUEENS_CACHE_DIR=$cache NQUEENS_GPU_VERBOSE=1 timed "$B" count 17 --backend gpu -f json
+  rm -rf "$cache"
+}
+
+variants() {
+  # Turns between tests for a task's end (22, 23 and 24 SASS instructions a node), and threads per block.
+  for unroll in 4u 2u 1u; do
+    NQUEENS_GPU_DEFINES="NQ_UNROLL=$unroll" NQUEENS_GPU_VERBOSE=1 timed "$B" count 20 --backend gpu --check -f json
+  done
+  for threads in 64 256; do
+    NQUEENS_GPU_THREADS=$threads NQUEENS_GPU_VERBOSE=1 timed "$B" count 20 --backend gpu --check -f json
+  done
+}
+
+peers() {
+  [ -f "$root/.peers/gpu-side-by-side.sh" ] || { echo "copy ../shared/peers to .peers/ and carry it"; return 1; }
+  for n in 20 21; do timed bash "$root/.peers/gpu-side-by-side.sh" $n "$B"; done
+}
+
+n22() {
+  # The target is 85 s (ygch: 256 s on this card); a timeout leaves the figure as "more than".
+  timed timeout 560 "$B" count 22 --backend gpu --check -f json
+}
+
+bench() {
+  timed "$B" bench --backend gpu --n 19 --runs 3 --export-json "$out/bench-gpu-n19.json" \
+    --export-markdown "$out/bench-gpu-n19.md"
+}
+
+cpu() {
+  # Issue 20's target: the whole 16-thread command at least 12 times a pinned core (results/scaling.md).
+  local perf=(perf stat -e task-clock,cycles)
+  command -v perf > /dev/null || perf=()
+  timed "${perf[@]}" taskset -c 2 "$B" count 18 -t 1 -q
+  timed "${perf[@]}" taskset -c 2 "$B" count 18 -t 1 -q
+  for _ in 1 2 3; do timed "${perf[@]}" "$B" count 18 -t 16 -q; done
+  timed "${perf[@]}" "$B" count 18 -t 16 --split-depth 2 -q
+  local examples=target/release/examples
+  [ -x $examples/scaling_cost ] && timed $examples/scaling_cost 18 1 16
+  [ -x $examples/plan_depth ] && timed $examples/plan_depth 18 3 5
+  timed "$B" bench --export-json "$out/bench-cpu-n18.json" --export-markdown "$out/bench-cpu-n18.md"
+}
+
+run_part() {
+  echo "## $1 ($(date -u +%FT%TZ), $(hostname))"
+  "$1"
+}
+
+case "$part" in
+  check | small | variants | peers | n22 | bench | cpu) run_part "$part" 2>&1 | tee "$out/$part.txt" ;;
+  all)
+    for p in check small variants peers bench cpu; do run_part $p 2>&1 | tee "$out/$p.txt"; done
+    ;;
+  *) echo "unknown part '$part'" >&2; exit 2 ;;
+esac
