@@ -47,7 +47,9 @@ use task::{Table, Task};
 /// The tasks a large run aims for, at least: enough that every thread of a large GPU (85,000 to 200,000 in
 /// flight on an H100) takes dozens, so that the last to finish are small against the run. Measured on an H100
 /// at n = 21: 8.6 million tasks took 95 s, 52 million 41 s. Not many more: the host cuts them, and at n = 20
-/// cutting 125 million took longer than counting them (7.5 s against 6.1 s with 28 million).
+/// cutting 125 million took longer than counting them (7.5 s against 6.1 s with 28 million). A smaller run
+/// aims for fewer: the square root of its nodes times 1,800, where the last tasks' wait costs what cutting
+/// more would (results/gpu.md).
 pub const TARGET_TASKS: usize = 1 << 24;
 
 /// A smaller run aims for `sqrt(nodes * TASK_BALANCE)` tasks (up to [`TARGET_TASKS`]), where the time the last
@@ -353,8 +355,9 @@ pub struct Cut {
     pub tasks: f64,
 }
 
-/// How to cut `units` of `plan`: the fewest extra rows that make at least [`target_tasks`] tasks (for a run
-/// smaller than that of [`TARGET_TASKS`], the depth whose tasks are nearer its target, on a log scale) and
+/// How to cut `units` of `plan`: the fewest extra rows that make at least the run's target of tasks (its
+/// size's: see [`TARGET_TASKS`]; for a run smaller than that of [`TARGET_TASKS`], the depth whose tasks are
+/// nearer its target, on a log scale) and
 /// leave none more than [`MAX_TASK_ROWS`] rows to search, or the most that still leave tasks to search.
 /// Estimated from a sample of the units.
 pub fn cut(plan: &Plan, units: &[usize]) -> Cut {
