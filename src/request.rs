@@ -91,10 +91,15 @@ pub fn count(request: &CountRequest, progress: &dyn exec::Progress) -> Result<Bo
     let plan = match request.backend {
         exec::Backend::Cpu => request.plan(),
         // The GPUs' contexts and kernel are made while the plan is built.
-        exec::Backend::Gpu => std::thread::scope(|scope| {
-            scope.spawn(gpu::open_ahead);
-            request.plan()
-        }),
+        exec::Backend::Gpu => {
+            let (plan, opened) = std::thread::scope(|scope| {
+                let opening = scope.spawn(gpu::open_ahead);
+                let plan = request.plan();
+                (plan, opening.join())
+            });
+            opened.unwrap_or_else(|p| std::panic::resume_unwind(p))?;
+            plan
+        }
     };
     let (total, gpu) = match request.backend {
         exec::Backend::Cpu => (exec::run_parallel(&plan, request.threads, progress)?, None),

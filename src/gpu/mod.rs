@@ -154,21 +154,30 @@ pub fn device() -> Result<DeviceInfo, Error> {
     }
 }
 
-/// Makes the contexts of the GPUs in use ([`use_gpus`]) and loads the kernel on them, as a run will: for a
-/// thread of its own while the host builds the plan, so that a small run does not wait for the two one after
-/// the other. An error is left for the run to report.
-pub fn open_ahead() {
+/// Makes the contexts of the GPUs in use ([`use_gpus`]) and loads the kernel on them, as a run will, or says
+/// why it cannot: on a thread of its own while the host builds the plan, so that a small run does not wait for
+/// the two one after the other, or before anything is written.
+pub fn open_ahead() -> Result<(), Error> {
     #[cfg(feature = "cuda")]
     {
         let ordinals = match selected_gpus() {
             Some(gpus) => gpus,
-            None => (0..cuda::visible().unwrap_or(0)).collect(),
+            None => (0..cuda::visible()?).collect(),
         };
         std::thread::scope(|scope| {
-            for ordinal in ordinals {
-                scope.spawn(move || cuda::open_ahead(ordinal));
-            }
-        });
+            let opening: Vec<_> = ordinals
+                .into_iter()
+                .map(|ordinal| scope.spawn(move || cuda::open_ahead(ordinal)))
+                .collect();
+            // The scope waits for every thread; the first error is the run's.
+            opening
+                .into_iter()
+                .try_for_each(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+        })
+    }
+    #[cfg(not(feature = "cuda"))]
+    {
+        Err(not_built())
     }
 }
 

@@ -46,6 +46,10 @@ pub fn run(
         }
     }
     let durable = checkpointed::resolve(durable, requests.len(), check, options.split_depth)?;
+    // A checkpointed run writes its journal before it counts: a GPU that cannot be opened says so first.
+    if durable.is_some() && options.backend == nqueens::engine::exec::Backend::Gpu {
+        nqueens::gpu::open_ahead()?;
+    }
     let journal = durable
         .as_ref()
         .map(|d| (d.path.as_path(), "the journal of this run"));
