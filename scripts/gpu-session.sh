@@ -97,6 +97,9 @@ cpu() {
   timed "${perf[@]}" taskset -c 2 "$B" count 18 -t 1 -q
   for _ in 1 2 3; do timed "${perf[@]}" "$B" count 18 -t 16 -q; done
   timed "${perf[@]}" "$B" count 18 -t 16 --split-depth 2 -q
+  # A busy core's clock may drop under AVX-512 more than under AVX2: cycles over task-clock say so.
+  timed "${perf[@]}" taskset -c 2 "$B" count 18 -t 1 --kernel avx2 -q
+  timed "${perf[@]}" "$B" count 18 -t 16 --kernel avx2 -q
   local examples=target/release/examples
   [ -x $examples/scaling_cost ] && timed $examples/scaling_cost 18 1 16
   [ -x $examples/plan_depth ] && timed $examples/plan_depth 18 3 5
