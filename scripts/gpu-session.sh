@@ -91,6 +91,9 @@ bench() {
 
 cpu() {
   # Issue 20's target: the whole 16-thread command at least 12 times a pinned core (results/scaling.md).
+  # Cores or hardware threads: 16 threads on 8 cores cannot make 12 times.
+  lscpu | grep -E 'Model name|Thread|Core|Socket|MHz|NUMA' || true
+  lscpu -e=CPU,CORE,SOCKET,MAXMHZ 2> /dev/null || true
   local perf=(perf stat -e task-clock,cycles)
   command -v perf > /dev/null || perf=()
   timed "${perf[@]}" taskset -c 2 "$B" count 18 -t 1 -q
