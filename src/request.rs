@@ -92,12 +92,20 @@ pub fn count(request: &CountRequest, progress: &dyn exec::Progress) -> Result<Bo
         exec::Backend::Cpu => request.plan(),
         // The GPUs' contexts and kernel are made while the plan is built.
         exec::Backend::Gpu => {
-            let (plan, opened) = std::thread::scope(|scope| {
+            let (plan, planned, opened) = std::thread::scope(|scope| {
                 let opening = scope.spawn(gpu::open_ahead);
                 let plan = request.plan();
-                (plan, opening.join())
+                let planned = started.elapsed().as_secs_f64();
+                (plan, planned, opening.join())
             });
             opened.unwrap_or_else(|p| std::panic::resume_unwind(p))?;
+            if gpu::verbose() {
+                eprintln!(
+                    "gpu: plan of {} units built in {planned:.3} s; the GPUs opened by {:.3} s",
+                    plan.units().len(),
+                    started.elapsed().as_secs_f64()
+                );
+            }
             plan
         }
     };

@@ -1,7 +1,7 @@
 //! The CUDA side of the GPU backend: the driver and NVRTC through `cudarc`, loaded at run time.
 
 use super::task::{self, Table, Task};
-use super::{cache, Batch, Device, DeviceInfo};
+use super::{cache, verbose, Batch, Device, DeviceInfo};
 use crate::engine::kernel::Tally;
 use crate::error::Error;
 use cudarc::driver::{
@@ -39,10 +39,6 @@ fn threads_per_block() -> u32 {
         .and_then(|t| t.parse().ok())
         .filter(|t| (32..=1024).contains(t))
         .unwrap_or(THREADS)
-}
-
-fn verbose() -> bool {
-    std::env::var_os("NQUEENS_GPU_VERBOSE").is_some()
 }
 
 fn gpu_error(what: &str) -> impl Fn(cudarc::driver::DriverError) -> Error + '_ {

@@ -108,6 +108,12 @@ pub struct DeviceInfo {
     pub memory_bytes: u64,
 }
 
+/// Whether `NQUEENS_GPU_VERBOSE` asks for what a run did, phase by phase, on standard error: a measuring aid
+/// (results/gpu.md), like the launch's figures the driver part prints.
+pub fn verbose() -> bool {
+    std::env::var_os("NQUEENS_GPU_VERBOSE").is_some()
+}
+
 /// The GPUs a run uses, by the driver's numbers; `None` for all visible.
 static SELECTED: Mutex<Option<Vec<usize>>> = Mutex::new(None);
 
@@ -544,6 +550,8 @@ pub fn dispatch<D: Device>(
         return Err(Error::Gpu("no GPU to count on".into()));
     }
     progress.start(units.len());
+    let began = std::time::Instant::now();
+    let since = move || began.elapsed().as_secs_f64();
     // The devices open (a CUDA context, the kernel loaded) while this thread plans the cut.
     let planned: OnceLock<(Cut, Vec<&[usize]>)> = OnceLock::new();
     let ready = Barrier::new(ordinals.len() + 1);
@@ -551,8 +559,11 @@ pub fn dispatch<D: Device>(
     let failed = AtomicBool::new(false);
     let drive = |ordinal: usize| -> Result<(Count, String, f64, u64), Error> {
         let device = open(ordinal);
+        let opened = since();
         ready.wait();
         let mut device = device?;
+        // Seconds: cutting batches on the host, waiting for the device's results, and the first submission.
+        let (mut cutting, mut waiting, mut first) = (0.0, 0.0, None);
         let (cut, chunks) = planned
             .get()
             .expect("the cut is planned before the devices start");
@@ -569,21 +580,37 @@ pub fn dispatch<D: Device>(
             let Some(chunk) = chunks.get(next.fetch_add(1, Ordering::Relaxed)) else {
                 break;
             };
+            let cut_from = since();
             let batch = prepare(plan, chunk, cut.extra_rows);
+            cutting += since() - cut_from;
             tasks += batch.tasks.len() as u64;
             device.submit(batch)?;
+            first.get_or_insert_with(&since);
             in_flight += 1;
             if in_flight >= device.depth().max(1) {
+                let wait_from = since();
                 let (batch, tallies) = device.collect()?;
+                waiting += since() - wait_from;
                 in_flight -= 1;
                 report(batch, tallies);
             }
         }
+        let wait_from = since();
         for _ in 0..in_flight {
             let (batch, tallies) = device.collect()?;
             report(batch, tallies);
         }
-        Ok((sum, device.name(), device.kernel_seconds()?, tasks))
+        waiting += since() - wait_from;
+        let kernel = device.kernel_seconds()?;
+        if verbose() {
+            eprintln!(
+                "gpu {ordinal}: opened at {opened:.3} s, first batch sent at {:.3} s; {cutting:.3} s cutting \
+                 {tasks} tasks, {waiting:.3} s waiting for results, {kernel:.3} s of kernels; done at {:.3} s",
+                first.unwrap_or(0.0),
+                since()
+            );
+        }
+        Ok((sum, device.name(), kernel, tasks))
     };
     let results: Vec<Result<(Count, String, f64, u64), Error>> = std::thread::scope(|scope| {
         let handles: Vec<_> = ordinals
@@ -601,6 +628,14 @@ pub fn dispatch<D: Device>(
             })
             .collect();
         let cut = cut(plan, units);
+        if verbose() {
+            eprintln!(
+                "gpu: cut planned at {:.3} s: {} rows below the units, about {:.0} tasks",
+                since(),
+                cut.extra_rows,
+                cut.tasks
+            );
+        }
         let _ = planned.set((cut, batches(units, cut, ordinals.len()).collect()));
         ready.wait();
         handles
