@@ -66,7 +66,7 @@ small() {
 }
 
 variants() {
-  # Turns between tests for a task's end (21.75, 23 and 26 SASS instructions a node), and threads per block.
+  # Turns between tests for a task's end (19.75, 20.5 and 22 SASS instructions a node), and threads per block.
   for unroll in 4u 2u 1u; do
     NQUEENS_GPU_DEFINES="NQ_UNROLL=$unroll" NQUEENS_GPU_VERBOSE=1 timed "$B" count 20 --backend gpu --check -f json
   done

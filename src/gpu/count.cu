@@ -5,7 +5,7 @@
 // `scripts/gpu-sass-count.sh` counts the SASS instructions of its search loop; results/gpu.md records them.
 //
 // The search loop takes one queen a turn, branch-free, and tests for the task's end every NQ_UNROLL turns
-// (87 SASS instructions on sm_90 for four turns, nodes counted: 21.75 a node; results/gpu.md):
+// (79 SASS instructions on sm_90 for four turns, nodes counted: 19.75 a node; results/gpu.md):
 // - The stack lives in shared memory, one 16-byte entry a level: the row's untried squares `avail`, its free
 //   columns `fc` (the board's columns not taken), and the diagonal masks `ld` and `rd` of the queens above it.
 //   A turn takes the top entry's lowest square, stores the rest back, and pushes the child row's entry if the
@@ -103,7 +103,7 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
         *(uint4*)(shared + top) = make_uint4(task.avail, task.fc, task.ld, task.rd);
         uint4 e = *(const uint4*)(shared + top);
         u32 sol = 0;
-        u32 turns = 0;
+        u32 passes = 0;
         const long long began = clock64();
         do {
 #ifdef __CUDA_ARCH__
@@ -112,6 +112,20 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
             for (u32 i = 0; i < NQ_UNROLL; i++) {
                 const u32 rest = e.x & (e.x - 1u);
                 *(u32*)(shared + top) = rest;
+                // Pop the row if this was its last square, then (below) push the child over it or above it.
+                // Written here, as a predicated subtraction right after the store, ptxas makes the rest and
+                // its test in one instruction and keeps the next turn's load predicated (79 instructions for
+                // four turns; tested after the table's look-up, or as `e.x == e.x ^ rest`, 87; as a plain `if`,
+                // a select and an add).
+#ifdef __CUDA_ARCH__
+                asm("{\n\t.reg .pred p;\n\tsetp.eq.u32 p, %1, 0;\n\t@p sub.u32 %0, %0, %2;\n\t}"
+                    : "+r"(top)
+                    : "r"(rest), "r"(level));
+#else
+                if (rest == 0u) {
+                    top -= level;
+                }
+#endif
                 // e.x ^ rest is the queen's square, which is free: in fc, in neither diagonal.
                 const u32 fc = e.y ^ e.x ^ rest;
                 const u32 ld = (e.z | (e.x ^ rest)) << 1;
@@ -119,19 +133,6 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
                 const u32 open = *(const u32*)(shared + tab + __popc(fc) * step);
                 const u32 free = fc & ~(ld | rd) & open;
                 sol += open >> 31;
-                // Pop the row if this was its last square (as a predicated subtraction: ptxas makes a select
-                // and an add of the plain `if`), then push the child over it or above it. The last square is
-                // the row's squares (tested so, rather than as `rest == 0`, ptxas makes the free squares and
-                // their test in one instruction: 87 instructions for four turns instead of 88).
-#ifdef __CUDA_ARCH__
-                asm("{\n\t.reg .pred p;\n\tsetp.eq.u32 p, %1, %3;\n\t@p sub.u32 %0, %0, %2;\n\t}"
-                    : "+r"(top)
-                    : "r"(e.x), "r"(level), "r"(e.x ^ rest));
-#else
-                if (e.x == (e.x ^ rest)) {
-                    top -= level;
-                }
-#endif
                 if (free != 0u) {
                     top += level;
                     *(uint4*)(shared + top) = make_uint4(free, fc, ld, rd);
@@ -143,10 +144,11 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
                 asm("" : "+r"(top));
 #endif
             }
-            turns += NQ_UNROLL;
+            // Passes, not turns: ptxas keeps a copy of a counter of turns for after the loop.
+            passes++;
         } while (e.x < NQ_SENTINEL_LOW);
         // The turns after the task's last took the sentinel's squares.
-        const u32 nod = turns - (NQ_UNROLL - __popc(e.x));
+        const u32 nod = passes * NQ_UNROLL - (NQ_UNROLL - __popc(e.x));
         if ((unsigned long long)(clock64() - began) >> 36) {
             atomicAdd(&trouble[task.slot], 1u);
         }
