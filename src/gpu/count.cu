@@ -137,8 +137,13 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
                     top += level;
                     *(uint4*)(shared + top) = make_uint4(free, fc, ld, rd);
                 }
+#if defined(__CUDA_ARCH__) && defined(NQ_LOAD_EVERY_TURN)
+                // A variant to measure (results/gpu.md, k4): 77 instructions for four turns, but ptxas then
+                // loads the next entry after a push too, moving 8.5 wavefronts of shared memory a turn, not 6.
+                asm("" : "+r"(top));
+#endif
                 e = *(const uint4*)(shared + top);
-#ifdef __CUDA_ARCH__
+#if defined(__CUDA_ARCH__) && !defined(NQ_LOAD_EVERY_TURN)
                 // Unrolled, ptxas otherwise adds the shared window's base to `top` on both sides of the push
                 // for the next turn's store: two instructions a turn.
                 asm("" : "+r"(top));
