@@ -66,11 +66,11 @@ small() {
 }
 
 variants() {
-  # Turns between tests for a task's end (19.75, 20.5 and 22 SASS instructions a node), and threads per block.
+  # Turns between tests for a task's end (19.5, 20.5 and 22 SASS instructions a node), and threads per block.
   for unroll in 4u 2u 1u; do
     NQUEENS_GPU_DEFINES="NQ_UNROLL=$unroll" NQUEENS_GPU_VERBOSE=1 timed "$B" count 20 --backend gpu --check -f json
   done
-  # Fewer instructions (19.5 a node) against less shared memory moved (results/gpu.md, k4).
+  # Fewer instructions (19.25 a node) against less shared memory moved (results/gpu.md, k4).
   NQUEENS_GPU_DEFINES="NQ_LOAD_EVERY_TURN" NQUEENS_GPU_VERBOSE=1 timed "$B" count 20 --backend gpu --check -f json
   for threads in 64 256; do
     NQUEENS_GPU_THREADS=$threads NQUEENS_GPU_VERBOSE=1 timed "$B" count 20 --backend gpu --check -f json

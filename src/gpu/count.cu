@@ -5,7 +5,7 @@
 // `scripts/gpu-sass-count.sh` counts the SASS instructions of its search loop; results/gpu.md records them.
 //
 // The search loop takes one queen a turn, branch-free, and tests for the task's end every NQ_UNROLL turns
-// (79 SASS instructions on sm_90 for four turns, nodes counted: 19.75 a node; results/gpu.md):
+// (78 SASS instructions on sm_90 for four turns, nodes counted: 19.5 a node; results/gpu.md):
 // - The stack lives in shared memory, one 16-byte entry a level: the row's untried squares `avail`, its free
 //   columns `fc` (the board's columns not taken), and the diagonal masks `ld` and `rd` of the queens above it.
 //   A turn takes the top entry's lowest square, stores the rest back, and pushes the child row's entry if the
@@ -71,7 +71,8 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
 {
     NQ_STACK(shared);
     // Bytes from one level of the stack to the next, and from one row of the table to the next.
-    const u32 level = 16u * blockDim.x;
+    // (Not const: the loop makes it opaque with `top`.)
+    u32 level = 16u * blockDim.x;
     const u32 step = 4u * blockDim.x;
     // The stack's levels 0 (the sentinel) to `levels`, then the table's `levels + 1` rows.
     const u32 table = (levels + 1u) * level + 4u * threadIdx.x;
@@ -114,7 +115,7 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
                 *(u32*)(shared + top) = rest;
                 // Pop the row if this was its last square, then (below) push the child over it or above it.
                 // Written here, as a predicated subtraction right after the store, ptxas makes the rest and
-                // its test in one instruction and keeps the next turn's load predicated (79 instructions for
+                // its test in one instruction and keeps the next turn's load predicated (78 instructions for
                 // four turns; tested after the table's look-up, or as `e.x == e.x ^ rest`, 87; as a plain `if`,
                 // a select and an add).
 #ifdef __CUDA_ARCH__
@@ -145,8 +146,9 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
                 e = *(const uint4*)(shared + top);
 #if defined(__CUDA_ARCH__) && !defined(NQ_LOAD_EVERY_TURN)
                 // Unrolled, ptxas otherwise adds the shared window's base to `top` on both sides of the push
-                // for the next turn's store: two instructions a turn.
-                asm("" : "+r"(top));
+                // for the next turn's store: two instructions a turn. With `level` opaque too, ptxas copies
+                // `top` between registers three times in four turns rather than four (78 instructions, not 79).
+                asm("" : "+r"(top), "+r"(level));
 #endif
             }
             // Passes, not turns: ptxas keeps a copy of a counter of turns for after the loop.

@@ -15,7 +15,7 @@
 use crate::engine::kernel::{full_mask, Frame, Masks, Start, Tally};
 
 /// Turns the kernel's search loop takes between two tests for a task's end (`NQ_UNROLL` in `count.cu`): the
-/// loop's instructions a node fall from 22 with one turn to 19.75 with four (results/gpu.md). The turns past a
+/// loop's instructions a node fall from 22 with one turn to 19.5 with four (results/gpu.md). The turns past a
 /// task's end are taken on a sentinel whose squares lie beyond the board, one for each such turn.
 pub const UNROLL: u32 = 4;
 
