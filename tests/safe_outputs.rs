@@ -127,6 +127,65 @@ fn output_through_a_symlink_replaces_its_target_and_keeps_the_link() {
 }
 
 #[test]
+#[cfg(target_os = "linux")]
+fn output_to_dev_stdout_writes_into_the_stream_the_shell_opened() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("log.txt");
+    fs::write(&log, "an earlier line\n").unwrap();
+    let appending = || fs::OpenOptions::new().append(true).open(&log).unwrap();
+    // `nqueens count 8 -o /dev/stdout >> log.txt`: the table goes after what the file held, as with `>>`;
+    // the file is not replaced (its earlier line lost), nor a "log.txt (deleted)" made beside it.
+    let status = Command::new(binary())
+        .args(["count", "8", "-q", "--format", "csv", "-o", "/dev/stdout"])
+        .stdout(appending())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    // The same for /dev/stderr.
+    let status = Command::new(binary())
+        .args(["count", "9", "-q", "--format", "csv", "-o", "/dev/stderr"])
+        .stdout(Stdio::null())
+        .stderr(appending())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let text = fs::read_to_string(&log).unwrap();
+    assert!(text.starts_with("an earlier line\nn,total,"), "{text}");
+    assert!(text.contains("\n8,92,12,"), "{text}");
+    assert!(text.contains("\n9,352,46,"), "{text}");
+    assert_eq!(names(dir.path()), ["log.txt"]);
+    // Into a pipe, which no file can replace.
+    nqueens()
+        .args(["count", "8", "-q", "--format", "csv", "-o", "/dev/stdout"])
+        .assert()
+        .success()
+        .stdout(contains("8,92,12,"));
+    // An export there would interleave with the table, as `-` would; a descriptor open for reading only, or
+    // not open at all, cannot take a result.
+    nqueens()
+        .args(["count", "8", "--export-json", "/dev/stdout"])
+        .assert()
+        .code(2)
+        .stderr(contains("the table already goes to standard output"));
+    nqueens()
+        .args(["count", "8", "-o", "/dev/stdin"])
+        .pipe_stdin(&log)
+        .unwrap()
+        .assert()
+        .code(2)
+        .stderr(contains("open for reading only"));
+    nqueens()
+        .args(["count", "8", "-o", "/dev/fd/9"])
+        .assert()
+        .code(2)
+        .stderr(contains("descriptor 9 is not open"));
+    assert!(fs::read_to_string(&log)
+        .unwrap()
+        .starts_with("an earlier line\n"));
+    assert_eq!(names(dir.path()), ["log.txt"]);
+}
+
+#[test]
 #[cfg(unix)]
 fn output_keeps_the_mode_of_the_file_it_replaces_and_refuses_read_only_ones() {
     use std::os::unix::fs::PermissionsExt;
