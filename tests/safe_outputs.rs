@@ -270,6 +270,67 @@ fn output_onto_the_journal_of_the_run_is_refused_however_it_is_spelled() {
 }
 
 #[test]
+fn check_refuses_to_write_its_verdicts_over_the_solutions_it_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    let solutions = dir.path().join("six.txt");
+    fs::write(&solutions, "[2,4,6,1,3,5]\n[3,6,2,5,1,4]\n").unwrap();
+    let before = fs::read(&solutions).unwrap();
+    let mut spellings = vec![solutions.clone(), dir.path().join(".").join("six.txt")];
+    #[cfg(unix)]
+    {
+        let link = dir.path().join("link.txt");
+        std::os::unix::fs::symlink(&solutions, &link).unwrap();
+        spellings.push(link);
+    }
+    for spelled in &spellings {
+        nqueens()
+            .arg("check")
+            .arg(&solutions)
+            .arg("-o")
+            .arg(spelled)
+            .assert()
+            .code(2)
+            .stderr(contains("the file being checked"));
+        assert_eq!(
+            fs::read(&solutions).unwrap(),
+            before,
+            "{}",
+            spelled.display()
+        );
+    }
+    // `nqueens check -o six.txt < six.txt`: the same file, as standard input.
+    #[cfg(target_os = "linux")]
+    {
+        let out = Command::new(binary())
+            .arg("check")
+            .arg("-o")
+            .arg(&solutions)
+            .stdin(fs::File::open(&solutions).unwrap())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("the standard input being checked"),
+            "{stderr}"
+        );
+        assert_eq!(fs::read(&solutions).unwrap(), before);
+    }
+    let verdicts = dir.path().join("verdicts.txt");
+    nqueens()
+        .arg("check")
+        .arg(&solutions)
+        .arg("-o")
+        .arg(&verdicts)
+        .assert()
+        .success();
+    assert_eq!(
+        fs::read_to_string(&verdicts).unwrap(),
+        "line 1: valid\nline 2: valid\n"
+    );
+}
+
+#[test]
 fn merge_refuses_to_write_over_one_of_its_journals() {
     let dir = tempfile::tempdir().unwrap();
     let shards: Vec<PathBuf> = (0..2)
