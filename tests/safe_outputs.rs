@@ -660,6 +660,12 @@ fn wrong_places_for_files_are_usage_errors_that_name_them() {
         .code(2)
         .stderr(contains(dir.path().to_str().unwrap()).and(contains("directory")));
     nqueens()
+        .arg("merge")
+        .arg(dir.path())
+        .assert()
+        .code(2)
+        .stderr(contains(dir.path().to_str().unwrap()).and(contains("is a directory")));
+    nqueens()
         .args(["count", "8", "--checkpoint"])
         .arg(dir.path())
         .assert()
