@@ -677,6 +677,16 @@ fn wrong_places_for_files_are_usage_errors_that_name_them() {
         .assert()
         .code(2)
         .stderr(contains("does not exist"));
+    // A file where the folder should be: said so, not that the folder is missing (mkdir -p would fail).
+    let file = dir.path().join("notes.txt");
+    fs::write(&file, "notes\n").unwrap();
+    nqueens()
+        .args(["count", "8", "--checkpoint"])
+        .arg(file.join("n8.journal"))
+        .assert()
+        .code(2)
+        .stderr(contains("is not a folder").and(contains("does not exist").not()));
+    fs::remove_file(&file).unwrap();
     let json = dir.path().join("b.json");
     nqueens()
         .args(["bench", "--quick", "--export-json"])

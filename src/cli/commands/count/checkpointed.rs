@@ -118,6 +118,14 @@ pub fn resolve(
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => std::path::Path::new("."),
     };
+    // A file where the folder should be is not a folder to create.
+    if folder.exists() && !folder.is_dir() {
+        return Err(UsageError(format!(
+            "--checkpoint '{}': '{}' is not a folder; name a journal in a folder",
+            path.display(),
+            folder.display()
+        )));
+    }
     if !folder.is_dir() {
         return Err(UsageError(format!(
             "--checkpoint '{}': the folder '{}' does not exist; create it first (mkdir -p '{}')",
