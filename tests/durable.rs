@@ -223,6 +223,43 @@ fn a_torn_last_line_is_dropped_and_the_count_stays_exact() {
     );
 }
 
+#[test]
+fn two_runs_started_at_once_on_a_new_journal_share_it_as_a_resubmitted_job_does() {
+    let dir = tempfile::tempdir().unwrap();
+    for attempt in 0..5 {
+        let journal = dir.path().join(format!("j{attempt}"));
+        let args = ["count", "14", "-q", "--checkpoint", path_str(&journal)];
+        // Both plan before either has made the journal: the one that makes it second finds it there.
+        let children: Vec<_> = (0..2)
+            .map(|_| {
+                Command::new(binary())
+                    .args(args)
+                    .stdout(Stdio::piped())
+                    .stderr(Stdio::piped())
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
+        let outs: Vec<Output> = children
+            .into_iter()
+            .map(|c| c.wait_with_output().unwrap())
+            .collect();
+        for out in &outs {
+            let stderr = text(&out.stderr);
+            match out.status.code() {
+                Some(0) => assert!(text(&out.stdout).contains("365596"), "{stderr}"),
+                Some(1) => assert!(
+                    stderr.contains("in use by another nqueens process"),
+                    "{stderr}"
+                ),
+                code => panic!("exit code {code:?}: {stderr}"),
+            }
+        }
+        assert!(outs.iter().any(|o| o.status.success()));
+        nqueens().arg("merge").arg(&journal).assert().success();
+    }
+}
+
 #[cfg(unix)]
 #[test]
 fn sigint_and_sigterm_save_the_journal_and_say_how_to_resume() {
