@@ -687,6 +687,37 @@ fn wrong_places_for_files_are_usage_errors_that_name_them() {
         .code(2)
         .stderr(contains("is not a folder").and(contains("does not exist").not()));
     fs::remove_file(&file).unwrap();
+    // A journal is a regular file: a FIFO would be waited on forever, deaf to Ctrl-C; a dangling link cannot
+    // be made a journal under its own name.
+    #[cfg(unix)]
+    {
+        let fifo = dir.path().join("pipe");
+        if Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .is_ok_and(|s| s.success())
+        {
+            nqueens()
+                .args(["count", "8", "--checkpoint"])
+                .arg(&fifo)
+                .timeout(Duration::from_secs(20))
+                .assert()
+                .code(2)
+                .stderr(contains("is not a regular file"));
+            fs::remove_file(&fifo).unwrap();
+        }
+        let dangling = dir.path().join("dangling.journal");
+        std::os::unix::fs::symlink("nowhere.journal", &dangling).unwrap();
+        nqueens()
+            .args(["count", "8", "--checkpoint"])
+            .arg(&dangling)
+            .assert()
+            .code(2)
+            .stderr(contains(
+                "a symbolic link to 'nowhere.journal', which does not exist",
+            ));
+        fs::remove_file(&dangling).unwrap();
+    }
     let json = dir.path().join("b.json");
     nqueens()
         .args(["bench", "--quick", "--export-json"])

@@ -114,6 +114,23 @@ pub fn resolve(
             path.join("run.journal").display()
         )));
     }
+    // A journal is a regular file. Opening a FIFO waits for a writer forever (SIGINT and SIGTERM are already
+    // taken over by then, so only `kill -9` ends the wait); a device or a socket cannot hold one either.
+    if let Ok(meta) = std::fs::metadata(&path) {
+        if !meta.is_file() {
+            return Err(UsageError(format!(
+                "--checkpoint '{}' is not a regular file (a FIFO, a device or a socket): name a journal file",
+                path.display()
+            )));
+        }
+    } else if let Ok(target) = std::fs::read_link(&path) {
+        // A link to nothing: the journal cannot be made under the link's name without replacing the link.
+        return Err(UsageError(format!(
+            "--checkpoint '{}' is a symbolic link to '{}', which does not exist: name the journal file itself",
+            path.display(),
+            target.display()
+        )));
+    }
     let folder = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => std::path::Path::new("."),
