@@ -223,6 +223,47 @@ fn a_torn_last_line_is_dropped_and_the_count_stays_exact() {
     );
 }
 
+#[cfg(target_os = "linux")]
+#[test]
+fn a_journal_name_that_is_not_utf8_is_kept_byte_for_byte() {
+    use std::ffi::OsString;
+    use std::os::unix::ffi::OsStringExt;
+    let dir = tempfile::tempdir().unwrap();
+    // Latin-1 "é" (0xe9), not UTF-8, beside the shard's {k} and {m}.
+    let name = |k: &[u8], m: &[u8]| {
+        let mut bytes = b"r\xe9sultat-".to_vec();
+        bytes.extend_from_slice(k);
+        bytes.extend_from_slice(b"-of-");
+        bytes.extend_from_slice(m);
+        bytes.extend_from_slice(b".journal");
+        dir.path().join(OsString::from_vec(bytes))
+    };
+    for k in ["0", "1"] {
+        nqueens()
+            .args([
+                "count",
+                "10",
+                "-q",
+                "--shard",
+                &format!("{k}/2"),
+                "--checkpoint",
+            ])
+            .arg(name(b"{k}", b"{m}"))
+            .assert()
+            .success();
+    }
+    let journals = [name(b"0", b"2"), name(b"1", b"2")];
+    for journal in &journals {
+        assert!(journal.exists(), "{}", journal.display());
+    }
+    nqueens()
+        .arg("merge")
+        .args(&journals)
+        .assert()
+        .success()
+        .stdout(predicates::str::contains("724"));
+}
+
 #[test]
 fn two_runs_started_at_once_on_a_new_journal_share_it_as_a_resubmitted_job_does() {
     let dir = tempfile::tempdir().unwrap();

@@ -101,12 +101,7 @@ pub fn resolve(
             "--check compares whole boards: check the total of `nqueens merge` instead".into(),
         ));
     }
-    let whole = shard.unwrap_or(Shard::WHOLE);
-    let name = path
-        .to_string_lossy()
-        .replace("{k}", &whole.index.to_string())
-        .replace("{m}", &whole.count.to_string());
-    let path = PathBuf::from(name);
+    let path = shard_name(path, shard.unwrap_or(Shard::WHOLE));
     if path.is_dir() {
         return Err(UsageError(format!(
             "--checkpoint '{}' is a directory: name a journal file, such as '{}'",
@@ -157,6 +152,40 @@ pub fn resolve(
         only,
         split_depth,
     }))
+}
+
+/// The journal's name with `{k}` and `{m}` replaced by the shard's number and count. The bytes of the name are
+/// replaced, not its text: a name that is not UTF-8 keeps its other bytes as they are, where a lossy
+/// conversion would have put the journal under another name than the one given (and resumed none).
+fn shard_name(path: &std::path::Path, shard: Shard) -> PathBuf {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::{OsStrExt, OsStringExt};
+        let (k, m) = (shard.index.to_string(), shard.count.to_string());
+        let mut rest = path.as_os_str().as_bytes();
+        let mut name = Vec::with_capacity(rest.len());
+        while let Some(&byte) = rest.first() {
+            if let Some(after) = rest.strip_prefix(b"{k}") {
+                name.extend_from_slice(k.as_bytes());
+                rest = after;
+            } else if let Some(after) = rest.strip_prefix(b"{m}") {
+                name.extend_from_slice(m.as_bytes());
+                rest = after;
+            } else {
+                name.push(byte);
+                rest = &rest[1..];
+            }
+        }
+        PathBuf::from(std::ffi::OsString::from_vec(name))
+    }
+    #[cfg(not(unix))]
+    {
+        PathBuf::from(
+            path.to_string_lossy()
+                .replace("{k}", &shard.index.to_string())
+                .replace("{m}", &shard.count.to_string()),
+        )
+    }
 }
 
 /// Counts `request` into the journal of `durable`, resuming it if it exists.
