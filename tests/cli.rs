@@ -201,6 +201,26 @@ fn verify_checks_a_range() {
 }
 
 #[test]
+fn rectangles_have_no_published_count_to_verify_or_check() {
+    for args in [&["verify", "8x6"][..], &["count", "8", "8x6", "--check"]] {
+        nqueens()
+            .args(args)
+            .assert()
+            .code(2)
+            .stdout(predicate::str::is_empty())
+            .stderr(
+                contains("the rectangle 8x6 has no published count")
+                    .and(contains("all counts match").not()),
+            );
+    }
+    nqueens()
+        .args(["count", "8x6"])
+        .assert()
+        .success()
+        .stdout(contains("550"));
+}
+
+#[test]
 fn verify_has_a_default_range() {
     nqueens()
         .args(["verify", "--quiet", "--format", "csv"])

@@ -223,6 +223,84 @@ fn a_torn_last_line_is_dropped_and_the_count_stays_exact() {
     );
 }
 
+#[cfg(target_os = "linux")]
+#[test]
+fn a_journal_name_that_is_not_utf8_is_kept_byte_for_byte() {
+    use std::ffi::OsString;
+    use std::os::unix::ffi::OsStringExt;
+    let dir = tempfile::tempdir().unwrap();
+    // Latin-1 "é" (0xe9), not UTF-8, beside the shard's {k} and {m}.
+    let name = |k: &[u8], m: &[u8]| {
+        let mut bytes = b"r\xe9sultat-".to_vec();
+        bytes.extend_from_slice(k);
+        bytes.extend_from_slice(b"-of-");
+        bytes.extend_from_slice(m);
+        bytes.extend_from_slice(b".journal");
+        dir.path().join(OsString::from_vec(bytes))
+    };
+    for k in ["0", "1"] {
+        nqueens()
+            .args([
+                "count",
+                "10",
+                "-q",
+                "--shard",
+                &format!("{k}/2"),
+                "--checkpoint",
+            ])
+            .arg(name(b"{k}", b"{m}"))
+            .assert()
+            .success();
+    }
+    let journals = [name(b"0", b"2"), name(b"1", b"2")];
+    for journal in &journals {
+        assert!(journal.exists(), "{}", journal.display());
+    }
+    nqueens()
+        .arg("merge")
+        .args(&journals)
+        .assert()
+        .success()
+        .stdout(predicates::str::contains("724"));
+}
+
+#[test]
+fn two_runs_started_at_once_on_a_new_journal_share_it_as_a_resubmitted_job_does() {
+    let dir = tempfile::tempdir().unwrap();
+    for attempt in 0..5 {
+        let journal = dir.path().join(format!("j{attempt}"));
+        let args = ["count", "14", "-q", "--checkpoint", path_str(&journal)];
+        // Both plan before either has made the journal: the one that makes it second finds it there.
+        let children: Vec<_> = (0..2)
+            .map(|_| {
+                Command::new(binary())
+                    .args(args)
+                    .stdout(Stdio::piped())
+                    .stderr(Stdio::piped())
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
+        let outs: Vec<Output> = children
+            .into_iter()
+            .map(|c| c.wait_with_output().unwrap())
+            .collect();
+        for out in &outs {
+            let stderr = text(&out.stderr);
+            match out.status.code() {
+                Some(0) => assert!(text(&out.stdout).contains("365596"), "{stderr}"),
+                Some(1) => assert!(
+                    stderr.contains("in use by another nqueens process"),
+                    "{stderr}"
+                ),
+                code => panic!("exit code {code:?}: {stderr}"),
+            }
+        }
+        assert!(outs.iter().any(|o| o.status.success()));
+        nqueens().arg("merge").arg(&journal).assert().success();
+    }
+}
+
 #[cfg(unix)]
 #[test]
 fn sigint_and_sigterm_save_the_journal_and_say_how_to_resume() {

@@ -151,3 +151,67 @@ fn files_that_cannot_be_plotted_are_refused() {
         .code(2)
         .stderr(contains("FILE.json"));
 }
+
+#[test]
+fn a_folder_that_cannot_take_the_charts_is_refused_before_any_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let count = dir.path().join("count.json");
+    let bench = dir.path().join("bench.json");
+    nqueens()
+        .args(["count", "6..9", "--format", "json", "-o"])
+        .arg(&count)
+        .assert()
+        .success();
+    nqueens()
+        .args(["bench", "--n", "8", "--runs", "1", "--threads", "2"])
+        .args(["--debug-fake-clock", "--export-json"])
+        .arg(&bench)
+        .assert()
+        .success();
+    // `-o` names a file, not a folder: a usage error (exit 2), and the file is left as it was.
+    let file = dir.path().join("notes.txt");
+    std::fs::write(&file, "notes\n").unwrap();
+    for not_a_folder in [file.as_path(), Path::new("/dev/null")] {
+        nqueens()
+            .arg("plot")
+            .arg(&count)
+            .arg("-o")
+            .arg(not_a_folder)
+            .assert()
+            .code(2)
+            .stderr(contains("it is not a folder"));
+    }
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "notes\n");
+    // One chart's file cannot be written (a folder has its name): none is written, not the first ones.
+    let out = dir.path().join("plots");
+    std::fs::create_dir_all(out.join("scaling.svg")).unwrap();
+    nqueens()
+        .arg("plot")
+        .arg(&count)
+        .arg(&bench)
+        .arg("-o")
+        .arg(&out)
+        .assert()
+        .code(2)
+        .stderr(contains("scaling.svg").and(contains("wrote").not()));
+    let names: Vec<_> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, ["scaling.svg"]);
+    // Nothing to plot: the folder is not made either.
+    let mut report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&count).unwrap()).unwrap();
+    report["results"] = serde_json::json!([]);
+    let empty = dir.path().join("empty.json");
+    std::fs::write(&empty, report.to_string()).unwrap();
+    nqueens()
+        .arg("plot")
+        .arg(&empty)
+        .arg("-o")
+        .arg(dir.path().join("new"))
+        .assert()
+        .code(2)
+        .stderr(contains("nothing to plot"));
+    assert!(!dir.path().join("new").exists());
+}

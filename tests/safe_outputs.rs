@@ -127,6 +127,65 @@ fn output_through_a_symlink_replaces_its_target_and_keeps_the_link() {
 }
 
 #[test]
+#[cfg(target_os = "linux")]
+fn output_to_dev_stdout_writes_into_the_stream_the_shell_opened() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("log.txt");
+    fs::write(&log, "an earlier line\n").unwrap();
+    let appending = || fs::OpenOptions::new().append(true).open(&log).unwrap();
+    // `nqueens count 8 -o /dev/stdout >> log.txt`: the table goes after what the file held, as with `>>`;
+    // the file is not replaced (its earlier line lost), nor a "log.txt (deleted)" made beside it.
+    let status = Command::new(binary())
+        .args(["count", "8", "-q", "--format", "csv", "-o", "/dev/stdout"])
+        .stdout(appending())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    // The same for /dev/stderr.
+    let status = Command::new(binary())
+        .args(["count", "9", "-q", "--format", "csv", "-o", "/dev/stderr"])
+        .stdout(Stdio::null())
+        .stderr(appending())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let text = fs::read_to_string(&log).unwrap();
+    assert!(text.starts_with("an earlier line\nn,total,"), "{text}");
+    assert!(text.contains("\n8,92,12,"), "{text}");
+    assert!(text.contains("\n9,352,46,"), "{text}");
+    assert_eq!(names(dir.path()), ["log.txt"]);
+    // Into a pipe, which no file can replace.
+    nqueens()
+        .args(["count", "8", "-q", "--format", "csv", "-o", "/dev/stdout"])
+        .assert()
+        .success()
+        .stdout(contains("8,92,12,"));
+    // An export there would interleave with the table, as `-` would; a descriptor open for reading only, or
+    // not open at all, cannot take a result.
+    nqueens()
+        .args(["count", "8", "--export-json", "/dev/stdout"])
+        .assert()
+        .code(2)
+        .stderr(contains("the table already goes to standard output"));
+    nqueens()
+        .args(["count", "8", "-o", "/dev/stdin"])
+        .pipe_stdin(&log)
+        .unwrap()
+        .assert()
+        .code(2)
+        .stderr(contains("open for reading only"));
+    nqueens()
+        .args(["count", "8", "-o", "/dev/fd/9"])
+        .assert()
+        .code(2)
+        .stderr(contains("descriptor 9 is not open"));
+    assert!(fs::read_to_string(&log)
+        .unwrap()
+        .starts_with("an earlier line\n"));
+    assert_eq!(names(dir.path()), ["log.txt"]);
+}
+
+#[test]
 #[cfg(unix)]
 fn output_keeps_the_mode_of_the_file_it_replaces_and_refuses_read_only_ones() {
     use std::os::unix::fs::PermissionsExt;
@@ -208,6 +267,67 @@ fn output_onto_the_journal_of_the_run_is_refused_however_it_is_spelled() {
         .assert()
         .code(2);
     assert!(!fresh.exists());
+}
+
+#[test]
+fn check_refuses_to_write_its_verdicts_over_the_solutions_it_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    let solutions = dir.path().join("six.txt");
+    fs::write(&solutions, "[2,4,6,1,3,5]\n[3,6,2,5,1,4]\n").unwrap();
+    let before = fs::read(&solutions).unwrap();
+    let mut spellings = vec![solutions.clone(), dir.path().join(".").join("six.txt")];
+    #[cfg(unix)]
+    {
+        let link = dir.path().join("link.txt");
+        std::os::unix::fs::symlink(&solutions, &link).unwrap();
+        spellings.push(link);
+    }
+    for spelled in &spellings {
+        nqueens()
+            .arg("check")
+            .arg(&solutions)
+            .arg("-o")
+            .arg(spelled)
+            .assert()
+            .code(2)
+            .stderr(contains("the file being checked"));
+        assert_eq!(
+            fs::read(&solutions).unwrap(),
+            before,
+            "{}",
+            spelled.display()
+        );
+    }
+    // `nqueens check -o six.txt < six.txt`: the same file, as standard input.
+    #[cfg(target_os = "linux")]
+    {
+        let out = Command::new(binary())
+            .arg("check")
+            .arg("-o")
+            .arg(&solutions)
+            .stdin(fs::File::open(&solutions).unwrap())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("the standard input being checked"),
+            "{stderr}"
+        );
+        assert_eq!(fs::read(&solutions).unwrap(), before);
+    }
+    let verdicts = dir.path().join("verdicts.txt");
+    nqueens()
+        .arg("check")
+        .arg(&solutions)
+        .arg("-o")
+        .arg(&verdicts)
+        .assert()
+        .success();
+    assert_eq!(
+        fs::read_to_string(&verdicts).unwrap(),
+        "line 1: valid\nline 2: valid\n"
+    );
 }
 
 #[test]
@@ -540,6 +660,12 @@ fn wrong_places_for_files_are_usage_errors_that_name_them() {
         .code(2)
         .stderr(contains(dir.path().to_str().unwrap()).and(contains("directory")));
     nqueens()
+        .arg("merge")
+        .arg(dir.path())
+        .assert()
+        .code(2)
+        .stderr(contains(dir.path().to_str().unwrap()).and(contains("is a directory")));
+    nqueens()
         .args(["count", "8", "--checkpoint"])
         .arg(dir.path())
         .assert()
@@ -551,6 +677,47 @@ fn wrong_places_for_files_are_usage_errors_that_name_them() {
         .assert()
         .code(2)
         .stderr(contains("does not exist"));
+    // A file where the folder should be: said so, not that the folder is missing (mkdir -p would fail).
+    let file = dir.path().join("notes.txt");
+    fs::write(&file, "notes\n").unwrap();
+    nqueens()
+        .args(["count", "8", "--checkpoint"])
+        .arg(file.join("n8.journal"))
+        .assert()
+        .code(2)
+        .stderr(contains("is not a folder").and(contains("does not exist").not()));
+    fs::remove_file(&file).unwrap();
+    // A journal is a regular file: a FIFO would be waited on forever, deaf to Ctrl-C; a dangling link cannot
+    // be made a journal under its own name.
+    #[cfg(unix)]
+    {
+        let fifo = dir.path().join("pipe");
+        if Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .is_ok_and(|s| s.success())
+        {
+            nqueens()
+                .args(["count", "8", "--checkpoint"])
+                .arg(&fifo)
+                .timeout(Duration::from_secs(20))
+                .assert()
+                .code(2)
+                .stderr(contains("is not a regular file"));
+            fs::remove_file(&fifo).unwrap();
+        }
+        let dangling = dir.path().join("dangling.journal");
+        std::os::unix::fs::symlink("nowhere.journal", &dangling).unwrap();
+        nqueens()
+            .args(["count", "8", "--checkpoint"])
+            .arg(&dangling)
+            .assert()
+            .code(2)
+            .stderr(contains(
+                "a symbolic link to 'nowhere.journal', which does not exist",
+            ));
+        fs::remove_file(&dangling).unwrap();
+    }
     let json = dir.path().join("b.json");
     nqueens()
         .args(["bench", "--quick", "--export-json"])

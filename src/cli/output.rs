@@ -3,7 +3,8 @@
 //! Writing a result never destroys anything. A regular file is written under a temporary name beside it and
 //! renamed over it when complete, keeping its mode (a read-only file is refused, not replaced); a symbolic link
 //! is followed and its target replaced the same way; a special file (`/dev/null`, a FIFO, a terminal) is
-//! written in place, since renaming a file over it would replace the device or the pipe. A file the run must
+//! written in place, since renaming a file over it would replace the device or the pipe; so is a descriptor
+//! the process already has open (`/dev/stdout`, `/dev/fd/3`), as the shell opened it. A file the run must
 //! keep (its journal, the journals merged) is refused however it is spelled. The temporary files of the
 //! process are removed when SIGINT, SIGTERM or SIGHUP ends it; only `kill -9` can leave one behind.
 
@@ -82,6 +83,9 @@ impl Output {
             }
         }
         let path = follow_links(asked).map_err(|e| cannot(e.to_string()))?;
+        if let Some(fd) = own_descriptor(&path) {
+            return open_descriptor(fd, asked).map_err(cannot);
+        }
         let existing = match fs::metadata(&path) {
             Ok(meta) => Some(meta),
             Err(e) if e.kind() == io::ErrorKind::NotFound => None,
@@ -257,11 +261,17 @@ fn is_journal(path: &Path) -> bool {
         .is_ok_and(|()| start == START)
 }
 
-/// `path` with its symbolic links followed to the file they lead to, which need not exist.
+/// `path` with its symbolic links followed to the file they lead to, which need not exist. A link that names a
+/// descriptor of this process (`/dev/stdout` leads to `/proc/self/fd/1`) is not followed further: what it reads
+/// as is the name of what is open there (`pipe:[…]`, or a path with " (deleted)" once the file was replaced), not
+/// a file to replace.
 fn follow_links(path: &Path) -> io::Result<PathBuf> {
     let mut path = path.to_path_buf();
     // As many as the system follows before it gives up (ELOOP).
     for _ in 0..40 {
+        if own_descriptor(&path).is_some() {
+            return Ok(path);
+        }
         match fs::symlink_metadata(&path) {
             Ok(meta) if meta.file_type().is_symlink() => {
                 let target = fs::read_link(&path)?;
@@ -276,6 +286,62 @@ fn follow_links(path: &Path) -> io::Result<PathBuf> {
     Err(io::Error::other(
         "too many levels of symbolic links (a loop?)",
     ))
+}
+
+/// The descriptor of this process that `path` names, if it names one: `/proc/self/fd/N` or `/dev/fd/N`, where
+/// `/dev/stdout` and `/dev/stderr` lead.
+fn own_descriptor(path: &Path) -> Option<i32> {
+    let fd = path.file_name()?.to_str()?.parse().ok()?;
+    let dir = fs::canonicalize(path.parent()?).ok()?;
+    ["/proc/self/fd", "/dev/fd"]
+        .iter()
+        .any(|own| fs::canonicalize(own).is_ok_and(|own| own == dir))
+        .then_some(fd)
+}
+
+/// Writes into descriptor `fd`, which this process already has open (`-o /dev/stdout`, `/dev/stderr`,
+/// `/dev/fd/3`): in place, as the shell opened it. Replacing what its name leads to would throw away a file
+/// opened with `>>` (its earlier contents lost) or `>` (the process writing into a file no longer there), and
+/// a pipe cannot be replaced at all.
+#[cfg(unix)]
+fn open_descriptor(fd: i32, asked: &Path) -> Result<Output, String> {
+    use std::os::unix::io::FromRawFd;
+    // SAFETY: fcntl only reads the flags of a descriptor number; a closed one is an error, not a fault.
+    let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+    if flags < 0 {
+        return Err(format!(
+            "descriptor {fd} is not open in this process ({})",
+            io::Error::last_os_error()
+        ));
+    }
+    if flags & libc::O_ACCMODE == libc::O_RDONLY {
+        return Err(format!(
+            "descriptor {fd} of this process is open for reading only; name a file"
+        ));
+    }
+    if fd == 1 {
+        return Ok(Output::Stdout(io::stdout()));
+    }
+    // SAFETY: duplicating an open descriptor makes a new one and changes nothing of the original.
+    let copy = unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 0) };
+    if copy < 0 {
+        return Err(io::Error::last_os_error().to_string());
+    }
+    Ok(Output::Direct {
+        // SAFETY: `copy` is a new descriptor that nothing else owns.
+        file: unsafe { File::from_raw_fd(copy) },
+        asked: asked.to_path_buf(),
+    })
+}
+
+#[cfg(not(unix))]
+fn open_descriptor(fd: i32, _asked: &Path) -> Result<Output, String> {
+    Err(format!("descriptor {fd} cannot be written on this system"))
+}
+
+/// Whether `path` is this process's standard output under another name (`/dev/stdout`, `/dev/fd/1`).
+pub fn is_standard_output(path: &Path) -> bool {
+    follow_links(path).is_ok_and(|p| own_descriptor(&p) == Some(1))
 }
 
 /// Opens a character device or a FIFO for writing in place. A FIFO with no reader yet is waited for, as the
@@ -431,8 +497,8 @@ impl Write for Writer<'_> {
 }
 
 impl crate::cli::args::ExportOptions {
-    /// The export files asked for, each checked writable before anything runs: none may be `-` (the table
-    /// already goes to standard output), nor named twice, nor be the `-o` file `output`, nor one of the files in
+    /// The export files asked for, each checked writable before anything runs: none may be `-` or
+    /// `/dev/stdout` (the table already goes to standard output), nor named twice, nor be the `-o` file `output`, nor one of the files in
     /// `keep` (the run's journal), nor any journal ([`Output::open_keeping`]).
     pub fn files(
         &self,
@@ -448,7 +514,7 @@ impl crate::cli::args::ExportOptions {
         let mut files: Vec<(Format, PathBuf)> = Vec::new();
         for (format, flag, path) in asked {
             let Some(path) = path else { continue };
-            if path.as_os_str() == "-" {
+            if path.as_os_str() == "-" || is_standard_output(path) {
                 return Err(UsageError(format!(
                     "{flag} needs a file name: the table already goes to standard output"
                 )));

@@ -168,12 +168,21 @@ fn board_words(board: Board) -> String {
 }
 
 /// Refuses to check a board that has no published count (`verify 28`, `count 28 --check`): the count would
-/// take years and prove nothing.
+/// take years and prove nothing. Rectangles have none either: `verify 8x6` would count, compare nothing, and
+/// still say that all counts match.
 pub fn published(requests: &[CountRequest]) -> Result<(), UsageError> {
     use nqueens::report::known;
+    if let Some(r) = requests.iter().find(|r| !r.board.is_square()) {
+        return Err(UsageError(format!(
+            "the rectangle {0} has no published count to compare with (the published values are of square \
+             boards, n = 0 to {1}): count it without checking (`nqueens count {0}`)",
+            r.board,
+            known::largest()
+        )));
+    }
     match requests
         .iter()
-        .find(|r| r.board.is_square() && known::lookup(r.board.n()).is_none())
+        .find(|r| known::lookup(r.board.n()).is_none())
     {
         Some(r) => Err(UsageError(format!(
             "n = {0} has no published count to compare with (the published values go up to n = {1}): check \

@@ -115,7 +115,15 @@ impl Checkpoint {
     /// Opens the journal at `path` for `spec`: creates it, or resumes it if it is a journal of the same run.
     pub fn open(path: &Path, spec: &Spec) -> Result<Checkpoint, JournalError> {
         if !path.exists() {
-            return Checkpoint::create(path, spec);
+            let created = Checkpoint::create(path, spec);
+            // Another process made the journal while this one planned (two runs started at once): it is opened
+            // below as any existing journal is, so this run says the other holds it (or resumes it), rather than
+            // failing on "File exists".
+            let raced = matches!(&created, Err(JournalError::Io { reason, .. })
+                if reason.kind() == std::io::ErrorKind::AlreadyExists);
+            if !raced {
+                return created;
+            }
         }
         let lock = Lock::take(path)?;
         let contents = Contents::read(path)?;

@@ -32,7 +32,12 @@ pub fn run(
             ))
         }
     };
-    let mut output = Output::open(output)?;
+    // The verdicts never replace the solutions they judge (`check s.txt -o s.txt`, or `-o s.txt < s.txt`).
+    let input_file = match file {
+        Some(p) if p.as_os_str() != "-" => (p, "the file being checked"),
+        _ => (Path::new("/dev/stdin"), "the standard input being checked"),
+    };
+    let mut output = Output::open_keeping(output, &[input_file])?;
     let mut out = BufWriter::new(Writer(&mut output));
     let (mut valid, mut invalid, mut malformed) = (0u64, 0u64, 0u64);
     let name = file.map_or("standard input".to_string(), |p| {

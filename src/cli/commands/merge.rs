@@ -1,6 +1,7 @@
 //! `nqueens merge`: reads the journals of a run, merges them into the exact total, checks it against the
 //! published value, and writes it in any result format.
 
+use crate::cli::errors::UsageError;
 use crate::cli::output::Output;
 use nqueens::report::export::Format;
 use nqueens::report::{BoardResult, Check, Measured, Report};
@@ -24,6 +25,15 @@ pub fn run(
     let mut out = Output::open_keeping(output, &inputs)?;
     let mut sources = Vec::new();
     for path in files {
+        // A folder is a mistake in the arguments (exit code 2), not a journal that fails to merge.
+        if path.is_dir() {
+            return Err(UsageError(format!(
+                "cannot read '{}': it is a directory; name the journal files, such as '{}'",
+                path.display(),
+                path.join("*.journal").display()
+            ))
+            .into());
+        }
         let contents = Contents::read(path)?;
         if let Some(line) = contents.torn {
             eprintln!(

@@ -12,7 +12,6 @@
 use crate::cli::args::PlotArgs;
 use crate::cli::errors::UsageError;
 use crate::cli::output;
-use anyhow::Context;
 use nqueens::report::bench::BenchReport;
 use nqueens::report::machine::Machine;
 use nqueens::Report;
@@ -50,8 +49,6 @@ pub fn run(args: &PlotArgs) -> anyhow::Result<()> {
             Input::Count(_) => None,
         })
         .collect();
-    std::fs::create_dir_all(&args.output_dir)
-        .with_context(|| format!("could not make the folder '{}'", args.output_dir.display()))?;
     let mut charts: Vec<(&str, String)> = Vec::new();
     if counts
         .iter()
@@ -81,9 +78,25 @@ pub fn run(args: &PlotArgs) -> anyhow::Result<()> {
         )
         .into());
     }
+    // The folder is made, and every chart's file opened, only once there is something to write and before
+    // any of it is written: a chart that cannot be written leaves the others as they were.
+    let dir = &args.output_dir;
+    let cannot = |why: String| UsageError(format!("cannot write into '{}': {why}", dir.display()));
+    if dir.exists() && !dir.is_dir() {
+        return Err(
+            cannot("it is not a folder; name a folder (made if missing) with -o".into()).into(),
+        );
+    }
+    std::fs::create_dir_all(dir).map_err(|e| cannot(format!("could not make the folder: {e}")))?;
+    let mut files = Vec::new();
     for (name, text) in charts {
-        let path = args.output_dir.join(name);
-        output::write_atomic(&path, text.as_bytes())?;
+        let path = dir.join(name);
+        files.push((output::Output::open(Some(&path))?, path, text));
+    }
+    for (mut out, path, text) in files {
+        // Both name the file in their errors.
+        out.write(text.as_bytes())?;
+        out.finish()?;
         if !args.quiet {
             eprintln!("wrote {}", path.display());
         }

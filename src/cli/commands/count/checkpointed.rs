@@ -101,12 +101,7 @@ pub fn resolve(
             "--check compares whole boards: check the total of `nqueens merge` instead".into(),
         ));
     }
-    let whole = shard.unwrap_or(Shard::WHOLE);
-    let name = path
-        .to_string_lossy()
-        .replace("{k}", &whole.index.to_string())
-        .replace("{m}", &whole.count.to_string());
-    let path = PathBuf::from(name);
+    let path = shard_name(path, shard.unwrap_or(Shard::WHOLE));
     if path.is_dir() {
         return Err(UsageError(format!(
             "--checkpoint '{}' is a directory: name a journal file, such as '{}'",
@@ -114,10 +109,35 @@ pub fn resolve(
             path.join("run.journal").display()
         )));
     }
+    // A journal is a regular file. Opening a FIFO waits for a writer forever (SIGINT and SIGTERM are already
+    // taken over by then, so only `kill -9` ends the wait); a device or a socket cannot hold one either.
+    if let Ok(meta) = std::fs::metadata(&path) {
+        if !meta.is_file() {
+            return Err(UsageError(format!(
+                "--checkpoint '{}' is not a regular file (a FIFO, a device or a socket): name a journal file",
+                path.display()
+            )));
+        }
+    } else if let Ok(target) = std::fs::read_link(&path) {
+        // A link to nothing: the journal cannot be made under the link's name without replacing the link.
+        return Err(UsageError(format!(
+            "--checkpoint '{}' is a symbolic link to '{}', which does not exist: name the journal file itself",
+            path.display(),
+            target.display()
+        )));
+    }
     let folder = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => std::path::Path::new("."),
     };
+    // A file where the folder should be is not a folder to create.
+    if folder.exists() && !folder.is_dir() {
+        return Err(UsageError(format!(
+            "--checkpoint '{}': '{}' is not a folder; name a journal in a folder",
+            path.display(),
+            folder.display()
+        )));
+    }
     if !folder.is_dir() {
         return Err(UsageError(format!(
             "--checkpoint '{}': the folder '{}' does not exist; create it first (mkdir -p '{}')",
@@ -132,6 +152,40 @@ pub fn resolve(
         only,
         split_depth,
     }))
+}
+
+/// The journal's name with `{k}` and `{m}` replaced by the shard's number and count. The bytes of the name are
+/// replaced, not its text: a name that is not UTF-8 keeps its other bytes as they are, where a lossy
+/// conversion would have put the journal under another name than the one given (and resumed none).
+fn shard_name(path: &std::path::Path, shard: Shard) -> PathBuf {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::{OsStrExt, OsStringExt};
+        let (k, m) = (shard.index.to_string(), shard.count.to_string());
+        let mut rest = path.as_os_str().as_bytes();
+        let mut name = Vec::with_capacity(rest.len());
+        while let Some(&byte) = rest.first() {
+            if let Some(after) = rest.strip_prefix(b"{k}") {
+                name.extend_from_slice(k.as_bytes());
+                rest = after;
+            } else if let Some(after) = rest.strip_prefix(b"{m}") {
+                name.extend_from_slice(m.as_bytes());
+                rest = after;
+            } else {
+                name.push(byte);
+                rest = &rest[1..];
+            }
+        }
+        PathBuf::from(std::ffi::OsString::from_vec(name))
+    }
+    #[cfg(not(unix))]
+    {
+        PathBuf::from(
+            path.to_string_lossy()
+                .replace("{k}", &shard.index.to_string())
+                .replace("{m}", &shard.count.to_string()),
+        )
+    }
 }
 
 /// Counts `request` into the journal of `durable`, resuming it if it exists.
