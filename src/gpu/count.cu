@@ -121,8 +121,7 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
                 // Pop the row if this was its last square, then (below) push the child over it or above it.
                 // Written here, as a predicated subtraction right after the store, ptxas makes the rest and
                 // its test in one instruction and keeps the next turn's load predicated (78 instructions for
-                // four turns; tested after the table's look-up, or as `e.x == e.x ^ rest`, 87; as a plain `if`,
-                // a select and an add).
+                // four turns; tested after the table's look-up, 87 or 88; as a plain `if`, a select and an add).
 #ifdef __CUDA_ARCH__
                 asm("{\n\t.reg .pred p;\n\tsetp.eq.u32 p, %1, 0;\n\t@p sub.u32 %0, %0, %2;\n\t}"
                     : "+r"(top)
