@@ -5,7 +5,7 @@ mod common;
 use common::nqueens;
 use predicates::prelude::*;
 use predicates::str::contains;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// The texts of an SVG document, after checking that it parses as XML with an `<svg>` root.
 fn svg_texts(path: &Path) -> (Vec<String>, roxmltree::Document<'static>) {
@@ -21,31 +21,29 @@ fn svg_texts(path: &Path) -> (Vec<String>, roxmltree::Document<'static>) {
     (texts, doc)
 }
 
-#[test]
-fn plot_draws_time_scaling_and_machines_from_count_and_bench_files() {
-    let dir = tempfile::tempdir().unwrap();
-    let count = dir.path().join("count.json");
-    let bench = dir.path().join("bench.json");
+/// A count report of `sizes` and a bench report of board `bench_n` on 2 threads (its clock faked), written in
+/// `dir` as `count.json` and `bench.json`.
+fn count_and_bench_reports(dir: &Path, sizes: &str, bench_n: &str) -> (PathBuf, PathBuf) {
+    let count = dir.join("count.json");
+    let bench = dir.join("bench.json");
     nqueens()
-        .args(["count", "6..11", "--format", "json", "-o"])
+        .args(["count", sizes, "--format", "json", "-o"])
         .arg(&count)
         .assert()
         .success();
     nqueens()
-        .args([
-            "bench",
-            "--n",
-            "10",
-            "--runs",
-            "1",
-            "--threads",
-            "2",
-            "--debug-fake-clock",
-        ])
-        .arg("--export-json")
+        .args(["bench", "--n", bench_n, "--runs", "1", "--threads", "2"])
+        .args(["--debug-fake-clock", "--export-json"])
         .arg(&bench)
         .assert()
         .success();
+    (count, bench)
+}
+
+#[test]
+fn plot_draws_time_scaling_and_machines_from_count_and_bench_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let (count, bench) = count_and_bench_reports(dir.path(), "6..11", "10");
     let out = dir.path().join("plots");
     nqueens()
         .arg("plot")
@@ -155,19 +153,7 @@ fn files_that_cannot_be_plotted_are_refused() {
 #[test]
 fn a_folder_that_cannot_take_the_charts_is_refused_before_any_is_written() {
     let dir = tempfile::tempdir().unwrap();
-    let count = dir.path().join("count.json");
-    let bench = dir.path().join("bench.json");
-    nqueens()
-        .args(["count", "6..9", "--format", "json", "-o"])
-        .arg(&count)
-        .assert()
-        .success();
-    nqueens()
-        .args(["bench", "--n", "8", "--runs", "1", "--threads", "2"])
-        .args(["--debug-fake-clock", "--export-json"])
-        .arg(&bench)
-        .assert()
-        .success();
+    let (count, bench) = count_and_bench_reports(dir.path(), "6..9", "8");
     // `-o` names a file, not a folder: a usage error (exit 2), and the file is left as it was.
     let file = dir.path().join("notes.txt");
     std::fs::write(&file, "notes\n").unwrap();
