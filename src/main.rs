@@ -22,10 +22,21 @@ fn main() -> ExitCode {
 }
 
 /// A reader that closed the pipe early (`nqueens count 4..20 | head -3`) wanted no more: not an error.
+/// serde_json's and csv's errors hold the `io::Error` of a failed write without giving it as their source.
 fn is_broken_pipe(err: &anyhow::Error) -> bool {
     err.chain().any(|cause| {
-        cause
-            .downcast_ref::<io::Error>()
-            .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
+        let kind = if let Some(e) = cause.downcast_ref::<io::Error>() {
+            Some(e.kind())
+        } else if let Some(e) = cause.downcast_ref::<serde_json::Error>() {
+            e.io_error_kind()
+        } else if let Some(e) = cause.downcast_ref::<csv::Error>() {
+            match e.kind() {
+                csv::ErrorKind::Io(e) => Some(e.kind()),
+                _ => None,
+            }
+        } else {
+            None
+        };
+        kind == Some(io::ErrorKind::BrokenPipe)
     })
 }

@@ -335,6 +335,29 @@ fn a_closed_pipe_ends_the_run_quietly() {
 }
 
 #[test]
+fn a_closed_pipe_ends_units_quietly_in_json_and_csv() {
+    // serde_json and csv wrap the write's error in their own, which must still read as a closed pipe.
+    for format in ["json", "csv"] {
+        let mut child = Command::new(assert_cmd::cargo::cargo_bin("nqueens"))
+            .args(["units", "16", "--format", format])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut first = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut first)
+            .unwrap();
+        assert!(!first.is_empty(), "{format}: no first line");
+        // The reader is dropped here: the pipe is closed with 103,487 units still to come.
+        let output = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(output.status.success(), "{format}: {output:?}");
+        assert!(!stderr.contains("error"), "{format}: {stderr}");
+    }
+}
+
+#[test]
 fn version_names_the_build() {
     nqueens()
         .arg("--version")
