@@ -463,6 +463,26 @@ fn the_gpu_backend_says_what_is_missing_before_writing_anything() {
 }
 
 #[test]
+fn the_gpu_benchmark_without_a_gpu_exits_as_count_does() {
+    // Exit 2 without the `cuda` feature, 1 with it but without a GPU: the same codes as `count`.
+    if nqueens::gpu::device().is_ok() {
+        eprintln!("skipped: this machine has a GPU, so the backend does not fail");
+        return;
+    }
+    let code = if cfg!(feature = "cuda") { 1 } else { 2 };
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("b.json");
+    nqueens()
+        .args(["bench", "--quick", "--backend", "gpu", "--export-json"])
+        .arg(&json)
+        .assert()
+        .code(code)
+        .stdout("")
+        .stderr(contains("GPU"));
+    assert!(!json.exists(), "nothing written before the GPU is found");
+}
+
+#[test]
 fn the_gpu_backend_refuses_boards_beyond_its_masks_and_unknown_backends() {
     nqueens()
         .args(["count", "29", "--backend", "gpu"])

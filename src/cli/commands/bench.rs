@@ -11,7 +11,7 @@ use crate::cli::output;
 use crate::cli::progress::Bar;
 use nqueens::engine::count::Count;
 use nqueens::report::bench::{
-    self, BenchReport, BenchRequest, Clock, Event, FakeClock, SystemClock, Timing,
+    self, BenchError, BenchReport, BenchRequest, Clock, Event, FakeClock, SystemClock, Timing,
 };
 use nqueens::report::export::bench::{exporter, BenchExporter, Table};
 use nqueens::report::machine::{Machine, Program};
@@ -68,9 +68,11 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     nqueens::gpu::use_gpus(args.gpus.clone().map(|g| g.0));
     let request = args.request();
     crate::cli::validate::backend(request.backend)?;
-    let workload = request
-        .workload()
-        .map_err(|e| UsageError(format!("cannot benchmark: {e}")))?;
+    let workload = request.workload().map_err(|e| match e {
+        // No GPU (or a GPU that fails) is the machine's, not the command line's: exit code 1, as for count.
+        BenchError::Count(Error::Gpu(_)) => anyhow::anyhow!("cannot benchmark: {e}"),
+        e => UsageError(format!("cannot benchmark: {e}")).into(),
+    })?;
     let exports = args.exports.files(None, &[])?;
     let (clock, machine, program): (&dyn Clock, _, _) = if args.debug_fake_clock {
         (
