@@ -201,3 +201,40 @@ fn a_folder_that_cannot_take_the_charts_is_refused_before_any_is_written() {
         .stderr(contains("nothing to plot"));
     assert!(!dir.path().join("new").exists());
 }
+
+#[test]
+fn the_readme_plot_of_every_results_file_draws_the_charts() {
+    // `nqueens plot results/*/*.json -o plots`, as the README has it: results/h100 holds a GPU benchmark,
+    // whose speedup (no one-thread run to compare with) its JSON writes as null.
+    let results = Path::new(env!("CARGO_MANIFEST_DIR")).join("results");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&results)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .flat_map(|d| std::fs::read_dir(d).unwrap().map(|e| e.unwrap().path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    files.sort();
+    assert!(files.iter().any(|p| p.ends_with("h100/bench-gpu-n19.json")));
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("plots");
+    nqueens()
+        .arg("plot")
+        .args(&files)
+        .arg("-o")
+        .arg(&out)
+        .assert()
+        .success();
+    for chart in ["time-vs-n.svg", "scaling.svg", "machines.svg"] {
+        svg_texts(&out.join(chart));
+    }
+    // The GPU benchmark alone has nothing to draw, and says so.
+    nqueens()
+        .arg("plot")
+        .arg(results.join("h100/bench-gpu-n19.json"))
+        .arg("-o")
+        .arg(&out)
+        .assert()
+        .code(2)
+        .stderr(contains("nothing to plot"));
+}

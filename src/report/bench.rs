@@ -258,13 +258,21 @@ pub struct Scaling {
     pub solutions_per_second: f64,
     /// Nodes per second at the median time.
     pub nodes_per_second: f64,
-    /// Median time on 1 thread over the median time on this many.
+    /// Median time on 1 thread over the median time on this many; NaN without a one-thread run (a GPU
+    /// benchmark), which JSON writes as `null`.
+    #[serde(deserialize_with = "nan_if_null")]
     pub speedup: f64,
     /// `speedup / threads`: 1 is perfect scaling.
+    #[serde(deserialize_with = "nan_if_null")]
     pub efficiency: f64,
     /// The median over the runs of processor seconds per second: the cores the runs really had.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cores_used: Option<f64>,
+}
+
+/// Reads back the `null` that serde_json writes for a NaN as NaN.
+fn nan_if_null<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::NAN))
 }
 
 /// The headline figures: rates at the median time.

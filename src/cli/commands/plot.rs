@@ -59,7 +59,7 @@ pub fn run(args: &PlotArgs) -> anyhow::Result<()> {
     let scaled: Vec<&BenchReport> = benches
         .iter()
         .copied()
-        .filter(|r| !r.scaling.is_empty())
+        .filter(|r| r.scaling.iter().any(|s| s.speedup.is_finite()))
         .collect();
     if !scaled.is_empty() {
         charts.push(("scaling.svg", svg(|area| scaling(area, &scaled))?));
@@ -74,7 +74,8 @@ pub fn run(args: &PlotArgs) -> anyhow::Result<()> {
     }
     if charts.is_empty() {
         return Err(UsageError(
-            "nothing to plot: the files hold no timed counts and no benchmark runs".to_string(),
+            "nothing to plot: the files hold no timed counts and no benchmark runs on one thread"
+                .to_string(),
         )
         .into());
     }
@@ -176,7 +177,10 @@ fn plottable(input: &Input) -> Result<(), String> {
         Input::Bench(r) => {
             for (i, s) in r.scaling.iter().enumerate() {
                 threads(format!("scaling[{i}].threads"), s.threads)?;
-                within(format!("scaling[{i}].speedup"), s.speedup, MAX_RATE)?;
+                // NaN (`null`): a GPU benchmark, with no one-thread run to compare with.
+                if !s.speedup.is_nan() {
+                    within(format!("scaling[{i}].speedup"), s.speedup, MAX_RATE)?;
+                }
             }
             if let Some(scores) = &r.scores {
                 for (what, score) in [
