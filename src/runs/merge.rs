@@ -274,3 +274,92 @@ fn rerun_commands(
     }
     commands
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::board::Board;
+    use crate::engine::exec;
+    use crate::engine::symmetry::Symmetry;
+    use crate::runs::checkpoint::{Checkpoint, Spec};
+    use crate::runs::shard::Shard;
+    use std::sync::atomic::AtomicBool;
+
+    /// The journal of a whole count of n = 8 (92 solutions, 12 unique), read back.
+    fn journal_of_eight(dir: &Path) -> Source {
+        let path = dir.join("eight.journal");
+        let spec = Spec {
+            board: Board::new(8).unwrap(),
+            symmetry: Symmetry::Full,
+            split_depth: Some(2),
+            shard: Shard::WHOLE,
+            only: None,
+            program: "test".into(),
+        };
+        let run = Checkpoint::open(&path, &spec).unwrap();
+        let out = run
+            .run(
+                1,
+                exec::Backend::Cpu,
+                &AtomicBool::new(false),
+                &exec::NoProgress,
+            )
+            .unwrap();
+        assert!(out.complete);
+        drop(run);
+        Source {
+            contents: Contents::read(&path).unwrap(),
+            path,
+        }
+    }
+
+    #[test]
+    fn a_whole_journal_merges_to_the_published_count() {
+        let dir = tempfile::tempdir().unwrap();
+        let merged = merge(&[journal_of_eight(dir.path())]).unwrap();
+        assert_eq!((merged.count.total, merged.count.unique), (92, 12));
+        assert_eq!(merged.confirmed, 0);
+    }
+
+    #[test]
+    fn an_identical_copy_confirms_every_unit_and_counts_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let whole = journal_of_eight(dir.path());
+        let units = whole.contents.header.units;
+        assert!(units > 1);
+        let merged = merge(&[whole.clone(), whole]).unwrap();
+        assert_eq!((merged.count.total, merged.count.unique), (92, 12));
+        assert_eq!(
+            merged.confirmed, units,
+            "every unit is recorded twice, identically"
+        );
+    }
+
+    #[test]
+    fn a_sum_that_wraps_is_not_trusted() {
+        // Two units whose totals (each with its own correct residues, as a line that passed its checks has)
+        // add up past u128::MAX: the sum wraps in a release build, and only the residues can tell.
+        let dir = tempfile::tempdir().unwrap();
+        let mut source = journal_of_eight(dir.path());
+        assert!(source.contents.entries.len() >= 2);
+        for (_, entry) in source.contents.entries.iter_mut().take(2) {
+            let huge = Count {
+                total: 1u128 << 127,
+                ..entry.count()
+            };
+            *entry = Entry::new(entry.unit, &huge);
+            assert!(entry.residues_agree());
+        }
+        // A debug build stops at the overflow itself; a release build must refuse the sum.
+        match std::panic::catch_unwind(|| merge(std::slice::from_ref(&source))) {
+            Err(_) => assert!(
+                cfg!(debug_assertions),
+                "only a debug build panics on overflow"
+            ),
+            Ok(result) => assert!(
+                matches!(result, Err(MergeError::Residues { .. })),
+                "a wrapped sum was accepted: {result:?}"
+            ),
+        }
+    }
+}
