@@ -311,10 +311,11 @@ fn an_unwritable_output_is_refused_before_counting_and_leaves_no_file() {
         .stderr(contains("it is a directory"));
 }
 
-#[test]
-fn a_closed_pipe_ends_the_run_quietly() {
+/// Runs nqueens with `args`, reads the first line of its output, then closes the pipe with more to come; returns
+/// that line and how the process ended.
+fn first_line_then_closed_pipe(args: &[&str]) -> (String, std::process::Output) {
     let mut child = Command::new(assert_cmd::cargo::cargo_bin("nqueens"))
-        .args(["count", "1..14"])
+        .args(args)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -323,9 +324,14 @@ fn a_closed_pipe_ends_the_run_quietly() {
     BufReader::new(child.stdout.take().unwrap())
         .read_line(&mut first)
         .unwrap();
-    assert!(first.contains("total"));
     // The reader is dropped here: the pipe is closed with rows still to come.
-    let output = child.wait_with_output().unwrap();
+    (first, child.wait_with_output().unwrap())
+}
+
+#[test]
+fn a_closed_pipe_ends_the_run_quietly() {
+    let (first, output) = first_line_then_closed_pipe(&["count", "1..14"]);
+    assert!(first.contains("total"));
     assert!(output.status.success(), "{output:?}");
     assert!(
         output.stderr.is_empty(),
@@ -336,21 +342,11 @@ fn a_closed_pipe_ends_the_run_quietly() {
 
 #[test]
 fn a_closed_pipe_ends_units_quietly_in_json_and_csv() {
-    // serde_json and csv wrap the write's error in their own, which must still read as a closed pipe.
+    // serde_json and csv wrap the write's error in their own, which must still read as a closed pipe (103,487
+    // units still to come).
     for format in ["json", "csv"] {
-        let mut child = Command::new(assert_cmd::cargo::cargo_bin("nqueens"))
-            .args(["units", "16", "--format", format])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut first = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut first)
-            .unwrap();
+        let (first, output) = first_line_then_closed_pipe(&["units", "16", "--format", format]);
         assert!(!first.is_empty(), "{format}: no first line");
-        // The reader is dropped here: the pipe is closed with 103,487 units still to come.
-        let output = child.wait_with_output().unwrap();
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert!(output.status.success(), "{format}: {output:?}");
         assert!(!stderr.contains("error"), "{format}: {stderr}");

@@ -314,10 +314,11 @@ pub enum RunError {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn spec(n: u32, shard: Shard) -> Spec {
+    /// The spec of a full-symmetry run of board `n` split at depth 2: the tests' journals.
+    pub(crate) fn spec(n: u32, shard: Shard) -> Spec {
         Spec {
             board: Board::new(n).unwrap(),
             symmetry: Symmetry::Full,

@@ -278,25 +278,16 @@ fn rerun_commands(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::board::Board;
     use crate::engine::exec;
-    use crate::engine::symmetry::Symmetry;
-    use crate::runs::checkpoint::{Checkpoint, Spec};
+    use crate::runs::checkpoint::tests::spec;
+    use crate::runs::checkpoint::Checkpoint;
     use crate::runs::shard::Shard;
     use std::sync::atomic::AtomicBool;
 
     /// The journal of a whole count of n = 8 (92 solutions, 12 unique), read back.
     fn journal_of_eight(dir: &Path) -> Source {
         let path = dir.join("eight.journal");
-        let spec = Spec {
-            board: Board::new(8).unwrap(),
-            symmetry: Symmetry::Full,
-            split_depth: Some(2),
-            shard: Shard::WHOLE,
-            only: None,
-            program: "test".into(),
-        };
-        let run = Checkpoint::open(&path, &spec).unwrap();
+        let run = Checkpoint::open(&path, &spec(8, Shard::WHOLE)).unwrap();
         let out = run
             .run(
                 1,
