@@ -16,7 +16,7 @@ pub enum Error {
     /// A thread count of zero.
     #[error("the number of threads must be at least 1")]
     NoThreads,
-    /// The worker pool could not be built.
+    /// The worker threads could not be started.
     #[error("could not start {threads} worker threads: {reason}")]
     ThreadPool {
         /// Threads asked for.

@@ -77,8 +77,10 @@ impl CountRequest {
     pub fn plan(&self) -> Plan {
         let split = match self.split_depth {
             Some(depth) => Split::Depth(depth),
+            // Threads beyond the processors this process may use take turns on them: a plan for more would
+            // cost planning time and memory and leave the processors no less idle at the end.
             None => Split::Auto {
-                threads: self.threads,
+                threads: self.threads.min(num_cpus::get()),
             },
         };
         Plan::new(self.board, self.symmetry, split)

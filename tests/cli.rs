@@ -70,6 +70,34 @@ fn csv_has_a_header_and_exact_totals() {
 }
 
 #[test]
+fn thousands_of_threads_count_exactly_on_the_plan_of_the_processors() {
+    // Each board's total, split depth and units.
+    let units_and_totals = |threads: usize| -> Vec<(String, String, String)> {
+        let out = nqueens()
+            .args(["count", "4..14", "-f", "csv", "--threads"])
+            .arg(threads.to_string())
+            .assert()
+            .success();
+        csv::Reader::from_reader(&out.get_output().stdout[..])
+            .records()
+            .map(|r| {
+                let r = r.unwrap();
+                assert_eq!(&r[4], threads.to_string(), "threads asked");
+                (r[1].to_owned(), r[7].to_owned(), r[8].to_owned())
+            })
+            .collect()
+    };
+    let many = units_and_totals(4096);
+    let totals: Vec<&str> = many.iter().map(|(total, _, _)| total.as_str()).collect();
+    assert_eq!(
+        totals,
+        ["2", "10", "4", "40", "92", "352", "724", "2680", "14200", "73712", "365596"]
+    );
+    // Threads beyond the processors take turns on them: the plan is the one made for the processors.
+    assert_eq!(many, units_and_totals(num_cpus::get()));
+}
+
+#[test]
 fn json_describes_the_program_the_machine_and_each_board() {
     let out = nqueens()
         .args([

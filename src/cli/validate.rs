@@ -6,7 +6,7 @@
 use crate::cli::args::CountOptions;
 use crate::cli::errors::UsageError;
 use nqueens::engine::exec::Backend;
-use nqueens::engine::plan::{Plan, MAX_ASKED_UNITS};
+use nqueens::engine::plan::{Plan, MAX_UNITS};
 use nqueens::solutions::notation::Shape;
 use nqueens::{Board, CountRequest, Symmetry};
 
@@ -118,9 +118,9 @@ pub fn symmetry_for(board: Board, asked: Option<Symmetry>) -> Result<Symmetry, U
 }
 
 /// Refuses a split depth that cannot help: deeper than the board, or giving more than
-/// [`MAX_ASKED_UNITS`] units. The message names the depths that can be used.
+/// [`MAX_UNITS`] units. The message names the depths that can be used.
 pub fn split_depth(board: Board, symmetry: Symmetry, depth: u32) -> Result<(), UsageError> {
-    let counts = Plan::units_by_depth(board, symmetry, depth, MAX_ASKED_UNITS);
+    let counts = Plan::units_by_depth(board, symmetry, depth, MAX_UNITS);
     if depth <= board.lines() && counts.len() > depth as usize {
         return Ok(());
     }
@@ -138,7 +138,7 @@ pub fn split_depth(board: Board, symmetry: Symmetry, depth: u32) -> Result<(), U
         )
     } else {
         format!(
-            "--split-depth {depth} would split {} ({symmetry} symmetry) into more than {MAX_ASKED_UNITS} \
+            "--split-depth {depth} would split {} ({symmetry} symmetry) into more than {MAX_UNITS} \
              work units, which costs memory and planning time and makes nothing faster: {range}",
             board_words(board)
         )

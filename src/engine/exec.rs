@@ -119,6 +119,13 @@ impl Selection<'_> {
     }
 }
 
+/// Counts `selection` on `threads` worker threads, each taking the next unit from one shared counter.
+///
+/// Plain threads rather than a work-stealing pool: the units are already the shares of the work, and a pool's
+/// idle workers keep looking for work to steal, through a list of every worker, so that with many more threads
+/// than processors the looking took the processors: `count 4 --threads 4096` took 39 s on 2 cores in a rayon
+/// pool, 0.2 s on plain threads. A thread past the number of units would have nothing to count and is not
+/// started.
 fn run_on_pool(
     plan: &Plan,
     threads: usize,
@@ -128,20 +135,32 @@ fn run_on_pool(
     if threads == 0 {
         return Err(Error::NoThreads);
     }
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .thread_name(|i| format!("nqueens-worker-{i}"))
-        .build()
-        .map_err(|e| Error::ThreadPool {
-            threads,
-            reason: e.to_string(),
-        })?;
-    progress.start(selection.len(plan));
+    let units = selection.len(plan);
+    progress.start(units);
     let next = AtomicUsize::new(0);
-    Ok(pool
-        .broadcast(|_| work(plan, selection, &next, progress))
-        .into_iter()
-        .sum())
+    std::thread::scope(|scope| {
+        let mut workers = Vec::with_capacity(threads.min(units));
+        for i in 0..threads.min(units.max(1)) {
+            let worker = std::thread::Builder::new()
+                .name(format!("nqueens-worker-{i}"))
+                .spawn_scoped(scope, || work(plan, selection, &next, progress));
+            match worker {
+                Ok(worker) => workers.push(worker),
+                Err(e) => {
+                    // The workers started take no more units; what they finish was reported and is kept.
+                    next.store(usize::MAX / 2, Ordering::Relaxed);
+                    return Err(Error::ThreadPool {
+                        threads,
+                        reason: e.to_string(),
+                    });
+                }
+            }
+        }
+        Ok(workers
+            .into_iter()
+            .map(|w| w.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .sum())
+    })
 }
 
 /// One worker: counts units taken from `next` until none are left.

@@ -28,10 +28,11 @@ pub const UNITS_PER_THREAD: usize = 4096;
 /// n = 17 with 1 thread, 4,319 units took 31.1 s, 31,532 took 22.6 s and 181,005 took 19.1 s.
 pub const FULL_UNITS_PER_THREAD: usize = 32 * 1024;
 
-/// The most units a split depth that is asked for may give. Deeper splits make nothing faster (the automatic
-/// split gives every thread thousands of units with far fewer) and cost 64 bytes of memory a unit and the
-/// time to build them: n = 16 at depth 10 would be 80 million units and 5 GB.
-pub const MAX_ASKED_UNITS: usize = 1 << 22;
+/// The most units a plan may have: a split depth asked for that gives more is refused, and the automatic split
+/// stops short of it. Deeper splits make nothing faster (4 million units give each of 128 threads its 32,768)
+/// and cost 64 bytes of memory a unit and the time to build them: n = 16 at depth 10 would be 80 million units
+/// and 5 GB, and the automatic split for 4,096 threads of n = 18 asked 206 million (13 GB).
+pub const MAX_UNITS: usize = 1 << 22;
 
 /// The deepest split a plan makes: a unit's queens are held inline, at most [`Prefix::CAPACITY`] of them (the
 /// full mode's top queen and one a row below it). Deeper splits are of boards wider than 32 squares, and give
@@ -431,26 +432,45 @@ impl Plan {
                 Plan::new(board, symmetry, Split::Units(target))
             }
             Split::Units(target) => {
-                // Deeper than half the board the units become tiny and numerous; small boards stop there.
-                let deepest = (n / 2).max(1).min(n).min(MAX_DEPTH);
-                if symmetry == Symmetry::Full && board.n() >= 4 {
-                    // Counting the units of each depth is cheaper than building them; build only the one.
-                    let borders = Border::canonical(board.n());
-                    let depth = (0..deepest)
-                        .find(|&d| border_units_at(board.n(), &borders, d) >= target)
-                        .unwrap_or(deepest);
-                    return Plan::of_borders(board, depth, &borders);
+                // Counting the units of each depth is cheaper than building them; build only the one.
+                let (symmetry, borders) = Plan::counting(board, symmetry);
+                let depth = Plan::depth_for(board, symmetry, &borders, target, MAX_UNITS);
+                match symmetry {
+                    Symmetry::Full if n >= 4 => Plan::of_borders(board, depth, &borders),
+                    _ => Plan::at_depth(board, symmetry, depth),
                 }
-                let mut plan = Plan::at_depth(board, symmetry, 0);
-                for depth in 1..=deepest {
-                    if plan.units.len() >= target {
-                        break;
-                    }
-                    plan = Plan::at_depth(board, symmetry, depth);
-                }
-                plan
             }
         }
+    }
+
+    /// The shallowest split depth whose plan has at least `target` units, but none whose plan has more than
+    /// `cap`: then the deepest within it. No deeper than half the board, where the units become tiny and
+    /// numerous. `symmetry` and `borders` are as [`Plan::counting`] gives them.
+    fn depth_for(
+        board: Board,
+        symmetry: Symmetry,
+        borders: &[Border],
+        target: usize,
+        cap: usize,
+    ) -> u32 {
+        let n = board.lines();
+        let deepest = (n / 2).max(1).min(n).min(MAX_DEPTH);
+        let units_at = |depth| match symmetry {
+            // The borders' units counted in parallel, all of them: a depth past the cap has a few times more.
+            Symmetry::Full if n >= 4 => {
+                Some(border_units_at(board.n(), borders, depth)).filter(|&units| units <= cap)
+            }
+            _ => Plan::count_at(board, symmetry, borders, depth, cap),
+        };
+        let mut depth = 0;
+        for d in 0..=deepest {
+            let Some(units) = units_at(d) else { break };
+            depth = d;
+            if units >= target {
+                break;
+            }
+        }
+        depth
     }
 
     fn at_depth(board: Board, symmetry: Symmetry, depth: u32) -> Plan {
@@ -787,6 +807,46 @@ mod tests {
                 p.units().len()
             );
         }
+    }
+
+    #[test]
+    fn a_split_takes_the_first_depth_with_enough_units_within_the_cap() {
+        for symmetry in Symmetry::ALL {
+            let board = Board::new(11).unwrap();
+            let counts = Plan::units_by_depth(board, symmetry, 5, usize::MAX);
+            let (symmetry, borders) = Plan::counting(board, symmetry);
+            let depth = |target, cap| Plan::depth_for(board, symmetry, &borders, target, cap);
+            assert_eq!(depth(counts[2], usize::MAX), 2, "{symmetry}: {counts:?}");
+            assert_eq!(
+                depth(counts[2] + 1, usize::MAX),
+                3,
+                "{symmetry}: {counts:?}"
+            );
+            // More than any depth gives: the deepest, half the board.
+            assert_eq!(depth(usize::MAX, usize::MAX), 5, "{symmetry}: {counts:?}");
+            // The cap binds: the deepest depth within it, however many units were asked.
+            assert_eq!(depth(usize::MAX, counts[3]), 3, "{symmetry}: {counts:?}");
+            assert_eq!(
+                depth(usize::MAX, counts[3] - 1),
+                2,
+                "{symmetry}: {counts:?}"
+            );
+            assert_eq!(depth(counts[4], counts[3]), 3, "{symmetry}: {counts:?}");
+        }
+    }
+
+    #[test]
+    fn the_automatic_split_for_thousands_of_threads_stays_within_the_cap() {
+        // 4,096 threads of n = 15 ask 134 million units; depth 7 would give more than the cap, depth 6 3 million.
+        let board = Board::new(15).unwrap();
+        let (symmetry, borders) = Plan::counting(board, Symmetry::Full);
+        let target = 4096 * FULL_UNITS_PER_THREAD;
+        assert_eq!(
+            Plan::depth_for(board, symmetry, &borders, target, MAX_UNITS),
+            6
+        );
+        assert!(Plan::units_at(board, symmetry, 6, MAX_UNITS).is_some());
+        assert_eq!(Plan::units_at(board, symmetry, 7, MAX_UNITS), None);
     }
 
     #[test]

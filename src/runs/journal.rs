@@ -71,7 +71,7 @@ pub struct Header {
 }
 
 /// The most units a journal's plan may have: far beyond any split that was ever useful (a split asked for
-/// stops at [`crate::engine::plan::MAX_ASKED_UNITS`]), so a header that claims more is not trusted with the
+/// stops at [`crate::engine::plan::MAX_UNITS`]), so a header that claims more is not trusted with the
 /// memory its plan would take.
 pub const MAX_JOURNAL_UNITS: usize = 1 << 27;
 

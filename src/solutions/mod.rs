@@ -347,6 +347,10 @@ pub fn list_tuned<E>(
         write(&buffer)?;
         return Ok(written);
     }
+    // No more threads than processors: the listing is the same whatever the threads, and a rayon pool's idle
+    // workers, looking for work to steal through a list of every worker, take the processors when there are
+    // many more of them (`list 10 --threads 4096` took 10 s on 2 cores, under 0.01 s on 2 threads).
+    let threads = threads.min(num_cpus::get());
     let pool = (threads > 1)
         .then(|| {
             rayon::ThreadPoolBuilder::new()
