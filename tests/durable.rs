@@ -536,6 +536,18 @@ fn merges_refuse_missing_conflicting_truncated_and_foreign_journals() {
 }
 
 #[test]
+fn devices_that_never_end_are_refused_at_their_first_line() {
+    for device in ["/dev/zero", "/dev/urandom"] {
+        let out = nqueens()
+            .args(["merge", device])
+            .timeout(Duration::from_secs(20))
+            .output()
+            .unwrap();
+        assert_refused(&out, "not an nqueens journal");
+    }
+}
+
+#[test]
 fn a_journal_of_another_run_is_refused_before_counting() {
     let dir = tempfile::tempdir().unwrap();
     let journal = dir.path().join("j");

@@ -132,12 +132,16 @@ fn files_that_cannot_be_plotted_are_refused() {
         (dir.path().join("missing.json"), "cannot plot"),
         (not_json, "not JSON"),
         (other_json, "not a report of `nqueens count"),
+        // Devices that never end: refused at their first byte, not read until memory runs out.
+        (PathBuf::from("/dev/zero"), "not JSON"),
+        (PathBuf::from("/dev/urandom"), "not JSON"),
     ] {
         nqueens()
             .arg("plot")
             .arg(&file)
             .arg("-o")
             .arg(dir.path().join("out"))
+            .timeout(std::time::Duration::from_secs(20))
             .assert()
             .code(2)
             .stderr(contains(message));

@@ -22,7 +22,7 @@ use crate::runs::fingerprint::Fingerprint;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 use std::fs::{File, OpenOptions};
-use std::io::{self, BufWriter, Write};
+use std::io::{self, BufRead, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
@@ -289,6 +289,32 @@ impl JournalError {
     }
 }
 
+/// The longest first line read while looking for a journal's header (a header is some 300 bytes).
+const MAX_HEADER_BYTES: u64 = 1 << 16;
+
+/// The bytes of the journal at `path`, read whole only once its first line is a sealed line: a file that is
+/// not a journal, or a device that never ends (`/dev/zero`, `/dev/urandom`), is refused after at most
+/// [`MAX_HEADER_BYTES`] instead of being read into memory until there is none left.
+fn read_journal_bytes(path: &Path) -> Result<Vec<u8>, JournalError> {
+    let read_error = |e| JournalError::io("read", path, e);
+    let mut reader = io::BufReader::new(File::open(path).map_err(read_error)?);
+    let mut bytes = Vec::new();
+    (&mut reader)
+        .take(MAX_HEADER_BYTES)
+        .read_until(b'\n', &mut bytes)
+        .map_err(read_error)?;
+    let sealed = bytes
+        .strip_suffix(b"\n")
+        .is_some_and(|line| unseal(line).is_some());
+    if !sealed {
+        return Err(JournalError::NotAJournal {
+            path: path.to_path_buf(),
+        });
+    }
+    reader.read_to_end(&mut bytes).map_err(read_error)?;
+    Ok(bytes)
+}
+
 /// A journal as read from disk.
 #[derive(Clone, Debug)]
 pub struct Contents {
@@ -306,7 +332,7 @@ impl Contents {
     /// Reads and checks the journal at `path`. A damaged last line is taken for a write that a kill
     /// interrupted and dropped; a damaged line anywhere else is an error.
     pub fn read(path: &Path) -> Result<Contents, JournalError> {
-        let bytes = std::fs::read(path).map_err(|e| JournalError::io("read", path, e))?;
+        let bytes = read_journal_bytes(path)?;
         let corrupt = |line: usize, why: String| JournalError::Corrupt {
             path: path.to_path_buf(),
             line,

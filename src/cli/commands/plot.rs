@@ -108,9 +108,14 @@ pub fn run(args: &PlotArgs) -> anyhow::Result<()> {
 /// Reads a count report or a bench report; anything else is refused with the reason.
 fn read(path: &Path) -> Result<Input, UsageError> {
     let cannot = |why: String| UsageError(format!("cannot plot '{}': {why}", path.display()));
-    let bytes = std::fs::read(path).map_err(|e| cannot(e.to_string()))?;
+    // Parsed as it is read, so that a file that is not JSON, or a device that never ends (`/dev/zero`), is
+    // refused at its first wrong byte rather than read whole into memory.
+    let file = std::fs::File::open(path).map_err(|e| cannot(e.to_string()))?;
     let value: serde_json::Value =
-        serde_json::from_slice(&bytes).map_err(|e| cannot(format!("not JSON ({e})")))?;
+        serde_json::from_reader(std::io::BufReader::new(file)).map_err(|e| match e.classify() {
+            serde_json::error::Category::Io => cannot(e.to_string()),
+            _ => cannot(format!("not JSON ({e})")),
+        })?;
     let input = if value.get("kind").and_then(|k| k.as_str()) == Some("bench") {
         serde_json::from_value(value).map(|r| Input::Bench(Box::new(r)))
     } else {
