@@ -853,3 +853,47 @@ fn merging_one_journal_says_journal() {
         .success()
         .stderr(contains("merged 1 journal:"));
 }
+
+/// The command lines of the README's "Examples" block, without their comments.
+fn readme_examples() -> Vec<Vec<String>> {
+    let readme = include_str!("../README.md");
+    let block = readme
+        .split("## Examples")
+        .nth(1)
+        .and_then(|rest| rest.split("```sh").nth(1))
+        .and_then(|rest| rest.split("```").next())
+        .expect("the README has an Examples block");
+    block
+        .lines()
+        .filter_map(|line| line.split('#').next()?.trim().strip_prefix("nqueens "))
+        .map(|args| args.split_whitespace().map(str::to_owned).collect())
+        .collect()
+}
+
+#[test]
+fn every_readme_example_is_accepted() {
+    let examples = readme_examples();
+    assert!(examples.len() >= 15, "{examples:?}");
+    let dir = tempfile::tempdir().unwrap();
+    for args in examples {
+        // The GPU's example needs a build with the GPU backend (without it: exit code 2, as documented).
+        if args.iter().any(|a| a == "gpu") {
+            continue;
+        }
+        // Arguments are checked before any counting starts: a long count still running after two seconds
+        // took its arguments. Refused ones exit with code 2, and a panic with 101.
+        let out = nqueens()
+            .args(&args)
+            .current_dir(dir.path())
+            .timeout(std::time::Duration::from_secs(2))
+            .output()
+            .unwrap();
+        let code = out.status.code();
+        assert!(
+            code.is_none() || !matches!(code, Some(2) | Some(101)),
+            "nqueens {}: exit code {code:?}\n{}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
