@@ -297,10 +297,11 @@ pub struct DurableOptions {
 /// How to count and where to write the results.
 #[derive(Debug, Args)]
 pub struct CountOptions {
-    /// Worker threads [default: all available cores].
+    /// Worker threads, 1 to 4096; more than the cores take turns on them [default: all available cores].
     #[arg(short, long, value_parser = clap::value_parser!(u32).range(1..=4096))]
     pub threads: Option<u32>,
-    /// Rows placed before the work is split into units [default: chosen from n and the threads].
+    /// Rows placed before the work is split into units [default: chosen from n and the threads, counting no
+    /// more threads than cores].
     #[arg(long, value_name = "K")]
     pub split_depth: Option<u32>,
     /// Symmetry reduction: `full` uses all 8 symmetries and counts unique solutions too; `mirror` halves the
