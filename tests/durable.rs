@@ -407,6 +407,125 @@ fn shards_merged_equal_the_count() {
 }
 
 #[test]
+fn a_shard_names_its_part_in_every_format_and_its_total_is_the_parts() {
+    let dir = tempfile::tempdir().unwrap();
+    let journal = |name: &str| dir.path().join(name);
+    let count = |journal: &Path, extra: &[&str], format: &str| -> String {
+        let mut args = vec![
+            "count",
+            "12",
+            "--checkpoint",
+            path_str(journal),
+            "-q",
+            "-f",
+            format,
+        ];
+        args.extend_from_slice(extra);
+        let out = run(&args);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        text(&out.stdout)
+    };
+    // Three shards: each JSON result names its shard, and their totals add up to the board's.
+    let mut sum = 0;
+    for k in 0..3 {
+        let shard = format!("{k}/3");
+        let json: Value = serde_json::from_str(&count(
+            &journal(&format!("s{k}")),
+            &["--shard", &shard],
+            "json",
+        ))
+        .unwrap();
+        let result = &json["results"][0];
+        assert_eq!(result["part"], format!("shard {shard}"), "{json}");
+        let total = result["total"].as_u64().unwrap();
+        assert!(
+            total < published_counts(12).0 as u64,
+            "a shard's total is not the board's"
+        );
+        sum += u128::from(total);
+    }
+    assert_eq!(sum, published_counts(12).0);
+    // The same journal read again (nothing left to count) in the other formats: a `part` column.
+    let table = count(&journal("s1"), &["--shard", "1/3"], "table");
+    let lines: Vec<&str> = table.lines().collect();
+    assert!(lines[0].ends_with("  part"), "{table}");
+    assert!(lines[1].ends_with("  shard 1/3"), "{table}");
+    let csv = count(&journal("s1"), &["--shard", "1/3"], "csv");
+    let mut rows = csv::Reader::from_reader(csv.as_bytes());
+    assert_eq!(rows.headers().unwrap().iter().next_back(), Some("part"));
+    let row = rows.records().next().unwrap().unwrap();
+    assert_eq!(row.iter().next_back(), Some("shard 1/3"), "{csv}");
+    let markdown = count(&journal("s1"), &["--shard", "1/3"], "markdown");
+    assert!(
+        markdown.lines().next().unwrap().ends_with("| part |"),
+        "{markdown}"
+    );
+    assert!(
+        markdown.lines().nth(2).unwrap().ends_with("| shard 1/3 |"),
+        "{markdown}"
+    );
+    // Units asked for by number are a part too, with or without a shard.
+    let json: Value =
+        serde_json::from_str(&count(&journal("u"), &["--units", "0-9"], "json")).unwrap();
+    assert_eq!(json["results"][0]["part"], "units 0-9");
+    assert_eq!(json["results"][0]["units"], 10);
+    let json: Value = serde_json::from_str(&count(
+        &journal("su"),
+        &["--shard", "0/2", "--units", "0-9"],
+        "json",
+    ))
+    .unwrap();
+    assert_eq!(json["results"][0]["part"], "shard 0/2, units 0-9");
+    assert_eq!(json["results"][0]["units"], 5);
+    // A whole board, checkpointed or not, has no part: no key, no table column, an empty CSV field.
+    for extra in [&["--checkpoint", path_str(&journal("whole"))][..], &[]] {
+        let mut args = vec!["count", "12", "-q", "-f", "json"];
+        args.extend_from_slice(extra);
+        let json: Value = serde_json::from_slice(&run(&args).stdout).unwrap();
+        assert!(json["results"][0].get("part").is_none(), "{json}");
+        assert_eq!(json["results"][0]["total"], published_counts(12).0 as u64);
+        args[4] = "table";
+        let table = text(&run(&args).stdout);
+        assert!(!table.contains("part"), "{table}");
+        args[4] = "csv";
+        let csv = text(&run(&args).stdout);
+        let mut rows = csv::Reader::from_reader(csv.as_bytes());
+        assert_eq!(
+            rows.records().next().unwrap().unwrap().iter().next_back(),
+            Some("")
+        );
+    }
+}
+
+#[test]
+fn a_shards_time_is_not_plotted_as_the_boards() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("shard.json");
+    let out = run(&[
+        "count",
+        "12",
+        "--shard",
+        "0/2",
+        "--checkpoint",
+        path_str(&dir.path().join("s")),
+        "-q",
+        "-f",
+        "json",
+        "-o",
+        path_str(&report),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let out = run(&[
+        "plot",
+        path_str(&report),
+        "-o",
+        path_str(&dir.path().join("plots")),
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("no timed counts of whole boards"));
+}
+
+#[test]
 fn the_shard_can_come_from_the_launcher() {
     let dir = tempfile::tempdir().unwrap();
     let pattern = dir.path().join("s-{k}-of-{m}");

@@ -118,6 +118,11 @@ pub struct BoardResult {
     /// Columns of a rectangular board (absent for a square).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cols: Option<u32>,
+    /// For a run that counted only part of the board's units (`count --shard` or `--units`): which part, as
+    /// [`crate::runs::checkpoint::Spec::part`] names it. Its total, unique count, units and nodes are then
+    /// that part's, not the board's. Absent for a whole board.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub part: Option<String>,
     /// All solutions.
     pub total: u128,
     /// Solutions unique under rotation and reflection; counted by the full symmetry mode only.
@@ -214,6 +219,7 @@ impl BoardResult {
         BoardResult {
             n: m.board.n(),
             cols: (!m.board.is_square()).then_some(m.board.cols()),
+            part: None,
             total: m.count.total,
             unique: (m.symmetry == Symmetry::Full).then_some(m.count.unique),
             seconds: m.seconds,

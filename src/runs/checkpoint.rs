@@ -39,6 +39,18 @@ pub struct Spec {
 }
 
 impl Spec {
+    /// Which part of the board's units this run counts, as the command line names it (`shard 0/3`,
+    /// `units 0-99`, `shard 1/4, units 5-9`), or `None` when it counts them all. The total of a part is
+    /// that part's sum, not the board's: `nqueens merge` adds the parts' journals into the board's.
+    pub fn part(&self) -> Option<String> {
+        let shard = (!self.shard.is_whole()).then(|| format!("shard {}", self.shard));
+        let units = self.only.as_ref().map(|only| format!("units {only}"));
+        match (shard, units) {
+            (Some(shard), Some(units)) => Some(format!("{shard}, {units}")),
+            (shard, units) => shard.or(units),
+        }
+    }
+
     /// Whether this run counts unit `unit`.
     pub fn selects(&self, unit: usize) -> bool {
         self.shard.contains(unit) && self.only.as_ref().is_none_or(|r| r.contains(unit))

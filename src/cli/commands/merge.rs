@@ -3,7 +3,7 @@
 
 use crate::cli::errors::UsageError;
 use crate::cli::output::Output;
-use nqueens::report::export::Format;
+use nqueens::report::export::{Columns, Format};
 use nqueens::report::{BoardResult, Check, Measured, Report};
 use nqueens::runs::journal::Contents;
 use nqueens::runs::merge::{merge, Source};
@@ -78,7 +78,10 @@ pub fn run(
         seconds: 0.0,
     });
     result.check();
-    let exporter = format.exporter();
+    let exporter = format.exporter_for(Columns {
+        check: true,
+        part: false,
+    });
     let mut report = Report::start(0);
     out.write(&exporter.header(&report))?;
     out.write(&exporter.row(&result))?;

@@ -14,7 +14,7 @@ use crate::cli::errors::UsageError;
 use crate::cli::output;
 use nqueens::report::bench::BenchReport;
 use nqueens::report::machine::Machine;
-use nqueens::Report;
+use nqueens::{BoardResult, Report};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -50,10 +50,7 @@ pub fn run(args: &PlotArgs) -> anyhow::Result<()> {
         })
         .collect();
     let mut charts: Vec<(&str, String)> = Vec::new();
-    if counts
-        .iter()
-        .any(|r| r.results.iter().any(|b| b.seconds > 0.0))
-    {
+    if counts.iter().any(|r| r.results.iter().any(timed_board)) {
         charts.push(("time-vs-n.svg", svg(|area| time_vs_n(area, &counts))?));
     }
     let scaled: Vec<&BenchReport> = benches
@@ -74,7 +71,7 @@ pub fn run(args: &PlotArgs) -> anyhow::Result<()> {
     }
     if charts.is_empty() {
         return Err(UsageError(
-            "nothing to plot: the files hold no timed counts and no benchmark runs on one thread"
+            "nothing to plot: the files hold no timed counts of whole boards and no benchmark runs on one thread"
                 .to_string(),
         )
         .into());
@@ -245,13 +242,19 @@ fn legend(color: RGBColor) -> impl Fn((i32, i32)) -> PathElement<(i32, i32)> {
 }
 
 /// Seconds against n, log scale, one line per count report.
+/// A result that belongs on the chart of time against n: a whole board's count, timed. A shard's or a list
+/// of units' time is not the board's.
+fn timed_board(b: &BoardResult) -> bool {
+    b.seconds > 0.0 && b.part.is_none()
+}
+
 fn time_vs_n(area: &DrawingArea<SVGBackend, Shift>, reports: &[&Report]) -> anyhow::Result<()> {
     let points: Vec<Vec<(u32, f64)>> = reports
         .iter()
         .map(|r| {
             r.results
                 .iter()
-                .filter(|b| b.seconds > 0.0)
+                .filter(|b| timed_board(b))
                 .map(|b| (b.n, b.seconds))
                 .collect()
         })

@@ -38,22 +38,26 @@ impl Format {
         }
     }
 
-    /// A fresh exporter for this format, with every column.
-    pub fn exporter(self) -> Box<dyn Exporter> {
-        self.exporter_for(true)
-    }
-
-    /// A fresh exporter for this format; without `checked` (no comparison with the published values was
-    /// asked for) the table and Markdown leave out their always empty `check` column. CSV and JSON keep
-    /// every field, so that programs read the same columns whatever was asked.
-    pub fn exporter_for(self, checked: bool) -> Box<dyn Exporter> {
+    /// A fresh exporter for this format; the table and Markdown show the optional columns of `columns`. CSV and
+    /// JSON keep every field, so that programs read the same columns whatever was asked.
+    pub fn exporter_for(self, columns: Columns) -> Box<dyn Exporter> {
         match self {
-            Format::Table => Box::new(Table { check: checked }),
+            Format::Table => Box::new(Table { columns }),
             Format::Json => Box::new(Json),
             Format::Csv => Box::new(Csv),
-            Format::Markdown => Box::new(Markdown { check: checked }),
+            Format::Markdown => Box::new(Markdown { columns }),
         }
     }
+}
+
+/// The columns of a table or Markdown report that are shown only when a run has something to put in them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Columns {
+    /// `check`: the comparison with the published values was asked for (otherwise always empty).
+    pub check: bool,
+    /// `part`: the run counts only part of a board's units ([`BoardResult::part`]), so its totals are the
+    /// part's.
+    pub part: bool,
 }
 
 impl fmt::Display for Format {
@@ -116,11 +120,12 @@ fn incomplete(report: &Report) -> Option<String> {
 
 /// Aligned, human-readable columns.
 pub struct Table {
-    /// Whether the `check` column is shown.
-    pub check: bool,
+    /// The optional columns shown.
+    pub columns: Columns,
 }
 
-const TABLE_COLUMNS: [(&str, usize); 9] = [
+/// The table's numeric columns, right-aligned to these widths.
+const TABLE_COLUMNS: [(&str, usize); 8] = [
     ("n", 5),
     ("total", 20),
     ("unique", 19),
@@ -129,28 +134,44 @@ const TABLE_COLUMNS: [(&str, usize); 9] = [
     ("units", 8),
     ("solutions/s", 11),
     ("nodes/s", 9),
-    ("check", 8),
 ];
 
+/// The `check` column, after the numbers.
+const CHECK_COLUMN: (&str, usize) = ("check", 8);
+
 impl Table {
-    /// The columns shown.
-    fn columns(&self) -> &'static [(&'static str, usize)] {
-        if self.check {
-            &TABLE_COLUMNS
-        } else {
-            &TABLE_COLUMNS[..TABLE_COLUMNS.len() - 1]
+    /// The right-aligned columns shown: the numbers, then `check` where asked for. The `part` column, text
+    /// of any length, comes last and is aligned to the left.
+    fn columns(&self) -> Vec<(&'static str, usize)> {
+        let mut columns = TABLE_COLUMNS.to_vec();
+        if self.columns.check {
+            columns.push(CHECK_COLUMN);
         }
+        columns
+    }
+
+    /// A line of the table: the right-aligned cells, then the part's, if shown.
+    fn line(&self, values: &[String], part: &str) -> Vec<u8> {
+        let mut cells: Vec<String> = values
+            .iter()
+            .zip(self.columns())
+            .map(|(value, (_, width))| format!("{value:>width$}"))
+            .collect();
+        if self.columns.part {
+            cells.push(part.to_string());
+        }
+        format!("{}\n", cells.join("  ").trim_end()).into_bytes()
     }
 }
 
 impl Exporter for Table {
     fn header(&self, _report: &Report) -> Vec<u8> {
-        let cells: Vec<String> = self
+        let names: Vec<String> = self
             .columns()
             .iter()
-            .map(|(name, width)| format!("{name:>width$}"))
+            .map(|(name, _)| name.to_string())
             .collect();
-        format!("{}\n", cells.join("  ").trim_end()).into_bytes()
+        self.line(&names, "part")
     }
 
     fn row(&self, r: &BoardResult) -> Vec<u8> {
@@ -165,12 +186,7 @@ impl Exporter for Table {
             node_rate(r),
             verdict(r).to_string(),
         ];
-        let cells: Vec<String> = values
-            .iter()
-            .zip(self.columns())
-            .map(|(value, (_, width))| format!("{value:>width$}"))
-            .collect();
-        format!("{}\n", cells.join("  ").trim_end()).into_bytes()
+        self.line(&values, r.part.as_deref().unwrap_or(""))
     }
 }
 
@@ -225,7 +241,7 @@ impl Exporter for Json {
 /// Comma-separated values, one row per board, with a header.
 pub struct Csv;
 
-const CSV_HEADER: [&str; 13] = [
+const CSV_HEADER: [&str; 14] = [
     "n",
     "total",
     "unique",
@@ -239,6 +255,7 @@ const CSV_HEADER: [&str; 13] = [
     "solutions_per_second",
     "nodes_per_second",
     "check",
+    "part",
 ];
 
 fn csv_record(fields: &[String]) -> Vec<u8> {
@@ -267,27 +284,32 @@ impl Exporter for Csv {
             format!("{:.0}", r.solutions_per_second),
             format!("{:.0}", r.nodes_per_second),
             verdict(r).to_string(),
+            r.part.clone().unwrap_or_default(),
         ])
     }
 }
 
 /// A Markdown table for reports.
 pub struct Markdown {
-    /// Whether the `check` column is shown.
-    pub check: bool,
+    /// The optional columns shown.
+    pub columns: Columns,
 }
 
 impl Exporter for Markdown {
     fn header(&self, _report: &Report) -> Vec<u8> {
-        if self.check {
-            b"| n | total | unique | seconds | threads | units | solutions/s | nodes/s | check |\n\
-              |--:|--:|--:|--:|--:|--:|--:|--:|:--|\n"
-                .to_vec()
-        } else {
-            b"| n | total | unique | seconds | threads | units | solutions/s | nodes/s |\n\
-              |--:|--:|--:|--:|--:|--:|--:|--:|\n"
-                .to_vec()
+        let mut names =
+            "| n | total | unique | seconds | threads | units | solutions/s | nodes/s |"
+                .to_string();
+        let mut rule = "|--:|--:|--:|--:|--:|--:|--:|--:|".to_string();
+        if self.columns.check {
+            names += " check |";
+            rule += ":--|";
         }
+        if self.columns.part {
+            names += " part |";
+            rule += ":--|";
+        }
+        format!("{names}\n{rule}\n").into_bytes()
     }
 
     fn row(&self, r: &BoardResult) -> Vec<u8> {
@@ -302,8 +324,11 @@ impl Exporter for Markdown {
             rate(r.solutions_per_second, r.total),
             node_rate(r),
         );
-        if self.check {
+        if self.columns.check {
             line += &format!(" {} |", verdict(r));
+        }
+        if self.columns.part {
+            line += &format!(" {} |", r.part.as_deref().unwrap_or(""));
         }
         line.push('\n');
         line.into_bytes()

@@ -37,6 +37,14 @@ pub struct Durable {
     pub split_depth: Option<u32>,
 }
 
+impl Durable {
+    /// Whether the run counts only part of the board's units (a shard, or the units of `--units`), so that
+    /// its result is the part's, for `nqueens merge` to add up.
+    pub fn is_part(&self) -> bool {
+        self.shard.is_some_and(|s| !s.is_whole()) || self.only.is_some()
+    }
+}
+
 /// What a checkpointed count came to.
 pub enum Counted {
     /// Every selected unit is in the journal; the result covers them (the whole board unless sharded).
@@ -96,12 +104,19 @@ pub fn resolve(
         .map(str::parse)
         .transpose()
         .map_err(|e: nqueens::runs::ranges::BadRanges| UsageError(e.to_string()))?;
-    if check && (shard.is_some_and(|s| !s.is_whole()) || only.is_some()) {
+    let path = shard_name(path, shard.unwrap_or(Shard::WHOLE));
+    let durable = Durable {
+        path,
+        shard,
+        only,
+        split_depth,
+    };
+    if check && durable.is_part() {
         return Err(UsageError(
             "--check compares whole boards: check the total of `nqueens merge` instead".into(),
         ));
     }
-    let path = shard_name(path, shard.unwrap_or(Shard::WHOLE));
+    let path = &durable.path;
     if path.is_dir() {
         return Err(UsageError(format!(
             "--checkpoint '{}' is a directory: name a journal file, such as '{}'",
@@ -111,14 +126,14 @@ pub fn resolve(
     }
     // A journal is a regular file. Opening a FIFO waits for a writer forever (SIGINT and SIGTERM are already
     // taken over by then, so only `kill -9` ends the wait); a device or a socket cannot hold one either.
-    if let Ok(meta) = std::fs::metadata(&path) {
+    if let Ok(meta) = std::fs::metadata(path) {
         if !meta.is_file() {
             return Err(UsageError(format!(
                 "--checkpoint '{}' is not a regular file (a FIFO, a device or a socket): name a journal file",
                 path.display()
             )));
         }
-    } else if let Ok(target) = std::fs::read_link(&path) {
+    } else if let Ok(target) = std::fs::read_link(path) {
         // A link to nothing: the journal cannot be made under the link's name without replacing the link.
         return Err(UsageError(format!(
             "--checkpoint '{}' is a symbolic link to '{}', which does not exist: name the journal file itself",
@@ -146,12 +161,7 @@ pub fn resolve(
             folder.display()
         )));
     }
-    Ok(Some(Durable {
-        path,
-        shard,
-        only,
-        split_depth,
-    }))
+    Ok(Some(durable))
 }
 
 /// The journal's name with `{k}` and `{m}` replaced by the shard's number and count. The bytes of the name are
@@ -290,10 +300,10 @@ pub fn count(
         );
         return Ok(Counted::Stopped(exit_code(sig)));
     }
-    if !quiet && (!spec.shard.is_whole() || spec.only.is_some()) {
+    let part = spec.part();
+    if let (Some(part), false) = (&part, quiet) {
         eprintln!(
-            "{}: all {} units recorded in '{}'; add up the journals of the run with `nqueens merge`",
-            if spec.only.is_some() { "the units asked for".to_string() } else { format!("shard {}", spec.shard) },
+            "{part}: all {} units recorded in '{}'; add up the journals of the run with `nqueens merge`",
             checkpoint.selected,
             durable.path.display()
         );
@@ -307,6 +317,7 @@ pub fn count(
         count: outcome.count,
         seconds: started.elapsed().as_secs_f64(),
     });
+    result.part = part;
     if request.backend == nqueens::engine::exec::Backend::Gpu {
         result.kernel = nqueens::engine::exec::Backend::Gpu.name().to_string();
     }

@@ -7,6 +7,8 @@ use crate::cli::args::{CountOptions, DurableOptions};
 use crate::cli::errors::EXIT_MISMATCH;
 use crate::cli::output::{self, Output};
 use crate::cli::{progress, validate};
+use checkpointed::Durable;
+use nqueens::report::export::Columns;
 use nqueens::report::{Check, Report};
 use std::process::ExitCode;
 
@@ -57,14 +59,18 @@ pub fn run(
         .exports
         .files(options.output.as_deref(), journal.as_slice())?;
     let mut out = Output::open_keeping(options.output.as_deref(), journal.as_slice())?;
-    let exporter = options.format.exporter_for(check);
+    let columns = Columns {
+        check,
+        part: durable.as_ref().is_some_and(Durable::is_part),
+    };
+    let exporter = options.format.exporter_for(columns);
     let threads = requests.first().map_or(1, |r| r.threads);
     let mut report = Report::start(threads);
     // Each export file is rewritten whole as each board is counted: an interrupted sweep leaves every board
     // it counted, in a document whose status says it did not finish.
     let exporters: Vec<_> = exports
         .iter()
-        .map(|(format, path)| (format.exporter_for(check), path))
+        .map(|(format, path)| (format.exporter_for(columns), path))
         .collect();
     let write_exports = |report: &Report| -> anyhow::Result<()> {
         for (exporter, path) in &exporters {
