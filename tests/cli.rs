@@ -382,6 +382,65 @@ fn a_closed_pipe_ends_units_quietly_in_json_and_csv() {
 }
 
 #[test]
+fn a_log_gets_a_plain_line_of_progress_at_the_interval_asked_for() {
+    // Standard error is a pipe here, as in a batch job's log file: lines, never a bar.
+    let out = nqueens()
+        .args([
+            "count",
+            "16",
+            "-t",
+            "1",
+            "--progress-every",
+            "20ms",
+            "-f",
+            "csv",
+        ])
+        .assert()
+        .success();
+    let stdout = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    let units: u64 = csv::Reader::from_reader(stdout.as_bytes())
+        .records()
+        .next()
+        .unwrap()
+        .unwrap()[8]
+        .parse()
+        .unwrap();
+    assert!(!stderr.contains(['\r', '\x1b']), "{stderr:?}");
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert!(
+        !lines.is_empty(),
+        "a count of some 0.3 s or more, a line every 20 ms"
+    );
+    let mut last = 0;
+    for line in &lines {
+        // n = 16: 37360 of 103487 units counted (36.1%) in 0.2s, about 0.4s left
+        let rest = line
+            .strip_prefix("n = 16: ")
+            .unwrap_or_else(|| panic!("{line}"));
+        let words: Vec<&str> = rest.split_whitespace().collect();
+        let done: u64 = words[0].parse().unwrap();
+        assert_eq!(words[1..4], ["of", &units.to_string(), "units"], "{line}");
+        assert!(last < done && done <= units, "{line}");
+        assert!(line.contains("%) in "), "{line}");
+        last = done;
+    }
+    // By default a short run writes no line (the first comes after 10 minutes); `0` and `--quiet` none at all.
+    for args in [
+        &["count", "14"][..],
+        &["count", "14", "--progress-every", "0"],
+        &["count", "14", "--progress-every", "1ms", "-q"],
+    ] {
+        nqueens().args(args).assert().success().stderr("");
+    }
+    nqueens()
+        .args(["count", "8", "--progress-every", "soon"])
+        .assert()
+        .code(2)
+        .stderr(contains("give a duration such as 30s"));
+}
+
+#[test]
 fn version_names_the_build() {
     nqueens()
         .arg("--version")

@@ -319,6 +319,11 @@ pub struct CountOptions {
     /// Print nothing but the results.
     #[arg(short, long)]
     pub quiet: bool,
+    /// Write a line of progress (units counted, time taken and left) to standard error at this interval, such
+    /// as `30s` or `1h`, in place of the bar; `0` writes none [default: a line every 10m when standard error is
+    /// not a terminal (a log file, a batch job), the bar on a terminal].
+    #[arg(long, value_name = "DURATION", value_parser = parse_interval)]
+    pub progress_every: Option<std::time::Duration>,
     /// What counts: `cpu` (the worker threads) or `gpu` (the NVIDIA GPUs of `--gpus`, in a build with the
     /// `cuda` feature; the threads then cut their tasks).
     #[arg(long, default_value = "cpu", value_parser = parse_backend)]
@@ -345,6 +350,16 @@ fn parse_gpus(s: &str) -> Result<GpuList, String> {
 
 pub(crate) fn parse_backend(s: &str) -> Result<Backend, String> {
     s.parse()
+}
+
+/// `--progress-every`'s parser: `0`, or a duration in words (`90s`, `10m`, `1h 30m`).
+fn parse_interval(s: &str) -> Result<std::time::Duration, String> {
+    if s.trim() == "0" {
+        return Ok(std::time::Duration::ZERO);
+    }
+    humantime::parse_duration(s).map_err(|e| {
+        format!("{e}: give a duration such as 30s, 10m or 1h, or 0 for no progress lines")
+    })
 }
 
 fn parse_symmetry(s: &str) -> Result<Symmetry, String> {

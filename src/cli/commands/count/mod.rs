@@ -85,7 +85,7 @@ pub fn run(
         out.write(&exporter.header(&report))?;
     }
     let mut mismatches = Vec::new();
-    let bar = progress::Bar::per_count(options.quiet);
+    let bar = progress::Bar::per_count(options.quiet, options.progress_every);
     for request in &requests {
         bar.set_message(format!("n = {}", request.board));
         let mut result = match &durable {
