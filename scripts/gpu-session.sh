@@ -103,6 +103,11 @@ cpu() {
   timed "${perf[@]}" taskset -c 2 "$B" count 18 -t 1 -q
   for _ in 1 2 3; do timed "${perf[@]}" "$B" count 18 -t 16 -q; done
   timed "${perf[@]}" "$B" count 18 -t 16 --split-depth 2 -q
+  # The progress lines' tally, kept where stderr is not a terminal (here), against none.
+  for _ in 1 2; do
+    timed "${perf[@]}" "$B" count 18 -t 16 --progress-every 1h -o /dev/null
+    timed "${perf[@]}" "$B" count 18 -t 16 --progress-every 0 -o /dev/null
+  done
   # A busy core's clock may drop under AVX-512 more than under AVX2: cycles over task-clock say so.
   timed "${perf[@]}" taskset -c 2 "$B" count 18 -t 1 --kernel avx2 -q
   timed "${perf[@]}" "$B" count 18 -t 16 --kernel avx2 -q
