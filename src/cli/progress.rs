@@ -277,23 +277,42 @@ mod tests {
 
     #[test]
     fn a_line_gives_the_units_the_share_the_time_and_the_time_left() {
-        assert_eq!(
-            progress_line("n = 16", 1, 4, Duration::from_millis(2_500)),
-            "n = 16: 1 of 4 units counted (25.0%) in 2.5s, about 7.5s left"
-        );
-        assert_eq!(
-            progress_line("n = 22", 250, 1000, Duration::from_millis(3_723_900)),
-            "n = 22: 250 of 1000 units counted (25.0%) in 1h 2m 3s, about 3h 6m 11s left"
-        );
-        // Nothing done yet, or all of it: no guess of the time left.
-        assert_eq!(
-            progress_line("n = 8", 0, 10, Duration::from_secs(5)),
-            "n = 8: 0 of 10 units counted (0.0%) in 5.0s"
-        );
-        assert_eq!(
-            progress_line("n = 8", 10, 10, Duration::from_secs(5)),
-            "n = 8: 10 of 10 units counted (100.0%) in 5.0s"
-        );
+        for (message, done, units, millis, line) in [
+            (
+                "n = 16",
+                1,
+                4,
+                2_500,
+                "n = 16: 1 of 4 units counted (25.0%) in 2.5s, about 7.5s left",
+            ),
+            (
+                "n = 22",
+                250,
+                1000,
+                3_723_900,
+                "n = 22: 250 of 1000 units counted (25.0%) in 1h 2m 3s, about 3h 6m 11s left",
+            ),
+            // Nothing done yet, or all of it: no guess of the time left.
+            (
+                "n = 8",
+                0,
+                10,
+                5_000,
+                "n = 8: 0 of 10 units counted (0.0%) in 5.0s",
+            ),
+            (
+                "n = 8",
+                10,
+                10,
+                5_000,
+                "n = 8: 10 of 10 units counted (100.0%) in 5.0s",
+            ),
+        ] {
+            assert_eq!(
+                progress_line(message, done, units, Duration::from_millis(millis)),
+                line
+            );
+        }
     }
 
     #[test]
