@@ -241,13 +241,13 @@ fn legend(color: RGBColor) -> impl Fn((i32, i32)) -> PathElement<(i32, i32)> {
     move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
 }
 
-/// Seconds against n, log scale, one line per count report.
 /// A result that belongs on the chart of time against n: a whole board's count, timed. A shard's or a list
 /// of units' time is not the board's.
 fn timed_board(b: &BoardResult) -> bool {
     b.seconds > 0.0 && b.part.is_none()
 }
 
+/// Seconds against n, log scale, one line per count report.
 fn time_vs_n(area: &DrawingArea<SVGBackend, Shift>, reports: &[&Report]) -> anyhow::Result<()> {
     let points: Vec<Vec<(u32, f64)>> = reports
         .iter()

@@ -124,8 +124,8 @@ pub struct Table {
     pub columns: Columns,
 }
 
-/// The table's numeric columns, right-aligned to these widths.
-const TABLE_COLUMNS: [(&str, usize); 8] = [
+/// The table's right-aligned columns and their widths; the last, `check`, is shown only where asked for.
+const TABLE_COLUMNS: [(&str, usize); 9] = [
     ("n", 5),
     ("total", 20),
     ("unique", 19),
@@ -134,20 +134,18 @@ const TABLE_COLUMNS: [(&str, usize); 8] = [
     ("units", 8),
     ("solutions/s", 11),
     ("nodes/s", 9),
+    ("check", 8),
 ];
 
-/// The `check` column, after the numbers.
-const CHECK_COLUMN: (&str, usize) = ("check", 8);
-
 impl Table {
-    /// The right-aligned columns shown: the numbers, then `check` where asked for. The `part` column, text
-    /// of any length, comes last and is aligned to the left.
-    fn columns(&self) -> Vec<(&'static str, usize)> {
-        let mut columns = TABLE_COLUMNS.to_vec();
+    /// The right-aligned columns shown. The `part` column, text of any length, comes after them, aligned to
+    /// the left.
+    fn columns(&self) -> &'static [(&'static str, usize)] {
         if self.columns.check {
-            columns.push(CHECK_COLUMN);
+            &TABLE_COLUMNS
+        } else {
+            &TABLE_COLUMNS[..TABLE_COLUMNS.len() - 1]
         }
-        columns
     }
 
     /// A line of the table: the right-aligned cells, then the part's, if shown.
