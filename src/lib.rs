@@ -25,6 +25,8 @@
 //! # Ok::<(), nqueens::Error>(())
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod engine;
 pub mod error;
 pub mod gpu;

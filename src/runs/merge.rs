@@ -53,13 +53,19 @@ pub enum MergeError {
         /// The first journal's plan.
         ours: String,
     },
-    /// A unit recorded with two different counts.
+    /// A journal whose units are not those of the plan its header describes.
     #[error(
         "'{path}' is not the journal of the plan its header names ({why}): its header was changed after it was \
          written, or a version of nqueens that numbers the units differently wrote it; merge it with that \
          version, or count its units again"
     )]
-    NotItsPlan { path: PathBuf, why: String },
+    NotItsPlan {
+        /// The journal.
+        path: PathBuf,
+        /// How its plan differs.
+        why: String,
+    },
+    /// A unit recorded with two different counts.
     #[error(
         "unit {unit} has different counts in '{a}' (line {line_a}) and '{b}' (line {line_b}): one of them is \
          wrong; count the unit again with `{rerun}` and keep the journal that agrees"
