@@ -490,6 +490,161 @@ mod tests {
     }
 
     #[test]
+    fn the_eight_symmetries_are_distinct_maps_closed_under_composition() {
+        // As tables of every square, on an odd and an even board: no two symmetries are the same map, and
+        // following one by another gives one of the eight.
+        for n in [5, 6] {
+            let squares: Vec<(u32, u32)> =
+                (0..n).flat_map(|r| (0..n).map(move |c| (r, c))).collect();
+            let table = |map: &dyn Fn((u32, u32)) -> (u32, u32)| -> Vec<(u32, u32)> {
+                squares.iter().map(|&sq| map(sq)).collect()
+            };
+            let tables: Vec<_> = Transform::ALL
+                .iter()
+                .map(|&g| table(&|sq| g.apply(n, sq)))
+                .collect();
+            for (i, a) in tables.iter().enumerate() {
+                for (j, b) in tables.iter().enumerate().skip(i + 1) {
+                    assert_ne!(a, b, "n = {n}: transforms {i} and {j} are the same map");
+                }
+            }
+            for g in Transform::ALL {
+                for h in Transform::ALL {
+                    let composed = table(&|sq| h.apply(n, g.apply(n, sq)));
+                    assert!(tables.contains(&composed), "n = {n}: {g:?} then {h:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_group_is_the_set_of_the_transforms_collected_into_it() {
+        let group: Group = [Transform(2), Transform(0), Transform(2)]
+            .into_iter()
+            .collect();
+        for g in Transform::ALL {
+            assert_eq!(group.contains(g), g.0 == 0 || g.0 == 2, "{g:?}");
+        }
+        assert_eq!(group.len(), 2, "a transform named twice is in the set once");
+        assert!(!group.is_empty());
+        assert_eq!(
+            group.iter().collect::<Vec<_>>(),
+            [Transform(0), Transform(2)]
+        );
+        assert_eq!(format!("{group:?}"), "{0, 2}");
+
+        let empty = Group::default();
+        assert!(empty.is_empty());
+        assert_eq!(empty.len(), 0);
+        assert!(Transform::ALL.into_iter().all(|g| !empty.contains(g)));
+        assert!(Transform::ALL.into_iter().all(|g| Group::ALL.contains(g)));
+        assert_eq!(Group::ALL.len(), 8);
+    }
+
+    #[test]
+    fn a_stabiliser_holds_exactly_the_symmetries_that_fix_the_border() {
+        for n in [7, 8] {
+            for b in Border::canonical(n) {
+                let stabiliser = b.stabiliser(n);
+                assert!(!stabiliser.is_empty());
+                for g in Transform::ALL {
+                    assert_eq!(
+                        stabiliser.contains(g),
+                        b.image(n, g) == b,
+                        "n = {n}, {b:?}, {g:?}"
+                    );
+                }
+            }
+        }
+    }
+
+    /// Every possible border of a board of side `n`, found by trying every placement of the border queens.
+    fn possible_borders(n: u32) -> Vec<Border> {
+        let side = n as u8;
+        let mut borders = Vec::new();
+        for top in 0..side {
+            for bottom in 0..side {
+                for left in 0..side {
+                    for right in 0..side {
+                        let b = Border {
+                            top,
+                            bottom,
+                            left,
+                            right,
+                        };
+                        if b.is_possible(n) {
+                            borders.push(b);
+                        }
+                    }
+                }
+            }
+        }
+        borders
+    }
+
+    #[test]
+    fn each_class_of_borders_has_one_canonical_border_with_the_highest_side_queens() {
+        for n in 4..=8 {
+            let possible = possible_borders(n);
+            for &b in &possible {
+                let class: std::collections::BTreeSet<Border> =
+                    Transform::ALL.into_iter().map(|g| b.image(n, g)).collect();
+                let canonical: Vec<Border> = class
+                    .iter()
+                    .copied()
+                    .filter(|c| c.is_canonical(n))
+                    .collect();
+                assert_eq!(
+                    canonical.len(),
+                    1,
+                    "n = {n}: the class of {b:?} has {canonical:?}"
+                );
+                let sides = |c: Border| (c.left.max(c.right), c.left.min(c.right));
+                let highest = class.iter().map(|&c| sides(c)).min();
+                assert_eq!(
+                    Some(sides(canonical[0])),
+                    highest,
+                    "n = {n}: the class of {b:?}"
+                );
+            }
+            let mut expected: Vec<Border> =
+                possible.into_iter().filter(|b| b.is_canonical(n)).collect();
+            expected.sort();
+            assert_eq!(Border::canonical(n), expected, "n = {n}");
+        }
+    }
+
+    #[test]
+    fn the_canonical_borders_give_the_published_counts() {
+        // Each canonical border stands for its 8 / |H| images; its unique solutions are the classes of its
+        // solutions under its stabiliser H, by Burnside's lemma. The solutions are enumerated one by one.
+        for n in 4..=11 {
+            let (mut total, mut unique) = (0u128, 0u128);
+            for b in Border::canonical(n) {
+                let stabiliser = b.stabiliser(n);
+                let order = stabiliser.len() as u128;
+                let (mut solutions, mut fixed) = (0u128, 0u128);
+                b.solutions(n, |queens| {
+                    solutions += 1;
+                    fixed += stabiliser
+                        .iter()
+                        .filter(|&g| is_fixed(n, queens, g))
+                        .count() as u128;
+                });
+                assert_eq!(fixed % order, 0, "n = {n}, {b:?}");
+                total += solutions * (8 / order);
+                unique += fixed / order;
+            }
+            let known = crate::report::known::lookup(n).expect("published");
+            assert_eq!(
+                (total, Some(unique)),
+                (known.total, known.unique),
+                "n = {n}"
+            );
+        }
+    }
+
+    #[test]
     fn a_corner_queen_names_two_lines() {
         let n = 6;
         let corner = Border {

@@ -850,9 +850,57 @@ mod tests {
     }
 
     #[test]
+    fn a_split_by_units_takes_the_shallowest_depth_that_gives_them() {
+        for symmetry in Symmetry::ALL {
+            for n in [1, 2, 3, 4, 7, 10] {
+                let board = Board::new(n).unwrap();
+                let counts = Plan::units_by_depth(board, symmetry, n / 2, usize::MAX);
+                let targets = [0, 1]
+                    .into_iter()
+                    .chain(counts.iter().flat_map(|&c| [c, c + 1]));
+                for target in targets.filter(|&t| t <= *counts.last().unwrap()) {
+                    let shallowest = counts.iter().position(|&c| c >= target).unwrap();
+                    let p = Plan::new(board, symmetry, Split::Units(target));
+                    assert_eq!(
+                        (p.depth() as usize, p.units().len()),
+                        (shallowest, counts[shallowest]),
+                        "n = {n}, {symmetry}, {target} units: {counts:?}"
+                    );
+                    assert_eq!(p.symmetry(), symmetry);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_automatic_split_aims_at_the_units_per_thread_of_its_mode() {
+        // On n = 12 one thread's aim is met at depth 5 in the none and mirror modes and in the full mode, which
+        // aims higher: the full mode's plans reach 4,096 units at depth 2 already.
+        let board = Board::new(12).unwrap();
+        for symmetry in Symmetry::ALL {
+            let aim = match symmetry {
+                Symmetry::Full => FULL_UNITS_PER_THREAD,
+                _ => UNITS_PER_THREAD,
+            };
+            let counts = Plan::units_by_depth(board, symmetry, 6, usize::MAX);
+            let shallowest = counts
+                .iter()
+                .position(|&c| c >= aim)
+                .expect("within half the board");
+            let p = Plan::new(board, symmetry, Split::Auto { threads: 1 });
+            assert_eq!(p.depth() as usize, shallowest, "{symmetry}: {counts:?}");
+            assert_eq!(
+                p.units().len(),
+                counts[shallowest],
+                "{symmetry}: {counts:?}"
+            );
+        }
+    }
+
+    #[test]
     fn units_by_depth_counts_the_plans_without_building_them() {
         for symmetry in Symmetry::ALL {
-            for (n, depth) in [(1, 0), (3, 1), (8, 2), (10, 3), (11, 4), (9, 9)] {
+            for (n, depth) in [(1, 0), (3, 1), (4, 2), (8, 2), (10, 3), (11, 4), (9, 9)] {
                 let board = Board::new(n).unwrap();
                 let built = Plan::new(board, symmetry, Split::Depth(depth))
                     .units()
@@ -921,6 +969,93 @@ mod tests {
             Prefix::try_from(&too_many[..]),
             Err(TooDeep(Prefix::CAPACITY + 1))
         );
+        assert_eq!(prefix.as_ref(), [3, 0]);
+        assert_eq!((&prefix).into_iter().copied().collect::<Vec<_>>(), [3, 0]);
+        let hasher =
+            std::hash::BuildHasherDefault::<std::collections::hash_map::DefaultHasher>::default();
+        use std::hash::BuildHasher;
+        assert_eq!(
+            hasher.hash_one(prefix),
+            hasher.hash_one(&[3u8, 0][..]),
+            "hashes as its queens"
+        );
+    }
+
+    #[test]
+    fn the_units_of_a_plan_counted_one_by_one_give_the_published_counts() {
+        // Every mode, boards from the empty one up, and splits from none to deeper than the board: the full mode's
+        // whole small boards, its border units of every stabiliser and its split border units all weighed.
+        for symmetry in Symmetry::ALL {
+            for n in 0..=12 {
+                let known = crate::report::known::lookup(n).expect("published");
+                for depth in [0, 1, 2, n] {
+                    let p = plan(n, symmetry, depth);
+                    let count: Count = p.units().iter().map(|u| p.count_unit(u)).sum();
+                    let at = format!("n = {n}, {symmetry}, depth {depth}");
+                    assert_eq!(count.total, known.total, "{at}");
+                    assert_eq!(count.units, p.units().len() as u64, "{at}");
+                    // Only the full mode counts unique solutions (none are published for the empty board).
+                    match (symmetry, known.unique) {
+                        (Symmetry::Full, Some(unique)) => assert_eq!(count.unique, unique, "{at}"),
+                        (Symmetry::Full, None) => {}
+                        _ => assert_eq!(count.unique, 0, "{at}"),
+                    }
+                }
+            }
+        }
+    }
+
+    /// Whether two queens, as `(row, column)`, attack each other.
+    fn attack((r1, c1): (u32, u32), (r2, c2): (u32, u32)) -> bool {
+        r1 == r2 || c1 == c2 || r1.abs_diff(r2) == c1.abs_diff(c2)
+    }
+
+    #[test]
+    fn full_units_are_numbered_in_order_of_border_then_prefix_and_place_legal_queens() {
+        for n in 4..=9 {
+            for depth in 0..=3 {
+                let p = plan(n, Symmetry::Full, depth);
+                let at = format!("n = {n}, depth {depth}");
+                assert!(
+                    p.units().iter().enumerate().all(|(i, u)| u.index == i),
+                    "{at}"
+                );
+                let keys: Vec<_> = p.units().iter().map(|u| (u.border, u.prefix)).collect();
+                assert!(
+                    keys.windows(2).all(|w| w[0] < w[1]),
+                    "{at}: in order, none twice"
+                );
+                for u in p.units() {
+                    let b = u
+                        .border
+                        .expect("full units of a board from 4 on have borders");
+                    assert!(b.is_canonical(n) && b.is_possible(n), "{at}: {u:?}");
+                    assert_eq!(u.prefix.first(), Some(&b.top), "{at}: {u:?}");
+                    // The border's queens and the prefix's, one per row, none attacking another.
+                    let mut queens = b.queens(n);
+                    for (row, &c) in u.prefix.iter().enumerate() {
+                        let q = (row as u32, u32::from(c));
+                        if !queens.contains(&q) {
+                            assert!(queens.iter().all(|&o| !attack(o, q)), "{at}: {u:?}");
+                            queens.push(q);
+                        }
+                    }
+                    let stabiliser = b.stabiliser(n);
+                    if stabiliser.len() > 1 {
+                        assert_eq!(u.weight, Weight::Burnside(stabiliser), "{at}: {u:?}");
+                        assert_eq!(u.prefix, [b.top], "{at}: a fixed border is one unit");
+                    } else {
+                        let plain = Weight::Plain {
+                            total: 8,
+                            unique: 1,
+                        };
+                        assert_eq!(u.weight, plain, "{at}: {u:?}");
+                        // The top row and the rows 1 to depth, but not the bottom row.
+                        assert_eq!(u.prefix.len() as u32, (depth + 1).min(n - 1), "{at}: {u:?}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]
