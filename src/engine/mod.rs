@@ -12,3 +12,16 @@ pub mod exec;
 pub mod kernel;
 pub mod plan;
 pub mod symmetry;
+
+/// The published counts, for the engine's own tests: read here from `data/known-counts.tsv`, because the engine
+/// sits below [`crate::report`], whose table the program checks against.
+#[cfg(test)]
+pub(crate) fn published(n: u32) -> (u128, Option<u128>) {
+    include_str!("../../data/known-counts.tsv")
+        .lines()
+        .filter(|line| !line.starts_with('#') && !line.trim().is_empty())
+        .map(|line| line.split('\t').map(str::trim).collect::<Vec<_>>())
+        .find(|fields| fields[0] == n.to_string())
+        .map(|fields| (fields[1].parse().unwrap(), fields[2].parse().ok()))
+        .unwrap_or_else(|| panic!("n = {n} is not published"))
+}
