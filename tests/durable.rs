@@ -592,6 +592,34 @@ fn merges_refuse_missing_conflicting_truncated_and_foreign_journals() {
     let out = merge(&files[..2]);
     assert_refused(&out, "missing");
     assert!(text(&out.stderr).contains("--shard 2/3 --checkpoint"));
+    assert!(text(&out.stderr).contains("shard 2/3, whose journal is not here"));
+
+    // A journal of some units of that shard is named for what it is, not as the shard's journal.
+    let some = dir.path().join("some-of-shard-2.journal");
+    let counted = run(&[
+        "count",
+        "10",
+        "--symmetry",
+        "full",
+        "--shard",
+        "2/3",
+        "--units",
+        "2,5",
+        "--checkpoint",
+        path_str(&some),
+        "-q",
+    ]);
+    assert!(counted.status.success(), "{}", text(&counted.stderr));
+    let out = merge(&[files[0].clone(), files[1].clone(), some.clone()]);
+    assert_refused(&out, "missing");
+    let said = text(&out.stderr);
+    assert!(
+        said.contains(&format!(
+            "shard 2/3, of which only a journal of some units is here ({})",
+            path_str(&some)
+        )),
+        "{said}"
+    );
 
     // Duplicate: an identical copy confirms.
     let mut twice = files.clone();

@@ -235,14 +235,22 @@ fn rerun_commands(
     let base = base_command(header);
     let mut commands = Vec::new();
     // The shards of the run, if the journals agree on how many there are.
+    let shard_of = |s: &'_ Source| -> Option<(u32, u32)> {
+        let (k, m) = s.contents.header.shard.split_once('/')?;
+        Some((k.parse().ok()?, m.parse().ok()?))
+    };
     let shards: Vec<(u32, u32, &Path)> = sources
         .iter()
         .filter(|s| s.contents.header.only.is_none())
-        .filter_map(|s| {
-            let (k, m) = s.contents.header.shard.split_once('/')?;
-            Some((k.parse().ok()?, m.parse().ok()?, s.path.as_path()))
-        })
+        .filter_map(|s| shard_of(s).map(|(k, m)| (k, m, s.path.as_path())))
         .collect();
+    // Journals of some units of a shard (`--shard K/M --units LIST`): not the shard's own journal.
+    let some_units_of = |k: u32, m: u32| {
+        sources
+            .iter()
+            .filter(|s| s.contents.header.only.is_some())
+            .find(|s| shard_of(s) == Some((k, m)))
+    };
     let counts: Vec<u32> = shards.iter().map(|&(_, m, _)| m).collect();
     if let Some(&m) = counts
         .first()
@@ -260,10 +268,19 @@ fn rerun_commands(
                     "resume shard {k}/{m}: {base} --shard {k}/{m} --checkpoint {}",
                     path.display()
                 )),
-                None => commands.push(format!(
-                    "count shard {k}/{m}, whose journal is not here: {base} --shard {k}/{m} --checkpoint \
-                     shard-{k}-of-{m}.journal"
-                )),
+                None => {
+                    let whose = match some_units_of(k, m) {
+                        Some(s) => format!(
+                            "of which only a journal of some units is here ({})",
+                            s.path.display()
+                        ),
+                        None => "whose journal is not here".to_string(),
+                    };
+                    commands.push(format!(
+                        "count shard {k}/{m}, {whose}: {base} --shard {k}/{m} --checkpoint \
+                         shard-{k}-of-{m}.journal"
+                    ))
+                }
             }
         }
     } else if let [only] = sources {
