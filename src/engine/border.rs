@@ -681,6 +681,49 @@ mod tests {
     }
 
     #[test]
+    fn a_frame_leaves_each_row_exactly_the_squares_no_border_queen_below_it_rules_out() {
+        // Written square by square: the queens above a row reach it through the search's masks (the top
+        // queen's, given with the frame), the columns of the top and bottom queens too; the frame holds what the
+        // queens below it attack and keeps the side columns for the side queens' own rows. A frame that blocks
+        // less still counts right but searches more: only this test would see it.
+        for n in 4..=12 {
+            let m = n - 1;
+            for b in possible_borders(n) {
+                let (frame, masks) = b.frame(n);
+                assert_eq!(frame.end, m, "n = {n}, {b:?}");
+                let (left, right) = (u32::from(b.left), u32::from(b.right));
+                for r in 1..m {
+                    let open = |c: u32| {
+                        let side_ok = if r == left {
+                            c == 0
+                        } else if r == right {
+                            c == m
+                        } else {
+                            c != 0 && c != m
+                        };
+                        let diagonal = |row: u32, col: u32| row - r == c.abs_diff(col);
+                        let below = |row: u32| r < row && row < m;
+                        side_ok
+                            && !diagonal(m, u32::from(b.bottom))
+                            && !(below(left) && diagonal(left, 0))
+                            && !(below(right) && diagonal(right, m))
+                    };
+                    let expected = (0..n).filter(|&c| open(c)).fold(0u64, |s, c| s | 1 << c);
+                    let r_ = r as usize;
+                    assert_eq!(
+                        frame.allow[r_] & !frame.block[r_] & full_mask(n),
+                        expected,
+                        "n = {n}, {b:?}, row {r}"
+                    );
+                }
+                let top = 1u64 << b.top;
+                assert_eq!(masks.cols, top | 1 << b.bottom, "n = {n}, {b:?}");
+                assert_eq!((masks.ld, masks.rd), (top << 1, top >> 1), "n = {n}, {b:?}");
+            }
+        }
+    }
+
+    #[test]
     fn every_border_frame_has_the_shape_the_vector_loops_compute() {
         // A frame without its shape would still count right, on the scalar loop: this keeps the full mode on
         // the vector loops.
