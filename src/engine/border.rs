@@ -703,10 +703,10 @@ mod tests {
                         };
                         let diagonal = |row: u32, col: u32| row - r == c.abs_diff(col);
                         let below = |row: u32| r < row && row < m;
-                        side_ok
-                            && !diagonal(m, u32::from(b.bottom))
-                            && !(below(left) && diagonal(left, 0))
-                            && !(below(right) && diagonal(right, m))
+                        let attacked = diagonal(m, u32::from(b.bottom))
+                            || (below(left) && diagonal(left, 0))
+                            || (below(right) && diagonal(right, m));
+                        side_ok && !attacked
                     };
                     let expected = (0..n).filter(|&c| open(c)).fold(0u64, |s, c| s | 1 << c);
                     let r_ = r as usize;
