@@ -685,10 +685,14 @@ mod tests {
         // Written square by square: the queens above a row reach it through the search's masks (the top
         // queen's, given with the frame), the columns of the top and bottom queens too; the frame holds what the
         // queens below it attack and keeps the side columns for the side queens' own rows. A frame that blocks
-        // less still counts right but searches more: only this test would see it.
-        for n in 4..=12 {
+        // less still counts right but searches more: only this test would see it. Every border of the small
+        // boards; a sample of the canonical borders of wide ones, where a shift gone wrong lands on the board.
+        let small = (4..=12).map(|n| (n, possible_borders(n)));
+        let wide =
+            [33, 47, 64].map(|n| (n, Border::canonical(n).into_iter().step_by(251).collect()));
+        for (n, borders) in small.chain(wide) {
             let m = n - 1;
-            for b in possible_borders(n) {
+            for b in borders {
                 let (frame, masks) = b.frame(n);
                 assert_eq!(frame.end, m, "n = {n}, {b:?}");
                 let (left, right) = (u32::from(b.left), u32::from(b.right));
