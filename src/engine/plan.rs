@@ -40,6 +40,9 @@ pub const MAX_UNITS: usize = 1 << 22;
 /// non-attacking queens.
 pub const MAX_DEPTH: u32 = Prefix::CAPACITY as u32 - 1;
 
+// The full mode's deepest unit, its top queen and a queen on each of the `MAX_DEPTH` rows below it, fits a prefix.
+const _: () = assert!((MAX_DEPTH as usize) < Prefix::CAPACITY);
+
 /// How deep the plan places queens before handing the rest to the kernel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Split {
@@ -963,6 +966,10 @@ mod tests {
         assert_eq!(format!("{prefix:?}"), "[3, 0, 4]");
         assert_eq!(prefix.pop(), Some(4));
         assert_eq!(Prefix::try_from(&[3, 0][..]), Ok(prefix));
+        // Equal as its queens, and only as its queens: as a prefix, a slice and an array.
+        let other = Prefix::try_from(&[3, 1][..]).unwrap();
+        assert!(prefix != other && prefix != [3, 1] && prefix != [3]);
+        assert!(prefix == [3u8, 0][..] && prefix != [3u8, 1][..] && prefix != [3u8, 0, 4][..]);
         assert!(Prefix::try_from(&[3, 1][..]).unwrap() > prefix);
         let too_many = [0; Prefix::CAPACITY + 1];
         assert_eq!(
