@@ -986,6 +986,11 @@ mod tests {
             hasher.hash_one(&[3u8, 0][..]),
             "hashes as its queens"
         );
+        assert_ne!(
+            hasher.hash_one(prefix),
+            hasher.hash_one(other),
+            "and not as nothing"
+        );
     }
 
     #[test]
