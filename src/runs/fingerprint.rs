@@ -91,6 +91,8 @@ mod tests {
         let a = fp(10, Symmetry::Full, 2);
         assert_eq!(a, fp(10, Symmetry::Full, 2));
         assert_eq!(a.as_str().len(), HEX_DIGITS);
+        // Journals and shard files write the fingerprint through `Display`: it must print as its digits.
+        assert_eq!(a.to_string(), a.as_str());
         let others = [
             fp(11, Symmetry::Full, 2),
             fp(10, Symmetry::Mirror, 2),

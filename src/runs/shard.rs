@@ -189,6 +189,26 @@ mod tests {
             Err(ShardError::JobArray { .. })
         ));
         assert_eq!(Shard::from_env(env(&[]), None), Err(ShardError::NotFound));
+        // A job array's task id refuses only a lone Slurm task: a Slurm job of several tasks, or a lone task
+        // of another launcher, is sharded as its launcher says.
+        let e = env(&[
+            ("SLURM_PROCID", "2"),
+            ("SLURM_NTASKS", "4"),
+            ("SLURM_ARRAY_TASK_ID", "7"),
+        ]);
+        assert_eq!(
+            Shard::from_env(e, None),
+            Ok((Shard::new(2, 4).unwrap(), "Slurm"))
+        );
+        let e = env(&[
+            ("PMI_RANK", "0"),
+            ("PMI_SIZE", "1"),
+            ("SLURM_ARRAY_TASK_ID", "7"),
+        ]);
+        assert_eq!(
+            Shard::from_env(e, None),
+            Ok((Shard::new(0, 1).unwrap(), "PMI"))
+        );
         let e = env(&[("PMI_RANK", "x"), ("PMI_SIZE", "4")]);
         assert!(matches!(
             Shard::from_env(e, None),
