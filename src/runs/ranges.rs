@@ -102,6 +102,8 @@ mod tests {
         let r: Ranges = "7,0-3,5,4".parse().unwrap();
         assert_eq!(r.to_string(), "0-5,7");
         assert_eq!(r.len(), 7);
+        assert_eq!(r.last(), Some(7));
+        assert_eq!(Ranges::default().last(), None);
         assert!(r.contains(0) && r.contains(5) && r.contains(7));
         assert!(!r.contains(6) && !r.contains(8));
         assert_eq!(
