@@ -560,6 +560,35 @@ fn merge_refuses_a_journal_whose_header_was_edited_as_foreign() {
 }
 
 #[test]
+fn a_split_as_deep_as_the_board_merges_and_a_header_claiming_one_deeper_is_refused() {
+    // Split at depth 8, n = 8 is the list of its placements: a plan like any other. No plan splits deeper
+    // than its rows, so a header edited to depth 9 (checksum made right) names the same units and the same
+    // fingerprint, but no run could have written it.
+    let dir = tempfile::tempdir().unwrap();
+    let journal = dir.path().join("n8.journal");
+    nqueens()
+        .args(["count", "8", "-q", "--split-depth", "8", "--checkpoint"])
+        .arg(&journal)
+        .assert()
+        .success();
+    nqueens()
+        .arg("merge")
+        .arg(&journal)
+        .args(["--format", "csv"])
+        .assert()
+        .success()
+        .stdout(contains("\n8,92,12,"));
+    forge_header(&journal, "\"split_depth\":8,", "\"split_depth\":9,");
+    nqueens()
+        .arg("merge")
+        .arg(&journal)
+        .assert()
+        .code(1)
+        .stdout("")
+        .stderr(contains("n8.journal").and(contains("not the journal of the plan")));
+}
+
+#[test]
 fn a_deep_split_whose_shallower_plans_are_larger_still_resumes_and_merges() {
     // n = 8 in the full mode has 78 units at depth 0 and 20 at depth 6: the header's plan is checked at its
     // own depth only.
