@@ -717,6 +717,24 @@ mod tests {
     }
 
     #[test]
+    fn a_write_that_fails_stops_the_run_and_is_reported_at_the_sync() {
+        // `/dev/full` takes the open and refuses every write as a full disk does.
+        let full = Path::new("/dev/full");
+        if !full.exists() {
+            return;
+        }
+        let w = Writer::append(full, 0).unwrap();
+        w.record(1, &count(92));
+        assert!(!w.failed(), "the line is still in the buffer");
+        let err = w.sync().unwrap_err();
+        assert!(err.to_string().contains("/dev/full"), "{err}");
+        assert!(w.failed(), "the run is told to stop");
+        // Later units are not recorded, and the first error stays the one reported.
+        w.record(2, &count(40));
+        assert!(w.sync().is_err());
+    }
+
+    #[test]
     fn an_existing_file_is_never_replaced_by_a_new_journal() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("j");
