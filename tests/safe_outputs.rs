@@ -560,6 +560,35 @@ fn merge_refuses_a_journal_whose_header_was_edited_as_foreign() {
 }
 
 #[test]
+#[cfg(target_os = "linux")]
+fn journals_and_outputs_are_made_in_their_own_folder_not_the_working_one() {
+    // A job started from a folder it cannot write (`/proc` takes no new file, even from root) still writes
+    // its journal and its result where they are asked for: each is made under a temporary name beside
+    // itself, then renamed.
+    let dir = tempfile::tempdir().unwrap();
+    let journal = dir.path().join("n8.journal");
+    let result = dir.path().join("n8.csv");
+    nqueens()
+        .current_dir("/proc")
+        .args(["count", "8", "-q", "--format", "csv", "--checkpoint"])
+        .arg(&journal)
+        .arg("-o")
+        .arg(&result)
+        .assert()
+        .success()
+        .stdout("");
+    assert!(fs::read_to_string(&result).unwrap().contains("\n8,92,12,"));
+    assert_eq!(names(dir.path()), ["n8.csv", "n8.journal"]);
+    // A bare name is made in the working folder.
+    nqueens()
+        .current_dir(dir.path())
+        .args(["count", "6", "-q", "--checkpoint", "n6.journal"])
+        .assert()
+        .success();
+    assert_eq!(names(dir.path()), ["n6.journal", "n8.csv", "n8.journal"]);
+}
+
+#[test]
 fn a_split_as_deep_as_the_board_merges_and_a_header_claiming_one_deeper_is_refused() {
     // Split at depth 8, n = 8 is the list of its placements: a plan like any other. No plan splits deeper
     // than its rows, so a header edited to depth 9 (checksum made right) names the same units and the same
