@@ -717,6 +717,20 @@ mod tests {
     }
 
     #[test]
+    fn a_writer_dropped_without_a_sync_still_leaves_its_lines() {
+        // A run that ends on an error path drops its writer unsynced: the lines it recorded are still the
+        // journal's, so that a resume does not count them again.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("j");
+        let w = Writer::create(&path, &header()).unwrap();
+        w.record(5, &count(10));
+        drop(w);
+        let c = Contents::read(&path).unwrap();
+        assert_eq!(c.entries.len(), 1);
+        assert_eq!(c.entries[0].1.unit, 5);
+    }
+
+    #[test]
     fn a_write_that_fails_stops_the_run_and_is_reported_at_the_sync() {
         // `/dev/full` takes the open and refuses every write as a full disk does.
         let full = Path::new("/dev/full");
