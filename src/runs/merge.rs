@@ -350,6 +350,33 @@ mod tests {
     }
 
     #[test]
+    fn missing_units_are_named_as_ranges_and_a_long_list_is_cut_at_a_comma() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut source = journal_of_eight(dir.path());
+        let units = source.contents.header.units;
+        let last = units - 1;
+        source
+            .contents
+            .entries
+            .retain(|(_, e)| !matches!(e.unit, 1..=3) && e.unit != last);
+        let err = merge(&[source]).unwrap_err();
+        assert!(matches!(err, MergeError::Missing { .. }), "{err}");
+        let said = err.to_string();
+        assert!(
+            said.starts_with(&format!("4 of {units} units are missing: 1-3,{last}\n")),
+            "{said}"
+        );
+
+        // Every other unit of a large plan: the list stops at a unit, before 400 characters.
+        let long = Ranges::from_sorted((0..100_000).step_by(2)).to_string();
+        let short = shorten(&long);
+        let listed = short.strip_suffix(" and more").expect("a long list is cut");
+        assert!(listed.len() <= 400 && listed.len() > 300, "{short}");
+        assert!(long.starts_with(listed) && long[listed.len()..].starts_with(','));
+        assert_eq!(shorten("0-5,7"), "0-5,7");
+    }
+
+    #[test]
     fn a_sum_that_wraps_is_not_trusted() {
         // Two units whose totals (each with its own correct residues, as a line that passed its checks has)
         // add up past u128::MAX: the sum wraps in a release build, and only the residues can tell.
