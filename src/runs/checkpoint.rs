@@ -411,4 +411,88 @@ pub(crate) mod tests {
             assert!(matches!(err, JournalError::Foreign { .. }), "{err}");
         }
     }
+
+    #[test]
+    fn a_journal_holding_a_unit_its_run_does_not_count_is_refused_as_corrupt() {
+        let dir = tempfile::tempdir().unwrap();
+        let shard = spec(9, Shard::new(0, 3).unwrap());
+        let units = Checkpoint::open(&dir.path().join("probe"), &shard)
+            .unwrap()
+            .plan
+            .units()
+            .len();
+        let count = Count {
+            total: 4,
+            unique: 1,
+            nodes: 10,
+            units: 1,
+        };
+        // Unit 1 belongs to shard 1/3; the last is beyond the plan.
+        for (stray, journal) in [(1, "other-shard"), (units + 2, "beyond-the-plan")] {
+            let path = dir.path().join(journal);
+            let c = Checkpoint::open(&path, &shard).unwrap();
+            c.writer.record(0, &count);
+            c.writer.record(stray, &count);
+            c.writer.sync().unwrap();
+            drop(c);
+            let err = Checkpoint::open(&path, &shard).err().unwrap();
+            assert!(
+                matches!(err, JournalError::Corrupt { line: 3, .. }),
+                "{err}"
+            );
+            assert!(
+                err.to_string().contains(&format!(
+                    "unit {stray} is not one this journal's run counts"
+                )),
+                "{err}"
+            );
+        }
+        // So is a unit outside `--units` in a journal of some units.
+        let some = Spec {
+            only: Some("3-5".parse().unwrap()),
+            ..spec(9, Shard::WHOLE)
+        };
+        let path = dir.path().join("some-units");
+        let c = Checkpoint::open(&path, &some).unwrap();
+        c.writer.record(6, &count);
+        c.writer.sync().unwrap();
+        drop(c);
+        let err = Checkpoint::open(&path, &some).err().unwrap();
+        assert!(err.to_string().contains("unit 6 is not one"), "{err}");
+    }
+
+    #[test]
+    fn a_journal_of_another_run_is_refused_with_both_runs_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("j");
+        let only = Spec {
+            only: Some("3-5".parse().unwrap()),
+            ..spec(9, Shard::new(1, 3).unwrap())
+        };
+        drop(Checkpoint::open(&path, &only).unwrap());
+        // The whole board says no shard; a split depth left out says none.
+        let whole = Spec {
+            split_depth: None,
+            ..spec(9, Shard::WHOLE)
+        };
+        let err = Checkpoint::open(&path, &whole).err().unwrap().to_string();
+        let expected = format!(
+            "'{}' is the journal of n = 9, symmetry full, split depth 2, shard 1/3, units 3-5, but this run is \
+             n = 9, symmetry full: resume with the same board",
+            path.display()
+        );
+        assert!(err.starts_with(&expected), "{err}");
+        // Another depth is named as asked.
+        let deeper = Spec {
+            split_depth: Some(3),
+            ..only.clone()
+        };
+        let err = Checkpoint::open(&path, &deeper).err().unwrap().to_string();
+        assert!(
+            err.contains(
+                "but this run is n = 9, symmetry full, split depth 3, shard 1/3, units 3-5: resume"
+            ),
+            "{err}"
+        );
+    }
 }
