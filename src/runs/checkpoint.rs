@@ -462,6 +462,66 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn a_unit_recorded_twice_counts_once_and_twice_with_different_counts_is_corrupt() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = spec(9, Shard::WHOLE);
+        let count = |total| Count {
+            total,
+            unique: 1,
+            nodes: 10,
+            units: 1,
+        };
+        let path = dir.path().join("twice");
+        let c = Checkpoint::open(&path, &s).unwrap();
+        let units = c.todo.len();
+        c.writer.record(2, &count(8));
+        c.writer.record(2, &count(8));
+        c.writer.sync().unwrap();
+        drop(c);
+        let again = Checkpoint::open(&path, &s).unwrap();
+        assert_eq!((again.recorded.total, again.recorded.units), (8, 1));
+        assert_eq!(again.todo.len(), units - 1);
+        again.writer.record(2, &count(4));
+        again.writer.sync().unwrap();
+        drop(again);
+        let err = Checkpoint::open(&path, &s).err().unwrap();
+        assert!(
+            matches!(err, JournalError::Corrupt { line: 4, .. }),
+            "{err}"
+        );
+        assert!(
+            err.to_string()
+                .contains("unit 2 is recorded twice with different counts"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_journal_that_cannot_be_written_stops_the_run() {
+        // `/dev/full` refuses every write as a full disk does.
+        let full = Path::new("/dev/full");
+        if !full.exists() {
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let mut c = Checkpoint::open(&dir.path().join("j"), &spec(10, Shard::WHOLE)).unwrap();
+        assert!(c.todo.len() > 1);
+        c.writer = Writer::append(full, 0).unwrap();
+        c.writer.record(0, &Count::default());
+        assert!(c.writer.sync().is_err() && c.writer.failed());
+        let stop = AtomicBool::new(false);
+        let err = c
+            .run(1, exec::Backend::Cpu, &stop, &exec::NoProgress)
+            .err()
+            .unwrap();
+        assert!(err.to_string().contains("/dev/full"), "{err}");
+        assert!(
+            stop.load(Ordering::Relaxed),
+            "the first unit counted raised the stop flag"
+        );
+    }
+
+    #[test]
     fn a_journal_of_another_run_is_refused_with_both_runs_named() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("j");
