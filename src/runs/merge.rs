@@ -350,6 +350,40 @@ mod tests {
     }
 
     #[test]
+    fn a_journal_whose_header_differs_in_its_fingerprint_or_its_plan_alone_is_foreign() {
+        use crate::engine::{board::Board, plan::Plan, plan::Split, symmetry::Symmetry};
+        use crate::runs::fingerprint::Fingerprint;
+        let dir = tempfile::tempdir().unwrap();
+        let eight = journal_of_eight(dir.path());
+        let h = eight.contents.header.clone();
+        let nine = Plan::new(Board::new(9).unwrap(), Symmetry::Full, Split::Depth(2));
+        let mut other_fingerprint = eight.clone();
+        other_fingerprint.contents.header.fingerprint = Fingerprint::of(&nine);
+        other_fingerprint.path = dir.path().join("changed.journal");
+        let mut other_units = eight.clone();
+        other_units.contents.header.units += 1;
+        for odd in [other_fingerprint, other_units] {
+            let err = merge(&[eight.clone(), odd.clone()]).unwrap_err();
+            assert!(matches!(err, MergeError::Foreign { .. }), "{err}");
+            let theirs = &odd.contents.header;
+            assert_eq!(
+                err.to_string(),
+                format!(
+                    "'{}' is a journal of another plan (n = 8, symmetry full, split depth 2, {} units, \
+                     fingerprint {}) than '{}' (n = 8, symmetry full, split depth 2, {} units, fingerprint {}): \
+                     merge only the journals of one run",
+                    odd.path.display(),
+                    theirs.units,
+                    theirs.fingerprint,
+                    eight.path.display(),
+                    h.units,
+                    h.fingerprint
+                )
+            );
+        }
+    }
+
+    #[test]
     fn missing_units_are_named_as_ranges_and_a_long_list_is_cut_at_a_comma() {
         let dir = tempfile::tempdir().unwrap();
         let mut source = journal_of_eight(dir.path());
