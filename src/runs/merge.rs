@@ -383,6 +383,70 @@ mod tests {
         }
     }
 
+    /// The journal of `shard` of a count of n = 8, counted whole and read back.
+    fn journal_of_shard(dir: &Path, shard: Shard) -> Source {
+        let path = dir.join(format!("shard {shard}").replace('/', "-of-"));
+        let run = Checkpoint::open(&path, &spec(8, shard)).unwrap();
+        let stop = AtomicBool::new(false);
+        assert!(
+            run.run(1, exec::Backend::Cpu, &stop, &exec::NoProgress)
+                .unwrap()
+                .complete
+        );
+        drop(run);
+        Source {
+            contents: Contents::read(&path).unwrap(),
+            path,
+        }
+    }
+
+    /// The commands a merge of `sources` suggests for the units it lacks.
+    fn suggested(sources: &[Source]) -> Vec<String> {
+        match merge(sources) {
+            Err(MergeError::Missing { commands, .. }) => commands,
+            other => panic!("expected missing units, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn the_commands_for_missing_units_resume_the_journal_or_the_shards_there_are() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = "nqueens count 8 --symmetry full --split-depth 2";
+        // One whole journal, cut short: resume it.
+        let mut whole = journal_of_eight(dir.path());
+        whole.contents.entries.retain(|(_, e)| e.unit != 1);
+        assert_eq!(
+            suggested(std::slice::from_ref(&whole)),
+            [
+                format!("resume: {base} --checkpoint {}", whole.path.display()),
+                format!(
+                    "or count exactly the missing units: {base} --units 1 --checkpoint missing.journal"
+                ),
+            ]
+        );
+        // Shards 0/3 and 2/3: count shard 1/3.
+        let [zero, two] = [0, 2].map(|k| journal_of_shard(dir.path(), Shard::new(k, 3).unwrap()));
+        let commands = suggested(&[zero.clone(), two]);
+        assert_eq!(commands.len(), 2, "{commands:?}");
+        assert_eq!(
+            commands[0],
+            format!(
+                "count shard 1/3, whose journal is not here: {base} --shard 1/3 --checkpoint \
+                 shard-1-of-3.journal"
+            )
+        );
+        // Shards of three and of four do not say which shard is missing: only the units are named.
+        let one_of_four = journal_of_shard(dir.path(), Shard::new(1, 4).unwrap());
+        let commands = suggested(&[zero, one_of_four]);
+        assert_eq!(commands.len(), 1, "{commands:?}");
+        assert!(
+            commands[0].starts_with(&format!(
+                "or count exactly the missing units: {base} --units "
+            )),
+            "{commands:?}"
+        );
+    }
+
     #[test]
     fn missing_units_are_named_as_ranges_and_a_long_list_is_cut_at_a_comma() {
         let dir = tempfile::tempdir().unwrap();
