@@ -204,3 +204,20 @@ impl Progress for Tee<'_> {
         self.1.unit_done(unit, count);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_backend_is_named_as_the_command_line_spells_it() {
+        assert_eq!([Backend::Cpu.name(), Backend::Gpu.name()], ["cpu", "gpu"]);
+        for backend in [Backend::Cpu, Backend::Gpu] {
+            assert_eq!(backend.name().parse::<Backend>(), Ok(backend));
+        }
+        assert_eq!(
+            "GPU".parse::<Backend>(),
+            Err("unknown backend `GPU` (cpu or gpu)".to_string())
+        );
+    }
+}
