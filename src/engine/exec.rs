@@ -220,4 +220,51 @@ mod tests {
             Err("unknown backend `GPU` (cpu or gpu)".to_string())
         );
     }
+
+    /// Progress that remembers what it was told.
+    #[derive(Default)]
+    struct Seen {
+        started: AtomicUsize,
+        done: AtomicUsize,
+    }
+
+    impl Progress for Seen {
+        fn start(&self, units: usize) {
+            self.started.store(units, Ordering::Relaxed);
+        }
+        fn unit_done(&self, _unit: &WorkUnit, _count: &Count) {
+            self.done.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    #[test]
+    fn both_watchers_of_a_tee_hear_of_the_start_and_of_every_unit() {
+        use crate::engine::{board::Board, plan::Split, symmetry::Symmetry};
+        let plan = Plan::new(Board::new(8).unwrap(), Symmetry::Full, Split::Depth(2));
+        let every_other: Vec<usize> = (0..plan.units().len()).step_by(2).collect();
+        assert!(every_other.len() > 1);
+        let (a, b) = (Seen::default(), Seen::default());
+        let count = run_selected(
+            &plan,
+            &every_other,
+            2,
+            &AtomicBool::new(false),
+            &Tee(&a, &b),
+        )
+        .unwrap();
+        assert_eq!(count.units as usize, every_other.len());
+        for seen in [&a, &b] {
+            assert_eq!(seen.started.load(Ordering::Relaxed), every_other.len());
+            assert_eq!(seen.done.load(Ordering::Relaxed), every_other.len());
+        }
+        // A run stopped before it starts is still announced, and counts nothing.
+        let (a, b) = (Seen::default(), Seen::default());
+        let count =
+            run_selected(&plan, &every_other, 2, &AtomicBool::new(true), &Tee(&a, &b)).unwrap();
+        assert_eq!(count, Count::default());
+        for seen in [&a, &b] {
+            assert_eq!(seen.started.load(Ordering::Relaxed), every_other.len());
+            assert_eq!(seen.done.load(Ordering::Relaxed), 0);
+        }
+    }
 }
