@@ -341,6 +341,16 @@ pub(crate) mod tests {
         }
     }
 
+    /// Opens the checkpoint of `spec` at `path`, records `lines` (a unit and its count each) in its journal as
+    /// a run would, and closes it: a journal with exactly these lines after its header.
+    fn journal_with(path: &Path, spec: &Spec, lines: &[(usize, Count)]) {
+        let c = Checkpoint::open(path, spec).unwrap();
+        for (unit, count) in lines {
+            c.writer.record(*unit, count);
+        }
+        c.writer.sync().unwrap();
+    }
+
     #[test]
     fn a_stopped_run_resumes_to_the_exact_count() {
         let dir = tempfile::tempdir().unwrap();
@@ -430,11 +440,7 @@ pub(crate) mod tests {
         // Unit 1 belongs to shard 1/3; the last is beyond the plan.
         for (stray, journal) in [(1, "other-shard"), (units + 2, "beyond-the-plan")] {
             let path = dir.path().join(journal);
-            let c = Checkpoint::open(&path, &shard).unwrap();
-            c.writer.record(0, &count);
-            c.writer.record(stray, &count);
-            c.writer.sync().unwrap();
-            drop(c);
+            journal_with(&path, &shard, &[(0, count), (stray, count)]);
             let err = Checkpoint::open(&path, &shard).err().unwrap();
             assert!(
                 matches!(err, JournalError::Corrupt { line: 3, .. }),
@@ -453,10 +459,7 @@ pub(crate) mod tests {
             ..spec(9, Shard::WHOLE)
         };
         let path = dir.path().join("some-units");
-        let c = Checkpoint::open(&path, &some).unwrap();
-        c.writer.record(6, &count);
-        c.writer.sync().unwrap();
-        drop(c);
+        journal_with(&path, &some, &[(6, count)]);
         let err = Checkpoint::open(&path, &some).err().unwrap();
         assert!(err.to_string().contains("unit 6 is not one"), "{err}");
     }
@@ -472,18 +475,13 @@ pub(crate) mod tests {
             units: 1,
         };
         let path = dir.path().join("twice");
-        let c = Checkpoint::open(&path, &s).unwrap();
-        let units = c.todo.len();
-        c.writer.record(2, &count(8));
-        c.writer.record(2, &count(8));
-        c.writer.sync().unwrap();
-        drop(c);
+        journal_with(&path, &s, &[(2, count(8)), (2, count(8))]);
         let again = Checkpoint::open(&path, &s).unwrap();
         assert_eq!((again.recorded.total, again.recorded.units), (8, 1));
+        let units = again.plan.units().len();
         assert_eq!(again.todo.len(), units - 1);
-        again.writer.record(2, &count(4));
-        again.writer.sync().unwrap();
         drop(again);
+        journal_with(&path, &s, &[(2, count(4))]);
         let err = Checkpoint::open(&path, &s).err().unwrap();
         assert!(
             matches!(err, JournalError::Corrupt { line: 4, .. }),
