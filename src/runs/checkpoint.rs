@@ -328,6 +328,7 @@ pub enum RunError {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::runs::journal::tests::count;
 
     /// The spec of a full-symmetry run of board `n` split at depth 2: the tests' journals.
     pub(crate) fn spec(n: u32, shard: Shard) -> Spec {
@@ -426,17 +427,10 @@ pub(crate) mod tests {
     fn a_journal_holding_a_unit_its_run_does_not_count_is_refused_as_corrupt() {
         let dir = tempfile::tempdir().unwrap();
         let shard = spec(9, Shard::new(0, 3).unwrap());
-        let units = Checkpoint::open(&dir.path().join("probe"), &shard)
-            .unwrap()
-            .plan
+        let units = Plan::new(shard.board, shard.symmetry, Split::Depth(2))
             .units()
             .len();
-        let count = Count {
-            total: 4,
-            unique: 1,
-            nodes: 10,
-            units: 1,
-        };
+        let count = count(4);
         // Unit 1 belongs to shard 1/3; the last is beyond the plan.
         for (stray, journal) in [(1, "other-shard"), (units + 2, "beyond-the-plan")] {
             let path = dir.path().join(journal);
@@ -468,12 +462,6 @@ pub(crate) mod tests {
     fn a_unit_recorded_twice_counts_once_and_twice_with_different_counts_is_corrupt() {
         let dir = tempfile::tempdir().unwrap();
         let s = spec(9, Shard::WHOLE);
-        let count = |total| Count {
-            total,
-            unique: 1,
-            nodes: 10,
-            units: 1,
-        };
         let path = dir.path().join("twice");
         journal_with(&path, &s, &[(2, count(8)), (2, count(8))]);
         let again = Checkpoint::open(&path, &s).unwrap();

@@ -616,7 +616,7 @@ impl Progress for Writer {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     fn header() -> Header {
@@ -635,7 +635,8 @@ mod tests {
         }
     }
 
-    fn count(total: u128) -> Count {
+    /// The count of one unit whose total is `total`: the tests' journal lines.
+    pub(crate) fn count(total: u128) -> Count {
         Count {
             total,
             unique: total / 8,

@@ -309,17 +309,19 @@ mod tests {
 
     /// The journal of a whole count of n = 8 (92 solutions, 12 unique), read back.
     fn journal_of_eight(dir: &Path) -> Source {
-        let path = dir.join("eight.journal");
-        let run = Checkpoint::open(&path, &spec(8, Shard::WHOLE)).unwrap();
-        let out = run
-            .run(
-                1,
-                exec::Backend::Cpu,
-                &AtomicBool::new(false),
-                &exec::NoProgress,
-            )
-            .unwrap();
-        assert!(out.complete);
+        journal_of_shard(dir, Shard::WHOLE)
+    }
+
+    /// The journal of `shard` of a count of n = 8, counted whole and read back.
+    fn journal_of_shard(dir: &Path, shard: Shard) -> Source {
+        let path = dir.join(format!("shard {shard}.journal").replace('/', "-of-"));
+        let run = Checkpoint::open(&path, &spec(8, shard)).unwrap();
+        let stop = AtomicBool::new(false);
+        assert!(
+            run.run(1, exec::Backend::Cpu, &stop, &exec::NoProgress)
+                .unwrap()
+                .complete
+        );
         drop(run);
         Source {
             contents: Contents::read(&path).unwrap(),
@@ -380,23 +382,6 @@ mod tests {
                     h.fingerprint
                 )
             );
-        }
-    }
-
-    /// The journal of `shard` of a count of n = 8, counted whole and read back.
-    fn journal_of_shard(dir: &Path, shard: Shard) -> Source {
-        let path = dir.join(format!("shard {shard}").replace('/', "-of-"));
-        let run = Checkpoint::open(&path, &spec(8, shard)).unwrap();
-        let stop = AtomicBool::new(false);
-        assert!(
-            run.run(1, exec::Backend::Cpu, &stop, &exec::NoProgress)
-                .unwrap()
-                .complete
-        );
-        drop(run);
-        Source {
-            contents: Contents::read(&path).unwrap(),
-            path,
         }
     }
 
