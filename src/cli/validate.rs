@@ -9,16 +9,17 @@ use nqueens::engine::exec::Backend;
 use nqueens::engine::plan::{Plan, MAX_UNITS};
 use nqueens::solutions::notation::Shape;
 use nqueens::{Board, CountRequest, Symmetry};
+use std::num::{IntErrorKind, ParseIntError};
 
 /// Parses `N`, `A..B` or `A..=B` (both inclusive) into the sizes it names, in increasing order.
 pub fn parse_sizes(spec: &str) -> Result<Vec<u32>, UsageError> {
     let (from, to) = match spec.split_once("..") {
         Some((a, b)) => (
-            side(spec, a)?,
-            side(spec, b.strip_prefix('=').unwrap_or(b))?,
+            side(spec, a, kernel_too_large)?,
+            side(spec, b.strip_prefix('=').unwrap_or(b), kernel_too_large)?,
         ),
         None => {
-            let n = side(spec, spec)?;
+            let n = side(spec, spec, kernel_too_large)?;
             (n, n)
         }
     };
@@ -35,7 +36,10 @@ pub fn parse_sizes(spec: &str) -> Result<Vec<u32>, UsageError> {
 pub fn parse_boards(spec: &str) -> Result<Vec<Board>, UsageError> {
     match spec.split_once(['x', 'X']) {
         Some((r, c)) => {
-            let (rows, cols) = (side(spec, r)?, side(spec, c)?);
+            let (rows, cols) = (
+                side(spec, r, kernel_too_large)?,
+                side(spec, c, kernel_too_large)?,
+            );
             within_limits(rows.max(cols))?;
             Ok(vec![
                 Board::rect(rows, cols).map_err(|e| UsageError(e.to_string()))?
@@ -48,15 +52,20 @@ pub fn parse_boards(spec: &str) -> Result<Vec<Board>, UsageError> {
     }
 }
 
-/// Parses one side of a board specification.
-fn side(spec: &str, s: &str) -> Result<u32, UsageError> {
+/// Parses one side of a board specification. A number too large for any board (past `u32`) is refused by
+/// `too_large` with its digits as typed, so that `count 99999999999` is told the limit, as `count 99` is,
+/// rather than that it is not a number.
+fn side(spec: &str, s: &str, too_large: impl Fn(&str) -> UsageError) -> Result<u32, UsageError> {
     let s = s.trim();
     if s.starts_with('-') {
         return Err(UsageError(format!(
             "'{spec}': board sizes cannot be negative"
         )));
     }
-    s.parse().map_err(|_| {
+    s.parse().map_err(|e: ParseIntError| {
+        if *e.kind() == IntErrorKind::PosOverflow {
+            return too_large(s);
+        }
         UsageError(format!(
             "'{spec}' is not a board size: use a number such as 8, a range such as 4..16, or rows x columns \
              such as 8x6"
@@ -66,12 +75,17 @@ fn side(spec: &str, s: &str) -> Result<u32, UsageError> {
 
 fn within_limits(side: u32) -> Result<(), UsageError> {
     if side > Board::MAX_SIDE {
-        return Err(UsageError(format!(
-            "n = {side} is too large: the bitmask kernel handles boards up to n = {}",
-            Board::MAX_SIDE
-        )));
+        return Err(kernel_too_large(&side.to_string()));
     }
     Ok(())
+}
+
+/// The refusal of a side wider than the kernel's masks.
+fn kernel_too_large(side: &str) -> UsageError {
+    UsageError(format!(
+        "n = {side} is too large: the bitmask kernel handles boards up to n = {}",
+        Board::MAX_SIDE
+    ))
 }
 
 /// The largest board `solve` constructs: its solution takes about 9 bytes a queen in memory and on output.
@@ -80,17 +94,20 @@ pub const SOLVE_MAX_SIDE: u32 = 100_000_000;
 /// Parses the board of `solve` and `check`: `N` or `RxC`, with sides up to [`SOLVE_MAX_SIDE`] (only the
 /// construction and the checker go beyond the kernel's 64).
 pub fn parse_shape(spec: &str) -> Result<Shape, UsageError> {
+    let too_large = |_: &str| {
+        UsageError(format!(
+            "'{spec}' is too large: boards go up to {SOLVE_MAX_SIDE} rows and columns"
+        ))
+    };
     let (rows, cols) = match spec.split_once(['x', 'X']) {
-        Some((r, c)) => (side(spec, r)?, side(spec, c)?),
+        Some((r, c)) => (side(spec, r, too_large)?, side(spec, c, too_large)?),
         None => {
-            let n = side(spec, spec)?;
+            let n = side(spec, spec, too_large)?;
             (n, n)
         }
     };
     if rows.max(cols) > SOLVE_MAX_SIDE {
-        return Err(UsageError(format!(
-            "'{spec}' is too large: boards go up to {SOLVE_MAX_SIDE} rows and columns"
-        )));
+        return Err(too_large(spec));
     }
     Ok(Shape { rows, cols })
 }
@@ -244,6 +261,27 @@ mod tests {
         assert!(message("-3").contains("negative"));
         assert!(message("9..4").contains("write 4..9"));
         assert!(message("65").contains("up to n = 64"));
+    }
+
+    #[test]
+    fn a_side_past_every_integer_is_too_large_not_malformed() {
+        let message = |s| parse_boards(s).unwrap_err().to_string();
+        let kernel = "is too large: the bitmask kernel handles boards up to n = 64";
+        assert_eq!(message("99999999999"), format!("n = 99999999999 {kernel}"));
+        assert_eq!(message("4..4294967296"), format!("n = 4294967296 {kernel}"));
+        assert_eq!(
+            message("8x99999999999"),
+            format!("n = 99999999999 {kernel}")
+        );
+        let shape = parse_shape("123456789012").unwrap_err().to_string();
+        assert_eq!(
+            shape,
+            "'123456789012' is too large: boards go up to 100000000 rows and columns"
+        );
+        assert!(parse_shape("12x3y")
+            .unwrap_err()
+            .to_string()
+            .contains("not a board size"));
     }
 
     #[test]
