@@ -249,6 +249,36 @@ fn rectangles_have_no_published_count_to_verify_or_check() {
 }
 
 #[test]
+fn a_rectangle_is_named_rows_x_columns_in_every_format() {
+    let count = |format: &str| {
+        let out = nqueens()
+            .args(["count", "8x6", "--format", format])
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        String::from_utf8(out.stdout).unwrap()
+    };
+    assert!(count("table")
+        .lines()
+        .nth(1)
+        .unwrap()
+        .trim_start()
+        .starts_with("8x6 "));
+    assert!(count("csv").lines().nth(1).unwrap().starts_with("8x6,550,"));
+    assert!(count("markdown").contains("| 8x6 | 550 |"));
+    let json: serde_json::Value = serde_json::from_str(&count("json")).unwrap();
+    let result = &json["results"][0];
+    assert_eq!((&result["n"], &result["cols"]), (&8.into(), &6.into()));
+    // A square has no columns field: `n` says it all.
+    let square = nqueens()
+        .args(["count", "8", "--format", "json"])
+        .output()
+        .unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&square.stdout).unwrap();
+    assert!(json["results"][0].get("cols").is_none());
+}
+
+#[test]
 fn verify_has_a_default_range() {
     nqueens()
         .args(["verify", "--quiet", "--format", "csv"])
