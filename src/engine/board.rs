@@ -127,7 +127,10 @@ mod tests {
         ));
         assert!(Board::rect(65, 3).is_err());
         assert!(Board::rect(3, 65).is_err());
-        assert!(Board::rect(64, 3).is_ok(), "a rectangle as wide as the masks");
+        assert!(
+            Board::rect(64, 3).is_ok(),
+            "a rectangle as wide as the masks"
+        );
         assert!(Board::rect(3, 64).is_ok());
     }
 
