@@ -3,7 +3,7 @@
 mod cli;
 
 use cli::errors::{UsageError, EXIT_ERROR, EXIT_USAGE};
-use std::io;
+use std::io::{self, Write};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
@@ -11,7 +11,8 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("error: {err:#}");
+            // Written as `eprintln!` would, without its panic where standard error is closed.
+            let _ = writeln!(io::stderr(), "error: {err:#}");
             if err.downcast_ref::<UsageError>().is_some() {
                 ExitCode::from(EXIT_USAGE)
             } else {

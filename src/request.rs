@@ -4,6 +4,7 @@
 use crate::engine::exec;
 use crate::engine::kernel;
 use crate::{gpu, report, Board, BoardResult, Error, Plan, Split, Symmetry};
+use std::io::Write as _;
 use std::time::Instant;
 
 impl CountRequest {
@@ -102,7 +103,8 @@ pub fn count(request: &CountRequest, progress: &dyn exec::Progress) -> Result<Bo
             });
             opened.unwrap_or_else(|p| std::panic::resume_unwind(p))?;
             if gpu::verbose() {
-                eprintln!(
+                let _ = writeln!(
+                    std::io::stderr(),
                     "gpu: plan of {} units built in {planned:.3} s; the GPUs opened by {:.3} s",
                     plan.units().len(),
                     started.elapsed().as_secs_f64()

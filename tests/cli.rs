@@ -401,6 +401,34 @@ fn a_closed_pipe_ends_the_run_quietly() {
     );
 }
 
+/// Runs the binary with its standard error read for its first line and then closed, as a log's pipe that goes
+/// away (`2>&1 | head -1` of a long run): its standard output and exit code.
+fn diagnostics_closed_after_one_line(args: &[&str]) -> (String, std::process::Output) {
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("nqueens"))
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stderr.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    (first, child.wait_with_output().unwrap())
+}
+
+#[test]
+fn a_closed_standard_error_stops_no_count() {
+    // A line every millisecond: dozens more come after the pipe is closed. Each is dropped; the count goes on
+    // and its result reaches standard output (where `eprintln!` had panicked: exit code 101).
+    let (first, output) =
+        diagnostics_closed_after_one_line(&["count", "16", "--progress-every", "1ms", "-f", "csv"]);
+    assert!(first.starts_with("n = 16: "), "{first}");
+    assert!(output.status.success(), "{output:?}");
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert!(stdout.contains(",14772512,"), "{stdout}");
+}
+
 #[test]
 fn a_closed_pipe_ends_units_quietly_in_json_and_csv() {
     // serde_json and csv wrap the write's error in their own, which must still read as a closed pipe (103,487
@@ -445,9 +473,9 @@ fn a_log_gets_a_plain_line_of_progress_at_the_interval_asked_for() {
         !lines.is_empty(),
         "a count of some 0.3 s or more, a line every 20 ms"
     );
-    let mut last = 0;
+    let (mut last, mut last_work) = (0, 0.0);
     for line in &lines {
-        // n = 16: 37360 of 103487 units counted (36.1%) in 0.2s, about 0.4s left
+        // n = 16: 37360 of 103487 units counted (36.1%, about 41% of the work) in 0.2s, about 0.3s left
         let rest = line
             .strip_prefix("n = 16: ")
             .unwrap_or_else(|| panic!("{line}"));
@@ -455,8 +483,11 @@ fn a_log_gets_a_plain_line_of_progress_at_the_interval_asked_for() {
         let done: u64 = words[0].parse().unwrap();
         assert_eq!(words[1..4], ["of", &units.to_string(), "units"], "{line}");
         assert!(last < done && done <= units, "{line}");
-        assert!(line.contains("%) in "), "{line}");
-        last = done;
+        // The share of the work, estimated, grows with the units.
+        assert_eq!(words[8..11], ["of", "the", "work)"], "{line}");
+        let work: f64 = words[7].trim_end_matches('%').parse().unwrap();
+        assert!(last_work <= work && work <= 100.0, "{line}");
+        (last, last_work) = (done, work);
     }
     // By default a short run writes no line (the first comes after 10 minutes); `0` and `--quiet` none at all.
     for args in [

@@ -5,6 +5,16 @@
 //! [`progress`]; [`errors`] holds the usage error and the exit codes every part may use. The library knows
 //! nothing of this module: no clap, no indicatif, no terminal below `src/cli/`.
 
+/// `eprintln!` that goes on when standard error is gone. Where `eprintln!` panics (a log's pipe closed, `2>&1 |
+/// head`, a full disk), a count whose results go to standard output or a file would end with exit code 101 and
+/// lose them; a diagnostic nobody can read is dropped instead.
+macro_rules! note {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 pub mod args;
 pub mod commands;
 pub mod errors;

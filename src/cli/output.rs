@@ -366,7 +366,7 @@ fn open_special(path: &Path, fifo: bool) -> io::Result<File> {
                 return Ok(file);
             }
             Err(e) if e.raw_os_error() == Some(libc::ENXIO) => {
-                eprintln!(
+                note!(
                     "'{}' is a FIFO with no reader yet: waiting for one",
                     path.display()
                 );

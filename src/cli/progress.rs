@@ -1,18 +1,24 @@
 //! Progress on standard error: a bar with an ETA for a person at a terminal, or a plain line at intervals for a
 //! log (a batch job's output file, `nohup`), counting work units done and left.
 //!
+//! The bar's length and the time left follow the units' estimated work ([`WorkEstimate`]), not their number:
+//! units differ in size, in an order that made a time left from units several times too long.
+//!
 //! The library reports progress through [`nqueens::engine::exec::Progress`] and draws nothing; this is the binary's
 //! drawing of it, the bar with indicatif. The bar is drawn only when standard error is a terminal; elsewhere a
 //! run writes a line every [`LOG_INTERVAL`] (or `--progress-every`), so a run of hours leaves a trace in its
 //! log without any animation. With `--quiet` there is neither, and the workers' callbacks cost one branch.
 
+use arc_swap::ArcSwapOption;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use nqueens::engine::count::Count;
-use nqueens::engine::exec::Progress;
+use nqueens::engine::estimate::WorkEstimate;
+use nqueens::engine::exec::{Progress, Run};
 use nqueens::WorkUnit;
 use std::cell::Cell;
 use std::io::IsTerminal;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -25,6 +31,11 @@ pub struct Bar {
     log: Option<Log>,
     /// Whether each run restarts the bar (a sweep of counts) or adds to one bar sized in advance (a bench).
     restart_each_run: bool,
+    /// The run's estimated work, and the nodes of work a tick of the bar and the log's tally stands for; none
+    /// for a bar of units.
+    work: ArcSwapOption<(WorkEstimate, f64)>,
+    /// Units of the run, done and in all, for the bar that shows work.
+    units: Arc<[AtomicU64; 2]>,
 }
 
 /// Lines of progress: written by whichever worker finishes a unit once the interval has passed.
@@ -38,7 +49,9 @@ struct Log {
     message: Mutex<String>,
     /// Units of the run.
     units: AtomicU64,
-    /// Units counted, summed over the slots.
+    /// The run's estimated work, in ticks; 0 where it has no estimate.
+    work: AtomicU64,
+    /// Units counted and their estimated work, summed over the slots.
     tally: [Slot; SLOTS],
     /// The clock's origin: deadlines are nanoseconds after it.
     epoch: Instant,
@@ -56,10 +69,13 @@ const SLOTS: usize = 64;
 /// Work (nodes, and one for each unit) a thread does between two looks at the clock: some milliseconds.
 const CHECK_NODES: u64 = 1 << 22;
 
-/// A counter on a cache line of its own.
+/// A thread's counters, on a cache line of their own: units counted and their estimated work in ticks.
 #[derive(Default)]
 #[repr(align(128))]
-struct Slot(AtomicU64);
+struct Slot {
+    units: AtomicU64,
+    work: AtomicU64,
+}
 
 thread_local! {
     /// This thread's slot of a tally.
@@ -77,13 +93,14 @@ impl Log {
             every,
             message: Mutex::new(String::new()),
             units: AtomicU64::new(0),
+            work: AtomicU64::new(0),
             tally: std::array::from_fn(|_| Slot::default()),
             epoch: Instant::now(),
             started: AtomicU64::new(0),
             due: AtomicU64::new(u64::MAX),
             writing: Mutex::new(()),
         };
-        log.start(0);
+        log.start(0, 0);
         log
     }
 
@@ -91,10 +108,13 @@ impl Log {
         u64::try_from(self.epoch.elapsed().as_nanos()).unwrap_or(u64::MAX)
     }
 
-    fn start(&self, units: usize) {
+    /// A run of `units` units and `work` ticks of estimated work (0: not estimated) starts.
+    fn start(&self, units: usize, work: u64) {
         self.units.store(units as u64, Ordering::Relaxed);
+        self.work.store(work, Ordering::Relaxed);
         for slot in &self.tally {
-            slot.0.store(0, Ordering::Relaxed);
+            slot.units.store(0, Ordering::Relaxed);
+            slot.work.store(0, Ordering::Relaxed);
         }
         let now = self.now();
         self.started.store(now, Ordering::Relaxed);
@@ -109,14 +129,29 @@ impl Log {
             .unwrap_or(u64::MAX)
     }
 
+    /// Units counted so far in this run.
     fn done(&self) -> u64 {
-        self.tally.iter().map(|s| s.0.load(Ordering::Relaxed)).sum()
+        self.tally
+            .iter()
+            .map(|s| s.units.load(Ordering::Relaxed))
+            .sum()
     }
 
-    fn unit_done(&self, nodes: u128) {
-        self.tally[SLOT.with(|s| *s)]
-            .0
-            .fetch_add(1, Ordering::Relaxed);
+    /// Their estimated work, in ticks.
+    fn work_done(&self) -> u64 {
+        self.tally
+            .iter()
+            .map(|s| s.work.load(Ordering::Relaxed))
+            .sum()
+    }
+
+    /// A unit of `nodes` nodes and `work` ticks of estimated work was counted.
+    fn unit_done(&self, nodes: u128, work: u64) {
+        let slot = &self.tally[SLOT.with(|s| *s)];
+        slot.units.fetch_add(1, Ordering::Relaxed);
+        if work > 0 {
+            slot.work.fetch_add(work, Ordering::Relaxed);
+        }
         let work = SINCE_CLOCK.with(|w| {
             let work = w
                 .get()
@@ -143,31 +178,57 @@ impl Log {
         let message = self.message.lock().map(|m| m.clone()).unwrap_or_default();
         let elapsed =
             Duration::from_nanos(now.saturating_sub(self.started.load(Ordering::Relaxed)));
-        eprintln!(
+        note!(
             "{}",
             progress_line(
                 &message,
-                self.done(),
-                self.units.load(Ordering::Relaxed),
+                (self.done(), self.units.load(Ordering::Relaxed)),
+                (self.work_done(), self.work.load(Ordering::Relaxed)),
                 elapsed
             )
         );
     }
 }
 
-/// A line of progress: `n = 22: 250 of 1000 units counted (25.0%) in 1h 2m 3s, about 3h 6m 11s left`.
-fn progress_line(message: &str, done: u64, units: u64, elapsed: Duration) -> String {
+/// A line of progress from the units done and in all, and their estimated work done and in all (0 in all:
+/// not estimated): `n = 22: 250 of 1000 units counted (25.0%, about 41% of the work) in 1h 2m 3s, about
+/// 1h 29m left`.
+fn progress_line(
+    message: &str,
+    (done, units): (u64, u64),
+    (work_done, work): (u64, u64),
+    elapsed: Duration,
+) -> String {
     let mut line = format!("{message}: {done} of {units} units counted");
     if units > 0 {
-        line += &format!(" ({:.1}%)", 100.0 * done as f64 / units as f64);
+        line += &format!(" ({:.1}%", 100.0 * done as f64 / units as f64);
+        if work > 0 {
+            line += &format!(", about {} of the work", share(work_done, work));
+        }
+        line += ")";
     }
     line += &format!(" in {}", span(elapsed.as_secs_f64()));
-    // Units differ in size, so the time left is a rough guide, from the rate of the units so far.
-    if done > 0 && done < units {
-        let left = elapsed.as_secs_f64() * (units - done) as f64 / done as f64;
+    // The time left at this run's rate: of the estimated work where there is an estimate, else of units.
+    let (done, all) = if work > 0 {
+        (work_done.min(work), work)
+    } else {
+        (done, units)
+    };
+    if done > 0 && done < all {
+        let left = elapsed.as_secs_f64() * (all - done) as f64 / done as f64;
         line += &format!(", about {} left", span(left));
     }
     line
+}
+
+/// An estimated share, rounded as far as an estimate deserves: whole percents, with one decimal under 10%.
+fn share(part: u64, all: u64) -> String {
+    let percent = 100.0 * part.min(all) as f64 / all as f64;
+    if percent < 10.0 {
+        format!("{percent:.1}%")
+    } else {
+        format!("{percent:.0}%")
+    }
 }
 
 /// A time span for a person: `4.2s` under a minute, then whole seconds as `1h 2m 3s` or `5days 2h`.
@@ -191,10 +252,13 @@ impl Bar {
             None => LOG_INTERVAL,
         };
         let lines = !quiet && !every.is_zero();
+        let units = Arc::new([AtomicU64::new(0), AtomicU64::new(0)]);
         Bar {
-            bar: (!lines && visible(quiet)).then(|| new_bar(0)),
+            bar: (!lines && visible(quiet)).then(|| work_bar(units.clone())),
             log: lines.then(|| Log::new(every)),
             restart_each_run: true,
+            work: ArcSwapOption::empty(),
+            units,
         }
     }
 
@@ -204,6 +268,8 @@ impl Bar {
             bar: visible(quiet).then(|| new_bar(units)),
             log: None,
             restart_each_run: false,
+            work: ArcSwapOption::empty(),
+            units: Arc::new([AtomicU64::new(0), AtomicU64::new(0)]),
         }
     }
 
@@ -249,24 +315,77 @@ fn new_bar(units: u64) -> ProgressBar {
     bar
 }
 
+/// A bar whose length is the run's estimated work, with its units done and in all (`units`) beside it.
+fn work_bar(units: Arc<[AtomicU64; 2]>) -> ProgressBar {
+    let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr());
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{msg:24} [{elapsed_precise}] {wide_bar} {units} units, ETA {eta}",
+        )
+        .expect("the template is valid")
+        .with_key(
+            "units",
+            move |_: &indicatif::ProgressState, out: &mut dyn std::fmt::Write| {
+                let [done, all] = &*units;
+                let _ = write!(
+                    out,
+                    "{}/{}",
+                    indicatif::HumanCount(done.load(Ordering::Relaxed)),
+                    indicatif::HumanCount(all.load(Ordering::Relaxed))
+                );
+            },
+        ),
+    );
+    bar
+}
+
+/// Ticks of work at most in a run, so that a tally of them never overflows.
+const MAX_TICKS: f64 = (1u64 << 40) as f64;
+
 impl Progress for Bar {
-    fn start(&self, units: usize) {
-        if let Some(log) = &self.log {
-            log.start(units);
+    fn start(&self, run: Run<'_>) {
+        let units = run.len();
+        if !self.restart_each_run || (self.bar.is_none() && self.log.is_none()) {
+            return;
         }
-        if let (Some(bar), true) = (&self.bar, self.restart_each_run) {
-            bar.set_length(units as u64);
+        let estimate = WorkEstimate::of(run.plan);
+        let work = estimate.units(run.units);
+        let scale = (work / MAX_TICKS).max(1.0);
+        let ticks = (work / scale) as u64;
+        // A plan with no estimate (units enumerated whole) shows its units instead.
+        self.work
+            .store((ticks > 0).then(|| Arc::new((estimate, scale))));
+        if let Some(log) = &self.log {
+            log.start(units, ticks);
+        }
+        if let Some(bar) = &self.bar {
+            self.units[0].store(0, Ordering::Relaxed);
+            self.units[1].store(units as u64, Ordering::Relaxed);
+            bar.set_length(if ticks > 0 { ticks } else { units as u64 });
             bar.set_position(0);
             bar.reset_eta();
         }
     }
 
-    fn unit_done(&self, _unit: &WorkUnit, count: &Count) {
+    fn unit_done(&self, unit: &WorkUnit, count: &Count) {
+        if self.bar.is_none() && self.log.is_none() {
+            return;
+        }
+        let work = match &*self.work.load() {
+            Some(work) => {
+                let (estimate, scale) = &**work;
+                Some((estimate.unit(unit.index) / scale) as u64)
+            }
+            None => None,
+        };
         if let Some(bar) = &self.bar {
-            bar.inc(1);
+            if self.restart_each_run {
+                self.units[0].fetch_add(1, Ordering::Relaxed);
+            }
+            bar.inc(work.unwrap_or(1));
         }
         if let Some(log) = &self.log {
-            log.unit_done(count.nodes);
+            log.unit_done(count.nodes, work.unwrap_or(0));
         }
     }
 }
@@ -277,39 +396,64 @@ mod tests {
 
     #[test]
     fn a_line_gives_the_units_the_share_the_time_and_the_time_left() {
-        for (message, done, units, millis, line) in [
+        for (message, units, work, millis, line) in [
+            // Without an estimate of the work, the time left is the units' share.
             (
                 "n = 16",
-                1,
-                4,
+                (1, 4),
+                (0, 0),
                 2_500,
                 "n = 16: 1 of 4 units counted (25.0%) in 2.5s, about 7.5s left",
             ),
             (
                 "n = 22",
-                250,
-                1000,
+                (250, 1000),
+                (0, 0),
                 3_723_900,
                 "n = 22: 250 of 1000 units counted (25.0%) in 1h 2m 3s, about 3h 6m 11s left",
+            ),
+            // With one, it is the work's: a quarter of the units held 41% of the work.
+            (
+                "n = 22",
+                (250, 1000),
+                (41, 100),
+                3_723_900,
+                "n = 22: 250 of 1000 units counted (25.0%, about 41% of the work) in 1h 2m 3s, \
+                 about 1h 29m 18s left",
+            ),
+            (
+                "n = 18",
+                (10, 1000),
+                (73, 1000),
+                60_000,
+                "n = 18: 10 of 1000 units counted (1.0%, about 7.3% of the work) in 1m, about 12m 41s left",
+            ),
+            // An estimate can fall short of the units' real work: the share stops at all of it.
+            (
+                "n = 9",
+                (9, 10),
+                (120, 100),
+                5_000,
+                "n = 9: 9 of 10 units counted (90.0%, about 100% of the work) in 5.0s",
             ),
             // Nothing done yet, or all of it: no guess of the time left.
             (
                 "n = 8",
-                0,
-                10,
+                (0, 10),
+                (0, 0),
                 5_000,
                 "n = 8: 0 of 10 units counted (0.0%) in 5.0s",
             ),
             (
                 "n = 8",
-                10,
-                10,
+                (10, 10),
+                (5, 5),
                 5_000,
-                "n = 8: 10 of 10 units counted (100.0%) in 5.0s",
+                "n = 8: 10 of 10 units counted (100.0%, about 100% of the work) in 5.0s",
             ),
         ] {
             assert_eq!(
-                progress_line(message, done, units, Duration::from_millis(millis)),
+                progress_line(message, units, work, Duration::from_millis(millis)),
                 line
             );
         }
@@ -318,28 +462,28 @@ mod tests {
     #[test]
     fn a_line_is_due_once_the_interval_has_passed_and_every_unit_is_tallied() {
         let log = Log::new(Duration::from_secs(3600));
-        log.start(10);
+        log.start(10, 1000);
         // Enough work to look at the clock: an hour has not passed, so the deadline stays.
         let due = log.due.load(Ordering::Relaxed);
-        log.unit_done(u128::from(CHECK_NODES));
+        log.unit_done(u128::from(CHECK_NODES), 100);
         assert_eq!(log.due.load(Ordering::Relaxed), due);
         // Units counted on other threads land in their own slots and are all summed.
         std::thread::scope(|scope| {
             for _ in 0..3 {
-                scope.spawn(|| log.unit_done(0));
+                scope.spawn(|| log.unit_done(0, 7));
             }
         });
-        assert_eq!(log.done(), 4);
+        assert_eq!((log.done(), log.work_done()), (4, 121));
         // Once due, the next look at the clock moves the deadline an interval on.
         log.due.store(0, Ordering::Relaxed);
-        log.unit_done(u128::from(CHECK_NODES));
+        log.unit_done(u128::from(CHECK_NODES), 100);
         assert!(log.due.load(Ordering::Relaxed) >= log.now() + 3_000_000_000_000);
         // A new run starts the tally again.
-        log.start(5);
-        assert_eq!(log.done(), 0);
+        log.start(5, 0);
+        assert_eq!((log.done(), log.work_done()), (0, 0));
         // An interval beyond any clock: never due, and no overflow.
         let never = Log::new(Duration::MAX);
-        never.unit_done(u128::MAX);
+        never.unit_done(u128::MAX, u64::MAX);
         assert_eq!(never.due.load(Ordering::Relaxed), u64::MAX);
         assert_eq!(never.done(), 1);
     }

@@ -50,10 +50,31 @@ impl std::str::FromStr for Backend {
 /// Told about the progress of a run, from any worker thread. The library draws nothing itself: the binary
 /// puts a progress bar behind this.
 pub trait Progress: Sync {
-    /// The run starts with `units` units to count.
-    fn start(&self, _units: usize) {}
+    /// The run starts: it counts `run`'s units.
+    fn start(&self, _run: Run<'_>) {}
     /// One more unit was counted.
     fn unit_done(&self, _unit: &WorkUnit, _count: &Count) {}
+}
+
+/// What a run counts, as it starts: a plan's units, all of them or some.
+#[derive(Clone, Copy, Debug)]
+pub struct Run<'a> {
+    /// The plan whose units are counted.
+    pub plan: &'a Plan,
+    /// The numbers of the units counted, or `None` for every unit of the plan.
+    pub units: Option<&'a [usize]>,
+}
+
+impl Run<'_> {
+    /// The number of units the run counts.
+    pub fn len(&self) -> usize {
+        self.units.map_or(self.plan.units().len(), <[usize]>::len)
+    }
+
+    /// Whether the run counts nothing.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
 }
 
 /// Progress that nobody watches.
@@ -64,7 +85,7 @@ impl Progress for NoProgress {}
 
 /// Counts every unit of `plan` on the calling thread.
 pub fn run_serial(plan: &Plan, progress: &dyn Progress) -> Count {
-    progress.start(plan.units().len());
+    progress.start(Run { plan, units: None });
     work(plan, &Selection::All, &AtomicUsize::new(0), progress)
 }
 
@@ -136,7 +157,13 @@ fn run_on_pool(
         return Err(Error::NoThreads);
     }
     let units = selection.len(plan);
-    progress.start(units);
+    progress.start(Run {
+        plan,
+        units: match selection {
+            Selection::All => None,
+            Selection::Only { units, .. } => Some(units),
+        },
+    });
     let next = AtomicUsize::new(0);
     std::thread::scope(|scope| {
         let mut workers = Vec::with_capacity(threads.min(units));
@@ -195,9 +222,9 @@ fn work(plan: &Plan, selection: &Selection, next: &AtomicUsize, progress: &dyn P
 pub struct Tee<'a>(pub &'a dyn Progress, pub &'a dyn Progress);
 
 impl Progress for Tee<'_> {
-    fn start(&self, units: usize) {
-        self.0.start(units);
-        self.1.start(units);
+    fn start(&self, run: Run<'_>) {
+        self.0.start(run);
+        self.1.start(run);
     }
     fn unit_done(&self, unit: &WorkUnit, count: &Count) {
         self.0.unit_done(unit, count);
@@ -229,8 +256,8 @@ mod tests {
     }
 
     impl Progress for Seen {
-        fn start(&self, units: usize) {
-            self.started.store(units, Ordering::Relaxed);
+        fn start(&self, run: Run<'_>) {
+            self.started.store(run.len(), Ordering::Relaxed);
         }
         fn unit_done(&self, _unit: &WorkUnit, _count: &Count) {
             self.done.fetch_add(1, Ordering::Relaxed);

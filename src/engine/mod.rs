@@ -8,6 +8,7 @@
 pub mod board;
 pub mod border;
 pub mod count;
+pub mod estimate;
 pub mod exec;
 pub mod kernel;
 pub mod plan;

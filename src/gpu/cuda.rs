@@ -10,6 +10,7 @@ use cudarc::driver::{
 };
 use cudarc::nvrtc::{compile_ptx_with_opts, CompileOptions, Ptx};
 use std::collections::VecDeque;
+use std::io::Write as _;
 use std::sync::{Arc, Mutex};
 
 // SAFETY: `Task` is `repr(C)`, eight `u32`s, with no padding and no pointers: the kernel's `Task`.
@@ -139,7 +140,11 @@ fn compiled(capability: (i32, i32)) -> Result<String, Error> {
             if let Some(dir) = &dir {
                 if let Err(e) = cache::store(dir, &key, &ptx) {
                     if verbose() {
-                        eprintln!("gpu: cannot keep the kernel in {}: {e}", dir.display());
+                        let _ = writeln!(
+                            std::io::stderr(),
+                            "gpu: cannot keep the kernel in {}: {e}",
+                            dir.display()
+                        );
                     }
                 }
             }
@@ -368,7 +373,7 @@ impl Device for GpuDevice {
             .map_err(gpu_error("cannot size the launch"))?
             .max(1);
         if verbose() {
-            eprintln!(
+            let _ = writeln!(std::io::stderr(),
                 "gpu: {count} tasks, {threads} threads a block, {per_multiprocessor} blocks a multiprocessor, \
                  {} registers a thread, {shared} bytes of shared memory a block",
                 self.function.num_regs().unwrap_or(-1)
@@ -434,7 +439,8 @@ impl Device for GpuDevice {
         // A unit with a task that ran too long to trust its 32-bit counters is counted again on the host.
         let doubtful = trouble.iter().filter(|&&t| t > 0).count();
         if doubtful > 0 && verbose() {
-            eprintln!(
+            let _ = writeln!(
+                std::io::stderr(),
                 "gpu: {doubtful} units had a task too long to trust; the CPU counts them again"
             );
         }

@@ -35,11 +35,12 @@ pub mod task;
 mod cuda;
 
 use crate::engine::count::Count;
-use crate::engine::exec::Progress;
+use crate::engine::exec::{Progress, Run};
 use crate::engine::kernel::{self, Kernel, Start, Tally};
 use crate::engine::plan::{Plan, WorkUnit};
 use crate::error::Error;
 use rayon::prelude::*;
+use std::io::Write as _;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Barrier, Mutex, OnceLock};
 use task::{Table, Task};
@@ -549,7 +550,10 @@ pub fn dispatch<D: Device>(
     if ordinals.is_empty() {
         return Err(Error::Gpu("no GPU to count on".into()));
     }
-    progress.start(units.len());
+    progress.start(Run {
+        plan,
+        units: Some(units),
+    });
     let began = std::time::Instant::now();
     let since = move || began.elapsed().as_secs_f64();
     // The devices open (a CUDA context, the kernel loaded) while this thread plans the cut.
@@ -603,7 +607,7 @@ pub fn dispatch<D: Device>(
         waiting += since() - wait_from;
         let kernel = device.kernel_seconds()?;
         if verbose() {
-            eprintln!(
+            let _ = writeln!(std::io::stderr(),
                 "gpu {ordinal}: opened at {opened:.3} s, first batch sent at {:.3} s; {cutting:.3} s cutting \
                  {tasks} tasks, {waiting:.3} s waiting for results, {kernel:.3} s of kernels; done at {:.3} s",
                 first.unwrap_or(0.0),
@@ -629,7 +633,8 @@ pub fn dispatch<D: Device>(
             .collect();
         let cut = cut(plan, units);
         if verbose() {
-            eprintln!(
+            let _ = writeln!(
+                std::io::stderr(),
                 "gpu: cut planned at {:.3} s: {} rows below the units, about {:.0} tasks",
                 since(),
                 cut.extra_rows,

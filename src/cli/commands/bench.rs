@@ -124,11 +124,11 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     let report = report?;
     if !args.quiet {
         for (_, path) in &exports {
-            eprintln!("wrote {}", path.display());
+            note!("wrote {}", path.display());
         }
     }
     if report.status == bench::Status::Failed {
-        eprintln!(
+        note!(
             "error: a count differs from the published value; the benchmark stopped (see the table above)"
         );
         return Ok(ExitCode::from(EXIT_MISMATCH));

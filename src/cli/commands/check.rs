@@ -70,11 +70,11 @@ pub fn run(
     drop(out);
     output.finish()?;
     if valid + invalid + malformed == 0 {
-        eprintln!("error: no solutions to check in the input");
+        note!("error: no solutions to check in the input");
         return Ok(ExitCode::FAILURE);
     }
     if !quiet {
-        eprintln!("{valid} valid, {invalid} invalid, {malformed} malformed");
+        note!("{valid} valid, {invalid} invalid, {malformed} malformed");
     }
     Ok(if invalid + malformed == 0 {
         ExitCode::SUCCESS

@@ -50,7 +50,7 @@ pub fn run(
             (false, 1) => "solution",
             (false, _) => "solutions",
         };
-        eprintln!(
+        note!(
             "{listed} {what} of the {}x{} board in {:.3} s",
             board.rows(),
             board.cols(),

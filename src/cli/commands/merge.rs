@@ -36,7 +36,7 @@ pub fn run(
         }
         let contents = Contents::read(path)?;
         if let Some(line) = contents.torn {
-            eprintln!(
+            note!(
                 "warning: '{}' ends in a torn line ({line}), left by an interrupted write; its unit counts as \
                  missing",
                 path.display()
@@ -54,7 +54,7 @@ pub fn run(
         .parse()
         .map_err(|e| anyhow::anyhow!("'{}': {e}", files[0].display()))?;
     if !quiet {
-        eprintln!(
+        note!(
             "merged {} journal{}: all {} units of n = {}, symmetry {}, split depth {} (fingerprint {}), {} \
              confirmed by identical copies",
             files.len(),
@@ -95,7 +95,7 @@ pub fn run(
         ("unique count", result.unique, result.check_unique),
     ] {
         if let (Some(counted), Some(Check::Mismatch { expected })) = (counted, check) {
-            eprintln!(
+            note!(
                 "error: n = {}: the merged {what} is {counted}, but the published value is {expected}",
                 result.n
             );

@@ -96,7 +96,7 @@ pub fn run(args: &PlotArgs) -> anyhow::Result<()> {
         out.write(text.as_bytes())?;
         out.finish()?;
         if !args.quiet {
-            eprintln!("wrote {}", path.display());
+            note!("wrote {}", path.display());
         }
     }
     Ok(())

@@ -30,7 +30,7 @@ pub fn run(board: &str, method: Method, show: &ShowOptions) -> anyhow::Result<Ex
     }
     if shape.cols > shape.rows {
         // Two of its queens would share a row: no search needed, as `count` knows.
-        eprintln!(
+        note!(
             "the {} board has no solution: it has more columns than rows, so two queens would share a row",
             shape_name(shape)
         );
@@ -46,7 +46,7 @@ pub fn run(board: &str, method: Method, show: &ShowOptions) -> anyhow::Result<Ex
         _ => construction(shape)?,
     };
     let Some(queens) = found else {
-        eprintln!("the {} board has no solution", shape_name(shape));
+        note!("the {} board has no solution", shape_name(shape));
         return Ok(ExitCode::FAILURE);
     };
     // Whatever found it, nothing is printed that the checker has not passed.

@@ -91,7 +91,7 @@ pub fn run(
             writeln!(out)?;
         }
         Format::Csv => {
-            eprintln!("{describe}");
+            note!("{describe}");
             if !summary {
                 let mut w = csv::Writer::from_writer(&mut out);
                 w.write_record(["unit", "border", "queens", "weight"])?;

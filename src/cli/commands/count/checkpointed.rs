@@ -83,7 +83,7 @@ pub fn resolve(
         Some("auto") => {
             let (shard, launcher) = Shard::from_env(|k| std::env::var(k).ok(), d.shard_count)
                 .map_err(|e| UsageError(e.to_string()))?;
-            eprintln!("shard {shard} from the {launcher} environment");
+            note!("shard {shard} from the {launcher} environment");
             Some(shard)
         }
         Some(s) => {
@@ -235,13 +235,13 @@ pub fn count(
     })?;
     if !quiet {
         if let Some(line) = checkpoint.torn {
-            eprintln!(
+            note!(
                 "'{}': dropped a torn last line ({line}) left by an interrupted write",
                 durable.path.display()
             );
         }
         let done = checkpoint.selected - checkpoint.todo.len();
-        eprintln!(
+        note!(
             "{} '{}': {done} of {} units recorded, {} to count (split depth {}, fingerprint {})",
             if checkpoint.resumed {
                 "resuming"
@@ -273,7 +273,7 @@ pub fn count(
                 }
                 // The lanes are still busy with long units: save what is recorded and leave them.
                 let saved = checkpoint.writer.sync();
-                eprintln!(
+                note!(
                     "{}",
                     stopped_message(sig, &durable.path, request, &spec, saved.err())
                 );
@@ -294,7 +294,7 @@ pub fn count(
     let sig = signal.load(Ordering::SeqCst);
     if !outcome.complete {
         let sig = if sig == 0 { SIGTERM } else { sig };
-        eprintln!(
+        note!(
             "{}",
             stopped_message(sig, &durable.path, request, &spec, None)
         );
@@ -302,7 +302,7 @@ pub fn count(
     }
     let part = spec.part();
     if let (Some(part), false) = (&part, quiet) {
-        eprintln!(
+        note!(
             "{part}: all {} units recorded in '{}'; add up the journals of the run with `nqueens merge`",
             checkpoint.selected,
             durable.path.display()

@@ -21,7 +21,7 @@ pub fn verify(range: &str, options: &CountOptions) -> anyhow::Result<ExitCode> {
         &DurableOptions::default(),
     )?;
     if code == ExitCode::SUCCESS && !options.quiet {
-        eprintln!("all counts match the published values");
+        note!("all counts match the published values");
     }
     Ok(code)
 }
@@ -41,9 +41,10 @@ pub fn run(
     if options.backend == nqueens::engine::exec::Backend::Gpu {
         let gpu = nqueens::gpu::device()?;
         if !options.quiet {
-            eprintln!(
+            note!(
                 "GPU: {} ({} multiprocessors)",
-                gpu.name, gpu.multiprocessors
+                gpu.name,
+                gpu.multiprocessors
             );
         }
     }
@@ -116,9 +117,11 @@ pub fn run(
         }
         bar.suspend(|| out.write(&exporter.row(&result)))?;
         if !out.is_stdout() && !options.quiet {
-            eprintln!(
+            note!(
                 "n = {}: {} solutions in {:.3} s",
-                result.n, result.total, result.seconds
+                result.n,
+                result.total,
+                result.seconds
             );
         }
         report.results.push(result);
@@ -131,11 +134,11 @@ pub fn run(
     write_exports(&report)?;
     if !options.quiet {
         for (_, path) in &exports {
-            eprintln!("wrote {}", path.display());
+            note!("wrote {}", path.display());
         }
     }
     for mismatch in &mismatches {
-        eprintln!("error: {mismatch}");
+        note!("error: {mismatch}");
     }
     Ok(if mismatches.is_empty() {
         ExitCode::SUCCESS
