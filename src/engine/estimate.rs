@@ -246,6 +246,27 @@ mod tests {
     }
 
     #[test]
+    fn a_unit_enumerated_whole_is_taken_as_the_mean_of_the_others() {
+        // n = 8 in the full mode: fewer units than stretches, so each unit is probed on its own; the borders a
+        // symmetry fixes are units without a start, which no descent can size.
+        let plan = Plan::new(Board::new(8).unwrap(), Symmetry::Full, Split::Depth(2));
+        let estimate = WorkEstimate::with_descents(&plan, DESCENTS);
+        let (whole, searched): (Vec<&WorkUnit>, Vec<&WorkUnit>) =
+            plan.units().iter().partition(|u| plan.start(u).is_none());
+        assert!(!whole.is_empty() && !searched.is_empty());
+        let mean = searched
+            .iter()
+            .map(|u| estimate.unit(u.index) - UNIT_COST)
+            .sum::<f64>()
+            / searched.len() as f64;
+        assert!(mean > 1.0);
+        for unit in whole {
+            let nodes = estimate.unit(unit.index) - UNIT_COST;
+            assert!((nodes - mean).abs() < 1e-9 * mean, "{nodes} against {mean}");
+        }
+    }
+
+    #[test]
     fn an_estimate_is_the_same_on_any_number_of_threads() {
         let plan = Plan::new(Board::new(12).unwrap(), Symmetry::Full, Split::Depth(3));
         let on = |threads| {
