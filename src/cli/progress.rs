@@ -436,6 +436,22 @@ mod tests {
                 5_000,
                 "n = 9: 9 of 10 units counted (90.0%, about 100% of the work) in 5.0s",
             ),
+            // Exactly a tenth is written as the larger shares are.
+            (
+                "n = 18",
+                (100, 1000),
+                (100, 1000),
+                60_000,
+                "n = 18: 100 of 1000 units counted (10.0%, about 10% of the work) in 1m, about 9m left",
+            ),
+            // A run of no units (all were counted before a resume): no share of them.
+            (
+                "n = 18",
+                (0, 0),
+                (0, 0),
+                1_000,
+                "n = 18: 0 of 0 units counted in 1.0s",
+            ),
             // Nothing done yet, or all of it: no guess of the time left.
             (
                 "n = 8",
@@ -457,6 +473,66 @@ mod tests {
                 line
             );
         }
+    }
+
+    #[test]
+    fn a_log_gets_lines_every_ten_minutes_by_default() {
+        // Where standard error is not a terminal (as under CI), a count writes lines at the default interval;
+        // on a terminal it draws the bar instead, which a test cannot see.
+        if std::io::stderr().is_terminal() {
+            return;
+        }
+        let bar = Bar::per_count(false, None);
+        assert!(bar.bar.is_none());
+        assert_eq!(bar.log.as_ref().map(|log| log.every), Some(LOG_INTERVAL));
+        assert!(Bar::per_count(true, None).log.is_none());
+        assert!(Bar::per_count(false, Some(Duration::ZERO)).log.is_none());
+    }
+
+    #[test]
+    fn a_run_is_tallied_in_units_and_in_their_estimated_work() {
+        use nqueens::{Board, Plan, Split, Symmetry};
+        let plan = Plan::new(
+            Board::new(12).unwrap(),
+            Symmetry::Full,
+            Split::durable(Symmetry::Full),
+        );
+        let estimate = WorkEstimate::of(&plan);
+        // A resumed run: every other unit is left to count.
+        let left: Vec<usize> = (0..plan.units().len()).step_by(2).collect();
+        let run = Run {
+            plan: &plan,
+            units: Some(&left),
+        };
+        let bar = Bar::per_count(false, Some(Duration::from_secs(3600)));
+        bar.start(run);
+        let log = bar.log.as_ref().expect("lines at an interval asked for");
+        let work = estimate.units(Some(&left));
+        assert_eq!(log.units.load(Ordering::Relaxed), left.len() as u64);
+        assert_eq!(log.work.load(Ordering::Relaxed), work as u64);
+        assert!(work > 100.0 * left.len() as f64);
+        for &i in &left[..10] {
+            bar.unit_done(&plan.units()[i], &Count::default());
+        }
+        let done: u64 = left[..10].iter().map(|&i| estimate.unit(i) as u64).sum();
+        assert_eq!((log.done(), log.work_done()), (10, done));
+        assert!(done > 0);
+        // The next count of a sweep starts both tallies again.
+        bar.start(Run {
+            plan: &plan,
+            units: None,
+        });
+        assert_eq!((log.done(), log.work_done()), (0, 0));
+        assert_eq!(
+            log.work.load(Ordering::Relaxed),
+            estimate.units(None) as u64
+        );
+        // Quiet: nothing to show, so nothing is estimated or tallied.
+        let quiet = Bar::per_count(true, None);
+        quiet.start(run);
+        quiet.unit_done(&plan.units()[0], &Count::default());
+        assert!(quiet.work.load().is_none());
+        assert_eq!(quiet.units[0].load(Ordering::Relaxed), 0);
     }
 
     #[test]
