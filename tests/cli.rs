@@ -372,21 +372,29 @@ fn an_unwritable_output_is_refused_before_counting_and_leaves_no_file() {
         .stderr(contains("it is a directory"));
 }
 
-/// Runs nqueens with `args`, reads the first line of its output, then closes the pipe with more to come; returns
-/// that line and how the process ended.
-fn first_line_then_closed_pipe(args: &[&str]) -> (String, std::process::Output) {
+/// Runs nqueens with `args`, reads the first line of its standard output (or, with `diagnostics`, of its standard
+/// error), then closes that pipe with more to come; returns that line and how the process ended.
+fn first_line_then_closed(args: &[&str], diagnostics: bool) -> (String, std::process::Output) {
     let mut child = Command::new(assert_cmd::cargo::cargo_bin("nqueens"))
         .args(args)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
+    let pipe: Box<dyn std::io::Read> = if diagnostics {
+        Box::new(child.stderr.take().unwrap())
+    } else {
+        Box::new(child.stdout.take().unwrap())
+    };
     let mut first = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut first)
-        .unwrap();
-    // The reader is dropped here: the pipe is closed with rows still to come.
+    BufReader::new(pipe).read_line(&mut first).unwrap();
+    // The reader is dropped here: the pipe is closed with lines still to come.
     (first, child.wait_with_output().unwrap())
+}
+
+/// The first line of the results, then the results' pipe closed.
+fn first_line_then_closed_pipe(args: &[&str]) -> (String, std::process::Output) {
+    first_line_then_closed(args, false)
 }
 
 #[test]
@@ -401,28 +409,15 @@ fn a_closed_pipe_ends_the_run_quietly() {
     );
 }
 
-/// Runs the binary with its standard error read for its first line and then closed, as a log's pipe that goes
-/// away (`2>&1 | head -1` of a long run): its standard output and exit code.
-fn diagnostics_closed_after_one_line(args: &[&str]) -> (String, std::process::Output) {
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin("nqueens"))
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut first = String::new();
-    BufReader::new(child.stderr.take().unwrap())
-        .read_line(&mut first)
-        .unwrap();
-    (first, child.wait_with_output().unwrap())
-}
-
 #[test]
 fn a_closed_standard_error_stops_no_count() {
     // A line every millisecond: dozens more come after the pipe is closed. Each is dropped; the count goes on
     // and its result reaches standard output (where `eprintln!` had panicked: exit code 101).
-    let (first, output) =
-        diagnostics_closed_after_one_line(&["count", "16", "--progress-every", "1ms", "-f", "csv"]);
+    // As a log's pipe that goes away (`2>&1 | head -1` of a long run).
+    let (first, output) = first_line_then_closed(
+        &["count", "16", "--progress-every", "1ms", "-f", "csv"],
+        true,
+    );
     assert!(first.starts_with("n = 16: "), "{first}");
     assert!(output.status.success(), "{output:?}");
     let stdout = String::from_utf8(output.stdout).unwrap();
