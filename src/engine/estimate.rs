@@ -4,8 +4,8 @@
 //! Units differ in size, and not at random: in plan order, the full symmetry's first units are several times
 //! the average (at n = 17, the first 1% of the checkpointed plan's units hold 4.9% of its nodes, the first 10%
 //! hold 21%), while the other modes' first units are smaller than the average. A time left from the share of
-//! units done was therefore 2 to 7 times too long in the first tenth of a full-symmetry run, and a third too
-//! short near the end of a plain one (`results/progress.md`).
+//! units done was therefore 2 to 7 times too long in the first tenth of a full-symmetry run, and in the other
+//! modes about half the truth early on and, in the plain mode, 1.4 times it late (`results/progress.md`).
 //!
 //! The estimate is Knuth's (1975): a random descent from a unit's start, taking one free square a row at
 //! random, is an unbiased estimate of the unit's nodes, the sum over the rows of the product of the free
