@@ -118,11 +118,14 @@ enum Selection<'a> {
 }
 
 impl Selection<'_> {
-    /// The number of units to count.
-    fn len(&self, plan: &Plan) -> usize {
-        match self {
-            Selection::All => plan.units().len(),
-            Selection::Only { units, .. } => units.len(),
+    /// The run of `plan` this selects, as its watchers are told of it.
+    fn run<'a>(&'a self, plan: &'a Plan) -> Run<'a> {
+        Run {
+            plan,
+            units: match self {
+                Selection::All => None,
+                Selection::Only { units, .. } => Some(units),
+            },
         }
     }
 
@@ -156,14 +159,9 @@ fn run_on_pool(
     if threads == 0 {
         return Err(Error::NoThreads);
     }
-    let units = selection.len(plan);
-    progress.start(Run {
-        plan,
-        units: match selection {
-            Selection::All => None,
-            Selection::Only { units, .. } => Some(units),
-        },
-    });
+    let run = selection.run(plan);
+    let units = run.len();
+    progress.start(run);
     let next = AtomicUsize::new(0);
     std::thread::scope(|scope| {
         let mut workers = Vec::with_capacity(threads.min(units));
