@@ -15,11 +15,10 @@ use nqueens::engine::count::Count;
 use nqueens::engine::estimate::WorkEstimate;
 use nqueens::engine::exec::{Progress, Run};
 use nqueens::WorkUnit;
-use std::cell::Cell;
 use std::io::IsTerminal;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::sync::Mutex;
+use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 /// How often a run whose standard error is not a terminal writes a line of progress, unless told otherwise.
@@ -38,13 +37,21 @@ pub struct Bar {
     units: Arc<[AtomicU64; 2]>,
 }
 
-/// Lines of progress: written by whichever worker finishes a unit once the interval has passed.
+/// Lines of progress, written by a thread of their own at each interval of a run.
 ///
 /// Every run whose standard error is not a terminal keeps one (the benchmark workload of other suites among
-/// them), so the workers' part is kept off shared cache lines: each thread counts its units in a slot of its
-/// own, and reads the clock only after some [`CHECK_NODES`] nodes of work, against a deadline it only reads.
+/// them), so the workers' part is two additions on a cache line of their own thread: each thread counts its
+/// units in a slot, and the writer sums the slots. The writer keeps the time itself, so a run whose units each
+/// take longer than the interval (the largest boards) still writes its lines on time, with no unit counted.
 struct Log {
     every: Duration,
+    /// What the workers, the run's start and the writer share.
+    shared: Arc<LogShared>,
+    /// The writer, stopped and joined when the log is dropped.
+    writer: Option<std::thread::JoinHandle<()>>,
+}
+
+struct LogShared {
     /// The words before the figures ("n = 17").
     message: Mutex<String>,
     /// Units of the run.
@@ -53,21 +60,25 @@ struct Log {
     work: AtomicU64,
     /// Units counted and their estimated work, summed over the slots.
     tally: [Slot; SLOTS],
-    /// The clock's origin: deadlines are nanoseconds after it.
-    epoch: Instant,
-    /// When the run started, in nanoseconds after `epoch`.
-    started: AtomicU64,
-    /// When the next line is due, in nanoseconds after `epoch`; `u64::MAX`: never.
-    due: AtomicU64,
-    /// Taken by the worker that writes a due line; the others go on counting.
-    writing: Mutex<()>,
+    /// When the run started and the next line is due; the writer waits on `wake` for them to change.
+    clock: Mutex<Clock>,
+    wake: Condvar,
+    /// Where the lines go: standard error, or a test's buffer.
+    sink: Box<dyn Fn(&str) + Send + Sync>,
+}
+
+#[derive(Default)]
+struct Clock {
+    /// When the run started; none before the first run.
+    started: Option<Instant>,
+    /// When the next line is due; none: never (no run yet, or an interval beyond the clock).
+    due: Option<Instant>,
+    /// The log was dropped: the writer ends.
+    stopped: bool,
 }
 
 /// Slots of the units' tally: threads beyond these share one, which is correct, only slower.
 const SLOTS: usize = 64;
-
-/// Work (nodes, and one for each unit) a thread does between two looks at the clock: some milliseconds.
-const CHECK_NODES: u64 = 1 << 22;
 
 /// A thread's counters, on a cache line of their own: units counted and their estimated work in ticks.
 #[derive(Default)]
@@ -83,50 +94,88 @@ thread_local! {
         static NEXT: AtomicUsize = AtomicUsize::new(0);
         NEXT.fetch_add(1, Ordering::Relaxed) % SLOTS
     };
-    /// The work this thread has done since it last read the clock.
-    static SINCE_CLOCK: Cell<u64> = const { Cell::new(0) };
 }
 
 impl Log {
+    /// Lines at `every` on standard error.
     fn new(every: Duration) -> Log {
-        let log = Log {
-            every,
+        Log::writing_to(every, |line| note!("{line}"))
+    }
+
+    /// Lines at `every`, each handed to `sink`.
+    fn writing_to(every: Duration, sink: impl Fn(&str) + Send + Sync + 'static) -> Log {
+        let shared = Arc::new(LogShared {
             message: Mutex::new(String::new()),
             units: AtomicU64::new(0),
             work: AtomicU64::new(0),
             tally: std::array::from_fn(|_| Slot::default()),
-            epoch: Instant::now(),
-            started: AtomicU64::new(0),
-            due: AtomicU64::new(u64::MAX),
-            writing: Mutex::new(()),
+            clock: Mutex::new(Clock::default()),
+            wake: Condvar::new(),
+            sink: Box::new(sink),
+        });
+        let writer = {
+            let shared = shared.clone();
+            // Without a thread (the system refuses one) the run goes on without lines.
+            std::thread::Builder::new()
+                .name("progress lines".into())
+                .spawn(move || shared.write_lines(every))
+                .ok()
         };
-        log.start(0, 0);
-        log
-    }
-
-    fn now(&self) -> u64 {
-        u64::try_from(self.epoch.elapsed().as_nanos()).unwrap_or(u64::MAX)
+        Log {
+            every,
+            shared,
+            writer,
+        }
     }
 
     /// A run of `units` units and `work` ticks of estimated work (0: not estimated) starts.
     fn start(&self, units: usize, work: u64) {
-        self.units.store(units as u64, Ordering::Relaxed);
-        self.work.store(work, Ordering::Relaxed);
-        for slot in &self.tally {
+        let shared = &self.shared;
+        let mut clock = shared.lock_clock();
+        shared.units.store(units as u64, Ordering::Relaxed);
+        shared.work.store(work, Ordering::Relaxed);
+        for slot in &shared.tally {
             slot.units.store(0, Ordering::Relaxed);
             slot.work.store(0, Ordering::Relaxed);
         }
-        let now = self.now();
-        self.started.store(now, Ordering::Relaxed);
-        self.due.store(self.after(now), Ordering::Relaxed);
+        let now = Instant::now();
+        clock.started = Some(now);
+        clock.due = now.checked_add(self.every);
+        shared.wake.notify_all();
     }
 
-    /// The deadline one interval after `now`, or never where that is beyond the clock.
-    fn after(&self, now: u64) -> u64 {
-        u64::try_from(self.every.as_nanos())
-            .ok()
-            .and_then(|every| now.checked_add(every))
-            .unwrap_or(u64::MAX)
+    /// A unit of `work` ticks of estimated work was counted.
+    fn unit_done(&self, work: u64) {
+        let slot = &self.shared.tally[SLOT.with(|s| *s)];
+        slot.units.fetch_add(1, Ordering::Relaxed);
+        if work > 0 {
+            slot.work.fetch_add(work, Ordering::Relaxed);
+        }
+    }
+
+    fn set_message(&self, message: &str) {
+        let mut words = self
+            .shared
+            .message
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        message.clone_into(&mut words);
+    }
+}
+
+impl Drop for Log {
+    fn drop(&mut self) {
+        self.shared.lock_clock().stopped = true;
+        self.shared.wake.notify_all();
+        if let Some(writer) = self.writer.take() {
+            let _ = writer.join();
+        }
+    }
+}
+
+impl LogShared {
+    fn lock_clock(&self) -> std::sync::MutexGuard<'_, Clock> {
+        self.clock.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Units counted so far in this run.
@@ -145,48 +194,41 @@ impl Log {
             .sum()
     }
 
-    /// A unit of `nodes` nodes and `work` ticks of estimated work was counted.
-    fn unit_done(&self, nodes: u128, work: u64) {
-        let slot = &self.tally[SLOT.with(|s| *s)];
-        slot.units.fetch_add(1, Ordering::Relaxed);
-        if work > 0 {
-            slot.work.fetch_add(work, Ordering::Relaxed);
+    /// The writer's loop: a line each time one is due, until the log is dropped. A run whose units are all
+    /// counted gets no more lines (its result follows, or the next board of a sweep starts the clock again).
+    fn write_lines(&self, every: Duration) {
+        let mut clock = self.lock_clock();
+        loop {
+            if clock.stopped {
+                return;
+            }
+            let now = Instant::now();
+            let (Some(started), Some(due)) = (clock.started, clock.due) else {
+                clock = self.wake.wait(clock).unwrap_or_else(|e| e.into_inner());
+                continue;
+            };
+            if now < due {
+                clock = self
+                    .wake
+                    .wait_timeout(clock, due - now)
+                    .unwrap_or_else(|e| e.into_inner())
+                    .0;
+                continue;
+            }
+            clock.due = now.checked_add(every);
+            let (done, units) = (self.done(), self.units.load(Ordering::Relaxed));
+            if done < units {
+                let message = self.message.lock().map(|m| m.clone()).unwrap_or_default();
+                let line = progress_line(
+                    &message,
+                    (done, units),
+                    (self.work_done(), self.work.load(Ordering::Relaxed)),
+                    now - started,
+                );
+                // A slow standard error holds up the next run's start, never a worker.
+                (self.sink)(&line);
+            }
         }
-        let work = SINCE_CLOCK.with(|w| {
-            let work = w
-                .get()
-                .saturating_add(u64::try_from(nodes).unwrap_or(u64::MAX))
-                .saturating_add(1);
-            w.set(if work >= CHECK_NODES { 0 } else { work });
-            work
-        });
-        if work < CHECK_NODES {
-            return;
-        }
-        let now = self.now();
-        if now < self.due.load(Ordering::Relaxed) {
-            return;
-        }
-        let Ok(_writing) = self.writing.try_lock() else {
-            return;
-        };
-        // Another worker may have written the line between the look at the deadline and the lock.
-        if now < self.due.load(Ordering::Relaxed) {
-            return;
-        }
-        self.due.store(self.after(now), Ordering::Relaxed);
-        let message = self.message.lock().map(|m| m.clone()).unwrap_or_default();
-        let elapsed =
-            Duration::from_nanos(now.saturating_sub(self.started.load(Ordering::Relaxed)));
-        note!(
-            "{}",
-            progress_line(
-                &message,
-                (self.done(), self.units.load(Ordering::Relaxed)),
-                (self.work_done(), self.work.load(Ordering::Relaxed)),
-                elapsed
-            )
-        );
     }
 }
 
@@ -276,7 +318,7 @@ impl Bar {
     /// Sets the words before the bar ("n = 17", "2 threads, run 1 of 3").
     pub fn set_message(&self, message: String) {
         if let Some(log) = &self.log {
-            *log.message.lock().unwrap_or_else(|e| e.into_inner()) = message.clone();
+            log.set_message(&message);
         }
         if let Some(bar) = &self.bar {
             bar.set_message(message);
@@ -305,7 +347,10 @@ fn visible(quiet: bool) -> bool {
 }
 
 fn new_bar(units: u64) -> ProgressBar {
-    let bar = ProgressBar::with_draw_target(Some(units), ProgressDrawTarget::stderr());
+    let bar = ticking(ProgressBar::with_draw_target(
+        Some(units),
+        ProgressDrawTarget::stderr(),
+    ));
     bar.set_style(
         ProgressStyle::with_template(
             "{msg:24} [{elapsed_precise}] {wide_bar} {human_pos}/{human_len} units, ETA {eta}",
@@ -315,9 +360,19 @@ fn new_bar(units: u64) -> ProgressBar {
     bar
 }
 
+/// `bar`, drawn again every second: its clock moves while no unit is counted (the largest boards' units take
+/// minutes each).
+fn ticking(bar: ProgressBar) -> ProgressBar {
+    bar.enable_steady_tick(Duration::from_secs(1));
+    bar
+}
+
 /// A bar whose length is the run's estimated work, with its units done and in all (`units`) beside it.
 fn work_bar(units: Arc<[AtomicU64; 2]>) -> ProgressBar {
-    let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr());
+    let bar = ticking(ProgressBar::with_draw_target(
+        Some(0),
+        ProgressDrawTarget::stderr(),
+    ));
     bar.set_style(
         ProgressStyle::with_template(
             "{msg:24} [{elapsed_precise}] {wide_bar} {units} units, ETA {eta}",
@@ -367,7 +422,7 @@ impl Progress for Bar {
         }
     }
 
-    fn unit_done(&self, unit: &WorkUnit, count: &Count) {
+    fn unit_done(&self, unit: &WorkUnit, _count: &Count) {
         if self.bar.is_none() && self.log.is_none() {
             return;
         }
@@ -385,7 +440,7 @@ impl Progress for Bar {
             bar.inc(work.unwrap_or(1));
         }
         if let Some(log) = &self.log {
-            log.unit_done(count.nodes, work.unwrap_or(0));
+            log.unit_done(work.unwrap_or(0));
         }
     }
 }
@@ -508,6 +563,7 @@ mod tests {
         bar.start(run);
         let log = bar.log.as_ref().expect("lines at an interval asked for");
         let work = estimate.units(Some(&left));
+        let log = &log.shared;
         assert_eq!(log.units.load(Ordering::Relaxed), left.len() as u64);
         assert_eq!(log.work.load(Ordering::Relaxed), work as u64);
         assert!(work > 100.0 * left.len() as f64);
@@ -535,32 +591,93 @@ mod tests {
         assert_eq!(quiet.units[0].load(Ordering::Relaxed), 0);
     }
 
+    /// A log whose lines land in a buffer.
+    fn log_to_buffer(every: Duration) -> (Log, Arc<Mutex<Vec<String>>>) {
+        let lines = Arc::new(Mutex::new(Vec::new()));
+        let buffer = lines.clone();
+        let log = Log::writing_to(every, move |line| {
+            buffer.lock().unwrap().push(line.to_owned())
+        });
+        (log, lines)
+    }
+
+    /// Waits up to ten seconds for `lines` to hold `count` lines.
+    fn wait_for(lines: &Mutex<Vec<String>>, count: usize) -> Vec<String> {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let now = lines.lock().unwrap().clone();
+            if now.len() >= count || Instant::now() > deadline {
+                return now;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
     #[test]
-    fn a_line_is_due_once_the_interval_has_passed_and_every_unit_is_tallied() {
-        let log = Log::new(Duration::from_secs(3600));
+    fn lines_keep_time_while_no_unit_is_counted() {
+        // The largest boards' units each take longer than the interval: the lines come all the same.
+        let (log, lines) = log_to_buffer(Duration::from_millis(20));
+        log.set_message("n = 27");
+        // No run yet (the plan is being built): no line.
+        std::thread::sleep(Duration::from_millis(60));
+        assert!(lines.lock().unwrap().is_empty());
         log.start(10, 1000);
-        // Enough work to look at the clock: an hour has not passed, so the deadline stays.
-        let due = log.due.load(Ordering::Relaxed);
-        log.unit_done(u128::from(CHECK_NODES), 100);
-        assert_eq!(log.due.load(Ordering::Relaxed), due);
+        let written = wait_for(&lines, 2);
+        assert!(written.len() >= 2, "{written:?}");
+        for line in &written {
+            assert!(
+                line.starts_with(
+                    "n = 27: 0 of 10 units counted (0.0%, about 0.0% of the work) in "
+                ),
+                "{line}"
+            );
+            assert!(!line.contains("left"), "no rate yet, no time left: {line}");
+        }
         // Units counted on other threads land in their own slots and are all summed.
         std::thread::scope(|scope| {
             for _ in 0..3 {
-                scope.spawn(|| log.unit_done(0, 7));
+                scope.spawn(|| log.unit_done(7));
             }
         });
-        assert_eq!((log.done(), log.work_done()), (4, 121));
-        // Once due, the next look at the clock moves the deadline an interval on.
-        log.due.store(0, Ordering::Relaxed);
-        log.unit_done(u128::from(CHECK_NODES), 100);
-        assert!(log.due.load(Ordering::Relaxed) >= log.now() + 3_000_000_000_000);
-        // A new run starts the tally again.
+        log.unit_done(100);
+        assert_eq!((log.shared.done(), log.shared.work_done()), (4, 121));
+        // The writer holds the clock while it writes: a line begun before the last unit is out once it is free.
+        drop(log.shared.lock_clock());
+        let seen = lines.lock().unwrap().len();
+        let written = wait_for(&lines, seen + 1);
+        let last = written.last().unwrap();
+        assert!(
+            last.starts_with("n = 27: 4 of 10 units counted (40.0%, about 12% of the work) in ")
+                && last.contains(" left"),
+            "{last}"
+        );
+        // Every unit counted: the run is over, and no more lines come.
+        for _ in 0..6 {
+            log.unit_done(1);
+        }
+        drop(log.shared.lock_clock());
+        let seen = lines.lock().unwrap().len();
+        std::thread::sleep(Duration::from_millis(100));
+        assert_eq!(lines.lock().unwrap().len(), seen);
+        // A new run starts the tally and the lines again.
         log.start(5, 0);
-        assert_eq!((log.done(), log.work_done()), (0, 0));
-        // An interval beyond any clock: never due, and no overflow.
-        let never = Log::new(Duration::MAX);
-        never.unit_done(u128::MAX, u64::MAX);
-        assert_eq!(never.due.load(Ordering::Relaxed), u64::MAX);
-        assert_eq!(never.done(), 1);
+        assert_eq!((log.shared.done(), log.shared.work_done()), (0, 0));
+        let written = wait_for(&lines, seen + 1);
+        assert_eq!(
+            written.last().map(|l| l.split(" in ").next().unwrap()),
+            Some("n = 27: 0 of 5 units counted (0.0%)")
+        );
+    }
+
+    #[test]
+    fn an_interval_beyond_the_clock_writes_no_line_and_ends() {
+        let (log, lines) = log_to_buffer(Duration::MAX);
+        log.start(10, 0);
+        log.unit_done(u64::MAX);
+        assert_eq!(log.shared.done(), 1);
+        std::thread::sleep(Duration::from_millis(50));
+        assert!(lines.lock().unwrap().is_empty());
+        // Dropping the log stops and joins its writer.
+        drop(log);
     }
 }
