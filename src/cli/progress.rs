@@ -667,6 +667,11 @@ mod tests {
             written.last().map(|l| l.split(" in ").next().unwrap()),
             Some("n = 27: 0 of 5 units counted (0.0%)")
         );
+        // A dropped log's writer is stopped with it, though its run had units left.
+        drop(log);
+        let seen = lines.lock().unwrap().len();
+        std::thread::sleep(Duration::from_millis(100));
+        assert_eq!(lines.lock().unwrap().len(), seen);
     }
 
     #[test]
