@@ -277,6 +277,25 @@ fn check_names_the_attacking_queens_and_malformed_lines() {
 }
 
 #[test]
+fn check_reads_what_other_solvers_print() {
+    // `my-solver 8 | nqueens check`: positions separated by spaces, 1-based or 0-based, or a tuple.
+    nqueens()
+        .arg("check")
+        .write_stdin(
+            "1 5 8 6 3 7 2 4\n0 4 7 5 2 6 1 3\n(1, 5, 8, 6, 3, 7, 2, 4)\n1 2 3 4 5 6 7 8\n",
+        )
+        .assert()
+        .code(1)
+        .stdout(
+            "line 1: valid\n\
+             line 2: valid\n\
+             line 3: valid\n\
+             line 4: invalid: the queens at row 1, column 1 and row 2, column 2 share a diagonal\n",
+        )
+        .stderr(predicate::str::contains("3 valid, 1 invalid, 0 malformed"));
+}
+
+#[test]
 fn check_reads_files_and_refuses_missing_ones() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("eight.txt");

@@ -136,7 +136,8 @@ pub enum Command {
         #[command(flatten)]
         show: ShowOptions,
     },
-    /// Check solutions written in any of `list`'s formats; exit code 1 if any is invalid.
+    /// Check solutions written in any of `list`'s formats, or as other solvers print them (`2 4 1 3`); exit code
+    /// 1 if any is invalid.
     ///
     /// Reads FILE, or standard input when FILE is `-` or absent, and reports each solution as valid, or
     /// invalid with the reason: which two queens attack each other, or which line is malformed.

@@ -489,11 +489,26 @@ impl<R: std::io::BufRead> Reader<R> {
     }
 }
 
+/// What separates the positions of a list.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Separator {
+    Comma,
+    Space,
+}
+
 /// How a placement's text is written, as far as reading goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Kind {
-    List { base: Option<u32> },
-    Csv { base: u32 },
+    /// A bracketed list, `[2,4,1,3]` or `(2, 4, 1, 3)`.
+    List {
+        base: Option<u32>,
+    },
+    /// Positions separated by commas, without brackets.
+    Csv {
+        base: Option<u32>,
+    },
+    /// Positions separated by spaces or tabs, as many solvers print them: `2 4 1 3`.
+    Words,
     Drawing,
     Unknown,
 }
@@ -520,7 +535,7 @@ impl<R: std::io::BufRead> Iterator for Reader<R> {
             let kind = match self.notation {
                 Some(Notation::Rows | Notation::Json) => Kind::List { base: Some(1) },
                 Some(Notation::Zero) => Kind::List { base: Some(0) },
-                Some(Notation::Csv) => Kind::Csv { base: 1 },
+                Some(Notation::Csv) => Kind::Csv { base: Some(1) },
                 Some(Notation::Board | Notation::Matrix) => Kind::Drawing,
                 None => guess(trimmed),
             };
@@ -532,18 +547,20 @@ impl<R: std::io::BufRead> Iterator for Reader<R> {
             }
             let placement = match kind {
                 Kind::List { base } => {
-                    let inner = trimmed
-                        .strip_prefix('[')
-                        .and_then(|t| t.strip_suffix(']'))
+                    let inner = [('[', ']'), ('(', ')')].into_iter().find_map(|(open, close)| {
+                        trimmed.strip_prefix(open)?.strip_suffix(close)
+                    });
+                    inner
                         .ok_or_else(|| {
                             format!("'{}' is not a list: write it as [2,4,1,3]", excerpt(trimmed))
-                        });
-                    inner.and_then(|inner| self.list(inner, base))
+                        })
+                        .and_then(|inner| self.list(inner, base, Separator::Comma))
                 }
-                Kind::Csv { base } => self.list(trimmed, Some(base)),
+                Kind::Csv { base } => self.list(trimmed, base, Separator::Comma),
+                Kind::Words => self.list(trimmed, None, Separator::Space),
                 Kind::Unknown => Err(format!(
-                    "'{}' is not a solution in any format: write a list such as [2,4,1,3], a CSV record, or \
-                     a drawn board",
+                    "'{}' is not a solution in any format: write a list such as [2,4,1,3] or 2 4 1 3, a CSV \
+                     record, or a drawn board",
                     excerpt(trimmed)
                 )),
                 Kind::Drawing => match self.drawing(text) {
@@ -560,12 +577,19 @@ impl<R: std::io::BufRead> Iterator for Reader<R> {
     }
 }
 
-/// What a placement's first line says it is.
+/// What a placement's first line says it is. Lists are 0-based where a 0 occurs (a solution of 0-based
+/// positions always has one, a 1-based one never), except where `--format` says otherwise.
 fn guess(line: &str) -> Kind {
-    if line.starts_with('[') {
+    let numbers = || line.split_whitespace();
+    if line.starts_with(['[', '(']) {
         Kind::List { base: None }
     } else if line.contains(',') {
-        Kind::Csv { base: 1 }
+        Kind::Csv { base: None }
+    } else if numbers().all(|w| w.bytes().all(|b| b.is_ascii_digit()))
+        && line.contains(|c: char| ('2'..='9').contains(&c))
+    {
+        // A row of a drawing is all 0 and 1; every list of four queens or more has a 2 and a 3 in it.
+        Kind::Words
     } else if line
         .chars()
         .all(|c| c.is_whitespace() || "Qq.01♛│┌┐└┘├┤┬┴┼─".contains(c))
@@ -577,16 +601,25 @@ fn guess(line: &str) -> Kind {
 }
 
 impl<R> Reader<R> {
-    /// A list of positions separated by commas; `base` 0 or 1, or `None` to decide by whether a 0 occurs.
-    fn list(&self, text: &str, base: Option<u32>) -> Result<Placement, String> {
+    /// A list of positions separated by `separator`; `base` 0 or 1, or `None` to decide by whether a 0 occurs.
+    fn list(
+        &self,
+        text: &str,
+        base: Option<u32>,
+        separator: Separator,
+    ) -> Result<Placement, String> {
         // Two passes over the text rather than a list of its numbers: a long line costs its queens only.
         let blank = text.trim().is_empty();
         let values = || {
-            text.split(',').filter(move |_| !blank).map(|v| {
-                v.trim()
-                    .parse::<u64>()
-                    .map_err(|_| format!("'{}' is not a position", excerpt(v.trim())))
-            })
+            let words = separator == Separator::Space;
+            text.split(move |c: char| if words { c.is_whitespace() } else { c == ',' })
+                // Spaces may be many between two numbers; commas are one, around each position.
+                .filter(move |v| !(blank || words && v.is_empty()))
+                .map(|v| {
+                    v.trim()
+                        .parse::<u64>()
+                        .map_err(|_| format!("'{}' is not a position", excerpt(v.trim())))
+                })
         };
         let mut count = 0usize;
         let mut zero = false;
@@ -725,6 +758,46 @@ mod reading {
                 }
             }
         }
+    }
+
+    #[test]
+    fn plain_lists_of_other_solvers_are_read_too() {
+        // The same solution of the 4 board, as other programs print it: 0-based where a 0 occurs.
+        let expected = vec![(0, 1), (1, 3), (2, 0), (3, 2)];
+        for text in [
+            "2 4 1 3",
+            "1 3 0 2",
+            "  1\t3  0 2 ",
+            "(2, 4, 1, 3)",
+            "(1, 3, 0, 2)",
+            "1,3,0,2",
+            "2,4,1,3",
+            "[1, 3, 0, 2]",
+        ] {
+            let entries = read(text, None, None);
+            assert_eq!(entries.len(), 1, "{text}");
+            let mut queens = entries[0].placement.clone().unwrap().queens;
+            queens.sort();
+            assert_eq!(queens, expected, "{text:?}");
+        }
+        // Ten queens or more: two-digit positions.
+        let ten = read("1 3 6 8 10 5 9 2 4 7", None, None);
+        assert_eq!(ten[0].placement.clone().unwrap().queens.len(), 10);
+        // A row of 0 and 1 is still a drawing's.
+        let drawn = read("0 1 0 0\n0 0 0 1\n1 0 0 0\n0 0 1 0\n", None, None);
+        assert_eq!(drawn.len(), 1);
+        let mut queens = drawn[0].placement.clone().unwrap().queens;
+        queens.sort();
+        assert_eq!(queens, expected);
+        // A CSV record said to be one is 1-based: a 0 in it is not a position.
+        let csv = read("1,3,0,2", Some(Notation::Csv), None);
+        assert_eq!(
+            csv[0].placement,
+            Err("0 is not a position in a 1-based list".to_string())
+        );
+        // Words that are not all numbers are nothing known.
+        let odd = read("2 4 one 3", None, None);
+        assert!(odd[0].placement.clone().unwrap_err().contains("2 4 1 3"));
     }
 
     #[test]

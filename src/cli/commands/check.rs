@@ -1,4 +1,5 @@
-//! `nqueens check`: reads solutions in any of `list`'s formats and says of each whether it is one.
+//! `nqueens check`: reads solutions in any of `list`'s formats, or as other solvers print them, and says of each
+//! whether it is one.
 
 use crate::cli::errors::UsageError;
 use crate::cli::output::{Output, Writer};
