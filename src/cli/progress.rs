@@ -294,13 +294,18 @@ impl Bar {
             None => LOG_INTERVAL,
         };
         let lines = !quiet && !every.is_zero();
-        let units = Arc::new([AtomicU64::new(0), AtomicU64::new(0)]);
+        let bar = (!lines && visible(quiet)).then(ProgressDrawTarget::stderr);
+        Bar::counting(bar, lines.then(|| Log::new(every)))
+    }
+
+    /// Progress that starts over with each count: the bar drawn on `bar`, or the lines of `log`.
+    fn counting(bar: Option<ProgressDrawTarget>, log: Option<Log>) -> Bar {
         Bar {
-            bar: (!lines && visible(quiet)).then(|| work_bar(units.clone())),
-            log: lines.then(|| Log::new(every)),
+            bar: bar.map(work_bar),
+            log,
             restart_each_run: true,
             work: ArcSwapOption::empty(),
-            units,
+            units: Arc::new([AtomicU64::new(0), AtomicU64::new(0)]),
         }
     }
 
@@ -316,11 +321,16 @@ impl Bar {
     }
 
     /// Sets the words before the bar ("n = 17", "2 threads, run 1 of 3").
+    /// For a count, that is its start: its plan is built next, and the bar says so until the run starts.
     pub fn set_message(&self, message: String) {
         if let Some(log) = &self.log {
             log.set_message(&message);
         }
         if let Some(bar) = &self.bar {
+            if self.restart_each_run {
+                bar.set_style(planning_style());
+                bar.reset_elapsed();
+            }
             bar.set_message(message);
         }
     }
@@ -367,31 +377,50 @@ fn ticking(bar: ProgressBar) -> ProgressBar {
     bar
 }
 
-/// A bar whose length is the run's estimated work, with its units done and in all (`units`) beside it.
-fn work_bar(units: Arc<[AtomicU64; 2]>) -> ProgressBar {
-    let bar = ticking(ProgressBar::with_draw_target(
-        Some(0),
-        ProgressDrawTarget::stderr(),
-    ));
-    bar.set_style(
-        ProgressStyle::with_template(
-            "{msg:24} [{elapsed_precise}] {wide_bar} {units} units, ETA {eta}",
-        )
-        .expect("the template is valid")
-        .with_key(
-            "units",
-            move |_: &indicatif::ProgressState, out: &mut dyn std::fmt::Write| {
-                let [done, all] = &*units;
-                let _ = write!(
-                    out,
-                    "{}/{}",
-                    indicatif::HumanCount(done.load(Ordering::Relaxed)),
-                    indicatif::HumanCount(all.load(Ordering::Relaxed))
-                );
-            },
-        ),
-    );
+/// The bar of counts, drawn on `target`: it says the plan is being built until the run starts
+/// ([`work_style`]).
+fn work_bar(target: ProgressDrawTarget) -> ProgressBar {
+    let bar = ticking(ProgressBar::with_draw_target(Some(0), target));
+    bar.set_style(planning_style());
     bar
+}
+
+/// While a count's plan is built: how long it has taken (a plan of a large board takes seconds), and no bar,
+/// which would show a run of no units as all done.
+fn planning_style() -> ProgressStyle {
+    ProgressStyle::with_template("{msg:24} [{elapsed_precise}] planning the work units")
+        .expect("the template is valid")
+}
+
+/// A bar whose length is the run's estimated work, with its units done and in all (`units`) beside it, and no
+/// time left until some work is done (indicatif's would say 0s).
+fn work_style(units: Arc<[AtomicU64; 2]>) -> ProgressStyle {
+    ProgressStyle::with_template(
+        "{msg:24} [{elapsed_precise}] {wide_bar} {units} units, ETA {left}",
+    )
+    .expect("the template is valid")
+    .with_key(
+        "units",
+        move |_: &indicatif::ProgressState, out: &mut dyn std::fmt::Write| {
+            let [done, all] = &*units;
+            let _ = write!(
+                out,
+                "{}/{}",
+                indicatif::HumanCount(done.load(Ordering::Relaxed)),
+                indicatif::HumanCount(all.load(Ordering::Relaxed))
+            );
+        },
+    )
+    .with_key(
+        "left",
+        |state: &indicatif::ProgressState, out: &mut dyn std::fmt::Write| {
+            let _ = if state.pos() == 0 {
+                write!(out, "unknown")
+            } else {
+                write!(out, "{:#}", indicatif::HumanDuration(state.eta()))
+            };
+        },
+    )
 }
 
 /// Ticks of work at most in a run, so that a tally of them never overflows.
@@ -416,6 +445,7 @@ impl Progress for Bar {
         if let Some(bar) = &self.bar {
             self.units[0].store(0, Ordering::Relaxed);
             self.units[1].store(units as u64, Ordering::Relaxed);
+            bar.set_style(work_style(self.units.clone()));
             bar.set_length(if ticks > 0 { ticks } else { units as u64 });
             bar.set_position(0);
             bar.reset_eta();
@@ -589,6 +619,126 @@ mod tests {
         quiet.unit_done(&plan.units()[0], &Count::default());
         assert!(quiet.work.load().is_none());
         assert_eq!(quiet.units[0].load(Ordering::Relaxed), 0);
+    }
+
+    /// A terminal that keeps what is shown on its one line.
+    #[derive(Clone, Debug, Default)]
+    struct Screen(Arc<Mutex<String>>);
+
+    impl Screen {
+        fn shown(&self) -> String {
+            self.0.lock().unwrap().trim_end().to_owned()
+        }
+    }
+
+    impl indicatif::TermLike for Screen {
+        fn width(&self) -> u16 {
+            100
+        }
+        fn move_cursor_up(&self, _: usize) -> std::io::Result<()> {
+            Ok(())
+        }
+        fn move_cursor_down(&self, _: usize) -> std::io::Result<()> {
+            Ok(())
+        }
+        fn move_cursor_right(&self, _: usize) -> std::io::Result<()> {
+            Ok(())
+        }
+        fn move_cursor_left(&self, _: usize) -> std::io::Result<()> {
+            Ok(())
+        }
+        fn write_line(&self, s: &str) -> std::io::Result<()> {
+            self.write_str(s)
+        }
+        fn write_str(&self, s: &str) -> std::io::Result<()> {
+            self.0.lock().unwrap().push_str(s.trim_start_matches('\r'));
+            Ok(())
+        }
+        fn clear_line(&self) -> std::io::Result<()> {
+            self.0.lock().unwrap().clear();
+            Ok(())
+        }
+        fn flush(&self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn the_bar_says_the_plan_is_built_then_shows_the_units_and_the_time_left() {
+        use nqueens::{Board, Plan, Split, Symmetry};
+        let screen = Screen::default();
+        let bar = Bar::counting(
+            Some(ProgressDrawTarget::term_like(Box::new(screen.clone()))),
+            None,
+        );
+        // Drawn when asked here, not by the clock's tick (next test).
+        bar.bar.as_ref().unwrap().disable_steady_tick();
+        let drawn = || {
+            bar.bar.as_ref().unwrap().tick();
+            screen.shown()
+        };
+        // While the plan is built: how long it takes, and no bar that a run of no units would show full.
+        bar.set_message("n = 12".into());
+        let shown = drawn();
+        assert!(
+            shown.starts_with("n = 12 ") && shown.ends_with("] planning the work units"),
+            "{shown}"
+        );
+        let plan = Plan::new(
+            Board::new(12).unwrap(),
+            Symmetry::Full,
+            Split::durable(Symmetry::Full),
+        );
+        let units = plan.units().len();
+        bar.start(Run {
+            plan: &plan,
+            units: None,
+        });
+        // The bar's length is the estimated work: no time left until some of it is done.
+        let progress = bar.bar.as_ref().unwrap();
+        let work = WorkEstimate::of(&plan);
+        assert_eq!(progress.length(), Some(work.units(None) as u64));
+        assert_eq!(progress.position(), 0);
+        let shown = drawn();
+        assert!(
+            shown.contains(&format!(
+                " 0/{} units, ETA unknown",
+                indicatif::HumanCount(units as u64)
+            )),
+            "{shown}"
+        );
+        for unit in &plan.units()[..1000] {
+            bar.unit_done(unit, &Count::default());
+        }
+        let done: u64 = (0..1000).map(|i| work.unit(i) as u64).sum();
+        assert_eq!(progress.position(), done);
+        let shown = drawn();
+        assert!(shown.contains(" 1,000/62,437 units, ETA "), "{shown}");
+        assert!(!shown.contains("unknown"), "{shown}");
+        // The next board of a sweep is planned in its turn.
+        bar.set_message("n = 13".into());
+        assert!(drawn().ends_with("planning the work units"));
+        bar.finish();
+        assert_eq!(screen.shown(), "");
+    }
+
+    #[test]
+    fn the_bar_clock_moves_while_no_unit_ends() {
+        let screen = Screen::default();
+        let bar = Bar::counting(
+            Some(ProgressDrawTarget::term_like(Box::new(screen.clone()))),
+            None,
+        );
+        bar.set_message("n = 27".into());
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let moved = || {
+            let shown = screen.shown();
+            shown.contains("] planning") && !shown.contains("[00:00:00]")
+        };
+        while !moved() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert!(moved(), "{}", screen.shown());
     }
 
     /// A log whose lines land in a buffer.
