@@ -172,6 +172,19 @@ fn a_folder_that_cannot_take_the_charts_is_refused_before_any_is_written() {
             .stderr(contains("it is not a folder"));
     }
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "notes\n");
+    // `-o chart.svg`, as `-o` names a file elsewhere: refused, rather than made a folder of that name.
+    let chart = dir.path().join("chart.svg");
+    nqueens()
+        .arg("plot")
+        .arg(&count)
+        .arg("-o")
+        .arg(&chart)
+        .assert()
+        .code(2)
+        .stderr(contains(
+            "-o names the folder the charts go to (time-vs-n.svg)",
+        ));
+    assert!(!chart.exists());
     // One chart's file cannot be written (a folder has its name): none is written, not the first ones.
     let out = dir.path().join("plots");
     std::fs::create_dir_all(out.join("scaling.svg")).unwrap();

@@ -85,6 +85,19 @@ pub fn run(args: &PlotArgs) -> anyhow::Result<()> {
             cannot("it is not a folder; name a folder (made if missing) with -o".into()).into(),
         );
     }
+    // `-o chart.svg` asks for a file, as `-o` does on the other commands: a folder of that name is not what
+    // was meant.
+    let names_a_chart = dir
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("svg"));
+    if !dir.exists() && names_a_chart {
+        let charts: Vec<&str> = charts.iter().map(|(name, _)| *name).collect();
+        return Err(cannot(format!(
+            "-o names the folder the charts go to ({}), and this name is a chart's: name a folder",
+            charts.join(", ")
+        ))
+        .into());
+    }
     std::fs::create_dir_all(dir).map_err(|e| cannot(format!("could not make the folder: {e}")))?;
     let mut files = Vec::new();
     for (name, text) in charts {
