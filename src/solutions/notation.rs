@@ -302,6 +302,46 @@ mod tests {
     }
 
     #[test]
+    fn positions_of_one_two_and_three_digits_are_written_whole() {
+        // The first solution of the 12 board, then positions 9 to 11 and 99 to 101 of wider boards.
+        let twelve = Shape::square(12);
+        let queens = [0, 2, 4, 7, 9, 11, 5, 10, 1, 6, 8, 3];
+        assert_eq!(
+            text(Notation::Rows, twelve, false, &queens),
+            "[1,3,5,8,10,12,6,11,2,7,9,4]\n"
+        );
+        assert_eq!(
+            text(Notation::Zero, twelve, false, &queens),
+            "[0,2,4,7,9,11,5,10,1,6,8,3]\n"
+        );
+        let wide: [u32; 4] = [98, 99, 100, 9];
+        let mut out = Vec::new();
+        Renderer::new(Notation::Rows, Shape::square(200), false).render(&wide, &mut out);
+        assert_eq!(String::from_utf8(out).unwrap(), "[99,100,101,10]\n");
+    }
+
+    #[test]
+    fn notations_are_named_as_the_command_line_names_them() {
+        let names: Vec<String> = Notation::ALL.iter().map(|n| n.to_string()).collect();
+        assert_eq!(names, ["rows", "zero", "board", "matrix", "json", "csv"]);
+        for notation in Notation::ALL {
+            assert_eq!(notation.name().parse::<Notation>().unwrap(), notation);
+            // Only drawings grow with the square of the board.
+            assert_eq!(
+                notation.draws(),
+                matches!(notation, Notation::Board | Notation::Matrix)
+            );
+        }
+        let unknown = "fen".parse::<Notation>().unwrap_err().to_string();
+        assert_eq!(
+            unknown,
+            "unknown solution format 'fen': use one of rows, zero, board, matrix, json, csv"
+        );
+        assert_eq!(Shape::square(8).to_string(), "8");
+        assert_eq!(Shape { rows: 8, cols: 6 }.to_string(), "8x6");
+    }
+
+    #[test]
     fn drawings_show_rows_of_squares() {
         let four = Shape::square(4);
         assert_eq!(
@@ -351,9 +391,11 @@ pub struct Placement {
 }
 
 /// Reads placements in any notation, one after another: lists one per line, drawings separated by blank
-/// lines. With no notation given, each placement's own text says which it is: a list starts with `[`, a CSV
-/// record with a number and has commas, a drawing starts with a box-drawing character, `Q` or `.`, or is made
-/// of `0` and `1`. A bracketed list that contains a 0 is read as 0-based, any other as 1-based.
+/// lines. With no notation given, each placement's own text says which it is: a list starts with `[` or `(`, a
+/// CSV record with a number and has commas, a list as other solvers print it is numbers separated by spaces
+/// with a digit from 2 to 9 among them, a drawing starts with a box-drawing character, `Q` or `.`, or is made
+/// of `0` and `1`. A list that contains a 0 is read as 0-based, any other as 1-based, unless the notation
+/// given says which.
 ///
 /// Lists say nothing of the board, so they are taken as square unless `shape` is given (required for a
 /// rectangle's lists); drawings carry their own size.
@@ -363,11 +405,22 @@ pub struct Reader<R> {
     notation: Option<Notation>,
     shape: Option<Shape>,
     pending: Option<(usize, Line)>,
+    /// The longest line kept, and the largest drawing: [`MAX_LINE`] (smaller in tests).
+    max_line: usize,
 }
 
 /// The longest line read: 128 MiB, a list of some 13 million queens (the solution of `solve 10000000` fits).
 /// A longer line is skipped unread and reported malformed, so memory stays bounded whatever the input.
 pub const MAX_LINE: usize = 128 << 20;
+
+/// A size for a message: `128 MiB`, or bytes under a MiB.
+fn size_words(bytes: usize) -> String {
+    if bytes >= 1 << 20 {
+        format!("{} MiB", bytes >> 20)
+    } else {
+        format!("{bytes} bytes")
+    }
+}
 
 /// A line as read: its text, or why it has none.
 type Line = Result<String, String>;
@@ -390,6 +443,7 @@ impl<R: std::io::BufRead> Reader<R> {
             notation,
             shape,
             pending: None,
+            max_line: MAX_LINE,
         }
     }
 
@@ -401,7 +455,7 @@ impl<R: std::io::BufRead> Reader<R> {
             return Some(Ok(line));
         }
         let mut bytes = Vec::new();
-        let limit = MAX_LINE as u64 + 1;
+        let limit = self.max_line as u64 + 1;
         match (&mut self.input).take(limit).read_until(b'\n', &mut bytes) {
             Ok(0) => return None,
             Ok(_) => {}
@@ -413,7 +467,7 @@ impl<R: std::io::BufRead> Reader<R> {
             if bytes.last() == Some(&b'\r') {
                 bytes.pop();
             }
-        } else if bytes.len() > MAX_LINE {
+        } else if bytes.len() > self.max_line {
             // Skip the rest of the line without keeping it.
             let mut skipped = bytes.len();
             drop(bytes);
@@ -425,19 +479,20 @@ impl<R: std::io::BufRead> Reader<R> {
                 if chunk.is_empty() {
                     break;
                 }
+                // The line's bytes, then its end, which is not the line's.
                 let (used, end) = match chunk.iter().position(|&b| b == b'\n') {
-                    Some(i) => (i + 1, true),
+                    Some(i) => (i, true),
                     None => (chunk.len(), false),
                 };
-                self.input.consume(used);
+                self.input.consume(used + usize::from(end));
                 skipped += used;
                 if end {
                     break;
                 }
             }
             let why = format!(
-                "the line is longer than {} MiB ({skipped} bytes): not a solution this reads",
-                MAX_LINE >> 20
+                "the line is longer than {} ({skipped} bytes): not a solution this reads",
+                size_words(self.max_line)
             );
             return Some(Ok((self.number, Err(why))));
         }
@@ -464,7 +519,7 @@ impl<R: std::io::BufRead> Reader<R> {
                 (_, Ok(text)) if text.trim().is_empty() => break,
                 (_, Ok(text)) => {
                     size += text.len();
-                    if size > MAX_LINE {
+                    if size > self.max_line {
                         too_large = true;
                         rows = Vec::new();
                     }
@@ -481,8 +536,8 @@ impl<R: std::io::BufRead> Reader<R> {
         }
         if too_large {
             return Ok(Err(format!(
-                "the drawing is larger than {} MiB ({size} bytes): not a board this reads",
-                MAX_LINE >> 20
+                "the drawing is larger than {} ({size} bytes): not a board this reads",
+                size_words(self.max_line)
             )));
         }
         Ok(Ok(rows))
@@ -760,6 +815,53 @@ mod reading {
         }
     }
 
+    /// What a reader keeping lines of at most `max_line` bytes reads from `input`.
+    fn read_within(input: &[u8], max_line: usize) -> Vec<Entry> {
+        let mut reader = Reader::new(input, None, None);
+        reader.max_line = max_line;
+        reader.collect::<std::io::Result<_>>().unwrap()
+    }
+
+    #[test]
+    fn a_line_too_long_is_skipped_unkept_and_the_next_is_read() {
+        // A line of exactly the limit is read; one byte more is not kept, and says how long it was.
+        let at_limit = format!("{:<16}", "[2,4,1,3]");
+        let over = "x".repeat(40);
+        let input = format!("{at_limit}\n{over}\n[3,1,4,2]\n{over}9");
+        let entries = read_within(input.as_bytes(), 16);
+        assert_eq!(entries.len(), 4, "{entries:?}");
+        assert!(entries[0].placement.is_ok(), "{:?}", entries[0]);
+        assert_eq!(
+            entries[1].placement,
+            Err("the line is longer than 16 bytes (40 bytes): not a solution this reads".into())
+        );
+        assert_eq!((entries[2].line, entries[2].placement.is_ok()), (3, true));
+        // The last line, without its end, likewise.
+        assert_eq!(entries[3].line, 4);
+        assert!(entries[3]
+            .placement
+            .clone()
+            .unwrap_err()
+            .contains("(41 bytes)"));
+        assert_eq!(size_words(MAX_LINE), "128 MiB");
+    }
+
+    #[test]
+    fn a_drawing_too_large_is_malformed_and_the_next_is_read() {
+        // Four rows of 7 bytes: 28 in all, over a limit of 20; each row alone is within it.
+        let input = b"Q . . .\n. . . Q\n. Q . .\n. . Q .\n\n[2,4,1,3]\n";
+        let entries = read_within(input, 20);
+        assert_eq!(entries.len(), 2, "{entries:?}");
+        assert_eq!(
+            entries[0].placement,
+            Err("the drawing is larger than 20 bytes (28 bytes): not a board this reads".into())
+        );
+        assert_eq!((entries[1].line, entries[1].placement.is_ok()), (6, true));
+        // Within the limit, the same drawing is read (and is no solution: two queens share a diagonal).
+        let entries = read_within(input, 28);
+        assert_eq!(entries[0].placement.clone().unwrap().queens.len(), 4);
+    }
+
     #[test]
     fn plain_lists_of_other_solvers_are_read_too() {
         // The same solution of the 4 board, as other programs print it: 0-based where a 0 occurs.
@@ -776,6 +878,10 @@ mod reading {
         ] {
             let entries = read(text, None, None);
             assert_eq!(entries.len(), 1, "{text}");
+            assert_eq!(
+                entries[0].placement.as_ref().map(|p| p.shape),
+                Ok(Shape::square(4))
+            );
             let mut queens = entries[0].placement.clone().unwrap().queens;
             queens.sort();
             assert_eq!(queens, expected, "{text:?}");
@@ -798,6 +904,26 @@ mod reading {
         // Words that are not all numbers are nothing known.
         let odd = read("2 4 one 3", None, None);
         assert!(odd[0].placement.clone().unwrap_err().contains("2 4 1 3"));
+    }
+
+    #[test]
+    fn compact_drawings_are_read_and_checked_against_the_board_given() {
+        let drawing = ".Q..\n...Q\nQ...\n..Q.\n";
+        let mut queens = read(drawing, None, None)[0]
+            .placement
+            .clone()
+            .unwrap()
+            .queens;
+        queens.sort();
+        assert_eq!(queens, [(0, 1), (1, 3), (2, 0), (3, 2)]);
+        // With the board given, a drawing of that board is read, and of another refused.
+        assert!(read(drawing, None, Some(Shape::square(4)))[0]
+            .placement
+            .is_ok());
+        assert_eq!(
+            read(drawing, None, Some(Shape { rows: 8, cols: 6 }))[0].placement,
+            Err("the drawing shows a 4x4 board, not 8x6".to_string())
+        );
     }
 
     #[test]
