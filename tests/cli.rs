@@ -891,7 +891,7 @@ fn kernel_is_an_option_of_the_commands_that_search_and_nowhere_else() {
         .args(["--kernel", "scalar", "units", "8", "--summary"])
         .assert()
         .code(2)
-        .stderr(contains("count, verify, bench and list"));
+        .stderr(contains("count, verify, bench, list and estimate"));
 }
 
 #[test]
@@ -1045,5 +1045,76 @@ fn every_readme_example_is_accepted() {
             args.join(" "),
             String::from_utf8_lossy(&out.stderr)
         );
+    }
+}
+
+#[test]
+fn estimate_forecasts_the_nodes_and_time_of_the_count_it_would_make() {
+    // `nqueens estimate 13 -t 2`: the plan `count 13 -t 2` would make, sampled for a tenth of a second.
+    let json = |args: &[&str]| -> serde_json::Value {
+        let out = nqueens().args(args).assert().success();
+        serde_json::from_slice(&out.get_output().stdout).unwrap()
+    };
+    let estimate = json(&[
+        "estimate", "13", "-t", "2", "--sample", "100ms", "-f", "json",
+    ]);
+    assert_eq!(estimate["kind"], "estimate");
+    let row = &estimate["results"][0];
+    let counted = json(&["count", "13", "-t", "2", "-f", "json"]);
+    let counted = &counted["results"][0];
+    assert_eq!(row["units"], counted["units"]);
+    let nodes = counted["nodes"].as_f64().unwrap();
+    let (forecast, error) = (
+        row["nodes"].as_f64().unwrap(),
+        row["nodes_error"].as_f64().unwrap(),
+    );
+    assert!(
+        (forecast - nodes).abs() <= (5.0 * error).max(0.01 * nodes) && error < 0.05 * nodes,
+        "forecast {forecast} ± {error}, counted {nodes}"
+    );
+    let rate = row["nodes_per_second"].as_f64().unwrap();
+    assert!(rate > 0.0);
+    assert!((row["seconds"].as_f64().unwrap() - forecast / rate).abs() < 1e-6 * forecast / rate);
+    // Boards with no search have no time; the table says so.
+    let none = nqueens()
+        .args(["estimate", "1..3", "--sample", "10ms"])
+        .assert()
+        .success();
+    let table = String::from_utf8(none.get_output().stdout.clone()).unwrap();
+    assert_eq!(table.lines().count(), 4, "{table}");
+    assert!(
+        table.lines().nth(1).unwrap().trim_end().ends_with('-'),
+        "{table}"
+    );
+    // CSV and Markdown, a row a board.
+    for (format, head) in [
+        ("csv", "n,symmetry,units,nodes,"),
+        ("markdown", "| n | symmetry |"),
+    ] {
+        nqueens()
+            .args(["estimate", "8", "8x6", "--sample", "10ms", "-f", format])
+            .assert()
+            .success()
+            .stdout(predicate::str::starts_with(head).and(contains("8x6").and(contains("mirror"))));
+    }
+    // Bad input: a usage error (exit 2), before any board is sampled.
+    for (args, message) in [
+        (
+            &["estimate", "12", "--sample", "0"][..],
+            "sample from 1ms to 24h",
+        ),
+        (
+            &["estimate", "12", "--sample", "soon"],
+            "give a duration such as 2s",
+        ),
+        (&["estimate", "12", "13x14", "--symmetry", "full"], "13x14"),
+        (&["estimate", "99"], "up to n = 64"),
+    ] {
+        nqueens()
+            .args(args)
+            .assert()
+            .code(2)
+            .stderr(contains(message))
+            .stdout("");
     }
 }

@@ -26,7 +26,7 @@ pub struct Cli {
     pub kernel: Option<KernelChoice>,
 }
 
-/// `--kernel`, on the commands whose searches it chooses: count, verify, bench and list.
+/// `--kernel`, on the commands whose searches it chooses: count, verify, bench, list and estimate.
 #[derive(Debug, Args, Default)]
 pub struct KernelOption {
     /// The search loop: `avx512` runs 32 searches at once (two AVX-512 registers of 16 32-bit lanes, taking
@@ -186,6 +186,34 @@ pub enum Command {
         /// once it is complete.
         #[arg(short, long, value_name = "FILE")]
         output: Option<PathBuf>,
+    },
+    /// Estimate how long counting a board would take here, from seconds of samples of its search.
+    ///
+    /// Random descents from the plan's units, each carried to a subtree that the search loop counts whole, on
+    /// the threads that would count the board: an unbiased estimate of its nodes with its standard error, and
+    /// this machine's rate on them. For deciding whether a board is worth its months, and on how many machines.
+    Estimate {
+        /// Board sizes: N, an inclusive range A..B, or a rectangle RxC.
+        #[arg(required = true, value_name = "N", allow_negative_numbers = true)]
+        sizes: Vec<String>,
+        /// Threads that would count, and that sample side by side, 1 to 4096 [default: all available cores].
+        #[arg(short, long, value_parser = clap::value_parser!(u32).range(1..=4096))]
+        threads: Option<u32>,
+        /// Symmetry reduction (as for count) [default: full for square boards, mirror for rectangles].
+        #[arg(long, value_parser = parse_symmetry)]
+        symmetry: Option<Symmetry>,
+        /// How long to sample each board, such as `2s` or `1m`: longer narrows the error.
+        #[arg(long, value_name = "DURATION", default_value = "2s", value_parser = parse_sampling)]
+        sample: std::time::Duration,
+        /// Output format.
+        #[arg(short, long, default_value = "table", value_parser = FormatParser)]
+        format: Format,
+        /// Write the estimates to FILE instead of standard output (`-` is standard output). The file appears
+        /// only once it is complete.
+        #[arg(short, long, value_name = "FILE")]
+        output: Option<PathBuf>,
+        #[command(flatten)]
+        kernel: KernelOption,
     },
     /// Merge the journals of a checkpointed or sharded run into the board's exact total.
     ///
@@ -361,6 +389,15 @@ fn parse_interval(s: &str) -> Result<std::time::Duration, String> {
     humantime::parse_duration(s).map_err(|e| {
         format!("{e}: give a duration such as 30s, 10m or 1h, or 0 for no progress lines")
     })
+}
+
+fn parse_sampling(s: &str) -> Result<std::time::Duration, String> {
+    let sampling = humantime::parse_duration(s)
+        .map_err(|e| format!("{e}: give a duration such as 2s or 1m"))?;
+    if sampling.is_zero() || sampling > std::time::Duration::from_secs(24 * 3600) {
+        return Err("sample from 1ms to 24h".into());
+    }
+    Ok(sampling)
 }
 
 fn parse_symmetry(s: &str) -> Result<Symmetry, String> {

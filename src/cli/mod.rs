@@ -33,9 +33,10 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Count { options, .. } | Command::Verify { options, .. } => options.kernel.kernel,
         Command::List { kernel, .. } => kernel.kernel,
         Command::Bench(args) => args.kernel.kernel,
+        Command::Estimate { kernel, .. } => kernel.kernel,
         _ if cli.kernel.is_some() => {
             return Err(errors::UsageError(
-                "--kernel chooses the search loop of count, verify, bench and list; this command runs none"
+                "--kernel chooses the search loop of count, verify, bench, list and estimate; this command runs none"
                     .into(),
             )
             .into())
@@ -100,6 +101,15 @@ pub fn run() -> anyhow::Result<ExitCode> {
             output,
             quiet,
         } => commands::merge::run(&files, format, output.as_deref(), quiet),
+        Command::Estimate {
+            sizes,
+            threads,
+            symmetry,
+            sample,
+            format,
+            output,
+            ..
+        } => commands::estimate::run(&sizes, threads, symmetry, sample, format, output.as_deref()),
         Command::Bench(args) => commands::bench::run(&args),
         Command::Plot(args) => commands::plot::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Completions { shell } => commands::docs::completions(shell),

@@ -10,6 +10,7 @@ pub mod border;
 pub mod count;
 pub mod estimate;
 pub mod exec;
+pub mod forecast;
 pub mod kernel;
 pub mod plan;
 pub mod symmetry;

@@ -2,7 +2,8 @@
 //! [`crate::cli::run`] picks the command and `main` maps what it returns to an exit code.
 //!
 //! - counting: [`count`] (`count` and `verify`, with checkpoints and shards in [`count::checkpointed`]),
-//!   [`bench`], [`units`] (the plan of a run) and [`merge`] (the journals of a sharded run);
+//!   [`bench`], [`units`] (the plan of a run), [`merge`] (the journals of a sharded run) and [`estimate`] (how
+//!   long a count would take);
 //! - solutions: [`list`], [`solve`] and [`check`];
 //! - charts: [`plot`];
 //! - the shell: [`docs`] (`completions` and `man`).
@@ -11,6 +12,7 @@ pub mod bench;
 pub mod check;
 pub mod count;
 pub mod docs;
+pub mod estimate;
 pub mod list;
 pub mod merge;
 pub mod plot;

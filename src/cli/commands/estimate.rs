@@ -1,0 +1,226 @@
+//! `nqueens estimate`: how long counting a board would take on this machine, from seconds of samples of its
+//! search ([`nqueens::engine::forecast`]), one row a board as each is sampled.
+
+use crate::cli::output::Output;
+use crate::cli::validate::{parse_boards, symmetry_for};
+use nqueens::engine::forecast::Forecast;
+use nqueens::report::export::Format;
+use nqueens::report::machine::{Machine, Program};
+use nqueens::{Board, CountRequest, Symmetry};
+use serde_json::json;
+use std::path::Path;
+use std::process::ExitCode;
+use std::time::Duration;
+
+/// Estimates each board of `sizes` on `threads` threads (all cores by default), sampling each for `sample`.
+pub fn run(
+    sizes: &[String],
+    threads: Option<u32>,
+    symmetry: Option<Symmetry>,
+    sample: Duration,
+    format: Format,
+    output: Option<&Path>,
+) -> anyhow::Result<ExitCode> {
+    let threads = threads.map_or_else(num_cpus::get, |t| t as usize);
+    // Every board is checked before any is sampled: a bad one later in the list wastes no sampling.
+    let mut boards = Vec::new();
+    for spec in sizes {
+        for board in parse_boards(spec)? {
+            boards.push((board, symmetry_for(board, symmetry)?));
+        }
+    }
+    let mut out = Output::open(output)?;
+    out.write(header(format).as_bytes())?;
+    let mut rows = Vec::new();
+    for (board, symmetry) in boards {
+        // The plan `count` would make for these threads: its units are the ones sampled.
+        let plan = CountRequest::board(board)
+            .symmetry(symmetry)
+            .threads(threads)
+            .plan();
+        let forecast = Forecast::sample(&plan, threads.min(num_cpus::get()), sample);
+        let row = Row {
+            board,
+            symmetry,
+            threads,
+            forecast,
+        };
+        out.write(row.line(format).as_bytes())?;
+        rows.push(row);
+    }
+    if format == Format::Json {
+        let doc = json!({
+            "schema_version": nqueens::report::SCHEMA_VERSION,
+            "kind": "estimate",
+            "program": Program::current(),
+            "machine": Machine::detect(),
+            "sample_seconds": sample.as_secs_f64(),
+            "results": rows.iter().map(Row::json).collect::<Vec<_>>(),
+        });
+        out.write(format!("{}\n", serde_json::to_string_pretty(&doc)?).as_bytes())?;
+    }
+    out.finish()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// One board's estimate.
+struct Row {
+    board: Board,
+    symmetry: Symmetry,
+    /// The threads the count would have (the sampling took no more than the cores).
+    threads: usize,
+    forecast: Forecast,
+}
+
+fn header(format: Format) -> String {
+    match format {
+        Format::Table => format!(
+            "{:>6}  {:>8}  {:>10}  {:>12}  {:>7}  {:>7}  {:>9}  {:>14}\n",
+            "n", "symmetry", "units", "nodes", "± error", "threads", "nodes/s", "time to count"
+        ),
+        Format::Csv => {
+            "n,symmetry,units,nodes,nodes_error,threads,nodes_per_second,seconds,samples,\
+                        sampled_nodes,sampled_seconds\n"
+                .into()
+        }
+        Format::Markdown => {
+            "| n | symmetry | units | nodes | ± error | threads | nodes/s | time to count |\n\
+                             |--:|---|--:|--:|--:|--:|--:|--:|\n"
+                .into()
+        }
+        Format::Json => String::new(),
+    }
+}
+
+impl Row {
+    fn line(&self, format: Format) -> String {
+        let f = &self.forecast;
+        let error = relative_error(f);
+        let rate = f.rate();
+        let time = f.seconds().map_or("-".to_string(), span);
+        match format {
+            Format::Table => format!(
+                "{:>6}  {:>8}  {:>10}  {:>12}  {:>7}  {:>7}  {:>9}  {:>14}\n",
+                self.board.to_string(),
+                self.symmetry.to_string(),
+                f.units,
+                scientific(f.nodes),
+                error,
+                self.threads,
+                si(rate),
+                time
+            ),
+            Format::Csv => format!(
+                "{},{},{},{:.0},{:.0},{},{:.0},{},{},{},{:.6}\n",
+                self.board,
+                self.symmetry,
+                f.units,
+                f.nodes,
+                f.nodes_error,
+                self.threads,
+                rate,
+                f.seconds().map_or(String::new(), |s| format!("{s:.3}")),
+                f.samples,
+                f.sampled_nodes,
+                f.sampled_seconds
+            ),
+            Format::Markdown => format!(
+                "| {} | {} | {} | {} | {} | {} | {} | {} |\n",
+                self.board,
+                self.symmetry,
+                f.units,
+                scientific(f.nodes),
+                error,
+                self.threads,
+                si(rate),
+                time
+            ),
+            Format::Json => String::new(),
+        }
+    }
+
+    fn json(&self) -> serde_json::Value {
+        let f = &self.forecast;
+        json!({
+            "n": self.board.to_string(),
+            "symmetry": self.symmetry.to_string(),
+            "units": f.units,
+            "nodes": f.nodes,
+            "nodes_error": f.nodes_error,
+            "threads": self.threads,
+            "nodes_per_second": f.rate(),
+            "seconds": f.seconds(),
+            "cut_depth": f.cut_depth,
+            "samples": f.samples,
+            "sampled_nodes": f.sampled_nodes,
+            "sampled_seconds": f.sampled_seconds,
+        })
+    }
+}
+
+/// The standard error as a share of the estimate: `0.8%`; `-` where there is none to give.
+fn relative_error(f: &Forecast) -> String {
+    if f.nodes > 0.0 {
+        format!("{:.1}%", 100.0 * f.nodes_error / f.nodes)
+    } else {
+        "-".into()
+    }
+}
+
+/// `1.21e13`, or the number itself under a million.
+fn scientific(x: f64) -> String {
+    if x < 1e6 {
+        format!("{x:.0}")
+    } else {
+        format!("{x:.2e}")
+    }
+}
+
+/// A rate with an SI prefix: `1.08 G`.
+fn si(x: f64) -> String {
+    let (value, prefix) = [(1e12, " T"), (1e9, " G"), (1e6, " M"), (1e3, " k")]
+        .into_iter()
+        .find(|&(scale, _)| x >= scale)
+        .map_or((x, ""), |(scale, prefix)| (x / scale, prefix));
+    format!("{value:.2}{prefix}")
+}
+
+/// A time for a person, as far as an estimate deserves: seconds under a minute, then the first two units
+/// (`3h 6m`, `1month 27days`), and from a year on, years to three figures (`162 years`, `2.49e5 years`).
+fn span(seconds: f64) -> String {
+    const YEAR: f64 = 365.25 * 86400.0;
+    if seconds < 60.0 {
+        format!("{seconds:.1}s")
+    } else if seconds < YEAR {
+        let whole = humantime::format_duration(Duration::from_secs(seconds as u64)).to_string();
+        whole.split(' ').take(2).collect::<Vec<_>>().join(" ")
+    } else {
+        let years = seconds / YEAR;
+        match years {
+            y if y < 10.0 => format!("{y:.2} years"),
+            y if y < 100.0 => format!("{y:.1} years"),
+            y if y < 10_000.0 => format!("{y:.0} years"),
+            y => format!("{y:.2e} years"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn figures_are_written_as_an_estimate_deserves() {
+        assert_eq!(scientific(12345.0), "12345");
+        assert_eq!(scientific(1.2149e13), "1.21e13");
+        assert_eq!(si(1_084_801_443.0), "1.08 G");
+        assert_eq!(si(950.0), "950.00");
+        assert_eq!(span(12.34), "12.3s");
+        assert_eq!(span(3.0 * 3600.0 + 6.0 * 60.0 + 7.0), "3h 6m");
+        assert_eq!(span(57.0 * 86400.0), "1month 26days");
+        assert_eq!(span(1.42 * 365.25 * 86400.0), "1.42 years");
+        assert_eq!(span(41.23 * 365.25 * 86400.0), "41.2 years");
+        assert_eq!(span(162.1 * 365.25 * 86400.0), "162 years");
+        assert_eq!(span(2.4947e5 * 365.25 * 86400.0), "2.49e5 years");
+    }
+}
