@@ -78,7 +78,7 @@ impl Forecast {
         let units = plan.units();
         let cut = cut_depth(plan);
         let started = Instant::now();
-        let per_thread: Vec<(Vec<f64>, u64)> = std::thread::scope(|scope| {
+        let per_thread: Vec<(Spread, u64)> = std::thread::scope(|scope| {
             let workers: Vec<_> = (0..threads)
                 .map(|thread| scope.spawn(move || sample_stream(plan, cut, thread, until, started)))
                 .collect();
@@ -88,24 +88,64 @@ impl Forecast {
                 .collect()
         });
         let sampled_seconds = started.elapsed().as_secs_f64();
-        let values: Vec<f64> = per_thread.iter().flat_map(|(v, _)| v).copied().collect();
-        let nodes = mean(&values);
-        let spread = if values.len() > 1 {
-            let square: f64 = values.iter().map(|v| (v - nodes).powi(2)).sum();
-            (square / (values.len() - 1) as f64).sqrt()
-        } else {
-            0.0
-        };
+        let spread = per_thread
+            .iter()
+            .fold(Spread::default(), |all, (thread, _)| all.merge(thread));
         Forecast {
             units: units.len(),
-            nodes,
-            nodes_error: spread / (values.len().max(1) as f64).sqrt(),
+            nodes: spread.mean,
+            nodes_error: spread.standard_error(),
             cut_depth: cut,
-            samples: values.len() as u64,
+            samples: spread.count,
             sampled_nodes: per_thread.iter().map(|(_, n)| n).sum(),
             threads,
             sampled_seconds,
         }
+    }
+}
+
+/// The mean and spread of the samples, kept as they come (Welford's method, merged by Chan's), so that a long
+/// sampling holds no list of them.
+#[derive(Clone, Copy, Debug, Default)]
+struct Spread {
+    count: u64,
+    mean: f64,
+    /// The sum of the squared differences from the mean.
+    squares: f64,
+}
+
+impl Spread {
+    fn add(&mut self, x: f64) {
+        self.count += 1;
+        let step = x - self.mean;
+        self.mean += step / self.count as f64;
+        self.squares += step * (x - self.mean);
+    }
+
+    fn merge(self, other: &Spread) -> Spread {
+        if self.count == 0 {
+            return *other;
+        }
+        if other.count == 0 {
+            return self;
+        }
+        let count = self.count + other.count;
+        let step = other.mean - self.mean;
+        Spread {
+            count,
+            mean: self.mean + step * other.count as f64 / count as f64,
+            squares: self.squares
+                + other.squares
+                + step * step * (self.count as f64 * other.count as f64 / count as f64),
+        }
+    }
+
+    /// The standard error of the mean; 0 under two samples.
+    fn standard_error(&self) -> f64 {
+        if self.count < 2 {
+            return 0.0;
+        }
+        (self.squares / (self.count - 1) as f64 / self.count as f64).sqrt()
     }
 }
 
@@ -114,14 +154,6 @@ impl Forecast {
 enum Until {
     Elapsed(Duration),
     Samples(usize),
-}
-
-fn mean(values: &[f64]) -> f64 {
-    if values.is_empty() {
-        0.0
-    } else {
-        values.iter().sum::<f64>() / values.len() as f64
-    }
 }
 
 /// A descent of `cut` rows at most, from a random unit of `plan`: its estimate of the plan's nodes above the
@@ -171,13 +203,16 @@ fn sample_stream(
     thread: usize,
     until: Until,
     started: Instant,
-) -> (Vec<f64>, u64) {
+) -> (Spread, u64) {
     let mut random = fastrand::Rng::with_seed(thread as u64);
-    let mut values = Vec::new();
-    let mut below = Vec::new();
-    let counted = std::cell::Cell::new(0u64);
-    // The samples' estimates summed so far (the subtrees still in the lanes aside).
-    let sum = std::cell::Cell::new(0.0);
+    // Samples are complete where they reach no subtree, or when the loop hands their subtree's count back.
+    let spread = std::cell::Cell::new(Spread::default());
+    let add = |x: f64| {
+        let mut all = spread.get();
+        all.add(x);
+        spread.set(all);
+    };
+    let (mut taken, counted) = (0usize, std::cell::Cell::new(0u64));
     let units = plan.units().len();
     let board = plan.board();
     kernel::count_stream_lines(
@@ -185,34 +220,29 @@ fn sample_stream(
         board.lines(),
         || loop {
             let enough = match until {
-                Until::Samples(samples) => values.len() >= samples,
+                Until::Samples(samples) => taken >= samples,
                 Until::Elapsed(budget) => {
                     // A plan whose samples hold its estimated nodes already is sampled enough.
-                    values.len() >= MIN_SAMPLES
+                    taken >= MIN_SAMPLES
                         && (started.elapsed() >= budget
-                            || counted.get() as f64 >= sum.get() / values.len() as f64)
+                            || counted.get() as f64 >= spread.get().mean)
                 }
             };
             if enough || units == 0 {
                 return None;
             }
-            let (above, reached) = descend(plan, cut, &mut random);
-            values.push(above);
-            sum.set(sum.get() + above);
-            if let Some((weight, start)) = reached {
-                return Some(((values.len() - 1, weight), start));
+            taken += 1;
+            match descend(plan, cut, &mut random) {
+                (above, Some((weight, start))) => return Some(((above, weight), start)),
+                (above, None) => add(above),
             }
         },
-        |(i, weight), tally| {
-            below.push((i, weight * tally.nodes as f64));
-            sum.set(sum.get() + weight * tally.nodes as f64);
+        |(above, weight), tally| {
+            add(above + weight * tally.nodes as f64);
             counted.set(counted.get() + tally.nodes);
         },
     );
-    for (i, nodes) in below {
-        values[i] += nodes;
-    }
-    (values, counted.get())
+    (spread.get(), counted.get())
 }
 
 /// The shallowest depth below a unit's start at which a subtree holds about [`SUBTREE_NODES`], from the mean
@@ -306,6 +336,41 @@ mod tests {
         // A small board's units are counted whole.
         let small = Plan::new(Board::new(8).unwrap(), Symmetry::Full, Split::Depth(1));
         assert_eq!(cut_depth(&small), 0);
+    }
+
+    #[test]
+    fn the_spread_kept_as_samples_come_is_the_spread_of_them_all() {
+        let values = [3.0, 1e12, 5.5, 7e11, 42.0, 0.0, 9e11];
+        let (mut one, mut left, mut right) =
+            (Spread::default(), Spread::default(), Spread::default());
+        for (i, &x) in values.iter().enumerate() {
+            one.add(x);
+            if i < 3 {
+                left.add(x)
+            } else {
+                right.add(x)
+            }
+        }
+        let mean = values.iter().sum::<f64>() / 7.0;
+        let squares: f64 = values.iter().map(|x| (x - mean).powi(2)).sum();
+        let error = (squares / 6.0 / 7.0).sqrt();
+        for spread in [
+            one,
+            left.merge(&right),
+            right.merge(&left),
+            Spread::default().merge(&one),
+        ] {
+            assert_eq!(spread.count, 7);
+            assert!((spread.mean - mean).abs() < 1e-9 * mean, "{spread:?}");
+            assert!(
+                (spread.standard_error() - error).abs() < 1e-9 * error,
+                "{spread:?}"
+            );
+        }
+        assert_eq!(one.merge(&Spread::default()).mean, one.mean);
+        let mut single = Spread::default();
+        single.add(5.0);
+        assert_eq!((single.mean, single.standard_error()), (5.0, 0.0));
     }
 
     #[test]
