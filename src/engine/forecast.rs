@@ -47,7 +47,7 @@ pub struct Forecast {
 }
 
 impl Forecast {
-    /// Samples `plan` on `threads` threads for about `budget` (at least [`MIN_SAMPLES`] a thread, and no
+    /// Samples `plan` on `threads` threads for about `budget` (at least `MIN_SAMPLES` a thread, and no
     /// longer once a thread's samples hold as many nodes as the plan is estimated to).
     pub fn sample(plan: &Plan, threads: usize, budget: Duration) -> Forecast {
         Forecast::run(plan, threads.max(1), Until::Elapsed(budget))
