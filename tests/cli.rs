@@ -1050,6 +1050,7 @@ fn every_readme_example_is_accepted() {
 
 #[test]
 fn estimate_forecasts_the_nodes_and_time_of_the_count_it_would_make() {
+    use serde_json::json;
     // `nqueens estimate 13 -t 2`: the plan `count 13 -t 2` would make, sampled for a tenth of a second.
     let json = |args: &[&str]| -> serde_json::Value {
         let out = nqueens().args(args).assert().success();
@@ -1060,6 +1061,10 @@ fn estimate_forecasts_the_nodes_and_time_of_the_count_it_would_make() {
     ]);
     assert_eq!(estimate["kind"], "estimate");
     let row = &estimate["results"][0];
+    assert_eq!(
+        (&row["n"], &row["symmetry"], &row["threads"]),
+        (&json!(13), &json!("full"), &json!(2))
+    );
     let counted = json(&["count", "13", "-t", "2", "-f", "json"]);
     let counted = &counted["results"][0];
     assert_eq!(row["units"], counted["units"]);

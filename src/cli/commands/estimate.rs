@@ -141,8 +141,9 @@ impl Row {
 
     fn json(&self) -> serde_json::Value {
         let f = &self.forecast;
-        json!({
-            "n": self.board.to_string(),
+        // As count's reports write a board: `n` its rows, and `cols` for a rectangle.
+        let mut row = json!({
+            "n": self.board.rows(),
             "symmetry": self.symmetry.to_string(),
             "units": f.units,
             "nodes": f.nodes,
@@ -154,7 +155,11 @@ impl Row {
             "samples": f.samples,
             "sampled_nodes": f.sampled_nodes,
             "sampled_seconds": f.sampled_seconds,
-        })
+        });
+        if !self.board.is_square() {
+            row["cols"] = json!(self.board.cols());
+        }
+        row
     }
 }
 
