@@ -13,6 +13,7 @@
 //! unit, in milliseconds for any plan; the stretches follow the plan's order, which is where the sizes drift.
 //! The descents are seeded by the stretch, so an estimate is the same on every run and thread count.
 
+use crate::engine::kernel::{Frame, Masks};
 use crate::engine::plan::{Plan, WorkUnit};
 use rayon::prelude::*;
 
@@ -129,22 +130,36 @@ fn descend(plan: &Plan, unit: &WorkUnit, descents: u32, random: &mut fastrand::R
     for _ in 0..descents {
         let (mut masks, mut row, mut paths, mut nodes) = (start.masks, start.row, 1.0, 0.0);
         while row < start.frame.end {
-            let mut free = start.frame.free(row, masks);
-            let choices = free.count_ones();
-            if choices == 0 {
+            let Some((choices, next)) = random_step(&start.frame, row, masks, random) else {
                 break;
-            }
+            };
             paths *= f64::from(choices);
             nodes += paths;
-            for _ in 0..random.u32(..choices) {
-                free &= free - 1;
-            }
-            masks = masks.place(free & free.wrapping_neg());
+            masks = next;
             row += 1;
         }
         sum += nodes;
     }
     Some(sum / f64::from(descents))
+}
+
+/// One row of a random descent: the free squares of `row` under `masks` and `frame`, and the masks for the
+/// next row after a queen on one of them taken at random; `None` where the row has none.
+pub(crate) fn random_step(
+    frame: &Frame,
+    row: u32,
+    masks: Masks,
+    random: &mut fastrand::Rng,
+) -> Option<(u32, Masks)> {
+    let mut free = frame.free(row, masks);
+    let choices = free.count_ones();
+    if choices == 0 {
+        return None;
+    }
+    for _ in 0..random.u32(..choices) {
+        free &= free - 1;
+    }
+    Some((choices, masks.place(free & free.wrapping_neg())))
 }
 
 #[cfg(test)]

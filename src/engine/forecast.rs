@@ -12,6 +12,7 @@
 //! subtrees in the lanes when the time is up end soon after it (their sizes vary a hundredfold, and with
 //! subtrees of a million nodes that tail made a forecast 30% long at n = 19).
 
+use crate::engine::estimate::random_step;
 use crate::engine::kernel::{self, Start};
 use crate::engine::plan::Plan;
 use std::time::{Duration, Instant};
@@ -172,17 +173,12 @@ fn descend(plan: &Plan, cut: u32, random: &mut fastrand::Rng) -> (f64, Option<(f
         if row + 2 >= start.frame.end {
             break;
         }
-        let mut free = start.frame.free(row, masks);
-        let choices = free.count_ones();
-        if choices == 0 {
+        let Some((choices, next)) = random_step(&start.frame, row, masks, random) else {
             return (above, None);
-        }
+        };
         paths *= f64::from(choices);
         above += paths;
-        for _ in 0..random.u32(..choices) {
-            free &= free - 1;
-        }
-        masks = masks.place(free & free.wrapping_neg());
+        masks = next;
         row += 1;
     }
     let start = Start {
@@ -270,16 +266,11 @@ fn cut_depth(plan: &Plan) -> u32 {
             if row >= start.frame.end {
                 break;
             }
-            let mut free = start.frame.free(row, masks);
-            let choices = free.count_ones();
-            if choices == 0 {
+            let Some((choices, next)) = random_step(&start.frame, row, masks, &mut random) else {
                 break;
-            }
+            };
             product *= f64::from(choices);
-            for _ in 0..random.u32(..choices) {
-                free &= free - 1;
-            }
-            masks = masks.place(free & free.wrapping_neg());
+            masks = next;
             row += 1;
             depth += 1;
         }

@@ -72,20 +72,37 @@ struct Row {
     forecast: Forecast,
 }
 
+/// The columns of the table and of Markdown, with the table's widths.
+const COLUMNS: [(&str, usize); 8] = [
+    ("n", 6),
+    ("symmetry", 8),
+    ("units", 10),
+    ("nodes", 12),
+    ("± error", 7),
+    ("threads", 7),
+    ("nodes/s", 9),
+    ("time to count", 14),
+];
+
+/// `cells` as a line of the table, or of Markdown.
+fn line(format: Format, cells: [String; 8]) -> String {
+    if format == Format::Markdown {
+        return format!("| {} |\n", cells.join(" | "));
+    }
+    let padded: Vec<String> = (cells.iter().zip(COLUMNS))
+        .map(|(cell, (_, width))| format!("{cell:>width$}"))
+        .collect();
+    format!("{}\n", padded.join("  "))
+}
+
 fn header(format: Format) -> String {
+    let names = COLUMNS.map(|(name, _)| name.to_string());
     match format {
-        Format::Table => format!(
-            "{:>6}  {:>8}  {:>10}  {:>12}  {:>7}  {:>7}  {:>9}  {:>14}\n",
-            "n", "symmetry", "units", "nodes", "± error", "threads", "nodes/s", "time to count"
-        ),
+        Format::Table => line(format, names),
+        Format::Markdown => line(format, names) + "|--:|---|--:|--:|--:|--:|--:|--:|\n",
         Format::Csv => {
             "n,symmetry,units,nodes,nodes_error,threads,nodes_per_second,seconds,samples,\
                         sampled_nodes,sampled_seconds\n"
-                .into()
-        }
-        Format::Markdown => {
-            "| n | symmetry | units | nodes | ± error | threads | nodes/s | time to count |\n\
-                             |--:|---|--:|--:|--:|--:|--:|--:|\n"
                 .into()
         }
         Format::Json => String::new(),
@@ -95,20 +112,19 @@ fn header(format: Format) -> String {
 impl Row {
     fn line(&self, format: Format) -> String {
         let f = &self.forecast;
-        let error = relative_error(f);
-        let rate = f.rate();
-        let time = f.seconds().map_or("-".to_string(), span);
         match format {
-            Format::Table => format!(
-                "{:>6}  {:>8}  {:>10}  {:>12}  {:>7}  {:>7}  {:>9}  {:>14}\n",
-                self.board.to_string(),
-                self.symmetry.to_string(),
-                f.units,
-                scientific(f.nodes),
-                error,
-                self.threads,
-                si(rate),
-                time
+            Format::Table | Format::Markdown => line(
+                format,
+                [
+                    self.board.to_string(),
+                    self.symmetry.to_string(),
+                    f.units.to_string(),
+                    scientific(f.nodes),
+                    relative_error(f),
+                    self.threads.to_string(),
+                    si(f.rate()),
+                    f.seconds().map_or("-".to_string(), span),
+                ],
             ),
             Format::Csv => format!(
                 "{},{},{},{:.0},{:.0},{},{:.0},{},{},{},{:.6}\n",
@@ -118,22 +134,11 @@ impl Row {
                 f.nodes,
                 f.nodes_error,
                 self.threads,
-                rate,
+                f.rate(),
                 f.seconds().map_or(String::new(), |s| format!("{s:.3}")),
                 f.samples,
                 f.sampled_nodes,
                 f.sampled_seconds
-            ),
-            Format::Markdown => format!(
-                "| {} | {} | {} | {} | {} | {} | {} | {} |\n",
-                self.board,
-                self.symmetry,
-                f.units,
-                scientific(f.nodes),
-                error,
-                self.threads,
-                si(rate),
-                time
             ),
             Format::Json => String::new(),
         }
