@@ -365,6 +365,33 @@ mod tests {
     }
 
     #[test]
+    fn the_time_is_the_nodes_at_the_sampled_rate() {
+        let forecast = Forecast {
+            units: 10,
+            nodes: 3e12,
+            nodes_error: 1e10,
+            cut_depth: 2,
+            samples: 1000,
+            sampled_nodes: 3_000_000_000,
+            threads: 2,
+            sampled_seconds: 2.0,
+        };
+        assert_eq!(forecast.rate(), 1.5e9);
+        assert_eq!(forecast.seconds(), Some(2000.0));
+        // No time measured, or no nodes counted: no rate, and no time.
+        let instant = Forecast {
+            sampled_seconds: 0.0,
+            ..forecast.clone()
+        };
+        assert_eq!((instant.rate(), instant.seconds()), (0.0, None));
+        let empty = Forecast {
+            sampled_nodes: 0,
+            ..forecast
+        };
+        assert_eq!((empty.rate(), empty.seconds()), (0.0, None));
+    }
+
+    #[test]
     fn boards_with_nothing_to_sample_have_no_time() {
         for n in [0, 1, 2, 3] {
             let plan = Plan::new(Board::new(n).unwrap(), Symmetry::Full, Split::Depth(0));
