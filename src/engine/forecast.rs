@@ -362,6 +362,9 @@ mod tests {
         let mut single = Spread::default();
         single.add(5.0);
         assert_eq!((single.mean, single.standard_error()), (5.0, 0.0));
+        // Two samples have a spread: 3 and 5, a standard deviation of √2, over √2.
+        single.add(3.0);
+        assert!((single.standard_error() - 1.0).abs() < 1e-12);
     }
 
     #[test]
