@@ -51,12 +51,12 @@ impl Forecast {
     /// Samples `plan` on `threads` threads for about `budget` (at least `MIN_SAMPLES` a thread, and no
     /// longer once a thread's samples hold as many nodes as the plan is estimated to).
     pub fn sample(plan: &Plan, threads: usize, budget: Duration) -> Forecast {
-        Forecast::run(plan, threads.max(1), Until::Elapsed(budget))
+        Forecast::run(plan, threads.max(1), Until::Elapsed(budget), SUBTREE_NODES)
     }
 
     /// Samples `plan` with exactly `samples` samples a thread: the same figures, but the times, on every run.
     pub fn with_samples(plan: &Plan, threads: usize, samples: usize) -> Forecast {
-        Forecast::run(plan, threads.max(1), Until::Samples(samples))
+        Forecast::run(plan, threads.max(1), Until::Samples(samples), SUBTREE_NODES)
     }
 
     /// The nodes counted a second, by all the threads side by side; 0 where nothing was sampled.
@@ -75,9 +75,11 @@ impl Forecast {
         (rate > 0.0).then(|| self.nodes / rate)
     }
 
-    fn run(plan: &Plan, threads: usize, until: Until) -> Forecast {
+    /// The forecast from subtrees of about `subtree` nodes ([`SUBTREE_NODES`], or fewer in tests, to cut small
+    /// boards too).
+    fn run(plan: &Plan, threads: usize, until: Until, subtree: f64) -> Forecast {
         let units = plan.units();
-        let cut = cut_depth(plan);
+        let cut = cut_depth(plan, subtree);
         let started = Instant::now();
         let per_thread: Vec<(Spread, u64)> = std::thread::scope(|scope| {
             let workers: Vec<_> = (0..threads)
@@ -241,9 +243,9 @@ fn sample_stream(
     (spread.get(), counted.get())
 }
 
-/// The shallowest depth below a unit's start at which a subtree holds about [`SUBTREE_NODES`], from the mean
+/// The shallowest depth below a unit's start at which a subtree holds about `target` nodes, from the mean
 /// number of paths at each depth in a few pilot descents to the bottom.
-fn cut_depth(plan: &Plan) -> u32 {
+fn cut_depth(plan: &Plan, target: f64) -> u32 {
     let units = plan.units();
     if units.is_empty() {
         return 0;
@@ -278,7 +280,7 @@ fn cut_depth(plan: &Plan) -> u32 {
     // Nodes below depth k, per path at depth k.
     let subtree = |k: usize| paths[k + 1..].iter().sum::<f64>() / paths[k];
     (0..paths.len())
-        .find(|&k| paths[k] > 0.0 && subtree(k) <= SUBTREE_NODES)
+        .find(|&k| paths[k] > 0.0 && subtree(k) <= target)
         .unwrap_or(paths.len()) as u32
 }
 
@@ -322,11 +324,63 @@ mod tests {
             Symmetry::Full,
             Split::durable(Symmetry::Full),
         );
-        let cut = cut_depth(&plan);
+        let cut = cut_depth(&plan, SUBTREE_NODES);
         assert!((2..=8).contains(&cut), "{cut}");
         // A small board's units are counted whole.
         let small = Plan::new(Board::new(8).unwrap(), Symmetry::Full, Split::Depth(1));
-        assert_eq!(cut_depth(&small), 0);
+        assert_eq!(cut_depth(&small, SUBTREE_NODES), 0);
+    }
+
+    #[test]
+    fn descents_cut_above_the_subtrees_estimate_the_nodes_too() {
+        // Subtrees of some 16 nodes: small boards are cut some rows below their units' starts, so the random
+        // descent's part of each sample counts as much as the loop's.
+        for (n, symmetry) in [
+            (12, Symmetry::Full),
+            (12, Symmetry::Mirror),
+            (10, Symmetry::None),
+        ] {
+            let plan = Plan::new(Board::new(n).unwrap(), symmetry, Split::Depth(1));
+            let cut = cut_depth(&plan, 16.0);
+            assert!(cut >= 2, "n = {n} {symmetry}: cut {cut}");
+            let counted = run_parallel(&plan, 2, &NoProgress).unwrap().nodes as f64;
+            let forecast = Forecast::run(&plan, 2, Until::Samples(2000), 16.0);
+            assert_eq!(forecast.cut_depth, cut);
+            let off = (forecast.nodes - counted).abs();
+            assert!(
+                off <= 4.0 * forecast.nodes_error && off <= 0.1 * counted,
+                "n = {n} {symmetry}: counted {counted}, forecast {forecast:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn sampling_stops_at_the_time_given_or_once_it_holds_the_whole() {
+        // n = 16's plan holds 3.4 x 10^8 nodes, more than a tenth of a second samples.
+        let large = Plan::new(
+            Board::new(16).unwrap(),
+            Symmetry::Full,
+            Split::durable(Symmetry::Full),
+        );
+        let forecast = Forecast::sample(&large, 2, Duration::from_millis(100));
+        assert!(forecast.sampled_seconds >= 0.1, "{forecast:?}");
+        assert!(forecast.samples >= 2 * MIN_SAMPLES as u64, "{forecast:?}");
+        assert!(
+            (forecast.sampled_nodes as f64) < forecast.nodes,
+            "{forecast:?}"
+        );
+        // n = 9's, some thousands: the samples hold that much long before a minute has passed.
+        let small = Plan::new(
+            Board::new(9).unwrap(),
+            Symmetry::Full,
+            Split::durable(Symmetry::Full),
+        );
+        let forecast = Forecast::sample(&small, 2, Duration::from_secs(60));
+        assert!(forecast.sampled_seconds < 30.0, "{forecast:?}");
+        assert!(
+            forecast.sampled_nodes as f64 >= forecast.nodes * 0.9,
+            "{forecast:?}"
+        );
     }
 
     #[test]
