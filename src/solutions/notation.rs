@@ -843,6 +843,8 @@ mod reading {
             .clone()
             .unwrap_err()
             .contains("(41 bytes)"));
+        // A last line of exactly the limit, without its end, is read too.
+        assert!(read_within(at_limit.as_bytes(), 16)[0].placement.is_ok());
         assert_eq!(size_words(MAX_LINE), "128 MiB");
     }
 
