@@ -4,7 +4,7 @@
 use crate::cli::output::Output;
 use crate::cli::validate::{parse_boards, symmetry_for};
 use nqueens::engine::forecast::Forecast;
-use nqueens::report::export::Format;
+use nqueens::report::export::{si, Format};
 use nqueens::report::machine::{Machine, Program};
 use nqueens::{Board, CountRequest, Symmetry};
 use serde_json::json;
@@ -186,15 +186,6 @@ fn scientific(x: f64) -> String {
     }
 }
 
-/// A rate with an SI prefix: `1.08 G`.
-fn si(x: f64) -> String {
-    let (value, prefix) = [(1e12, " T"), (1e9, " G"), (1e6, " M"), (1e3, " k")]
-        .into_iter()
-        .find(|&(scale, _)| x >= scale)
-        .map_or((x, ""), |(scale, prefix)| (x / scale, prefix));
-    format!("{value:.2}{prefix}")
-}
-
 /// A time for a person, as far as an estimate deserves: seconds under a minute, then the first two units
 /// (`3h 6m`, `1month 27days`), and from a year on, years to three figures (`162 years`, `2.49e5 years`).
 fn span(seconds: f64) -> String {
@@ -223,8 +214,6 @@ mod tests {
     fn figures_are_written_as_an_estimate_deserves() {
         assert_eq!(scientific(12345.0), "12345");
         assert_eq!(scientific(1.2149e13), "1.21e13");
-        assert_eq!(si(1_084_801_443.0), "1.08 G");
-        assert_eq!(si(950.0), "950.00");
         assert_eq!(span(12.34), "12.3s");
         assert_eq!(span(3.0 * 3600.0 + 6.0 * 60.0 + 7.0), "3h 6m");
         assert_eq!(span(57.0 * 86400.0), "1month 26days");
