@@ -15,7 +15,10 @@
 //! - the tail if the tasks were dealt largest first, by a guess the host could make cheaply (more rows left,
 //!   then more squares on the first row: `guessed`), the same within each of eight batches taken in turn
 //!   (`by batch`: the program sends a run in eight batches or more), and by their true sizes (`sorted`, the
-//!   best order).
+//!   best order);
+//! - `lanes busy`: the share of a warp's lanes at work if its 32 threads took 32 tasks in order and waited
+//!   for the longest before taking the next 32, as a kernel with a loop for each task does (about half at
+//!   n = 17; the kernel now takes a thread's next task inside its search loop).
 //!
 //! A thread's speed is not modelled: the figures are in nodes, so they hold for any kernel whose time a node
 //! does not depend on the task.
@@ -35,6 +38,16 @@ fn makespan(costs: &[u64], workers: usize) -> u64 {
         free.push(Reverse(t + c));
     }
     free.into_iter().map(|Reverse(t)| t).max().unwrap_or(0)
+}
+
+/// The share of a warp's lanes at work when its 32 lanes take 32 tasks in order and wait for the longest before
+/// taking the next 32 (a loop whose exit is a point where the warp's lanes meet again).
+fn lanes_busy(costs: &[u64]) -> f64 {
+    let lockstep: u64 = costs
+        .chunks(32)
+        .map(|w| w.iter().copied().max().unwrap_or(0) * 32)
+        .sum();
+    costs.iter().sum::<u64>() as f64 / lockstep.max(1) as f64 * 100.0
 }
 
 fn main() {
@@ -70,7 +83,7 @@ fn main() {
         cut.tasks / 1e6
     );
     println!(
-        "{:>5} {:>12} {:>9} {:>10} {:>12} {:>14} {:>8} {:>14} {:>8} {:>8} {:>8}",
+        "{:>5} {:>12} {:>9} {:>10} {:>12} {:>14} {:>8} {:>14} {:>8} {:>8} {:>8} {:>10}",
         "depth",
         "tasks",
         "cut (s)",
@@ -81,7 +94,8 @@ fn main() {
         "largest/share",
         "guessed",
         "by batch",
-        "sorted"
+        "sorted",
+        "lanes busy"
     );
     for depth in depths {
         let started = Instant::now();
@@ -117,7 +131,7 @@ fn main() {
         let tail = |order: &[u64]| (makespan(order, workers) as f64 / share - 1.0) * 100.0;
         println!(
             "{depth:>5} {:>12} {seconds:>9.3} {:>10.1} {:>12.0} {largest:>14} {:>7.1}% {:>14.2} {:>7.1}% {:>7.1}% \
-             {:>7.1}%",
+             {:>7.1}% {:>9.1}%",
             nodes.len(),
             nodes.len() as f64 / seconds / 1e6,
             total as f64 / nodes.len().max(1) as f64,
@@ -126,6 +140,7 @@ fn main() {
             tail(&guessed),
             tail(&by_batch),
             tail(&sorted),
+            lanes_busy(&nodes),
         );
     }
 }

@@ -12,10 +12,11 @@
 #
 # How: the kernel is compiled to PTX by nvcc's front end (NVVM, the compiler NVRTC wraps) with the options the
 # program gives NVRTC at run time (src/gpu/cuda.rs: `--gpu-architecture` and the `NQ_*` defines),
-# assembled by ptxas -O3 (what the driver's JIT does with the PTX) and read with nvdisasm. The innermost loop (a
-# backward branch with no other inside it; of those, the largest that reads shared memory) is taken as the search loop. It prints the loop's
-# instructions and two paths from its head to its backward branch: the shortest (the common path when the rare
-# cases are branched off it) and the longest. A branch-free loop has all three equal: one turn, one node.
+# assembled by ptxas -O3 (what the driver's JIT does with the PTX) and read with nvdisasm. The search loop is
+# the smallest loop (a backward branch) that loads 16-byte entries from shared memory; a kernel without one
+# gives its largest innermost loop. It prints the loop's instructions and two paths from its head to its
+# backward branch: the shortest (the common path when the rare cases, such as taking the next task, are
+# branched off it) and the longest. A branch-free loop has all three equal: one turn, one node.
 #
 # Tools: nvcc, ptxas and nvdisasm from $CUDA_BIN, else from PATH, else from /work/cuda-venv
 # (`python3 -m venv /work/cuda-venv && /work/cuda-venv/bin/pip install nvidia-cuda-nvcc nvidia-cuda-nvdisasm`).
@@ -81,12 +82,16 @@ def target(text):
     m = re.search(r"BRA\b.*`\((\.L_x_\d+)\)", text)
     return labels.get(m.group(1)) if m else None
 loops = [(target(t), i) for i, t in enumerate(ins) if target(t) is not None and target(t) <= i]
-inner = [l for l in loops if not any(o != l and l[0] <= o[0] and o[1] <= l[1] for o in loops)]
-if not inner:
+if not loops:
     sys.exit("no loop found")
-# The search reads its stack from shared memory: prefer the loops that do (a copy loop, unrolled, may be larger).
-searching = [l for l in inner if any(ins[i].lstrip("@!P0123456789 ").startswith("LDS") for i in range(l[0], l[1] + 1))]
-head, back = max(searching or inner, key=lambda l: l[1] - l[0])
+inner = [l for l in loops if not any(o != l and l[0] <= o[0] and o[1] <= l[1] for o in loops)]
+# The search loads its stack's 16-byte entries from shared memory: take the smallest loop that does (it may hold
+# smaller loops, such as a task's set-up in a loop that takes the next task without leaving the search); else the
+# largest innermost loop.
+def loads_entries(l):
+    return any(ins[i].lstrip("@!P0123456789 ").startswith("LDS.128") for i in range(l[0], l[1] + 1))
+searching = [l for l in loops if loads_entries(l)]
+head, back = min(searching, key=lambda l: l[1] - l[0]) if searching else max(inner, key=lambda l: l[1] - l[0])
 # Basic blocks of the span: successors of each instruction inside [head, back].
 def succ(i):
     t, out = ins[i], []
@@ -123,7 +128,7 @@ def longest():
                 best[j] = max(best.get(j, 0), best[i] + 1)
     return best.get(back)
 span = back - head + 1
-print(f"innermost loop: {span} instructions in its body; head to back edge: shortest {shortest()}, longest {longest()}")
+print(f"search loop: {span} instructions in its body; head to back edge: shortest {shortest()}, longest {longest()}")
 if dump:
     for i in range(head, back + 1):
         print(f"  {i - head:3d}  {ins[i]}")

@@ -80,9 +80,16 @@ impl CountRequest {
             Some(depth) => Split::Depth(depth),
             // Threads beyond the processors this process may use take turns on them: a plan for more would
             // cost planning time and memory and leave the processors no less idle at the end.
-            None => Split::Auto {
-                threads: self.threads.min(num_cpus::get()),
-            },
+            None => {
+                let threads = self.threads.min(num_cpus::get());
+                match self.backend {
+                    exec::Backend::Cpu => Split::Auto { threads },
+                    exec::Backend::Gpu => Split::AutoWithin {
+                        threads,
+                        depth: gpu::SPLIT_DEPTH,
+                    },
+                }
+            }
         };
         Plan::new(self.board, self.symmetry, split)
     }
@@ -134,4 +141,20 @@ pub fn count(request: &CountRequest, progress: &dyn exec::Progress) -> Result<Bo
         Some(run) => result.on_gpu(&run),
         None => result,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_gpu_run_splits_no_deeper_than_its_own_depth_and_a_cpu_run_as_deep_as_its_threads_need() {
+        // n = 14 on two threads: 29,222 units at depth 2 are too few for the CPU's split, which takes depth 3.
+        let request = CountRequest::new(14).unwrap().threads(2);
+        assert_eq!(request.plan().depth(), 3);
+        let gpu = request.backend(exec::Backend::Gpu);
+        assert_eq!(gpu.plan().depth(), gpu::SPLIT_DEPTH);
+        // A split asked for is taken as it is, on either backend.
+        assert_eq!(gpu.split_depth(Some(3)).plan().depth(), 3);
+    }
 }

@@ -54,6 +54,14 @@ pub enum Split {
     /// The shallowest depth that gives at least this many units, whatever runs them: the split of resumable and
     /// sharded runs, whose plan must not depend on the threads of the machine that happens to run it.
     Units(usize),
+    /// The automatic split for `threads`, but no deeper than `depth` rows: the split of a GPU run, whose host
+    /// does work for each unit (its start, its table, its tasks) and whose batches need no more of them.
+    AutoWithin {
+        /// Worker threads the plan will be run on.
+        threads: usize,
+        /// The deepest split it may take.
+        depth: u32,
+    },
     /// Exactly this many rows: from the top for `none` and `mirror` (at least as many as the symmetry needs to
     /// decide), below the top row for `full`; at most the board's lines and [`MAX_DEPTH`].
     Depth(u32),
@@ -430,34 +438,47 @@ impl Plan {
         let n = board.lines();
         match split {
             Split::Depth(depth) => Plan::at_depth(board, symmetry, depth.min(n).min(MAX_DEPTH)),
-            Split::Auto { threads } => {
+            Split::Auto { threads } => Plan::new(
+                board,
+                symmetry,
+                Split::AutoWithin {
+                    threads,
+                    depth: MAX_DEPTH,
+                },
+            ),
+            Split::AutoWithin { threads, depth } => {
                 let target = threads.max(1).saturating_mul(units_per_thread(symmetry));
-                Plan::new(board, symmetry, Split::Units(target))
+                Plan::with_units(board, symmetry, target, depth)
             }
-            Split::Units(target) => {
-                // Counting the units of each depth is cheaper than building them; build only the one.
-                let (symmetry, borders) = Plan::counting(board, symmetry);
-                let depth = Plan::depth_for(board, symmetry, &borders, target, MAX_UNITS);
-                match symmetry {
-                    Symmetry::Full if n >= 4 => Plan::of_borders(board, depth, &borders),
-                    _ => Plan::at_depth(board, symmetry, depth),
-                }
-            }
+            Split::Units(target) => Plan::with_units(board, symmetry, target, MAX_DEPTH),
+        }
+    }
+
+    /// The plan of the shallowest depth, at most `deepest`, with at least `target` units: see
+    /// [`Plan::depth_for`].
+    fn with_units(board: Board, symmetry: Symmetry, target: usize, deepest: u32) -> Plan {
+        // Counting the units of each depth is cheaper than building them; build only the one.
+        let (symmetry, borders) = Plan::counting(board, symmetry);
+        let depth = Plan::depth_for(board, symmetry, &borders, target, MAX_UNITS, deepest);
+        match symmetry {
+            Symmetry::Full if board.lines() >= 4 => Plan::of_borders(board, depth, &borders),
+            _ => Plan::at_depth(board, symmetry, depth),
         }
     }
 
     /// The shallowest split depth whose plan has at least `target` units, but none whose plan has more than
-    /// `cap`: then the deepest within it. No deeper than half the board, where the units become tiny and
-    /// numerous. `symmetry` and `borders` are as [`Plan::counting`] gives them.
+    /// `cap`: then the deepest within it. No deeper than `deepest`, nor than half the board, where the units
+    /// become tiny and numerous. `symmetry` and `borders` are as [`Plan::counting`] gives them.
     fn depth_for(
         board: Board,
         symmetry: Symmetry,
         borders: &[Border],
         target: usize,
         cap: usize,
+        deepest: u32,
     ) -> u32 {
         let n = board.lines();
-        let deepest = (n / 2).max(1).min(n).min(MAX_DEPTH);
+        let deepest = (n / 2).max(1).min(n).min(MAX_DEPTH).min(deepest);
         let units_at = |depth| match symmetry {
             // The borders' units counted in parallel, all of them: a depth past the cap has a few times more.
             Symmetry::Full if n >= 4 => {
@@ -818,7 +839,8 @@ mod tests {
             let board = Board::new(11).unwrap();
             let counts = Plan::units_by_depth(board, symmetry, 5, usize::MAX);
             let (symmetry, borders) = Plan::counting(board, symmetry);
-            let depth = |target, cap| Plan::depth_for(board, symmetry, &borders, target, cap);
+            let depth =
+                |target, cap| Plan::depth_for(board, symmetry, &borders, target, cap, MAX_DEPTH);
             assert_eq!(depth(counts[2], usize::MAX), 2, "{symmetry}: {counts:?}");
             assert_eq!(
                 depth(counts[2] + 1, usize::MAX),
@@ -845,7 +867,7 @@ mod tests {
         let (symmetry, borders) = Plan::counting(board, Symmetry::Full);
         let target = 4096 * FULL_UNITS_PER_THREAD;
         assert_eq!(
-            Plan::depth_for(board, symmetry, &borders, target, MAX_UNITS),
+            Plan::depth_for(board, symmetry, &borders, target, MAX_UNITS, MAX_DEPTH),
             6
         );
         assert!(Plan::units_at(board, symmetry, 6, MAX_UNITS).is_some());
@@ -932,6 +954,21 @@ mod tests {
                     .len()
             )
         );
+    }
+
+    #[test]
+    fn the_automatic_split_within_a_depth_stops_there_and_is_the_automatic_one_above_it() {
+        let board = Board::new(14).unwrap();
+        for symmetry in [Symmetry::Full, Symmetry::Mirror, Symmetry::None] {
+            let auto = Plan::new(board, symmetry, Split::Auto { threads: 2 });
+            assert!(auto.depth() >= 2, "{symmetry}: {}", auto.depth());
+            let within =
+                |depth| Plan::new(board, symmetry, Split::AutoWithin { threads: 2, depth });
+            assert_eq!(within(1).depth(), 1, "{symmetry}");
+            let above = within(auto.depth() + 1);
+            assert_eq!(above.depth(), auto.depth(), "{symmetry}");
+            assert_eq!(above.units().len(), auto.units().len(), "{symmetry}");
+        }
     }
 
     #[test]

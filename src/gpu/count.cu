@@ -5,7 +5,8 @@
 // `scripts/gpu-sass-count.sh` counts the SASS instructions of its search loop; results/gpu.md records them.
 //
 // The search loop takes one queen a turn, branch-free, and tests for the task's end every NQ_UNROLL turns
-// (78 SASS instructions on sm_90 for four turns, nodes counted: 19.5 a node; results/gpu.md):
+// (82 SASS instructions on sm_90 for four turns, nodes counted: 20.5 a node, of which 4 for the next task's
+// test and the warp's meeting after it; results/gpu.md):
 // - The stack lives in shared memory, one 16-byte entry a level: the row's untried squares `avail`, its free
 //   columns `fc` (the board's columns not taken), and the diagonal masks `ld` and `rd` of the queens above it.
 //   A turn takes the top entry's lowest square, stores the rest back, and pushes the child row's entry if the
@@ -32,9 +33,15 @@
 //   SASS count), issued in order at most one a cycle, so a task that took fewer than 2^36 cycles of the
 //   multiprocessor's clock (about 35 s) took fewer than 2^32 turns. A task that took longer marks its unit in
 //   `trouble`, and the host counts that unit again on the CPU.
-// - Threads take tasks from one atomic counter, so tasks of any size mix.
+// - Threads take tasks from one atomic counter, so tasks of any size mix. A thread whose task ends takes the
+//   next one inside the search loop, while the other threads of its warp wait only for that: with a loop
+//   for each task, the warp waited at its end for its longest task (about half the lanes idle, by the
+//   sizes of the tasks; on an H200, n = 21 took 16.1 s rather than 18.6 s once changed).
 // - Entries of one level for all threads of a block are consecutive (16 bytes a thread), so a warp's 128-bit
 //   loads and stores use every bank whatever level each thread is at; the table is laid out the same way.
+//   The rest's 32-bit store is the exception: four threads share each bank it uses, and with the push and
+//   the load both issued in most turns, a turn moves about 13 wavefronts of shared memory, the kernel's
+//   bound on an H200 (results/gpu.md).
 
 typedef unsigned int u32;
 typedef unsigned long long u64;
@@ -56,9 +63,9 @@ struct Task {
 #define NQ_STACK(name) extern __shared__ __align__(16) char name[]
 #endif
 // The host's tests (tests/gpu/host.h) end a task that runs far longer than any of theirs, so that a loop that
-// never ends its tasks fails them rather than hangs them. On the GPU it is nothing.
+// never ends its tasks fails them rather than hangs them. On the GPU it is never true.
 #ifndef NQ_HOST_GUARD
-#define NQ_HOST_GUARD(passes)
+#define NQ_HOST_GUARD(passes) false
 #endif
 
 // Turns a pass of the search loop takes before it tests for the task's end (see above): 1 to 4. The program
@@ -81,90 +88,104 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
     const u32 step = 4u * blockDim.x;
     // The stack's levels 0 (the sentinel) to `levels`, then the table's `levels + 1` rows.
     const u32 table = (levels + 1u) * level + 4u * threadIdx.x;
+    // The thread's task: its unit, the turns of the search loop and the solutions it found, the clock when it
+    // began. `passes` is 0 before the first task, which has nothing to add.
+    u32 slot = 0u, sol = 0u, passes = 0u;
+    long long began = 0;
+    // The stack's top entry (the search loop's state), its place, and where the table's row for no free
+    // column is. The entry starts as a sentinel's, so that the first pass takes a task.
+    uint4 e = make_uint4(NQ_SENTINEL, 0u, 0u, 0u);
+    u32 top = 0u, tab = 0u;
+    // One loop for all the thread's tasks: a thread whose task ends takes the next one here and goes on while
+    // the warp's other threads go on with theirs. (A loop for each task would make every thread of a warp wait
+    // at its end for the warp's longest task: about half the lanes idle, results/gpu.md.)
     for (;;) {
-        const u32 t = atomicAdd(next, 1u);
-        if (t >= count) {
-            return;
-        }
-        const Task task = tasks[t];
-        const u32* const rows = tables + NQ_TABLE * task.slot;
-        const u32 high = __popc(task.fc);
-        for (u32 m = task.low; m < high; m++) {
-            *(u32*)(shared + table + (m - task.low) * step) = rows[m];
-        }
-        // The sentinel's row: no square, no end mark.
-        *(u32*)(shared + table + (high - task.low) * step) = 0u;
-        // The table's row for `m` free columns is at `tab + m * step`. Opaque to the compiler, which would
-        // otherwise take `low` back out of it in every turn.
-        u32 tab = table - task.low * step;
+        if (e.x >= NQ_SENTINEL_LOW || NQ_HOST_GUARD(passes)) {
+            if (passes != 0u) {
+                // The turns after the task's last took the sentinel's squares.
+                const u32 nod = passes * NQ_UNROLL - (NQ_UNROLL - __popc(e.x));
+                if ((unsigned long long)(clock64() - began) >> 36) {
+                    atomicAdd(&trouble[slot], 1u);
+                }
+                atomicAdd(&solutions[slot], (u64)sol);
+                atomicAdd(&nodes[slot], (u64)nod);
+            }
+            const u32 t = atomicAdd(next, 1u);
+            if (t >= count) {
+                return;
+            }
+            const Task task = tasks[t];
+            slot = task.slot;
+            const u32* const rows = tables + NQ_TABLE * slot;
+            const u32 high = __popc(task.fc);
+            for (u32 m = task.low; m < high; m++) {
+                *(u32*)(shared + table + (m - task.low) * step) = rows[m];
+            }
+            // The sentinel's row: no square, no end mark.
+            *(u32*)(shared + table + (high - task.low) * step) = 0u;
+            // The table's row for `m` free columns is at `tab + m * step`. Opaque to the compiler, which would
+            // otherwise take `low` back out of it in every turn.
+            tab = table - task.low * step;
 #ifdef __CUDA_ARCH__
-        asm("" : "+r"(tab));
+            asm("" : "+r"(tab));
 #endif
-        // The sentinel (level 0): NQ_UNROLL squares beyond the board, so the turns after the task's last take
-        // one each and never pop it; free columns that, with the square taken, read the sentinel's row of
-        // the table; every diagonal taken, so it pushes nothing. (Its columns are not the task's: ptxas
-        // allocates the loop's registers worse when the same value is stored twice.)
-        *(uint4*)(shared + 16u * threadIdx.x) = make_uint4(NQ_SENTINEL, (1u << (high - 1u)) - 1u, ~0u, ~0u);
-        u32 top = 16u * threadIdx.x + level;
-        *(uint4*)(shared + top) = make_uint4(task.avail, task.fc, task.ld, task.rd);
-        uint4 e = *(const uint4*)(shared + top);
-        u32 sol = 0;
-        u32 passes = 0;
-        const long long began = clock64();
-        do {
+            // The sentinel (level 0): NQ_UNROLL squares beyond the board, so the turns after the task's last
+            // take one each and never pop it; free columns that, with the square taken, read the sentinel's
+            // row of the table; every diagonal taken, so it pushes nothing. (Its columns are not the task's:
+            // ptxas allocates the loop's registers worse when the same value is stored twice.)
+            *(uint4*)(shared + 16u * threadIdx.x) =
+                make_uint4(NQ_SENTINEL, (1u << (high - 1u)) - 1u, ~0u, ~0u);
+            top = 16u * threadIdx.x + level;
+            *(uint4*)(shared + top) = make_uint4(task.avail, task.fc, task.ld, task.rd);
+            e = *(const uint4*)(shared + top);
+            sol = 0u;
+            passes = 0u;
+            began = clock64();
+        }
 #ifdef __CUDA_ARCH__
 #pragma unroll
 #endif
-            for (u32 i = 0; i < NQ_UNROLL; i++) {
-                const u32 rest = e.x & (e.x - 1u);
-                *(u32*)(shared + top) = rest;
-                // Pop the row if this was its last square, then (below) push the child over it or above it.
-                // Written here, as a predicated subtraction right after the store, ptxas makes the rest and
-                // its test in one instruction and keeps the next turn's load predicated (78 instructions for
-                // four turns; tested after the table's look-up, 87 or 88; as a plain `if`, a select and an add).
+        for (u32 i = 0; i < NQ_UNROLL; i++) {
+            const u32 rest = e.x & (e.x - 1u);
+            *(u32*)(shared + top) = rest;
+            // Pop the row if this was its last square, then (below) push the child over it or above it.
+            // Written here, as a predicated subtraction right after the store, ptxas makes the rest and
+            // its test in one instruction and keeps the next turn's load predicated (78 instructions for
+            // four turns; tested after the table's look-up, 87 or 88; as a plain `if`, a select and an add).
 #ifdef __CUDA_ARCH__
-                asm("{\n\t.reg .pred p;\n\tsetp.eq.u32 p, %1, 0;\n\t@p sub.u32 %0, %0, %2;\n\t}"
-                    : "+r"(top)
-                    : "r"(rest), "r"(level));
+            asm("{\n\t.reg .pred p;\n\tsetp.eq.u32 p, %1, 0;\n\t@p sub.u32 %0, %0, %2;\n\t}"
+                : "+r"(top)
+                : "r"(rest), "r"(level));
 #else
-                if (rest == 0u) {
-                    top -= level;
-                }
-#endif
-                // e.x ^ rest is the queen's square, which is free: in fc, in neither diagonal.
-                const u32 fc = e.y ^ e.x ^ rest;
-                const u32 ld = (e.z | (e.x ^ rest)) << 1;
-                const u32 rd = (e.w | (e.x ^ rest)) >> 1;
-                const u32 open = *(const u32*)(shared + tab + __popc(fc) * step);
-                const u32 free = fc & ~(ld | rd) & open;
-                sol += open >> 31;
-                if (free != 0u) {
-                    top += level;
-                    *(uint4*)(shared + top) = make_uint4(free, fc, ld, rd);
-                }
-#if defined(__CUDA_ARCH__) && defined(NQ_LOAD_EVERY_TURN)
-                // A variant to measure (results/gpu.md, k4): 77 instructions for four turns, but ptxas then
-                // loads the next entry after a push too, moving 8.5 wavefronts of shared memory a turn, not 6.
-                asm("" : "+r"(top));
-#endif
-                e = *(const uint4*)(shared + top);
-#if defined(__CUDA_ARCH__) && !defined(NQ_LOAD_EVERY_TURN)
-                // Unrolled, ptxas otherwise adds the shared window's base to `top` on both sides of the push
-                // for the next turn's store: two instructions a turn. With `level` opaque too, ptxas copies
-                // `top` between registers three times in four turns rather than four (78 instructions, not 79).
-                asm("" : "+r"(top), "+r"(level));
-#endif
+            if (rest == 0u) {
+                top -= level;
             }
-            // Passes, not turns: ptxas keeps a copy of a counter of turns for after the loop.
-            passes++;
-            NQ_HOST_GUARD(passes);
-        } while (e.x < NQ_SENTINEL_LOW);
-        // The turns after the task's last took the sentinel's squares.
-        const u32 nod = passes * NQ_UNROLL - (NQ_UNROLL - __popc(e.x));
-        if ((unsigned long long)(clock64() - began) >> 36) {
-            atomicAdd(&trouble[task.slot], 1u);
+#endif
+            // e.x ^ rest is the queen's square, which is free: in fc, in neither diagonal.
+            const u32 fc = e.y ^ e.x ^ rest;
+            const u32 ld = (e.z | (e.x ^ rest)) << 1;
+            const u32 rd = (e.w | (e.x ^ rest)) >> 1;
+            const u32 open = *(const u32*)(shared + tab + __popc(fc) * step);
+            const u32 free = fc & ~(ld | rd) & open;
+            sol += open >> 31;
+            if (free != 0u) {
+                top += level;
+                *(uint4*)(shared + top) = make_uint4(free, fc, ld, rd);
+            }
+#if defined(__CUDA_ARCH__) && defined(NQ_LOAD_EVERY_TURN)
+            // A variant to measure (results/gpu.md, k4): 77 instructions for four turns, but ptxas then
+            // loads the next entry after a push too, moving 8.5 wavefronts of shared memory a turn, not 6.
+            asm("" : "+r"(top));
+#endif
+            e = *(const uint4*)(shared + top);
+#if defined(__CUDA_ARCH__) && !defined(NQ_LOAD_EVERY_TURN)
+            // Unrolled, ptxas otherwise adds the shared window's base to `top` on both sides of the push
+            // for the next turn's store: two instructions a turn. With `level` opaque too, ptxas copies
+            // `top` between registers three times in four turns rather than four (78 instructions, not 79).
+            asm("" : "+r"(top), "+r"(level));
+#endif
         }
-        atomicAdd(&solutions[task.slot], (u64)sol);
-        atomicAdd(&nodes[task.slot], (u64)nod);
+        // Passes, not turns: ptxas keeps a copy of a counter of turns for after the loop.
+        passes++;
     }
 }

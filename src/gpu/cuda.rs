@@ -9,6 +9,7 @@ use cudarc::driver::{
     PushKernelArg,
 };
 use cudarc::nvrtc::{compile_ptx_with_opts, CompileOptions, Ptx};
+use rayon::prelude::*;
 use std::collections::VecDeque;
 use std::io::Write as _;
 use std::sync::{Arc, Mutex};
@@ -327,7 +328,11 @@ impl Device for GpuDevice {
             stream.clone_htod(&batch.tasks)
         }
         .map_err(gpu_error("cannot copy the tasks to the GPU"))?;
-        let words: Vec<u32> = batch.tables.iter().flat_map(|t: &Table| *t).collect();
+        let mut words = vec![0u32; batch.tables.len() * 32];
+        words
+            .par_chunks_mut(32)
+            .zip(&batch.tables)
+            .for_each(|(w, t): (&mut [u32], &Table)| w.copy_from_slice(t));
         let tables: CudaSlice<u32> = if words.is_empty() {
             stream.alloc_zeros(32)
         } else {

@@ -45,6 +45,12 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Barrier, Mutex, OnceLock};
 use task::{Table, Task};
 
+/// The deepest split of a GPU run's plan when none is asked for (the CPU's automatic split goes to 3 rows
+/// at n = 17 to 19 for 16 threads). The host does work for each unit, and the GPU's tasks are cut below them
+/// anyway: on an H200 with 16 cores (2026-11-26), 2 rows rather than 3 took n = 17 from 0.53 to 0.44 s and
+/// n = 19 from 1.47 to 1.06 s, whole commands (results/gpu.md).
+pub const SPLIT_DEPTH: u32 = 2;
+
 /// The tasks a large run aims for, at least: enough that every thread of a large GPU (85,000 to 200,000 in
 /// flight on an H100) takes dozens, so that the last to finish are small against the run. Measured on an H100
 /// at n = 21: 8.6 million tasks took 95 s, 52 million 41 s. Not many more: the host cuts them, and at n = 20
@@ -302,39 +308,56 @@ pub fn prepare(plan: &Plan, units: &[usize], extra_rows: u32) -> Batch {
             prepare_unit(plan, unit, extra_rows, slot as u32)
         })
         .collect();
-    let mut batch = Batch {
-        units: units.to_vec(),
-        host: Vec::with_capacity(units.len()),
-        tables: Vec::with_capacity(units.len()),
-        levels: 1,
-        ..Batch::default()
+    // The batch is put together on all cores too: done on one, at n = 17 on 16 cores it took as long as the
+    // cutting (results/gpu.md).
+    let tasks_of = |p: &Prepared| match p {
+        Prepared::Tasks(_, _, t) => t.len(),
+        Prepared::Whole(_) => 0,
     };
-    batch.tasks.reserve(
-        prepared
-            .iter()
-            .map(|p| match p {
-                Prepared::Tasks(_, _, t) => t.len(),
-                Prepared::Whole(_) => 0,
-            })
-            .sum(),
-    );
-    for (slot, p) in prepared.into_iter().enumerate() {
-        match p {
-            Prepared::Whole(count) => {
-                batch.host.push(Tally::default());
-                batch.tables.push([0; 32]);
-                batch.whole.push((slot, count));
-            }
-            Prepared::Tasks(tally, table, tasks) => {
-                batch.host.push(tally);
-                batch.tables.push(table);
-                for t in &tasks {
-                    batch.levels = batch.levels.max(t.levels());
-                }
-                batch.tasks.extend(tasks);
-            }
-        }
+    let mut tasks = vec![Task::default(); prepared.iter().map(tasks_of).sum()];
+    let mut places: Vec<&mut [Task]> = Vec::with_capacity(prepared.len());
+    let mut rest = tasks.as_mut_slice();
+    for p in &prepared {
+        let (place, after) = std::mem::take(&mut rest).split_at_mut(tasks_of(p));
+        places.push(place);
+        rest = after;
     }
+    let levels = places
+        .into_par_iter()
+        .zip(&prepared)
+        .map(|(place, p)| match p {
+            Prepared::Tasks(_, _, t) => {
+                place.copy_from_slice(t);
+                t.iter().map(Task::levels).max().unwrap_or(1)
+            }
+            Prepared::Whole(_) => 1,
+        })
+        .max()
+        .unwrap_or(1);
+    let (host, tables): (Vec<Tally>, Vec<Table>) = prepared
+        .par_iter()
+        .map(|p| match p {
+            Prepared::Tasks(tally, table, _) => (*tally, *table),
+            Prepared::Whole(_) => (Tally::default(), [0; 32]),
+        })
+        .unzip();
+    // (In parallel also for the units' vectors of tasks, freed here.)
+    let whole = prepared
+        .into_par_iter()
+        .enumerate()
+        .filter_map(|(slot, p)| match p {
+            Prepared::Whole(count) => Some((slot, count)),
+            Prepared::Tasks(..) => None,
+        })
+        .collect();
+    let batch = Batch {
+        units: units.to_vec(),
+        host,
+        tables,
+        whole,
+        tasks,
+        levels,
+    };
     // Tasks stay in the order cut: sorting them largest first cost the host 40% more time at n = 17
     // (results/gpu.md), and up to four batches run at once, so one batch's last tasks run beside the next's.
     batch
