@@ -66,11 +66,17 @@ small() {
 }
 
 variants() {
-  # Turns between tests for a task's end (19.5, 20.5 and 22 SASS instructions a node), and threads per block.
+  # Entries stored only when a child is pushed (27.5 SASS instructions a node but about 9 shared-memory
+  # wavefronts a turn rather than 13: results/gpu.md), against the default, at n = 20 and 21.
+  for n in 20 21; do
+    timed "$B" count $n --backend gpu --check -q
+    NQUEENS_GPU_DEFINES="NQ_SAVE_ON_PUSH" timed "$B" count $n --backend gpu --check -q
+  done
+  # Turns between tests for a task's end (20.5, 22.5 and 25 SASS instructions a node), and threads per block.
   for unroll in 4u 2u 1u; do
     NQUEENS_GPU_DEFINES="NQ_UNROLL=$unroll" NQUEENS_GPU_VERBOSE=1 timed "$B" count 20 --backend gpu --check -f json
   done
-  # Fewer instructions (19.25 a node) against less shared memory moved (results/gpu.md, k4).
+  # One instruction fewer a turn, more shared memory moved (results/gpu.md, k4: 3.56 s against 3.21 s at n = 20).
   NQUEENS_GPU_DEFINES="NQ_LOAD_EVERY_TURN" NQUEENS_GPU_VERBOSE=1 timed "$B" count 20 --backend gpu --check -f json
   for threads in 64 256; do
     NQUEENS_GPU_THREADS=$threads NQUEENS_GPU_VERBOSE=1 timed "$B" count 20 --backend gpu --check -f json

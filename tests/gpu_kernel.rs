@@ -11,9 +11,16 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
-/// The kernel's variants (its `NQ_*` switches): the default, and one or two turns between tests for a task's
-/// end, as `NQUEENS_GPU_DEFINES` may ask.
-const VARIANTS: [&str; 3] = ["-DNQ_DEFAULT", "-DNQ_UNROLL=1u", "-DNQ_UNROLL=2u"];
+/// The kernel's variants (its `NQ_*` switches): the default, one or two turns between tests for a task's
+/// end, and entries stored only when a child is pushed (with one and four turns), as `NQUEENS_GPU_DEFINES`
+/// may ask.
+const VARIANTS: [&str; 5] = [
+    "-DNQ_DEFAULT",
+    "-DNQ_UNROLL=1u",
+    "-DNQ_UNROLL=2u",
+    "-DNQ_SAVE_ON_PUSH",
+    "-DNQ_SAVE_ON_PUSH -DNQ_UNROLL=1u",
+];
 
 /// The kernel's variants built for the host, or `None` (with a message) where no C++ compiler is found.
 fn host_kernels() -> Option<&'static [PathBuf]> {

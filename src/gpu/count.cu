@@ -146,6 +146,43 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
 #pragma unroll
 #endif
         for (u32 i = 0; i < NQ_UNROLL; i++) {
+#ifdef NQ_SAVE_ON_PUSH
+            // A variant to measure (results/gpu.md): the top entry lives in registers only, and an entry is
+            // stored when a child is pushed above it (with the squares it has left), loaded when the search
+            // comes back to it. No store of the rest in every turn (4 wavefronts: four threads share each bank
+            // it uses), and at most one 16-byte store and one load a turn: about 9 wavefronts, not 13.
+            const u32 rest = e.x & (e.x - 1u);
+            const u32 fc = e.y ^ e.x ^ rest;
+            const u32 ld = (e.z | (e.x ^ rest)) << 1;
+            const u32 rd = (e.w | (e.x ^ rest)) >> 1;
+            const u32 open = *(const u32*)(shared + tab + __popc(fc) * step);
+            const u32 free = fc & ~(ld | rd) & open;
+            sol += open >> 31;
+            // Branch-free: the store and the load are predicated, the next entry a select.
+            const bool push = free != 0u;
+            const bool save = push && rest != 0u;
+            const bool pop = !push && rest == 0u;
+            if (save) {
+                *(uint4*)(shared + top) = make_uint4(rest, e.y, e.z, e.w);
+            }
+#ifdef __CUDA_ARCH__
+            // Predicated additions: as selects and an add, ptxas spends three instructions.
+            asm("{\n\t.reg .pred s, p;\n\tsetp.ne.u32 s, %1, 0;\n\tsetp.ne.u32 p, %2, 0;\n\t"
+                "@s add.u32 %0, %0, %3;\n\t@p sub.u32 %0, %0, %3;\n\t}"
+                : "+r"(top)
+                : "r"((u32)save), "r"((u32)pop), "r"(level));
+#else
+            top += save ? level : 0u;
+            top -= pop ? level : 0u;
+#endif
+            e.x = push ? free : rest;
+            e.y = push ? fc : e.y;
+            e.z = push ? ld : e.z;
+            e.w = push ? rd : e.w;
+            if (pop) {
+                e = *(const uint4*)(shared + top);
+            }
+#else
             const u32 rest = e.x & (e.x - 1u);
             *(u32*)(shared + top) = rest;
             // Pop the row if this was its last square, then (below) push the child over it or above it.
@@ -183,6 +220,7 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
             // for the next turn's store: two instructions a turn. With `level` opaque too, ptxas copies
             // `top` between registers three times in four turns rather than four (78 instructions, not 79).
             asm("" : "+r"(top), "+r"(level));
+#endif
 #endif
         }
         // Passes, not turns: ptxas keeps a copy of a counter of turns for after the loop.
