@@ -712,29 +712,40 @@ impl Plan {
         }
     }
 
-    /// The solutions of a whole border (one fixed by a symmetry: the plan keeps it as one unit), by the kernel:
-    /// split like the plan splits the others, its rows 1 to 3 placed in every way, so that every lane has a start.
-    fn count_border(&self, border: Border) -> u64 {
+    /// The starts of a whole border (one fixed by a symmetry: the plan keeps it as one unit), split like the plan
+    /// splits the others, its rows 1 to 3 placed in every way, so that every lane (or GPU thread) has a start.
+    fn border_starts(&self, border: Border) -> Vec<Start> {
         let (frame, masks) = border.frame(self.board.n());
-        let mut units = Vec::new();
+        let mut starts = Vec::new();
         border_prefixes(3, &frame, masks, &mut Prefix::top(border), &mut |prefix| {
-            units.push(WorkUnit {
+            let unit = WorkUnit {
                 border: Some(border),
                 prefix: *prefix,
                 ..WorkUnit::UNWRITTEN
-            })
+            };
+            starts.push(self.start(&unit).expect("border units have starts"));
         });
-        let mut next = units.iter();
-        let mut solutions = 0;
-        kernel::count_stream(
-            self.board.n(),
-            || {
-                let unit = next.next()?;
-                Some(((), self.start(unit).expect("border units have starts")))
-            },
-            |(), tally| solutions += tally.solutions,
-        );
-        solutions
+        starts
+    }
+
+    /// What a unit counted by Burnside's lemma ([`Weight::Burnside`]) needs besides its solutions: the starts
+    /// whose solutions (by any kernel: the CPU's or the GPU's) are its solutions, and the solutions fixed by each
+    /// symmetry of its group other than the identity, summed (by a search of symmetric ones). `None` for other
+    /// units, and for the whole board below 4 lines, which is enumerated.
+    pub fn burnside_parts(&self, unit: &WorkUnit) -> Option<BurnsideParts> {
+        let (Weight::Burnside(group), Some(border)) = (unit.weight, unit.border) else {
+            return None;
+        };
+        let n = self.board.n();
+        Some(BurnsideParts {
+            starts: self.border_starts(border),
+            fixed_by_others: group
+                .iter()
+                .filter(|&g| g != Transform(0))
+                .map(|g| u128::from(border.count_fixed(n, g)))
+                .sum(),
+            order: group.len() as u128,
+        })
     }
 
     /// Counts one unit: a pure function of the unit.
@@ -742,45 +753,64 @@ impl Plan {
         let n = self.board.n();
         match (unit.weight, self.start(unit)) {
             (_, Some(start)) => self.weigh(unit, kernel::count_start(n, start)),
-            (Weight::Burnside(group), None) => {
-                // Burnside's lemma: the classes are the average number of solutions each symmetry fixes.
-                let (solutions, fixed) = match unit.border {
-                    // The solutions by the kernel, those each symmetry fixes by a search of symmetric ones.
-                    Some(border) => {
-                        let solutions = u128::from(self.count_border(border));
-                        let fixed = group
-                            .iter()
-                            .map(|g| match g {
-                                Transform(0) => solutions,
-                                g => u128::from(border.count_fixed(n, g)),
-                            })
-                            .sum();
-                        (solutions, fixed)
-                    }
-                    // A board below 4, whole: enumerated.
-                    None => {
-                        let (mut solutions, mut fixed) = (0u128, 0u128);
-                        border::open_solutions(n, |queens| {
-                            solutions += 1;
-                            fixed += group
-                                .iter()
-                                .filter(|&g| border::is_fixed(n, queens, g))
-                                .count() as u128;
-                        });
-                        (solutions, fixed)
-                    }
-                };
-                let order = group.len() as u128;
-                Count {
-                    total: solutions * (8 / order),
-                    unique: fixed / order,
-                    // No nodes, as when these units were all enumerated: journals of earlier versions record
-                    // them so, and a merge takes two different copies of a unit for a fault.
-                    nodes: 0,
-                    units: 1,
+            (Weight::Burnside(group), None) => match self.burnside_parts(unit) {
+                // The solutions by the kernel, those each symmetry fixes by a search of symmetric ones.
+                Some(mut parts) => {
+                    let mut next = std::mem::take(&mut parts.starts).into_iter();
+                    let mut solutions = 0u128;
+                    kernel::count_stream(
+                        n,
+                        || Some(((), next.next()?)),
+                        |(), tally| solutions += u128::from(tally.solutions),
+                    );
+                    parts.count(solutions)
                 }
-            }
+                // A board below 4, whole: enumerated.
+                None => {
+                    let (mut solutions, mut fixed) = (0u128, 0u128);
+                    border::open_solutions(n, |queens| {
+                        solutions += 1;
+                        fixed += group
+                            .iter()
+                            .filter(|&g| border::is_fixed(n, queens, g))
+                            .count() as u128;
+                    });
+                    BurnsideParts {
+                        starts: Vec::new(),
+                        fixed_by_others: fixed - solutions,
+                        order: group.len() as u128,
+                    }
+                    .count(solutions)
+                }
+            },
             (Weight::Plain { .. }, None) => unreachable!("plain units always have a start"),
+        }
+    }
+}
+
+/// A unit counted by Burnside's lemma, but for its solutions: see [`Plan::burnside_parts`].
+#[derive(Clone, Debug)]
+pub struct BurnsideParts {
+    /// The starts whose solutions, summed, are the unit's solutions.
+    pub starts: Vec<Start>,
+    /// The solutions fixed by each symmetry of the unit's group but the identity, summed.
+    pub fixed_by_others: u128,
+    /// The order of the unit's group.
+    pub order: u128,
+}
+
+impl BurnsideParts {
+    /// The unit's count, given its `solutions`: each class of solutions is counted by the average number of
+    /// them each symmetry of the group fixes (the identity fixes all), and each solution stands for the `8 /
+    /// order` that the symmetries outside the group make of it.
+    pub fn count(&self, solutions: u128) -> Count {
+        Count {
+            total: solutions * (8 / self.order),
+            unique: (solutions + self.fixed_by_others) / self.order,
+            // No nodes, as when these units were all enumerated: journals of earlier versions record them so,
+            // and a merge takes two different copies of a unit for a fault.
+            nodes: 0,
+            units: 1,
         }
     }
 }

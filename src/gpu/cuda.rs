@@ -320,7 +320,7 @@ impl Device for GpuDevice {
     fn submit(&mut self, mut batch: Batch) -> Result<(), Error> {
         let stream = self.streams[self.launched % STREAMS].clone();
         self.launched += 1;
-        let slots = batch.units.len().max(1);
+        let slots = batch.slots().max(1);
         let alloc = gpu_error("cannot allocate on the GPU");
         let tasks: CudaSlice<Task> = if batch.tasks.is_empty() {
             stream.alloc_zeros(1)

@@ -37,7 +37,7 @@ mod cuda;
 use crate::engine::count::Count;
 use crate::engine::exec::{Progress, Run};
 use crate::engine::kernel::{self, Kernel, Start, Tally};
-use crate::engine::plan::{Plan, WorkUnit};
+use crate::engine::plan::{BurnsideParts, Plan, WorkUnit};
 use crate::error::Error;
 use rayon::prelude::*;
 use std::io::Write as _;
@@ -274,6 +274,8 @@ pub fn handles(width: u32, lines: u32) -> bool {
 }
 
 /// A batch of units prepared for the GPU: their tasks, and what the host counted itself.
+///
+/// Its slots are first its units, one each, then the parts of its Burnside units (see [`BurnsideSlots`]).
 #[derive(Debug, Default)]
 pub struct Batch {
     /// The plan's numbers of the units, by slot.
@@ -282,12 +284,33 @@ pub struct Batch {
     pub host: Vec<Tally>,
     /// Each slot's table of rows (all zero for a slot with no tasks).
     pub tables: Vec<Table>,
-    /// Slots counted wholly on the host (Burnside units), with their counts.
+    /// Slots counted wholly on the host, with their counts.
     pub whole: Vec<(usize, Count)>,
+    /// The units counted by Burnside's lemma: their slots, and the slots of their parts.
+    pub burnside: Vec<BurnsideSlots>,
     /// The tasks, each naming its slot.
     pub tasks: Vec<Task>,
     /// The most levels of stack any task needs.
     pub levels: u32,
+}
+
+impl Batch {
+    /// The batch's slots, its units' and their parts': what the device keeps a tally for.
+    pub fn slots(&self) -> usize {
+        self.tables.len()
+    }
+}
+
+/// A unit of a batch counted by Burnside's lemma ([`Plan::burnside_parts`]): the GPU counts the solutions of
+/// its parts, each in a slot of its own (their frames differ), and the host what each symmetry fixes.
+#[derive(Clone, Debug)]
+pub struct BurnsideSlots {
+    /// The unit's slot.
+    pub slot: usize,
+    /// The slots of its parts.
+    pub parts: std::ops::Range<usize>,
+    /// The unit's parts, but for their starts.
+    pub weight: BurnsideParts,
 }
 
 /// What one unit becomes.
@@ -296,6 +319,9 @@ enum Prepared {
     Whole(Count),
     /// A tally made on the host, and the table and tasks for the GPU.
     Tasks(Tally, Table, Vec<Task>),
+    /// A unit counted by Burnside's lemma: its parts (each as a unit's tasks would be, their slots still to
+    /// give), and what the host keeps for its count.
+    Burnside(Vec<(Tally, Table, Vec<Task>)>, BurnsideParts),
 }
 
 /// Cuts `units` of `plan` into tasks `extra_rows` rows below their starts, on all cores.
@@ -308,10 +334,24 @@ pub fn prepare(plan: &Plan, units: &[usize], extra_rows: u32) -> Batch {
             prepare_unit(plan, unit, extra_rows, slot as u32)
         })
         .collect();
+    // The slots of the Burnside units' parts, after the units' own.
+    let mut burnside = Vec::new();
+    let mut next_slot = prepared.len();
+    for (slot, p) in prepared.iter().enumerate() {
+        if let Prepared::Burnside(parts, weight) = p {
+            burnside.push(BurnsideSlots {
+                slot,
+                parts: next_slot..next_slot + parts.len(),
+                weight: weight.clone(),
+            });
+            next_slot += parts.len();
+        }
+    }
     // The batch is put together on all cores too: done on one, at n = 17 on 16 cores it took as long as the
     // cutting (results/gpu.md).
     let tasks_of = |p: &Prepared| match p {
         Prepared::Tasks(_, _, t) => t.len(),
+        Prepared::Burnside(parts, _) => parts.iter().map(|(_, _, t)| t.len()).sum(),
         Prepared::Whole(_) => 0,
     };
     let mut tasks = vec![Task::default(); prepared.iter().map(tasks_of).sum()];
@@ -322,32 +362,58 @@ pub fn prepare(plan: &Plan, units: &[usize], extra_rows: u32) -> Batch {
         places.push(place);
         rest = after;
     }
+    let mut first_part = vec![0; prepared.len()];
+    for b in &burnside {
+        first_part[b.slot] = b.parts.start;
+    }
     let levels = places
         .into_par_iter()
         .zip(&prepared)
-        .map(|(place, p)| match p {
+        .zip(&first_part)
+        .map(|((place, p), &first)| match p {
             Prepared::Tasks(_, _, t) => {
                 place.copy_from_slice(t);
                 t.iter().map(Task::levels).max().unwrap_or(1)
+            }
+            Prepared::Burnside(parts, _) => {
+                let mut at = 0;
+                for (i, (_, _, t)) in parts.iter().enumerate() {
+                    for (to, task) in place[at..at + t.len()].iter_mut().zip(t) {
+                        *to = Task {
+                            slot: (first + i) as u32,
+                            ..*task
+                        };
+                    }
+                    at += t.len();
+                }
+                place.iter().map(Task::levels).max().unwrap_or(1)
             }
             Prepared::Whole(_) => 1,
         })
         .max()
         .unwrap_or(1);
-    let (host, tables): (Vec<Tally>, Vec<Table>) = prepared
+    let (mut host, mut tables): (Vec<Tally>, Vec<Table>) = prepared
         .par_iter()
         .map(|p| match p {
             Prepared::Tasks(tally, table, _) => (*tally, *table),
-            Prepared::Whole(_) => (Tally::default(), [0; 32]),
+            Prepared::Burnside(..) | Prepared::Whole(_) => (Tally::default(), [0; 32]),
         })
         .unzip();
+    for p in &prepared {
+        if let Prepared::Burnside(parts, _) = p {
+            for (tally, table, _) in parts {
+                host.push(*tally);
+                tables.push(*table);
+            }
+        }
+    }
     // (In parallel also for the units' vectors of tasks, freed here.)
     let whole = prepared
         .into_par_iter()
         .enumerate()
         .filter_map(|(slot, p)| match p {
             Prepared::Whole(count) => Some((slot, count)),
-            Prepared::Tasks(..) => None,
+            Prepared::Tasks(..) | Prepared::Burnside(..) => None,
         })
         .collect();
     let batch = Batch {
@@ -355,6 +421,7 @@ pub fn prepare(plan: &Plan, units: &[usize], extra_rows: u32) -> Batch {
         host,
         tables,
         whole,
+        burnside,
         tasks,
         levels,
     };
@@ -365,10 +432,31 @@ pub fn prepare(plan: &Plan, units: &[usize], extra_rows: u32) -> Batch {
 
 /// What the host does with one unit: see [`prepare`].
 fn prepare_unit(plan: &Plan, unit: &WorkUnit, extra_rows: u32, slot: u32) -> Prepared {
-    let width = plan.board().width();
     let Some(start) = plan.start(unit) else {
-        return Prepared::Whole(plan.count_unit(unit));
+        // A unit counted by Burnside's lemma: its parts' solutions on the GPU, what each symmetry fixes here.
+        return match plan.burnside_parts(unit) {
+            Some(mut parts) => {
+                // A whole border: hundreds of parts, cut on all cores.
+                let pieces = std::mem::take(&mut parts.starts)
+                    .into_par_iter()
+                    .map(
+                        |start| match prepare_start(plan, start, extra_rows, u32::MAX) {
+                            Prepared::Tasks(tally, table, tasks) => (tally, table, tasks),
+                            _ => unreachable!("a start is prepared as tasks"),
+                        },
+                    )
+                    .collect();
+                Prepared::Burnside(pieces, parts)
+            }
+            None => Prepared::Whole(plan.count_unit(unit)),
+        };
     };
+    prepare_start(plan, start, extra_rows, slot)
+}
+
+/// The tasks of `start` for slot `slot`, or its tally counted here if the kernel cannot take it.
+fn prepare_start(plan: &Plan, start: Start, extra_rows: u32, slot: u32) -> Prepared {
+    let width = plan.board().width();
     match task::table_of(&start, width) {
         Some(table) => {
             let mut tasks = Vec::new();
@@ -513,9 +601,16 @@ pub fn batches(units: &[usize], cut: Cut, devices: usize) -> impl Iterator<Item 
 }
 
 /// The count of each unit of `batch`, from the device's per-slot tallies `device`; a unit whose tally the
-/// device could not vouch for (`None`) is counted again by the CPU kernel.
+/// device could not vouch for (`None`, for its slot or one of its parts') is counted again by the CPU kernel.
 pub fn finish(plan: &Plan, batch: &Batch, device: &[Option<Tally>]) -> Vec<(usize, Count)> {
     let mut whole = batch.whole.iter().peekable();
+    let mut burnside = batch.burnside.iter().peekable();
+    let tally = |slot: usize| {
+        device[slot].map(|d| Tally {
+            solutions: batch.host[slot].solutions + d.solutions,
+            nodes: batch.host[slot].nodes + d.nodes,
+        })
+    };
     (0..batch.units.len())
         .map(|slot| {
             let unit = &plan.units()[batch.units[slot]];
@@ -525,14 +620,23 @@ pub fn finish(plan: &Plan, batch: &Batch, device: &[Option<Tally>]) -> Vec<(usiz
                     return (batch.units[slot], count);
                 }
             }
-            let count = match device[slot] {
-                Some(device) => plan.weigh(
-                    unit,
-                    Tally {
-                        solutions: batch.host[slot].solutions + device.solutions,
-                        nodes: batch.host[slot].nodes + device.nodes,
-                    },
-                ),
+            if let Some(&b) = burnside.peek() {
+                if b.slot == slot {
+                    burnside.next();
+                    let solutions: Option<u128> = b
+                        .parts
+                        .clone()
+                        .map(|part| tally(part).map(|t| u128::from(t.solutions)))
+                        .sum();
+                    let count = match solutions {
+                        Some(solutions) => b.weight.count(solutions),
+                        None => plan.count_unit(unit),
+                    };
+                    return (batch.units[slot], count);
+                }
+            }
+            let count = match tally(slot) {
+                Some(tally) => plan.weigh(unit, tally),
                 None => plan.count_unit(unit),
             };
             (batch.units[slot], count)
@@ -732,7 +836,7 @@ mod tests {
         }
         fn collect(&mut self) -> Result<(Batch, Vec<Option<Tally>>), Error> {
             let batch = self.queue.pop_front().expect("a batch under way");
-            let mut tallies = vec![Tally::default(); batch.units.len()];
+            let mut tallies = vec![Tally::default(); batch.slots()];
             for t in &batch.tasks {
                 let slot = t.slot as usize;
                 let tally = task::count_task(t, &batch.tables[slot]);
@@ -820,6 +924,41 @@ mod tests {
                 assert_eq!(sum, exec::run_serial(&plan, &exec::NoProgress));
             }
         }
+    }
+
+    #[test]
+    fn a_burnside_unit_is_counted_from_its_parts_on_the_device() {
+        // The units fixed by a symmetry: the GPU counts their parts' solutions, the host what each symmetry
+        // fixes, and nothing of them is counted whole on the host any more.
+        let plan = Plan::new(Board::new(12).unwrap(), Symmetry::Full, Split::Depth(2));
+        let burnside: Vec<usize> = (0..plan.units().len())
+            .filter(|&i| plan.start(&plan.units()[i]).is_none())
+            .collect();
+        assert!(!burnside.is_empty());
+        let batch = prepare(&plan, &burnside, 1);
+        assert!(batch.whole.is_empty());
+        assert_eq!(batch.burnside.len(), burnside.len());
+        assert!(batch.slots() > batch.units.len() && !batch.tasks.is_empty());
+        let mut tallies = vec![Tally::default(); batch.slots()];
+        for t in &batch.tasks {
+            let tally = task::count_task(t, &batch.tables[t.slot as usize]);
+            tallies[t.slot as usize].solutions += tally.solutions;
+            tallies[t.slot as usize].nodes += tally.nodes;
+        }
+        let mut device: Vec<Option<Tally>> = tallies.iter().copied().map(Some).collect();
+        let expected: Vec<(usize, Count)> = burnside
+            .iter()
+            .map(|&i| (i, plan.count_unit(&plan.units()[i])))
+            .collect();
+        assert_eq!(finish(&plan, &batch, &device), expected);
+        // A part the device cannot vouch for (the one with the most solutions): its unit is counted again on
+        // the host, the same.
+        let doubtful = (batch.units.len()..batch.slots())
+            .max_by_key(|&slot| tallies[slot].solutions)
+            .unwrap();
+        assert!(tallies[doubtful].solutions > 0);
+        device[doubtful] = None;
+        assert_eq!(finish(&plan, &batch, &device), expected);
     }
 
     #[test]
