@@ -24,9 +24,13 @@ use std::ops::Deref;
 /// on n = 16 with 2 threads and the AVX-512 loop, 1,118 units took 0.35 to 0.36 s, 9,844 units 0.33 s.
 pub const UNITS_PER_THREAD: usize = 4096;
 
-/// The same for the full symmetry mode, whose units (border placements) differ far more in size: measured on
-/// n = 17 with 1 thread, 4,319 units took 31.1 s, 31,532 took 22.6 s and 181,005 took 19.1 s.
-pub const FULL_UNITS_PER_THREAD: usize = 32 * 1024;
+/// The same for the full symmetry mode, whose units (border placements) differ far more in size. Once (an early
+/// loop, n = 17 on 1 thread) 4,319 units took 31.1 s, 31,532 took 22.6 s and 181,005 took 19.1 s, and this was
+/// 32,768. Today each unit costs some 3,500 instructions outside the loop, and fewer units cost fewer in all
+/// (n = 16 on 1 thread, AVX2: 8.59, 8.65, 8.95 and 10.04 billion at depths 0 to 3), while the 16 threads of a
+/// 16-core Xeon counted n = 18 in 1.38 s with 302,517 units against 1.55 to 1.60 s with 1,586,945
+/// (results/scaling.md). At 16,384, 16 threads take the first of those at n = 18.
+pub const FULL_UNITS_PER_THREAD: usize = 16 * 1024;
 
 /// The most units a plan may have: a split depth asked for that gives more is refused, and the automatic split
 /// stops short of it. Deeper splits make nothing faster (4 million units give each of 128 threads its 32,768)
