@@ -5,7 +5,8 @@
 #
 #   bash scripts/gpu-session.sh PART OUT [BINARY]
 #
-# PART    check | small | variants | peers | n22 | bench | cpu | all (all but n22)
+# PART    check | small | variants | peers | n22 | bench | cpu | all (all but n22); or lease: the most telling of
+#         them in one call, within BUDGET seconds (for a lease of 15 minutes)
 # OUT     a folder for the logs and reports (the device's $OUT); each part writes OUT/PART.txt
 # BINARY  nqueens built on the development machine with `cargo build --release --features cuda` (generic
 #         x86-64: the loops are picked at run time) and carried over; target/release/nqueens by default.
@@ -13,7 +14,7 @@
 # `peers` needs ygch/n_queens beside the checkout: copy ../shared/peers to .peers/ (git ignores it) and carry it.
 # `cpu` also runs target/release/examples/scaling_cost and plan_depth if they were built and carried.
 set -uo pipefail
-part=${1:?"part: check | small | variants | peers | n22 | bench | cpu | all"}
+part=${1:?"part: check | small | variants | peers | n22 | bench | cpu | all | lease"}
 out=${2:?"a folder for the figures"}
 B=${3:-target/release/nqueens}
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -123,13 +124,57 @@ cpu() {
   timed "$B" bench --export-json "$out/bench-cpu-n18.json" --export-markdown "$out/bench-cpu-n18.md"
 }
 
+# The whole of a short lease (15 minutes of device time, a few of them spent starting the machine) in one call,
+# most telling first, every command capped by the time left of BUDGET seconds (540 by default): run it as
+# `BUDGET=500 bash scripts/gpu-session.sh lease "$OUT"` with a call limit a little above BUDGET.
+lease() {
+  local deadline=$(($(date +%s) + ${BUDGET:-540}))
+  capped() { # CAP COMMAND...: runs it for at most CAP seconds and what is left, timed
+    local left=$((deadline - $(date +%s))) cap=$1
+    shift
+    if [ "$left" -lt 5 ]; then echo "skipped, no time left: $*"; return 99; fi
+    [ "$cap" -gt "$left" ] && cap=$left
+    timed timeout "$cap" "$@"
+  }
+  local ygch=
+  if [ -d "$root/.peers/ygch/src" ] && command -v nvcc > /dev/null; then
+    ygch=$(mktemp -d)
+    cp "$root"/.peers/ygch/src/*.cu "$root"/.peers/ygch/src/*.cpp "$root"/.peers/ygch/src/*.h "$ygch/"
+    (cd "$ygch" && nvcc -gencode arch=compute_90,code=sm_90 -O3 -Xcompiler -fopenmp -D_USE_CONFIG2_ \
+      n_queens_cuda.cu n_queens.cpp utils.cpp main.cpp -o ygch > build.log 2>&1) &
+  fi
+  nvidia-smi -L
+  "$B" --version
+  # Exact first: every board to 17 (units fixed by a symmetry included), one GPU named twice.
+  capped 60 "$B" count 4..17 --backend gpu --check -q
+  capped 60 "$B" count 18 --backend gpu --gpus 0,0 --check -q
+  wait
+  # Side by side with ygch, phase by phase for the small ones.
+  local n
+  for n in 17 19 20 21; do
+    [ -x "$ygch/ygch" ] && capped 60 "$ygch/ygch" $n 6
+    NQUEENS_GPU_VERBOSE=1 capped 60 "$B" count $n --backend gpu --check -q
+  done
+  # The variant that moves less shared memory (results/gpu.md), paired with the default.
+  for n in 20 21; do
+    NQUEENS_GPU_DEFINES="NQ_SAVE_ON_PUSH" capped 60 "$B" count $n --backend gpu --check -q
+    capped 60 "$B" count $n --backend gpu --check -q
+  done
+  # The 16 cores: a pinned core against all of them, with the split of now and the one before.
+  capped 40 taskset -c 2 "$B" count 18 -t 1 -q
+  for _ in 1 2 3; do capped 15 "$B" count 18 -t 16 -q; done
+  capped 15 "$B" count 18 -t 16 --split-depth 3 -q
+  # Last, what is left: n = 22 (target 85 s, ygch about 250 s), stopped at the deadline if need be.
+  capped 500 "$B" count 22 --backend gpu --check -q
+}
+
 run_part() {
   echo "## $1 ($(date -u +%FT%TZ), $(hostname))"
   "$1"
 }
 
 case "$part" in
-  check | small | variants | peers | n22 | bench | cpu) run_part "$part" 2>&1 | tee "$out/$part.txt" ;;
+  check | small | variants | peers | n22 | bench | cpu | lease) run_part "$part" 2>&1 | tee "$out/$part.txt" ;;
   all)
     for p in check small variants peers bench cpu; do run_part $p 2>&1 | tee "$out/$p.txt"; done
     ;;
