@@ -39,7 +39,15 @@ pub fn run(
     }
     // A missing GPU is found before anything is written.
     if options.backend == nqueens::engine::exec::Backend::Gpu {
+        let asked = std::time::Instant::now();
         let gpu = nqueens::gpu::device()?;
+        if nqueens::gpu::verbose() {
+            // The driver's start (cuInit) is part of a small run's fixed cost: see results/gpu.md.
+            note!(
+                "gpu: the driver named the GPU in {:.3} s",
+                asked.elapsed().as_secs_f64()
+            );
+        }
         if !options.quiet {
             note!(
                 "GPU: {} ({} multiprocessors)",
