@@ -146,19 +146,37 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
 #pragma unroll
 #endif
         for (u32 i = 0; i < NQ_UNROLL; i++) {
-#ifdef NQ_SAVE_ON_PUSH
-            // A variant to measure (results/gpu.md): the top entry lives in registers only, and an entry is
-            // stored when a child is pushed above it (with the squares it has left), loaded when the search
-            // comes back to it. No store of the rest in every turn (4 wavefronts: four threads share each bank
-            // it uses), and at most one 16-byte store and one load a turn: about 9 wavefronts, not 13.
             const u32 rest = e.x & (e.x - 1u);
+#ifndef NQ_SAVE_ON_PUSH
+            *(u32*)(shared + top) = rest;
+            // Pop the row if this was its last square, then (below) push the child over it or above it.
+            // Written here, as a predicated subtraction right after the store, ptxas makes the rest and
+            // its test in one instruction and keeps the next turn's load predicated (tested after the table's
+            // look-up, 9 or 10 instructions more for four turns; as a plain `if`, a select and an add).
+#ifdef __CUDA_ARCH__
+            asm("{\n\t.reg .pred p;\n\tsetp.eq.u32 p, %1, 0;\n\t@p sub.u32 %0, %0, %2;\n\t}"
+                : "+r"(top)
+                : "r"(rest), "r"(level));
+#else
+            if (rest == 0u) {
+                top -= level;
+            }
+#endif
+#endif
+            // e.x ^ rest is the queen's square, which is free: in fc, in neither diagonal.
             const u32 fc = e.y ^ e.x ^ rest;
             const u32 ld = (e.z | (e.x ^ rest)) << 1;
             const u32 rd = (e.w | (e.x ^ rest)) >> 1;
             const u32 open = *(const u32*)(shared + tab + __popc(fc) * step);
             const u32 free = fc & ~(ld | rd) & open;
             sol += open >> 31;
-            // Branch-free: the store and the load are predicated, the next entry a select.
+#ifdef NQ_SAVE_ON_PUSH
+            // A variant to measure (results/gpu.md): the top entry lives in registers only, and an entry is
+            // stored when a child is pushed above it (with the squares it has left), loaded when the search
+            // comes back to it. No store of the rest in every turn (4 wavefronts: four threads share each bank
+            // it uses), and at most one 16-byte store and one load a turn: about 9 wavefronts, not 13.
+            // Branch-free: the store and the load are predicated, the next entry a select. A row with squares
+            // left is kept for later; one without is replaced by its child.
             const bool push = free != 0u;
             const bool save = push && rest != 0u;
             const bool pop = !push && rest == 0u;
@@ -183,42 +201,20 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
                 e = *(const uint4*)(shared + top);
             }
 #else
-            const u32 rest = e.x & (e.x - 1u);
-            *(u32*)(shared + top) = rest;
-            // Pop the row if this was its last square, then (below) push the child over it or above it.
-            // Written here, as a predicated subtraction right after the store, ptxas makes the rest and
-            // its test in one instruction and keeps the next turn's load predicated (78 instructions for
-            // four turns; tested after the table's look-up, 87 or 88; as a plain `if`, a select and an add).
-#ifdef __CUDA_ARCH__
-            asm("{\n\t.reg .pred p;\n\tsetp.eq.u32 p, %1, 0;\n\t@p sub.u32 %0, %0, %2;\n\t}"
-                : "+r"(top)
-                : "r"(rest), "r"(level));
-#else
-            if (rest == 0u) {
-                top -= level;
-            }
-#endif
-            // e.x ^ rest is the queen's square, which is free: in fc, in neither diagonal.
-            const u32 fc = e.y ^ e.x ^ rest;
-            const u32 ld = (e.z | (e.x ^ rest)) << 1;
-            const u32 rd = (e.w | (e.x ^ rest)) >> 1;
-            const u32 open = *(const u32*)(shared + tab + __popc(fc) * step);
-            const u32 free = fc & ~(ld | rd) & open;
-            sol += open >> 31;
             if (free != 0u) {
                 top += level;
                 *(uint4*)(shared + top) = make_uint4(free, fc, ld, rd);
             }
 #if defined(__CUDA_ARCH__) && defined(NQ_LOAD_EVERY_TURN)
-            // A variant to measure (results/gpu.md, k4): 77 instructions for four turns, but ptxas then
-            // loads the next entry after a push too, moving 8.5 wavefronts of shared memory a turn, not 6.
+            // A variant to measure (results/gpu.md, k4): one instruction fewer for four turns, but ptxas then
+            // loads the next entry after a push too (slower on an H200: 3.56 s against 3.21 s at n = 20).
             asm("" : "+r"(top));
 #endif
             e = *(const uint4*)(shared + top);
 #if defined(__CUDA_ARCH__) && !defined(NQ_LOAD_EVERY_TURN)
             // Unrolled, ptxas otherwise adds the shared window's base to `top` on both sides of the push
             // for the next turn's store: two instructions a turn. With `level` opaque too, ptxas copies
-            // `top` between registers three times in four turns rather than four (78 instructions, not 79).
+            // `top` between registers three times in four turns rather than four (one instruction fewer).
             asm("" : "+r"(top), "+r"(level));
 #endif
 #endif
