@@ -98,35 +98,43 @@ impl CountRequest {
 /// Counts the solutions of `request`'s board on its worker threads, timing the whole of it.
 pub fn count(request: &CountRequest, progress: &dyn exec::Progress) -> Result<BoardResult, Error> {
     let started = Instant::now();
-    let plan = match request.backend {
-        exec::Backend::Cpu => request.plan(),
-        // The GPUs' contexts and kernel are made while the plan is built.
-        exec::Backend::Gpu => {
-            let (plan, planned, opened) = std::thread::scope(|scope| {
-                let opening = scope.spawn(gpu::open_ahead);
-                let plan = request.plan();
-                let planned = started.elapsed().as_secs_f64();
-                (plan, planned, opening.join())
+    let (plan, total, gpu) = match request.backend {
+        exec::Backend::Cpu => {
+            let plan = request.plan();
+            let total = exec::run_parallel(&plan, request.threads, progress)?;
+            (plan, total, None)
+        }
+        // The GPUs' contexts and kernel are made while the plan is built and the first batches cut.
+        exec::Backend::Gpu => std::thread::scope(|scope| {
+            let opening = scope.spawn(|| {
+                let opened = gpu::open_ahead();
+                if gpu::verbose() {
+                    let _ = writeln!(
+                        std::io::stderr(),
+                        "gpu: the GPUs opened by {:.3} s",
+                        started.elapsed().as_secs_f64()
+                    );
+                }
+                opened
             });
-            opened.unwrap_or_else(|p| std::panic::resume_unwind(p))?;
+            let plan = request.plan();
             if gpu::verbose() {
                 let _ = writeln!(
                     std::io::stderr(),
-                    "gpu: plan of {} units built in {planned:.3} s; the GPUs opened by {:.3} s",
+                    "gpu: plan of {} units built in {:.3} s",
                     plan.units().len(),
                     started.elapsed().as_secs_f64()
                 );
             }
-            plan
-        }
-    };
-    let (total, gpu) = match request.backend {
-        exec::Backend::Cpu => (exec::run_parallel(&plan, request.threads, progress)?, None),
-        exec::Backend::Gpu => {
             let stop = std::sync::atomic::AtomicBool::new(false);
-            let (total, run) = gpu::run(&plan, None, &stop, progress)?;
-            (total, Some(run))
-        }
+            let counted = gpu::run(&plan, None, &stop, progress);
+            // A GPU that could not be opened says why first: the run's own error only repeats it.
+            opening
+                .join()
+                .unwrap_or_else(|p| std::panic::resume_unwind(p))?;
+            let (total, run) = counted?;
+            Ok::<_, Error>((plan, total, Some(run)))
+        })?,
     };
     let result = BoardResult::new(report::Measured {
         board: request.board,

@@ -689,15 +689,24 @@ pub fn dispatch<D: Device>(
     let next = AtomicUsize::new(0);
     let failed = AtomicBool::new(false);
     let drive = |ordinal: usize| -> Result<(Count, String, f64, u64), Error> {
-        let device = open(ordinal);
-        let opened = since();
         ready.wait();
-        let mut device = device?;
-        // Seconds: cutting batches on the host, waiting for the device's results, and the first submission.
-        let (mut cutting, mut waiting, mut first) = (0.0, 0.0, None);
         let (cut, chunks) = planned
             .get()
             .expect("the cut is planned before the devices start");
+        let take = || {
+            let going = !stop.load(Ordering::Relaxed) && !failed.load(Ordering::Relaxed);
+            going
+                .then(|| chunks.get(next.fetch_add(1, Ordering::Relaxed)))
+                .flatten()
+        };
+        // The first batch is cut before the device is opened: in a small run its context may still be in the
+        // making (`open_ahead`, on a thread of its own), and the two overlap.
+        let cut_from = since();
+        let mut pending = take().map(|chunk| prepare(plan, chunk, cut.extra_rows));
+        // Seconds: cutting batches on the host, waiting for the device's results, and the first submission.
+        let (mut cutting, mut waiting, mut first) = (since() - cut_from, 0.0, None);
+        let mut device = open(ordinal)?;
+        let opened = since();
         let mut sum = Count::default();
         let mut tasks = 0u64;
         let mut in_flight = 0usize;
@@ -707,13 +716,17 @@ pub fn dispatch<D: Device>(
                 sum += count;
             }
         };
-        while !stop.load(Ordering::Relaxed) && !failed.load(Ordering::Relaxed) {
-            let Some(chunk) = chunks.get(next.fetch_add(1, Ordering::Relaxed)) else {
-                break;
+        loop {
+            let batch = match pending.take() {
+                Some(batch) => batch,
+                None => {
+                    let Some(chunk) = take() else { break };
+                    let cut_from = since();
+                    let batch = prepare(plan, chunk, cut.extra_rows);
+                    cutting += since() - cut_from;
+                    batch
+                }
             };
-            let cut_from = since();
-            let batch = prepare(plan, chunk, cut.extra_rows);
-            cutting += since() - cut_from;
             tasks += batch.tasks.len() as u64;
             device.submit(batch)?;
             first.get_or_insert_with(&since);
