@@ -2,7 +2,7 @@
 //!
 //! It runs the same plans as the CPU engine (same units, same symmetry, same weights) and gives every unit the
 //! same count, nodes included, so checkpoints, shards and merges work with either backend and a journal can
-//! be finished on the other.
+//! be finished on the other. Without a split asked for, a GPU run's plan is no deeper than [`SPLIT_DEPTH`].
 //!
 //! # How
 //! - **Tasks.** The host cuts each unit into small searches by placing a few more rows ([`task::split`]). It
@@ -21,8 +21,10 @@
 //!     beside the next ones' first.
 //!   - A unit's count is reported once its batch is done. So a stop leaves every reported unit whole, and a
 //!     journal lags a long run by a few batches a GPU at most.
-//! - Units the kernel does not take are counted on the host by the CPU kernel: the few whose solutions are
-//!   enumerated for Burnside's lemma, and any with no row left to search.
+//! - The few units counted by Burnside's lemma (a border that a symmetry fixes) go to the GPU as their parts,
+//!   each in a slot of its own ([`BurnsideSlots`]); the host adds the solutions each symmetry fixes, which a
+//!   small search finds. Any start with no row left to search is counted on the host by the CPU kernel, and
+//!   so is a unit whose tally the GPU cannot vouch for.
 //!
 //! The CUDA part is behind the cargo feature `cuda` (the `cudarc` crate, loading the driver and NVRTC at run
 //! time), so a build without it, or a machine without CUDA, builds and tests everything else; there, asking
