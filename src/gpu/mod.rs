@@ -908,6 +908,8 @@ mod tests {
         let (sum, run) = dispatch(plan, &all, ordinals, &open, &AtomicBool::new(false), &seen)
             .expect("the host devices count");
         assert_eq!(run.device.split(", ").count(), ordinals.len());
+        // The report says how deep the units were cut.
+        assert_eq!(run.extra_rows, cut(plan, &all).extra_rows);
         let mut seen = seen.0.into_inner().unwrap();
         seen.sort_by_key(|&(i, _)| i);
         let batches = batches.lock().unwrap().clone();
