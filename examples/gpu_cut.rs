@@ -69,77 +69,115 @@ fn main() {
     let plan = Plan::new(
         Board::new(n).expect("a board side"),
         Symmetry::Full,
-        Split::Auto { threads: 16 },
+        Split::AutoWithin {
+            threads: 16,
+            depth: gpu::SPLIT_DEPTH,
+        },
     );
     let units: Vec<usize> = (0..plan.units().len()).collect();
     let started = Instant::now();
     let cut = gpu::cut(&plan, &units);
     let sizing = started.elapsed().as_secs_f64();
     println!(
-        "n = {n}: {} units (split for 16 threads); the program's cut: {} rows, about {:.1} M tasks \
+        "n = {n}: {} units (the GPU's plan: split for 16 threads, at most gpu::SPLIT_DEPTH rows); the program's cut: {} rows, about {:.1} M tasks \
          (chosen in {sizing:.3} s)",
         units.len(),
         cut.extra_rows,
         cut.tasks / 1e6
     );
     println!(
-        "{:>5} {:>12} {:>9} {:>10} {:>12} {:>14} {:>8} {:>14} {:>8} {:>8} {:>8} {:>10}",
+        "{:>5} {:>12} {:>9} {:>10} {:>12} {:>14} {:>14} | {:>8} {:>8} {:>8} | {:>8} {:>8} {:>8} | {:>8} {:>8} | {:>10}",
         "depth",
         "tasks",
         "cut (s)",
         "M tasks/s",
         "mean nodes",
         "largest",
-        "tail",
         "largest/share",
+        "as cut",
         "guessed",
-        "by batch",
         "sorted",
+        "by batch",
+        "last +1",
+        "both",
+        "as cut",
+        "both",
         "lanes busy"
     );
     for depth in depths {
         let started = Instant::now();
-        let batch = gpu::prepare(&plan, &units, depth);
+        let whole = gpu::prepare(&plan, &units, depth);
         let seconds = started.elapsed().as_secs_f64();
-        let nodes: Vec<u64> = batch
-            .tasks
-            .par_iter()
-            .map(|t| task::count_task(t, &batch.tables[t.slot as usize]).nodes)
-            .collect();
-        let total: u64 = nodes.iter().sum();
-        let largest = nodes.iter().copied().max().unwrap_or(0);
-        let share = total as f64 / workers as f64;
-        let span = makespan(&nodes, workers) as f64;
-        let keyed: Vec<(u32, u32, u64)> = batch
-            .tasks
-            .iter()
-            .zip(&nodes)
-            .map(|(t, &c)| (t.levels(), t.avail.count_ones(), c))
-            .collect();
+        let tasks = whole.tasks.len();
+        drop(whole);
+        // The run's batches for one GPU, as the program makes them, each cut as the program does; the last
+        // one also a row deeper.
+        let cut_here = gpu::Cut {
+            extra_rows: depth,
+            tasks: tasks as f64,
+        };
+        let chunks: Vec<&[usize]> = gpu::batches(&units, cut_here, 1).collect();
+        let keyed_batch = |chunk: &[usize], rows: u32| -> Vec<(u32, u32, u64)> {
+            let batch = gpu::prepare(&plan, chunk, rows);
+            batch
+                .tasks
+                .par_iter()
+                .map(|t| {
+                    let nodes = task::count_task(t, &batch.tables[t.slot as usize]).nodes;
+                    (t.levels(), t.avail.count_ones(), nodes)
+                })
+                .collect()
+        };
+        let batches: Vec<Vec<(u32, u32, u64)>> =
+            chunks.iter().map(|c| keyed_batch(c, depth)).collect();
+        let last_deeper = keyed_batch(chunks[chunks.len() - 1], depth + 1);
+        let nodes_of = |part: &[(u32, u32, u64)]| part.iter().map(|t| t.2).collect::<Vec<u64>>();
         let largest_first = |part: &[(u32, u32, u64)]| {
             let mut part = part.to_vec();
             part.sort_by_key(|t| std::cmp::Reverse((t.0, t.1)));
-            part.into_iter().map(|(_, _, c)| c)
+            nodes_of(&part)
         };
-        let guessed: Vec<u64> = largest_first(&keyed).collect();
-        let by_batch: Vec<u64> = keyed
-            .chunks(keyed.len().div_ceil(8).max(1))
-            .flat_map(largest_first)
-            .collect();
+        let keyed: Vec<(u32, u32, u64)> = batches.concat();
+        let nodes = nodes_of(&keyed);
+        let total: u64 = nodes.iter().sum();
+        let largest = nodes.iter().copied().max().unwrap_or(0);
+        let share = total as f64 / workers as f64;
+        let tail = |order: &[u64]| (makespan(order, workers) as f64 / share - 1.0) * 100.0;
+        // Each batch alone, one after the other (no overlap between batches: the pessimistic bound).
+        let barrier = |parts: &[Vec<u64>]| {
+            let span: u64 = parts.iter().map(|p| makespan(p, workers)).sum();
+            (span as f64 / share - 1.0) * 100.0
+        };
+        let guessed = largest_first(&keyed);
         let mut sorted = nodes.clone();
         sorted.sort_unstable_by(|a, b| b.cmp(a));
-        let tail = |order: &[u64]| (makespan(order, workers) as f64 / share - 1.0) * 100.0;
+        let k = batches.len() - 1;
+        let by_batch: Vec<Vec<u64>> = batches.iter().map(|b| largest_first(b)).collect();
+        let as_cut_batches: Vec<Vec<u64>> = batches.iter().map(|b| nodes_of(b)).collect();
+        let last_plus: Vec<Vec<u64>> = as_cut_batches[..k]
+            .iter()
+            .cloned()
+            .chain([nodes_of(&last_deeper)])
+            .collect();
+        let both: Vec<Vec<u64>> = by_batch[..k]
+            .iter()
+            .cloned()
+            .chain([largest_first(&last_deeper)])
+            .collect();
         println!(
-            "{depth:>5} {:>12} {seconds:>9.3} {:>10.1} {:>12.0} {largest:>14} {:>7.1}% {:>14.2} {:>7.1}% {:>7.1}% \
-             {:>7.1}% {:>9.1}%",
-            nodes.len(),
-            nodes.len() as f64 / seconds / 1e6,
+            "{depth:>5} {tasks:>12} {seconds:>9.3} {:>10.1} {:>12.0} {largest:>14} {:>14.2} | {:>7.1}% {:>7.1}% \
+             {:>7.1}% | {:>7.1}% {:>7.1}% {:>7.1}% | {:>7.1}% {:>7.1}% | {:>9.1}%",
+            tasks as f64 / seconds / 1e6,
             total as f64 / nodes.len().max(1) as f64,
-            (span / share - 1.0) * 100.0,
             largest as f64 / share,
+            tail(&nodes),
             tail(&guessed),
-            tail(&by_batch),
             tail(&sorted),
+            tail(&by_batch.concat()),
+            tail(&last_plus.concat()),
+            tail(&both.concat()),
+            barrier(&as_cut_batches),
+            barrier(&both),
             lanes_busy(&nodes),
         );
     }

@@ -16,7 +16,9 @@
 //! - **Batches.** Units go to the GPUs in batches of at most [`BATCH_TASKS`] tasks ([`batches`]).
 //!   - Every GPU in use ([`use_gpus`]; all visible by default) has a host thread that takes the plan's next
 //!     batch, cuts it, and hands it to its GPU ([`dispatch`], generic over the [`Device`] that counts).
-//!   - While a GPU counts one batch, its thread cuts the next on all the host's cores.
+//!   - While a GPU counts one batch, its thread cuts the next on all the host's cores. While the GPU is still
+//!     opening (its context made on a thread of its own while the plan is built), its thread cuts up to
+//!     [`AHEAD_WHILE_OPENING`] batches, so that a small run's cut and the opening overlap.
 //!   - Up to four batches run at once on a GPU, on their own streams, so that one batch's last tasks run
 //!     beside the next ones' first.
 //!   - A unit's count is reported once its batch is done. So a stop leaves every reported unit whole, and a
@@ -42,6 +44,7 @@ use crate::engine::kernel::{self, Kernel, Start, Tally};
 use crate::engine::plan::{BurnsideParts, Plan, WorkUnit};
 use crate::error::Error;
 use rayon::prelude::*;
+use std::collections::VecDeque;
 use std::io::Write as _;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Barrier, Mutex, OnceLock};
@@ -89,6 +92,10 @@ pub const BATCH_TASKS: usize = 1 << 23;
 /// Batches a run is cut into, at least: the host prepares one while the GPU counts another.
 pub const BATCHES: usize = 8;
 
+/// Batches a GPU's host thread cuts at most while the GPU opens, before it can take any: as many as it keeps
+/// in flight.
+pub const AHEAD_WHILE_OPENING: usize = 4;
+
 /// What a GPU run measured, beside its counts.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct GpuRun {
@@ -102,6 +109,9 @@ pub struct GpuRun {
     pub tasks: u64,
     /// Rows the host placed below each unit's start to cut it into tasks.
     pub extra_rows: u32,
+    /// Batches the host had cut by the time the GPUs were open (for each, at least one and at most
+    /// [`AHEAD_WHILE_OPENING`]), summed over them.
+    pub cut_while_opening: usize,
 }
 
 /// A GPU as the driver describes it.
@@ -663,12 +673,32 @@ pub trait Device {
     }
 }
 
+/// Runs `open` on a thread of its own and meanwhile `cut` batches, while it has not returned: at least one
+/// (if any is left), at most [`AHEAD_WHILE_OPENING`]. Returns what `open` gave, and the batches in order.
+fn while_opening<D: Send, B>(
+    open: impl FnOnce() -> D + Send,
+    mut cut: impl FnMut() -> Option<B>,
+) -> (D, VecDeque<B>) {
+    std::thread::scope(|scope| {
+        let opening = scope.spawn(open);
+        let mut ahead = VecDeque::new();
+        while ahead.is_empty() || (ahead.len() < AHEAD_WHILE_OPENING && !opening.is_finished()) {
+            let Some(batch) = cut() else { break };
+            ahead.push_back(batch);
+        }
+        let opened = opening
+            .join()
+            .unwrap_or_else(|p| std::panic::resume_unwind(p));
+        (opened, ahead)
+    })
+}
+
 /// Counts `units` of `plan` on one device of each of `ordinals` (opened by `open`, each on a host thread of
 /// its own), until they are done or `stop` is set, reporting each finished unit to `progress`. The devices
 /// take the plan's batches in order, each the next one left when it has room, so a faster device takes more.
 /// The count covers exactly the units reported; on an error, the devices stop taking batches, and the first
 /// error is returned.
-pub fn dispatch<D: Device>(
+pub fn dispatch<D: Device + Send>(
     plan: &Plan,
     units: &[usize],
     ordinals: &[usize],
@@ -690,7 +720,9 @@ pub fn dispatch<D: Device>(
     let ready = Barrier::new(ordinals.len() + 1);
     let next = AtomicUsize::new(0);
     let failed = AtomicBool::new(false);
-    let drive = |ordinal: usize| -> Result<(Count, String, f64, u64), Error> {
+    // Each device's thread: what it counted, and its part of the report (its name, kernel time, tasks, and
+    // batches cut while it opened).
+    let drive = |ordinal: usize| -> Result<(Count, GpuRun), Error> {
         ready.wait();
         let (cut, chunks) = planned
             .get()
@@ -701,14 +733,24 @@ pub fn dispatch<D: Device>(
                 .then(|| chunks.get(next.fetch_add(1, Ordering::Relaxed)))
                 .flatten()
         };
-        // The first batch is cut before the device is opened: in a small run its context may still be in the
-        // making (`open_ahead`, on a thread of its own), and the two overlap.
-        let cut_from = since();
-        let mut pending = take().map(|chunk| prepare(plan, chunk, cut.extra_rows));
         // Seconds: cutting batches on the host, waiting for the device's results, and the first submission.
-        let (mut cutting, mut waiting, mut first) = (since() - cut_from, 0.0, None);
-        let mut device = open(ordinal)?;
+        let (mut cutting, mut waiting, mut first) = (0.0, 0.0, None);
+        // Batches are cut while the device opens: in a small run its context may still be in the making
+        // (`open_ahead`, on a thread of its own), and the host's cut of the whole run can take less time than
+        // that. At least one, at most as many as the device keeps in flight (the memory they hold is bounded).
+        let (device, mut pending) = while_opening(
+            || open(ordinal),
+            || {
+                let chunk = take()?;
+                let cut_from = since();
+                let batch = prepare(plan, chunk, cut.extra_rows);
+                cutting += since() - cut_from;
+                Some(batch)
+            },
+        );
+        let mut device = device?;
         let opened = since();
+        let ahead = pending.len();
         let mut sum = Count::default();
         let mut tasks = 0u64;
         let mut in_flight = 0usize;
@@ -719,7 +761,7 @@ pub fn dispatch<D: Device>(
             }
         };
         loop {
-            let batch = match pending.take() {
+            let batch = match pending.pop_front() {
                 Some(batch) => batch,
                 None => {
                     let Some(chunk) = take() else { break };
@@ -750,15 +792,25 @@ pub fn dispatch<D: Device>(
         let kernel = device.kernel_seconds()?;
         if verbose() {
             let _ = writeln!(std::io::stderr(),
-                "gpu {ordinal}: opened at {opened:.3} s, first batch sent at {:.3} s; {cutting:.3} s cutting \
-                 {tasks} tasks, {waiting:.3} s waiting for results, {kernel:.3} s of kernels; done at {:.3} s",
+                "gpu {ordinal}: opened at {opened:.3} s ({ahead} batches cut by then), first batch sent at {:.3} s; \
+                 {cutting:.3} s cutting {tasks} tasks, {waiting:.3} s waiting for results, {kernel:.3} s of kernels; \
+                 done at {:.3} s",
                 first.unwrap_or(0.0),
                 since()
             );
         }
-        Ok((sum, device.name(), kernel, tasks))
+        Ok((
+            sum,
+            GpuRun {
+                device: device.name(),
+                kernel_seconds: kernel,
+                tasks,
+                extra_rows: cut.extra_rows,
+                cut_while_opening: ahead,
+            },
+        ))
     };
-    let results: Vec<Result<(Count, String, f64, u64), Error>> = std::thread::scope(|scope| {
+    let results: Vec<Result<(Count, GpuRun), Error>> = std::thread::scope(|scope| {
         let handles: Vec<_> = ordinals
             .iter()
             .map(|&ordinal| {
@@ -798,11 +850,12 @@ pub fn dispatch<D: Device>(
     };
     let mut names = Vec::new();
     for result in results {
-        let (count, name, seconds, tasks) = result?;
+        let (count, device) = result?;
         sum += count;
-        run.tasks += tasks;
-        run.kernel_seconds = run.kernel_seconds.max(seconds);
-        names.push(name);
+        run.tasks += device.tasks;
+        run.cut_while_opening += device.cut_while_opening;
+        run.kernel_seconds = run.kernel_seconds.max(device.kernel_seconds);
+        names.push(device.device);
     }
     run.device = names.join(", ");
     Ok((sum, run))
@@ -815,7 +868,6 @@ mod tests {
     use crate::engine::exec;
     use crate::engine::plan::Split;
     use crate::engine::symmetry::Symmetry;
-    use std::collections::VecDeque;
     use std::sync::Arc;
 
     /// The batches the host devices counted: which device (in the order opened), and the batch's units.
@@ -1000,6 +1052,58 @@ mod tests {
                 assert!(batches.iter().any(|&(d, _)| d == device), "{batches:?}");
             }
         }
+    }
+
+    #[test]
+    fn batches_are_cut_while_a_device_opens() {
+        // A device that takes its time to open (a CUDA context in the making) finds as many batches cut as
+        // it keeps in flight: this one opens only once the fourth is cut, and no fifth is.
+        let (sender, receiver) = std::sync::mpsc::channel();
+        let mut cut = 0;
+        let (opened, ahead) = while_opening(
+            move || receiver.recv().unwrap(),
+            || {
+                cut += 1;
+                if cut == AHEAD_WHILE_OPENING {
+                    sender.send("open").unwrap();
+                }
+                Some(cut)
+            },
+        );
+        assert_eq!(opened, "open");
+        assert_eq!(ahead, (1..=AHEAD_WHILE_OPENING).collect::<Vec<_>>());
+        // One that opens at once finds one at least; with none left to cut, none.
+        let (_, ahead) = while_opening(|| (), || Some(()));
+        assert!((1..=AHEAD_WHILE_OPENING).contains(&ahead.len()));
+        let (_, ahead) = while_opening(|| (), || None::<()>);
+        assert!(ahead.is_empty());
+        // A run whose device opens slowly counts as any other, and says how many it cut by then.
+        let plan = Plan::new(
+            Board::new(11).unwrap(),
+            Symmetry::Full,
+            Split::Auto { threads: 2 },
+        );
+        let all: Vec<usize> = (0..plan.units().len()).collect();
+        let open = |ordinal| {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            Ok(HostDevice {
+                ordinal,
+                opened: 0,
+                doubtful: false,
+                queue: VecDeque::new(),
+                meet: None,
+                batches: Arc::new(Mutex::new(Vec::new())),
+            })
+        };
+        let seen = Seen::default();
+        let (sum, run) =
+            dispatch(&plan, &all, &[0], &open, &AtomicBool::new(false), &seen).unwrap();
+        assert!(
+            (1..=AHEAD_WHILE_OPENING).contains(&run.cut_while_opening),
+            "{run:?}"
+        );
+        assert_eq!(sum, exec::run_serial(&plan, &exec::NoProgress));
+        assert_eq!(seen.0.into_inner().unwrap().len(), plan.units().len());
     }
 
     #[test]
