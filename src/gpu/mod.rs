@@ -16,9 +16,10 @@
 //! - **Batches.** Units go to the GPUs in batches of at most [`BATCH_TASKS`] tasks ([`batches`]).
 //!   - Every GPU in use ([`use_gpus`]; all visible by default) has a host thread that takes the plan's next
 //!     batch, cuts it, and hands it to its GPU ([`dispatch`], generic over the [`Device`] that counts).
-//!   - While a GPU counts one batch, its thread cuts the next on all the host's cores. While the GPU is still
-//!     opening (its context made on a thread of its own while the plan is built), its thread cuts up to
-//!     [`AHEAD_WHILE_OPENING`] batches, so that a small run's cut and the opening overlap.
+//!   - While a GPU counts one batch, its thread cuts the next on all the host's cores. Before that, the
+//!     first batches are cut while the driver starts and finds the GPUs, and more by each GPU's thread while
+//!     its GPU opens (its context is made on a thread of its own while the plan is built): up to
+//!     [`AHEAD_WHILE_OPENING`] each time, so that a small run's cut and the GPUs' opening overlap.
 //!   - Up to four batches run at once on a GPU, on their own streams, so that one batch's last tasks run
 //!     beside the next ones' first.
 //!   - A unit's count is reported once its batch is done. So a stop leaves every reported unit whole, and a
@@ -47,7 +48,7 @@ use rayon::prelude::*;
 use std::collections::VecDeque;
 use std::io::Write as _;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Barrier, Mutex, OnceLock};
+use std::sync::Mutex;
 use task::{Table, Task};
 
 /// The deepest split of a GPU run's plan when none is asked for (the CPU's automatic split goes to 3 rows
@@ -92,9 +93,13 @@ pub const BATCH_TASKS: usize = 1 << 23;
 /// Batches a run is cut into, at least: the host prepares one while the GPU counts another.
 pub const BATCHES: usize = 8;
 
-/// Batches a GPU's host thread cuts at most while the GPU opens, before it can take any: as many as it keeps
-/// in flight.
+/// Batches cut at most while the driver starts, and by a GPU's host thread while its GPU opens, before it can
+/// take any: as many as a GPU keeps in flight.
 pub const AHEAD_WHILE_OPENING: usize = 4;
+
+/// The GPUs the first batches are sized for, cut before the GPUs are known (see [`dispatch`]): small enough
+/// that up to this many share them.
+const EARLY_DEVICES: usize = 4;
 
 /// What a GPU run measured, beside its counts.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -109,9 +114,9 @@ pub struct GpuRun {
     pub tasks: u64,
     /// Rows the host placed below each unit's start to cut it into tasks.
     pub extra_rows: u32,
-    /// Batches the host had cut by the time the GPUs were open (for each, at least one and at most
-    /// [`AHEAD_WHILE_OPENING`]), summed over them.
-    pub cut_while_opening: usize,
+    /// Batches the host cut while the driver started and found the GPUs (at least one if any units were
+    /// left, at most [`AHEAD_WHILE_OPENING`]).
+    pub cut_ahead: usize,
 }
 
 /// A GPU as the driver describes it.
@@ -244,9 +249,10 @@ pub fn run(
 ) -> Result<(Count, GpuRun), Error> {
     #[cfg(feature = "cuda")]
     {
-        let ordinals = match selected_gpus() {
-            Some(gpus) => gpus,
-            None => (0..cuda::visible()?).collect(),
+        // Found on a thread of dispatch's while the first batches are cut.
+        let ordinals = || match selected_gpus() {
+            Some(gpus) => Ok(gpus),
+            None => Ok((0..cuda::visible()?).collect()),
         };
         let all: Vec<usize>;
         let units = match units {
@@ -693,61 +699,102 @@ fn while_opening<D: Send, B>(
     })
 }
 
-/// Counts `units` of `plan` on one device of each of `ordinals` (opened by `open`, each on a host thread of
-/// its own), until they are done or `stop` is set, reporting each finished unit to `progress`. The devices
-/// take the plan's batches in order, each the next one left when it has room, so a faster device takes more.
-/// The count covers exactly the units reported; on an error, the devices stop taking batches, and the first
-/// error is returned.
+/// Counts `units` of `plan` on one device of each of the GPUs `ordinals` names (the driver's numbers, opened
+/// by `open`, each on a host thread of its own), until they are done or `stop` is set, reporting each finished
+/// unit to `progress`. The devices take the plan's batches in order, each the next one left when it has room,
+/// so a faster device takes more. The count covers exactly the units reported; on an error, the devices stop
+/// taking batches, and the first error is returned.
+///
+/// `ordinals` is called on a thread of its own while the host cuts the first batches: finding the GPUs starts
+/// the driver, which in a small run takes longer than cutting all of it.
 pub fn dispatch<D: Device + Send>(
     plan: &Plan,
     units: &[usize],
-    ordinals: &[usize],
+    ordinals: &(dyn Fn() -> Result<Vec<usize>, Error> + Sync),
     open: &(dyn Fn(usize) -> Result<D, Error> + Sync),
     stop: &AtomicBool,
     progress: &dyn Progress,
 ) -> Result<(Count, GpuRun), Error> {
-    if ordinals.is_empty() {
-        return Err(Error::Gpu("no GPU to count on".into()));
-    }
     progress.start(Run {
         plan,
         units: Some(units),
     });
     let began = std::time::Instant::now();
     let since = move || began.elapsed().as_secs_f64();
-    // The devices open (a CUDA context, the kernel loaded) while this thread plans the cut.
-    let planned: OnceLock<(Cut, Vec<&[usize]>)> = OnceLock::new();
-    let ready = Barrier::new(ordinals.len() + 1);
-    let next = AtomicUsize::new(0);
     let failed = AtomicBool::new(false);
+    let going = || !stop.load(Ordering::Relaxed) && !failed.load(Ordering::Relaxed);
+    let cut = cut(plan, units);
+    if verbose() {
+        let _ = writeln!(
+            std::io::stderr(),
+            "gpu: cut planned at {:.3} s: {} rows below the units, about {:.0} tasks",
+            since(),
+            cut.extra_rows,
+            cut.tasks
+        );
+    }
+    // The first batches, cut while the driver finds the GPUs; as small as for EARLY_DEVICES GPUs, so that
+    // several can share them.
+    let early: Vec<&[usize]> = batches(units, cut, EARLY_DEVICES).collect();
+    let mut taken = 0;
+    let early_from = since();
+    let (ordinals, early_batches) = while_opening(ordinals, || {
+        let chunk = early.get(taken).filter(|_| going())?;
+        taken += 1;
+        Some(prepare(plan, chunk, cut.extra_rows))
+    });
+    let ordinals = ordinals?;
+    if ordinals.is_empty() {
+        return Err(Error::Gpu("no GPU to count on".into()));
+    }
+    let early_cutting = since() - early_from;
+    if verbose() {
+        let _ = writeln!(
+            std::io::stderr(),
+            "gpu: {} GPUs found by {:.3} s, {} batches cut by then ({early_cutting:.3} s)",
+            ordinals.len(),
+            since(),
+            early_batches.len()
+        );
+    }
+    let cut_early = early_batches.len();
+    let early_batches = Mutex::new(early_batches);
+    // The rest of the units, in batches for the GPUs found.
+    let covered: usize = early[..taken].iter().map(|c| c.len()).sum();
+    let rest = &units[covered..];
+    let rest_cut = Cut {
+        tasks: cut.tasks * rest.len() as f64 / units.len().max(1) as f64,
+        ..cut
+    };
+    let chunks: Vec<&[usize]> = batches(rest, rest_cut, ordinals.len()).collect();
+    let next = AtomicUsize::new(0);
+    // A device's next batch: one cut early, else the next chunk, cut here (`cutting` adds the seconds).
+    let take = |cutting: &mut f64| -> Option<Batch> {
+        if !going() {
+            return None;
+        }
+        if let Some(batch) = early_batches
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .pop_front()
+        {
+            return Some(batch);
+        }
+        let chunk = chunks.get(next.fetch_add(1, Ordering::Relaxed))?;
+        let cut_from = since();
+        let batch = prepare(plan, chunk, cut.extra_rows);
+        *cutting += since() - cut_from;
+        Some(batch)
+    };
     // Each device's thread: what it counted, and its part of the report (its name, kernel time, tasks, and
     // batches cut while it opened).
     let drive = |ordinal: usize| -> Result<(Count, GpuRun), Error> {
-        ready.wait();
-        let (cut, chunks) = planned
-            .get()
-            .expect("the cut is planned before the devices start");
-        let take = || {
-            let going = !stop.load(Ordering::Relaxed) && !failed.load(Ordering::Relaxed);
-            going
-                .then(|| chunks.get(next.fetch_add(1, Ordering::Relaxed)))
-                .flatten()
-        };
         // Seconds: cutting batches on the host, waiting for the device's results, and the first submission.
         let (mut cutting, mut waiting, mut first) = (0.0, 0.0, None);
-        // Batches are cut while the device opens: in a small run its context may still be in the making
-        // (`open_ahead`, on a thread of its own), and the host's cut of the whole run can take less time than
-        // that. At least one, at most as many as the device keeps in flight (the memory they hold is bounded).
-        let (device, mut pending) = while_opening(
-            || open(ordinal),
-            || {
-                let chunk = take()?;
-                let cut_from = since();
-                let batch = prepare(plan, chunk, cut.extra_rows);
-                cutting += since() - cut_from;
-                Some(batch)
-            },
-        );
+        // Batches are cut while the device opens too: its context may still be in the making (`open_ahead`,
+        // on a thread of its own). At least one, at most as many as the device keeps in flight (the memory
+        // they hold is bounded).
+        let (device, mut pending) = while_opening(|| open(ordinal), || take(&mut cutting));
         let mut device = device?;
         let opened = since();
         let ahead = pending.len();
@@ -760,17 +807,7 @@ pub fn dispatch<D: Device + Send>(
                 sum += count;
             }
         };
-        loop {
-            let batch = match pending.pop_front() {
-                Some(batch) => batch,
-                None => {
-                    let Some(chunk) = take() else { break };
-                    let cut_from = since();
-                    let batch = prepare(plan, chunk, cut.extra_rows);
-                    cutting += since() - cut_from;
-                    batch
-                }
-            };
+        while let Some(batch) = pending.pop_front().or_else(|| take(&mut cutting)) {
             tasks += batch.tasks.len() as u64;
             device.submit(batch)?;
             first.get_or_insert_with(&since);
@@ -792,9 +829,9 @@ pub fn dispatch<D: Device + Send>(
         let kernel = device.kernel_seconds()?;
         if verbose() {
             let _ = writeln!(std::io::stderr(),
-                "gpu {ordinal}: opened at {opened:.3} s ({ahead} batches cut by then), first batch sent at {:.3} s; \
-                 {cutting:.3} s cutting {tasks} tasks, {waiting:.3} s waiting for results, {kernel:.3} s of kernels; \
-                 done at {:.3} s",
+                "gpu {ordinal}: opened at {opened:.3} s ({ahead} batches in hand by then), first batch sent at \
+                 {:.3} s; {cutting:.3} s cutting {tasks} tasks, {waiting:.3} s waiting for results, {kernel:.3} s of \
+                 kernels; done at {:.3} s",
                 first.unwrap_or(0.0),
                 since()
             );
@@ -806,7 +843,7 @@ pub fn dispatch<D: Device + Send>(
                 kernel_seconds: kernel,
                 tasks,
                 extra_rows: cut.extra_rows,
-                cut_while_opening: ahead,
+                cut_ahead: 0,
             },
         ))
     };
@@ -825,27 +862,15 @@ pub fn dispatch<D: Device + Send>(
                 })
             })
             .collect();
-        let cut = cut(plan, units);
-        if verbose() {
-            let _ = writeln!(
-                std::io::stderr(),
-                "gpu: cut planned at {:.3} s: {} rows below the units, about {:.0} tasks",
-                since(),
-                cut.extra_rows,
-                cut.tasks
-            );
-        }
-        let _ = planned.set((cut, batches(units, cut, ordinals.len()).collect()));
-        ready.wait();
         handles
             .into_iter()
             .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
             .collect()
     });
-    let cut = planned.get().map(|(cut, _)| *cut);
     let mut sum = Count::default();
     let mut run = GpuRun {
-        extra_rows: cut.map_or(0, |c| c.extra_rows),
+        extra_rows: cut.extra_rows,
+        cut_ahead: cut_early,
         ..GpuRun::default()
     };
     let mut names = Vec::new();
@@ -853,7 +878,6 @@ pub fn dispatch<D: Device + Send>(
         let (count, device) = result?;
         sum += count;
         run.tasks += device.tasks;
-        run.cut_while_opening += device.cut_while_opening;
         run.kernel_seconds = run.kernel_seconds.max(device.kernel_seconds);
         names.push(device.device);
     }
@@ -868,7 +892,7 @@ mod tests {
     use crate::engine::exec;
     use crate::engine::plan::Split;
     use crate::engine::symmetry::Symmetry;
-    use std::sync::Arc;
+    use std::sync::{Arc, Barrier};
 
     /// The batches the host devices counted: which device (in the order opened), and the batch's units.
     type Batches = Vec<(usize, Vec<usize>)>;
@@ -957,8 +981,15 @@ mod tests {
             })
         };
         let seen = Seen::default();
-        let (sum, run) = dispatch(plan, &all, ordinals, &open, &AtomicBool::new(false), &seen)
-            .expect("the host devices count");
+        let (sum, run) = dispatch(
+            plan,
+            &all,
+            &|| Ok(ordinals.to_vec()),
+            &open,
+            &AtomicBool::new(false),
+            &seen,
+        )
+        .expect("the host devices count");
         assert_eq!(run.device.split(", ").count(), ordinals.len());
         // The report says how deep the units were cut.
         assert_eq!(run.extra_rows, cut(plan, &all).extra_rows);
@@ -1077,15 +1108,17 @@ mod tests {
         assert!((1..=AHEAD_WHILE_OPENING).contains(&ahead.len()));
         let (_, ahead) = while_opening(|| (), || None::<()>);
         assert!(ahead.is_empty());
-        // A run whose device opens slowly counts as any other, and says how many it cut by then.
+        // A run whose driver is slow to find the GPUs, and whose device is slow to open, counts as any
+        // other, and says how many batches were cut while the driver started.
         let plan = Plan::new(
             Board::new(11).unwrap(),
             Symmetry::Full,
             Split::Auto { threads: 2 },
         );
         let all: Vec<usize> = (0..plan.units().len()).collect();
+        let pause = || std::thread::sleep(std::time::Duration::from_millis(100));
         let open = |ordinal| {
-            std::thread::sleep(std::time::Duration::from_millis(100));
+            pause();
             Ok(HostDevice {
                 ordinal,
                 opened: 0,
@@ -1095,15 +1128,34 @@ mod tests {
                 batches: Arc::new(Mutex::new(Vec::new())),
             })
         };
+        let ordinals = || {
+            pause();
+            Ok(vec![0, 0])
+        };
         let seen = Seen::default();
-        let (sum, run) =
-            dispatch(&plan, &all, &[0], &open, &AtomicBool::new(false), &seen).unwrap();
+        let (sum, run) = dispatch(
+            &plan,
+            &all,
+            &ordinals,
+            &open,
+            &AtomicBool::new(false),
+            &seen,
+        )
+        .unwrap();
         assert!(
-            (1..=AHEAD_WHILE_OPENING).contains(&run.cut_while_opening),
+            (1..=AHEAD_WHILE_OPENING).contains(&run.cut_ahead),
             "{run:?}"
         );
         assert_eq!(sum, exec::run_serial(&plan, &exec::NoProgress));
-        assert_eq!(seen.0.into_inner().unwrap().len(), plan.units().len());
+        let mut seen: Vec<usize> = seen
+            .0
+            .into_inner()
+            .unwrap()
+            .iter()
+            .map(|&(i, _)| i)
+            .collect();
+        seen.sort();
+        assert_eq!(seen, all);
     }
 
     #[test]
@@ -1118,13 +1170,33 @@ mod tests {
         let err = dispatch(
             &plan,
             &all,
-            &[0, 1],
+            &|| Ok(vec![0, 1]),
             &open,
             &AtomicBool::new(false),
             &exec::NoProgress,
         )
         .unwrap_err();
         assert!(err.to_string().contains("no such GPU"), "{err}");
+        // A driver that finds no GPU, or cannot be asked.
+        for (ordinals, says) in [
+            (Ok(vec![]), "no GPU to count on"),
+            (
+                Err(Error::Gpu("no CUDA driver found".into())),
+                "no CUDA driver",
+            ),
+        ] {
+            let found = Mutex::new(Some(ordinals));
+            let err = dispatch(
+                &plan,
+                &all,
+                &|| found.lock().unwrap().take().unwrap(),
+                &open,
+                &AtomicBool::new(false),
+                &exec::NoProgress,
+            )
+            .unwrap_err();
+            assert!(err.to_string().contains(says), "{err}");
+        }
         let batches = Arc::new(Mutex::new(Vec::new()));
         let open = |ordinal| {
             Ok(HostDevice {
@@ -1137,7 +1209,15 @@ mod tests {
             })
         };
         let seen = Seen::default();
-        let (sum, _) = dispatch(&plan, &all, &[0], &open, &AtomicBool::new(true), &seen).unwrap();
+        let (sum, _) = dispatch(
+            &plan,
+            &all,
+            &|| Ok(vec![0]),
+            &open,
+            &AtomicBool::new(true),
+            &seen,
+        )
+        .unwrap();
         assert_eq!(sum, Count::default());
         assert!(seen.0.into_inner().unwrap().is_empty());
     }
