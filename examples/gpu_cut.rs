@@ -2,7 +2,7 @@
 //! `cargo run --release --example gpu_cut [N] [THREADS_IN_FLIGHT] [DEPTHS...]` (n = 17, 84,480 threads,
 //! depths 0 to 3 by default; `-` for none: only the program's own cut).
 //!
-//! The GPU backend cuts every unit of the plan (split for 16 host threads, as on the H100's host) a few rows
+//! The GPU backend cuts every unit of its plan (at most `gpu::SPLIT_DEPTH` rows, split for 16 host threads) a few rows
 //! deeper into tasks. More tasks make the last ones to finish smaller against the run, and cost the host time
 //! to cut (and the bus to copy: 32 bytes a task). For each depth this prints:
 //! - the tasks, and the host's time to cut them here (all cores of this machine);
@@ -10,12 +10,12 @@
 //!   largest;
 //! - the tail: the tasks dealt in order to `THREADS_IN_FLIGHT` threads (an H100's 132 multiprocessors with
 //!   five blocks of 128 threads each: 84,480), each thread taking the next task when it is done, every node
-//!   costing the same; how much later the last thread ends than a perfect share (`tail`), and the largest
-//!   task against a perfect share (`largest/share`);
-//! - the tail if the tasks were dealt largest first, by a guess the host could make cheaply (more rows left,
-//!   then more squares on the first row: `guessed`), the same within each of eight batches taken in turn
-//!   (`by batch`: the program sends a run in eight batches or more), and by their true sizes (`sorted`, the
-//!   best order);
+//!   costing the same; how much later the last thread ends than a perfect share. `program`: the order the
+//!   program deals them in, for one GPU (its batches in turn, each batch's tasks largest first by the host's
+//!   guess, and the last batch cut a row deeper: `gpu::tail_deeper`); `tail as is`: the same without the
+//!   deeper last batch; `guessed`: all the run's tasks in the guessed order at once; `sorted`: by their true
+//!   sizes (the best order); `one by one`: the program's batches each run alone, one after the other (the
+//!   bound if batches did not overlap; up to four do on a GPU);
 //! - `lanes busy`: the share of a warp's lanes at work if its 32 threads took 32 tasks in order and waited
 //!   for the longest before taking the next 32, as a kernel with a loop for each task does (about half at
 //!   n = 17; the kernel now takes a thread's next task inside its search loop).
@@ -86,7 +86,7 @@ fn main() {
         cut.tasks / 1e6
     );
     println!(
-        "{:>5} {:>12} {:>9} {:>10} {:>12} {:>14} {:>14} | {:>8} {:>8} {:>8} | {:>8} {:>8} {:>8} | {:>8} {:>8} | {:>10}",
+        "{:>5} {:>12} {:>9} {:>10} {:>12} {:>14} {:>14} | {:>8} {:>10} {:>8} {:>8} | {:>9} {:>10}",
         "depth",
         "tasks",
         "cut (s)",
@@ -94,14 +94,11 @@ fn main() {
         "mean nodes",
         "largest",
         "largest/share",
-        "as cut",
+        "program",
+        "tail as is",
         "guessed",
         "sorted",
-        "by batch",
-        "last +1",
-        "both",
-        "as cut",
-        "both",
+        "one by one",
         "lanes busy"
     );
     for depth in depths {
@@ -110,8 +107,8 @@ fn main() {
         let seconds = started.elapsed().as_secs_f64();
         let tasks = whole.tasks.len();
         drop(whole);
-        // The run's batches for one GPU, as the program makes them, each cut as the program does; the last
-        // one also a row deeper.
+        // The run's batches for one GPU as the program makes them (each batch's tasks in its order), and the
+        // same with the last batch not cut deeper.
         let cut_here = gpu::Cut {
             extra_rows: depth,
             tasks: tasks as f64,
@@ -130,54 +127,45 @@ fn main() {
         };
         let batches: Vec<Vec<(u32, u32, u64)>> =
             chunks.iter().map(|c| keyed_batch(c, depth)).collect();
-        let last_deeper = keyed_batch(chunks[chunks.len() - 1], depth + 1);
+        let program: Vec<Vec<(u32, u32, u64)>> = gpu::tail_deeper(chunks.clone(), cut_here, 1)
+            .iter()
+            .enumerate()
+            .map(|(i, &(c, rows))| {
+                if rows == depth {
+                    batches[i].clone()
+                } else {
+                    keyed_batch(c, rows)
+                }
+            })
+            .collect();
         let nodes_of = |part: &[(u32, u32, u64)]| part.iter().map(|t| t.2).collect::<Vec<u64>>();
-        let largest_first = |part: &[(u32, u32, u64)]| {
-            let mut part = part.to_vec();
-            part.sort_by_key(|t| std::cmp::Reverse((t.0, t.1)));
-            nodes_of(&part)
-        };
         let keyed: Vec<(u32, u32, u64)> = batches.concat();
         let nodes = nodes_of(&keyed);
         let total: u64 = nodes.iter().sum();
         let largest = nodes.iter().copied().max().unwrap_or(0);
         let share = total as f64 / workers as f64;
         let tail = |order: &[u64]| (makespan(order, workers) as f64 / share - 1.0) * 100.0;
-        // Each batch alone, one after the other (no overlap between batches: the pessimistic bound).
-        let barrier = |parts: &[Vec<u64>]| {
-            let span: u64 = parts.iter().map(|p| makespan(p, workers)).sum();
-            (span as f64 / share - 1.0) * 100.0
-        };
-        let guessed = largest_first(&keyed);
+        let mut guessed = keyed.clone();
+        guessed.sort_by_key(|t| std::cmp::Reverse((t.0, t.1)));
         let mut sorted = nodes.clone();
         sorted.sort_unstable_by(|a, b| b.cmp(a));
-        let k = batches.len() - 1;
-        let by_batch: Vec<Vec<u64>> = batches.iter().map(|b| largest_first(b)).collect();
-        let as_cut_batches: Vec<Vec<u64>> = batches.iter().map(|b| nodes_of(b)).collect();
-        let last_plus: Vec<Vec<u64>> = as_cut_batches[..k]
+        let program_order: Vec<u64> = program.iter().flat_map(|b| nodes_of(b)).collect();
+        // Each batch alone, one after the other (no overlap between batches: the pessimistic bound).
+        let one_by_one: u64 = program
             .iter()
-            .cloned()
-            .chain([nodes_of(&last_deeper)])
-            .collect();
-        let both: Vec<Vec<u64>> = by_batch[..k]
-            .iter()
-            .cloned()
-            .chain([largest_first(&last_deeper)])
-            .collect();
+            .map(|b| makespan(&nodes_of(b), workers))
+            .sum();
         println!(
-            "{depth:>5} {tasks:>12} {seconds:>9.3} {:>10.1} {:>12.0} {largest:>14} {:>14.2} | {:>7.1}% {:>7.1}% \
-             {:>7.1}% | {:>7.1}% {:>7.1}% {:>7.1}% | {:>7.1}% {:>7.1}% | {:>9.1}%",
+            "{depth:>5} {tasks:>12} {seconds:>9.3} {:>10.1} {:>12.0} {largest:>14} {:>14.2} | {:>7.1}% {:>9.1}% \
+             {:>7.1}% {:>7.1}% | {:>8.1}% {:>9.1}%",
             tasks as f64 / seconds / 1e6,
             total as f64 / nodes.len().max(1) as f64,
             largest as f64 / share,
+            tail(&program_order),
             tail(&nodes),
-            tail(&guessed),
+            tail(&nodes_of(&guessed)),
             tail(&sorted),
-            tail(&by_batch.concat()),
-            tail(&last_plus.concat()),
-            tail(&both.concat()),
-            barrier(&as_cut_batches),
-            barrier(&both),
+            (one_by_one as f64 / share - 1.0) * 100.0,
             lanes_busy(&nodes),
         );
     }
