@@ -397,6 +397,23 @@ fn shards_merged_equal_the_count() {
         let (t, u) = published_counts(12);
         assert_eq!(csv_counts(&out), (t, Some(u)), "{m} shards");
     }
+    // A merge ran no count of its own: its seconds, threads and rates are not shown as zeros.
+    let files: Vec<PathBuf> = (0..2)
+        .map(|k| shard(dir.path(), 12, "full", k, 2))
+        .collect();
+    let csv = text(&merge(&files).stdout);
+    let row: Vec<&str> = csv.lines().nth(1).unwrap().split(',').collect();
+    assert_eq!(
+        (row[3], row[4], row[10], row[11]),
+        ("", "", "", ""),
+        "{csv}"
+    );
+    let mut args = vec!["merge".to_string()];
+    args.extend(files.iter().map(|f| path_str(f).to_string()));
+    let table = text(&Command::new(binary()).args(&args).output().unwrap().stdout);
+    let cells: Vec<&str> = table.lines().nth(1).unwrap().split_whitespace().collect();
+    assert_eq!(cells[3..5], ["-", "-"], "{table}");
+    assert!(!table.contains("0.000"), "{table}");
     // The mirror mode, and shards counted with other thread counts.
     let files: Vec<PathBuf> = (0..3)
         .map(|k| shard(dir.path(), 11, "mirror", k, 3))

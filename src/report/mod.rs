@@ -128,9 +128,10 @@ pub struct BoardResult {
     /// Solutions unique under rotation and reflection; counted by the full symmetry mode only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unique: Option<u128>,
-    /// Wall-clock seconds, planning included.
+    /// Wall-clock seconds, planning included. 0 for a merge of journals, with its threads and rates: its
+    /// units were counted elsewhere, at other times (the table, Markdown and CSV then show `-` or nothing).
     pub seconds: f64,
-    /// Worker threads.
+    /// Worker threads; 0 for a merge of journals, which ran none.
     pub threads: usize,
     /// Symmetry reduction used.
     pub symmetry: String,

@@ -177,15 +177,24 @@ impl Exporter for Table {
             r.board(),
             r.total.to_string(),
             unique(r),
-            format!("{:.3}", r.seconds),
-            r.threads.to_string(),
+            timed(r, format!("{:.3}", r.seconds), "-"),
+            timed(r, r.threads.to_string(), "-"),
             r.units.to_string(),
-            rate(r.solutions_per_second, r.total),
-            node_rate(r),
+            timed(r, rate(r.solutions_per_second, r.total), "-"),
+            timed(r, node_rate(r), "-"),
             verdict(r).to_string(),
         ];
         self.line(&values, r.part.as_deref().unwrap_or(""))
     }
+}
+
+/// `value`, or `none` for a result that no run of this program timed: a merge of journals (no thread), whose
+/// units were counted elsewhere, at other times, so that its seconds, threads and rates would say nothing.
+fn timed(r: &BoardResult, value: String, none: &str) -> String {
+    if r.threads == 0 {
+        return none.to_string();
+    }
+    value
 }
 
 /// The unique count, or nothing where the mode does not count it.
@@ -272,15 +281,15 @@ impl Exporter for Csv {
             r.board(),
             r.total.to_string(),
             unique(r),
-            format!("{:.6}", r.seconds),
-            r.threads.to_string(),
+            timed(r, format!("{:.6}", r.seconds), ""),
+            timed(r, r.threads.to_string(), ""),
             r.symmetry.clone(),
             r.kernel.clone(),
             r.split_depth.to_string(),
             r.units.to_string(),
             r.nodes.to_string(),
-            format!("{:.0}", r.solutions_per_second),
-            format!("{:.0}", r.nodes_per_second),
+            timed(r, format!("{:.0}", r.solutions_per_second), ""),
+            timed(r, format!("{:.0}", r.nodes_per_second), ""),
             verdict(r).to_string(),
             r.part.clone().unwrap_or_default(),
         ])
@@ -312,15 +321,15 @@ impl Exporter for Markdown {
 
     fn row(&self, r: &BoardResult) -> Vec<u8> {
         let mut line = format!(
-            "| {} | {} | {} | {:.3} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} |",
             r.board(),
             r.total,
             unique(r),
-            r.seconds,
-            r.threads,
+            timed(r, format!("{:.3}", r.seconds), "-"),
+            timed(r, r.threads.to_string(), "-"),
             r.units,
-            rate(r.solutions_per_second, r.total),
-            node_rate(r),
+            timed(r, rate(r.solutions_per_second, r.total), "-"),
+            timed(r, node_rate(r), "-"),
         );
         if self.columns.check {
             line += &format!(" {} |", verdict(r));
