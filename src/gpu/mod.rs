@@ -514,6 +514,16 @@ pub struct Cut {
     pub tasks: f64,
 }
 
+impl Cut {
+    /// The cut of `part` of a run's `whole` units: the same rows, its share of the tasks.
+    pub fn part(self, part: usize, whole: usize) -> Cut {
+        Cut {
+            tasks: self.tasks * part as f64 / whole.max(1) as f64,
+            ..self
+        }
+    }
+}
+
 /// How to cut `units` of `plan`: the fewest extra rows that make at least the run's target of tasks (its
 /// size's: see [`TARGET_TASKS`]; for a run smaller than that of [`TARGET_TASKS`], the depth whose tasks are
 /// nearer its target, on a log scale) and
@@ -637,7 +647,8 @@ pub fn batches(units: &[usize], cut: Cut, devices: usize) -> impl Iterator<Item 
 /// tasks to start are then the smallest (with [`prepare`]'s order, largest first in each batch), so that the
 /// GPUs end together. By the tasks' sizes counted on the host (`examples/gpu_cut.rs`, n = 19 with 101,376
 /// threads), the last thread to end does so 27.8% after a perfect share with the tasks in the order cut,
-/// 18.0% with each batch's largest first, and 1.6% with the last batch a row deeper too.
+/// 18.0% with each batch's largest first, and 3.2% with the last batch cut a row deeper in four too
+/// (results/gpu.md; a model in which every node takes the same time, which overstates the tail).
 pub fn tail_deeper(chunks: Vec<&[usize]>, cut: Cut, devices: usize) -> Vec<(&[usize], u32)> {
     let tail = chunks.len().saturating_sub(devices.max(1));
     let deeper = cut.extra_rows + 1;
@@ -719,6 +730,11 @@ pub trait Device {
     }
 }
 
+/// The batches of `chunk`'s size (its cut) that fit in [`EARLY_TASKS`]: one at least.
+fn early_most(chunk: Cut) -> usize {
+    ((EARLY_TASKS as f64 / chunk.tasks.max(1.0)) as usize).max(1)
+}
+
 /// Runs `open` on a thread of its own and meanwhile `cut` batches, while it has not returned: at least one
 /// (if any is left), at most `most`. Returns what `open` gave, and the batches in order.
 fn while_opening<D: Send, B>(
@@ -779,9 +795,7 @@ pub fn dispatch<D: Device + Send>(
     let early: Vec<&[usize]> = batches(units, cut, EARLY_DEVICES).collect();
     let mut taken = 0;
     let early_from = since();
-    let per_chunk =
-        cut.tasks * early.first().map_or(0, |c| c.len()) as f64 / units.len().max(1) as f64;
-    let most = (EARLY_TASKS as f64 / per_chunk.max(1.0)) as usize;
+    let most = early_most(cut.part(early.first().map_or(0, |c| c.len()), units.len()));
     let (ordinals, early_batches) = while_opening(
         ordinals,
         || {
@@ -789,7 +803,7 @@ pub fn dispatch<D: Device + Send>(
             taken += 1;
             Some(prepare(plan, chunk, cut.extra_rows))
         },
-        most.max(1),
+        most,
     );
     let ordinals = ordinals?;
     if ordinals.is_empty() {
@@ -810,12 +824,8 @@ pub fn dispatch<D: Device + Send>(
     // The rest of the units, in batches for the GPUs found.
     let covered: usize = early[..taken].iter().map(|c| c.len()).sum();
     let rest = &units[covered..];
-    let rest_cut = Cut {
-        tasks: cut.tasks * rest.len() as f64 / units.len().max(1) as f64,
-        ..cut
-    };
     let chunks = tail_deeper(
-        batches(rest, rest_cut, ordinals.len()).collect(),
+        batches(rest, cut.part(rest.len(), units.len()), ordinals.len()).collect(),
         cut,
         ordinals.len(),
     );
@@ -947,8 +957,9 @@ mod tests {
     use crate::engine::symmetry::Symmetry;
     use std::sync::{Arc, Barrier};
 
-    /// The batches the host devices counted: which device (in the order opened), and the batch's units.
-    type Batches = Vec<(usize, Vec<usize>)>;
+    /// The batches the host devices counted: which device (in the order opened), the batch's units, its tasks
+    /// and how many batches the device held at once, this one included.
+    type Batches = Vec<(usize, Vec<usize>, usize, usize)>;
     type Counted = Arc<Mutex<Batches>>;
 
     /// A device that counts each task on the host with the plain search the kernel mirrors. Devices opened
@@ -987,10 +998,12 @@ mod tests {
                 tallies[slot].solutions += tally.solutions;
                 tallies[slot].nodes += tally.nodes;
             }
-            self.batches
-                .lock()
-                .unwrap()
-                .push((self.opened, batch.units.clone()));
+            self.batches.lock().unwrap().push((
+                self.opened,
+                batch.units.clone(),
+                batch.tasks.len(),
+                self.queue.len() + 1,
+            ));
             // A device that cannot vouch for every third slot: the host counts those units again.
             let tallies = tallies
                 .into_iter()
@@ -1044,11 +1057,17 @@ mod tests {
         )
         .expect("the host devices count");
         assert_eq!(run.device.split(", ").count(), ordinals.len());
-        // The report says how deep the units were cut.
+        // The report says how deep the units were cut, and how many tasks the devices counted.
         assert_eq!(run.extra_rows, cut(plan, &all).extra_rows);
         let mut seen = seen.0.into_inner().unwrap();
         seen.sort_by_key(|&(i, _)| i);
         let batches = batches.lock().unwrap().clone();
+        assert_eq!(run.tasks, batches.iter().map(|b| b.2 as u64).sum::<u64>());
+        // A device is given as many batches as it keeps in flight (2) before it is asked for one back.
+        if batches.len() > ordinals.len() {
+            assert!(batches.iter().any(|b| b.3 == 2), "{batches:?}");
+        }
+        assert!(batches.iter().all(|b| b.3 <= 2), "{batches:?}");
         (seen, sum, batches)
     }
 
@@ -1128,12 +1147,13 @@ mod tests {
             let units: Vec<usize> = counts.iter().map(|&(i, _)| i).collect();
             assert_eq!(units, (0..plan.units().len()).collect::<Vec<_>>());
             assert_eq!(sum, exec::run_serial(&plan, &exec::NoProgress));
-            let mut counted: Vec<usize> = batches.iter().flat_map(|(_, u)| u.clone()).collect();
+            let mut counted: Vec<usize> =
+                batches.iter().flat_map(|(_, u, _, _)| u.clone()).collect();
             counted.sort();
             assert_eq!(counted, units);
             // Each device (told apart by the order they were opened in) counted a batch at least.
             for device in 0..2 {
-                assert!(batches.iter().any(|&(d, _)| d == device), "{batches:?}");
+                assert!(batches.iter().any(|&(d, ..)| d == device), "{batches:?}");
             }
         }
     }
@@ -1282,6 +1302,31 @@ mod tests {
         assert!(batch.tasks.windows(2).all(|w| key(&w[0]) >= key(&w[1])));
         // Rows left and squares on the first row both vary, so the order is not the one cut.
         assert!(batch.tasks.first().map(key) > batch.tasks.last().map(key));
+    }
+
+    #[test]
+    fn a_part_of_a_run_has_its_share_of_the_tasks() {
+        let cut = Cut {
+            extra_rows: 3,
+            tasks: 1000.0,
+        };
+        assert_eq!(
+            cut.part(250, 1000),
+            Cut {
+                extra_rows: 3,
+                tasks: 250.0
+            }
+        );
+        assert_eq!(cut.part(0, 0).tasks, 0.0);
+        // The batches cut while the driver starts hold 2^23 tasks at most, and there is one at least.
+        let chunk = |tasks: f64| Cut {
+            extra_rows: 3,
+            tasks,
+        };
+        assert_eq!(early_most(chunk(EARLY_TASKS as f64 / 10.0)), 10);
+        assert_eq!(early_most(chunk(EARLY_TASKS as f64 / 2.5)), 2);
+        assert_eq!(early_most(chunk(EARLY_TASKS as f64 * 3.0)), 1);
+        assert_eq!(early_most(chunk(0.0)), EARLY_TASKS);
     }
 
     #[test]
