@@ -103,7 +103,7 @@ const EARLY_TASKS: usize = 1 << 23;
 
 /// The batches the run's last batch for each GPU is cut into, a row deeper than the others ([`tail_deeper`]):
 /// a row multiplies the tasks by several, and a batch's tasks stay about as many as another's.
-const TAIL_PIECES: usize = 4;
+pub const TAIL_PIECES: usize = 4;
 
 /// The GPUs the first batches are sized for, cut before the GPUs are known (see [`dispatch`]): small enough
 /// that up to this many share them.
