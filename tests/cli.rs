@@ -603,8 +603,12 @@ fn the_gpu_backend_says_what_is_missing_before_writing_anything() {
         return;
     }
     let code = if cfg!(feature = "cuda") { 1 } else { 2 };
+    // The first board is counted while the driver is asked for the GPU: still nothing may be written.
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("n10.json");
     let out = nqueens()
-        .args(["count", "10", "--backend", "gpu"])
+        .args(["count", "10", "--backend", "gpu", "--export-json"])
+        .arg(&json)
         .assert()
         .failure()
         .code(code);
@@ -612,6 +616,10 @@ fn the_gpu_backend_says_what_is_missing_before_writing_anything() {
     assert!(
         output.stdout.is_empty(),
         "nothing written before the GPU is found"
+    );
+    assert!(
+        !json.exists(),
+        "no export is left for a run that could not start"
     );
     let err = String::from_utf8_lossy(&output.stderr);
     assert!(
@@ -621,7 +629,6 @@ fn the_gpu_backend_says_what_is_missing_before_writing_anything() {
             || err.contains("GPU"),
         "{err}"
     );
-    let dir = tempfile::tempdir().unwrap();
     let journal = dir.path().join("n12.journal");
     nqueens()
         .args(["count", "12", "--backend", "gpu", "--checkpoint"])

@@ -26,6 +26,30 @@ pub fn verify(range: &str, options: &CountOptions) -> anyhow::Result<ExitCode> {
     Ok(code)
 }
 
+/// Asks the driver for the first GPU in use, as a missing one is found before anything is written, and names it
+/// on standard error unless `quiet`.
+fn name_gpu(quiet: bool, bar: &progress::Bar) -> anyhow::Result<()> {
+    let asked = std::time::Instant::now();
+    let gpu = nqueens::gpu::device()?;
+    bar.suspend(|| {
+        if nqueens::gpu::verbose() {
+            // The driver's start (cuInit) is part of a small run's fixed cost: see results/gpu.md.
+            note!(
+                "gpu: the driver named the GPU in {:.3} s",
+                asked.elapsed().as_secs_f64()
+            );
+        }
+        if !quiet {
+            note!(
+                "GPU: {} ({} multiprocessors)",
+                gpu.name,
+                gpu.multiprocessors
+            );
+        }
+    });
+    Ok(())
+}
+
 /// Runs `nqueens count`: every board of `sizes`, checked against the published values where `check` says so.
 pub fn run(
     sizes: &[String],
@@ -37,28 +61,14 @@ pub fn run(
     if check {
         validate::published(&requests)?;
     }
-    // A missing GPU is found before anything is written.
-    if options.backend == nqueens::engine::exec::Backend::Gpu {
-        let asked = std::time::Instant::now();
-        let gpu = nqueens::gpu::device()?;
-        if nqueens::gpu::verbose() {
-            // The driver's start (cuInit) is part of a small run's fixed cost: see results/gpu.md.
-            note!(
-                "gpu: the driver named the GPU in {:.3} s",
-                asked.elapsed().as_secs_f64()
-            );
-        }
-        if !options.quiet {
-            note!(
-                "GPU: {} ({} multiprocessors)",
-                gpu.name,
-                gpu.multiprocessors
-            );
-        }
-    }
     let durable = checkpointed::resolve(durable, requests.len(), check, options.split_depth)?;
-    // A checkpointed run writes its journal before it counts: a GPU that cannot be opened says so first.
-    if durable.is_some() && options.backend == nqueens::engine::exec::Backend::Gpu {
+    let on_gpu = options.backend == nqueens::engine::exec::Backend::Gpu;
+    // A missing GPU is found before anything is written. A checkpointed run writes its journal before it
+    // counts, so it finds its GPU and opens it first; any other run counts its first board while it asks
+    // (below), since the driver's start is much of a small run's time.
+    let bar = progress::Bar::per_count(options.quiet, options.progress_every);
+    if on_gpu && durable.is_some() {
+        name_gpu(options.quiet, &bar)?;
         nqueens::gpu::open_ahead()?;
     }
     let journal = durable
@@ -87,17 +97,35 @@ pub fn run(
         }
         Ok(())
     };
-    write_exports(&report)?;
-    // A checkpointed run may stop before its one row: its header waits for the row, so an interrupted run
-    // writes nothing that looks like a result.
-    if durable.is_none() {
-        out.write(&exporter.header(&report))?;
+    // A run on the GPU without a journal writes its header and exports once the driver has named the GPU,
+    // while its first board is counted.
+    let mut gpu_unnamed = on_gpu && durable.is_none();
+    if !gpu_unnamed {
+        write_exports(&report)?;
+        // A checkpointed run may stop before its one row: its header waits for the row, so an interrupted
+        // run writes nothing that looks like a result.
+        if durable.is_none() {
+            out.write(&exporter.header(&report))?;
+        }
     }
     let mut mismatches = Vec::new();
-    let bar = progress::Bar::per_count(options.quiet, options.progress_every);
     for request in &requests {
         bar.set_message(format!("n = {}", request.board));
         let mut result = match &durable {
+            None if std::mem::take(&mut gpu_unnamed) => std::thread::scope(|scope| {
+                let counting = scope.spawn(|| nqueens::count(request, &bar));
+                let started = name_gpu(options.quiet, &bar).and_then(|()| {
+                    write_exports(&report)?;
+                    bar.suspend(|| out.write(&exporter.header(&report)))?;
+                    Ok(())
+                });
+                let counted = counting
+                    .join()
+                    .unwrap_or_else(|p| std::panic::resume_unwind(p));
+                // No GPU: the count fails too, and the driver's own words come first.
+                started?;
+                anyhow::Ok(counted?)
+            })?,
             None => nqueens::count(request, &bar)?,
             Some(d) => match checkpointed::count(request, d, options.quiet, &bar)? {
                 checkpointed::Counted::Done(result) => *result,
