@@ -157,6 +157,22 @@ lease() {
     NQUEENS_GPU_DEFINES="NQ_SAVE_ON_PUSH" capped 60 "$B" count $n --backend gpu --check -q
     capped 60 "$B" count $n --backend gpu --check -q
   done
+  # What bounds each kernel, if Nsight Compute is at hand: the shared memory's wavefronts a warp instruction
+  # (the model of results/gpu.md says 12.9 / 20.5 = 0.63 for the default, 8.4 / 27.5 = 0.31 for the variant),
+  # the pipes' load and the warps' stalls, on one batch of n = 19 in its steady state.
+  local ncu
+  ncu=$(command -v ncu || ls /usr/local/cuda*/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2> /dev/null | head -1)
+  if [ -n "$ncu" ]; then
+    local d
+    for d in "" NQ_SAVE_ON_PUSH; do
+      NQUEENS_GPU_DEFINES="$d" capped 60 "$ncu" --kernel-name count_tasks --launch-skip 2 --launch-count 1 \
+        --section SpeedOfLight --section MemoryWorkloadAnalysis_Tables --section WarpStateStats \
+        --section Occupancy --section InstructionStats --section ComputeWorkloadAnalysis \
+        "$B" count 19 --backend gpu -q
+    done
+  else
+    echo "no Nsight Compute (ncu): the kernels' bounds stay a model"
+  fi
   # Side by side with ygch, phase by phase for the small ones.
   for n in 17 19 20 21; do
     [ -x "$ygch/ygch" ] && capped 60 "$ygch/ygch" $n 6
