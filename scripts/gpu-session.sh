@@ -73,8 +73,9 @@ variants() {
     timed "$B" count $n --backend gpu --check -q
     NQUEENS_GPU_DEFINES="NQ_SAVE_ON_PUSH" timed "$B" count $n --backend gpu --check -q
   done
-  # Turns between tests for a task's end (20.5, 22.5 and 25 SASS instructions a node), and threads per block.
-  for unroll in 4u 2u 1u; do
+  # Turns between tests for a task's end (19.9, 20.5, 22.5 and 25 SASS instructions a node), and threads per
+  # block.
+  for unroll in 8u 4u 2u 1u; do
     NQUEENS_GPU_DEFINES="NQ_UNROLL=$unroll" NQUEENS_GPU_VERBOSE=1 timed "$B" count 20 --backend gpu --check -f json
   done
   # One instruction fewer a turn, more shared memory moved (results/gpu.md, k4: 3.56 s against 3.21 s at n = 20).
@@ -153,9 +154,12 @@ lease() {
   # that decides the kernel, so it comes first. Exact on every board first.
   NQUEENS_GPU_DEFINES="NQ_SAVE_ON_PUSH" capped 30 "$B" count 4..17 --backend gpu --check -q
   local n
+  # Then the turns between tests for a task's end: eight (the default to 24 wide, 19.9 SASS instructions a
+  # node) against four (the widest boards', 20.5), untimed until now.
   for n in 20 21; do
     NQUEENS_GPU_DEFINES="NQ_SAVE_ON_PUSH" capped 60 "$B" count $n --backend gpu --check -q
     capped 60 "$B" count $n --backend gpu --check -q
+    NQUEENS_GPU_DEFINES="NQ_UNROLL=4u" capped 60 "$B" count $n --backend gpu --check -q
   done
   # What bounds each kernel, if Nsight Compute is at hand: the shared memory's wavefronts a warp instruction
   # (the model of results/gpu.md says 12.9 / 20.5 = 0.63 for the default, 8.4 / 27.5 = 0.31 for the variant),

@@ -130,7 +130,7 @@ fn a_stopped_gpu_run_reports_no_unit() {
 #[cfg(feature = "cuda")]
 #[test]
 fn nvrtc_compiles_the_kernel_for_hopper() {
-    match gpu::kernel_ptx((9, 0)) {
+    match gpu::kernel_ptx((9, 0), 19) {
         Ok(ptx) => assert!(ptx.contains("count_tasks"), "{ptx}"),
         Err(e) => eprintln!("skipped: {e}"),
     }
@@ -140,7 +140,7 @@ fn nvrtc_compiles_the_kernel_for_hopper() {
 #[test]
 #[ignore = "writes the kernel's PTX to $NQUEENS_PTX_OUT for reading"]
 fn dump_ptx() {
-    let ptx = gpu::kernel_ptx((9, 0)).unwrap();
+    let ptx = gpu::kernel_ptx((9, 0), 19).unwrap();
     std::fs::write(std::env::var("NQUEENS_PTX_OUT").unwrap(), ptx).unwrap();
 }
 

@@ -11,16 +11,28 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
-/// The kernel's variants (its `NQ_*` switches): the default, one or two turns between tests for a task's
-/// end, and entries stored only when a child is pushed (with one and four turns), as `NQUEENS_GPU_DEFINES`
-/// may ask.
-const VARIANTS: [&str; 5] = [
+/// The kernel's variants (its `NQ_*` switches): the default for the widest boards (four turns between tests
+/// for a task's end), the program's choice for boards to 24 wide (eight), one or two turns, and entries
+/// stored only when a child is pushed (with one, four and eight turns), as `NQUEENS_GPU_DEFINES` may ask.
+const VARIANTS: [&str; 7] = [
     "-DNQ_DEFAULT",
+    "-DNQ_UNROLL=8u",
     "-DNQ_UNROLL=1u",
     "-DNQ_UNROLL=2u",
     "-DNQ_SAVE_ON_PUSH",
     "-DNQ_SAVE_ON_PUSH -DNQ_UNROLL=1u",
+    "-DNQ_SAVE_ON_PUSH -DNQ_UNROLL=8u",
 ];
+
+/// Whether variant `define` takes boards `width` wide: its sentinel's squares (one for each turn between
+/// tests, four by default) lie above the board.
+fn takes(define: &str, width: u32) -> bool {
+    let turns = define
+        .split_whitespace()
+        .find_map(|d| d.strip_prefix("-DNQ_UNROLL="))
+        .map_or(task::UNROLL, |t| t.trim_end_matches('u').parse().unwrap());
+    width <= 32 - turns
+}
 
 /// The kernel's variants built for the host, or `None` (with a message) where no C++ compiler is found.
 fn host_kernels() -> Option<&'static [PathBuf]> {
@@ -162,6 +174,9 @@ fn check(exes: &[PathBuf], width: u32, starts: &[Start], depth: u32, what: &str)
     let (tasks, tables, host) = cut(width, starts, depth);
     let mut tallies = Vec::new();
     for (i, exe) in exes.iter().enumerate() {
+        if !takes(VARIANTS[i], width) {
+            continue;
+        }
         let device = run_on_host(exe, &tasks, &tables);
         for slot in 0..starts.len() {
             let got = Tally {

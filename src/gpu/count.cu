@@ -5,8 +5,9 @@
 // `scripts/gpu-sass-count.sh` counts the SASS instructions of its search loop; results/gpu.md records them.
 //
 // The search loop takes one queen a turn, branch-free, and tests for the task's end every NQ_UNROLL turns
-// (82 SASS instructions on sm_90 for four turns, nodes counted: 20.5 a node, of which 4 for the next task's
-// test and the warp's meeting after it; results/gpu.md):
+// (SASS on sm_90, nodes counted: 159 instructions for eight turns, 19.9 a node, on boards at most 24 wide;
+// 82 for four, 20.5 a node, on wider ones; of which 4 for the next task's test and the warp's meeting after
+// it; results/gpu.md):
 // - The stack lives in shared memory, one 16-byte entry a level: the row's untried squares `avail`, its free
 //   columns `fc` (the board's columns not taken), and the diagonal masks `ld` and `rd` of the queens above it.
 //   A turn takes the top entry's lowest square, stores the rest back, and pushes the child row's entry if the
@@ -68,8 +69,9 @@ struct Task {
 #define NQ_HOST_GUARD(passes) false
 #endif
 
-// Turns a pass of the search loop takes before it tests for the task's end (see above): 1 to 4. The program
-// passes it; boards may be at most 32 - NQ_UNROLL wide.
+// Turns a pass of the search loop takes before it tests for the task's end (see above): 1, 2, 4 or 8. The
+// program passes it (8 for boards at most 24 wide, else 4: src/gpu/task.rs); boards may be at most
+// 32 - NQ_UNROLL wide.
 #ifndef NQ_UNROLL
 #define NQ_UNROLL 4u
 #endif

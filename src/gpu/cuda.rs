@@ -48,33 +48,63 @@ fn gpu_error(what: &str) -> impl Fn(cudarc::driver::DriverError) -> Error + '_ {
 }
 
 /// The compile-time switches of the kernel (`NQ_*` in `count.cu`) from the environment, for measuring
-/// variants side by side: `NQUEENS_GPU_DEFINES="NQ_UNROLL=2u"` (one of 1, 2 or 4: the turns between tests for
-/// a task's end; boards may then be at most 32 - NQ_UNROLL wide, which the default's [`task::MAX_SIDE`]
-/// already keeps).
+/// variants side by side (`NQUEENS_GPU_DEFINES="NQ_SAVE_ON_PUSH"`), but for `NQ_UNROLL`, which [`unroll`]
+/// reads.
 fn defines() -> Vec<String> {
     std::env::var("NQUEENS_GPU_DEFINES")
         .unwrap_or_default()
         .split_whitespace()
+        .filter(|d| !d.starts_with("NQ_UNROLL="))
         .map(|d| format!("-D{d}"))
         .collect()
 }
 
-/// NVRTC's options for compute capability `(major, minor)`.
-fn options((major, minor): (i32, i32)) -> Result<Vec<String>, Error> {
-    let mut options = vec![format!("--gpu-architecture=sm_{major}{minor}")];
-    let defines = defines();
-    match defines.iter().find_map(|d| d.strip_prefix("-DNQ_UNROLL=")) {
-        None => options.push(format!("-DNQ_UNROLL={}u", task::UNROLL)),
-        // The sentinel's squares take the top bits: more turns would take columns of the widest boards.
-        Some(turns) if ["1u", "2u", "4u", "1", "2", "4"].contains(&turns) => {}
-        Some(turns) => {
-            return Err(Error::Gpu(format!(
-                "NQ_UNROLL={turns}: the kernel takes 1, 2 or 4 turns between tests for a task's end"
-            )))
-        }
+/// The turns between tests for a task's end the kernel takes on a board `width` wide: [`task::unroll_for`],
+/// unless `NQUEENS_GPU_DEFINES` asks for `NQ_UNROLL=` 1, 2, 4 or 8 (for measuring), which the board must
+/// leave room for: the sentinel's squares take the top bits of the masks.
+pub fn unroll(width: u32) -> Result<u32, Error> {
+    unroll_asked(
+        &std::env::var("NQUEENS_GPU_DEFINES").unwrap_or_default(),
+        width,
+    )
+}
+
+/// [`unroll`] with `NQUEENS_GPU_DEFINES` reading `asked`.
+fn unroll_asked(asked: &str, width: u32) -> Result<u32, Error> {
+    let Some(turns) = asked
+        .split_whitespace()
+        .find_map(|d| d.strip_prefix("NQ_UNROLL="))
+    else {
+        return Ok(task::unroll_for(width));
+    };
+    let unroll = match turns.trim_end_matches('u') {
+        "1" => 1,
+        "2" => 2,
+        "4" => 4,
+        "8" => 8,
+        _ => return Err(Error::Gpu(format!(
+            "NQ_UNROLL={turns}: the kernel takes 1, 2, 4 or 8 turns between tests for a task's end"
+        ))),
+    };
+    if width > 32 - unroll {
+        return Err(Error::Gpu(format!(
+            "NQ_UNROLL={turns}: a board {width} wide leaves no room for {unroll} squares of the sentinel \
+             (at most {} wide)",
+            32 - unroll
+        )));
     }
-    options.extend(defines);
-    Ok(options)
+    Ok(unroll)
+}
+
+/// NVRTC's options for compute capability `(major, minor)`, with `unroll` turns between tests for a task's
+/// end.
+fn options((major, minor): (i32, i32), unroll: u32) -> Vec<String> {
+    let mut options = vec![
+        format!("--gpu-architecture=sm_{major}{minor}"),
+        format!("-DNQ_UNROLL={unroll}u"),
+    ];
+    options.extend(defines());
+    options
 }
 
 fn nvrtc_present() -> Result<(), Error> {
@@ -104,13 +134,14 @@ fn nvrtc_version() -> Result<(i32, i32), Error> {
     }
 }
 
-/// The kernel compiled by NVRTC for compute capability `capability`.
-pub fn compile(capability: (i32, i32)) -> Result<Ptx, Error> {
+/// The kernel compiled by NVRTC for compute capability `capability`, with `unroll` turns between tests for a
+/// task's end.
+pub fn compile(capability: (i32, i32), unroll: u32) -> Result<Ptx, Error> {
     nvrtc_present()?;
     compile_ptx_with_opts(
         SOURCE,
         CompileOptions {
-            options: options(capability)?,
+            options: options(capability, unroll),
             name: Some("count.cu".into()),
             ..Default::default()
         },
@@ -118,18 +149,20 @@ pub fn compile(capability: (i32, i32)) -> Result<Ptx, Error> {
     .map_err(|e| Error::Gpu(format!("NVRTC could not compile the kernel: {e}")))
 }
 
-/// The kernel for compute capability `capability`: compiled once a process, and kept in the disk cache
-/// (`cache`) across runs. A cache that cannot be written only costs the next run its compile.
-fn compiled(capability: (i32, i32)) -> Result<String, Error> {
-    static DONE: Mutex<Vec<((i32, i32), String)>> = Mutex::new(Vec::new());
+/// The kernel for compute capability `capability` with `unroll` turns between tests for a task's end:
+/// compiled once a process, and kept in the disk cache (`cache`) across runs. A cache that cannot be written
+/// only costs the next run its compile.
+fn compiled(capability: (i32, i32), unroll: u32) -> Result<String, Error> {
+    type Compiled = ((i32, i32), u32);
+    static DONE: Mutex<Vec<(Compiled, String)>> = Mutex::new(Vec::new());
     let mut done = DONE.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some((_, ptx)) = done.iter().find(|(c, _)| *c == capability) {
+    if let Some((_, ptx)) = done.iter().find(|(c, _)| *c == (capability, unroll)) {
         return Ok(ptx.clone());
     }
     let architecture = format!("sm_{}{}", capability.0, capability.1);
     let key = cache::key(
         SOURCE,
-        &options(capability)?,
+        &options(capability, unroll),
         &architecture,
         nvrtc_version()?,
     );
@@ -137,7 +170,7 @@ fn compiled(capability: (i32, i32)) -> Result<String, Error> {
     let ptx = match dir.as_deref().and_then(|d| cache::load(d, &key)) {
         Some(ptx) => ptx,
         None => {
-            let ptx = compile(capability)?.to_src();
+            let ptx = compile(capability, unroll)?.to_src();
             if let Some(dir) = &dir {
                 if let Err(e) = cache::store(dir, &key, &ptx) {
                     if verbose() {
@@ -152,7 +185,7 @@ fn compiled(capability: (i32, i32)) -> Result<String, Error> {
             ptx
         }
     };
-    done.push((capability, ptx.clone()));
+    done.push(((capability, unroll), ptx.clone()));
     Ok(ptx)
 }
 
@@ -228,34 +261,36 @@ pub fn info(ordinal: usize) -> Result<DeviceInfo, Error> {
     })
 }
 
-/// The kernel loaded on GPU `ordinal`, whose context is `context` and compute capability `capability`:
-/// loaded once a process, like the context.
+/// The kernel with `unroll` turns between tests for a task's end, loaded on GPU `ordinal`, whose context is
+/// `context` and compute capability `capability`: loaded once a process, like the context.
 fn kernel(
     ordinal: usize,
     context: &Arc<CudaContext>,
     capability: (i32, i32),
+    unroll: u32,
 ) -> Result<CudaFunction, Error> {
-    static LOADED: Mutex<Vec<(usize, CudaFunction)>> = Mutex::new(Vec::new());
+    static LOADED: Mutex<Vec<((usize, u32), CudaFunction)>> = Mutex::new(Vec::new());
     let mut loaded = LOADED.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some((_, function)) = loaded.iter().find(|(o, _)| *o == ordinal) {
+    if let Some((_, function)) = loaded.iter().find(|(k, _)| *k == (ordinal, unroll)) {
         return Ok(function.clone());
     }
-    let ptx = compiled(capability)?;
+    let ptx = compiled(capability, unroll)?;
     let module = context
         .load_module(Ptx::from_src(ptx))
         .map_err(gpu_error("cannot load the kernel"))?;
     let function = module
         .load_function("count_tasks")
         .map_err(gpu_error("cannot find the kernel"))?;
-    loaded.push((ordinal, function.clone()));
+    loaded.push(((ordinal, unroll), function.clone()));
     Ok(function)
 }
 
-/// Makes GPU `ordinal`'s context and loads the kernel on it, as [`GpuDevice::open`] will: called on a thread
-/// of its own while the host builds the plan, so that the two overlap.
-pub fn open_ahead(ordinal: usize) -> Result<(), Error> {
+/// Makes GPU `ordinal`'s context and loads the kernel with `unroll` turns between tests on it, as
+/// [`GpuDevice::open`] will: called on a thread of its own while the host builds the plan, so that the two
+/// overlap.
+pub fn open_ahead(ordinal: usize, unroll: u32) -> Result<(), Error> {
     let context = context(ordinal)?;
-    kernel(ordinal, &context, info(ordinal)?.compute_capability)?;
+    kernel(ordinal, &context, info(ordinal)?.compute_capability, unroll)?;
     Ok(())
 }
 
@@ -275,11 +310,11 @@ pub struct GpuDevice {
 }
 
 impl GpuDevice {
-    /// Opens GPU `ordinal` and loads the kernel for it.
-    pub fn open(ordinal: usize) -> Result<GpuDevice, Error> {
+    /// Opens GPU `ordinal` and loads the kernel with `unroll` turns between tests for a task's end on it.
+    pub fn open(ordinal: usize, unroll: u32) -> Result<GpuDevice, Error> {
         let context = context(ordinal)?;
         let info = info(ordinal)?;
-        let function = kernel(ordinal, &context, info.compute_capability)?;
+        let function = kernel(ordinal, &context, info.compute_capability, unroll)?;
         let streams = (0..STREAMS)
             .map(|_| {
                 context
@@ -486,4 +521,24 @@ struct InFlight {
     solutions: CudaSlice<u64>,
     nodes: CudaSlice<u64>,
     end: CudaEvent,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_turns_between_tests_are_the_boards_unless_asked_and_the_board_leaves_room() {
+        assert_eq!(unroll_asked("", 19).unwrap(), task::NARROW_UNROLL);
+        assert_eq!(unroll_asked("NQ_SAVE_ON_PUSH", 27).unwrap(), task::UNROLL);
+        assert_eq!(unroll_asked("NQ_SAVE_ON_PUSH NQ_UNROLL=2u", 28).unwrap(), 2);
+        assert_eq!(unroll_asked("NQ_UNROLL=8", 24).unwrap(), 8);
+        let wide = unroll_asked("NQ_UNROLL=8u", 25).unwrap_err().to_string();
+        assert!(wide.contains("at most 24 wide"), "{wide}");
+        let odd = unroll_asked("NQ_UNROLL=3u", 12).unwrap_err().to_string();
+        assert!(odd.contains("1, 2, 4 or 8"), "{odd}");
+        // What the program compiles: the turns once, the other switches as given.
+        let options = options((9, 0), 8);
+        assert_eq!(options[..2], ["--gpu-architecture=sm_90", "-DNQ_UNROLL=8u"]);
+    }
 }

@@ -192,12 +192,13 @@ pub fn device() -> Result<DeviceInfo, Error> {
     }
 }
 
-/// Makes the contexts of the GPUs in use ([`use_gpus`]) and loads the kernel on them, as a run will, or says
-/// why it cannot: on a thread of its own while the host builds the plan, so that a small run does not wait for
-/// the two one after the other, or before anything is written.
-pub fn open_ahead() -> Result<(), Error> {
+/// Makes the contexts of the GPUs in use ([`use_gpus`]) and loads the kernel for boards `width` wide on them,
+/// as a run will, or says why it cannot: on a thread of its own while the host builds the plan, so that a
+/// small run does not wait for the two one after the other, or before anything is written.
+pub fn open_ahead(width: u32) -> Result<(), Error> {
     #[cfg(feature = "cuda")]
     {
+        let unroll = cuda::unroll(width)?;
         let ordinals = match selected_gpus() {
             Some(gpus) => gpus,
             None => (0..cuda::visible()?).collect(),
@@ -205,7 +206,7 @@ pub fn open_ahead() -> Result<(), Error> {
         std::thread::scope(|scope| {
             let opening: Vec<_> = ordinals
                 .into_iter()
-                .map(|ordinal| scope.spawn(move || cuda::open_ahead(ordinal)))
+                .map(|ordinal| scope.spawn(move || cuda::open_ahead(ordinal, unroll)))
                 .collect();
             // The scope waits for every thread; the first error is the run's.
             opening
@@ -215,6 +216,7 @@ pub fn open_ahead() -> Result<(), Error> {
     }
     #[cfg(not(feature = "cuda"))]
     {
+        let _ = width;
         Err(not_built())
     }
 }
@@ -239,11 +241,12 @@ pub fn names_in_use() -> Result<String, Error> {
     }
 }
 
-/// The kernel's PTX for compute capability `(major, minor)`, as NVRTC compiles it (with the `NQ_*` switches
-/// of `NQUEENS_GPU_DEFINES`, if set); needs NVRTC but no GPU, and does not use the cache.
+/// The kernel's PTX for compute capability `(major, minor)` and boards `width` wide, as NVRTC compiles it
+/// (with the `NQ_*` switches of `NQUEENS_GPU_DEFINES`, if set); needs NVRTC but no GPU, and does not use the
+/// cache.
 #[cfg(feature = "cuda")]
-pub fn kernel_ptx(capability: (i32, i32)) -> Result<String, Error> {
-    cuda::compile(capability).map(|ptx| ptx.to_src())
+pub fn kernel_ptx(capability: (i32, i32), width: u32) -> Result<String, Error> {
+    cuda::compile(capability, cuda::unroll(width)?).map(|ptx| ptx.to_src())
 }
 
 /// Counts the units of `plan` numbered in `units` (all of them for `None`) on the GPUs in use ([`use_gpus`]),
@@ -262,6 +265,7 @@ pub fn run(
             Some(gpus) => Ok(gpus),
             None => Ok((0..cuda::visible()?).collect()),
         };
+        let unroll = cuda::unroll(plan.board().width())?;
         let all: Vec<usize>;
         let units = match units {
             Some(units) => units,
@@ -274,7 +278,7 @@ pub fn run(
             plan,
             units,
             &ordinals,
-            &cuda::GpuDevice::open,
+            &|ordinal| cuda::GpuDevice::open(ordinal, unroll),
             stop,
             progress,
         )

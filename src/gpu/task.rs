@@ -14,14 +14,28 @@
 
 use crate::engine::kernel::{full_mask, Frame, Masks, Start, Tally};
 
-/// Turns the kernel's search loop takes between two tests for a task's end (`NQ_UNROLL` in `count.cu`): the
-/// loop's instructions a node fall from 22 with one turn to 19.5 with four (results/gpu.md). The turns past a
-/// task's end are taken on a sentinel whose squares lie beyond the board, one for each such turn.
+/// Turns the kernel's search loop takes between two tests for a task's end (`NQ_UNROLL` in `count.cu`) on
+/// the widest boards. The turns past a task's end are taken on a sentinel whose squares lie beyond the board,
+/// one for each such turn, so a board may be at most `32 - turns` wide.
 pub const UNROLL: u32 = 4;
+
+/// Turns between tests for a task's end on boards at most `32 - NARROW_UNROLL` wide: the loop's SASS
+/// instructions a node fall from 20.5 with four turns to 19.9 with eight (results/gpu.md).
+pub const NARROW_UNROLL: u32 = 8;
 
 /// The largest board side the GPU kernel takes: its masks are 32-bit words, whose top [`UNROLL`] bits are
 /// the sentinel's squares (and bit 31 of a table's word marks the end).
 pub const MAX_SIDE: u32 = 32 - UNROLL;
+
+/// The turns between tests for a task's end the kernel takes on boards `width` wide: as many as the
+/// sentinel's squares above the board allow, [`NARROW_UNROLL`] or [`UNROLL`].
+pub fn unroll_for(width: u32) -> u32 {
+    if width <= 32 - NARROW_UNROLL {
+        NARROW_UNROLL
+    } else {
+        UNROLL
+    }
+}
 
 /// The mark of the row after the last in a [`Table`]; no square of a board.
 pub const END: u32 = 1 << 31;
@@ -342,6 +356,19 @@ mod tests {
         assert_eq!(table.iter().filter(|&&w| w == END).count(), 1);
         for m in high - rows + 1..high {
             assert_eq!(table[m as usize] & END, 0);
+        }
+    }
+
+    #[test]
+    fn the_turns_between_tests_leave_room_for_the_sentinel_on_every_board() {
+        assert_eq!(unroll_for(24), NARROW_UNROLL);
+        assert_eq!(unroll_for(25), UNROLL);
+        assert_eq!(unroll_for(MAX_SIDE), UNROLL);
+        for width in 1..=MAX_SIDE {
+            let turns = unroll_for(width);
+            assert!(width <= 32 - turns, "{width} wide, {turns} turns");
+            // The sentinel's squares, the top `turns` bits, are no column of the board.
+            assert_eq!(u64::from(!0u32 << (32 - turns)) & full_mask(width), 0);
         }
     }
 }

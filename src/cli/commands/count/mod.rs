@@ -69,7 +69,8 @@ pub fn run(
     let bar = progress::Bar::per_count(options.quiet, options.progress_every);
     if on_gpu && durable.is_some() {
         name_gpu(options.quiet, &bar)?;
-        nqueens::gpu::open_ahead()?;
+        let width = requests.first().map_or(1, |r| r.board.width());
+        nqueens::gpu::open_ahead(width)?;
     }
     let journal = durable
         .as_ref()
