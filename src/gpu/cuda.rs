@@ -82,9 +82,11 @@ fn unroll_asked(asked: &str, width: u32) -> Result<u32, Error> {
         "2" => 2,
         "4" => 4,
         "8" => 8,
-        _ => return Err(Error::Gpu(format!(
+        _ => {
+            return Err(Error::Gpu(format!(
             "NQ_UNROLL={turns}: the kernel takes 1, 2, 4 or 8 turns between tests for a task's end"
-        ))),
+        )))
+        }
     };
     if width > 32 - unroll {
         return Err(Error::Gpu(format!(
