@@ -14,8 +14,8 @@
 # How: the kernel is compiled to PTX by nvcc's front end (NVVM, the compiler NVRTC wraps) with the options the
 # program gives NVRTC at run time (src/gpu/cuda.rs: `--gpu-architecture` and the `NQ_*` defines),
 # assembled by ptxas -O3 (what the driver's JIT does with the PTX) and read with nvdisasm. The search loop is
-# the smallest loop (a backward branch) that loads 16-byte entries from shared memory; a kernel without one
-# gives its largest innermost loop. It prints the loop's instructions and two paths from its head to its
+# the smallest loop (a backward branch) that loads from shared memory and counts bits (POPC); a kernel without
+# one gives its largest innermost loop. It prints the loop's instructions and two paths from its head to its
 # backward branch: the shortest (the common path when the rare cases, such as taking the next task, are
 # branched off it) and the longest. A branch-free loop has all three equal: one turn, one node.
 #
@@ -91,11 +91,12 @@ loops = [(target(t), i) for i, t in enumerate(ins) if target(t) is not None and 
 if not loops:
     sys.exit("no loop found")
 inner = [l for l in loops if not any(o != l and l[0] <= o[0] and o[1] <= l[1] for o in loops)]
-# The search loads its stack's 16-byte entries from shared memory: take the smallest loop that does (it may hold
-# smaller loops, such as a task's set-up in a loop that takes the next task without leaving the search); else the
-# largest innermost loop.
+# The search counts a row's free columns (POPC) and loads its stack from shared memory (LDS) in every turn: take
+# the smallest loop that does both (it may hold smaller loops, such as a task's set-up in a loop that takes the
+# next task without leaving the search); else the largest innermost loop.
 def loads_entries(l):
-    return any(ins[i].lstrip("@!P0123456789 ").startswith("LDS.128") for i in range(l[0], l[1] + 1))
+    body = [re.sub(r"^@!?U?P[T0-9]+\s+", "", ins[i]) for i in range(l[0], l[1] + 1)]
+    return any(b.startswith("LDS") for b in body) and any(b.startswith("POPC") for b in body)
 searching = [l for l in loops if loads_entries(l)]
 head, back = min(searching, key=lambda l: l[1] - l[0]) if searching else max(inner, key=lambda l: l[1] - l[0])
 # Basic blocks of the span: successors of each instruction inside [head, back].

@@ -67,11 +67,13 @@ small() {
 }
 
 variants() {
-  # Entries stored only when a child is pushed (27.5 SASS instructions a node but about 9 shared-memory
-  # wavefronts a turn rather than 13: results/gpu.md), against the default, at n = 20 and 21.
+  # Entries stored only when a child is pushed (26.75 SASS instructions a node, 8.4 shared-memory wavefronts
+  # a turn rather than 13), and the stack's words in arrays of their own (25.75 and 9): results/gpu.md; against
+  # the default, at n = 20 and 21.
   for n in 20 21; do
     timed "$B" count $n --backend gpu --check -q
     NQUEENS_GPU_DEFINES="NQ_SAVE_ON_PUSH" timed "$B" count $n --backend gpu --check -q
+    NQUEENS_GPU_DEFINES="NQ_SOA" timed "$B" count $n --backend gpu --check -q
   done
   # Turns between tests for a task's end (19.9, 20.5, 22.5 and 25 SASS instructions a node), and threads per
   # block.
@@ -150,25 +152,27 @@ lease() {
   capped 60 "$B" count 4..17 --backend gpu --check -q
   capped 60 "$B" count 18 --backend gpu --gpus 0,0 --check -q
   wait
-  # The variant that moves less shared memory (results/gpu.md), paired with the default: the measurement
+  # The variants that move less shared memory (results/gpu.md), paired with the default: the measurement
   # that decides the kernel, so it comes first. Exact on every board first.
   NQUEENS_GPU_DEFINES="NQ_SAVE_ON_PUSH" capped 30 "$B" count 4..17 --backend gpu --check -q
+  NQUEENS_GPU_DEFINES="NQ_SOA" capped 30 "$B" count 4..17 --backend gpu --check -q
   local n
   # Then the turns between tests for a task's end: eight (the default to 24 wide, 19.9 SASS instructions a
   # node) against four (the widest boards', 20.5), untimed until now.
   for n in 20 21; do
     NQUEENS_GPU_DEFINES="NQ_SAVE_ON_PUSH" capped 60 "$B" count $n --backend gpu --check -q
+    NQUEENS_GPU_DEFINES="NQ_SOA" capped 60 "$B" count $n --backend gpu --check -q
     capped 60 "$B" count $n --backend gpu --check -q
     NQUEENS_GPU_DEFINES="NQ_UNROLL=4u" capped 60 "$B" count $n --backend gpu --check -q
   done
   # What bounds each kernel, if Nsight Compute is at hand: the shared memory's wavefronts a warp instruction
-  # (the model of results/gpu.md says 12.9 / 20.5 = 0.63 for the default, 8.4 / 27.5 = 0.31 for the variant),
+  # (the model of results/gpu.md: 12.9 wavefronts a turn for the default, 8.4 for NQ_SAVE_ON_PUSH, 9 for NQ_SOA),
   # the pipes' load and the warps' stalls, on one batch of n = 19 in its steady state.
   local ncu
   ncu=$(command -v ncu || ls /usr/local/cuda*/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2> /dev/null | head -1)
   if [ -n "$ncu" ]; then
     local d
-    for d in "" NQ_SAVE_ON_PUSH; do
+    for d in "" NQ_SAVE_ON_PUSH NQ_SOA; do
       NQUEENS_GPU_DEFINES="$d" capped 60 "$ncu" --kernel-name count_tasks --launch-skip 2 --launch-count 1 \
         --section SpeedOfLight --section MemoryWorkloadAnalysis_Tables --section WarpStateStats \
         --section Occupancy --section InstructionStats --section ComputeWorkloadAnalysis \

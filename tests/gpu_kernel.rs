@@ -12,9 +12,10 @@ use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
 /// The kernel's variants (its `NQ_*` switches): the default for the widest boards (four turns between tests
-/// for a task's end), the program's choice for boards to 24 wide (eight), one or two turns, and entries
-/// stored only when a child is pushed (with one, four and eight turns), as `NQUEENS_GPU_DEFINES` may ask.
-const VARIANTS: [&str; 7] = [
+/// for a task's end), the program's choice for boards to 24 wide (eight), one or two turns, entries stored
+/// only when a child is pushed (with one, four and eight turns), and the stack's words in arrays of their own
+/// (four and eight turns), as `NQUEENS_GPU_DEFINES` may ask.
+const VARIANTS: [&str; 9] = [
     "-DNQ_DEFAULT",
     "-DNQ_UNROLL=8u",
     "-DNQ_UNROLL=1u",
@@ -22,6 +23,9 @@ const VARIANTS: [&str; 7] = [
     "-DNQ_SAVE_ON_PUSH",
     "-DNQ_SAVE_ON_PUSH -DNQ_UNROLL=1u",
     "-DNQ_SAVE_ON_PUSH -DNQ_UNROLL=8u",
+    "-DNQ_SOA",
+    // As the program builds it: the block's threads fixed (host.h's four).
+    "-DNQ_SOA -DNQ_THREADS=4u -DNQ_UNROLL=8u",
 ];
 
 /// Whether variant `define` takes boards `width` wide: its sentinel's squares (one for each turn between

@@ -79,6 +79,27 @@ struct Task {
 #define NQ_SENTINEL (~0u << (32u - NQ_UNROLL))
 #define NQ_SENTINEL_LOW (1u << (32u - NQ_UNROLL))
 
+// NQ_SOA, a variant to measure (results/gpu.md): the stack's four words each in an array of their own, one
+// 32-bit word a thread, so that every access of a warp is one wavefront of shared memory whatever the
+// levels of its threads (16-byte entries take four, and the rest's 32-bit store in one takes four for the
+// bank its threads share). A level's arrays lie `step` bytes apart. A turn stores the rest (1 wavefront),
+// reads the table (1), and where a child is pushed stores its free columns and diagonals (3), else loads
+// the entry below (4): 9 wavefronts, not 13, for six instructions more a turn (25.75 SASS instructions a node
+// with eight turns and the block fixed at compile time, as the program builds it).
+__device__ __forceinline__ void nq_put(char* at, u32 step, uint4 v)
+{
+    *(u32*)at = v.x;
+    *(u32*)(at + step) = v.y;
+    *(u32*)(at + 2u * step) = v.z;
+    *(u32*)(at + 3u * step) = v.w;
+}
+
+__device__ __forceinline__ uint4 nq_get(const char* at, u32 step)
+{
+    return make_uint4(*(const u32*)at, *(const u32*)(at + step), *(const u32*)(at + 2u * step),
+                      *(const u32*)(at + 3u * step));
+}
+
 extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count, u32* next,
                                        const u32* __restrict__ tables, u64* solutions, u64* nodes,
                                        u32* trouble, u32 levels)
@@ -86,8 +107,21 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
     NQ_STACK(shared);
     // Bytes from one level of the stack to the next, and from one row of the table to the next.
     // (Not const: the loop makes it opaque with `top`.)
+#if defined(NQ_SOA) && defined(NQ_THREADS)
+    // The block's threads fixed at compile time, so that the arrays' words are reached with immediate
+    // offsets: 25.75 SASS instructions a node with eight turns, 29.4 with `blockDim.x`.
+    u32 level = 16u * NQ_THREADS;
+    const u32 step = 4u * NQ_THREADS;
+#ifdef __CUDA_ARCH__
+    // Launched with other blocks than compiled for, the threads' words would overlap: fail the launch.
+    if (blockDim.x != NQ_THREADS) {
+        __trap();
+    }
+#endif
+#else
     u32 level = 16u * blockDim.x;
     const u32 step = 4u * blockDim.x;
+#endif
     // The stack's levels 0 (the sentinel) to `levels`, then the table's `levels + 1` rows.
     const u32 table = (levels + 1u) * level + 4u * threadIdx.x;
     // The thread's task: its unit, the turns of the search loop and the solutions it found, the clock when it
@@ -135,11 +169,19 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
             // take one each and never pop it; free columns that, with the square taken, read the sentinel's
             // row of the table; every diagonal taken, so it pushes nothing. (Its columns are not the task's:
             // ptxas allocates the loop's registers worse when the same value is stored twice.)
+#ifdef NQ_SOA
+            nq_put(shared + 4u * threadIdx.x, step,
+                   make_uint4(NQ_SENTINEL, (1u << (high - 1u)) - 1u, ~0u, ~0u));
+            top = 4u * threadIdx.x + level;
+            nq_put(shared + top, step, make_uint4(task.avail, task.fc, task.ld, task.rd));
+            e = nq_get(shared + top, step);
+#else
             *(uint4*)(shared + 16u * threadIdx.x) =
                 make_uint4(NQ_SENTINEL, (1u << (high - 1u)) - 1u, ~0u, ~0u);
             top = 16u * threadIdx.x + level;
             *(uint4*)(shared + top) = make_uint4(task.avail, task.fc, task.ld, task.rd);
             e = *(const uint4*)(shared + top);
+#endif
             sol = 0u;
             passes = 0u;
             began = clock64();
@@ -202,6 +244,20 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
             if (pop) {
                 e = *(const uint4*)(shared + top);
             }
+#elif defined(NQ_SOA)
+            // The pushed row's squares need no store: the next turn stores what is left of them.
+            if (free != 0u) {
+                top += level;
+                *(u32*)(shared + top + step) = fc;
+                *(u32*)(shared + top + 2u * step) = ld;
+                *(u32*)(shared + top + 3u * step) = rd;
+                e = make_uint4(free, fc, ld, rd);
+            } else {
+                e = nq_get(shared + top, step);
+            }
+#ifdef __CUDA_ARCH__
+            asm("" : "+r"(top), "+r"(level));
+#endif
 #else
             if (free != 0u) {
                 top += level;

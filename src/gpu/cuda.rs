@@ -104,6 +104,8 @@ fn options((major, minor): (i32, i32), unroll: u32) -> Vec<String> {
     let mut options = vec![
         format!("--gpu-architecture=sm_{major}{minor}"),
         format!("-DNQ_UNROLL={unroll}u"),
+        // The launch's block, which the kernel may take as a constant (`NQ_SOA` does).
+        format!("-DNQ_THREADS={}u", threads_per_block()),
     ];
     options.extend(defines());
     options
@@ -541,6 +543,13 @@ mod tests {
         assert!(odd.contains("1, 2, 4 or 8"), "{odd}");
         // What the program compiles: the turns once, the other switches as given.
         let options = options((9, 0), 8);
-        assert_eq!(options[..2], ["--gpu-architecture=sm_90", "-DNQ_UNROLL=8u"]);
+        assert_eq!(
+            options[..3],
+            [
+                "--gpu-architecture=sm_90",
+                "-DNQ_UNROLL=8u",
+                &format!("-DNQ_THREADS={THREADS}u")
+            ]
+        );
     }
 }

@@ -4,11 +4,33 @@
 // Input, little-endian 32-bit words: the number of tasks, the number of slots, the levels of stack, how far
 // the clock moves at each reading (as a power of two; 0 for not at all), then each slot's table (32 words),
 // then the tasks, eight words each.
+//
+// The kernel runs as one thread of a block (host.h); its block's shared memory is filled with a pattern
+// first, and a byte changed in another thread's words of the stack or the table, or outside both, fails the
+// run (exit code 4): a layout that mixes the threads' words would count wrong on a GPU alone.
 #include <cstdio>
+#include <cstring>
 #include <vector>
 
 struct Task;
 long long nq_clock_step = 0;
+alignas(16) char nq_stack[NQ_HOST_SHARED];
+
+// The thread whose word of the block's shared memory `at` is, for a stack of `levels` levels and its table
+// after it (count.cu's layout), or NQ_HOST_THREADS for a byte of neither.
+static unsigned owner(unsigned at, unsigned levels) {
+    const unsigned stack = (levels + 1u) * 16u * NQ_HOST_THREADS;
+    const unsigned table = (levels + 1u) * 4u * NQ_HOST_THREADS;
+    if (at < stack) {
+#ifdef NQ_SOA
+        return at % (4u * NQ_HOST_THREADS) / 4u;
+#else
+        return at % (16u * NQ_HOST_THREADS) / 16u;
+#endif
+    }
+    if (at < stack + table) return (at - stack) % (4u * NQ_HOST_THREADS) / 4u;
+    return NQ_HOST_THREADS;
+}
 extern "C" void count_tasks(const Task* tasks, unsigned count, unsigned* next, const unsigned* tables,
                             unsigned long long* solutions, unsigned long long* nodes, unsigned* trouble,
                             unsigned levels);
@@ -25,8 +47,15 @@ int main() {
     std::vector<unsigned long long> solutions(head[1]), nodes(head[1]);
     std::vector<unsigned> trouble(head[1]);
     unsigned next = 0;
+    memset(nq_stack, 0xa5, sizeof nq_stack);
     count_tasks(reinterpret_cast<const Task*>(words.data()), head[0], &next, tables.data(), solutions.data(),
                 nodes.data(), trouble.data(), head[2]);
+    for (unsigned at = 0; at < sizeof nq_stack; at++) {
+        if (static_cast<unsigned char>(nq_stack[at]) != 0xa5 && owner(at, head[2]) != NQ_HOST_THREADS - 1u) {
+            fprintf(stderr, "byte %u of shared memory (levels %u) is not this thread's\n", at, head[2]);
+            return 4;
+        }
+    }
     for (unsigned s = 0; s < head[1]; s++) printf("%llu %llu %u\n", solutions[s], nodes[s], trouble[s]);
     return 0;
 }

@@ -1,18 +1,25 @@
-// Stands in for CUDA's built-ins so that src/gpu/count.cu compiles as C++ on the host: one block of one
-// thread, its shared memory a static array, atomics plain additions. See tests/gpu_kernel.rs.
+// Stands in for CUDA's built-ins so that src/gpu/count.cu compiles as C++ on the host: the last thread of a
+// block of four, run alone, its block's shared memory an array (so that the stack's and table's layouts are
+// used with a thread's own offsets, and the harness can check that it wrote nothing of the others'), atomics
+// plain additions. See tests/gpu_kernel.rs.
 #include <cstdint>
 struct NqDim3 {
     unsigned x, y, z;
 };
-static const NqDim3 threadIdx = {0, 0, 0};
-static const NqDim3 blockDim = {1, 1, 1};
+#define NQ_HOST_THREADS 4u
+static const NqDim3 threadIdx = {NQ_HOST_THREADS - 1u, 0, 0};
+static const NqDim3 blockDim = {NQ_HOST_THREADS, 1, 1};
 #define __global__
+#define __device__
+#define __forceinline__ inline
 struct uint4 {
     unsigned x, y, z, w;
 };
 static inline uint4 make_uint4(unsigned x, unsigned y, unsigned z, unsigned w) { return uint4{x, y, z, w}; }
-// 64 levels of stack and of table for the one thread: more than any task needs.
-alignas(16) static char nq_stack[64 * (16 + 4)];
+// The block's shared memory: 64 levels of stack and of table for each thread, more than any task needs
+// (harness.cpp).
+#define NQ_HOST_SHARED (64u * (16u + 4u) * NQ_HOST_THREADS)
+extern char nq_stack[];
 #define NQ_STACK(name) char* name = nq_stack
 // The tests' tasks take at most a few thousand passes of the loop: one that takes a million is a loop that
 // would never end (a pop that never comes), and is stopped, its counts wrong, so the test fails.
