@@ -537,6 +537,8 @@ mod tests {
         assert_eq!(unroll_asked("NQ_SAVE_ON_PUSH", 27).unwrap(), task::UNROLL);
         assert_eq!(unroll_asked("NQ_SAVE_ON_PUSH NQ_UNROLL=2u", 28).unwrap(), 2);
         assert_eq!(unroll_asked("NQ_UNROLL=8", 24).unwrap(), 8);
+        assert_eq!(unroll_asked("NQ_UNROLL=4u", 28).unwrap(), 4);
+        assert_eq!(unroll_asked("NQ_UNROLL=1u NQ_SOA", 31).unwrap(), 1);
         let wide = unroll_asked("NQ_UNROLL=8u", 25).unwrap_err().to_string();
         assert!(wide.contains("at most 24 wide"), "{wide}");
         let odd = unroll_asked("NQ_UNROLL=3u", 12).unwrap_err().to_string();
