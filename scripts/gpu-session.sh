@@ -68,7 +68,7 @@ small() {
 
 variants() {
   # Entries stored only when a child is pushed (26.75 SASS instructions a node, 8.4 shared-memory wavefronts
-  # a turn rather than 13), and the stack's words in arrays of their own (25.75 and 9): results/gpu.md; against
+  # a turn rather than 13), and the stack's words in arrays of their own (25.0 and 9): results/gpu.md; against
   # the default, at n = 20 and 21.
   for n in 20 21; do
     timed "$B" count $n --backend gpu --check -q

@@ -84,7 +84,7 @@ struct Task {
 // levels of its threads (16-byte entries take four, and the rest's 32-bit store in one takes four for the
 // bank its threads share). A level's arrays lie `step` bytes apart. A turn stores the rest (1 wavefront),
 // reads the table (1), and where a child is pushed stores its free columns and diagonals (3), else loads
-// the entry below (4): 9 wavefronts, not 13, for six instructions more a turn (25.75 SASS instructions a node
+// the entry below (4): 9 wavefronts, not 13, for five instructions more a turn (25.0 SASS instructions a node
 // with eight turns and the block fixed at compile time, as the program builds it).
 __device__ __forceinline__ void nq_put(char* at, u32 step, uint4 v)
 {
@@ -109,7 +109,7 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
     // (Not const: the loop makes it opaque with `top`.)
 #if defined(NQ_SOA) && defined(NQ_THREADS)
     // The block's threads fixed at compile time, so that the arrays' words are reached with immediate
-    // offsets: 25.75 SASS instructions a node with eight turns, 29.4 with `blockDim.x`.
+    // offsets: 25.0 SASS instructions a node with eight turns, 29 with `blockDim.x`.
     u32 level = 16u * NQ_THREADS;
     const u32 step = 4u * NQ_THREADS;
 #ifdef __CUDA_ARCH__
@@ -256,7 +256,9 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
                 e = nq_get(shared + top, step);
             }
 #ifdef __CUDA_ARCH__
-            asm("" : "+r"(top), "+r"(level));
+            // Opaque, `top` costs fewer copies between registers (200 instructions for eight turns, where
+            // `level` opaque too makes 206 and neither 209).
+            asm("" : "+r"(top));
 #endif
 #else
             if (free != 0u) {
