@@ -84,8 +84,8 @@ fn unroll_asked(asked: &str, width: u32) -> Result<u32, Error> {
         "8" => 8,
         _ => {
             return Err(Error::Gpu(format!(
-            "NQ_UNROLL={turns}: the kernel takes 1, 2, 4 or 8 turns between tests for a task's end"
-        )))
+                "NQ_UNROLL={turns}: the kernel tests for a task's end every 1, 2, 4 or 8 turns"
+            )))
         }
     };
     if width > 32 - unroll {
