@@ -644,6 +644,22 @@ fn the_gpu_backend_says_what_is_missing_before_writing_anything() {
 }
 
 #[test]
+fn a_kernel_switch_the_board_cannot_take_is_refused_before_anything_runs() {
+    // `NQUEENS_GPU_DEFINES` picks the kernel's variants for measuring; eight turns between tests for a task's
+    // end leave room for boards 24 wide, and 3 is no choice. Refused as bad input (exit 2), with or without
+    // the GPU backend in the build.
+    for (defines, n) in [("NQ_UNROLL=8u", "26"), ("NQ_SOA NQ_UNROLL=3u", "8")] {
+        nqueens()
+            .env("NQUEENS_GPU_DEFINES", defines)
+            .args(["count", n, "--backend", "gpu"])
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(contains(defines.split_whitespace().last().unwrap()));
+    }
+}
+
+#[test]
 fn the_gpu_benchmark_without_a_gpu_exits_as_count_does() {
     // Exit 2 without the `cuda` feature, 1 with it but without a GPU: the same codes as `count`.
     if nqueens::gpu::device().is_ok() {

@@ -227,6 +227,10 @@ pub fn requests(specs: &[String], options: &CountOptions) -> Result<Vec<CountReq
                     nqueens::gpu::task::MAX_SIDE
                 )));
             }
+            // A kernel switch asked for in the environment (for measuring) that the board cannot take.
+            if options.backend == Backend::Gpu {
+                nqueens::gpu::turns(board.width()).map_err(|e| UsageError(e.to_string()))?;
+            }
             let symmetry = symmetry_for(board, options.symmetry)?;
             if let Some(depth) = options.split_depth {
                 split_depth(board, symmetry, depth)?;

@@ -1,6 +1,6 @@
 //! The CUDA side of the GPU backend: the driver and NVRTC through `cudarc`, loaded at run time.
 
-use super::task::{self, Table, Task};
+use super::task::{Table, Task};
 use super::{cache, verbose, Batch, Device, DeviceInfo};
 use crate::engine::kernel::Tally;
 use crate::error::Error;
@@ -48,8 +48,8 @@ fn gpu_error(what: &str) -> impl Fn(cudarc::driver::DriverError) -> Error + '_ {
 }
 
 /// The compile-time switches of the kernel (`NQ_*` in `count.cu`) from the environment, for measuring
-/// variants side by side (`NQUEENS_GPU_DEFINES="NQ_SAVE_ON_PUSH"`), but for `NQ_UNROLL`, which [`unroll`]
-/// reads.
+/// variants side by side (`NQUEENS_GPU_DEFINES="NQ_SAVE_ON_PUSH"`), but for `NQ_UNROLL`, which
+/// [`super::turns`] reads.
 fn defines() -> Vec<String> {
     std::env::var("NQUEENS_GPU_DEFINES")
         .unwrap_or_default()
@@ -57,45 +57,6 @@ fn defines() -> Vec<String> {
         .filter(|d| !d.starts_with("NQ_UNROLL="))
         .map(|d| format!("-D{d}"))
         .collect()
-}
-
-/// The turns between tests for a task's end the kernel takes on a board `width` wide: [`task::unroll_for`],
-/// unless `NQUEENS_GPU_DEFINES` asks for `NQ_UNROLL=` 1, 2, 4 or 8 (for measuring), which the board must
-/// leave room for: the sentinel's squares take the top bits of the masks.
-pub fn unroll(width: u32) -> Result<u32, Error> {
-    unroll_asked(
-        &std::env::var("NQUEENS_GPU_DEFINES").unwrap_or_default(),
-        width,
-    )
-}
-
-/// [`unroll`] with `NQUEENS_GPU_DEFINES` reading `asked`.
-fn unroll_asked(asked: &str, width: u32) -> Result<u32, Error> {
-    let Some(turns) = asked
-        .split_whitespace()
-        .find_map(|d| d.strip_prefix("NQ_UNROLL="))
-    else {
-        return Ok(task::unroll_for(width));
-    };
-    let unroll = match turns.trim_end_matches('u') {
-        "1" => 1,
-        "2" => 2,
-        "4" => 4,
-        "8" => 8,
-        _ => {
-            return Err(Error::Gpu(format!(
-                "NQ_UNROLL={turns}: the kernel tests for a task's end every 1, 2, 4 or 8 turns"
-            )))
-        }
-    };
-    if width > 32 - unroll {
-        return Err(Error::Gpu(format!(
-            "NQ_UNROLL={turns}: a board {width} wide leaves no room for {unroll} squares of the sentinel \
-             (at most {} wide)",
-            32 - unroll
-        )));
-    }
-    Ok(unroll)
 }
 
 /// NVRTC's options for compute capability `(major, minor)`, with `unroll` turns between tests for a task's
@@ -532,18 +493,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_turns_between_tests_are_the_boards_unless_asked_and_the_board_leaves_room() {
-        assert_eq!(unroll_asked("", 19).unwrap(), task::NARROW_UNROLL);
-        assert_eq!(unroll_asked("NQ_SAVE_ON_PUSH", 27).unwrap(), task::UNROLL);
-        assert_eq!(unroll_asked("NQ_SAVE_ON_PUSH NQ_UNROLL=2u", 28).unwrap(), 2);
-        assert_eq!(unroll_asked("NQ_UNROLL=8", 24).unwrap(), 8);
-        assert_eq!(unroll_asked("NQ_UNROLL=4u", 28).unwrap(), 4);
-        assert_eq!(unroll_asked("NQ_UNROLL=1u NQ_SOA", 31).unwrap(), 1);
-        let wide = unroll_asked("NQ_UNROLL=8u", 25).unwrap_err().to_string();
-        assert!(wide.contains("at most 24 wide"), "{wide}");
-        let odd = unroll_asked("NQ_UNROLL=3u", 12).unwrap_err().to_string();
-        assert!(odd.contains("1, 2, 4 or 8"), "{odd}");
-        // What the program compiles: the turns once, the other switches as given.
+    fn the_program_compiles_the_turns_once_and_the_other_switches_as_given() {
         let options = options((9, 0), 8);
         assert_eq!(
             options[..3],

@@ -176,6 +176,45 @@ pub fn parse_gpus(s: &str) -> Result<Vec<usize>, String> {
     Ok(gpus)
 }
 
+/// The turns between tests for a task's end the kernel takes on a board `width` wide: [`task::unroll_for`],
+/// unless `NQUEENS_GPU_DEFINES` asks for `NQ_UNROLL=` 1, 2, 4 or 8 (for measuring), which the board must
+/// leave room for: the sentinel's squares take the top bits of the masks.
+pub fn turns(width: u32) -> Result<u32, Error> {
+    turns_asked(
+        &std::env::var("NQUEENS_GPU_DEFINES").unwrap_or_default(),
+        width,
+    )
+}
+
+/// [`turns`] with `NQUEENS_GPU_DEFINES` reading `asked`.
+fn turns_asked(asked: &str, width: u32) -> Result<u32, Error> {
+    let Some(turns) = asked
+        .split_whitespace()
+        .find_map(|d| d.strip_prefix("NQ_UNROLL="))
+    else {
+        return Ok(task::unroll_for(width));
+    };
+    let unroll = match turns.trim_end_matches('u') {
+        "1" => 1,
+        "2" => 2,
+        "4" => 4,
+        "8" => 8,
+        _ => {
+            return Err(Error::Gpu(format!(
+                "NQ_UNROLL={turns}: the kernel tests for a task's end every 1, 2, 4 or 8 turns"
+            )))
+        }
+    };
+    if width > 32 - unroll {
+        return Err(Error::Gpu(format!(
+            "NQ_UNROLL={turns}: a board {width} wide leaves no room for {unroll} squares of the sentinel \
+             (at most {} wide)",
+            32 - unroll
+        )));
+    }
+    Ok(unroll)
+}
+
 /// The first GPU in use ([`use_gpus`]), if this build has the backend and the machine has a GPU and its
 /// driver.
 pub fn device() -> Result<DeviceInfo, Error> {
@@ -198,7 +237,7 @@ pub fn device() -> Result<DeviceInfo, Error> {
 pub fn open_ahead(width: u32) -> Result<(), Error> {
     #[cfg(feature = "cuda")]
     {
-        let unroll = cuda::unroll(width)?;
+        let unroll = turns(width)?;
         let ordinals = match selected_gpus() {
             Some(gpus) => gpus,
             None => (0..cuda::visible()?).collect(),
@@ -246,7 +285,7 @@ pub fn names_in_use() -> Result<String, Error> {
 /// cache.
 #[cfg(feature = "cuda")]
 pub fn kernel_ptx(capability: (i32, i32), width: u32) -> Result<String, Error> {
-    cuda::compile(capability, cuda::unroll(width)?).map(|ptx| ptx.to_src())
+    cuda::compile(capability, turns(width)?).map(|ptx| ptx.to_src())
 }
 
 /// Counts the units of `plan` numbered in `units` (all of them for `None`) on the GPUs in use ([`use_gpus`]),
@@ -265,7 +304,7 @@ pub fn run(
             Some(gpus) => Ok(gpus),
             None => Ok((0..cuda::visible()?).collect()),
         };
-        let unroll = cuda::unroll(plan.board().width())?;
+        let unroll = turns(plan.board().width())?;
         let all: Vec<usize>;
         let units = match units {
             Some(units) => units,
@@ -1471,5 +1510,19 @@ mod tests {
     fn without_the_feature_the_gpu_is_refused_with_a_message() {
         let err = device().unwrap_err().to_string();
         assert!(err.contains("--features cuda"), "{err}");
+    }
+
+    #[test]
+    fn the_turns_between_tests_are_the_boards_unless_asked_and_the_board_leaves_room() {
+        assert_eq!(turns_asked("", 19).unwrap(), task::NARROW_UNROLL);
+        assert_eq!(turns_asked("NQ_SAVE_ON_PUSH", 27).unwrap(), task::UNROLL);
+        assert_eq!(turns_asked("NQ_SAVE_ON_PUSH NQ_UNROLL=2u", 28).unwrap(), 2);
+        assert_eq!(turns_asked("NQ_UNROLL=8", 24).unwrap(), 8);
+        assert_eq!(turns_asked("NQ_UNROLL=4u", 28).unwrap(), 4);
+        assert_eq!(turns_asked("NQ_UNROLL=1u NQ_SOA", 31).unwrap(), 1);
+        let wide = turns_asked("NQ_UNROLL=8u", 25).unwrap_err().to_string();
+        assert!(wide.contains("at most 24 wide"), "{wide}");
+        let odd = turns_asked("NQ_UNROLL=3u", 12).unwrap_err().to_string();
+        assert!(odd.contains("1, 2, 4 or 8"), "{odd}");
     }
 }
