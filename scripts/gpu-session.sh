@@ -157,8 +157,8 @@ lease() {
   NQUEENS_GPU_DEFINES="NQ_SAVE_ON_PUSH" capped 30 "$B" count 4..17 --backend gpu --check -q
   NQUEENS_GPU_DEFINES="NQ_SOA" capped 30 "$B" count 4..17 --backend gpu --check -q
   local n
-  # Then the turns between tests for a task's end: eight (the default to 24 wide, 19.9 SASS instructions a
-  # node) against four (the widest boards', 20.5), untimed until now.
+  # Then n = 20 and 21 with each variant, the default (eight turns between tests for a task's end on boards to
+  # 24 wide, 19.9 SASS instructions a node) and the widest boards' four turns (20.5): all untimed until now.
   for n in 20 21; do
     NQUEENS_GPU_DEFINES="NQ_SAVE_ON_PUSH" capped 60 "$B" count $n --backend gpu --check -q
     NQUEENS_GPU_DEFINES="NQ_SOA" capped 60 "$B" count $n --backend gpu --check -q
