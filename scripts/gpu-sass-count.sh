@@ -2,7 +2,8 @@
 # Counts the SASS instructions of a CUDA kernel's inner loop, without a GPU (a developer tool, not part of CI).
 #
 #   scripts/gpu-sass-count.sh                        src/gpu/count.cu as the program builds it for boards at most
-#                                                    24 wide (sm_90, NQ_UNROLL=8u; 4u on wider boards)
+#                                                    24 wide (sm_90, NQ_UNROLL=8u with one sentinel of 8 squares;
+#                                                    wider boards: two of 4, the kernel's default, the same loop)
 #   scripts/gpu-sass-count.sh -D NQ_UNROLL=4u        the same with a switch of the kernel (as NQUEENS_GPU_DEFINES)
 #   scripts/gpu-sass-count.sh --file K.cu [-D ...]   another kernel (e.g. a peer's), compiled the same way
 #   scripts/gpu-sass-count.sh --ptx K.ptx            PTX made by NVRTC itself, as the program makes it:
@@ -37,10 +38,11 @@ while [ $# -gt 0 ]; do
   *) extra+=("$1"); shift ;;
   esac
 done
-# The turns between tests for a task's end, as the program picks them for boards at most 24 wide
-# (src/gpu/task.rs), unless given; another kernel (--file) gets its own default.
-if [ "$file" = "$root/src/gpu/count.cu" ] && [ -z "$ptx" ] && [[ " ${defines[*]:-} " != *" -DNQ_UNROLL="* ]]; then
-  defines+=("-DNQ_UNROLL=8u")
+# The turns between tests for a task's end and the sentinels' squares, as the program picks them for boards
+# at most 24 wide (src/gpu/task.rs), unless given; another kernel (--file) gets its own default.
+if [ "$file" = "$root/src/gpu/count.cu" ] && [ -z "$ptx" ] && [[ " ${defines[*]:-} " != *" -DNQ_UNROLL="* ]] \
+  && [[ " ${defines[*]:-} " != *" -DNQ_SENTINEL_SQUARES="* ]]; then
+  defines+=("-DNQ_UNROLL=8u" "-DNQ_SENTINEL_SQUARES=8u")
 fi
 
 find_tool() {

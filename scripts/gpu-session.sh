@@ -151,14 +151,24 @@ lease() {
   # Exact first: every board to 17 (units fixed by a symmetry included), one GPU named twice.
   capped 60 "$B" count 4..17 --backend gpu --check -q
   capped 60 "$B" count 18 --backend gpu --gpus 0,0 --check -q
+  # Lines 25 to 28 wide (eight turns on two sentinels of four squares since the tenth session; four turns
+  # before): rectangles have no published counts, so the GPU's totals are compared with the CPU's.
+  local wide=(25x9 26x9 27x8 28x8)
+  capped 60 "$B" count "${wide[@]}" --backend gpu -f csv > "$out/wide-gpu.csv"
+  capped 60 "$B" count "${wide[@]}" -f csv > "$out/wide-cpu.csv"
+  if cmp <(cut -d, -f1,2 "$out/wide-gpu.csv") <(cut -d, -f1,2 "$out/wide-cpu.csv"); then
+    echo "wide lines: the GPU's totals are the CPU's ($(tail -n +2 "$out/wide-cpu.csv" | cut -d, -f1,2 | tr '\n' ' '))"
+  else
+    echo "WIDE LINES: THE GPU'S TOTALS DIFFER FROM THE CPU'S"
+  fi
   wait
   # The variants that move less shared memory (results/gpu.md), paired with the default: the measurement
   # that decides the kernel, so it comes first. Exact on every board first.
   NQUEENS_GPU_DEFINES="NQ_SAVE_ON_PUSH" capped 30 "$B" count 4..17 --backend gpu --check -q
   NQUEENS_GPU_DEFINES="NQ_SOA" capped 30 "$B" count 4..17 --backend gpu --check -q
   local n
-  # Then n = 20 and 21 with each variant, the default (eight turns between tests for a task's end on boards to
-  # 24 wide, 19.9 SASS instructions a node) and the widest boards' four turns (20.5): all untimed until now.
+  # Then n = 20 and 21 with each variant, the default (eight turns between tests for a task's end, 19.9 SASS
+  # instructions a node) and four turns (20.5, the widest boards' before the tenth session): all untimed.
   for n in 20 21; do
     NQUEENS_GPU_DEFINES="NQ_SAVE_ON_PUSH" capped 60 "$B" count $n --backend gpu --check -q
     NQUEENS_GPU_DEFINES="NQ_SOA" capped 60 "$B" count $n --backend gpu --check -q

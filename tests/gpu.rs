@@ -140,7 +140,13 @@ fn nvrtc_compiles_the_kernel_for_hopper() {
 #[test]
 #[ignore = "writes the kernel's PTX to $NQUEENS_PTX_OUT for reading"]
 fn dump_ptx() {
-    let ptx = gpu::kernel_ptx((9, 0), 19).unwrap();
+    // The board's width from NQUEENS_PTX_WIDTH (19 if not given): boards 25 to 28 wide build their loop
+    // with two sentinels.
+    let width = std::env::var("NQUEENS_PTX_WIDTH")
+        .ok()
+        .and_then(|w| w.parse().ok())
+        .unwrap_or(19);
+    let ptx = gpu::kernel_ptx((9, 0), width).unwrap();
     std::fs::write(std::env::var("NQUEENS_PTX_OUT").unwrap(), ptx).unwrap();
 }
 

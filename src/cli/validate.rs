@@ -227,7 +227,7 @@ pub fn requests(specs: &[String], options: &CountOptions) -> Result<Vec<CountReq
                     nqueens::gpu::task::MAX_SIDE
                 )));
             }
-            // A kernel switch asked for in the environment (for measuring) that the board cannot take.
+            // A kernel switch asked for in the environment (for measuring) that is no choice.
             if options.backend == Backend::Gpu {
                 nqueens::gpu::turns(board.width()).map_err(|e| UsageError(e.to_string()))?;
             }

@@ -5,9 +5,8 @@
 // `scripts/gpu-sass-count.sh` counts the SASS instructions of its search loop; results/gpu.md records them.
 //
 // The search loop takes one queen a turn, branch-free, and tests for the task's end every NQ_UNROLL turns
-// (SASS on sm_90, nodes counted: 159 instructions for eight turns, 19.9 a node, on boards at most 24 wide;
-// 82 for four, 20.5 a node, on wider ones; of which 4 for the next task's test and the warp's meeting after
-// it; results/gpu.md):
+// (SASS on sm_90, nodes counted: 159 instructions for eight turns, 19.9 a node, on every board to 28 wide;
+// of which 6 for the next task's test, the warp's meeting after it and the back branch; results/gpu.md):
 // - The stack lives in shared memory, one 16-byte entry a level: the row's untried squares `avail`, its free
 //   columns `fc` (the board's columns not taken), and the diagonal masks `ld` and `rd` of the queens above it.
 //   A turn takes the top entry's lowest square, stores the rest back, and pushes the child row's entry if the
@@ -15,12 +14,17 @@
 //   takes its place), so an entry on the stack always has a square left: no turn is spent backing up. The
 //   next turn's entry is loaded at the end of the turn: after a push it is the entry just stored, which the
 //   compiler keeps in registers (the load is skipped).
-// - Below the task's first row lies the sentinel: its squares are the word's top NQ_UNROLL bits, beyond any
-//   column of a board at most 32 - NQ_UNROLL wide, so the search is over when the next entry holds one of
-//   them. The loop tests that once every NQ_UNROLL turns; the turns after the task's end take the sentinel's
-//   squares one by one, and it never runs out of them, so it is never popped. Those turns find nothing to
-//   push or count (every diagonal taken, a row of the table with no square and no mark), and the squares
-//   left on the sentinel say how many there were, so the nodes are the turns less those.
+// - Below the task's first row lie the sentinels: their squares are the word's top NQ_SENTINEL_SQUARES bits,
+//   beyond any column of a board at most 32 - NQ_SENTINEL_SQUARES wide, so the search is over when the next
+//   entry holds one of them. The loop tests that once every NQ_UNROLL turns; the turns after the task's end
+//   (at most NQ_UNROLL - 1) take the sentinels' squares one by one, the top sentinel's first, then, once it
+//   is popped, the next one's. There are enough sentinels never to run out of squares (NQ_SENTINELS), so
+//   the last is never popped. Those turns find nothing to push or count (their rows of the table have no
+//   square and no mark), and the squares left on the sentinels say how many there were, so the nodes are the
+//   turns less those. A sentinel's `ld` word holds the squares of the sentinels below it, for that count: its
+//   diagonals are never used, the table's row having no square.
+//   With eight turns, boards to 24 wide take one sentinel of eight squares, wider ones (to 28) two of four
+//   (src/gpu/task.rs): the loop is the same, only the task's start stores one entry more.
 // - The rows' constraints (the frame of the full symmetry mode: its side rows, and the squares its border
 //   queens attack) come from a table of each row's open squares, one word a row, copied into shared memory
 //   when the thread takes a task. With the popped rows gone from the stack, a level no longer names its row:
@@ -69,15 +73,22 @@ struct Task {
 #define NQ_HOST_GUARD(passes) false
 #endif
 
-// Turns a pass of the search loop takes before it tests for the task's end (see above): 1, 2, 4 or 8. The
-// program passes it (8 for boards at most 24 wide, else 4: src/gpu/task.rs); boards may be at most
-// 32 - NQ_UNROLL wide.
+// Turns a pass of the search loop takes before it tests for the task's end (see above): 1, 2, 4 or 8, and
+// the squares of each sentinel: 1, 2, 4 or 8, the board at most 32 - NQ_SENTINEL_SQUARES wide. The program
+// passes both (src/gpu/task.rs: eight turns, one sentinel of eight squares on boards to 24 wide, two of four
+// on wider ones); the defaults take every board to 28 wide.
 #ifndef NQ_UNROLL
-#define NQ_UNROLL 4u
+#define NQ_UNROLL 8u
 #endif
-// The sentinel's squares, the top NQ_UNROLL bits, and the lowest of them.
-#define NQ_SENTINEL (~0u << (32u - NQ_UNROLL))
-#define NQ_SENTINEL_LOW (1u << (32u - NQ_UNROLL))
+#ifndef NQ_SENTINEL_SQUARES
+#define NQ_SENTINEL_SQUARES 4u
+#endif
+// The sentinels below a task's first row: enough squares for the NQ_UNROLL - 1 turns a pass may take after
+// the task's end.
+#define NQ_SENTINELS ((NQ_UNROLL - 1u) / NQ_SENTINEL_SQUARES + 1u)
+// A sentinel's squares, and the lowest of them.
+#define NQ_SENTINEL (~0u << (32u - NQ_SENTINEL_SQUARES))
+#define NQ_SENTINEL_LOW (1u << (32u - NQ_SENTINEL_SQUARES))
 
 // NQ_SOA, a variant to measure (results/gpu.md): the stack's four words each in an array of their own, one
 // 32-bit word a thread, so that every access of a warp is one wavefront of shared memory whatever the
@@ -122,8 +133,8 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
     u32 level = 16u * blockDim.x;
     const u32 step = 4u * blockDim.x;
 #endif
-    // The stack's levels 0 (the sentinel) to `levels`, then the table's `levels + 1` rows.
-    const u32 table = (levels + 1u) * level + 4u * threadIdx.x;
+    // The stack's levels: the sentinels', then the task's `levels`; then the table's `levels + 1` rows.
+    const u32 table = (levels + NQ_SENTINELS) * level + 4u * threadIdx.x;
     // The thread's task: its unit, the turns of the search loop and the solutions it found, the clock when it
     // began. `passes` is 0 before the first task, which has nothing to add.
     u32 slot = 0u, sol = 0u, passes = 0u;
@@ -138,8 +149,9 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
     for (;;) {
         if (e.x >= NQ_SENTINEL_LOW || NQ_HOST_GUARD(passes)) {
             if (passes != 0u) {
-                // The turns after the task's last took the sentinel's squares.
-                const u32 nod = passes * NQ_UNROLL - (NQ_UNROLL - __popc(e.x));
+                // The turns after the task's last took the sentinels' squares: those left are the top
+                // sentinel's and, in its `ld` word, those of the sentinels below it.
+                const u32 nod = passes * NQ_UNROLL + __popc(e.x) + e.z - NQ_SENTINELS * NQ_SENTINEL_SQUARES;
                 if ((unsigned long long)(clock64() - began) >> 36) {
                     atomicAdd(&trouble[slot], 1u);
                 }
@@ -157,7 +169,7 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
             for (u32 m = task.low; m < high; m++) {
                 *(u32*)(shared + table + (m - task.low) * step) = rows[m];
             }
-            // The sentinel's row: no square, no end mark.
+            // The sentinels' row: no square, no end mark.
             *(u32*)(shared + table + (high - task.low) * step) = 0u;
             // The table's row for `m` free columns is at `tab + m * step`. Opaque to the compiler, which would
             // otherwise take `low` back out of it in every turn.
@@ -165,20 +177,24 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
 #ifdef __CUDA_ARCH__
             asm("" : "+r"(tab));
 #endif
-            // The sentinel (level 0): NQ_UNROLL squares beyond the board, so the turns after the task's last
-            // take one each and never pop it; free columns that, with the square taken, read the sentinel's
-            // row of the table; every diagonal taken, so it pushes nothing. (Its columns are not the task's:
+            // The sentinels (levels 0 to NQ_SENTINELS - 1): squares beyond the board, so the turns after the
+            // task's last take one each and never pop the last; free columns that, with the square taken,
+            // read the sentinels' row of the table, which has no square, so they push nothing; in `ld`, the
+            // squares of the sentinels below, for the count of nodes. (Their columns are not the task's:
             // ptxas allocates the loop's registers worse when the same value is stored twice.)
+            const u32 cols = (1u << (high - 1u)) - 1u;
 #ifdef NQ_SOA
-            nq_put(shared + 4u * threadIdx.x, step,
-                   make_uint4(NQ_SENTINEL, (1u << (high - 1u)) - 1u, ~0u, ~0u));
-            top = 4u * threadIdx.x + level;
+            top = 4u * threadIdx.x;
+            for (u32 s = 0u; s < NQ_SENTINELS; s++, top += level) {
+                nq_put(shared + top, step, make_uint4(NQ_SENTINEL, cols, s * NQ_SENTINEL_SQUARES, ~0u));
+            }
             nq_put(shared + top, step, make_uint4(task.avail, task.fc, task.ld, task.rd));
             e = nq_get(shared + top, step);
 #else
-            *(uint4*)(shared + 16u * threadIdx.x) =
-                make_uint4(NQ_SENTINEL, (1u << (high - 1u)) - 1u, ~0u, ~0u);
-            top = 16u * threadIdx.x + level;
+            top = 16u * threadIdx.x;
+            for (u32 s = 0u; s < NQ_SENTINELS; s++, top += level) {
+                *(uint4*)(shared + top) = make_uint4(NQ_SENTINEL, cols, s * NQ_SENTINEL_SQUARES, ~0u);
+            }
             *(uint4*)(shared + top) = make_uint4(task.avail, task.fc, task.ld, task.rd);
             e = *(const uint4*)(shared + top);
 #endif

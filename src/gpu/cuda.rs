@@ -1,6 +1,6 @@
 //! The CUDA side of the GPU backend: the driver and NVRTC through `cudarc`, loaded at run time.
 
-use super::task::{Table, Task};
+use super::task::{Table, Task, Turns};
 use super::{cache, verbose, Batch, Device, DeviceInfo};
 use crate::engine::kernel::Tally;
 use crate::error::Error;
@@ -49,7 +49,7 @@ fn gpu_error(what: &str) -> impl Fn(cudarc::driver::DriverError) -> Error + '_ {
 
 /// The compile-time switches of the kernel (`NQ_*` in `count.cu`) from the environment, for measuring
 /// variants side by side (`NQUEENS_GPU_DEFINES="NQ_SAVE_ON_PUSH"`), but for `NQ_UNROLL`, which
-/// [`super::turns`] reads.
+/// [`super::turns`] reads (and `NQ_SENTINEL_SQUARES`, which it refuses).
 fn defines() -> Vec<String> {
     std::env::var("NQUEENS_GPU_DEFINES")
         .unwrap_or_default()
@@ -59,15 +59,12 @@ fn defines() -> Vec<String> {
         .collect()
 }
 
-/// NVRTC's options for compute capability `(major, minor)`, with `unroll` turns between tests for a task's
-/// end.
-fn options((major, minor): (i32, i32), unroll: u32) -> Vec<String> {
-    let mut options = vec![
-        format!("--gpu-architecture=sm_{major}{minor}"),
-        format!("-DNQ_UNROLL={unroll}u"),
-        // The launch's block, which the kernel may take as a constant (`NQ_SOA` does).
-        format!("-DNQ_THREADS={}u", threads_per_block()),
-    ];
+/// NVRTC's options for compute capability `(major, minor)`, with the loop built as `turns` says.
+fn options((major, minor): (i32, i32), turns: Turns) -> Vec<String> {
+    let mut options = vec![format!("--gpu-architecture=sm_{major}{minor}")];
+    options.extend(turns.defines());
+    // The launch's block, which the kernel may take as a constant (`NQ_SOA` does).
+    options.push(format!("-DNQ_THREADS={}u", threads_per_block()));
     options.extend(defines());
     options
 }
@@ -99,14 +96,13 @@ fn nvrtc_version() -> Result<(i32, i32), Error> {
     }
 }
 
-/// The kernel compiled by NVRTC for compute capability `capability`, with `unroll` turns between tests for a
-/// task's end.
-pub fn compile(capability: (i32, i32), unroll: u32) -> Result<Ptx, Error> {
+/// The kernel compiled by NVRTC for compute capability `capability`, its loop built as `turns` says.
+pub fn compile(capability: (i32, i32), turns: Turns) -> Result<Ptx, Error> {
     nvrtc_present()?;
     compile_ptx_with_opts(
         SOURCE,
         CompileOptions {
-            options: options(capability, unroll),
+            options: options(capability, turns),
             name: Some("count.cu".into()),
             ..Default::default()
         },
@@ -114,20 +110,20 @@ pub fn compile(capability: (i32, i32), unroll: u32) -> Result<Ptx, Error> {
     .map_err(|e| Error::Gpu(format!("NVRTC could not compile the kernel: {e}")))
 }
 
-/// The kernel for compute capability `capability` with `unroll` turns between tests for a task's end:
-/// compiled once a process, and kept in the disk cache (`cache`) across runs. A cache that cannot be written
-/// only costs the next run its compile.
-fn compiled(capability: (i32, i32), unroll: u32) -> Result<String, Error> {
-    type Compiled = ((i32, i32), u32);
+/// The kernel for compute capability `capability` with its loop built as `turns` says: compiled once a
+/// process, and kept in the disk cache (`cache`) across runs. A cache that cannot be written only costs the
+/// next run its compile.
+fn compiled(capability: (i32, i32), turns: Turns) -> Result<String, Error> {
+    type Compiled = ((i32, i32), Turns);
     static DONE: Mutex<Vec<(Compiled, String)>> = Mutex::new(Vec::new());
     let mut done = DONE.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some((_, ptx)) = done.iter().find(|(c, _)| *c == (capability, unroll)) {
+    if let Some((_, ptx)) = done.iter().find(|(c, _)| *c == (capability, turns)) {
         return Ok(ptx.clone());
     }
     let architecture = format!("sm_{}{}", capability.0, capability.1);
     let key = cache::key(
         SOURCE,
-        &options(capability, unroll),
+        &options(capability, turns),
         &architecture,
         nvrtc_version()?,
     );
@@ -135,7 +131,7 @@ fn compiled(capability: (i32, i32), unroll: u32) -> Result<String, Error> {
     let ptx = match dir.as_deref().and_then(|d| cache::load(d, &key)) {
         Some(ptx) => ptx,
         None => {
-            let ptx = compile(capability, unroll)?.to_src();
+            let ptx = compile(capability, turns)?.to_src();
             if let Some(dir) = &dir {
                 if let Err(e) = cache::store(dir, &key, &ptx) {
                     if verbose() {
@@ -150,7 +146,7 @@ fn compiled(capability: (i32, i32), unroll: u32) -> Result<String, Error> {
             ptx
         }
     };
-    done.push(((capability, unroll), ptx.clone()));
+    done.push(((capability, turns), ptx.clone()));
     Ok(ptx)
 }
 
@@ -226,36 +222,36 @@ pub fn info(ordinal: usize) -> Result<DeviceInfo, Error> {
     })
 }
 
-/// The kernel with `unroll` turns between tests for a task's end, loaded on GPU `ordinal`, whose context is
-/// `context` and compute capability `capability`: loaded once a process, like the context.
+/// The kernel with its loop built as `turns` says, loaded on GPU `ordinal`, whose context is `context` and
+/// compute capability `capability`: loaded once a process, like the context.
 fn kernel(
     ordinal: usize,
     context: &Arc<CudaContext>,
     capability: (i32, i32),
-    unroll: u32,
+    turns: Turns,
 ) -> Result<CudaFunction, Error> {
-    static LOADED: Mutex<Vec<((usize, u32), CudaFunction)>> = Mutex::new(Vec::new());
+    static LOADED: Mutex<Vec<((usize, Turns), CudaFunction)>> = Mutex::new(Vec::new());
     let mut loaded = LOADED.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some((_, function)) = loaded.iter().find(|(k, _)| *k == (ordinal, unroll)) {
+    if let Some((_, function)) = loaded.iter().find(|(k, _)| *k == (ordinal, turns)) {
         return Ok(function.clone());
     }
-    let ptx = compiled(capability, unroll)?;
+    let ptx = compiled(capability, turns)?;
     let module = context
         .load_module(Ptx::from_src(ptx))
         .map_err(gpu_error("cannot load the kernel"))?;
     let function = module
         .load_function("count_tasks")
         .map_err(gpu_error("cannot find the kernel"))?;
-    loaded.push(((ordinal, unroll), function.clone()));
+    loaded.push(((ordinal, turns), function.clone()));
     Ok(function)
 }
 
-/// Makes GPU `ordinal`'s context and loads the kernel with `unroll` turns between tests on it, as
+/// Makes GPU `ordinal`'s context and loads the kernel with its loop built as `turns` says on it, as
 /// [`GpuDevice::open`] will: called on a thread of its own while the host builds the plan, so that the two
 /// overlap.
-pub fn open_ahead(ordinal: usize, unroll: u32) -> Result<(), Error> {
+pub fn open_ahead(ordinal: usize, turns: Turns) -> Result<(), Error> {
     let context = context(ordinal)?;
-    kernel(ordinal, &context, info(ordinal)?.compute_capability, unroll)?;
+    kernel(ordinal, &context, info(ordinal)?.compute_capability, turns)?;
     Ok(())
 }
 
@@ -264,6 +260,8 @@ pub struct GpuDevice {
     _context: Arc<CudaContext>,
     streams: Vec<Arc<CudaStream>>,
     function: CudaFunction,
+    /// How the kernel's loop is built: its sentinels take levels of the stack.
+    turns: Turns,
     info: DeviceInfo,
     /// Shared memory a block may have at most, and what the kernel has been allowed so far.
     max_shared: u32,
@@ -275,11 +273,11 @@ pub struct GpuDevice {
 }
 
 impl GpuDevice {
-    /// Opens GPU `ordinal` and loads the kernel with `unroll` turns between tests for a task's end on it.
-    pub fn open(ordinal: usize, unroll: u32) -> Result<GpuDevice, Error> {
+    /// Opens GPU `ordinal` and loads the kernel with its loop built as `turns` says on it.
+    pub fn open(ordinal: usize, turns: Turns) -> Result<GpuDevice, Error> {
         let context = context(ordinal)?;
         let info = info(ordinal)?;
-        let function = kernel(ordinal, &context, info.compute_capability, unroll)?;
+        let function = kernel(ordinal, &context, info.compute_capability, turns)?;
         let streams = (0..STREAMS)
             .map(|_| {
                 context
@@ -297,6 +295,7 @@ impl GpuDevice {
             _context: context,
             streams,
             function,
+            turns,
             info,
             max_shared,
             shared_allowed: DEFAULT_SHARED,
@@ -348,9 +347,9 @@ impl Device for GpuDevice {
         // The GPU has its copy: the host's is not needed while the batch runs.
         batch.tasks = Vec::new();
         let levels = batch.levels;
-        // For each thread: `levels` levels of stack (16 bytes) above the sentinel's, and a row of table
-        // (4 bytes) for each level and the sentinel. Fewer threads a block where a block would not fit.
-        let per_thread = (levels + 1) * (16 + 4);
+        // For each thread: `levels` levels of stack (16 bytes) above the sentinels', and a row of table
+        // (4 bytes) for each level and the sentinels'. Fewer threads a block where a block would not fit.
+        let per_thread = self.turns.shared_per_thread(levels);
         let mut threads = threads_per_block();
         while threads > 32 && threads * per_thread > self.max_shared {
             threads /= 2;
@@ -409,7 +408,8 @@ impl Device for GpuDevice {
             // SAFETY: the arguments match the kernel's parameters in number, order and type; `tasks` holds
             // `count` tasks, every task's slot is below `slots` (the length of `solutions`, `nodes` and
             // `trouble`, and of `tables` in tables of 32 words), no task needs more than `levels` levels, and
-            // the shared memory holds `levels + 1` levels of stack and of table for every thread.
+            // the shared memory holds the sentinels' and `levels` levels of stack, and `levels + 1` rows of
+            // table, for every thread, as `count.cu` lays them out for the sentinels of `self.turns`.
             unsafe { launch.launch(config) }.map_err(gpu_error("cannot start the kernel"))?;
         }
         let end = event()?;
@@ -494,12 +494,13 @@ mod tests {
 
     #[test]
     fn the_program_compiles_the_turns_once_and_the_other_switches_as_given() {
-        let options = options((9, 0), 8);
+        let options = options((9, 0), Turns::for_width(26));
         assert_eq!(
-            options[..3],
+            options[..4],
             [
                 "--gpu-architecture=sm_90",
                 "-DNQ_UNROLL=8u",
+                "-DNQ_SENTINEL_SQUARES=4u",
                 &format!("-DNQ_THREADS={THREADS}u")
             ]
         );

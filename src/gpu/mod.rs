@@ -49,6 +49,7 @@ use std::collections::VecDeque;
 use std::io::Write as _;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
+pub use task::Turns;
 use task::{Table, Task};
 
 /// The deepest split of a GPU run's plan when none is asked for (the CPU's automatic split goes to 3 rows
@@ -176,10 +177,10 @@ pub fn parse_gpus(s: &str) -> Result<Vec<usize>, String> {
     Ok(gpus)
 }
 
-/// The turns between tests for a task's end the kernel takes on a board `width` wide: [`task::unroll_for`],
-/// unless `NQUEENS_GPU_DEFINES` asks for `NQ_UNROLL=` 1, 2, 4 or 8 (for measuring), which the board must
-/// leave room for: the sentinel's squares take the top bits of the masks.
-pub fn turns(width: u32) -> Result<u32, Error> {
+/// How the kernel's loop is built for a board `width` wide: [`Turns::for_width`], unless `NQUEENS_GPU_DEFINES`
+/// asks for `NQ_UNROLL=` 1, 2, 4 or 8 turns between tests for a task's end (for measuring). The sentinels'
+/// squares are the program's to choose by the board: asking for them is refused.
+pub fn turns(width: u32) -> Result<Turns, Error> {
     turns_asked(
         &std::env::var("NQUEENS_GPU_DEFINES").unwrap_or_default(),
         width,
@@ -187,14 +188,23 @@ pub fn turns(width: u32) -> Result<u32, Error> {
 }
 
 /// [`turns`] with `NQUEENS_GPU_DEFINES` reading `asked`.
-fn turns_asked(asked: &str, width: u32) -> Result<u32, Error> {
+fn turns_asked(asked: &str, width: u32) -> Result<Turns, Error> {
+    if let Some(d) = asked
+        .split_whitespace()
+        .find(|d| d.starts_with("NQ_SENTINEL_SQUARES"))
+    {
+        return Err(Error::Gpu(format!(
+            "{d}: the program gives the sentinels the squares the board leaves room for; ask for the turns \
+             (NQ_UNROLL) alone"
+        )));
+    }
     let Some(turns) = asked
         .split_whitespace()
         .find_map(|d| d.strip_prefix("NQ_UNROLL="))
     else {
-        return Ok(task::unroll_for(width));
+        return Ok(Turns::for_width(width));
     };
-    let unroll = match turns.trim_end_matches('u') {
+    let between = match turns.trim_end_matches('u') {
         "1" => 1,
         "2" => 2,
         "4" => 4,
@@ -205,14 +215,7 @@ fn turns_asked(asked: &str, width: u32) -> Result<u32, Error> {
             )))
         }
     };
-    if width > 32 - unroll {
-        return Err(Error::Gpu(format!(
-            "NQ_UNROLL={turns}: a board {width} wide leaves no room for {unroll} squares of the sentinel \
-             (at most {} wide)",
-            32 - unroll
-        )));
-    }
-    Ok(unroll)
+    Ok(Turns::asked(between, width))
 }
 
 /// The first GPU in use ([`use_gpus`]), if this build has the backend and the machine has a GPU and its
@@ -237,7 +240,7 @@ pub fn device() -> Result<DeviceInfo, Error> {
 pub fn open_ahead(width: u32) -> Result<(), Error> {
     #[cfg(feature = "cuda")]
     {
-        let unroll = turns(width)?;
+        let turns = turns(width)?;
         let ordinals = match selected_gpus() {
             Some(gpus) => gpus,
             None => (0..cuda::visible()?).collect(),
@@ -245,7 +248,7 @@ pub fn open_ahead(width: u32) -> Result<(), Error> {
         std::thread::scope(|scope| {
             let opening: Vec<_> = ordinals
                 .into_iter()
-                .map(|ordinal| scope.spawn(move || cuda::open_ahead(ordinal, unroll)))
+                .map(|ordinal| scope.spawn(move || cuda::open_ahead(ordinal, turns)))
                 .collect();
             // The scope waits for every thread; the first error is the run's.
             opening
@@ -304,7 +307,7 @@ pub fn run(
             Some(gpus) => Ok(gpus),
             None => Ok((0..cuda::visible()?).collect()),
         };
-        let unroll = turns(plan.board().width())?;
+        let turns = turns(plan.board().width())?;
         let all: Vec<usize>;
         let units = match units {
             Some(units) => units,
@@ -317,7 +320,7 @@ pub fn run(
             plan,
             units,
             &ordinals,
-            &|ordinal| cuda::GpuDevice::open(ordinal, unroll),
+            &|ordinal| cuda::GpuDevice::open(ordinal, turns),
             stop,
             progress,
         )
@@ -1513,16 +1516,33 @@ mod tests {
     }
 
     #[test]
-    fn the_turns_between_tests_are_the_boards_unless_asked_and_the_board_leaves_room() {
-        assert_eq!(turns_asked("", 19).unwrap(), task::NARROW_UNROLL);
-        assert_eq!(turns_asked("NQ_SAVE_ON_PUSH", 27).unwrap(), task::UNROLL);
-        assert_eq!(turns_asked("NQ_SAVE_ON_PUSH NQ_UNROLL=2u", 28).unwrap(), 2);
-        assert_eq!(turns_asked("NQ_UNROLL=8", 24).unwrap(), 8);
-        assert_eq!(turns_asked("NQ_UNROLL=4u", 28).unwrap(), 4);
-        assert_eq!(turns_asked("NQ_UNROLL=1u NQ_SOA", 31).unwrap(), 1);
-        let wide = turns_asked("NQ_UNROLL=8u", 25).unwrap_err().to_string();
-        assert!(wide.contains("at most 24 wide"), "{wide}");
+    fn the_turns_between_tests_are_the_programs_unless_asked() {
+        assert_eq!(turns_asked("", 19).unwrap(), Turns::for_width(19));
+        assert_eq!(
+            turns_asked("NQ_SAVE_ON_PUSH", 27).unwrap(),
+            Turns::for_width(27)
+        );
+        let two = turns_asked("NQ_SAVE_ON_PUSH NQ_UNROLL=2u", 28).unwrap();
+        assert_eq!((two.between_tests, two.sentinel_squares), (2, 2));
+        assert_eq!(turns_asked("NQ_UNROLL=8", 24).unwrap().sentinels(), 1);
+        // Eight turns on a board too wide for a sentinel of eight squares: two of four.
+        let wide = turns_asked("NQ_UNROLL=8u", 25).unwrap();
+        assert_eq!((wide.sentinel_squares, wide.sentinels()), (4, 2));
+        assert_eq!(
+            turns_asked("NQ_UNROLL=4u", 28).unwrap(),
+            Turns::asked(4, 28)
+        );
+        assert_eq!(
+            turns_asked("NQ_UNROLL=1u NQ_SOA", 28)
+                .unwrap()
+                .between_tests,
+            1
+        );
         let odd = turns_asked("NQ_UNROLL=3u", 12).unwrap_err().to_string();
         assert!(odd.contains("1, 2, 4 or 8"), "{odd}");
+        let chosen = turns_asked("NQ_SENTINEL_SQUARES=8u", 12)
+            .unwrap_err()
+            .to_string();
+        assert!(chosen.contains("NQ_UNROLL"), "{chosen}");
     }
 }

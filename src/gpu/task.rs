@@ -14,26 +14,71 @@
 
 use crate::engine::kernel::{full_mask, Frame, Masks, Start, Tally};
 
-/// Turns the kernel's search loop takes between two tests for a task's end (`NQ_UNROLL` in `count.cu`) on
-/// the widest boards. The turns past a task's end are taken on a sentinel whose squares lie beyond the board,
-/// one for each such turn, so a board may be at most `32 - turns` wide.
-pub const UNROLL: u32 = 4;
+/// Turns the kernel's search loop takes between two tests for a task's end (`NQ_UNROLL` in `count.cu`): the
+/// loop's SASS instructions a node fall from 20.5 with four turns to 19.9 with eight (results/gpu.md).
+pub const TURNS: u32 = 8;
 
-/// Turns between tests for a task's end on boards at most `32 - NARROW_UNROLL` wide: the loop's SASS
-/// instructions a node fall from 20.5 with four turns to 19.9 with eight (results/gpu.md).
-pub const NARROW_UNROLL: u32 = 8;
+/// The fewest squares a sentinel of the kernel has (`NQ_SENTINEL_SQUARES`), on the widest boards. The turns
+/// past a task's end are taken on sentinels below its first row, whose squares lie beyond the board: a board
+/// may be at most `32 - squares` wide.
+pub const WIDE_SENTINEL_SQUARES: u32 = 4;
 
-/// The largest board side the GPU kernel takes: its masks are 32-bit words, whose top [`UNROLL`] bits are
-/// the sentinel's squares (and bit 31 of a table's word marks the end).
-pub const MAX_SIDE: u32 = 32 - UNROLL;
+/// The largest board side the GPU kernel takes: its masks are 32-bit words, whose top
+/// [`WIDE_SENTINEL_SQUARES`] bits are the sentinels' squares (and bit 31 of a table's word marks the end).
+pub const MAX_SIDE: u32 = 32 - WIDE_SENTINEL_SQUARES;
 
-/// The turns between tests for a task's end the kernel takes on boards `width` wide: as many as the
-/// sentinel's squares above the board allow, [`NARROW_UNROLL`] or [`UNROLL`].
-pub fn unroll_for(width: u32) -> u32 {
-    if width <= 32 - NARROW_UNROLL {
-        NARROW_UNROLL
-    } else {
-        UNROLL
+/// How the kernel's search loop is built for a board: the turns between two tests for a task's end, and the
+/// sentinels that the turns after its end take their squares from (`NQ_UNROLL` and `NQ_SENTINEL_SQUARES` in
+/// `count.cu`, which sets the sentinels' number the same way as [`Turns::sentinels`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Turns {
+    /// Turns between two tests for a task's end: 1, 2, 4 or 8.
+    pub between_tests: u32,
+    /// Squares of each sentinel, the top bits of the masks: as many as the turns where the board leaves room
+    /// for them (one sentinel), else [`WIDE_SENTINEL_SQUARES`] (more).
+    pub sentinel_squares: u32,
+}
+
+impl Turns {
+    /// The program's choice for boards `width` wide: [`TURNS`] turns, on one sentinel of eight squares for
+    /// boards to 24 wide, two of four on wider ones (one more level of stack a thread: 16 bytes of shared
+    /// memory).
+    pub fn for_width(width: u32) -> Turns {
+        Turns::asked(TURNS, width)
+    }
+
+    /// `between_tests` turns (1, 2, 4 or 8) on a board `width` wide (at most [`MAX_SIDE`]).
+    pub fn asked(between_tests: u32, width: u32) -> Turns {
+        let sentinel_squares = if width <= 32 - between_tests {
+            between_tests
+        } else {
+            WIDE_SENTINEL_SQUARES
+        };
+        Turns {
+            between_tests,
+            sentinel_squares,
+        }
+    }
+
+    /// The sentinels below a task's first row: enough squares for the `between_tests - 1` turns a pass of
+    /// the loop may take after the task's end.
+    pub fn sentinels(self) -> u32 {
+        (self.between_tests - 1) / self.sentinel_squares + 1
+    }
+
+    /// Bytes of shared memory a thread of the kernel needs for tasks of `levels` levels ([`Task::levels`]):
+    /// the sentinels' and the task's levels of stack, 16 bytes each, and a row of table for each of the
+    /// task's levels and the sentinels', 4 bytes each (`count.cu`'s layout).
+    pub fn shared_per_thread(self, levels: u32) -> u32 {
+        (levels + self.sentinels()) * 16 + (levels + 1) * 4
+    }
+
+    /// The kernel's compile-time switches for these turns.
+    pub fn defines(self) -> [String; 2] {
+        [
+            format!("-DNQ_UNROLL={}u", self.between_tests),
+            format!("-DNQ_SENTINEL_SQUARES={}u", self.sentinel_squares),
+        ]
     }
 }
 
@@ -360,15 +405,46 @@ mod tests {
     }
 
     #[test]
-    fn the_turns_between_tests_leave_room_for_the_sentinel_on_every_board() {
-        assert_eq!(unroll_for(24), NARROW_UNROLL);
-        assert_eq!(unroll_for(25), UNROLL);
-        assert_eq!(unroll_for(MAX_SIDE), UNROLL);
+    fn the_turns_between_tests_leave_room_for_the_sentinels_on_every_board() {
+        assert_eq!(Turns::for_width(24).sentinels(), 1);
+        assert_eq!(Turns::for_width(25).sentinels(), 2);
+        assert_eq!(
+            Turns::for_width(MAX_SIDE).sentinel_squares,
+            WIDE_SENTINEL_SQUARES
+        );
+        assert_eq!(Turns::asked(4, MAX_SIDE).sentinels(), 1);
+        assert_eq!(Turns::asked(1, MAX_SIDE).sentinels(), 1);
         for width in 1..=MAX_SIDE {
-            let turns = unroll_for(width);
-            assert!(width <= 32 - turns, "{width} wide, {turns} turns");
-            // The sentinel's squares, the top `turns` bits, are no column of the board.
-            assert_eq!(u64::from(!0u32 << (32 - turns)) & full_mask(width), 0);
+            for between in [1, 2, 4, 8] {
+                let turns = Turns::asked(between, width);
+                assert_eq!(Turns::for_width(width).between_tests, TURNS);
+                // The sentinels' squares, the top bits, are no column of the board, and there are enough
+                // of them for the turns after a task's end.
+                let squares = turns.sentinel_squares;
+                assert_eq!(u64::from(!0u32 << (32 - squares)) & full_mask(width), 0);
+                assert!(turns.sentinels() * squares >= between - 1, "{turns:?}");
+                assert!((turns.sentinels() - 1) * squares < between - 1 || turns.sentinels() == 1);
+            }
         }
+        // The second sentinel's 16 bytes a thread cost the widest boards no block of 128 threads on an
+        // H100's or H200's multiprocessor (228 KB of shared memory, 1 KB of it kept for each block; 2,048
+        // threads), at the depths of task the cut leaves them: MAX_TASK_ROWS levels (n = 25: 16 levels, 15
+        // in the last batches, cut a row deeper), and a few less. Its eight turns come for free there. (On
+        // shallow tasks, 4 to 11 levels, it may cost a block: only rectangles whose lines are 25 to 28 wide
+        // and few, runs of seconds, have those.)
+        let blocks = |turns: Turns, levels: u32| {
+            (233_472 / (128 * turns.shared_per_thread(levels) + 1024)).min(16)
+        };
+        for levels in crate::gpu::MAX_TASK_ROWS - 4..=crate::gpu::MAX_TASK_ROWS {
+            assert_eq!(
+                blocks(Turns::for_width(MAX_SIDE), levels),
+                blocks(Turns::asked(4, MAX_SIDE), levels),
+                "{levels} levels"
+            );
+        }
+        assert_eq!(
+            Turns::for_width(26).defines(),
+            ["-DNQ_UNROLL=8u", "-DNQ_SENTINEL_SQUARES=4u"]
+        );
     }
 }

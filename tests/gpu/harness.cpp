@@ -2,8 +2,9 @@
 // solutions, nodes and troubled tasks to standard output.
 //
 // Input, little-endian 32-bit words: the number of tasks, the number of slots, the levels of stack, how far
-// the clock moves at each reading (as a power of two; 0 for not at all), then each slot's table (32 words),
-// then the tasks, eight words each.
+// the clock moves at each reading (as a power of two; 0 for not at all), the levels of the sentinels below a
+// task (as the kernel is built: count.cu's NQ_SENTINELS), then each slot's table (32 words), then the tasks,
+// eight words each.
 //
 // The kernel runs as one thread of a block (host.h); its block's shared memory is filled with a pattern
 // first, and a byte changed in another thread's words of the stack or the table, or outside both, fails the
@@ -16,10 +17,10 @@ struct Task;
 long long nq_clock_step = 0;
 alignas(16) char nq_stack[NQ_HOST_SHARED];
 
-// The thread whose word of the block's shared memory `at` is, for a stack of `levels` levels and its table
-// after it (count.cu's layout), or NQ_HOST_THREADS for a byte of neither.
-static unsigned owner(unsigned at, unsigned levels) {
-    const unsigned stack = (levels + 1u) * 16u * NQ_HOST_THREADS;
+// The thread whose word of the block's shared memory `at` is, for a stack of `sentinels` and `levels` levels
+// and its table after it (count.cu's layout), or NQ_HOST_THREADS for a byte of neither.
+static unsigned owner(unsigned at, unsigned levels, unsigned sentinels) {
+    const unsigned stack = (levels + sentinels) * 16u * NQ_HOST_THREADS;
     const unsigned table = (levels + 1u) * 4u * NQ_HOST_THREADS;
     if (at < stack) {
 #ifdef NQ_SOA
@@ -36,14 +37,14 @@ extern "C" void count_tasks(const Task* tasks, unsigned count, unsigned* next, c
                             unsigned levels);
 
 int main() {
-    unsigned head[4];
-    if (fread(head, 4, 4, stdin) != 4) return 2;
+    unsigned head[5];
+    if (fread(head, 4, 5, stdin) != 5) return 2;
     nq_clock_step = head[3] ? 1ll << head[3] : 0;
     std::vector<unsigned> tables(32u * head[1] + 1);
     if (fread(tables.data(), 4, 32u * head[1], stdin) != 32u * head[1]) return 2;
     std::vector<unsigned> words(8u * head[0] + 1);
     if (fread(words.data(), 4, 8u * head[0], stdin) != 8u * head[0]) return 2;
-    if (head[2] > 60) return 3;
+    if (head[2] > 60 || head[4] < 1 || head[4] > 4) return 3;
     std::vector<unsigned long long> solutions(head[1]), nodes(head[1]);
     std::vector<unsigned> trouble(head[1]);
     unsigned next = 0;
@@ -51,7 +52,7 @@ int main() {
     count_tasks(reinterpret_cast<const Task*>(words.data()), head[0], &next, tables.data(), solutions.data(),
                 nodes.data(), trouble.data(), head[2]);
     for (unsigned at = 0; at < sizeof nq_stack; at++) {
-        if (static_cast<unsigned char>(nq_stack[at]) != 0xa5 && owner(at, head[2]) != NQ_HOST_THREADS - 1u) {
+        if (static_cast<unsigned char>(nq_stack[at]) != 0xa5 && owner(at, head[2], head[4]) != NQ_HOST_THREADS - 1u) {
             fprintf(stderr, "byte %u of shared memory (levels %u) is not this thread's\n", at, head[2]);
             return 4;
         }
