@@ -154,8 +154,8 @@ lease() {
   # Lines 25 to 28 wide (eight turns on two sentinels of four squares since the tenth session; four turns
   # before): rectangles have no published counts, so the GPU's totals are compared with the CPU's.
   local wide=(25x9 26x9 27x8 28x8)
-  capped 60 "$B" count "${wide[@]}" --backend gpu -f csv > "$out/wide-gpu.csv"
-  capped 60 "$B" count "${wide[@]}" -f csv > "$out/wide-cpu.csv"
+  capped 60 "$B" count "${wide[@]}" --backend gpu -f csv -o "$out/wide-gpu.csv"
+  capped 60 "$B" count "${wide[@]}" -f csv -o "$out/wide-cpu.csv"
   if cmp <(cut -d, -f1,2 "$out/wide-gpu.csv") <(cut -d, -f1,2 "$out/wide-cpu.csv"); then
     echo "wide lines: the GPU's totals are the CPU's ($(tail -n +2 "$out/wide-cpu.csv" | cut -d, -f1,2 | tr '\n' ' '))"
   else

@@ -291,12 +291,15 @@ fn verify_has_a_default_range() {
 fn output_file_gets_the_results_and_stdout_stays_empty() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("counts.json");
+    // Standard error says what was counted, each board as the user named it.
     nqueens()
-        .args(["count", "8", "--format", "json", "--output"])
+        .args(["count", "8", "8x6", "--format", "json", "--output"])
         .arg(&path)
         .assert()
         .success()
-        .stdout(predicate::str::is_empty());
+        .stdout(predicate::str::is_empty())
+        .stderr(contains("n = 8: 92 solutions in "))
+        .stderr(contains("the board 8x6: 550 solutions in "));
     let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
     assert_eq!(doc["results"][0]["total"], 92);
     let leftovers = std::fs::read_dir(dir.path()).unwrap().count();

@@ -176,7 +176,7 @@ pub fn backend(backend: Backend) -> Result<(), UsageError> {
 }
 
 /// "n = 16" for a square, "the board 8x6" for a rectangle.
-fn board_words(board: Board) -> String {
+pub fn board_words(board: Board) -> String {
     if board.is_square() {
         format!("n = {board}")
     } else {

@@ -111,7 +111,7 @@ pub fn run(
     }
     let mut mismatches = Vec::new();
     for request in &requests {
-        bar.set_message(format!("n = {}", request.board));
+        bar.set_message(validate::board_words(request.board));
         let mut result = match &durable {
             None if std::mem::take(&mut gpu_unnamed) => std::thread::scope(|scope| {
                 let counting = scope.spawn(|| nqueens::count(request, &bar));
@@ -155,8 +155,8 @@ pub fn run(
         bar.suspend(|| out.write(&exporter.row(&result)))?;
         if !out.is_stdout() && !options.quiet {
             note!(
-                "n = {}: {} solutions in {:.3} s",
-                result.n,
+                "{}: {} solutions in {:.3} s",
+                validate::board_words(request.board),
                 result.total,
                 result.seconds
             );
