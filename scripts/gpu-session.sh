@@ -196,6 +196,16 @@ lease() {
     [ -x "$ygch/ygch" ] && capped 60 "$ygch/ygch" $n 6
     NQUEENS_GPU_VERBOSE=1 capped 60 "$B" count $n --backend gpu --check -q
   done
+  # A board 26 wide: eight turns on two sentinels of four squares (the program's choice since the tenth
+  # session) against four turns on one, on the same 20 units of n = 26 (of 501,037 in the plan of a
+  # checkpointed run; about 6e12 nodes, some 10 s each).
+  local d j
+  for d in "" "NQ_UNROLL=4u"; do
+    j=$(mktemp -d)
+    NQUEENS_GPU_DEFINES="$d" NQUEENS_GPU_VERBOSE=1 capped 60 "$B" count 26 --backend gpu --units 0-19 \
+      --checkpoint "$j/n26.journal" -f json
+    rm -rf "$j"
+  done
   # The 16 cores: a pinned core against all of them, with the split of now and the one before.
   capped 40 taskset -c 2 "$B" count 18 -t 1 -q
   for _ in 1 2 3; do capped 15 "$B" count 18 -t 16 -q; done
