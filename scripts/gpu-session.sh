@@ -197,12 +197,12 @@ lease() {
     NQUEENS_GPU_VERBOSE=1 capped 60 "$B" count $n --backend gpu --check -q
   done
   # A board 26 wide: eight turns on two sentinels of four squares (the program's choice since the tenth
-  # session) against four turns on one, on the same 20 units of n = 26 (of 501,037 in the plan of a
-  # checkpointed run; about 6e12 nodes, some 10 s each).
+  # session) against four turns on one, on the same 4 units of n = 26 (of 501,037 in the plan of a
+  # checkpointed run: 6.9e17 nodes by `estimate`, 1.4e12 a unit; some 10 s each).
   local d j
   for d in "" "NQ_UNROLL=4u"; do
     j=$(mktemp -d)
-    NQUEENS_GPU_DEFINES="$d" NQUEENS_GPU_VERBOSE=1 capped 60 "$B" count 26 --backend gpu --units 0-19 \
+    NQUEENS_GPU_DEFINES="$d" NQUEENS_GPU_VERBOSE=1 capped 60 "$B" count 26 --backend gpu --units 0-3 \
       --checkpoint "$j/n26.journal" -f json
     rm -rf "$j"
   done
