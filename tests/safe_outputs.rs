@@ -589,6 +589,38 @@ fn journals_and_outputs_are_made_in_their_own_folder_not_the_working_one() {
 }
 
 #[test]
+fn a_result_asked_for_inside_a_file_is_refused_saying_it_is_no_folder() {
+    // `counts.txt/n8.csv`, one folder too many: the file is left as it was, nothing is made, and the message
+    // names the file that is in the way rather than say that a folder does not exist.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("counts.txt");
+    fs::write(&file, "mine\n").unwrap();
+    for asked in ["n8.csv", "deeper/n8.csv"] {
+        for option in ["-o", "--export-json", "--export-markdown"] {
+            nqueens()
+                .args(["count", "8", option])
+                .arg(file.join(asked))
+                .assert()
+                .code(2)
+                .stdout("")
+                .stderr(contains(format!(
+                    "'{}' is a file, not a folder",
+                    file.display()
+                )));
+        }
+    }
+    assert_eq!(fs::read_to_string(&file).unwrap(), "mine\n");
+    assert_eq!(names(dir.path()), ["counts.txt"]);
+    // A folder that does not exist is said so.
+    nqueens()
+        .args(["count", "8", "-o"])
+        .arg(dir.path().join("missing/n8.csv"))
+        .assert()
+        .code(2)
+        .stderr(contains("does not exist"));
+}
+
+#[test]
 fn a_split_as_deep_as_the_board_merges_and_a_header_claiming_one_deeper_is_refused() {
     // Split at depth 8, n = 8 is the list of its placements: a plan like any other. No plan splits deeper
     // than its rows, so a header edited to depth 9 (checksum made right) names the same units and the same

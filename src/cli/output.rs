@@ -89,7 +89,12 @@ impl Output {
         let existing = match fs::metadata(&path) {
             Ok(meta) => Some(meta),
             Err(e) if e.kind() == io::ErrorKind::NotFound => None,
-            Err(e) => return Err(cannot(e.to_string())),
+            Err(e) => {
+                let folder = path.parent().unwrap_or(Path::new(""));
+                return Err(cannot(
+                    not_a_folder(folder).unwrap_or_else(|| e.to_string()),
+                ));
+            }
         };
         if let Some(meta) = &existing {
             let kind = meta.file_type();
@@ -409,12 +414,28 @@ fn keep_owner_and_mode(file: &File, meta: &fs::Metadata) {
 
 /// Why a temporary file could not be made in `dir`: a missing folder is named as such, any other reason (a
 /// folder one may not write in) is the system's.
+/// "'a' is a file, not a folder" if `folder`, or a folder on the way to it, is something else: nothing can be
+/// made in it, which the system says as "Not a directory".
+fn not_a_folder(folder: &Path) -> Option<String> {
+    folder
+        .ancestors()
+        .filter(|a| !a.as_os_str().is_empty())
+        .find_map(|a| match fs::metadata(a) {
+            Ok(meta) if !meta.is_dir() => {
+                Some(format!("'{}' is a file, not a folder", a.display()))
+            }
+            _ => None,
+        })
+}
+
 fn folder_trouble(dir: &Path, e: &io::Error) -> String {
     if dir.is_dir() {
         format!(
             "cannot create a file in the folder '{}': {e}",
             dir.display()
         )
+    } else if let Some(words) = not_a_folder(dir) {
+        words
     } else {
         format!("the folder '{}' does not exist", dir.display())
     }
@@ -551,6 +572,42 @@ mod tests {
         assert!(existing.contains("'.'"), "{existing}");
         let missing = folder_trouble(Path::new("no/such/folder"), &denied);
         assert!(missing.contains("does not exist"), "{missing}");
+    }
+
+    #[test]
+    fn an_unfinished_file_is_removed_and_forgotten_when_dropped() {
+        // Forgotten by the list that a signal's clean-up goes through, so that it never removes a file that
+        // takes the name later (other tests' files may be on the list meanwhile: only this folder's count).
+        let dir = tempfile::tempdir().unwrap();
+        let ours = || -> Vec<PathBuf> {
+            temps()
+                .iter()
+                .filter(|t| t.starts_with(dir.path()))
+                .cloned()
+                .collect()
+        };
+        let temp_of = |output: &Output| match output {
+            Output::File(partial) => partial.temp.as_ref().unwrap().path().to_path_buf(),
+            _ => panic!("a file is written under a temporary name"),
+        };
+        let first = Output::open(Some(&dir.path().join("a.txt"))).unwrap();
+        let mut second = Output::open(Some(&dir.path().join("b.txt"))).unwrap();
+        second.write(b"half").unwrap();
+        let (a, b) = (temp_of(&first), temp_of(&second));
+        assert_eq!(ours(), [a, b.clone()]);
+        drop(first);
+        assert_eq!(
+            ours(),
+            [b],
+            "the dropped file's name is forgotten, the other's kept"
+        );
+        drop(second);
+        assert!(ours().is_empty());
+        assert_eq!(
+            fs::read_dir(dir.path()).unwrap().count(),
+            0,
+            "no partial file left"
+        );
     }
 
     #[test]
