@@ -75,17 +75,22 @@ fn output_to_a_fifo_writes_into_the_pipe() {
         eprintln!("skipped: no mkfifo");
         return;
     }
-    let reader = {
+    // The reader waits for a writer; if the program never opens the pipe (a file renamed over it, say), it
+    // would wait for ever: the test then fails after a minute rather than hang.
+    let (sent, read) = std::sync::mpsc::channel();
+    {
         let fifo = fifo.clone();
-        std::thread::spawn(move || fs::read_to_string(fifo).unwrap())
-    };
+        std::thread::spawn(move || sent.send(fs::read_to_string(fifo).unwrap()));
+    }
     nqueens()
         .args(["count", "8", "-q", "--format", "csv", "-o"])
         .arg(&fifo)
         .timeout(Duration::from_secs(60))
         .assert()
         .success();
-    let read = reader.join().unwrap();
+    let read = read
+        .recv_timeout(Duration::from_secs(60))
+        .expect("the count was written into the pipe");
     assert!(read.contains("\n8,92,12,"), "{read}");
     assert!(fs::metadata(&fifo).unwrap().file_type().is_fifo());
     assert!(partials(dir.path()).is_empty());
