@@ -43,24 +43,38 @@ fn mode(path: &Path) -> u32 {
 #[cfg(unix)]
 fn output_to_dev_null_writes_into_the_device() {
     use std::os::unix::fs::FileTypeExt;
+    // As root, a stand-in of the same device (common::special_file): a broken program could replace the
+    // machine's own.
+    let devices = tempfile::tempdir().unwrap();
+    let Some(null) = common::special_file(devices.path(), "null") else {
+        eprintln!("skipped: running as root, and no stand-in for /dev/null can be made here");
+        return;
+    };
     nqueens()
-        .args(["count", "8", "-q", "-o", "/dev/null"])
+        .args(["count", "8", "-q", "-o"])
+        .arg(&null)
         .assert()
         .success()
         .stdout("");
-    let kind = fs::metadata("/dev/null").unwrap().file_type();
-    assert!(kind.is_char_device(), "/dev/null is still a device");
+    let kind = fs::metadata(&null).unwrap().file_type();
+    assert!(
+        kind.is_char_device(),
+        "{} is still a device",
+        null.display()
+    );
     // A device that refuses the bytes: the error names it, and the device stays one.
-    if Path::new("/dev/full").exists() {
+    if let Some(full) = Path::new("/dev/full")
+        .exists()
+        .then(|| common::special_file(devices.path(), "full"))
+        .flatten()
+    {
         nqueens()
-            .args(["count", "8", "-q", "-o", "/dev/full"])
+            .args(["count", "8", "-q", "-o"])
+            .arg(&full)
             .assert()
             .code(1)
-            .stderr(contains("could not write '/dev/full'"));
-        assert!(fs::metadata("/dev/full")
-            .unwrap()
-            .file_type()
-            .is_char_device());
+            .stderr(contains(format!("could not write '{}'", full.display())));
+        assert!(fs::metadata(&full).unwrap().file_type().is_char_device());
     }
 }
 
@@ -135,20 +149,25 @@ fn output_through_a_symlink_replaces_its_target_and_keeps_the_link() {
 #[cfg(target_os = "linux")]
 fn output_to_dev_stdout_writes_into_the_stream_the_shell_opened() {
     let dir = tempfile::tempdir().unwrap();
+    // As root, links in a folder of their own to the same descriptors (common::special_file).
+    let devices = tempfile::tempdir().unwrap();
+    let dev = |name| common::special_file(devices.path(), name).unwrap();
     let log = dir.path().join("log.txt");
     fs::write(&log, "an earlier line\n").unwrap();
     let appending = || fs::OpenOptions::new().append(true).open(&log).unwrap();
     // `nqueens count 8 -o /dev/stdout >> log.txt`: the table goes after what the file held, as with `>>`;
     // the file is not replaced (its earlier line lost), nor a "log.txt (deleted)" made beside it.
     let status = Command::new(binary())
-        .args(["count", "8", "-q", "--format", "csv", "-o", "/dev/stdout"])
+        .args(["count", "8", "-q", "--format", "csv", "-o"])
+        .arg(dev("stdout"))
         .stdout(appending())
         .status()
         .unwrap();
     assert!(status.success());
     // The same for /dev/stderr.
     let status = Command::new(binary())
-        .args(["count", "9", "-q", "--format", "csv", "-o", "/dev/stderr"])
+        .args(["count", "9", "-q", "--format", "csv", "-o"])
+        .arg(dev("stderr"))
         .stdout(Stdio::null())
         .stderr(appending())
         .status()
@@ -161,26 +180,30 @@ fn output_to_dev_stdout_writes_into_the_stream_the_shell_opened() {
     assert_eq!(names(dir.path()), ["log.txt"]);
     // Into a pipe, which no file can replace.
     nqueens()
-        .args(["count", "8", "-q", "--format", "csv", "-o", "/dev/stdout"])
+        .args(["count", "8", "-q", "--format", "csv", "-o"])
+        .arg(dev("stdout"))
         .assert()
         .success()
         .stdout(contains("8,92,12,"));
     // An export there would interleave with the table, as `-` would; a descriptor open for reading only, or
     // not open at all, cannot take a result.
     nqueens()
-        .args(["count", "8", "--export-json", "/dev/stdout"])
+        .args(["count", "8", "--export-json"])
+        .arg(dev("stdout"))
         .assert()
         .code(2)
         .stderr(contains("the table already goes to standard output"));
     nqueens()
-        .args(["count", "8", "-o", "/dev/stdin"])
+        .args(["count", "8", "-o"])
+        .arg(dev("stdin"))
         .pipe_stdin(&log)
         .unwrap()
         .assert()
         .code(2)
         .stderr(contains("open for reading only"));
     nqueens()
-        .args(["count", "8", "-o", "/dev/fd/9"])
+        .args(["count", "8", "-o"])
+        .arg(dev("fd/9"))
         .assert()
         .code(2)
         .stderr(contains("descriptor 9 is not open"));

@@ -139,3 +139,52 @@ pub fn reference_rect_solutions(rows: usize, cols: usize) -> Vec<Vec<usize>> {
     extend(rows, cols, &mut Vec::new(), &mut out);
     out
 }
+
+/// The system's special file `/dev/NAME` (`null`, `full`, `stdout`, `stderr`, `stdin`, `fd/9`) for a test
+/// that writes to it; or, where the tests run as root, a stand-in in `dir` that behaves the same: a device
+/// node of the same device, or a link to the same descriptor of `/proc/self/fd`. A program broken in the
+/// way these tests look for would replace what it writes to with a file: as root it could, and a run of
+/// mutation tests once left a machine without its `/dev/null`. `None` where no stand-in can be made
+/// (`mknod` refused): the test then skips that part rather than put the machine's device at risk.
+#[cfg(unix)]
+pub fn special_file(dir: &std::path::Path, name: &str) -> Option<PathBuf> {
+    use std::os::unix::fs::MetadataExt;
+    let system = PathBuf::from("/dev").join(name);
+    // The owner of /proc/self is the process's effective user (Linux); elsewhere, take the system's file.
+    let root = std::fs::metadata("/proc/self").is_ok_and(|m| m.uid() == 0);
+    if !root {
+        return Some(system);
+    }
+    let stand_in = dir.join(format!("dev-{}", name.replace('/', "-")));
+    if std::fs::symlink_metadata(&stand_in).is_ok() {
+        return Some(stand_in);
+    }
+    let descriptor = match name {
+        "stdin" => Some("0"),
+        "stdout" => Some("1"),
+        "stderr" => Some("2"),
+        _ => name.strip_prefix("fd/"),
+    };
+    if let Some(fd) = descriptor {
+        std::os::unix::fs::symlink(format!("/proc/self/fd/{fd}"), &stand_in).ok()?;
+        return Some(stand_in);
+    }
+    let rdev = std::fs::metadata(&system).ok()?.rdev();
+    let (major, minor) = (
+        (rdev >> 8) & 0xfff | (rdev >> 32) & !0xfff,
+        rdev & 0xff | (rdev >> 12) & !0xff,
+    );
+    let made = std::process::Command::new("mknod")
+        .args(["-m", "666"])
+        .arg(&stand_in)
+        .args(["c", &major.to_string(), &minor.to_string()])
+        .status()
+        .is_ok_and(|s| s.success());
+    // A folder on a file system mounted `nodev` takes the node but not its use.
+    (made
+        && std::fs::OpenOptions::new()
+            .write(true)
+            .open(&stand_in)
+            .is_ok())
+    .then_some(stand_in)
+}
