@@ -617,7 +617,7 @@ fn journals_and_outputs_are_made_in_their_own_folder_not_the_working_one() {
 }
 
 #[test]
-fn a_result_asked_for_inside_a_file_is_refused_saying_it_is_no_folder() {
+fn a_result_that_cannot_be_made_where_asked_is_refused_before_the_count_saying_why() {
     // `counts.txt/n8.csv`, one folder too many: the file is left as it was, nothing is made, and the message
     // names the file that is in the way rather than say that a folder does not exist.
     let dir = tempfile::tempdir().unwrap();
@@ -646,6 +646,16 @@ fn a_result_asked_for_inside_a_file_is_refused_saying_it_is_no_folder() {
         .assert()
         .code(2)
         .stderr(contains("does not exist"));
+    // A name longer than the file system takes is refused before the count, not when the result is renamed
+    // to it after.
+    nqueens()
+        .args(["count", "8", "-o"])
+        .arg(dir.path().join("n".repeat(300)))
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(contains("name too long"));
+    assert_eq!(names(dir.path()), ["counts.txt"]);
 }
 
 #[test]
