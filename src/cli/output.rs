@@ -412,8 +412,6 @@ fn keep_owner_and_mode(file: &File, meta: &fs::Metadata) {
     let _ = file.set_permissions(meta.permissions());
 }
 
-/// Why a temporary file could not be made in `dir`: a missing folder is named as such, any other reason (a
-/// folder one may not write in) is the system's.
 /// "'a' is a file, not a folder" if `folder`, or a folder on the way to it, is something else: nothing can be
 /// made in it, which the system says as "Not a directory".
 fn not_a_folder(folder: &Path) -> Option<String> {
@@ -428,6 +426,8 @@ fn not_a_folder(folder: &Path) -> Option<String> {
         })
 }
 
+/// Why a temporary file could not be made in `dir`: a missing folder, or a file in the way of one, is named as
+/// such; any other reason (a folder one may not write in) is the system's.
 fn folder_trouble(dir: &Path, e: &io::Error) -> String {
     if dir.is_dir() {
         format!(
