@@ -347,8 +347,7 @@ impl Device for GpuDevice {
         // The GPU has its copy: the host's is not needed while the batch runs.
         batch.tasks = Vec::new();
         let levels = batch.levels;
-        // For each thread: `levels` levels of stack (16 bytes) above the sentinels', and a row of table
-        // (4 bytes) for each level and the sentinels'. Fewer threads a block where a block would not fit.
+        // Fewer threads a block where a block would not fit.
         let per_thread = self.turns.shared_per_thread(levels);
         let mut threads = threads_per_block();
         while threads > 32 && threads * per_thread > self.max_shared {
