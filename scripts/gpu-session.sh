@@ -129,17 +129,36 @@ cpu() {
 
 # The whole of a short lease (15 minutes of device time, a few of them spent starting the machine) in one call,
 # most telling first, every command capped by the time left of BUDGET seconds (540 by default): run it as
-# `BUDGET=500 bash scripts/gpu-session.sh lease "$OUT"` with a call limit a little above BUDGET.
+# `BUDGET=360 bash scripts/gpu-session.sh lease "$OUT"` with a call limit a little above BUDGET.
+#
+# What it decides (the eleventh session): the stack's layout. The words in arrays of their own (NQ_SOA, the
+# default since that session: 25.0 SASS instructions a node, 9 wavefronts of shared memory a turn) against one
+# exchange for a push and a pop (NQ_EXCH: 30.1 and 5) and the 16-byte entries before (NQ_AOS: 19.9 and 13);
+# n = 22 then runs with the faster of the first two at n = 21.
 lease() {
   local deadline=$(($(date +%s) + ${BUDGET:-540}))
-  capped() { # CAP COMMAND...: runs it for at most CAP seconds and what is left, timed
+  capped() { # CAP COMMAND...: runs it for at most CAP seconds and what is left, timed; its wall in $wall
     local left=$((deadline - $(date +%s))) cap=$1
     shift
-    if [ "$left" -lt 5 ]; then echo "skipped, no time left: $*"; return 99; fi
+    if [ "$left" -lt 5 ]; then echo "skipped, no time left: $*"; wall=999999; return 99; fi
     [ "$cap" -gt "$left" ] && cap=$left
+    local t0 t1
+    t0=$(date +%s.%N)
     timed timeout "$cap" "$@"
+    local rc=$?
+    t1=$(date +%s.%N)
+    wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.3f", b-a}')
+    [ $rc -eq 0 ] || wall=999999
+    return $rc
   }
-  local ygch=
+  # Each line says which kernel ran: `timed` prints only the command.
+  variant() { # DEFINES CAP COMMAND...
+    local d=$1
+    shift
+    echo "# kernel: ${d:-default (NQ_SOA)}"
+    NQUEENS_GPU_DEFINES="$d" capped "$@"
+  }
+  local ygch= wall=0
   if [ -d "$root/.peers/ygch/src" ] && command -v nvcc > /dev/null; then
     ygch=$(mktemp -d)
     cp "$root"/.peers/ygch/src/*.cu "$root"/.peers/ygch/src/*.cpp "$root"/.peers/ygch/src/*.h "$ygch/"
@@ -148,70 +167,52 @@ lease() {
   fi
   nvidia-smi -L
   "$B" --version
-  # Exact first: every board to 17 (units fixed by a symmetry included), one GPU named twice.
-  capped 60 "$B" count 4..17 --backend gpu --check -q
-  capped 60 "$B" count 18 --backend gpu --gpus 0,0 --check -q
-  # Lines 25 to 28 wide (eight turns on two sentinels of four squares since the tenth session; four turns
-  # before): rectangles have no published counts, so the GPU's totals are compared with the CPU's.
-  local wide=(25x9 26x9 27x8 28x8)
-  capped 60 "$B" count "${wide[@]}" --backend gpu -f csv -o "$out/wide-gpu.csv"
-  capped 60 "$B" count "${wide[@]}" -f csv -o "$out/wide-cpu.csv"
-  if cmp <(cut -d, -f1,2 "$out/wide-gpu.csv") <(cut -d, -f1,2 "$out/wide-cpu.csv"); then
-    echo "wide lines: the GPU's totals are the CPU's ($(tail -n +2 "$out/wide-cpu.csv" | cut -d, -f1,2 | tr '\n' ' '))"
+  # Exact first: every board to 17 with each kernel, one GPU named twice, the widest lines against the CPU.
+  local d
+  for d in "" NQ_EXCH; do variant "$d" 30 "$B" count 4..17 --backend gpu --check -q; done
+  variant NQ_EXCH 60 "$B" count 18 --backend gpu --gpus 0,0 --check -q
+  variant NQ_EXCH 60 "$B" count 25x9 26x9 27x8 28x8 --backend gpu -f csv -o "$out/wide-exch.csv"
+  capped 60 "$B" count 25x9 26x9 27x8 28x8 -f csv -o "$out/wide-cpu.csv"
+  if cmp <(cut -d, -f1,2 "$out/wide-exch.csv") <(cut -d, -f1,2 "$out/wide-cpu.csv"); then
+    echo "wide lines: NQ_EXCH's totals are the CPU's"
   else
-    echo "WIDE LINES: THE GPU'S TOTALS DIFFER FROM THE CPU'S"
+    echo "WIDE LINES: NQ_EXCH'S TOTALS DIFFER FROM THE CPU'S"
   fi
-  wait
-  # The variants that move less shared memory (results/gpu.md), paired with the default: the measurement
-  # that decides the kernel, so it comes first. Exact on every board first.
-  NQUEENS_GPU_DEFINES="NQ_SAVE_ON_PUSH" capped 30 "$B" count 4..17 --backend gpu --check -q
-  NQUEENS_GPU_DEFINES="NQ_SOA" capped 30 "$B" count 4..17 --backend gpu --check -q
-  local n
-  # Then n = 20 and 21 with each variant, the default (eight turns between tests for a task's end, 19.9 SASS
-  # instructions a node) and four turns (20.5, the widest boards' before the tenth session): all untimed.
-  for n in 20 21; do
-    NQUEENS_GPU_DEFINES="NQ_SAVE_ON_PUSH" capped 60 "$B" count $n --backend gpu --check -q
-    NQUEENS_GPU_DEFINES="NQ_SOA" capped 60 "$B" count $n --backend gpu --check -q
-    capped 60 "$B" count $n --backend gpu --check -q
-    NQUEENS_GPU_DEFINES="NQ_UNROLL=4u" capped 60 "$B" count $n --backend gpu --check -q
+  # The decision: n = 21 twice with each of the two, once with the 16-byte entries; n = 20 once each.
+  local soa=0 exch=0
+  for _ in 1 2; do
+    variant "" 60 "$B" count 21 --backend gpu --check -q
+    soa=$(awk -v a="$soa" -v b="$wall" 'BEGIN{print a + b}')
+    variant NQ_EXCH 60 "$B" count 21 --backend gpu --check -q
+    exch=$(awk -v a="$exch" -v b="$wall" 'BEGIN{print a + b}')
   done
-  # What bounds each kernel, if Nsight Compute is at hand: the shared memory's wavefronts a warp instruction
-  # (the model of results/gpu.md: 12.9 wavefronts a turn for the default, 8.4 for NQ_SAVE_ON_PUSH, 9 for NQ_SOA),
-  # the pipes' load and the warps' stalls, on one batch of n = 19 in its steady state.
+  variant NQ_AOS 60 "$B" count 21 --backend gpu --check -q
+  for d in "" NQ_EXCH NQ_AOS; do variant "$d" 30 "$B" count 20 --backend gpu --check -q; done
+  echo "n = 21, two runs each: NQ_SOA $soa s, NQ_EXCH $exch s"
+  # What bounds each (Nsight Compute, if at hand): shared memory's wavefronts, instructions, the pipes' load
+  # and the warps' stalls, on one batch of n = 19.
   local ncu
   ncu=$(command -v ncu || ls /usr/local/cuda*/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2> /dev/null | head -1)
   if [ -n "$ncu" ]; then
-    local d
-    for d in "" NQ_SAVE_ON_PUSH NQ_SOA; do
-      NQUEENS_GPU_DEFINES="$d" capped 60 "$ncu" --kernel-name count_tasks --launch-skip 2 --launch-count 1 \
-        --section SpeedOfLight --section MemoryWorkloadAnalysis_Tables --section WarpStateStats \
-        --section Occupancy --section InstructionStats --section ComputeWorkloadAnalysis \
+    for d in "" NQ_EXCH; do
+      variant "$d" 40 "$ncu" --kernel-name count_tasks --launch-skip 2 --launch-count 1 \
+        --section SpeedOfLight --section WarpStateStats --section ComputeWorkloadAnalysis \
+        --metrics l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,smsp__inst_executed.sum,sm__cycles_active.avg,smsp__thread_inst_executed_per_inst_executed.ratio,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum \
         "$B" count 19 --backend gpu -q
     done
   else
     echo "no Nsight Compute (ncu): the kernels' bounds stay a model"
   fi
-  # Side by side with ygch, phase by phase for the small ones.
-  for n in 17 19 20 21; do
+  # Side by side with ygch.
+  wait
+  for n in 17 19 21; do
     [ -x "$ygch/ygch" ] && capped 60 "$ygch/ygch" $n 6
     NQUEENS_GPU_VERBOSE=1 capped 60 "$B" count $n --backend gpu --check -q
   done
-  # A board 26 wide: eight turns on two sentinels of four squares (the program's choice since the tenth
-  # session) against four turns on one, on the same 4 units of n = 26 (of 501,037 in the plan of a
-  # checkpointed run: 6.9e17 nodes by `estimate`, 1.4e12 a unit; some 10 s each).
-  local d j
-  for d in "" "NQ_UNROLL=4u"; do
-    j=$(mktemp -d)
-    NQUEENS_GPU_DEFINES="$d" NQUEENS_GPU_VERBOSE=1 capped 60 "$B" count 26 --backend gpu --units 0-3 \
-      --checkpoint "$j/n26.journal" -f json
-    rm -rf "$j"
-  done
-  # The 16 cores: a pinned core against all of them, with the split of now and the one before.
-  capped 40 taskset -c 2 "$B" count 18 -t 1 -q
-  for _ in 1 2 3; do capped 15 "$B" count 18 -t 16 -q; done
-  capped 15 "$B" count 18 -t 16 --split-depth 3 -q
-  # Last, what is left: n = 22 (target 85 s, ygch about 250 s), stopped at the deadline if need be.
-  capped 500 "$B" count 22 --backend gpu --check -q
+  # Last, what is left: n = 22 (target 85 s, ygch about 250 s) with the faster, stopped at the deadline.
+  local best=""
+  awk -v a="$exch" -v b="$soa" 'BEGIN{exit !(a < b)}' && best=NQ_EXCH
+  variant "$best" 300 "$B" count 22 --backend gpu --check -q
 }
 
 run_part() {

@@ -11,24 +11,30 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
-/// The kernel's variants (its `NQ_*` switches): the default (eight turns between tests for a task's end,
-/// two sentinels of four squares: the program's choice for boards 25 to 28 wide), the program's choice for
-/// boards to 24 wide (one sentinel of eight squares), four, two and one turns, four sentinels of two squares,
-/// entries stored only when a child is pushed (with eight and one turns), and the stack's words in arrays of
-/// their own, as `NQUEENS_GPU_DEFINES` may ask.
-const VARIANTS: [&str; 11] = [
+/// The kernel's variants (its `NQ_*` switches): the default (the stack's words in arrays of their own, eight
+/// turns between tests for a task's end, two sentinels of four squares: the program's choice for boards 25 to
+/// 28 wide), the program's choice for boards to 24 wide (one sentinel of eight squares), four, two and one
+/// turns, four sentinels of two squares, the block's threads fixed as the program builds it; the stack in
+/// 16-byte entries (`NQ_AOS`, the kernel to the eleventh session) and entries stored only when a child is
+/// pushed, each with eight and one turns; and one exchange for a push and a pop (`NQ_EXCH`), as
+/// `NQUEENS_GPU_DEFINES` may ask.
+const VARIANTS: [&str; 15] = [
     "-DNQ_DEFAULT",
     "-DNQ_UNROLL=8u -DNQ_SENTINEL_SQUARES=8u",
     "-DNQ_UNROLL=4u -DNQ_SENTINEL_SQUARES=4u",
     "-DNQ_UNROLL=2u -DNQ_SENTINEL_SQUARES=2u",
     "-DNQ_UNROLL=1u -DNQ_SENTINEL_SQUARES=1u",
     "-DNQ_UNROLL=8u -DNQ_SENTINEL_SQUARES=2u",
+    // As the program builds it: the block's threads fixed (host.h's four).
+    "-DNQ_THREADS=4u -DNQ_UNROLL=8u -DNQ_SENTINEL_SQUARES=8u",
+    "-DNQ_AOS",
+    "-DNQ_AOS -DNQ_UNROLL=1u -DNQ_SENTINEL_SQUARES=1u",
     "-DNQ_SAVE_ON_PUSH",
     "-DNQ_SAVE_ON_PUSH -DNQ_UNROLL=1u -DNQ_SENTINEL_SQUARES=1u",
     "-DNQ_SAVE_ON_PUSH -DNQ_UNROLL=8u -DNQ_SENTINEL_SQUARES=8u",
-    "-DNQ_SOA",
-    // As the program builds it: the block's threads fixed (host.h's four).
-    "-DNQ_SOA -DNQ_THREADS=4u -DNQ_UNROLL=8u -DNQ_SENTINEL_SQUARES=8u",
+    "-DNQ_EXCH",
+    "-DNQ_EXCH -DNQ_UNROLL=1u -DNQ_SENTINEL_SQUARES=1u",
+    "-DNQ_EXCH -DNQ_THREADS=4u -DNQ_UNROLL=8u -DNQ_SENTINEL_SQUARES=8u",
 ];
 
 /// The value of switch `name` in variant `define`, or `default`.

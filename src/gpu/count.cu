@@ -90,7 +90,19 @@ struct Task {
 #define NQ_SENTINEL (~0u << (32u - NQ_SENTINEL_SQUARES))
 #define NQ_SENTINEL_LOW (1u << (32u - NQ_SENTINEL_SQUARES))
 
-// NQ_SOA, a variant to measure (results/gpu.md): the stack's four words each in an array of their own, one
+// The stack's layout: its four words each in an array of their own (NQ_SOA, below), unless NQ_AOS asks for
+// one 16-byte entry a level (the kernel to the eleventh session; NQ_SAVE_ON_PUSH and NQ_LOAD_EVERY_TURN are
+// variants of it). On an H100 at n = 21, 11.2 s against 14.5 s (results/gpu.md).
+#if defined(NQ_SAVE_ON_PUSH) || defined(NQ_LOAD_EVERY_TURN)
+#define NQ_AOS
+#endif
+#ifndef NQ_AOS
+#define NQ_SOA
+#elif defined(NQ_EXCH)
+#error "NQ_EXCH takes the stack's words in arrays of their own, not NQ_AOS's entries"
+#endif
+
+// NQ_SOA (results/gpu.md): the stack's four words each in an array of their own, one
 // 32-bit word a thread, so that every access of a warp is one wavefront of shared memory whatever the
 // levels of its threads (16-byte entries take four, and the rest's 32-bit store in one takes four for the
 // bank its threads share). A level's arrays lie `step` bytes apart. A turn stores the rest (1 wavefront),
@@ -109,6 +121,13 @@ __device__ __forceinline__ uint4 nq_get(const char* at, u32 step)
 {
     return make_uint4(*(const u32*)at, *(const u32*)(at + step), *(const u32*)(at + 2u * step),
                       *(const u32*)(at + 3u * step));
+}
+
+// NQ_EXCH: each word exchanged for `v`'s (the threads of a warp that push write, those that pop read).
+__device__ __forceinline__ uint4 nq_exchange(char* at, u32 step, uint4 v)
+{
+    return make_uint4(atomicExch((u32*)at, v.x), atomicExch((u32*)(at + step), v.y),
+                      atomicExch((u32*)(at + 2u * step), v.z), atomicExch((u32*)(at + 3u * step), v.w));
 }
 
 extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count, u32* next,
@@ -183,7 +202,22 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
             // squares of the sentinels below, for the count of nodes. (Their columns are not the task's:
             // ptxas allocates the loop's registers worse when the same value is stored twice.)
             const u32 cols = (1u << (high - 1u)) - 1u;
-#ifdef NQ_SOA
+#ifdef NQ_EXCH
+            // A level holds the entry to go back to when the row above it is done: the task's first row
+            // goes back to the top sentinel, each sentinel to the one below, and the lowest never runs out,
+            // so it needs no level. The row at the top of the stack is in registers only: the task's first
+            // row, one level below where the other layouts put it, so that the level above the deepest row
+            // a task can reach is still the thread's (the search loop writes there, see below).
+            top = 4u * threadIdx.x;
+            for (u32 s = 0u; s + 1u < NQ_SENTINELS; s++, top += level) {
+                nq_put(shared + top, step, make_uint4(NQ_SENTINEL, cols, s * NQ_SENTINEL_SQUARES, ~0u));
+            }
+            nq_put(shared + top, step,
+                   make_uint4(NQ_SENTINEL, cols, (NQ_SENTINELS - 1u) * NQ_SENTINEL_SQUARES, ~0u));
+            // `top`: the level above the row at the top of the stack (the search loop's).
+            top += level;
+            e = make_uint4(task.avail, task.fc, task.ld, task.rd);
+#elif defined(NQ_SOA)
             top = 4u * threadIdx.x;
             for (u32 s = 0u; s < NQ_SENTINELS; s++, top += level) {
                 nq_put(shared + top, step, make_uint4(NQ_SENTINEL, cols, s * NQ_SENTINEL_SQUARES, ~0u));
@@ -207,7 +241,7 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
 #endif
         for (u32 i = 0; i < NQ_UNROLL; i++) {
             const u32 rest = e.x & (e.x - 1u);
-#ifndef NQ_SAVE_ON_PUSH
+#if !defined(NQ_SAVE_ON_PUSH) && !defined(NQ_EXCH)
             *(u32*)(shared + top) = rest;
             // Pop the row if this was its last square, then (below) push the child over it or above it.
             // Written here, as a predicated subtraction right after the store, ptxas makes the rest and
@@ -260,6 +294,30 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
             if (pop) {
                 e = *(const uint4*)(shared + top);
             }
+#elif defined(NQ_EXCH)
+            // A variant to measure (results/gpu.md): the top entry lives in registers only, and a level holds
+            // the entry its row goes back to. A row with squares left whose child is pushed is saved at the
+            // child's level; a row done without a child takes back the entry saved at its own. The two never
+            // happen to one thread in the same turn, so one exchange a word serves both: the threads that push
+            // write, those that pop read (and leave what they wrote above the stack, where the next push
+            // writes again). Four exchanges and the table a turn: 5 wavefronts of shared memory, not 9. A
+            // child that takes the place of a row done (or a row with squares left and no child) touches no
+            // memory.
+            const bool push = free != 0u;
+            const bool keep = push && rest != 0u;
+            const bool pop = !push && rest == 0u;
+            // The threads that neither push nor pop exchange too, one level above their row, whose words
+            // are not read before a push writes them again: one exchange in every thread rather than a
+            // branch around them. `top` is that level here (see the task's start): a pop exchanges one
+            // below it, and the row then at the top of the stack is there, one level below the pop's.
+            // (The lowest sentinel's row is below the thread's first level: such a difference wraps.)
+            const u32 at = pop ? top - level : top;
+            const uint4 back = nq_exchange(shared + at, step, make_uint4(rest, e.y, e.z, e.w));
+            top = keep ? at + level : at;
+            e.x = push ? free : (pop ? back.x : rest);
+            e.y = push ? fc : (pop ? back.y : e.y);
+            e.z = push ? ld : (pop ? back.z : e.z);
+            e.w = push ? rd : (pop ? back.w : e.w);
 #elif defined(NQ_SOA)
             // The pushed row's squares need no store: the next turn stores what is left of them.
             if (free != 0u) {
