@@ -67,21 +67,17 @@ small() {
 }
 
 variants() {
-  # Entries stored only when a child is pushed (26.75 SASS instructions a node, 8.4 shared-memory wavefronts
-  # a turn rather than 13), and the stack's words in arrays of their own (25.0 and 9): results/gpu.md; against
-  # the default, at n = 20 and 21.
+  # The stack's layout: the words in arrays of their own (the default since the eleventh session: 25.0 SASS
+  # instructions a node, 9 wavefronts of shared memory a turn) against one 16-byte entry a level (NQ_AOS:
+  # 19.9 and 13), at n = 20 and 21 (results/gpu.md).
   for n in 20 21; do
     timed "$B" count $n --backend gpu --check -q
-    NQUEENS_GPU_DEFINES="NQ_SAVE_ON_PUSH" timed "$B" count $n --backend gpu --check -q
-    NQUEENS_GPU_DEFINES="NQ_SOA" timed "$B" count $n --backend gpu --check -q
+    NQUEENS_GPU_DEFINES="NQ_AOS" timed "$B" count $n --backend gpu --check -q
   done
-  # Turns between tests for a task's end (19.9, 20.5, 22.5 and 25 SASS instructions a node), and threads per
-  # block.
+  # Turns between tests for a task's end, and threads per block.
   for unroll in 8u 4u 2u 1u; do
     NQUEENS_GPU_DEFINES="NQ_UNROLL=$unroll" NQUEENS_GPU_VERBOSE=1 timed "$B" count 20 --backend gpu --check -f json
   done
-  # One instruction fewer a turn, more shared memory moved (results/gpu.md, k4: 3.56 s against 3.21 s at n = 20).
-  NQUEENS_GPU_DEFINES="NQ_LOAD_EVERY_TURN" NQUEENS_GPU_VERBOSE=1 timed "$B" count 20 --backend gpu --check -f json
   for threads in 64 256; do
     NQUEENS_GPU_THREADS=$threads NQUEENS_GPU_VERBOSE=1 timed "$B" count 20 --backend gpu --check -f json
   done
@@ -129,36 +125,22 @@ cpu() {
 
 # The whole of a short lease (15 minutes of device time, a few of them spent starting the machine) in one call,
 # most telling first, every command capped by the time left of BUDGET seconds (540 by default): run it as
-# `BUDGET=360 bash scripts/gpu-session.sh lease "$OUT"` with a call limit a little above BUDGET.
+# `BUDGET=500 bash scripts/gpu-session.sh lease "$OUT"` with a call limit a little above BUDGET.
 #
-# What it decides (the eleventh session): the stack's layout. The words in arrays of their own (NQ_SOA, the
-# default since that session: 25.0 SASS instructions a node, 9 wavefronts of shared memory a turn) against one
-# exchange for a push and a pop (NQ_EXCH: 30.1 and 5) and the 16-byte entries before (NQ_AOS: 19.9 and 13);
-# n = 22 then runs with the faster of the first two at n = 21.
+# What it asks (after the eleventh session, results/gpu.md): the kernel is latency-bound with 20 to 24 warps a
+# multiprocessor, which its shared memory a thread limits; blocks of 64 threads fit 704 threads at n = 21
+# where blocks of 128 fit 640. Small boards: where n = 17 and 19 spend their time, beside ygch. A few large
+# units of n = 26 did not finish in 60 s: why.
 lease() {
   local deadline=$(($(date +%s) + ${BUDGET:-540}))
-  capped() { # CAP COMMAND...: runs it for at most CAP seconds and what is left, timed; its wall in $wall
+  capped() { # CAP COMMAND...: runs it for at most CAP seconds and what is left, timed
     local left=$((deadline - $(date +%s))) cap=$1
     shift
-    if [ "$left" -lt 5 ]; then echo "skipped, no time left: $*"; wall=999999; return 99; fi
+    if [ "$left" -lt 5 ]; then echo "skipped, no time left: $*"; return 99; fi
     [ "$cap" -gt "$left" ] && cap=$left
-    local t0 t1
-    t0=$(date +%s.%N)
     timed timeout "$cap" "$@"
-    local rc=$?
-    t1=$(date +%s.%N)
-    wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.3f", b-a}')
-    [ $rc -eq 0 ] || wall=999999
-    return $rc
   }
-  # Each line says which kernel ran: `timed` prints only the command.
-  variant() { # DEFINES CAP COMMAND...
-    local d=$1
-    shift
-    echo "# kernel: ${d:-default (NQ_SOA)}"
-    NQUEENS_GPU_DEFINES="$d" capped "$@"
-  }
-  local ygch= wall=0
+  local ygch=
   if [ -d "$root/.peers/ygch/src" ] && command -v nvcc > /dev/null; then
     ygch=$(mktemp -d)
     cp "$root"/.peers/ygch/src/*.cu "$root"/.peers/ygch/src/*.cpp "$root"/.peers/ygch/src/*.h "$ygch/"
@@ -167,52 +149,37 @@ lease() {
   fi
   nvidia-smi -L
   "$B" --version
-  # Exact first: every board to 17 with each kernel, one GPU named twice, the widest lines against the CPU.
-  local d
-  for d in "" NQ_EXCH; do variant "$d" 30 "$B" count 4..17 --backend gpu --check -q; done
-  variant NQ_EXCH 60 "$B" count 18 --backend gpu --gpus 0,0 --check -q
-  variant NQ_EXCH 60 "$B" count 25x9 26x9 27x8 28x8 --backend gpu -f csv -o "$out/wide-exch.csv"
+  # Exact first: every board to 17, one GPU named twice, the widest lines against the CPU's totals.
+  capped 60 "$B" count 4..17 --backend gpu --check -q
+  capped 60 "$B" count 18 --backend gpu --gpus 0,0 --check -q
+  capped 60 "$B" count 25x9 26x9 27x8 28x8 --backend gpu -f csv -o "$out/wide-gpu.csv"
   capped 60 "$B" count 25x9 26x9 27x8 28x8 -f csv -o "$out/wide-cpu.csv"
-  if cmp <(cut -d, -f1,2 "$out/wide-exch.csv") <(cut -d, -f1,2 "$out/wide-cpu.csv"); then
-    echo "wide lines: NQ_EXCH's totals are the CPU's"
+  if cmp <(cut -d, -f1,2 "$out/wide-gpu.csv") <(cut -d, -f1,2 "$out/wide-cpu.csv"); then
+    echo "wide lines: the GPU's totals are the CPU's"
   else
-    echo "WIDE LINES: NQ_EXCH'S TOTALS DIFFER FROM THE CPU'S"
+    echo "WIDE LINES: THE GPU'S TOTALS DIFFER FROM THE CPU'S"
   fi
-  # The decision: n = 21 twice with each of the two, once with the 16-byte entries; n = 20 once each.
-  local soa=0 exch=0
-  for _ in 1 2; do
-    variant "" 60 "$B" count 21 --backend gpu --check -q
-    soa=$(awk -v a="$soa" -v b="$wall" 'BEGIN{print a + b}')
-    variant NQ_EXCH 60 "$B" count 21 --backend gpu --check -q
-    exch=$(awk -v a="$exch" -v b="$wall" 'BEGIN{print a + b}')
+  # Threads a block at n = 21 (the default, 128, twice).
+  local t
+  for t in 128 64 256 128; do
+    echo "# $t threads a block"
+    NQUEENS_GPU_THREADS=$t NQUEENS_GPU_VERBOSE=1 capped 60 "$B" count 21 --backend gpu --check -q 2>&1 |
+      grep -v "^gpu: [0-9]* tasks"
   done
-  variant NQ_AOS 60 "$B" count 21 --backend gpu --check -q
-  for d in "" NQ_EXCH NQ_AOS; do variant "$d" 30 "$B" count 20 --backend gpu --check -q; done
-  echo "n = 21, two runs each: NQ_SOA $soa s, NQ_EXCH $exch s"
-  # What bounds each (Nsight Compute, if at hand): shared memory's wavefronts, instructions, the pipes' load
-  # and the warps' stalls, on one batch of n = 19.
-  local ncu
-  ncu=$(command -v ncu || ls /usr/local/cuda*/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2> /dev/null | head -1)
-  if [ -n "$ncu" ]; then
-    for d in "" NQ_EXCH; do
-      variant "$d" 40 "$ncu" --kernel-name count_tasks --launch-skip 2 --launch-count 1 \
-        --section SpeedOfLight --section WarpStateStats --section ComputeWorkloadAnalysis \
-        --metrics l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,smsp__inst_executed.sum,sm__cycles_active.avg,smsp__thread_inst_executed_per_inst_executed.ratio,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum \
-        "$B" count 19 --backend gpu -q
-    done
-  else
-    echo "no Nsight Compute (ncu): the kernels' bounds stay a model"
-  fi
-  # Side by side with ygch.
+  # Side by side with ygch, phase by phase.
   wait
+  local n
   for n in 17 19 21; do
     [ -x "$ygch/ygch" ] && capped 60 "$ygch/ygch" $n 6
     NQUEENS_GPU_VERBOSE=1 capped 60 "$B" count $n --backend gpu --check -q
   done
-  # Last, what is left: n = 22 (target 85 s, ygch about 250 s) with the faster, stopped at the deadline.
-  local best=""
-  awk -v a="$exch" -v b="$soa" 'BEGIN{exit !(a < b)}' && best=NQ_EXCH
-  variant "$best" 300 "$B" count 22 --backend gpu --check -q
+  # Four large units of n = 26 (1.4e12 nodes each by `estimate`), phase by phase.
+  local j
+  j=$(mktemp -d)
+  NQUEENS_GPU_VERBOSE=1 capped 90 "$B" count 26 --backend gpu --units 0-3 --checkpoint "$j/n26.journal" -f json
+  rm -rf "$j"
+  # Last, what is left: n = 22 (target 85 s; 92.9 s in the eleventh session, ygch 256 s).
+  capped 300 "$B" count 22 --backend gpu --check -q
 }
 
 run_part() {

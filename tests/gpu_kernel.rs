@@ -14,11 +14,10 @@ use std::sync::OnceLock;
 /// The kernel's variants (its `NQ_*` switches): the default (the stack's words in arrays of their own, eight
 /// turns between tests for a task's end, two sentinels of four squares: the program's choice for boards 25 to
 /// 28 wide), the program's choice for boards to 24 wide (one sentinel of eight squares), four, two and one
-/// turns, four sentinels of two squares, the block's threads fixed as the program builds it; the stack in
-/// 16-byte entries (`NQ_AOS`, the kernel to the eleventh session) and entries stored only when a child is
-/// pushed, each with eight and one turns; and one exchange for a push and a pop (`NQ_EXCH`), as
+/// turns, four sentinels of two squares, the block's threads fixed as the program builds it; and the stack in
+/// 16-byte entries (`NQ_AOS`, the kernel to the eleventh session) with eight and one turns, as
 /// `NQUEENS_GPU_DEFINES` may ask.
-const VARIANTS: [&str; 15] = [
+const VARIANTS: [&str; 10] = [
     "-DNQ_DEFAULT",
     "-DNQ_UNROLL=8u -DNQ_SENTINEL_SQUARES=8u",
     "-DNQ_UNROLL=4u -DNQ_SENTINEL_SQUARES=4u",
@@ -28,13 +27,8 @@ const VARIANTS: [&str; 15] = [
     // As the program builds it: the block's threads fixed (host.h's four).
     "-DNQ_THREADS=4u -DNQ_UNROLL=8u -DNQ_SENTINEL_SQUARES=8u",
     "-DNQ_AOS",
+    "-DNQ_AOS -DNQ_UNROLL=8u -DNQ_SENTINEL_SQUARES=8u",
     "-DNQ_AOS -DNQ_UNROLL=1u -DNQ_SENTINEL_SQUARES=1u",
-    "-DNQ_SAVE_ON_PUSH",
-    "-DNQ_SAVE_ON_PUSH -DNQ_UNROLL=1u -DNQ_SENTINEL_SQUARES=1u",
-    "-DNQ_SAVE_ON_PUSH -DNQ_UNROLL=8u -DNQ_SENTINEL_SQUARES=8u",
-    "-DNQ_EXCH",
-    "-DNQ_EXCH -DNQ_UNROLL=1u -DNQ_SENTINEL_SQUARES=1u",
-    "-DNQ_EXCH -DNQ_THREADS=4u -DNQ_UNROLL=8u -DNQ_SENTINEL_SQUARES=8u",
 ];
 
 /// The value of switch `name` in variant `define`, or `default`.

@@ -5,15 +5,14 @@
 // `scripts/gpu-sass-count.sh` counts the SASS instructions of its search loop; results/gpu.md records them.
 //
 // The search loop takes one queen a turn, branch-free, and tests for the task's end every NQ_UNROLL turns
-// (SASS on sm_90, nodes counted: 159 instructions for eight turns, 19.9 a node, on every board to 28 wide;
-// of which 6 for the next task's test, the warp's meeting after it and the back branch; results/gpu.md):
-// - The stack lives in shared memory, one 16-byte entry a level: the row's untried squares `avail`, its free
+// (SASS on sm_90, nodes counted, the block's threads fixed as the program builds it: 200 instructions for
+// eight turns, 25.0 a node, on every board to 28 wide; results/gpu.md):
+// - The stack lives in shared memory, four words a level: the row's untried squares `avail`, its free
 //   columns `fc` (the board's columns not taken), and the diagonal masks `ld` and `rd` of the queens above it.
 //   A turn takes the top entry's lowest square, stores the rest back, and pushes the child row's entry if the
 //   child has a free square. A row whose last square is taken is popped in the same turn (the child, if any,
-//   takes its place), so an entry on the stack always has a square left: no turn is spent backing up. The
-//   next turn's entry is loaded at the end of the turn: after a push it is the entry just stored, which the
-//   compiler keeps in registers (the load is skipped).
+//   takes its place), so an entry on the stack always has a square left: no turn is spent backing up. After a
+//   push the next turn's entry is the child's, in registers; otherwise it is loaded.
 // - Below the task's first row lie the sentinels: their squares are the word's top NQ_SENTINEL_SQUARES bits,
 //   beyond any column of a board at most 32 - NQ_SENTINEL_SQUARES wide, so the search is over when the next
 //   entry holds one of them. The loop tests that once every NQ_UNROLL turns; the turns after the task's end
@@ -42,11 +41,14 @@
 //   next one inside the search loop, while the other threads of its warp wait only for that: with a loop
 //   for each task, the warp waited at its end for its longest task (about half the lanes idle, by the
 //   sizes of the tasks; on an H200, n = 21 took 16.1 s rather than 18.6 s once changed).
-// - Entries of one level for all threads of a block are consecutive (16 bytes a thread), so a warp's 128-bit
-//   loads and stores use every bank whatever level each thread is at; the table is laid out the same way.
-//   The rest's 32-bit store is the exception: four threads share each bank it uses, and with the push and
-//   the load both issued in most turns, a turn moves about 13 wavefronts of shared memory, the kernel's
-//   bound on an H200 (results/gpu.md).
+// - Each word of the stack is in an array of its own, one 32-bit word a thread, and a level's words for all
+//   threads of a block are consecutive, so that every access of a warp is one wavefront of shared memory
+//   whatever level each thread is at; the table is laid out the same way. A turn stores the rest (1
+//   wavefront), reads the table (1), and where a child is pushed stores its free columns and diagonals (3),
+//   else loads the entry below (4): a warp issues both in most turns, 9 wavefronts. One 16-byte entry a level
+//   (NQ_AOS: 19.9 instructions a node, but 13 wavefronts, bound by them) took 14.5 s at n = 21 on an H100
+//   where this takes 11.2 s; entries stored only on a push, and one atomic exchange for a push and a pop,
+//   were slower too (results/gpu.md).
 
 typedef unsigned int u32;
 typedef unsigned long long u64;
@@ -90,25 +92,13 @@ struct Task {
 #define NQ_SENTINEL (~0u << (32u - NQ_SENTINEL_SQUARES))
 #define NQ_SENTINEL_LOW (1u << (32u - NQ_SENTINEL_SQUARES))
 
-// The stack's layout: its four words each in an array of their own (NQ_SOA, below), unless NQ_AOS asks for
-// one 16-byte entry a level (the kernel to the eleventh session; NQ_SAVE_ON_PUSH and NQ_LOAD_EVERY_TURN are
-// variants of it). On an H100 at n = 21, 11.2 s against 14.5 s (results/gpu.md).
-#if defined(NQ_SAVE_ON_PUSH) || defined(NQ_LOAD_EVERY_TURN)
-#define NQ_AOS
-#endif
+// The stack's layout: the words in arrays of their own (NQ_SOA; see above), unless NQ_AOS asks for one
+// 16-byte entry a level, the kernel to the eleventh session, kept to measure against.
 #ifndef NQ_AOS
 #define NQ_SOA
-#elif defined(NQ_EXCH)
-#error "NQ_EXCH takes the stack's words in arrays of their own, not NQ_AOS's entries"
 #endif
 
-// NQ_SOA (results/gpu.md): the stack's four words each in an array of their own, one
-// 32-bit word a thread, so that every access of a warp is one wavefront of shared memory whatever the
-// levels of its threads (16-byte entries take four, and the rest's 32-bit store in one takes four for the
-// bank its threads share). A level's arrays lie `step` bytes apart. A turn stores the rest (1 wavefront),
-// reads the table (1), and where a child is pushed stores its free columns and diagonals (3), else loads
-// the entry below (4): 9 wavefronts, not 13, for five instructions more a turn (25.0 SASS instructions a node
-// with eight turns and the block fixed at compile time, as the program builds it).
+// A level's words lie `step` bytes apart (NQ_SOA).
 __device__ __forceinline__ void nq_put(char* at, u32 step, uint4 v)
 {
     *(u32*)at = v.x;
@@ -121,13 +111,6 @@ __device__ __forceinline__ uint4 nq_get(const char* at, u32 step)
 {
     return make_uint4(*(const u32*)at, *(const u32*)(at + step), *(const u32*)(at + 2u * step),
                       *(const u32*)(at + 3u * step));
-}
-
-// NQ_EXCH: each word exchanged for `v`'s (the threads of a warp that push write, those that pop read).
-__device__ __forceinline__ uint4 nq_exchange(char* at, u32 step, uint4 v)
-{
-    return make_uint4(atomicExch((u32*)at, v.x), atomicExch((u32*)(at + step), v.y),
-                      atomicExch((u32*)(at + 2u * step), v.z), atomicExch((u32*)(at + 3u * step), v.w));
 }
 
 extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count, u32* next,
@@ -202,22 +185,7 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
             // squares of the sentinels below, for the count of nodes. (Their columns are not the task's:
             // ptxas allocates the loop's registers worse when the same value is stored twice.)
             const u32 cols = (1u << (high - 1u)) - 1u;
-#ifdef NQ_EXCH
-            // A level holds the entry to go back to when the row above it is done: the task's first row
-            // goes back to the top sentinel, each sentinel to the one below, and the lowest never runs out,
-            // so it needs no level. The row at the top of the stack is in registers only: the task's first
-            // row, one level below where the other layouts put it, so that the level above the deepest row
-            // a task can reach is still the thread's (the search loop writes there, see below).
-            top = 4u * threadIdx.x;
-            for (u32 s = 0u; s + 1u < NQ_SENTINELS; s++, top += level) {
-                nq_put(shared + top, step, make_uint4(NQ_SENTINEL, cols, s * NQ_SENTINEL_SQUARES, ~0u));
-            }
-            nq_put(shared + top, step,
-                   make_uint4(NQ_SENTINEL, cols, (NQ_SENTINELS - 1u) * NQ_SENTINEL_SQUARES, ~0u));
-            // `top`: the level above the row at the top of the stack (the search loop's).
-            top += level;
-            e = make_uint4(task.avail, task.fc, task.ld, task.rd);
-#elif defined(NQ_SOA)
+#ifdef NQ_SOA
             top = 4u * threadIdx.x;
             for (u32 s = 0u; s < NQ_SENTINELS; s++, top += level) {
                 nq_put(shared + top, step, make_uint4(NQ_SENTINEL, cols, s * NQ_SENTINEL_SQUARES, ~0u));
@@ -241,7 +209,6 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
 #endif
         for (u32 i = 0; i < NQ_UNROLL; i++) {
             const u32 rest = e.x & (e.x - 1u);
-#if !defined(NQ_SAVE_ON_PUSH) && !defined(NQ_EXCH)
             *(u32*)(shared + top) = rest;
             // Pop the row if this was its last square, then (below) push the child over it or above it.
             // Written here, as a predicated subtraction right after the store, ptxas makes the rest and
@@ -256,7 +223,6 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
                 top -= level;
             }
 #endif
-#endif
             // e.x ^ rest is the queen's square, which is free: in fc, in neither diagonal.
             const u32 fc = e.y ^ e.x ^ rest;
             const u32 ld = (e.z | (e.x ^ rest)) << 1;
@@ -264,61 +230,7 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
             const u32 open = *(const u32*)(shared + tab + __popc(fc) * step);
             const u32 free = fc & ~(ld | rd) & open;
             sol += open >> 31;
-#ifdef NQ_SAVE_ON_PUSH
-            // A variant to measure (results/gpu.md): the top entry lives in registers only, and an entry is
-            // stored when a child is pushed above it (with the squares it has left), loaded when the search
-            // comes back to it. No store of the rest in every turn (4 wavefronts: four threads share each bank
-            // it uses), and at most one 16-byte store and one load a turn: about 9 wavefronts, not 13.
-            // Branch-free: the store and the load are predicated, the next entry a select. A row with squares
-            // left is kept for later; one without is replaced by its child.
-            const bool push = free != 0u;
-            const bool save = push && rest != 0u;
-            const bool pop = !push && rest == 0u;
-            if (save) {
-                *(uint4*)(shared + top) = make_uint4(rest, e.y, e.z, e.w);
-            }
-#ifdef __CUDA_ARCH__
-            // Predicated additions: as selects and an add, ptxas spends three instructions.
-            asm("{\n\t.reg .pred s, p;\n\tsetp.ne.u32 s, %1, 0;\n\tsetp.ne.u32 p, %2, 0;\n\t"
-                "@s add.u32 %0, %0, %3;\n\t@p sub.u32 %0, %0, %3;\n\t}"
-                : "+r"(top)
-                : "r"((u32)save), "r"((u32)pop), "r"(level));
-#else
-            top += save ? level : 0u;
-            top -= pop ? level : 0u;
-#endif
-            e.x = push ? free : rest;
-            e.y = push ? fc : e.y;
-            e.z = push ? ld : e.z;
-            e.w = push ? rd : e.w;
-            if (pop) {
-                e = *(const uint4*)(shared + top);
-            }
-#elif defined(NQ_EXCH)
-            // A variant to measure (results/gpu.md): the top entry lives in registers only, and a level holds
-            // the entry its row goes back to. A row with squares left whose child is pushed is saved at the
-            // child's level; a row done without a child takes back the entry saved at its own. The two never
-            // happen to one thread in the same turn, so one exchange a word serves both: the threads that push
-            // write, those that pop read (and leave what they wrote above the stack, where the next push
-            // writes again). Four exchanges and the table a turn: 5 wavefronts of shared memory, not 9. A
-            // child that takes the place of a row done (or a row with squares left and no child) touches no
-            // memory.
-            const bool push = free != 0u;
-            const bool keep = push && rest != 0u;
-            const bool pop = !push && rest == 0u;
-            // The threads that neither push nor pop exchange too, one level above their row, whose words
-            // are not read before a push writes them again: one exchange in every thread rather than a
-            // branch around them. `top` is that level here (see the task's start): a pop exchanges one
-            // below it, and the row then at the top of the stack is there, one level below the pop's.
-            // (The lowest sentinel's row is below the thread's first level: such a difference wraps.)
-            const u32 at = pop ? top - level : top;
-            const uint4 back = nq_exchange(shared + at, step, make_uint4(rest, e.y, e.z, e.w));
-            top = keep ? at + level : at;
-            e.x = push ? free : (pop ? back.x : rest);
-            e.y = push ? fc : (pop ? back.y : e.y);
-            e.z = push ? ld : (pop ? back.z : e.z);
-            e.w = push ? rd : (pop ? back.w : e.w);
-#elif defined(NQ_SOA)
+#ifdef NQ_SOA
             // The pushed row's squares need no store: the next turn stores what is left of them.
             if (free != 0u) {
                 top += level;
@@ -339,13 +251,8 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
                 top += level;
                 *(uint4*)(shared + top) = make_uint4(free, fc, ld, rd);
             }
-#if defined(__CUDA_ARCH__) && defined(NQ_LOAD_EVERY_TURN)
-            // A variant to measure (results/gpu.md, k4): one instruction fewer for four turns, but ptxas then
-            // loads the next entry after a push too (slower on an H200: 3.56 s against 3.21 s at n = 20).
-            asm("" : "+r"(top));
-#endif
             e = *(const uint4*)(shared + top);
-#if defined(__CUDA_ARCH__) && !defined(NQ_LOAD_EVERY_TURN)
+#ifdef __CUDA_ARCH__
             // Unrolled, ptxas otherwise adds the shared window's base to `top` on both sides of the push
             // for the next turn's store: two instructions a turn. With `level` opaque too, ptxas copies
             // `top` between registers three times in four turns rather than four (one instruction fewer).

@@ -48,7 +48,7 @@ fn gpu_error(what: &str) -> impl Fn(cudarc::driver::DriverError) -> Error + '_ {
 }
 
 /// The compile-time switches of the kernel (`NQ_*` in `count.cu`) from the environment, for measuring
-/// variants side by side (`NQUEENS_GPU_DEFINES="NQ_SAVE_ON_PUSH"`), but for `NQ_UNROLL`, which
+/// variants side by side (`NQUEENS_GPU_DEFINES="NQ_AOS"`), but for `NQ_UNROLL`, which
 /// [`super::turns`] reads (and `NQ_SENTINEL_SQUARES`, which it refuses).
 fn defines() -> Vec<String> {
     std::env::var("NQUEENS_GPU_DEFINES")
@@ -63,7 +63,7 @@ fn defines() -> Vec<String> {
 fn options((major, minor): (i32, i32), turns: Turns) -> Vec<String> {
     let mut options = vec![format!("--gpu-architecture=sm_{major}{minor}")];
     options.extend(turns.defines());
-    // The launch's block, which the kernel may take as a constant (`NQ_SOA` does).
+    // The launch's block, which the kernel takes as a constant.
     options.push(format!("-DNQ_THREADS={}u", threads_per_block()));
     options.extend(defines());
     options

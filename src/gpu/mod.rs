@@ -1518,11 +1518,8 @@ mod tests {
     #[test]
     fn the_turns_between_tests_are_the_programs_unless_asked() {
         assert_eq!(turns_asked("", 19).unwrap(), Turns::for_width(19));
-        assert_eq!(
-            turns_asked("NQ_SAVE_ON_PUSH", 27).unwrap(),
-            Turns::for_width(27)
-        );
-        let two = turns_asked("NQ_SAVE_ON_PUSH NQ_UNROLL=2u", 28).unwrap();
+        assert_eq!(turns_asked("NQ_AOS", 27).unwrap(), Turns::for_width(27));
+        let two = turns_asked("NQ_AOS NQ_UNROLL=2u", 28).unwrap();
         assert_eq!((two.between_tests, two.sentinel_squares), (2, 2));
         assert_eq!(turns_asked("NQ_UNROLL=8", 24).unwrap().sentinels(), 1);
         // Eight turns on a board too wide for a sentinel of eight squares: two of four.
@@ -1533,7 +1530,7 @@ mod tests {
             Turns::asked(4, 28)
         );
         assert_eq!(
-            turns_asked("NQ_UNROLL=1u NQ_SOA", 28)
+            turns_asked("NQ_UNROLL=1u NQ_AOS", 28)
                 .unwrap()
                 .between_tests,
             1

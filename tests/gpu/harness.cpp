@@ -23,8 +23,8 @@ static unsigned owner(unsigned at, unsigned levels, unsigned sentinels) {
     const unsigned stack = (levels + sentinels) * 16u * NQ_HOST_THREADS;
     const unsigned table = (levels + 1u) * 4u * NQ_HOST_THREADS;
     if (at < stack) {
-        // One 16-byte entry a level (NQ_AOS and its variants), or the four words in arrays of their own.
-#if defined(NQ_AOS) || defined(NQ_SAVE_ON_PUSH) || defined(NQ_LOAD_EVERY_TURN)
+        // One 16-byte entry a level (NQ_AOS), or the four words in arrays of their own.
+#ifdef NQ_AOS
         return at % (16u * NQ_HOST_THREADS) / 16u;
 #else
         return at % (4u * NQ_HOST_THREADS) / 4u;

@@ -34,11 +34,6 @@ static inline unsigned long long atomicAdd(unsigned long long* p, unsigned long 
     *p += v;
     return old;
 }
-static inline unsigned atomicExch(unsigned* p, unsigned v) {
-    unsigned old = *p;
-    *p = v;
-    return old;
-}
 static inline int __popc(unsigned x) { return __builtin_popcount(x); }
 // The multiprocessor's clock: it moves on by nq_clock_step at each reading (set by the harness), so a test can
 // make every task seem to run long.
