@@ -13,7 +13,7 @@
 //! unit, in milliseconds for any plan; the stretches follow the plan's order, which is where the sizes drift.
 //! The descents are seeded by the stretch, so an estimate is the same on every run and thread count.
 
-use crate::engine::kernel::{Frame, Masks};
+use crate::engine::kernel::{Frame, Masks, Start};
 use crate::engine::plan::{Plan, WorkUnit};
 use rayon::prelude::*;
 
@@ -125,7 +125,12 @@ impl WorkEstimate {
 /// The mean of `descents` random descents from `unit`'s start: Knuth's estimate of its nodes; `None` for a
 /// unit the kernel does not search (one enumerated whole).
 fn descend(plan: &Plan, unit: &WorkUnit, descents: u32, random: &mut fastrand::Rng) -> Option<f64> {
-    let start = plan.start(unit)?;
+    Some(nodes_below(&plan.start(unit)?, descents, random))
+}
+
+/// Knuth's estimate of the nodes below `start`: the mean of `descents` random descents (at least one).
+pub fn nodes_below(start: &Start, descents: u32, random: &mut fastrand::Rng) -> f64 {
+    let descents = descents.max(1);
     let mut sum = 0.0;
     for _ in 0..descents {
         let (mut masks, mut row, mut paths, mut nodes) = (start.masks, start.row, 1.0, 0.0);
@@ -140,7 +145,7 @@ fn descend(plan: &Plan, unit: &WorkUnit, descents: u32, random: &mut fastrand::R
         }
         sum += nodes;
     }
-    Some(sum / f64::from(descents))
+    sum / f64::from(descents)
 }
 
 /// One row of a random descent: the free squares of `row` under `masks` and `frame`, and the masks for the

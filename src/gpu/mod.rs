@@ -40,6 +40,7 @@ pub mod task;
 mod cuda;
 
 use crate::engine::count::Count;
+use crate::engine::estimate;
 use crate::engine::exec::{Progress, Run};
 use crate::engine::kernel::{self, Kernel, Start, Tally};
 use crate::engine::plan::{BurnsideParts, Plan, WorkUnit};
@@ -76,6 +77,16 @@ const TASK_BALANCE: f64 = 1800.0;
 
 /// Units of the cut's sample whose nodes are counted (with a budget) to size the run.
 const SIZING_UNITS: usize = 64;
+
+/// The nodes counted below a start of that sample at most: some 10 ms of one core. Past them its nodes are
+/// estimated instead ([`SIZING_DESCENTS`] of Knuth's random descents), so that sizing a run of a few large
+/// units is quick: counting as far as the target needs (up to 7.8e10 nodes a unit for four units of n = 26,
+/// 1.4e12 nodes each) took the host longer than the GPU's count of them.
+const SIZING_BUDGET: u64 = 1 << 23;
+
+/// Random descents that estimate a start of the sample past [`SIZING_BUDGET`]: an estimate within a few
+/// times the truth is enough, the target being the square root of the run's nodes, or [`TARGET_TASKS`].
+const SIZING_DESCENTS: u32 = 1024;
 
 /// The most rows the host places below a unit's start.
 const MAX_EXTRA_ROWS: u32 = 16;
@@ -598,19 +609,34 @@ fn sample(plan: &Plan, units: &[usize]) -> Vec<(Table, Start)> {
 
 /// The tasks a run of `units` units aims for, from the nodes below `starts`, a sample of their starts: see
 /// [`TASK_BALANCE`]. The count stops early on large units: past [`TARGET_TASKS`]'s size, the target is that.
+/// A start with more than [`SIZING_BUDGET`] nodes is estimated rather than counted.
 fn target_tasks(starts: &[&Start], units: usize) -> f64 {
+    target_tasks_within(starts, units, SIZING_BUDGET)
+}
+
+/// [`target_tasks`], counting at most `sizing_budget` nodes below a start.
+fn target_tasks_within(starts: &[&Start], units: usize, sizing_budget: u64) -> f64 {
     if starts.is_empty() {
         return TARGET_TASKS as f64;
     }
     // The run's nodes from which the target is TARGET_TASKS; a unit twice the mean of such a run is counted
     // no further.
     let large = (TARGET_TASKS as f64).powi(2) / TASK_BALANCE;
-    let budget = (2.0 * large / units.max(1) as f64).ceil() as u64;
-    let nodes: u64 = starts
+    let enough = (2.0 * large / units.max(1) as f64).ceil() as u64;
+    let budget = enough.min(sizing_budget);
+    let nodes: f64 = starts
         .par_iter()
-        .map(|s| task::nodes_below(s, budget).unwrap_or(budget))
+        .enumerate()
+        .map(|(i, s)| match task::nodes_below(s, budget) {
+            Some(nodes) => nodes as f64,
+            None if budget < enough => {
+                let mut random = fastrand::Rng::with_seed(i as u64);
+                estimate::nodes_below(s, SIZING_DESCENTS, &mut random).max(budget as f64)
+            }
+            None => budget as f64,
+        })
         .sum();
-    let run = nodes as f64 * units as f64 / starts.len() as f64;
+    let run = nodes * units as f64 / starts.len() as f64;
     (run * TASK_BALANCE).sqrt().min(TARGET_TASKS as f64)
 }
 
@@ -1456,6 +1482,31 @@ mod tests {
         let c = cut(&plan, &all);
         assert_eq!(c.extra_rows, 1, "{c:?}");
         assert!((2e6..5e6).contains(&c.tasks), "{c:?}");
+    }
+
+    #[test]
+    fn a_run_of_a_few_large_units_is_sized_by_estimate_past_the_budget() {
+        // Four units of n = 16 (full symmetry, one row: 289 k nodes the first) stand for a few of n = 26
+        // (1.4e12 nodes each), whose count as far as the target needs took the host minutes. With a budget
+        // of 4,096 nodes a start, the units are estimated, and the target is about the counted one.
+        let plan = Plan::new(Board::new(16).unwrap(), Symmetry::Full, Split::Depth(0));
+        let starts: Vec<Start> = (0..4)
+            .filter_map(|i| plan.start(&plan.units()[i]))
+            .collect();
+        let starts: Vec<&Start> = starts.iter().collect();
+        assert_eq!(starts.len(), 4);
+        assert!(
+            task::nodes_below(starts[0], 4096).is_none(),
+            "past the budget"
+        );
+        let counted = target_tasks_within(&starts, 4, u64::MAX);
+        let estimated = target_tasks_within(&starts, 4, 4096);
+        assert!(
+            (estimated / counted - 1.0).abs() < 0.25,
+            "{estimated} against {counted}"
+        );
+        // Not the budget's own figure: sqrt(4,096 * 1,800) = 2,715.
+        assert!(estimated > 10_000.0, "{estimated}");
     }
 
     #[test]
