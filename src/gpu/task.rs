@@ -106,7 +106,8 @@ pub struct Task {
     pub slot: u32,
     /// The lowest index of the unit's table its rows use.
     pub low: u32,
-    /// Unused, for a 32-byte task.
+    /// Unused by the kernel, for a 32-byte task; the host keeps the task's [`Task::size_guess`] in the first
+    /// word while it orders a batch.
     pub pad: [u32; 2],
 }
 
@@ -114,6 +115,12 @@ impl Task {
     /// The levels of stack the kernel may need for this task: one for each row left.
     pub fn levels(&self) -> u32 {
         (self.fc.count_ones() - self.low).max(1)
+    }
+
+    /// How large the task looks without counting it, for the order of a batch: the larger the more rows it
+    /// has left, then the more squares its first row has.
+    pub fn size_guess(&self) -> u32 {
+        self.levels() << 8 | self.avail.count_ones()
     }
 }
 
