@@ -129,8 +129,9 @@ cpu() {
 #
 # What it asks (after the eleventh session, results/gpu.md): the kernel is latency-bound with 20 to 24 warps a
 # multiprocessor, which its shared memory a thread limits; blocks of 64 threads fit 704 threads at n = 21
-# where blocks of 128 fit 640. Small boards: where n = 17 and 19 spend their time, beside ygch. A few large
-# units of n = 26 did not finish in 60 s: why.
+# where blocks of 128 fit 640. Small boards: fewer tasks (the host's cut is as long as the kernels at n = 19),
+# and where n = 17 and 19 spend their time, beside ygch. Four large units of n = 26, sized by estimate since
+# the eleventh session (the count of their sizing ran past 60 s there).
 lease() {
   local deadline=$(($(date +%s) + ${BUDGET:-540}))
   capped() { # CAP COMMAND...: runs it for at most CAP seconds and what is left, timed
@@ -165,6 +166,17 @@ lease() {
     echo "# $t threads a block"
     NQUEENS_GPU_THREADS=$t NQUEENS_GPU_VERBOSE=1 capped 60 "$B" count 21 --backend gpu --check -q 2>&1 |
       grep -v "^gpu: [0-9]* tasks"
+  done
+  # How many tasks small runs aim for: sqrt(nodes * balance), 1,800 by default, which assumed 100 ns a task
+  # of the host's cut on a core where the eleventh session's H100 machine took 740 (n = 19: 0.87 s cutting,
+  # the kernels waiting on it).
+  local b
+  for n in 17 19 20; do
+    for b in 1800 450 112; do
+      echo "# task balance $b"
+      NQUEENS_GPU_TASK_BALANCE=$b NQUEENS_GPU_VERBOSE=1 capped 30 "$B" count $n --backend gpu --check -q 2>&1 |
+        grep -v "^gpu: [0-9]* tasks"
+    done
   done
   # Side by side with ygch, phase by phase.
   wait

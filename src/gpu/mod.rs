@@ -75,6 +75,16 @@ pub const TARGET_TASKS: usize = 1 << 24;
 /// which took the 2-core development machine 3.6 s to cut against 0.3 s for 3.1 million (results/gpu.md).
 const TASK_BALANCE: f64 = 1800.0;
 
+/// [`TASK_BALANCE`], unless `NQUEENS_GPU_TASK_BALANCE` says otherwise (for measuring: the host's cut of the
+/// eleventh session's H100 machine took 740 ns a task on a core, where the constant assumes 100).
+fn task_balance() -> f64 {
+    std::env::var("NQUEENS_GPU_TASK_BALANCE")
+        .ok()
+        .and_then(|b| b.parse::<f64>().ok())
+        .filter(|b| b.is_finite() && *b > 0.0)
+        .unwrap_or(TASK_BALANCE)
+}
+
 /// Units of the cut's sample whose nodes are counted (with a budget) to size the run.
 const SIZING_UNITS: usize = 64;
 
@@ -626,7 +636,8 @@ fn target_tasks_within(starts: &[&Start], units: usize, sizing_budget: u64) -> f
     }
     // The run's nodes from which the target is TARGET_TASKS; a unit twice the mean of such a run is counted
     // no further.
-    let large = (TARGET_TASKS as f64).powi(2) / TASK_BALANCE;
+    let balance = task_balance();
+    let large = (TARGET_TASKS as f64).powi(2) / balance;
     let enough = (2.0 * large / units.max(1) as f64).ceil() as u64;
     let budget = enough.min(sizing_budget);
     let nodes: f64 = starts
@@ -642,7 +653,7 @@ fn target_tasks_within(starts: &[&Start], units: usize, sizing_budget: u64) -> f
         })
         .sum();
     let run = nodes * units as f64 / starts.len() as f64;
-    (run * TASK_BALANCE).sqrt().min(TARGET_TASKS as f64)
+    (run * balance).sqrt().min(TARGET_TASKS as f64)
 }
 
 /// [`cut`] with its target and sample given.
