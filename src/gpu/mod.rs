@@ -88,11 +88,11 @@ fn task_balance() -> f64 {
 /// Units of the cut's sample whose nodes are counted (with a budget) to size the run.
 const SIZING_UNITS: usize = 64;
 
-/// The nodes counted below a start of that sample at most: some 10 ms of one core. Past them its nodes are
+/// The nodes counted below a start of that sample at most: about a millisecond of one core. Past them its nodes are
 /// estimated instead ([`SIZING_DESCENTS`] of Knuth's random descents), so that sizing a run of a few large
 /// units is quick: counting as far as the target needs (up to 7.8e10 nodes a unit for four units of n = 26,
 /// 1.4e12 nodes each) took the host longer than the GPU's count of them.
-const SIZING_BUDGET: u64 = 1 << 23;
+const SIZING_BUDGET: u64 = 1 << 20;
 
 /// Random descents that estimate a start of the sample past [`SIZING_BUDGET`]: an estimate within a few
 /// times the truth is enough, the target being the square root of the run's nodes, or [`TARGET_TASKS`].
