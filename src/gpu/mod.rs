@@ -406,6 +406,98 @@ pub struct BurnsideSlots {
     pub weight: BurnsideParts,
 }
 
+/// `batches` as one, in their order: its slots are all their units', then all their parts' (the layout
+/// [`finish`] reads), and its tasks largest first by the host's guess, as [`prepare`] puts a batch's.
+///
+/// A small run is cut in many small batches before the driver has said how many GPUs there are (so that
+/// several can share them), and each batch's kernel ends with its largest task: by the tasks' sizes counted
+/// on the host (`examples/gpu_cut.rs`, n = 17 as the program cuts it, 84,480 threads), the last thread of
+/// the program's batches ends 49% after a perfect share if they overlapped perfectly and 392% after it if
+/// they ran one by one, where all of them as one ends 14% after it. One GPU takes what it has in hand as
+/// one batch (see [`dispatch`]).
+pub fn merge(batches: Vec<Batch>) -> Batch {
+    if batches.len() < 2 {
+        return batches.into_iter().next().unwrap_or_default();
+    }
+    let units: usize = batches.iter().map(|b| b.units.len()).sum();
+    let mut merged = Batch {
+        levels: batches.iter().map(|b| b.levels).max().unwrap_or(1),
+        ..Batch::default()
+    };
+    // Where each batch's units and parts go.
+    let mut unit_at = 0;
+    let mut part_at = units;
+    let mut shifts = Vec::with_capacity(batches.len());
+    for b in &batches {
+        shifts.push((unit_at, part_at));
+        unit_at += b.units.len();
+        part_at += b.slots() - b.units.len();
+    }
+    let slot = |(unit_at, part_at): (usize, usize), units: usize, s: usize| {
+        if s < units {
+            unit_at + s
+        } else {
+            part_at + s - units
+        }
+    };
+    for (b, &shift) in batches.iter().zip(&shifts) {
+        let n = b.units.len();
+        merged.units.extend(&b.units);
+        merged
+            .whole
+            .extend(b.whole.iter().map(|&(s, c)| (slot(shift, n, s), c)));
+        merged
+            .burnside
+            .extend(b.burnside.iter().map(|u| BurnsideSlots {
+                slot: slot(shift, n, u.slot),
+                parts: slot(shift, n, u.parts.start)..slot(shift, n, u.parts.end),
+                weight: u.weight.clone(),
+            }));
+    }
+    merged.host = vec![Tally::default(); part_at];
+    merged.tables = vec![[0; 32]; part_at];
+    for (b, &shift) in batches.iter().zip(&shifts) {
+        for s in 0..b.slots() {
+            let to = slot(shift, b.units.len(), s);
+            merged.host[to] = b.host[s];
+            merged.tables[to] = b.tables[s];
+        }
+    }
+    merged.tasks = batches
+        .par_iter()
+        .zip(&shifts)
+        .flat_map_iter(|(b, &shift)| {
+            b.tasks.iter().map(move |t| Task {
+                slot: slot(shift, b.units.len(), t.slot as usize) as u32,
+                ..*t
+            })
+        })
+        .collect();
+    merged
+        .tasks
+        .par_sort_unstable_by_key(|t| std::cmp::Reverse(t.pad[0]));
+    merged
+}
+
+/// `batches` in order, each run of them with at most `most` tasks in all [`merge`]d into one.
+fn coalesce(batches: VecDeque<Batch>, most: usize) -> VecDeque<Batch> {
+    let mut out = VecDeque::new();
+    let mut run: Vec<Batch> = Vec::new();
+    let mut tasks = 0;
+    for batch in batches {
+        if !run.is_empty() && tasks + batch.tasks.len() > most {
+            out.push_back(merge(std::mem::take(&mut run)));
+            tasks = 0;
+        }
+        tasks += batch.tasks.len();
+        run.push(batch);
+    }
+    if !run.is_empty() {
+        out.push_back(merge(run));
+    }
+    out
+}
+
 /// What one unit becomes.
 enum Prepared {
     /// A count made on the host.
@@ -947,6 +1039,13 @@ pub fn dispatch<D: Device + Send>(
         let mut device = device?;
         let opened = since();
         let ahead = pending.len();
+        if ordinals.len() == 1 {
+            // Alone, a GPU takes the early batches, cut small for several, as few (see `merge`).
+            let early =
+                std::mem::take(&mut *early_batches.lock().unwrap_or_else(|e| e.into_inner()));
+            pending.extend(early);
+            pending = coalesce(pending, BATCH_TASKS);
+        }
         let mut sum = Count::default();
         let mut tasks = 0u64;
         let mut in_flight = 0usize;
@@ -1196,6 +1295,79 @@ mod tests {
                 assert_eq!(sum, exec::run_serial(&plan, &exec::NoProgress));
             }
         }
+    }
+
+    #[test]
+    fn a_lone_gpu_takes_the_early_batches_as_one() {
+        // The first batches are cut for several GPUs while the driver finds them (here it takes 300 ms, so
+        // all of them are cut by then): one GPU alone takes them as one batch, and counts every unit.
+        let plan = Plan::new(Board::new(12).unwrap(), Symmetry::Full, Split::Depth(2));
+        let all: Vec<usize> = (0..plan.units().len()).collect();
+        let cut = cut(&plan, &all);
+        let early = batches(&all, cut, EARLY_DEVICES).count();
+        assert!(early >= 4, "{early}");
+        let recorded: Counted = Arc::new(Mutex::new(Vec::new()));
+        let slow_driver = || {
+            std::thread::sleep(std::time::Duration::from_millis(300));
+            Ok(vec![0])
+        };
+        let (sum, _) = dispatch(
+            &plan,
+            &all,
+            &slow_driver,
+            &|ordinal| Ok(HostDevice::plain(ordinal, recorded.clone())),
+            &AtomicBool::new(false),
+            &exec::NoProgress,
+        )
+        .expect("the host device counts");
+        assert_eq!(sum, exec::run_serial(&plan, &exec::NoProgress));
+        let counted = recorded.lock().unwrap();
+        let sizes: Vec<usize> = counted.iter().map(|b| b.1.len()).collect();
+        assert!(
+            counted.len() < early,
+            "{} batches of {sizes:?} units",
+            counted.len()
+        );
+        let first_early = batches(&all, cut, EARLY_DEVICES).next().unwrap().len();
+        assert!(
+            sizes[0] > first_early,
+            "{sizes:?}: the first early batch had {first_early}"
+        );
+    }
+
+    /// Each slot's tally of `batch`, counted on the host as the kernel would.
+    fn tallies_of(batch: &Batch) -> Vec<Option<Tally>> {
+        let mut tallies = vec![Tally::default(); batch.slots()];
+        for t in &batch.tasks {
+            let tally = task::count_task(t, &batch.tables[t.slot as usize]);
+            tallies[t.slot as usize].solutions += tally.solutions;
+            tallies[t.slot as usize].nodes += tally.nodes;
+        }
+        tallies.into_iter().map(Some).collect()
+    }
+
+    #[test]
+    fn batches_merged_count_every_unit_as_the_plan_does() {
+        // Every unit of n = 12 in three batches: units with tasks, units fixed by a symmetry (counted from
+        // their parts' slots, after all the units'), and units counted whole on the host.
+        let plan = Plan::new(Board::new(12).unwrap(), Symmetry::Full, Split::Depth(2));
+        let all: Vec<usize> = (0..plan.units().len()).collect();
+        let thirds: Vec<&[usize]> = all.chunks(all.len().div_ceil(3)).collect();
+        let batches: Vec<Batch> = thirds.iter().map(|c| prepare(&plan, c, 1)).collect();
+        assert!(batches.iter().any(|b| !b.burnside.is_empty()));
+        assert!(batches.iter().any(|b| b.slots() > b.units.len()));
+        let tasks: usize = batches.iter().map(|b| b.tasks.len()).sum();
+        let merged = merge(batches);
+        assert_eq!(merged.units, all);
+        assert_eq!(merged.tasks.len(), tasks);
+        let key = |t: &Task| (t.levels(), t.avail.count_ones());
+        assert!(merged.tasks.windows(2).all(|w| key(&w[0]) >= key(&w[1])));
+        let counted = finish(&plan, &merged, &tallies_of(&merged));
+        let expected: Vec<(usize, Count)> = all
+            .iter()
+            .map(|&i| (i, plan.count_unit(&plan.units()[i])))
+            .collect();
+        assert_eq!(counted, expected);
     }
 
     #[test]
