@@ -2,8 +2,9 @@
 # Counts the SASS instructions of a CUDA kernel's inner loop, without a GPU (a developer tool, not part of CI).
 #
 #   scripts/gpu-sass-count.sh                        src/gpu/count.cu as the program builds it for boards at most
-#                                                    24 wide (sm_90, NQ_UNROLL=8u with one sentinel of 8 squares;
-#                                                    wider boards: two of 4, the kernel's default, the same loop)
+#                                                    24 wide (sm_90, NQ_UNROLL=8u with one sentinel of 8 squares,
+#                                                    blocks of 128 threads; wider boards: two sentinels of 4, the
+#                                                    kernel's default, the same loop)
 #   scripts/gpu-sass-count.sh -D NQ_UNROLL=4u        the same with a switch of the kernel (as NQUEENS_GPU_DEFINES)
 #   scripts/gpu-sass-count.sh --file K.cu [-D ...]   another kernel (e.g. a peer's), compiled the same way
 #   scripts/gpu-sass-count.sh --ptx K.ptx            PTX made by NVRTC itself, as the program makes it:
@@ -43,6 +44,10 @@ done
 if [ "$file" = "$root/src/gpu/count.cu" ] && [ -z "$ptx" ] && [[ " ${defines[*]:-} " != *" -DNQ_UNROLL="* ]] \
   && [[ " ${defines[*]:-} " != *" -DNQ_SENTINEL_SQUARES="* ]]; then
   defines+=("-DNQ_UNROLL=8u" "-DNQ_SENTINEL_SQUARES=8u")
+fi
+# The block's threads, which the program passes too (src/gpu/cuda.rs) and the kernel takes as a constant.
+if [ "$file" = "$root/src/gpu/count.cu" ] && [ -z "$ptx" ] && [[ " ${defines[*]:-} " != *" -DNQ_THREADS="* ]]; then
+  defines+=("-DNQ_THREADS=128u")
 fi
 
 find_tool() {

@@ -15,7 +15,8 @@
 use crate::engine::kernel::{full_mask, Frame, Masks, Start, Tally};
 
 /// Turns the kernel's search loop takes between two tests for a task's end (`NQ_UNROLL` in `count.cu`): the
-/// loop's SASS instructions a node fall from 20.5 with four turns to 19.9 with eight (results/gpu.md).
+/// loop's SASS instructions a node fall from 26.0 with four turns to 25.0 with eight (with the stack's 16-byte
+/// entries, `NQ_AOS`: from 20.5 to 19.9; results/gpu.md).
 pub const TURNS: u32 = 8;
 
 /// The fewest squares a sentinel of the kernel has (`NQ_SENTINEL_SQUARES`), on the widest boards. The turns
