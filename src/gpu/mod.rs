@@ -1299,7 +1299,7 @@ mod tests {
 
     #[test]
     fn a_lone_gpu_takes_the_early_batches_as_one() {
-        // The first batches are cut for several GPUs while the driver finds them (here it takes 300 ms, so
+        // The first batches are cut for several GPUs while the driver finds them (here it takes 500 ms, so
         // all of them are cut by then): one GPU alone takes them as one batch, and counts every unit.
         let plan = Plan::new(Board::new(12).unwrap(), Symmetry::Full, Split::Depth(2));
         let all: Vec<usize> = (0..plan.units().len()).collect();
@@ -1308,7 +1308,7 @@ mod tests {
         assert!(early >= 4, "{early}");
         let recorded: Counted = Arc::new(Mutex::new(Vec::new()));
         let slow_driver = || {
-            std::thread::sleep(std::time::Duration::from_millis(300));
+            std::thread::sleep(std::time::Duration::from_millis(500));
             Ok(vec![0])
         };
         let (sum, _) = dispatch(
