@@ -1357,9 +1357,14 @@ mod tests {
         assert!(batches.iter().any(|b| !b.burnside.is_empty()));
         assert!(batches.iter().any(|b| b.slots() > b.units.len()));
         let tasks: usize = batches.iter().map(|b| b.tasks.len()).sum();
+        let slots: usize = batches.iter().map(Batch::slots).sum();
+        let levels = batches.iter().map(|b| b.levels).max();
         let merged = merge(batches);
         assert_eq!(merged.units, all);
         assert_eq!(merged.tasks.len(), tasks);
+        // No slot more than theirs, and the stack its deepest task needs (the kernel's shared memory).
+        assert_eq!(merged.slots(), slots);
+        assert_eq!(Some(merged.levels), levels);
         let key = |t: &Task| (t.levels(), t.avail.count_ones());
         assert!(merged.tasks.windows(2).all(|w| key(&w[0]) >= key(&w[1])));
         let counted = finish(&plan, &merged, &tallies_of(&merged));
