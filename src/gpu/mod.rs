@@ -1298,6 +1298,43 @@ mod tests {
     }
 
     #[test]
+    fn batches_coalesce_in_order_up_to_the_most_tasks() {
+        let plan = Plan::new(Board::new(12).unwrap(), Symmetry::Full, Split::Depth(2));
+        let all: Vec<usize> = (0..plan.units().len()).collect();
+        let batches: VecDeque<Batch> = all
+            .chunks(all.len().div_ceil(6))
+            .map(|c| prepare(&plan, c, 1))
+            .collect();
+        let sizes: Vec<usize> = batches.iter().map(|b| b.tasks.len()).collect();
+        assert!(sizes.iter().all(|&t| t > 1), "{sizes:?}");
+        // The first two fit exactly, the third does not.
+        let most = sizes[0] + sizes[1];
+        assert!(most < sizes[0] + sizes[1] + sizes[2]);
+        let merged = coalesce(batches, most);
+        let merged_sizes: Vec<usize> = merged.iter().map(|b| b.tasks.len()).collect();
+        assert_eq!(merged_sizes[0], most, "{sizes:?} into {merged_sizes:?}");
+        assert!(
+            merged.len() > 1 && merged.len() < sizes.len(),
+            "{merged_sizes:?}"
+        );
+        assert!(
+            merged_sizes.iter().all(|&t| t > 0 && t <= most),
+            "{merged_sizes:?}"
+        );
+        assert_eq!(
+            merged_sizes.iter().sum::<usize>(),
+            sizes.iter().sum::<usize>()
+        );
+        let units: Vec<usize> = merged.iter().flat_map(|b| b.units.clone()).collect();
+        assert_eq!(units, all);
+        // A batch larger than the most goes alone, not after an empty one.
+        let one: VecDeque<Batch> = [prepare(&plan, &all, 1)].into();
+        let alone = coalesce(one, 1);
+        assert_eq!(alone.len(), 1);
+        assert_eq!(alone[0].units, all);
+    }
+
+    #[test]
     fn a_lone_gpu_takes_the_early_batches_as_one() {
         // The first batches are cut for several GPUs while the driver finds them (here it takes 500 ms, so
         // all of them are cut by then): one GPU alone takes them as one batch, and counts every unit.
