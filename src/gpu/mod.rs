@@ -473,9 +473,7 @@ pub fn merge(batches: Vec<Batch>) -> Batch {
             })
         })
         .collect();
-    merged
-        .tasks
-        .par_sort_unstable_by_key(|t| std::cmp::Reverse(t.pad[0]));
+    largest_first(&mut merged.tasks);
     merged
 }
 
@@ -619,10 +617,13 @@ pub fn prepare(plan: &Plan, units: &[usize], extra_rows: u32) -> Batch {
         .tasks
         .par_iter_mut()
         .for_each(|t| t.pad[0] = t.size_guess());
+    largest_first(&mut batch.tasks);
     batch
-        .tasks
-        .par_sort_unstable_by_key(|t| std::cmp::Reverse(t.pad[0]));
-    batch
+}
+
+/// Puts `tasks` in the order of their size guesses, kept by [`prepare`] in their spare word: largest first.
+fn largest_first(tasks: &mut [Task]) {
+    tasks.par_sort_unstable_by_key(|t| std::cmp::Reverse(t.pad[0]));
 }
 
 /// What the host does with one unit: see [`prepare`].
