@@ -41,13 +41,14 @@ while [ $# -gt 0 ]; do
 done
 # The turns between tests for a task's end and the sentinels' squares, as the program picks them for boards
 # at most 24 wide (src/gpu/task.rs), unless given; another kernel (--file) gets its own default.
-if [ "$file" = "$root/src/gpu/count.cu" ] && [ -z "$ptx" ] && [[ " ${defines[*]:-} " != *" -DNQ_UNROLL="* ]] \
-  && [[ " ${defines[*]:-} " != *" -DNQ_SENTINEL_SQUARES="* ]]; then
-  defines+=("-DNQ_UNROLL=8u" "-DNQ_SENTINEL_SQUARES=8u")
-fi
-# The block's threads, which the program passes too (src/gpu/cuda.rs) and the kernel takes as a constant.
-if [ "$file" = "$root/src/gpu/count.cu" ] && [ -z "$ptx" ] && [[ " ${defines[*]:-} " != *" -DNQ_THREADS="* ]]; then
-  defines+=("-DNQ_THREADS=128u")
+if [ "$file" = "$root/src/gpu/count.cu" ] && [ -z "$ptx" ]; then
+  if [[ " ${defines[*]:-} " != *" -DNQ_UNROLL="* ]] && [[ " ${defines[*]:-} " != *" -DNQ_SENTINEL_SQUARES="* ]]; then
+    defines+=("-DNQ_UNROLL=8u" "-DNQ_SENTINEL_SQUARES=8u")
+  fi
+  # The block's threads, which the program passes too (src/gpu/cuda.rs) and the kernel takes as a constant.
+  if [[ " ${defines[*]:-} " != *" -DNQ_THREADS="* ]]; then
+    defines+=("-DNQ_THREADS=128u")
+  fi
 fi
 
 find_tool() {

@@ -119,7 +119,7 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
 {
     NQ_STACK(shared);
     // Bytes from one level of the stack to the next, and from one row of the table to the next.
-    // (Not const: the default loop makes it opaque with `top`.)
+    // (Not const: the NQ_AOS loop makes it opaque with `top`.)
 #if defined(NQ_SOA) && defined(NQ_THREADS)
     // The block's threads fixed at compile time, so that the arrays' words are reached with immediate
     // offsets: 25.0 SASS instructions a node with eight turns, 29 with `blockDim.x`.

@@ -1191,13 +1191,7 @@ mod tests {
         }
         fn collect(&mut self) -> Result<(Batch, Vec<Option<Tally>>), Error> {
             let batch = self.queue.pop_front().expect("a batch under way");
-            let mut tallies = vec![Tally::default(); batch.slots()];
-            for t in &batch.tasks {
-                let slot = t.slot as usize;
-                let tally = task::count_task(t, &batch.tables[slot]);
-                tallies[slot].solutions += tally.solutions;
-                tallies[slot].nodes += tally.nodes;
-            }
+            let tallies = tallies_of(&batch);
             self.batches.lock().unwrap().push((
                 self.opened,
                 batch.units.clone(),
@@ -1374,14 +1368,14 @@ mod tests {
     }
 
     /// Each slot's tally of `batch`, counted on the host as the kernel would.
-    fn tallies_of(batch: &Batch) -> Vec<Option<Tally>> {
+    fn tallies_of(batch: &Batch) -> Vec<Tally> {
         let mut tallies = vec![Tally::default(); batch.slots()];
         for t in &batch.tasks {
             let tally = task::count_task(t, &batch.tables[t.slot as usize]);
             tallies[t.slot as usize].solutions += tally.solutions;
             tallies[t.slot as usize].nodes += tally.nodes;
         }
-        tallies.into_iter().map(Some).collect()
+        tallies
     }
 
     #[test]
@@ -1405,7 +1399,8 @@ mod tests {
         assert_eq!(Some(merged.levels), levels);
         let key = |t: &Task| (t.levels(), t.avail.count_ones());
         assert!(merged.tasks.windows(2).all(|w| key(&w[0]) >= key(&w[1])));
-        let counted = finish(&plan, &merged, &tallies_of(&merged));
+        let device: Vec<Option<Tally>> = tallies_of(&merged).into_iter().map(Some).collect();
+        let counted = finish(&plan, &merged, &device);
         let expected: Vec<(usize, Count)> = all
             .iter()
             .map(|&i| (i, plan.count_unit(&plan.units()[i])))
@@ -1426,12 +1421,7 @@ mod tests {
         assert!(batch.whole.is_empty());
         assert_eq!(batch.burnside.len(), burnside.len());
         assert!(batch.slots() > batch.units.len() && !batch.tasks.is_empty());
-        let mut tallies = vec![Tally::default(); batch.slots()];
-        for t in &batch.tasks {
-            let tally = task::count_task(t, &batch.tables[t.slot as usize]);
-            tallies[t.slot as usize].solutions += tally.solutions;
-            tallies[t.slot as usize].nodes += tally.nodes;
-        }
+        let tallies = tallies_of(&batch);
         let mut device: Vec<Option<Tally>> = tallies.iter().copied().map(Some).collect();
         let expected: Vec<(usize, Count)> = burnside
             .iter()

@@ -1,7 +1,7 @@
 // Stands in for CUDA's built-ins so that src/gpu/count.cu compiles as C++ on the host: the last thread of a
 // block of four, run alone, its block's shared memory an array (so that the stack's and table's layouts are
 // used with a thread's own offsets, and the harness can check that it wrote nothing of the others'), atomics
-// plain additions and exchanges. See tests/gpu_kernel.rs.
+// plain additions. See tests/gpu_kernel.rs.
 #include <cstdint>
 struct NqDim3 {
     unsigned x, y, z;
