@@ -131,7 +131,8 @@ cpu() {
 # multiprocessor, which its shared memory a thread limits; blocks of 64 threads fit 704 threads at n = 21
 # where blocks of 128 fit 640. Small boards: fewer tasks (the host's cut is as long as the kernels at n = 19),
 # and where n = 17 and 19 spend their time, beside ygch. Four large units of n = 26, sized by estimate since
-# the eleventh session (the count of their sizing ran past 60 s there).
+# the eleventh session (the count of their sizing ran past 60 s there). The host's cut alone on 1, 2 and 16
+# cores, if target/release/examples/gpu_cut_time is carried too (twelfth session).
 lease() {
   local deadline=$(($(date +%s) + ${BUDGET:-540}))
   capped() { # CAP COMMAND...: runs it for at most CAP seconds and what is left, timed
@@ -179,6 +180,21 @@ lease() {
         grep -v "^gpu: [0-9]* tasks"
     done
   done
+  # The host's cut alone on 1, 2 and 16 cores (n = 19: 0.87 s on 16 cores in the eleventh session, no faster
+  # than on 2; cut in two passes into reused memory since, 0.46 s on the 2-core development machine).
+  if [ -x target/release/examples/gpu_cut_time ]; then
+    for t in 1 2 16; do
+      echo "# the cut alone, $t cores"
+      RAYON_NUM_THREADS=$t capped 30 target/release/examples/gpu_cut_time 19 3
+    done
+  fi
+  # What n = 17 does outside its count (the eleventh session: 0.13 s of its 0.47 s wall were before the
+  # count's clock started or after it stopped): the process's system calls, timed.
+  if command -v strace > /dev/null; then
+    capped 30 strace -f -tt -e trace=execve,clone,clone3,exit_group,munmap -o "$out/strace-n17.txt" \
+      "$B" count 17 --backend gpu -q
+    grep -E 'execve|exit_group|\+\+\+ exited' "$out/strace-n17.txt" | head -20
+  fi
   # Where the host's time goes at n = 19 on 16 cores (its cut took 0.87 s there, 1.0 s on 2 cores).
   if command -v perf > /dev/null; then
     capped 30 perf record -g -o "$out/perf-n19.data" "$B" count 19 --backend gpu -q

@@ -344,8 +344,9 @@ impl Device for GpuDevice {
         let nodes: CudaSlice<u64> = stream.alloc_zeros(slots).map_err(&alloc)?;
         let count = u32::try_from(batch.tasks.len())
             .map_err(|_| Error::Gpu("a batch holds more than 2^32 tasks".into()))?;
-        // The GPU has its copy: the host's is not needed while the batch runs.
-        batch.tasks = Vec::new();
+        // The GPU has its copy (from memory the driver does not pin, copied before the call returns): the host's
+        // is not needed while the batch runs, and its memory takes the next batch's tasks.
+        super::recycle(std::mem::take(&mut batch.tasks));
         let levels = batch.levels;
         // Fewer threads a block where a block would not fit.
         let per_thread = self.turns.shared_per_thread(levels);

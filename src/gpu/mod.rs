@@ -34,6 +34,7 @@
 //! for the GPU is an error that says so.
 
 pub mod cache;
+mod prepare;
 pub mod task;
 
 #[cfg(feature = "cuda")]
@@ -42,9 +43,10 @@ mod cuda;
 use crate::engine::count::Count;
 use crate::engine::estimate;
 use crate::engine::exec::{Progress, Run};
-use crate::engine::kernel::{self, Kernel, Start, Tally};
-use crate::engine::plan::{BurnsideParts, Plan, WorkUnit};
+use crate::engine::kernel::{self, Start, Tally};
+use crate::engine::plan::{BurnsideParts, Plan};
 use crate::error::Error;
+pub use prepare::{drop_spares, prepare, recycle};
 use rayon::prelude::*;
 use std::collections::VecDeque;
 use std::io::Write as _;
@@ -474,6 +476,9 @@ pub fn merge(batches: Vec<Batch>) -> Batch {
         })
         .collect();
     largest_first(&mut merged.tasks);
+    for b in batches {
+        recycle(b.tasks);
+    }
     merged
 }
 
@@ -496,177 +501,9 @@ fn coalesce(batches: VecDeque<Batch>, most: usize) -> VecDeque<Batch> {
     out
 }
 
-/// What one unit becomes.
-enum Prepared {
-    /// A count made on the host.
-    Whole(Count),
-    /// A tally made on the host, and the table and tasks for the GPU.
-    Tasks(Tally, Table, Vec<Task>),
-    /// A unit counted by Burnside's lemma: its parts (each as a unit's tasks would be, their slots still to
-    /// give), and what the host keeps for its count.
-    Burnside(Vec<(Tally, Table, Vec<Task>)>, BurnsideParts),
-}
-
-/// Cuts `units` of `plan` into tasks `extra_rows` rows below their starts, on all cores.
-pub fn prepare(plan: &Plan, units: &[usize], extra_rows: u32) -> Batch {
-    let prepared: Vec<Prepared> = units
-        .par_iter()
-        .enumerate()
-        .map(|(slot, &index)| {
-            let unit = &plan.units()[index];
-            prepare_unit(plan, unit, extra_rows, slot as u32)
-        })
-        .collect();
-    // The slots of the Burnside units' parts, after the units' own.
-    let mut burnside = Vec::new();
-    let mut next_slot = prepared.len();
-    for (slot, p) in prepared.iter().enumerate() {
-        if let Prepared::Burnside(parts, weight) = p {
-            burnside.push(BurnsideSlots {
-                slot,
-                parts: next_slot..next_slot + parts.len(),
-                weight: weight.clone(),
-            });
-            next_slot += parts.len();
-        }
-    }
-    // The batch is put together on all cores too: done on one, at n = 17 on 16 cores it took as long as the
-    // cutting (results/gpu.md).
-    let tasks_of = |p: &Prepared| match p {
-        Prepared::Tasks(_, _, t) => t.len(),
-        Prepared::Burnside(parts, _) => parts.iter().map(|(_, _, t)| t.len()).sum(),
-        Prepared::Whole(_) => 0,
-    };
-    let mut tasks = vec![Task::default(); prepared.iter().map(tasks_of).sum()];
-    let mut places: Vec<&mut [Task]> = Vec::with_capacity(prepared.len());
-    let mut rest = tasks.as_mut_slice();
-    for p in &prepared {
-        let (place, after) = std::mem::take(&mut rest).split_at_mut(tasks_of(p));
-        places.push(place);
-        rest = after;
-    }
-    let mut first_part = vec![0; prepared.len()];
-    for b in &burnside {
-        first_part[b.slot] = b.parts.start;
-    }
-    let levels = places
-        .into_par_iter()
-        .zip(&prepared)
-        .zip(&first_part)
-        .map(|((place, p), &first)| match p {
-            Prepared::Tasks(_, _, t) => {
-                place.copy_from_slice(t);
-                t.iter().map(Task::levels).max().unwrap_or(1)
-            }
-            Prepared::Burnside(parts, _) => {
-                let mut at = 0;
-                for (i, (_, _, t)) in parts.iter().enumerate() {
-                    for (to, task) in place[at..at + t.len()].iter_mut().zip(t) {
-                        *to = Task {
-                            slot: (first + i) as u32,
-                            ..*task
-                        };
-                    }
-                    at += t.len();
-                }
-                place.iter().map(Task::levels).max().unwrap_or(1)
-            }
-            Prepared::Whole(_) => 1,
-        })
-        .max()
-        .unwrap_or(1);
-    let (mut host, mut tables): (Vec<Tally>, Vec<Table>) = prepared
-        .par_iter()
-        .map(|p| match p {
-            Prepared::Tasks(tally, table, _) => (*tally, *table),
-            Prepared::Burnside(..) | Prepared::Whole(_) => (Tally::default(), [0; 32]),
-        })
-        .unzip();
-    for p in &prepared {
-        if let Prepared::Burnside(parts, _) = p {
-            for (tally, table, _) in parts {
-                host.push(*tally);
-                tables.push(*table);
-            }
-        }
-    }
-    // (In parallel also for the units' vectors of tasks, freed here.)
-    let whole = prepared
-        .into_par_iter()
-        .enumerate()
-        .filter_map(|(slot, p)| match p {
-            Prepared::Whole(count) => Some((slot, count)),
-            Prepared::Tasks(..) | Prepared::Burnside(..) => None,
-        })
-        .collect();
-    let mut batch = Batch {
-        units: units.to_vec(),
-        host,
-        tables,
-        whole,
-        burnside,
-        tasks,
-        levels,
-    };
-    // The largest tasks first, as far as the host can tell without counting them (more rows left, then more
-    // squares on the first): the last to start are then the smallest, and the threads end together (see
-    // `tail_deeper`). Each task's guess is worked out once, into its spare word: in the comparisons, its
-    // two population counts (no instruction for them in a generic x86-64 build) made the sort a fifth of
-    // the host's cut (n = 19's cut on 2 cores: median 1.117 s before, 0.950 s after; results/gpu.md).
-    batch
-        .tasks
-        .par_iter_mut()
-        .for_each(|t| t.pad[0] = t.size_guess());
-    largest_first(&mut batch.tasks);
-    batch
-}
-
 /// Puts `tasks` in the order of their size guesses, kept by [`prepare`] in their spare word: largest first.
 fn largest_first(tasks: &mut [Task]) {
     tasks.par_sort_unstable_by_key(|t| std::cmp::Reverse(t.pad[0]));
-}
-
-/// What the host does with one unit: see [`prepare`].
-fn prepare_unit(plan: &Plan, unit: &WorkUnit, extra_rows: u32, slot: u32) -> Prepared {
-    let Some(start) = plan.start(unit) else {
-        // A unit counted by Burnside's lemma: its parts' solutions on the GPU, what each symmetry fixes here.
-        return match plan.burnside_parts(unit) {
-            Some(mut parts) => {
-                // A whole border: hundreds of parts, cut on all cores.
-                let pieces = std::mem::take(&mut parts.starts)
-                    .into_par_iter()
-                    .map(
-                        |start| match prepare_start(plan, start, extra_rows, u32::MAX) {
-                            Prepared::Tasks(tally, table, tasks) => (tally, table, tasks),
-                            _ => unreachable!("a start is prepared as tasks"),
-                        },
-                    )
-                    .collect();
-                Prepared::Burnside(pieces, parts)
-            }
-            None => Prepared::Whole(plan.count_unit(unit)),
-        };
-    };
-    prepare_start(plan, start, extra_rows, slot)
-}
-
-/// The tasks of `start` for slot `slot`, or its tally counted here if the kernel cannot take it.
-fn prepare_start(plan: &Plan, start: Start, extra_rows: u32, slot: u32) -> Prepared {
-    let width = plan.board().width();
-    match task::table_of(&start, width) {
-        Some(table) => {
-            let mut tasks = Vec::new();
-            let tally = task::split(&start, &table, width, extra_rows, slot, &mut |t| {
-                tasks.push(t)
-            });
-            Prepared::Tasks(tally, table, tasks)
-        }
-        // No row left to search, or a board too wide: the CPU kernel counts it.
-        None => {
-            let tally = kernel::count_start_with(Kernel::preferred(), width, start);
-            Prepared::Tasks(tally, [0; 32], Vec::new())
-        }
-    }
 }
 
 /// How a run's units are cut into tasks.
@@ -1116,6 +953,8 @@ pub fn dispatch<D: Device + Send>(
             .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
             .collect()
     });
+    // The run's buffers of tasks are not needed any more.
+    drop_spares();
     let mut sum = Count::default();
     let mut run = GpuRun {
         extra_rows: cut.extra_rows,
@@ -1139,7 +978,7 @@ mod tests {
     use super::*;
     use crate::engine::board::Board;
     use crate::engine::exec;
-    use crate::engine::plan::Split;
+    use crate::engine::plan::{Split, WorkUnit};
     use crate::engine::symmetry::Symmetry;
     use std::sync::{Arc, Barrier};
 

