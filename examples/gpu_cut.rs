@@ -112,6 +112,7 @@ fn main() {
         let cut_here = gpu::Cut {
             extra_rows: depth,
             tasks: tasks as f64,
+            tail_rows: depth + 1,
         };
         let chunks: Vec<&[usize]> = gpu::batches(&units, cut_here, 1).collect();
         let keyed_batch = |chunk: &[usize], rows: u32| -> Vec<(u32, u32, u64)> {

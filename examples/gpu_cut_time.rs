@@ -1,6 +1,7 @@
 //! The host's time to cut a whole run into GPU batches, as the program does for one GPU, without a GPU:
-//! `cargo run --release --example gpu_cut_time [N] [REPEATS]` (n = 19, 5 by default). Prints each repeat's
-//! seconds and the median; `RAYON_NUM_THREADS` sets the cores.
+//! `cargo run --release --example gpu_cut_time [N] [REPEATS] [UNITS]` (n = 19, 5 repeats, every unit by
+//! default; `UNITS`: the plan's first units only, as `--units 0-(UNITS-1)` asks). Prints each repeat's seconds
+//! and the median; `RAYON_NUM_THREADS` sets the cores.
 
 use nqueens::gpu;
 use nqueens::{Board, Plan, Split, Symmetry};
@@ -21,7 +22,9 @@ fn main() {
             depth: gpu::SPLIT_DEPTH,
         },
     );
-    let units: Vec<usize> = (0..plan.units().len()).collect();
+    let units: Vec<usize> = (0..plan.units().len())
+        .take(args.get(2).copied().unwrap_or(usize::MAX))
+        .collect();
     let cut = gpu::cut(&plan, &units);
     let mut times = Vec::new();
     for _ in 0..repeats {
@@ -35,7 +38,11 @@ fn main() {
             gpu::recycle(batch.tasks);
         }
         let seconds = started.elapsed().as_secs_f64();
-        println!("n = {n}: {tasks} tasks cut in {seconds:.3} s");
+        println!(
+            "n = {n}: {} units, {tasks} tasks ({} rows below the units) cut in {seconds:.3} s",
+            units.len(),
+            cut.extra_rows
+        );
         times.push(seconds);
     }
     times.sort_by(f64::total_cmp);

@@ -208,7 +208,9 @@ lease() {
     [ -x "$ygch/ygch" ] && capped 60 "$ygch/ygch" $n 6
     NQUEENS_GPU_VERBOSE=1 capped 60 "$B" count $n --backend gpu --check -q
   done
-  # Four large units of n = 26 (1.4e12 nodes each by `estimate`), phase by phase.
+  # Four large units of n = 26 (1.4e12 nodes each by `estimate`), phase by phase: cut no finer than a batch
+  # holds since the twelfth session (5 rows below them, 1.8 M tasks, 18 rows left to a task; before, unit 0
+  # alone made 518 M tasks, 57 s of one core's cut).
   local j
   j=$(mktemp -d)
   NQUEENS_GPU_VERBOSE=1 capped 90 "$B" count 26 --backend gpu --units 0-3 --checkpoint "$j/n26.journal" -f json

@@ -7,7 +7,8 @@
 //! # How
 //! - **Tasks.** The host cuts each unit into small searches by placing a few more rows ([`task::split`]). It
 //!   places the fewest rows that give at least [`TARGET_TASKS`] tasks in the run and leave no task more than
-//!   [`MAX_TASK_ROWS`] rows ([`cut`]). What it decides on the way goes into the unit's tally. Each unit's rows
+//!   [`MAX_TASK_ROWS`] rows, but no more rows than keep each unit within a batch ([`cut`]). What it decides on
+//!   the way goes into the unit's tally. Each unit's rows
 //!   go with its tasks as a table of their open squares ([`task::Table`]), so the kernel takes any frame.
 //! - **The kernel** (`src/gpu/count.cu`, compiled at run time by NVRTC for the GPU at hand, and kept on disk
 //!   by `cache` so later runs start at once) runs one task per thread, every thread taking its next task
@@ -104,7 +105,8 @@ const SIZING_DESCENTS: u32 = 1024;
 const MAX_EXTRA_ROWS: u32 = 16;
 
 /// The most rows a task leaves to search, so that tasks stay small on large boards: n = 21 leaves 16 at the
-/// target's depth (its measured runs), n = 27 would leave 22 without this bound.
+/// target's depth (its measured runs), n = 27 would leave 22 without this bound. Unless a unit would then have
+/// more than [`BATCH_TASKS`] tasks (see [`cut`]).
 pub const MAX_TASK_ROWS: u32 = 16;
 
 /// Tasks the estimate of [`cut`] enumerates at most; deeper, it extrapolates.
@@ -513,6 +515,9 @@ pub struct Cut {
     pub extra_rows: u32,
     /// The tasks that makes, estimated from a sample of the units.
     pub tasks: f64,
+    /// Rows placed below the units of the run's last batches ([`tail_deeper`]): one more than `extra_rows`,
+    /// unless a unit's tasks would then be more than a batch holds ([`BATCH_TASKS`]).
+    pub tail_rows: u32,
 }
 
 impl Cut {
@@ -530,6 +535,11 @@ impl Cut {
 /// nearer its target, on a log scale) and
 /// leave none more than [`MAX_TASK_ROWS`] rows to search, or the most that still leave tasks to search.
 /// Estimated from a sample of the units.
+///
+/// But never so many rows that a unit of the sample has more than [`BATCH_TASKS`] tasks: a unit's tasks go to
+/// the GPU in one batch, which holds them all in the host's memory and the GPU's. At n = 26, the rows bound
+/// asked for 7 rows below the first unit: 518 million tasks (16.6 GB), which took one core of the
+/// development machine 57 s to cut, for about 1.4e12 nodes, which an H100 counts in 2 s.
 pub fn cut(plan: &Plan, units: &[usize]) -> Cut {
     let sample = sample(plan, units);
     let starts: Vec<&Start> = sample
@@ -593,6 +603,7 @@ fn cut_for(plan: &Plan, units: &[usize], sample: &[(Table, Start)], target: f64)
         return Cut {
             extra_rows: 0,
             tasks: units.len() as f64,
+            tail_rows: 1,
         };
     }
     let scale = units.len() as f64 / sample.len() as f64;
@@ -605,12 +616,16 @@ fn cut_for(plan: &Plan, units: &[usize], sample: &[(Table, Start)], target: f64)
     let mut previous = 0.0;
     let mut growth = 1.0;
     let mut sampled = 0usize;
+    // The most tasks a unit of the sample has.
+    let mut largest = 1.0;
     for depth in 0..=MAX_EXTRA_ROWS {
         let estimate = if sampled <= SAMPLE_TASKS {
-            sampled = sample
+            let each: Vec<usize> = sample
                 .par_iter()
                 .map(|(table, start)| task::tasks_at(start, table, width, depth))
-                .sum();
+                .collect();
+            sampled = each.iter().sum();
+            largest = each.iter().copied().max().unwrap_or(0) as f64;
             let estimate = sampled as f64 * scale;
             if previous > 0.0 {
                 growth = estimate / previous;
@@ -618,6 +633,7 @@ fn cut_for(plan: &Plan, units: &[usize], sample: &[(Table, Start)], target: f64)
             estimate
         } else {
             // The sample is too large to enumerate again: each row multiplies the tasks as the last did.
+            largest *= growth;
             previous * growth
         };
         // Past the rows that can be searched the tasks stop growing: go no deeper.
@@ -625,6 +641,16 @@ fn cut_for(plan: &Plan, units: &[usize], sample: &[(Table, Start)], target: f64)
             return Cut {
                 extra_rows: depth - 1,
                 tasks: previous,
+                tail_rows: depth,
+            };
+        }
+        // Past a batch's tasks a unit is too large for one: go no deeper, not even for the last batches.
+        let within_a_batch = |largest: f64| largest <= BATCH_TASKS as f64;
+        if depth > 0 && !within_a_batch(largest) {
+            return Cut {
+                extra_rows: depth - 1,
+                tasks: previous,
+                tail_rows: depth - 1,
             };
         }
         if estimate >= target && depth >= deep_enough {
@@ -636,11 +662,19 @@ fn cut_for(plan: &Plan, units: &[usize], sample: &[(Table, Start)], target: f64)
                 return Cut {
                     extra_rows: depth - 1,
                     tasks: previous,
+                    tail_rows: depth,
                 };
             }
+            // A row deeper, the largest unit's tasks would multiply as the run's did in this row.
+            let deeper = if within_a_batch(largest * growth) {
+                depth + 1
+            } else {
+                depth
+            };
             return Cut {
                 extra_rows: depth,
                 tasks: estimate,
+                tail_rows: deeper.min(MAX_EXTRA_ROWS),
             };
         }
         previous = estimate;
@@ -648,6 +682,7 @@ fn cut_for(plan: &Plan, units: &[usize], sample: &[(Table, Start)], target: f64)
     Cut {
         extra_rows: MAX_EXTRA_ROWS,
         tasks: previous,
+        tail_rows: MAX_EXTRA_ROWS,
     }
 }
 
@@ -668,12 +703,12 @@ pub fn batches(units: &[usize], cut: Cut, devices: usize) -> impl Iterator<Item 
 /// (results/gpu.md; a model in which every node takes the same time, which overstates the tail).
 pub fn tail_deeper(chunks: Vec<&[usize]>, cut: Cut, devices: usize) -> Vec<(&[usize], u32)> {
     let tail = chunks.len().saturating_sub(devices.max(1));
-    let deeper = cut.extra_rows + 1;
+    let deeper = cut.tail_rows;
     chunks
         .iter()
         .enumerate()
         .flat_map(|(i, &chunk)| {
-            if i >= tail && deeper <= MAX_EXTRA_ROWS {
+            if i >= tail && deeper > cut.extra_rows {
                 chunk
                     .chunks(chunk.len().div_ceil(TAIL_PIECES).max(1))
                     .map(|piece| (piece, deeper))
@@ -1437,12 +1472,14 @@ mod tests {
         let cut = Cut {
             extra_rows: 3,
             tasks: 1000.0,
+            tail_rows: 4,
         };
         assert_eq!(
             cut.part(250, 1000),
             Cut {
                 extra_rows: 3,
-                tasks: 250.0
+                tasks: 250.0,
+                tail_rows: 4,
             }
         );
         assert_eq!(cut.part(0, 0).tasks, 0.0);
@@ -1450,6 +1487,7 @@ mod tests {
         let chunk = |tasks: f64| Cut {
             extra_rows: 3,
             tasks,
+            tail_rows: 4,
         };
         assert_eq!(early_most(chunk(EARLY_TASKS as f64 / 10.0)), 10);
         assert_eq!(early_most(chunk(EARLY_TASKS as f64 / 2.5)), 2);
@@ -1464,6 +1502,7 @@ mod tests {
         let cut = Cut {
             extra_rows: 3,
             tasks: 1e6,
+            tail_rows: 4,
         };
         for devices in [1, 2] {
             let batches = tail_deeper(chunks.clone(), cut, devices);
@@ -1483,10 +1522,17 @@ mod tests {
         }
         // No deeper than the cut may go; and a run of one batch is all tail.
         let deepest = Cut {
-            extra_rows: MAX_EXTRA_ROWS,
-            tasks: 1e6,
+            tail_rows: 3,
+            ..cut
         };
-        assert_eq!(tail_deeper(chunks.clone(), deepest, 1).len(), 10);
+        assert_eq!(
+            tail_deeper(chunks.clone(), deepest, 1),
+            tail_deeper(chunks.clone(), deepest, 2)
+        );
+        assert!(tail_deeper(chunks.clone(), deepest, 1)
+            .iter()
+            .zip(&chunks)
+            .all(|(&(c, rows), &chunk)| c == chunk && rows == 3));
         let one = tail_deeper(vec![&units[..]], cut, 1);
         assert!(one.len() == TAIL_PIECES && one.iter().all(|&(_, rows)| rows == 4));
     }
@@ -1570,7 +1616,8 @@ mod tests {
     }
 
     #[test]
-    fn the_cut_of_n_21_is_the_measured_one_and_large_boards_get_small_tasks() {
+    fn the_cut_of_n_21_is_the_measured_one_and_large_boards_get_small_tasks_in_units_a_batch_holds()
+    {
         // n = 21 as measured in results/gpu.md: two rows, 52 million tasks, 16 rows left to each.
         let plan = Plan::new(
             Board::new(21).unwrap(),
@@ -1581,17 +1628,52 @@ mod tests {
         let c = cut(&plan, &all);
         assert_eq!(c.extra_rows, 2, "{c:?}");
         assert!((40e6..70e6).contains(&c.tasks), "{c:?}");
-        // n = 27: the target is reached long before the tasks are small; the bound on rows decides.
-        let plan = Plan::new(Board::new(27).unwrap(), Symmetry::Full, Split::Depth(0));
-        let all: Vec<usize> = (0..plan.units().len()).collect();
-        let c = cut(&plan, &all);
+        // n = 24, the GPU's plan: the target is reached long before the tasks are small; the bound on rows
+        // decides.
+        let plan = Plan::new(
+            Board::new(24).unwrap(),
+            Symmetry::Full,
+            Split::AutoWithin {
+                threads: 16,
+                depth: SPLIT_DEPTH,
+            },
+        );
+        let first: Vec<usize> = (0..1000).collect();
+        let c = cut(&plan, &first);
         let start = plan.start(&plan.units()[0]).unwrap();
         assert_eq!(
             start.frame.end - start.row - c.extra_rows,
             MAX_TASK_ROWS,
             "{c:?}"
         );
-        assert!(c.tasks > 1e9, "{c:?}");
+        assert!(c.tasks > 2.0 * TARGET_TASKS as f64, "{c:?}");
+        // A row more keeps every unit within a batch: the last batches take it.
+        assert_eq!(c.tail_rows, c.extra_rows + 1, "{c:?}");
+        // n = 26: so many rows would make a unit too large for a batch. The cut stops a row before that.
+        let plan = Plan::new(
+            Board::new(26).unwrap(),
+            Symmetry::Full,
+            Split::AutoWithin {
+                threads: 16,
+                depth: SPLIT_DEPTH,
+            },
+        );
+        let c = cut(&plan, &[0]);
+        let start = plan.start(&plan.units()[0]).unwrap();
+        let table = task::table_of(&start, 26).unwrap();
+        assert!(
+            start.frame.end - start.row - c.extra_rows > MAX_TASK_ROWS,
+            "{c:?}"
+        );
+        let tasks = task::tasks_at(&start, &table, 26, c.extra_rows);
+        assert!(
+            (tasks as f64 - c.tasks).abs() < 1.0,
+            "{c:?} against {tasks}"
+        );
+        assert!(tasks <= BATCH_TASKS && tasks > BATCH_TASKS / 32, "{tasks}");
+        // Nor are the last batches cut deeper: a row more makes the unit too large.
+        assert_eq!(c.tail_rows, c.extra_rows, "{c:?}");
+        assert!(task::tasks_at(&start, &table, 26, c.extra_rows + 1) > BATCH_TASKS);
     }
 
     #[test]
@@ -1600,6 +1682,7 @@ mod tests {
         let few = Cut {
             extra_rows: 1,
             tasks: 1e6,
+            tail_rows: 2,
         };
         let joined: Vec<usize> = batches(&units, few, 1).flatten().copied().collect();
         assert_eq!(joined, units);
@@ -1609,12 +1692,14 @@ mod tests {
         let many = Cut {
             extra_rows: 5,
             tasks: 100.0 * BATCH_TASKS as f64,
+            tail_rows: 6,
         };
         let count = batches(&units, many, 1).count();
         assert!((100..=112).contains(&count), "{count}");
         let huge = Cut {
             extra_rows: 9,
             tasks: 1e15,
+            tail_rows: 10,
         };
         assert_eq!(batches(&units, huge, 1).count(), units.len());
     }

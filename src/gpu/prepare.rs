@@ -14,41 +14,63 @@ use super::task::{self, Table, Task};
 use super::{Batch, BurnsideSlots};
 use crate::engine::count::Count;
 use crate::engine::kernel::{self, Kernel, Start, Tally};
-use crate::engine::plan::{BurnsideParts, Plan, WorkUnit};
+use crate::engine::plan::{BurnsideParts, Plan, Starts, WorkUnit};
 use rayon::prelude::*;
 use std::sync::Mutex;
 
 /// Buffers of tasks whose tasks are on a GPU already ([`recycle`]), for the next batches' tasks. A batch's
 /// tasks in fresh memory cost the cut a page fault every 4 KiB: n = 19's cut (607 MB of tasks) spent a third
-/// of its time in the kernel for them on the 2-core development machine. At most [`SPARES`] are kept, and
-/// none once a run ends ([`drop_spares`]).
-static SPARE: Mutex<Vec<Vec<Task>>> = Mutex::new(Vec::new());
-
-/// The most buffers [`SPARE`] keeps: one a GPU's thread cuts into at a time.
-const SPARES: usize = 4;
+/// of its time in the kernel for them on the 2-core development machine. None are kept once a run ends
+/// ([`drop_spares`]).
+static SPARE: Spares = Spares::new();
 
 /// Keeps `tasks`' memory for a later batch's tasks (its contents are not read again).
 pub fn recycle(tasks: Vec<Task>) {
-    let mut spare = SPARE.lock().unwrap_or_else(|e| e.into_inner());
-    if spare.len() < SPARES && tasks.capacity() != 0 {
-        spare.push(tasks);
-    }
+    SPARE.keep(tasks);
 }
 
 /// Frees the buffers kept by [`recycle`].
 pub fn drop_spares() {
-    SPARE.lock().unwrap_or_else(|e| e.into_inner()).clear();
+    SPARE.clear();
 }
 
-/// `total` tasks to overwrite, in a spare buffer if there is one; written on all cores (in fresh memory,
-/// its page faults are then shared by them).
-fn buffer(total: usize) -> Vec<Task> {
-    let spare = SPARE.lock().unwrap_or_else(|e| e.into_inner()).pop();
-    let mut tasks = spare.unwrap_or_default();
-    tasks.clear();
-    tasks.reserve(total);
-    tasks.par_extend(rayon::iter::repeat_n(Task::default(), total));
-    tasks
+/// Buffers of tasks kept for later batches: at most [`Spares::MOST`].
+struct Spares(Mutex<Vec<Vec<Task>>>);
+
+impl Spares {
+    /// One a GPU's thread cuts into at a time.
+    const MOST: usize = 4;
+
+    const fn new() -> Self {
+        Spares(Mutex::new(Vec::new()))
+    }
+
+    fn kept(&self) -> std::sync::MutexGuard<'_, Vec<Vec<Task>>> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Keeps `tasks`' memory, if it has any and fewer than [`Spares::MOST`] are kept.
+    fn keep(&self, tasks: Vec<Task>) {
+        let mut kept = self.kept();
+        if kept.len() < Self::MOST && tasks.capacity() != 0 {
+            kept.push(tasks);
+        }
+    }
+
+    fn clear(&self) {
+        self.kept().clear();
+    }
+
+    /// `total` tasks to overwrite, in a kept buffer if there is one; written on all cores (in fresh memory,
+    /// its page faults are then shared by them).
+    fn take(&self, total: usize) -> Vec<Task> {
+        let kept = self.kept().pop();
+        let mut tasks = kept.unwrap_or_default();
+        tasks.clear();
+        tasks.reserve(total);
+        tasks.par_extend(rayon::iter::repeat_n(Task::default(), total));
+        tasks
+    }
 }
 
 /// The size guesses a task can have, as [`guess`] numbers them: levels 0 to 32 (at least 1), squares on the
@@ -90,9 +112,13 @@ pub fn prepare(plan: &Plan, units: &[usize], extra_rows: u32) -> Batch {
         .par_chunks(piece_len)
         .map(|piece| {
             let mut counts = vec![0usize; GUESSES];
+            let mut starts = Starts::new(plan);
             let sized = piece
                 .iter()
-                .map(|&index| size_unit(plan, &plan.units()[index], extra_rows, &mut counts))
+                .map(|&index| {
+                    let unit = &plan.units()[index];
+                    size_unit(plan, unit, starts.start(unit), extra_rows, &mut counts)
+                })
                 .collect();
             (sized, counts)
         })
@@ -143,7 +169,7 @@ pub fn prepare(plan: &Plan, units: &[usize], extra_rows: u32) -> Batch {
         .max()
         .unwrap_or(1)
         .max(1);
-    let mut tasks = buffer(total);
+    let mut tasks = SPARE.take(total);
     let mut places: Vec<Vec<&mut [Task]>> = sized
         .iter()
         .map(|_| {
@@ -236,9 +262,16 @@ pub fn prepare(plan: &Plan, units: &[usize], extra_rows: u32) -> Batch {
     }
 }
 
-/// The first pass for one unit: its tally and table (or its count), its tasks added to `counts` by guess.
-fn size_unit(plan: &Plan, unit: &WorkUnit, extra_rows: u32, counts: &mut [usize]) -> Sized {
-    let Some(start) = plan.start(unit) else {
+/// The first pass for one unit whose start is `start`: its tally and table (or its count), its tasks added to
+/// `counts` by guess.
+fn size_unit(
+    plan: &Plan,
+    unit: &WorkUnit,
+    start: Option<&Start>,
+    extra_rows: u32,
+    counts: &mut [usize],
+) -> Sized {
+    let Some(start) = start else {
         // A unit counted by Burnside's lemma: its parts' solutions on the GPU, what each symmetry fixes here.
         return match plan.burnside_parts(unit) {
             Some(parts) => {
@@ -261,7 +294,7 @@ fn size_unit(plan: &Plan, unit: &WorkUnit, extra_rows: u32, counts: &mut [usize]
             None => Sized::Whole(plan.count_unit(unit)),
         };
     };
-    let (tally, table) = size_start(plan, &start, extra_rows, counts);
+    let (tally, table) = size_start(plan, start, extra_rows, counts);
     Sized::Tasks(tally, table)
 }
 
@@ -309,40 +342,86 @@ mod tests {
 
     #[test]
     fn a_batch_holds_each_units_tasks_as_cut_alone_even_in_a_used_buffer() {
-        let plan = Plan::new(Board::new(13).unwrap(), Symmetry::Full, Split::Depth(2));
-        // The units with starts (a Burnside unit's parts have slots after the units').
-        let units: Vec<usize> = (0..plan.units().len())
-            .filter(|&i| plan.start(&plan.units()[i]).is_some())
-            .collect();
-        let mut expected = cut_alone(&plan, &units, 2);
-        assert!(expected.len() > 1000);
-        let sorted = |mut tasks: Vec<Task>| {
-            tasks.sort_by_key(|t| (t.slot, t.avail, t.fc, t.ld, t.rd, t.low));
-            tasks
-        };
-        expected = sorted(expected);
-        // A used buffer, longer than the batch and full of other tasks, then none.
+        // A square board in full symmetry (border units, Burnside units), and a rectangle,
+        // whose tasks have more squares on their first row than rows left (16 wide, 8 lines).
+        let plans = [
+            Plan::new(Board::new(13).unwrap(), Symmetry::Full, Split::Depth(2)),
+            Plan::new(
+                Board::rect(16, 8).unwrap(),
+                Symmetry::Mirror,
+                Split::Depth(1),
+            ),
+        ];
+        for plan in &plans {
+            // The units with starts (a Burnside unit's parts have slots after the units').
+            let units: Vec<usize> = (0..plan.units().len())
+                .filter(|&i| plan.start(&plan.units()[i]).is_some())
+                .collect();
+            let mut expected = cut_alone(plan, &units, 2);
+            assert!(expected.len() > 100, "{}", expected.len());
+            let levels = expected.iter().map(Task::levels).max().unwrap();
+            let sorted = |mut tasks: Vec<Task>| {
+                tasks.sort_by_key(|t| (t.slot, t.avail, t.fc, t.ld, t.rd, t.low));
+                tasks
+            };
+            expected = sorted(expected);
+            // A used buffer, longer than the batch and full of other tasks, then none.
+            let junk = Task {
+                avail: 1,
+                slot: 7,
+                ..Task::default()
+            };
+            for spare in [vec![junk; expected.len() * 2], Vec::new()] {
+                drop_spares();
+                recycle(spare);
+                let batch = prepare(plan, &units, 2);
+                assert!(batch.tasks.iter().all(|t| t.pad == [t.size_guess(), 0]));
+                let got: Vec<Task> = batch
+                    .tasks
+                    .iter()
+                    .map(|t| Task { pad: [0; 2], ..*t })
+                    .collect();
+                assert_eq!(sorted(got), expected);
+                assert_eq!(batch.levels, levels);
+            }
+        }
+        // On the rectangle the stack's depth, the most levels, is not the most squares of a first row.
+        let plan = &plans[1];
+        let all: Vec<usize> = (0..plan.units().len()).collect();
+        let tasks = cut_alone(plan, &all, 2);
+        let squares = tasks.iter().map(|t| t.avail.count_ones()).max().unwrap();
+        assert_ne!(prepare(plan, &all, 2).levels, squares);
+    }
+
+    #[test]
+    fn spare_buffers_are_reused_up_to_the_most_and_filled_anew() {
+        let spares = Spares::new();
+        // Nothing kept: fresh memory.
+        assert_eq!(spares.take(3), vec![Task::default(); 3]);
         let junk = Task {
-            avail: 1,
-            slot: 7,
+            avail: 5,
             ..Task::default()
         };
-        for spare in [vec![junk; expected.len() * 2], Vec::new()] {
-            drop_spares();
-            recycle(spare);
-            let batch = prepare(&plan, &units, 2);
-            assert!(batch.tasks.iter().all(|t| t.pad == [t.size_guess(), 0]));
-            let got: Vec<Task> = batch
-                .tasks
-                .iter()
-                .map(|t| Task { pad: [0; 2], ..*t })
-                .collect();
-            assert_eq!(sorted(got), expected);
-            assert_eq!(
-                batch.levels,
-                expected.iter().map(Task::levels).max().unwrap()
-            );
+        let first = vec![junk; 10];
+        let at = first.as_ptr();
+        spares.keep(first);
+        // A buffer without memory is not kept, nor one past the most.
+        spares.keep(Vec::new());
+        assert_eq!(spares.kept().len(), 1);
+        for _ in 1..Spares::MOST + 2 {
+            spares.keep(vec![junk; 1]);
         }
+        assert_eq!(spares.kept().len(), Spares::MOST);
+        // The last kept is taken first; each is filled anew, in its own memory where it is large enough.
+        for _ in 1..Spares::MOST {
+            assert_eq!(spares.take(1), vec![Task::default()]);
+        }
+        let again = spares.take(8);
+        assert_eq!(again.as_ptr(), at);
+        assert_eq!(again, vec![Task::default(); 8]);
+        spares.keep(again);
+        spares.clear();
+        assert!(spares.kept().is_empty());
     }
 
     #[test]
