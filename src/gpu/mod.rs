@@ -467,17 +467,26 @@ pub fn merge(batches: Vec<Batch>) -> Batch {
             merged.tables[to] = b.tables[s];
         }
     }
-    merged.tasks = batches
+    // The tasks laid out as `prepare` lays out a batch's, each batch a piece: no sort (which took n = 17's
+    // early batches, 3.3 M tasks, 0.17 s on two cores, as long as their cut).
+    let counts: Vec<Vec<usize>> = batches
+        .par_iter()
+        .map(|b| prepare::counts_by_guess(&b.tasks))
+        .collect();
+    let counts: Vec<&[usize]> = counts.iter().map(Vec::as_slice).collect();
+    let mut tasks = prepare::buffer(counts.iter().flat_map(|c| c.iter()).sum());
+    let places = prepare::places(&mut tasks, &counts);
+    batches
         .par_iter()
         .zip(&shifts)
-        .flat_map_iter(|(b, &shift)| {
-            b.tasks.iter().map(move |t| Task {
-                slot: slot(shift, b.units.len(), t.slot as usize) as u32,
-                ..*t
-            })
-        })
-        .collect();
-    largest_first(&mut merged.tasks);
+        .zip(places)
+        .for_each(|((b, &shift), mut places)| {
+            for t in &b.tasks {
+                let slot = slot(shift, b.units.len(), t.slot as usize) as u32;
+                prepare::put(&mut places, Task { slot, ..*t });
+            }
+        });
+    merged.tasks = tasks;
     for b in batches {
         recycle(b.tasks);
     }
@@ -501,11 +510,6 @@ fn coalesce(batches: VecDeque<Batch>, most: usize) -> VecDeque<Batch> {
         out.push_back(merge(run));
     }
     out
-}
-
-/// Puts `tasks` in the order of their size guesses, kept by [`prepare`] in their spare word: largest first.
-fn largest_first(tasks: &mut [Task]) {
-    tasks.par_sort_unstable_by_key(|t| std::cmp::Reverse(t.pad[0]));
 }
 
 /// How a run's units are cut into tasks.

@@ -100,7 +100,7 @@ enum Sized {
 
 /// Cuts `units` of `plan` into tasks `extra_rows` rows below their starts, on all cores: a batch whose tasks
 /// come largest first by the host's guess (more rows left, then more squares on the first; see
-/// [`super::tail_deeper`]), each with its guess in its spare word for [`super::merge`].
+/// [`super::tail_deeper`]).
 pub fn prepare(plan: &Plan, units: &[usize], extra_rows: u32) -> Batch {
     let width = plan.board().width();
     // Pieces of the batch for the cores to share: several a core, so that one with large units does not end
@@ -169,23 +169,9 @@ pub fn prepare(plan: &Plan, units: &[usize], extra_rows: u32) -> Batch {
         .max()
         .unwrap_or(1)
         .max(1);
-    let mut tasks = SPARE.take(total);
-    let mut places: Vec<Vec<&mut [Task]>> = sized
-        .iter()
-        .map(|_| {
-            std::iter::repeat_with(Default::default)
-                .take(GUESSES)
-                .collect()
-        })
-        .collect();
-    let mut rest = tasks.as_mut_slice();
-    for g in (0..GUESSES).rev() {
-        for ((_, counts), places) in sized.iter().zip(&mut places) {
-            let (place, after) = std::mem::take(&mut rest).split_at_mut(counts[g]);
-            places[g] = place;
-            rest = after;
-        }
-    }
+    let mut tasks = buffer(total);
+    let counts: Vec<&[usize]> = sized.iter().map(|(_, c)| c.as_slice()).collect();
+    let places = places(&mut tasks, &counts);
     // The second pass: the same cut, each task written into its place.
     let mut first_slot = 0;
     let mut first_part = units.len();
@@ -211,24 +197,15 @@ pub fn prepare(plan: &Plan, units: &[usize], extra_rows: u32) -> Batch {
         .zip(starts)
         .for_each(
             |(((piece, (sized, _)), mut places), (mut slot, mut part))| {
-                let mut place = |t: Task| {
-                    let g = guess(&t);
-                    let (to, rest) = std::mem::take(&mut places[g])
-                        .split_first_mut()
-                        .expect("the second pass cuts the tasks the first counted");
-                    *to = Task {
-                        pad: [t.size_guess(), 0],
-                        ..t
-                    };
-                    places[g] = rest;
-                };
+                let mut place = |t: Task| put(&mut places, t);
+                let mut starts = Starts::new(plan);
                 for (&index, s) in piece.iter().zip(sized) {
                     match s {
                         Sized::Tasks(_, Some(table)) => {
-                            let start = plan
+                            let start = starts
                                 .start(&plan.units()[index])
                                 .expect("a unit with a table has a start");
-                            task::split(&start, table, width, extra_rows, slot as u32, &mut place);
+                            task::split(start, table, width, extra_rows, slot as u32, &mut place);
                         }
                         Sized::Burnside(parts, weight) => {
                             for ((_, table), start) in parts.iter().zip(&weight.starts) {
@@ -260,6 +237,52 @@ pub fn prepare(plan: &Plan, units: &[usize], extra_rows: u32) -> Batch {
         tasks,
         levels,
     }
+}
+
+/// `total` tasks to overwrite, in memory a batch handed back if there is some ([`recycle`]).
+pub(super) fn buffer(total: usize) -> Vec<Task> {
+    SPARE.take(total)
+}
+
+/// The counts of `tasks` by guess.
+pub(super) fn counts_by_guess(tasks: &[Task]) -> Vec<usize> {
+    let mut counts = vec![0; GUESSES];
+    for t in tasks {
+        counts[guess(t)] += 1;
+    }
+    counts
+}
+
+/// `tasks` laid out for pieces whose tasks number `counts` by guess: guesses largest first, and within a guess
+/// the pieces in order. Each piece's places, by guess, for [`put`].
+pub(super) fn places<'t>(tasks: &'t mut [Task], counts: &[&[usize]]) -> Vec<Vec<&'t mut [Task]>> {
+    let mut places: Vec<Vec<&mut [Task]>> = counts
+        .iter()
+        .map(|_| {
+            std::iter::repeat_with(Default::default)
+                .take(GUESSES)
+                .collect()
+        })
+        .collect();
+    let mut rest = tasks;
+    for g in (0..GUESSES).rev() {
+        for (counts, places) in counts.iter().zip(&mut places) {
+            let (place, after) = std::mem::take(&mut rest).split_at_mut(counts[g]);
+            places[g] = place;
+            rest = after;
+        }
+    }
+    places
+}
+
+/// Writes `task` into the next of a piece's `places` ([`places`]) for its guess.
+pub(super) fn put(places: &mut [&mut [Task]], task: Task) {
+    let g = guess(&task);
+    let (to, rest) = std::mem::take(&mut places[g])
+        .split_first_mut()
+        .expect("a piece puts no more tasks of a guess than it counted");
+    *to = task;
+    places[g] = rest;
 }
 
 /// The first pass for one unit whose start is `start`: its tally and table (or its count), its tasks added to
@@ -375,13 +398,7 @@ mod tests {
                 drop_spares();
                 recycle(spare);
                 let batch = prepare(plan, &units, 2);
-                assert!(batch.tasks.iter().all(|t| t.pad == [t.size_guess(), 0]));
-                let got: Vec<Task> = batch
-                    .tasks
-                    .iter()
-                    .map(|t| Task { pad: [0; 2], ..*t })
-                    .collect();
-                assert_eq!(sorted(got), expected);
+                assert_eq!(sorted(batch.tasks.clone()), expected);
                 assert_eq!(batch.levels, levels);
             }
         }

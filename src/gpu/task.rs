@@ -107,8 +107,7 @@ pub struct Task {
     pub slot: u32,
     /// The lowest index of the unit's table its rows use.
     pub low: u32,
-    /// Unused by the kernel, for a 32-byte task; the host keeps the task's [`Task::size_guess`] in the first
-    /// word while it orders a batch.
+    /// Unused, for a 32-byte task.
     pub pad: [u32; 2],
 }
 
@@ -119,7 +118,7 @@ impl Task {
     }
 
     /// How large the task looks without counting it, for the order of a batch: the larger the more rows it
-    /// has left, then the more squares its first row has.
+    /// has left, then the more squares its first row has. (`prepare` orders by the same key, numbered.)
     pub fn size_guess(&self) -> u32 {
         self.levels() << 8 | self.avail.count_ones()
     }
