@@ -24,7 +24,7 @@
 //! does not depend on the task.
 
 use nqueens::gpu::{self, task};
-use nqueens::{Board, Plan, Split, Symmetry};
+use nqueens::{Board, Plan, Symmetry};
 use rayon::prelude::*;
 use std::time::Instant;
 
@@ -69,10 +69,7 @@ fn main() {
     let plan = Plan::new(
         Board::new(n).expect("a board side"),
         Symmetry::Full,
-        Split::AutoWithin {
-            threads: 16,
-            depth: gpu::SPLIT_DEPTH,
-        },
+        gpu::split_for(16),
     );
     let units: Vec<usize> = (0..plan.units().len()).collect();
     let started = Instant::now();

@@ -4,7 +4,7 @@
 //! and the median; `RAYON_NUM_THREADS` sets the cores.
 
 use nqueens::gpu;
-use nqueens::{Board, Plan, Split, Symmetry};
+use nqueens::{Board, Plan, Symmetry};
 use std::time::Instant;
 
 fn main() {
@@ -17,10 +17,7 @@ fn main() {
     let plan = Plan::new(
         Board::new(n).expect("a board side"),
         Symmetry::Full,
-        Split::AutoWithin {
-            threads: 16,
-            depth: gpu::SPLIT_DEPTH,
-        },
+        gpu::split_for(16),
     );
     let units: Vec<usize> = (0..plan.units().len())
         .take(args.get(2).copied().unwrap_or(usize::MAX))

@@ -4,7 +4,7 @@
 //! times. `RAYON_NUM_THREADS` sets the cores.
 
 use nqueens::gpu;
-use nqueens::{Board, Plan, Split, Symmetry};
+use nqueens::{Board, Plan, Symmetry};
 use std::time::Instant;
 
 fn main() {
@@ -14,10 +14,7 @@ fn main() {
     let plan = Plan::new(
         Board::new(n).expect("a board side"),
         Symmetry::Full,
-        Split::AutoWithin {
-            threads: 16,
-            depth: gpu::SPLIT_DEPTH,
-        },
+        gpu::split_for(16),
     );
     let units: Vec<usize> = (0..plan.units().len()).collect();
     let cut = gpu::cut(&plan, &units);

@@ -84,10 +84,7 @@ impl CountRequest {
                 let threads = self.threads.min(num_cpus::get());
                 match self.backend {
                     exec::Backend::Cpu => Split::Auto { threads },
-                    exec::Backend::Gpu => Split::AutoWithin {
-                        threads,
-                        depth: gpu::SPLIT_DEPTH,
-                    },
+                    exec::Backend::Gpu => gpu::split_for(threads),
                 }
             }
         };

@@ -45,7 +45,7 @@ use crate::engine::count::Count;
 use crate::engine::estimate;
 use crate::engine::exec::{Progress, Run};
 use crate::engine::kernel::{self, Start, Tally};
-use crate::engine::plan::{BurnsideParts, Plan};
+use crate::engine::plan::{BurnsideParts, Plan, Split};
 use crate::error::Error;
 pub use prepare::{drop_spares, prepare, recycle};
 use rayon::prelude::*;
@@ -61,6 +61,15 @@ use task::{Table, Task};
 /// anyway: on an H200 with 16 cores (2026-11-26), 2 rows rather than 3 took n = 17 from 0.53 to 0.44 s and
 /// n = 19 from 1.47 to 1.06 s, whole commands (results/gpu.md).
 pub const SPLIT_DEPTH: u32 = 2;
+
+/// The split of a GPU run's plan when none is asked for, for `threads` host threads: the CPU's automatic
+/// split, no deeper than [`SPLIT_DEPTH`].
+pub fn split_for(threads: usize) -> Split {
+    Split::AutoWithin {
+        threads,
+        depth: SPLIT_DEPTH,
+    }
+}
 
 /// The tasks a large run aims for, at least: enough that every thread of a large GPU (85,000 to 200,000 in
 /// flight on an H100) takes dozens, so that the last to finish are small against the run. Measured on an H100
@@ -1017,7 +1026,7 @@ mod tests {
     use super::*;
     use crate::engine::board::Board;
     use crate::engine::exec;
-    use crate::engine::plan::{Split, WorkUnit};
+    use crate::engine::plan::WorkUnit;
     use crate::engine::symmetry::Symmetry;
     use std::sync::{Arc, Barrier};
 
@@ -1634,14 +1643,7 @@ mod tests {
         assert!((40e6..70e6).contains(&c.tasks), "{c:?}");
         // n = 24, the GPU's plan: the target is reached long before the tasks are small; the bound on rows
         // decides.
-        let plan = Plan::new(
-            Board::new(24).unwrap(),
-            Symmetry::Full,
-            Split::AutoWithin {
-                threads: 16,
-                depth: SPLIT_DEPTH,
-            },
-        );
+        let plan = Plan::new(Board::new(24).unwrap(), Symmetry::Full, split_for(16));
         let first: Vec<usize> = (0..1000).collect();
         let c = cut(&plan, &first);
         let start = plan.start(&plan.units()[0]).unwrap();
@@ -1654,14 +1656,7 @@ mod tests {
         // A row more keeps every unit within a batch: the last batches take it.
         assert_eq!(c.tail_rows, c.extra_rows + 1, "{c:?}");
         // n = 26: so many rows would make a unit too large for a batch. The cut stops a row before that.
-        let plan = Plan::new(
-            Board::new(26).unwrap(),
-            Symmetry::Full,
-            Split::AutoWithin {
-                threads: 16,
-                depth: SPLIT_DEPTH,
-            },
-        );
+        let plan = Plan::new(Board::new(26).unwrap(), Symmetry::Full, split_for(16));
         let c = cut(&plan, &[0]);
         let start = plan.start(&plan.units()[0]).unwrap();
         let table = task::table_of(&start, 26).unwrap();

@@ -123,35 +123,40 @@ pub fn prepare(plan: &Plan, units: &[usize], extra_rows: u32) -> Batch {
             (sized, counts)
         })
         .collect();
-    // Slots: the units', then the parts' of the Burnside units.
+    // Slots: the units', then the parts' of the Burnside units; and each piece's first of each.
     let mut host = Vec::with_capacity(units.len());
     let mut tables = Vec::with_capacity(units.len());
     let mut whole = Vec::new();
     let mut burnside = Vec::new();
     let mut parts_at = units.len();
-    for (slot, s) in sized.iter().flat_map(|(s, _)| s).enumerate() {
-        let (tally, table) = match s {
-            Sized::Whole(count) => {
-                whole.push((slot, *count));
-                (Tally::default(), None)
-            }
-            Sized::Tasks(tally, table) => (*tally, *table),
-            Sized::Burnside(parts, weight) => {
-                burnside.push(BurnsideSlots {
-                    slot,
-                    parts: parts_at..parts_at + parts.len(),
-                    weight: BurnsideParts {
-                        starts: Vec::new(),
-                        fixed_by_others: weight.fixed_by_others,
-                        order: weight.order,
-                    },
-                });
-                parts_at += parts.len();
-                (Tally::default(), None)
-            }
-        };
-        host.push(tally);
-        tables.push(table.unwrap_or([0; 32]));
+    let mut first_slots = Vec::with_capacity(sized.len());
+    for (piece, _) in &sized {
+        first_slots.push((host.len(), parts_at));
+        for s in piece {
+            let slot = host.len();
+            let (tally, table) = match s {
+                Sized::Whole(count) => {
+                    whole.push((slot, *count));
+                    (Tally::default(), None)
+                }
+                Sized::Tasks(tally, table) => (*tally, *table),
+                Sized::Burnside(parts, weight) => {
+                    burnside.push(BurnsideSlots {
+                        slot,
+                        parts: parts_at..parts_at + parts.len(),
+                        weight: BurnsideParts {
+                            starts: Vec::new(),
+                            fixed_by_others: weight.fixed_by_others,
+                            order: weight.order,
+                        },
+                    });
+                    parts_at += parts.len();
+                    (Tally::default(), None)
+                }
+            };
+            host.push(tally);
+            tables.push(table.unwrap_or([0; 32]));
+        }
     }
     for (s, _) in &sized {
         for s in s {
@@ -173,28 +178,11 @@ pub fn prepare(plan: &Plan, units: &[usize], extra_rows: u32) -> Batch {
     let counts: Vec<&[usize]> = sized.iter().map(|(_, c)| c.as_slice()).collect();
     let places = places(&mut tasks, &counts);
     // The second pass: the same cut, each task written into its place.
-    let mut first_slot = 0;
-    let mut first_part = units.len();
-    let starts: Vec<(usize, usize)> = sized
-        .iter()
-        .map(|(s, _)| {
-            let at = (first_slot, first_part);
-            first_slot += s.len();
-            first_part += s
-                .iter()
-                .map(|s| match s {
-                    Sized::Burnside(parts, _) => parts.len(),
-                    _ => 0,
-                })
-                .sum::<usize>();
-            at
-        })
-        .collect();
     units
         .par_chunks(piece_len)
         .zip(&sized)
         .zip(places)
-        .zip(starts)
+        .zip(first_slots)
         .for_each(
             |(((piece, (sized, _)), mut places), (mut slot, mut part))| {
                 let mut place = |t: Task| put(&mut places, t);
