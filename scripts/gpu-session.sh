@@ -191,10 +191,16 @@ lease() {
   # What n = 17 does outside its count (the eleventh session: 0.13 s of its 0.47 s wall were before the
   # count's clock started or after it stopped): the process's system calls, timed.
   if command -v strace > /dev/null; then
-    capped 30 strace -f -tt -e trace=execve,clone,clone3,exit_group,munmap -o "$out/strace-n17.txt" \
+    capped 30 strace -f -tt -e trace=execve,write,exit_group -o "$out/strace-n17.txt" \
       "$B" count 17 --backend gpu -q
-    grep -E 'execve|exit_group|\+\+\+ exited' "$out/strace-n17.txt" | head -20
+    grep -E 'execve|write\(1|exit_group|\+\+\+ exited' "$out/strace-n17.txt" | head -20
   fi
+  # The same without the C library's exit handlers (the CUDA driver's teardown), interleaved.
+  local q
+  for q in 0 1 0 1 0 1; do
+    echo "# NQUEENS_QUICK_EXIT=$q"
+    NQUEENS_QUICK_EXIT=$q capped 30 "$B" count 17 --backend gpu -q
+  done
   # Where the host's time goes at n = 19 on 16 cores (its cut took 0.87 s there, 1.0 s on 2 cores).
   if command -v perf > /dev/null; then
     capped 30 perf record -g -o "$out/perf-n19.data" "$B" count 19 --backend gpu -q

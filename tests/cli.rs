@@ -1152,3 +1152,35 @@ fn estimate_forecasts_the_nodes_and_time_of_the_count_it_would_make() {
             .stdout("");
     }
 }
+
+#[test]
+fn a_quick_exit_loses_no_output_and_keeps_the_exit_codes() {
+    // NQUEENS_QUICK_EXIT=1 (for measuring a GPU run's teardown) ends a successful run without the C library's
+    // exit handlers: what it printed and wrote is all there.
+    let plain = nqueens().args(["list", "9"]).assert().success();
+    let quick = nqueens()
+        .env("NQUEENS_QUICK_EXIT", "1")
+        .args(["list", "9"])
+        .assert()
+        .success();
+    let listed = &quick.get_output().stdout;
+    assert_eq!(listed, &plain.get_output().stdout);
+    assert_eq!(String::from_utf8_lossy(listed).lines().count(), 352);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("n9.json");
+    nqueens()
+        .env("NQUEENS_QUICK_EXIT", "1")
+        .args(["count", "9", "-f", "json", "-o"])
+        .arg(&file)
+        .assert()
+        .success();
+    let written: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    assert!(written.to_string().contains("352"), "{written}");
+    // A failure keeps its code.
+    nqueens()
+        .env("NQUEENS_QUICK_EXIT", "1")
+        .args(["count", "4..x"])
+        .assert()
+        .code(2);
+}
