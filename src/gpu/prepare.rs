@@ -390,6 +390,10 @@ mod tests {
                 assert_eq!(batch.levels, levels);
             }
         }
+        // No units: no tasks, no slots, one level.
+        let none = prepare(&plans[0], &[], 2);
+        assert!(none.tasks.is_empty() && none.slots() == 0 && none.units.is_empty());
+        assert_eq!(none.levels, 1);
         // On the rectangle the stack's depth, the most levels, is not the most squares of a first row.
         let plan = &plans[1];
         let all: Vec<usize> = (0..plan.units().len()).collect();
