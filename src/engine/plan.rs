@@ -684,28 +684,37 @@ impl Plan {
         if let Weight::Burnside(_) = unit.weight {
             return None;
         }
-        let n = self.board.n();
-        let (frame, masks) = match unit.border {
-            Some(b) => {
-                let (frame, masks) = b.frame(n);
-                let masks = unit.prefix[1..]
-                    .iter()
-                    .fold(masks, |m, &c| m.place(1u64 << c));
-                (frame, masks)
-            }
-            None => {
-                let masks = self
-                    .board
-                    .masks_after(&unit.prefix)
-                    .expect("plan units are valid placements by construction");
-                (Frame::rect(n, self.board.lines()), masks)
-            }
-        };
+        let (frame, base) = self.frame_of(unit.border);
         Some(Start {
             row: unit.prefix.len() as u32,
-            masks,
+            masks: self.masks_of(unit, base),
             frame,
         })
+    }
+
+    /// The frame of the units of `border` (or of a plan without borders), and the masks its pre-placed queens
+    /// leave before a unit's prefix.
+    fn frame_of(&self, border: Option<Border>) -> (Frame, Masks) {
+        match border {
+            Some(b) => b.frame(self.board.n()),
+            None => (
+                Frame::rect(self.board.n(), self.board.lines()),
+                Masks::default(),
+            ),
+        }
+    }
+
+    /// The masks `unit`'s queens leave for its next row, from `base`, its frame's ([`Plan::frame_of`]).
+    fn masks_of(&self, unit: &WorkUnit, base: Masks) -> Masks {
+        match unit.border {
+            Some(_) => unit.prefix[1..]
+                .iter()
+                .fold(base, |m, &c| m.place(1u64 << c)),
+            None => self
+                .board
+                .masks_after(&unit.prefix)
+                .expect("plan units are valid placements by construction"),
+        }
     }
 
     /// The count of a unit whose kernel tally is `tally`.
@@ -841,15 +850,11 @@ impl<'p> Starts<'p> {
             return None;
         }
         let plan = self.plan;
-        let n = plan.board.n();
         let same = matches!(&self.kept, Some((border, _, _)) if *border == unit.border);
         let (_, base, start) = if same {
             self.kept.as_mut().expect("a start is kept")
         } else {
-            let (frame, base) = match unit.border {
-                Some(b) => b.frame(n),
-                None => (Frame::rect(n, plan.board.lines()), Masks::default()),
-            };
+            let (frame, base) = plan.frame_of(unit.border);
             let start = Start {
                 row: 0,
                 masks: base,
@@ -858,15 +863,7 @@ impl<'p> Starts<'p> {
             self.kept.insert((unit.border, base, start))
         };
         start.row = unit.prefix.len() as u32;
-        start.masks = match unit.border {
-            Some(_) => unit.prefix[1..]
-                .iter()
-                .fold(*base, |m, &c| m.place(1u64 << c)),
-            None => plan
-                .board
-                .masks_after(&unit.prefix)
-                .expect("plan units are valid placements by construction"),
-        };
+        start.masks = plan.masks_of(unit, *base);
         Some(start)
     }
 }
