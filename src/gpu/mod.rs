@@ -649,8 +649,9 @@ fn cut_for(plan: &Plan, units: &[usize], sample: &[(Table, Start)], target: f64)
             largest *= growth;
             previous * growth
         };
-        // Past the rows that can be searched the tasks stop growing: go no deeper.
-        if depth > 0 && estimate <= previous {
+        // Past the rows that can be searched the tasks fall away: go no deeper. (As many tasks as a row
+        // before is a row with one square open, a border queen's: the rows below it still multiply them.)
+        if depth > 0 && estimate < previous {
             return Cut {
                 extra_rows: depth - 1,
                 tasks: previous,
@@ -1601,6 +1602,25 @@ mod tests {
         let c = cut(&plan, &all);
         assert_eq!(c.extra_rows, 1, "{c:?}");
         assert!((2e6..5e6).contains(&c.tasks), "{c:?}");
+    }
+
+    #[test]
+    fn a_run_cut_at_its_target_takes_a_deeper_tail_only_where_a_unit_still_fits_a_batch() {
+        // One whole border of n = 20 and of n = 24 (the first), cut for a target that rows 4 and 7 reach.
+        let cut_one = |n: u32, target: f64| {
+            let plan = Plan::new(Board::new(n).unwrap(), Symmetry::Full, Split::Depth(0));
+            let sample = sample(&plan, &[0]);
+            (cut_for(&plan, &[0], &sample, target), sample)
+        };
+        // n = 20: 1,721 tasks at row 4, a few ten thousand a row deeper: the last batches take it.
+        let (c, _) = cut_one(20, 1000.0);
+        assert_eq!((c.extra_rows, c.tail_rows), (4, 5), "{c:?}");
+        // n = 24: 3.6 million tasks at row 7, 25 million a row deeper, more than a batch holds.
+        let (c, sample) = cut_one(24, 3e6);
+        assert_eq!((c.extra_rows, c.tail_rows), (7, 7), "{c:?}");
+        let (table, start) = &sample[0];
+        assert!(task::tasks_at(start, table, 24, 7) <= BATCH_TASKS);
+        assert!(task::tasks_at(start, table, 24, 8) > BATCH_TASKS);
     }
 
     #[test]
