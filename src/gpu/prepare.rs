@@ -7,8 +7,8 @@
 //!
 //! It was one pass that kept each unit's tasks in a vector of their own, copied them into the batch and sorted
 //! it. n = 19's cut on the 2-core development machine took 1.31 s on one thread and 1.10 s on two, a third of
-//! it in the kernel's page faults and the allocator's work for those vectors; on the 16 cores of an H100
-//! machine it took 0.87 s, no faster than on two (results/gpu.md).
+//! it in the operating system's page faults and the allocator's work for those vectors; on the 16 cores of an
+//! H100 machine it took 0.87 s, no faster than on two (results/gpu.md).
 
 use super::task::{self, Table, Task};
 use super::{Batch, BurnsideSlots};
@@ -20,8 +20,8 @@ use std::sync::Mutex;
 
 /// Buffers of tasks whose tasks are on a GPU already ([`recycle`]), for the next batches' tasks. A batch's
 /// tasks in fresh memory cost the cut a page fault every 4 KiB: n = 19's cut (607 MB of tasks) spent a third
-/// of its time in the kernel for them on the 2-core development machine. None are kept once a run ends
-/// ([`drop_spares`]).
+/// of its time in the operating system for them on the 2-core development machine. None are kept once a run
+/// ends ([`drop_spares`]).
 static SPARE: Spares = Spares::new();
 
 /// Keeps `tasks`' memory for a later batch's tasks (its contents are not read again).
