@@ -10,7 +10,7 @@
 //! it in the operating system's page faults and the allocator's work for those vectors; on the 16 cores of an
 //! H100 machine it took 0.87 s, no faster than on two (results/gpu.md).
 
-use super::task::{self, Table, Task};
+use super::task::{self, Table, Task, SIZE_GUESSES};
 use super::{Batch, BurnsideSlots};
 use crate::engine::count::Count;
 use crate::engine::kernel::{self, Kernel, Start, Tally};
@@ -73,15 +73,6 @@ impl Spares {
     }
 }
 
-/// The size guesses a task can have, as [`guess`] numbers them: levels 0 to 32 (at least 1), squares on the
-/// first row 0 to 32.
-const GUESSES: usize = 33 * 33;
-
-/// The number of `task`'s size guess among [`GUESSES`]: in the order of [`Task::size_guess`].
-fn guess(task: &Task) -> usize {
-    task.levels() as usize * 33 + task.avail.count_ones() as usize
-}
-
 /// What the first pass found for a start: the tally the host made, and the table of the start's tasks: `None`
 /// where the kernel cannot take it, which the CPU kernel then counted into the tally (no row left to search,
 /// or too wide a board).
@@ -111,7 +102,7 @@ pub fn prepare(plan: &Plan, units: &[usize], extra_rows: u32) -> Batch {
     let sized: Vec<(Vec<Sized>, Vec<usize>)> = units
         .par_chunks(piece_len)
         .map(|piece| {
-            let mut counts = vec![0usize; GUESSES];
+            let mut counts = vec![0usize; SIZE_GUESSES];
             let mut starts = Starts::new(plan);
             let sized = piece
                 .iter()
@@ -168,7 +159,7 @@ pub fn prepare(plan: &Plan, units: &[usize], extra_rows: u32) -> Batch {
     }
     // Each piece's places for its tasks: guesses largest first, and within a guess the pieces in order.
     let total: usize = sized.iter().flat_map(|(_, c)| c).sum();
-    let levels = (0..GUESSES)
+    let levels = (0..SIZE_GUESSES)
         .filter(|&g| sized.iter().any(|(_, c)| c[g] != 0))
         .map(|g| (g / 33) as u32)
         .max()
@@ -234,9 +225,9 @@ pub(super) fn buffer(total: usize) -> Vec<Task> {
 
 /// The counts of `tasks` by guess.
 pub(super) fn counts_by_guess(tasks: &[Task]) -> Vec<usize> {
-    let mut counts = vec![0; GUESSES];
+    let mut counts = vec![0; SIZE_GUESSES];
     for t in tasks {
-        counts[guess(t)] += 1;
+        counts[t.size_guess()] += 1;
     }
     counts
 }
@@ -248,12 +239,12 @@ pub(super) fn places<'t>(tasks: &'t mut [Task], counts: &[&[usize]]) -> Vec<Vec<
         .iter()
         .map(|_| {
             std::iter::repeat_with(Default::default)
-                .take(GUESSES)
+                .take(SIZE_GUESSES)
                 .collect()
         })
         .collect();
     let mut rest = tasks;
-    for g in (0..GUESSES).rev() {
+    for g in (0..SIZE_GUESSES).rev() {
         for (counts, places) in counts.iter().zip(&mut places) {
             let (place, after) = std::mem::take(&mut rest).split_at_mut(counts[g]);
             places[g] = place;
@@ -265,7 +256,7 @@ pub(super) fn places<'t>(tasks: &'t mut [Task], counts: &[&[usize]]) -> Vec<Vec<
 
 /// Writes `task` into the next of a piece's `places` ([`places`]) for its guess.
 pub(super) fn put(places: &mut [&mut [Task]], task: Task) {
-    let g = guess(&task);
+    let g = task.size_guess();
     let (to, rest) = std::mem::take(&mut places[g])
         .split_first_mut()
         .expect("a piece puts no more tasks of a guess than it counted");
@@ -291,7 +282,7 @@ fn size_unit(
                     .starts
                     .par_iter()
                     .map(|start| {
-                        let mut counts = vec![0usize; GUESSES];
+                        let mut counts = vec![0usize; SIZE_GUESSES];
                         (size_start(plan, start, extra_rows, &mut counts), counts)
                     })
                     .collect();
@@ -316,7 +307,7 @@ fn size_start(plan: &Plan, start: &Start, extra_rows: u32, counts: &mut [usize])
     match task::table_of(start, width) {
         Some(table) => {
             let tally = task::split(start, &table, width, extra_rows, 0, &mut |t| {
-                counts[guess(&t)] += 1
+                counts[t.size_guess()] += 1
             });
             (tally, Some(table))
         }
@@ -434,7 +425,7 @@ mod tests {
     }
 
     #[test]
-    fn the_guesses_are_numbered_in_the_order_of_the_size_guess() {
+    fn the_size_guesses_order_tasks_by_rows_left_then_squares_and_number_them_densely() {
         let tasks: Vec<Task> = (0..=32u32)
             .flat_map(|squares| {
                 (0..=32u32).map(move |fc| Task {
@@ -448,10 +439,11 @@ mod tests {
                 })
             })
             .collect();
+        let key = |t: &Task| (t.levels(), t.avail.count_ones());
         for a in &tasks {
-            assert!(guess(a) < GUESSES);
+            assert!(a.size_guess() < SIZE_GUESSES);
             for b in &tasks {
-                assert_eq!(guess(a).cmp(&guess(b)), a.size_guess().cmp(&b.size_guess()));
+                assert_eq!(a.size_guess().cmp(&b.size_guess()), key(a).cmp(&key(b)));
             }
         }
     }

@@ -118,11 +118,16 @@ impl Task {
     }
 
     /// How large the task looks without counting it, for the order of a batch: the larger the more rows it
-    /// has left, then the more squares its first row has. (`prepare` orders by the same key, numbered.)
-    pub fn size_guess(&self) -> u32 {
-        self.levels() << 8 | self.avail.count_ones()
+    /// has left, then the more squares its first row has. One of [`SIZE_GUESSES`] numbers, so that a batch is
+    /// laid out by counting them rather than sorted.
+    pub fn size_guess(&self) -> usize {
+        self.levels() as usize * 33 + self.avail.count_ones() as usize
     }
 }
+
+/// The size guesses a task can have ([`Task::size_guess`]): levels 0 to 32 (at least 1), squares on the first
+/// row 0 to 32.
+pub const SIZE_GUESSES: usize = 33 * 33;
 
 /// The table of `start`'s rows for a board `width` wide, if the kernel can take it: a board at most
 /// [`MAX_SIDE`] wide whose masks fit 32-bit words, with a row left to search.
