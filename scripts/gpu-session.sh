@@ -5,7 +5,8 @@
 #
 #   bash scripts/gpu-session.sh PART OUT [BINARY]
 #
-# PART    check | small | variants | peers | n22 | bench | cpu | all (all but n22); or lease: the most telling of
+# PART    check | small | variants | peers | n22 | bench | cpu | all (all but n22); variant (one kernel variant against the
+#         default, VARIANT=defines); or lease: the most telling of
 #         them in one call, within BUDGET seconds (for a lease of 15 minutes)
 # OUT     a folder for the logs and reports (the device's $OUT); each part writes OUT/PART.txt
 # BINARY  nqueens built on the development machine with `cargo build --release --features cuda` (generic
@@ -67,11 +68,12 @@ small() {
 }
 
 variants() {
-  # The stack's layout: the words in arrays of their own (the default since the eleventh session: 25.0 SASS
-  # instructions a node, 9 wavefronts of shared memory a turn) against one 16-byte entry a level (NQ_AOS:
-  # 19.9 and 13), at n = 20 and 21 (results/gpu.md).
+  # The stack's layout: two pairs of words a level (the default since the thirteenth session: 21.75 SASS
+  # instructions a node, 9 wavefronts of shared memory a turn) against the four words apart (NQ_SOA: 25.0 and
+  # 9) and one 16-byte entry a level (NQ_AOS: 19.9 and 13), at n = 20 and 21 (results/gpu.md).
   for n in 20 21; do
     timed "$B" count $n --backend gpu --check -q
+    NQUEENS_GPU_DEFINES="NQ_SOA" timed "$B" count $n --backend gpu --check -q
     NQUEENS_GPU_DEFINES="NQ_AOS" timed "$B" count $n --backend gpu --check -q
   done
   # Turns between tests for a task's end, and threads per block.
@@ -130,9 +132,9 @@ cpu() {
 # What it asks (after the eleventh session, results/gpu.md): the kernel is latency-bound with 20 to 24 warps a
 # multiprocessor, which its shared memory a thread limits; blocks of 64 threads fit 704 threads at n = 21
 # where blocks of 128 fit 640. Small boards: fewer tasks (the host's cut is as long as the kernels at n = 19),
-# and where n = 17 and 19 spend their time, beside ygch. Four large units of n = 26, sized by estimate since
-# the eleventh session (the count of their sizing ran past 60 s there). The host's cut alone on 1, 2 and 16
-# cores, if target/release/examples/gpu_cut_time is carried too (twelfth session).
+# and where n = 17 and 19 spend their time, beside ygch. A large unit of n = 26, sized by estimate since the
+# eleventh session (the count of its sizing ran past 60 s there). The host's cut alone on 1, 2 and 16 cores,
+# if target/release/examples/gpu_cut_time is carried too (twelfth session).
 lease() {
   local deadline=$(($(date +%s) + ${BUDGET:-540}))
   capped() { # CAP COMMAND...: runs it for at most CAP seconds and what is left, timed
@@ -214,15 +216,53 @@ lease() {
     [ -x "$ygch/ygch" ] && capped 60 "$ygch/ygch" $n 6
     NQUEENS_GPU_VERBOSE=1 capped 60 "$B" count $n --backend gpu --check -q
   done
-  # Four large units of n = 26 (1.4e12 nodes each by `estimate`), phase by phase: cut no finer than a batch
-  # holds since the twelfth session (5 rows below them, 1.8 M tasks, 18 rows left to a task; before, unit 0
-  # alone made 518 M tasks, 57 s of one core's cut).
+  # The first unit of n = 26, phase by phase: cut no finer than a batch holds since the twelfth session (6
+  # rows below it, 8.3 M tasks; before, 518 M tasks, 57 s of one core's cut). About 6.5e13 nodes (846,188
+  # tasks of 7.7e7 nodes each on average, 300 of them counted on the host in the thirteenth session, whose
+  # lease gave units 0 to 3 90 s, too few): about 75 s on an H200.
   local j
   j=$(mktemp -d)
-  NQUEENS_GPU_VERBOSE=1 capped 90 "$B" count 26 --backend gpu --units 0-3 --checkpoint "$j/n26.journal" -f json
+  NQUEENS_GPU_VERBOSE=1 capped 120 "$B" count 26 --backend gpu --units 0 --checkpoint "$j/n26.journal" -f json
   rm -rf "$j"
   # Last, what is left: n = 22 (target 85 s; 92.9 s in the eleventh session, ygch 256 s).
   capped 300 "$B" count 22 --backend gpu --check -q
+}
+
+# A variant of the kernel against the default (VARIANT: its NQUEENS_GPU_DEFINES, NQ_SOA by default), in one
+# call of about three minutes: exact first, then n = 20 and 21 interleaved, threads a block, then n = 17, 19
+# and 22. (The thirteenth session ran it with the stack's two pairs as the variant, before they were the
+# default.)
+variant() {
+  local L=${VARIANT:-NQ_SOA}
+  nvidia-smi -L
+  "$B" --version
+  NQUEENS_GPU_DEFINES=$L timed timeout 60 "$B" count 4..18 --backend gpu --check -q
+  NQUEENS_GPU_DEFINES=$L timed timeout 60 "$B" count 25x9 26x9 27x8 28x8 --backend gpu -f csv -o "$out/wide-variant.csv"
+  timed timeout 60 "$B" count 25x9 26x9 27x8 28x8 -f csv -o "$out/wide-cpu.csv"
+  if [ -s "$out/wide-variant.csv" ] && cmp <(cut -d, -f1,2 "$out/wide-variant.csv") <(cut -d, -f1,2 "$out/wide-cpu.csv"); then
+    echo "wide lines: the GPU's totals are the CPU's"
+  else
+    echo "WIDE LINES: THE GPU'S TOTALS DIFFER FROM THE CPU'S"
+  fi
+  local d n
+  for d in "" $L "" $L "$L NQ_UNROLL=4u"; do
+    echo "# defines: ${d:-none}"
+    NQUEENS_GPU_DEFINES=$d NQUEENS_GPU_VERBOSE=1 timed timeout 60 "$B" count 20 --backend gpu --check -q 2>&1 |
+      grep -E "^gpu 0|^ +20 |^wall"
+  done
+  local t
+  for t in 64 256; do
+    echo "# defines: $L, $t threads a block"
+    NQUEENS_GPU_THREADS=$t NQUEENS_GPU_DEFINES=$L NQUEENS_GPU_VERBOSE=1 timed timeout 60 "$B" count 20 --backend gpu \
+      --check -q 2>&1 | grep -E "^gpu 0|^ +20 |^wall|blocks a multi" | tail -4
+  done
+  for d in $L "" $L; do
+    echo "# defines: ${d:-none}"
+    NQUEENS_GPU_DEFINES=$d NQUEENS_GPU_VERBOSE=1 timed timeout 60 "$B" count 21 --backend gpu --check -q 2>&1 |
+      grep -E "^gpu 0|^ +21 |^wall"
+  done
+  for n in 17 19 17 19; do NQUEENS_GPU_DEFINES=$L timed timeout 60 "$B" count $n --backend gpu --check -q; done
+  NQUEENS_GPU_DEFINES=$L timed timeout 150 "$B" count 22 --backend gpu --check -q
 }
 
 run_part() {
@@ -231,7 +271,7 @@ run_part() {
 }
 
 case "$part" in
-  check | small | variants | peers | n22 | bench | cpu | lease) run_part "$part" 2>&1 | tee "$out/$part.txt" ;;
+  check | small | variants | peers | n22 | bench | cpu | lease | variant) run_part "$part" 2>&1 | tee "$out/$part.txt" ;;
   all)
     for p in check small variants peers bench cpu; do run_part $p 2>&1 | tee "$out/$p.txt"; done
     ;;

@@ -11,13 +11,14 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
-/// The kernel's variants (its `NQ_*` switches): the default (the stack's words in arrays of their own, eight
+/// The kernel's variants (its `NQ_*` switches): the default (the stack in two pairs of words a level, eight
 /// turns between tests for a task's end, two sentinels of four squares: the program's choice for boards 25 to
 /// 28 wide), the program's choice for boards to 24 wide (one sentinel of eight squares), four, two and one
-/// turns, four sentinels of two squares, the block's threads fixed as the program builds it; and the stack in
-/// 16-byte entries (`NQ_AOS`, the kernel to the eleventh session) with eight and one turns, as
-/// `NQUEENS_GPU_DEFINES` may ask.
-const VARIANTS: [&str; 10] = [
+/// turns, four sentinels of two squares, the block's threads fixed as the program builds it; the stack's four
+/// words in arrays of their own (`NQ_SOA`, the kernel of the eleventh and twelfth sessions) and in 16-byte
+/// entries (`NQ_AOS`, the kernel to the eleventh session), as `NQUEENS_GPU_DEFINES` may ask; and a kernel
+/// that trusts its counters for fewer turns than its words hold.
+const VARIANTS: [&str; 15] = [
     "-DNQ_DEFAULT",
     "-DNQ_UNROLL=8u -DNQ_SENTINEL_SQUARES=8u",
     "-DNQ_UNROLL=4u -DNQ_SENTINEL_SQUARES=4u",
@@ -26,9 +27,15 @@ const VARIANTS: [&str; 10] = [
     "-DNQ_UNROLL=8u -DNQ_SENTINEL_SQUARES=2u",
     // As the program builds it: the block's threads fixed (host.h's four).
     "-DNQ_THREADS=4u -DNQ_UNROLL=8u -DNQ_SENTINEL_SQUARES=8u",
+    "-DNQ_SOA",
+    "-DNQ_SOA -DNQ_UNROLL=8u -DNQ_SENTINEL_SQUARES=8u",
+    "-DNQ_SOA -DNQ_UNROLL=1u -DNQ_SENTINEL_SQUARES=1u",
+    "-DNQ_SOA -DNQ_THREADS=4u -DNQ_UNROLL=8u -DNQ_SENTINEL_SQUARES=8u",
     "-DNQ_AOS",
     "-DNQ_AOS -DNQ_UNROLL=8u -DNQ_SENTINEL_SQUARES=8u",
     "-DNQ_AOS -DNQ_UNROLL=1u -DNQ_SENTINEL_SQUARES=1u",
+    // Counters trusted below 2^7 turns: tasks of more mark their units.
+    "-DNQ_TRUSTED_TURNS_LOG=7u",
 ];
 
 /// The value of switch `name` in variant `define`, or `default`.
@@ -208,7 +215,15 @@ fn check(width: u32, starts: &[Start], depth: u32, what: &str) -> Vec<Tally> {
         if !takes(variant, width) {
             continue;
         }
-        let device = run_on_host(i, &tasks, &tables);
+        // The variant that trusts its counters for fewer turns marks units (see below); its counts hold.
+        let device: Vec<Tally> = if variant.contains("NQ_TRUSTED_TURNS_LOG") {
+            run_with_clock(i, &tasks, &tables, 0)
+                .into_iter()
+                .map(|(tally, _)| tally)
+                .collect()
+        } else {
+            run_on_host(i, &tasks, &tables)
+        };
         for slot in 0..starts.len() {
             let got = Tally {
                 solutions: host[slot].solutions + device[slot].solutions,
@@ -321,8 +336,9 @@ fn a_wrong_table_is_caught() {
 
 #[test]
 fn a_task_that_runs_too_long_to_trust_its_counters_marks_its_unit() {
-    // With the clock moving on by 2^36 cycles at each reading, every task seems to run long: each unit with
-    // tasks is marked once a task, and its counts are still given.
+    // With the clock moving on by 2^39 cycles at each reading, every task seems to run long (eight turns a
+    // pass: 2^36 * 8 cycles are the bound): each unit with tasks is marked once a task, and its counts are
+    // still given.
     if host_kernels().is_none() {
         return;
     }
@@ -334,17 +350,50 @@ fn a_task_that_runs_too_long_to_trust_its_counters_marks_its_unit() {
     let starts = plan_starts(&plan);
     let (tasks, tables, _) = cut(9, &starts, 1);
     let quick = run_on_host(0, &tasks, &tables);
-    let slow = run_with_clock(0, &tasks, &tables, 36);
+    let slow = run_with_clock(0, &tasks, &tables, 39);
     for (slot, (tally, trouble)) in slow.iter().enumerate() {
         let mine = tasks.iter().filter(|t| t.slot as usize == slot).count() as u32;
         assert_eq!(*trouble, mine, "slot {slot}");
         assert_eq!(*tally, quick[slot]);
     }
     assert!(slow.iter().any(|&(_, t)| t > 0));
-    // A clock that moves less leaves them all trusted.
-    assert!(run_with_clock(0, &tasks, &tables, 30)
+    // A clock that moves less leaves them all trusted (2^38 cycles: the bound before the twelfth session).
+    assert!(run_with_clock(0, &tasks, &tables, 38)
         .iter()
         .all(|&(_, t)| t == 0));
+}
+
+#[test]
+fn a_task_of_more_turns_than_its_counters_hold_marks_its_unit() {
+    // Built to trust its counters below 2^7 turns (16 passes), the kernel marks each unit with a task of
+    // more, and only those; its counts are still given.
+    let Some(kernels) = host_kernels() else {
+        return;
+    };
+    let i = VARIANTS
+        .iter()
+        .position(|v| v.contains("NQ_TRUSTED_TURNS_LOG"))
+        .unwrap();
+    assert!(kernels.len() > i);
+    let plan = Plan::new(Board::new(10).unwrap(), Symmetry::Full, Split::Depth(1));
+    let starts = plan_starts(&plan);
+    let (tasks, tables, _) = cut(10, &starts, 0);
+    let quick = run_on_host(0, &tasks, &tables);
+    let marked = run_with_clock(i, &tasks, &tables, 0);
+    let passes = turns(VARIANTS[i]).between_tests as u64;
+    let mut long = vec![0u32; tables.len()];
+    for t in &tasks {
+        let tally = task::count_task(t, &tables[t.slot as usize]);
+        // The turns of its passes: its nodes, and the turns after its end that a last pass took.
+        if tally.nodes.div_ceil(passes) >= 16 {
+            long[t.slot as usize] += 1;
+        }
+    }
+    assert!(long.iter().any(|&l| l > 0) && long.contains(&0));
+    for (slot, (tally, trouble)) in marked.iter().enumerate() {
+        assert_eq!(*trouble, long[slot], "slot {slot}");
+        assert_eq!(*tally, quick[slot]);
+    }
 }
 
 /// A random start of `plan` taken down to `left` rows from its end by random queens: a unit of a deep split.

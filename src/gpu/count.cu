@@ -5,14 +5,25 @@
 // `scripts/gpu-sass-count.sh` counts the SASS instructions of its search loop; results/gpu.md records them.
 //
 // The search loop takes one queen a turn, branch-free, and tests for the task's end every NQ_UNROLL turns
-// (SASS on sm_90, nodes counted, the block's threads fixed as the program builds it: 200 instructions for
-// eight turns, 25.0 a node, on every board to 28 wide; results/gpu.md):
+// (SASS on sm_90, nodes counted, the block's threads fixed as the program builds it: 174 instructions for
+// eight turns, 21.75 a node, on every board to 28 wide; results/gpu.md):
 // - The stack lives in shared memory, four words a level: the row's untried squares `avail`, its free
 //   columns `fc` (the board's columns not taken), and the diagonal masks `ld` and `rd` of the queens above it.
 //   A turn takes the top entry's lowest square, stores the rest back, and pushes the child row's entry if the
 //   child has a free square. A row whose last square is taken is popped in the same turn (the child, if any,
 //   takes its place), so an entry on the stack always has a square left: no turn is spent backing up. After a
 //   push the next turn's entry is the child's, in registers; otherwise it is loaded.
+// - A level's words are two pairs of 8 bytes, (`avail`, `rd`) and (`fc`, `ld`), each pair in an array of its
+//   own, a pair a thread, and a level's pairs for all threads of a block consecutive: every access of a warp
+//   is two wavefronts of shared memory (256 bytes) whatever level each thread is at, and a turn takes five
+//   accesses where four words apart took eight. A turn stores the rest with the row's `rd` (which the push
+//   then need not store), reads the table, and where a child is pushed stores its free columns and left
+//   diagonals, else loads the entry below (two pairs). A warp issues both in most turns: 9 wavefronts, as
+//   many as the four words apart took (NQ_SOA, the kernel of the eleventh and twelfth sessions: 200
+//   instructions for eight turns); 6% less time at n = 20 to 22 on an H200 (results/gpu.md). One 16-byte entry
+//   a level (NQ_AOS: 19.9 instructions a node, 13 wavefronts) took 14.5 s at n = 21 on an H100 where the four
+//   words apart took 11.2 s; entries stored only on a push and loaded only on a pop (16 bytes each, 27
+//   instructions), and one atomic exchange for a push and a pop, were slower too (results/gpu.md).
 // - Below the task's first row lie the sentinels: their squares are the word's top NQ_SENTINEL_SQUARES bits,
 //   beyond any column of a board at most 32 - NQ_SENTINEL_SQUARES wide, so the search is over when the next
 //   entry holds one of them. The loop tests that once every NQ_UNROLL turns; the turns after the task's end
@@ -32,23 +43,21 @@
 //   row carries the mark completes a solution, counted with a shift and an add. So the last row is searched
 //   like any other, which needs no test for it, and a rectangle's last line counts each of its free squares.
 // - A node is a queen placed, as the CPU kernel counts them: every turn on the task's rows is one. The
-//   task's counters of turns and solutions are 32-bit (a 64-bit one costs a turn an instruction), added to
-//   its unit once the task is done. They are exact if the task took fewer than 2^32 turns. A turn is more than 16 instructions (the
-//   SASS count), issued in order at most one a cycle, so a task that took fewer than 2^36 cycles of the
-//   multiprocessor's clock (about 35 s) took fewer than 2^32 turns. A task that took longer marks its unit in
-//   `trouble`, and the host counts that unit again on the CPU.
+//   task's counters of solutions and passes are 32-bit (a 64-bit one costs a turn an instruction), added to
+//   its unit once the task is done. They are exact if the task took fewer than 2^32 turns
+//   (NQ_TRUSTED_TURNS_LOG): fewer than 2^32 / NQ_UNROLL passes, which the task's end tests, as long as the
+//   count of passes did not wrap. A turn is more than 16 instructions (the SASS count), issued in order at
+//   most one a cycle, so a pass takes more than 16 * NQ_UNROLL cycles and a task that took fewer than
+//   2^36 * NQ_UNROLL cycles of the multiprocessor's clock (about 4.6 minutes with eight turns a pass) made
+//   fewer than 2^32 passes. (The bound was 2^36 cycles, 35 s, until tasks of n = 26 were seen to take up to
+//   20 s.) A task past either bound marks its unit in `trouble`, and the host counts that unit again on the
+//   CPU.
 // - Threads take tasks from one atomic counter, so tasks of any size mix. A thread whose task ends takes the
 //   next one inside the search loop, while the other threads of its warp wait only for that: with a loop
 //   for each task, the warp waited at its end for its longest task (about half the lanes idle, by the
 //   sizes of the tasks; on an H200, n = 21 took 16.1 s rather than 18.6 s once changed).
-// - Each word of the stack is in an array of its own, one 32-bit word a thread, and a level's words for all
-//   threads of a block are consecutive, so that every access of a warp is one wavefront of shared memory
-//   whatever level each thread is at; the table is laid out the same way. A turn stores the rest (1
-//   wavefront), reads the table (1), and where a child is pushed stores its free columns and diagonals (3),
-//   else loads the entry below (4): a warp issues both in most turns, 9 wavefronts. One 16-byte entry a level
-//   (NQ_AOS: 19.9 instructions a node, but 13 wavefronts, bound by them) took 14.5 s at n = 21 on an H100
-//   where this takes 11.2 s; entries stored only on a push, and one atomic exchange for a push and a pop,
-//   were slower too (results/gpu.md).
+// - The table is laid out as the stack is, a word a thread: the same row of it for all threads of a block
+//   consecutive, one wavefront a read.
 
 typedef unsigned int u32;
 typedef unsigned long long u64;
@@ -91,11 +100,21 @@ struct Task {
 // A sentinel's squares, and the lowest of them.
 #define NQ_SENTINEL (~0u << (32u - NQ_SENTINEL_SQUARES))
 #define NQ_SENTINEL_LOW (1u << (32u - NQ_SENTINEL_SQUARES))
+// No task's slot: the thread's, before its first task.
+#define NQ_NO_TASK 0xffffffffu
+// log2(NQ_UNROLL).
+#define NQ_UNROLL_LOG (NQ_UNROLL >= 8u ? 3u : NQ_UNROLL >= 4u ? 2u : NQ_UNROLL >= 2u ? 1u : 0u)
+// A task's counters are trusted below 2^NQ_TRUSTED_TURNS_LOG turns (32: they are 32-bit); the tests ask for
+// fewer, to see a unit marked.
+#ifndef NQ_TRUSTED_TURNS_LOG
+#define NQ_TRUSTED_TURNS_LOG 32u
+#endif
 
-// The stack's layout: the words in arrays of their own (NQ_SOA; see above), unless NQ_AOS asks for one
-// 16-byte entry a level, the kernel to the eleventh session, kept to measure against.
-#ifndef NQ_AOS
-#define NQ_SOA
+// The stack's layout: two pairs of words a level (NQ_PAIRS; see above), unless NQ_SOA asks for the four
+// words in arrays of their own (the kernel of the eleventh and twelfth sessions) or NQ_AOS for one 16-byte
+// entry a level (the kernel to the eleventh session), kept to measure against.
+#if !defined(NQ_AOS) && !defined(NQ_SOA)
+#define NQ_PAIRS
 #endif
 
 // A level's words lie `step` bytes apart (NQ_SOA).
@@ -120,9 +139,9 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
     NQ_STACK(shared);
     // Bytes from one level of the stack to the next, and from one row of the table to the next.
     // (Not const: the NQ_AOS loop makes it opaque with `top`.)
-#if defined(NQ_SOA) && defined(NQ_THREADS)
+#if defined(NQ_THREADS) && !defined(NQ_AOS)
     // The block's threads fixed at compile time, so that the arrays' words are reached with immediate
-    // offsets: 25.0 SASS instructions a node with eight turns, 29 with `blockDim.x`.
+    // offsets (the four words apart: 25.0 SASS instructions a node with eight turns, 29 with `blockDim.x`).
     u32 level = 16u * NQ_THREADS;
     const u32 step = 4u * NQ_THREADS;
 #ifdef __CUDA_ARCH__
@@ -138,8 +157,8 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
     // The stack's levels: the sentinels', then the task's `levels`; then the table's `levels + 1` rows.
     const u32 table = (levels + NQ_SENTINELS) * level + 4u * threadIdx.x;
     // The thread's task: its unit, the turns of the search loop and the solutions it found, the clock when it
-    // began. `passes` is 0 before the first task, which has nothing to add.
-    u32 slot = 0u, sol = 0u, passes = 0u;
+    // began. `slot` is NQ_NO_TASK before the first task, which has nothing to add.
+    u32 slot = NQ_NO_TASK, sol = 0u, passes = 0u;
     long long began = 0;
     // The stack's top entry (the search loop's state), its place, and where the table's row for no free
     // column is. The entry starts as a sentinel's, so that the first pass takes a task.
@@ -150,11 +169,12 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
     // at its end for the warp's longest task: about half the lanes idle, results/gpu.md.)
     for (;;) {
         if (e.x >= NQ_SENTINEL_LOW || NQ_HOST_GUARD(passes)) {
-            if (passes != 0u) {
+            if (slot != NQ_NO_TASK) {
                 // The turns after the task's last took the sentinels' squares: those left are the top
                 // sentinel's and, in its `ld` word, those of the sentinels below it.
                 const u32 nod = passes * NQ_UNROLL + __popc(e.x) + e.z - NQ_SENTINELS * NQ_SENTINEL_SQUARES;
-                if ((unsigned long long)(clock64() - began) >> 36) {
+                if (((unsigned long long)(clock64() - began) >> (36u + NQ_UNROLL_LOG)) != 0u ||
+                    ((u64)passes >> (NQ_TRUSTED_TURNS_LOG - NQ_UNROLL_LOG)) != 0u) {
                     atomicAdd(&trouble[slot], 1u);
                 }
                 atomicAdd(&solutions[slot], (u64)sol);
@@ -185,7 +205,17 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
             // squares of the sentinels below, for the count of nodes. (Their columns are not the task's:
             // ptxas allocates the loop's registers worse when the same value is stored twice.)
             const u32 cols = (1u << (high - 1u)) - 1u;
-#ifdef NQ_SOA
+#if defined(NQ_PAIRS)
+            top = 8u * threadIdx.x;
+            for (u32 s = 0u; s < NQ_SENTINELS; s++, top += level) {
+                *(uint2*)(shared + top) = make_uint2(NQ_SENTINEL, ~0u);
+                *(uint2*)(shared + top + 2u * step) = make_uint2(cols, s * NQ_SENTINEL_SQUARES);
+            }
+            // The task's row: its free columns and left diagonals here, its squares and right diagonals
+            // stored by its first turn.
+            *(uint2*)(shared + top + 2u * step) = make_uint2(task.fc, task.ld);
+            e = make_uint4(task.avail, task.fc, task.ld, task.rd);
+#elif defined(NQ_SOA)
             top = 4u * threadIdx.x;
             for (u32 s = 0u; s < NQ_SENTINELS; s++, top += level) {
                 nq_put(shared + top, step, make_uint4(NQ_SENTINEL, cols, s * NQ_SENTINEL_SQUARES, ~0u));
@@ -209,7 +239,11 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
 #endif
         for (u32 i = 0; i < NQ_UNROLL; i++) {
             const u32 rest = e.x & (e.x - 1u);
+#ifdef NQ_PAIRS
+            *(uint2*)(shared + top) = make_uint2(rest, e.w);
+#else
             *(u32*)(shared + top) = rest;
+#endif
             // Pop the row if this was its last square, then (below) push the child over it or above it.
             // Written here, as a predicated subtraction right after the store, ptxas makes the rest and
             // its test in one instruction and keeps the next turn's load predicated (tested after the table's
@@ -230,7 +264,22 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
             const u32 open = *(const u32*)(shared + tab + __popc(fc) * step);
             const u32 free = fc & ~(ld | rd) & open;
             sol += open >> 31;
-#ifdef NQ_SOA
+#if defined(NQ_PAIRS)
+            // The pushed row's squares and right diagonals need no store: its first turn stores them.
+            if (free != 0u) {
+                top += level;
+                *(uint2*)(shared + top + 2u * step) = make_uint2(fc, ld);
+                e = make_uint4(free, fc, ld, rd);
+            } else {
+                const uint2 a = *(const uint2*)(shared + top);
+                const uint2 b = *(const uint2*)(shared + top + 2u * step);
+                e = make_uint4(a.x, b.x, b.y, a.y);
+            }
+#ifdef __CUDA_ARCH__
+            // Opaque, as below: 174 instructions for eight turns, 186 without.
+            asm("" : "+r"(top));
+#endif
+#elif defined(NQ_SOA)
             // The pushed row's squares need no store: the next turn stores what is left of them.
             if (free != 0u) {
                 top += level;

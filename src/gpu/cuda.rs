@@ -48,7 +48,7 @@ fn gpu_error(what: &str) -> impl Fn(cudarc::driver::DriverError) -> Error + '_ {
 }
 
 /// The compile-time switches of the kernel (`NQ_*` in `count.cu`) from the environment, for measuring
-/// variants side by side (`NQUEENS_GPU_DEFINES="NQ_AOS"`), but for `NQ_UNROLL`, which
+/// variants side by side (`NQUEENS_GPU_DEFINES="NQ_SOA"`), but for `NQ_UNROLL`, which
 /// [`super::turns`] reads (and `NQ_SENTINEL_SQUARES`, which it refuses).
 fn defines() -> Vec<String> {
     std::env::var("NQUEENS_GPU_DEFINES")

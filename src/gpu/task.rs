@@ -14,9 +14,10 @@
 
 use crate::engine::kernel::{full_mask, Frame, Masks, Start, Tally};
 
-/// Turns the kernel's search loop takes between two tests for a task's end (`NQ_UNROLL` in `count.cu`): the
-/// loop's SASS instructions a node fall from 26.0 with four turns to 25.0 with eight (with the stack's 16-byte
-/// entries, `NQ_AOS`: from 20.5 to 19.9; results/gpu.md).
+/// Turns the kernel's search loop takes between two tests for a task's end (`NQ_UNROLL` in `count.cu`): with
+/// eight, the loop takes 21.75 SASS instructions a node; on an H200, four took 2.4% longer at n = 20 (with the
+/// stack's four words apart, `NQ_SOA`, the instructions fell from 26.0 with four turns to 25.0 with eight;
+/// results/gpu.md).
 pub const TURNS: u32 = 8;
 
 /// The fewest squares a sentinel of the kernel has (`NQ_SENTINEL_SQUARES`), on the widest boards. The turns

@@ -23,11 +23,14 @@ static unsigned owner(unsigned at, unsigned levels, unsigned sentinels) {
     const unsigned stack = (levels + sentinels) * 16u * NQ_HOST_THREADS;
     const unsigned table = (levels + 1u) * 4u * NQ_HOST_THREADS;
     if (at < stack) {
-        // One 16-byte entry a level (NQ_AOS), or the four words in arrays of their own.
-#ifdef NQ_AOS
+        // One 16-byte entry a level (NQ_AOS), the four words in arrays of their own (NQ_SOA), or two pairs of
+        // words in arrays of their own.
+#if defined(NQ_AOS)
         return at % (16u * NQ_HOST_THREADS) / 16u;
-#else
+#elif defined(NQ_SOA)
         return at % (4u * NQ_HOST_THREADS) / 4u;
+#else
+        return at % (8u * NQ_HOST_THREADS) / 8u;
 #endif
     }
     if (at < stack + table) return (at - stack) % (4u * NQ_HOST_THREADS) / 4u;

@@ -15,6 +15,10 @@ static const NqDim3 blockDim = {NQ_HOST_THREADS, 1, 1};
 struct uint4 {
     unsigned x, y, z, w;
 };
+struct uint2 {
+    unsigned x, y;
+};
+static inline uint2 make_uint2(unsigned x, unsigned y) { return uint2{x, y}; }
 static inline uint4 make_uint4(unsigned x, unsigned y, unsigned z, unsigned w) { return uint4{x, y, z, w}; }
 // The block's shared memory: 64 levels of stack and of table for each thread, more than any task needs
 // (harness.cpp).

@@ -1,0 +1,101 @@
+//! The sizes of a run's GPU tasks, counted on the host, without a GPU:
+//! `cargo run --release --example gpu_task_sizes [N] [UNITS] [SAMPLE]` (n = 21, every unit, 4,000 tasks by
+//! default; `UNITS`: the plan's first units only, as `--units 0-(UNITS-1)` asks).
+//!
+//! Cuts the run as the program does for one GPU and takes its first batch: prints the cut, then the nodes of
+//! `SAMPLE` random tasks of that batch (mean, median, 99th percentile, largest) and of its first 64, the
+//! largest by the host's guess. A task's nodes are counted as the kernel counts them, stopping at 4e9 (past
+//! which the kernel would not trust its counters anyway). How long the GPU's threads take over them follows:
+//! an H200 counts about 1e7 nodes a second a thread (results/gpu.md).
+
+use nqueens::gpu::{
+    self,
+    task::{Table, Task},
+};
+use nqueens::{Board, Plan, Symmetry};
+use rayon::prelude::*;
+
+/// The most nodes counted below a task.
+const BUDGET: u64 = 4_000_000_000;
+
+/// The nodes below `task`, counted as the kernel does (`gpu::task::count_task`), at most [`BUDGET`].
+fn nodes(task: &Task, table: &Table) -> u64 {
+    fn go(table: &Table, (fc, ld, rd): (u32, u32, u32), mut avail: u32, nodes: &mut u64) {
+        while avail != 0 && *nodes < BUDGET {
+            let bit = avail & avail.wrapping_neg();
+            avail ^= bit;
+            *nodes += 1;
+            let child = (fc ^ bit, (ld | bit) << 1, (rd | bit) >> 1);
+            let open = table[child.0.count_ones() as usize];
+            let free = child.0 & !(child.1 | child.2) & open;
+            if free != 0 {
+                go(table, child, free, nodes);
+            }
+        }
+    }
+    let mut n = 0;
+    go(table, (task.fc, task.ld, task.rd), task.avail, &mut n);
+    n
+}
+
+fn main() {
+    let args: Vec<usize> = std::env::args()
+        .skip(1)
+        .map(|a| a.parse().expect("numbers: N, units, sample"))
+        .collect();
+    let n = args.first().copied().unwrap_or(21) as u32;
+    let plan = Plan::new(
+        Board::new(n).expect("a board side"),
+        Symmetry::Full,
+        gpu::split_for(16),
+    );
+    let units: Vec<usize> = (0..plan.units().len())
+        .take(args.get(1).copied().unwrap_or(usize::MAX))
+        .collect();
+    let sample = args.get(2).copied().unwrap_or(4000);
+    let cut = gpu::cut(&plan, &units);
+    println!(
+        "n = {n}: {} units, {} rows below them (the last batches {}), about {:.0} tasks",
+        units.len(),
+        cut.extra_rows,
+        cut.tail_rows,
+        cut.tasks
+    );
+    let chunks = gpu::tail_deeper(gpu::batches(&units, cut, 1).collect(), cut, 1);
+    let Some(&(chunk, rows)) = chunks.first() else {
+        println!("no batch");
+        return;
+    };
+    let batch = gpu::prepare(&plan, chunk, rows);
+    let tasks = &batch.tasks;
+    println!(
+        "first batch: {} units, {} tasks, {} levels",
+        chunk.len(),
+        tasks.len(),
+        batch.levels
+    );
+    if tasks.is_empty() {
+        return;
+    }
+    let size = |i: usize| nodes(&tasks[i], &batch.tables[tasks[i].slot as usize]);
+    let mut random = fastrand::Rng::with_seed(1);
+    let picked: Vec<usize> = (0..sample).map(|_| random.usize(..tasks.len())).collect();
+    let mut sizes: Vec<u64> = picked.par_iter().map(|&i| size(i)).collect();
+    sizes.sort_unstable();
+    if let Some(&largest) = sizes.last() {
+        println!(
+            "{} random tasks: mean {:.3e} nodes, median {}, 99th percentile {}, largest {largest}",
+            sizes.len(),
+            sizes.iter().sum::<u64>() as f64 / sizes.len() as f64,
+            sizes[sizes.len() / 2],
+            sizes[sizes.len() * 99 / 100],
+        );
+    }
+    let first: Vec<u64> = (0..tasks.len().min(64)).into_par_iter().map(size).collect();
+    println!(
+        "the first {} (the largest by the host's guess): mean {:.3e} nodes, largest {}",
+        first.len(),
+        first.iter().sum::<u64>() as f64 / first.len() as f64,
+        first.iter().max().unwrap_or(&0)
+    );
+}
