@@ -3,10 +3,10 @@
 //! default; `UNITS`: the plan's first units only, as `--units 0-(UNITS-1)` asks).
 //!
 //! Cuts the run as the program does for one GPU and takes its first batch: prints the cut, then the nodes of
-//! `SAMPLE` random tasks of that batch (mean, median, 99th percentile, largest) and of its first 64, the
-//! largest by the host's guess. A task's nodes are counted as the kernel counts them, stopping at 4e9 (past
-//! which the kernel would not trust its counters anyway). How long the GPU's threads take over them follows:
-//! an H200 counts about 1e7 nodes a second a thread (results/gpu.md).
+//! `SAMPLE` random tasks of that batch (mean, median, 99th percentile, largest) and of its first 64 (or
+//! `SAMPLE`, if fewer), the largest by the host's guess. A task's nodes are counted as the kernel counts
+//! them, stopping at 4e9 (past which the kernel would not trust its counters anyway). How long the GPU's
+//! threads take over them follows: an H200 counts about 1e7 nodes a second a thread (results/gpu.md).
 
 use nqueens::gpu::{
     self,
@@ -91,7 +91,10 @@ fn main() {
             sizes[sizes.len() * 99 / 100],
         );
     }
-    let first: Vec<u64> = (0..tasks.len().min(64)).into_par_iter().map(size).collect();
+    let first: Vec<u64> = (0..tasks.len().min(64).min(sample.max(1)))
+        .into_par_iter()
+        .map(size)
+        .collect();
     println!(
         "the first {} (the largest by the host's guess): mean {:.3e} nodes, largest {}",
         first.len(),

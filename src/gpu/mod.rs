@@ -7,7 +7,7 @@
 //! # How
 //! - **Tasks.** The host cuts each unit into small searches by placing a few more rows ([`task::split`]). It
 //!   places the fewest rows that give at least [`TARGET_TASKS`] tasks in the run and leave no task more than
-//!   [`MAX_TASK_ROWS`] rows, but no more rows than keep each unit within a batch ([`cut`]). What it decides on
+//!   [`MAX_TASK_ROWS`] rows, but no more rows than keep each unit within a batch of [`UNIT_TASKS`] ([`cut`]). What it decides on
 //!   the way goes into the unit's tally. Each unit's rows go with its tasks as a table of their open squares
 //!   ([`task::Table`]), so the kernel takes any frame.
 //! - **The kernel** (`src/gpu/count.cu`, compiled at run time by NVRTC for the GPU at hand, and kept on disk
@@ -115,15 +115,23 @@ const MAX_EXTRA_ROWS: u32 = 16;
 
 /// The most rows a task leaves to search, so that tasks stay small on large boards: n = 21 leaves 16 at the
 /// target's depth (its measured runs), n = 27 would leave 22 without this bound. Unless a unit would then have
-/// more than [`BATCH_TASKS`] tasks (see [`cut`]).
+/// more than [`UNIT_TASKS`] tasks (see [`cut`]).
 pub const MAX_TASK_ROWS: u32 = 16;
 
 /// Tasks the estimate of [`cut`] enumerates at most; deeper, it extrapolates.
 const SAMPLE_TASKS: usize = 1 << 22;
 
-/// Tasks a batch holds at most (by the estimate). Four batches in flight keep an H100 busy; a checkpointed
-/// run records a batch's units once it is done, so a batch is also what a crash can lose.
+/// Tasks a batch holds at most (by the estimate), but for a batch of one unit, which holds all its tasks (up
+/// to [`UNIT_TASKS`]). Four batches in flight keep an H100 busy; a checkpointed run records a batch's units
+/// once it is done, so a batch is also what a crash can lose.
 pub const BATCH_TASKS: usize = 1 << 23;
+
+/// Tasks a unit is cut into at most ([`cut`]): a unit's tasks go to the GPU in one batch, which holds them all
+/// in the host's memory and the GPU's (32 bytes a task: 1 GiB). Four times [`BATCH_TASKS`], so that the
+/// units of n = 27 and 28 take 6 rows, not 5: with 5, a task of n = 27 is 4.7e8 nodes on average (the
+/// largest of 48 counted, 1.15e9), about a minute of a GPU thread, near the bound past which the kernel does
+/// not trust its 32-bit counters (2^32 turns; results/gpu.md); with 6, about ten times fewer.
+pub const UNIT_TASKS: usize = 1 << 25;
 
 /// Batches a run is cut into, at least: the host prepares one while the GPU counts another.
 pub const BATCHES: usize = 8;
@@ -529,7 +537,7 @@ pub struct Cut {
     /// The tasks that makes, estimated from a sample of the units.
     pub tasks: f64,
     /// Rows placed below the units of the run's last batches ([`tail_deeper`]): one more than `extra_rows`,
-    /// unless a unit's tasks would then be more than a batch holds ([`BATCH_TASKS`]).
+    /// unless a unit's tasks would then be more than a batch holds ([`UNIT_TASKS`]).
     pub tail_rows: u32,
 }
 
@@ -549,10 +557,10 @@ impl Cut {
 /// leave none more than [`MAX_TASK_ROWS`] rows to search, or the most that still leave tasks to search.
 /// Estimated from a sample of the units.
 ///
-/// But never so many rows that a unit of the sample has more than [`BATCH_TASKS`] tasks: a unit's tasks go to
+/// But never so many rows that a unit of the sample has more than [`UNIT_TASKS`] tasks: a unit's tasks go to
 /// the GPU in one batch, which holds them all in the host's memory and the GPU's. At n = 26, the rows bound
-/// asked for 7 rows below the first unit: 518 million tasks (16.6 GB), which took one core of the
-/// development machine 57 s to cut, for about 1.4e12 nodes, which an H100 counts in 2 s.
+/// asked for 8 rows below the first unit: 518 million tasks (16.6 GB), which took one core of the
+/// development machine 57 s to cut; it now takes 6 (8.3 million tasks).
 pub fn cut(plan: &Plan, units: &[usize]) -> Cut {
     let sample = sample(plan, units);
     let starts: Vec<&Start> = sample
@@ -658,8 +666,8 @@ fn cut_for(plan: &Plan, units: &[usize], sample: &[(Table, Start)], target: f64)
                 tail_rows: depth,
             };
         }
-        // Past a batch's tasks a unit is too large for one: go no deeper, not even for the last batches.
-        let within_a_batch = |largest: f64| largest <= BATCH_TASKS as f64;
+        // Past UNIT_TASKS a unit is too large for a batch: go no deeper, not even for the last batches.
+        let within_a_batch = |largest: f64| largest <= UNIT_TASKS as f64;
         if depth > 0 && !within_a_batch(largest) {
             return Cut {
                 extra_rows: depth - 1,
@@ -1615,12 +1623,15 @@ mod tests {
         // n = 20: 1,721 tasks at row 4, a few ten thousand a row deeper: the last batches take it.
         let (c, _) = cut_one(20, 1000.0);
         assert_eq!((c.extra_rows, c.tail_rows), (4, 5), "{c:?}");
-        // n = 24: 3.6 million tasks at row 7, 25 million a row deeper, more than a batch holds.
+        // n = 24: 3.6 million tasks at row 7, 25 million a row deeper: the last batches take it.
         let (c, sample) = cut_one(24, 3e6);
-        assert_eq!((c.extra_rows, c.tail_rows), (7, 7), "{c:?}");
+        assert_eq!((c.extra_rows, c.tail_rows), (7, 8), "{c:?}");
         let (table, start) = &sample[0];
-        assert!(task::tasks_at(start, table, 24, 7) <= BATCH_TASKS);
-        assert!(task::tasks_at(start, table, 24, 8) > BATCH_TASKS);
+        assert!(task::tasks_at(start, table, 24, 8) <= UNIT_TASKS);
+        // Cut at row 8 for a larger target, a row deeper would be more than a batch of one unit holds.
+        let (c, _) = cut_one(24, 2e7);
+        assert_eq!((c.extra_rows, c.tail_rows), (8, 8), "{c:?}");
+        assert!(task::tasks_at(start, table, 24, 9) > UNIT_TASKS);
     }
 
     #[test]
@@ -1689,10 +1700,10 @@ mod tests {
             (tasks as f64 - c.tasks).abs() < 1.0,
             "{c:?} against {tasks}"
         );
-        assert!(tasks <= BATCH_TASKS && tasks > BATCH_TASKS / 32, "{tasks}");
+        assert!(tasks <= UNIT_TASKS && tasks > UNIT_TASKS / 32, "{tasks}");
         // Nor are the last batches cut deeper: a row more makes the unit too large.
         assert_eq!(c.tail_rows, c.extra_rows, "{c:?}");
-        assert!(task::tasks_at(&start, &table, 26, c.extra_rows + 1) > BATCH_TASKS);
+        assert!(task::tasks_at(&start, &table, 26, c.extra_rows + 1) > UNIT_TASKS);
     }
 
     #[test]
