@@ -129,12 +129,12 @@ cpu() {
 # most telling first, every command capped by the time left of BUDGET seconds (540 by default): run it as
 # `BUDGET=500 bash scripts/gpu-session.sh lease "$OUT"` with a call limit a little above BUDGET.
 #
-# What it asks (after the eleventh session, results/gpu.md): the kernel is latency-bound with 20 to 24 warps a
-# multiprocessor, which its shared memory a thread limits; blocks of 64 threads fit 704 threads at n = 21
-# where blocks of 128 fit 640. Small boards: fewer tasks (the host's cut is as long as the kernels at n = 19),
-# and where n = 17 and 19 spend their time, beside ygch. A large unit of n = 26, sized by estimate since the
-# eleventh session (the count of its sizing ran past 60 s there). The host's cut alone on 1, 2 and 16 cores,
-# if target/release/examples/gpu_cut_time is carried too (twelfth session).
+# What it asks (after the thirteenth session, results/gpu.md): the stack's two pairs of words (the default since
+# then: 21.75 SASS instructions a node, n = 21 in 10.24 s and n = 22 in 86.3 s on an H200) on the card at hand,
+# against issue 16's targets for an H100 and beside ygch. Threads a block (64 and 256 made no difference on the
+# H200 with the four words apart). How many tasks small runs aim for, and where n = 17 and 19 spend their time.
+# A large unit of n = 26, cut 6 rows below it since the thirteenth session. The host's cut alone on 1, 2 and 16
+# cores, if target/release/examples/gpu_cut_time is carried too (n = 19 on the H200's 16 cores: 0.161 s).
 lease() {
   local deadline=$(($(date +%s) + ${BUDGET:-540}))
   capped() { # CAP COMMAND...: runs it for at most CAP seconds and what is left, timed
@@ -224,7 +224,8 @@ lease() {
   j=$(mktemp -d)
   NQUEENS_GPU_VERBOSE=1 capped 120 "$B" count 26 --backend gpu --units 0 --checkpoint "$j/n26.journal" -f json
   rm -rf "$j"
-  # Last, what is left: n = 22 (target 85 s; 92.9 s in the eleventh session, ygch 256 s).
+  # Last, what is left: n = 22 (target 85 s on an H100; 92.9 s there in the eleventh session, ygch 256 s; 86.3 s
+  # on an H200 in the thirteenth).
   capped 300 "$B" count 22 --backend gpu --check -q
 }
 
