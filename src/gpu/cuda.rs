@@ -32,7 +32,8 @@ const DEFAULT_SHARED: u32 = 48 * 1024;
 
 /// Threads per block, unless `NQUEENS_GPU_THREADS` says otherwise (for measuring). A thread of the kernel
 /// needs 336 bytes of shared memory with 16 rows left to its tasks: 128 threads a block fit 5 blocks (640
-/// threads) in an H100's 228 KB, 256 threads only 2 (512). Not measured yet (results/gpu.md).
+/// threads) in an H100's 228 KB, 256 threads only 2 (512). On an H200 at n = 21 (2026-11-26, the stack's four
+/// words apart), 64 and 256 threads took 10.41 and 11.05 s of kernels against 10.44 s (results/gpu.md).
 const THREADS: u32 = 128;
 
 fn threads_per_block() -> u32 {
@@ -249,9 +250,34 @@ fn kernel(
 /// Makes GPU `ordinal`'s context and loads the kernel with its loop built as `turns` says on it, as
 /// [`GpuDevice::open`] will: called on a thread of its own while the host builds the plan, so that the two
 /// overlap.
+///
+/// The kernel's PTX (NVRTC's library opened and its version read for the disk cache's key, the cache read,
+/// or on a first run the source compiled) is made on a thread of its own meanwhile: it needs the GPU's
+/// architecture, which the driver gives without a context, and the context does not need it.
 pub fn open_ahead(ordinal: usize, turns: Turns) -> Result<(), Error> {
-    let context = context(ordinal)?;
-    kernel(ordinal, &context, info(ordinal)?.compute_capability, turns)?;
+    let began = std::time::Instant::now();
+    let capability = info(ordinal)?.compute_capability;
+    let asked = began.elapsed().as_secs_f64();
+    // Each with the seconds at which it was done.
+    let ((context, made), (ptx, ready)) = std::thread::scope(|scope| {
+        let ptx = scope.spawn(|| (compiled(capability, turns), began.elapsed().as_secs_f64()));
+        let context = (context(ordinal), began.elapsed().as_secs_f64());
+        (
+            context,
+            ptx.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
+        )
+    });
+    let context = context?;
+    ptx?;
+    kernel(ordinal, &context, capability, turns)?;
+    if verbose() {
+        let _ = writeln!(
+            std::io::stderr(),
+            "gpu {ordinal}: the driver asked at {asked:.3} s, the context made at {made:.3} s, the kernel's \
+             PTX ready at {ready:.3} s, loaded at {:.3} s (from the start of its opening)",
+            began.elapsed().as_secs_f64()
+        );
+    }
     Ok(())
 }
 
