@@ -5,38 +5,12 @@
 //! Cuts the run as the program does for one GPU and takes its first batch: prints the cut, then the nodes of
 //! `SAMPLE` random tasks of that batch (mean, median, 99th percentile, largest) and of its first 64 (or
 //! `SAMPLE`, if fewer), the largest by the host's guess. A task's nodes are counted as the kernel counts
-//! them, stopping at 4e9 (past which the kernel would not trust its counters anyway). How long the GPU's
-//! threads take over them follows: an H200 counts about 1e7 nodes a second a thread (results/gpu.md).
+//! them (`gpu::task::count_task`), one core a task: n = 27's take seconds each. How long the GPU's threads
+//! take over them follows: an H200 counts about 1e7 nodes a second a thread (results/gpu.md).
 
-use nqueens::gpu::{
-    self,
-    task::{Table, Task},
-};
+use nqueens::gpu::{self, task};
 use nqueens::{Board, Plan, Symmetry};
 use rayon::prelude::*;
-
-/// The most nodes counted below a task.
-const BUDGET: u64 = 4_000_000_000;
-
-/// The nodes below `task`, counted as the kernel does (`gpu::task::count_task`), at most [`BUDGET`].
-fn nodes(task: &Task, table: &Table) -> u64 {
-    fn go(table: &Table, (fc, ld, rd): (u32, u32, u32), mut avail: u32, nodes: &mut u64) {
-        while avail != 0 && *nodes < BUDGET {
-            let bit = avail & avail.wrapping_neg();
-            avail ^= bit;
-            *nodes += 1;
-            let child = (fc ^ bit, (ld | bit) << 1, (rd | bit) >> 1);
-            let open = table[child.0.count_ones() as usize];
-            let free = child.0 & !(child.1 | child.2) & open;
-            if free != 0 {
-                go(table, child, free, nodes);
-            }
-        }
-    }
-    let mut n = 0;
-    go(table, (task.fc, task.ld, task.rd), task.avail, &mut n);
-    n
-}
 
 fn main() {
     let args: Vec<usize> = std::env::args()
@@ -77,7 +51,7 @@ fn main() {
     if tasks.is_empty() {
         return;
     }
-    let size = |i: usize| nodes(&tasks[i], &batch.tables[tasks[i].slot as usize]);
+    let size = |i: usize| task::count_task(&tasks[i], &batch.tables[tasks[i].slot as usize]).nodes;
     let mut random = fastrand::Rng::with_seed(1);
     let picked: Vec<usize> = (0..sample).map(|_| random.usize(..tasks.len())).collect();
     let mut sizes: Vec<u64> = picked.par_iter().map(|&i| size(i)).collect();

@@ -5,9 +5,9 @@
 #
 #   bash scripts/gpu-session.sh PART OUT [BINARY]
 #
-# PART    check | small | variants | peers | n22 | bench | cpu | all (all but n22); variant (one kernel variant against the
-#         default, VARIANT=defines); or lease: the most telling of
-#         them in one call, within BUDGET seconds (for a lease of 15 minutes)
+# PART    check | small | variants | peers | n22 | bench | cpu | all (all but n22); variant (a variant of the
+#         kernel against the default, VARIANT=its defines); or lease: the most telling of them in one call,
+#         within BUDGET seconds (for a lease of 15 minutes)
 # OUT     a folder for the logs and reports (the device's $OUT); each part writes OUT/PART.txt
 # BINARY  nqueens built on the development machine with `cargo build --release --features cuda` (generic
 #         x86-64: the loops are picked at run time) and carried over; target/release/nqueens by default.
@@ -238,9 +238,11 @@ variant() {
   nvidia-smi -L
   "$B" --version
   NQUEENS_GPU_DEFINES=$L timed timeout 60 "$B" count 4..18 --backend gpu --check -q
-  NQUEENS_GPU_DEFINES=$L timed timeout 60 "$B" count 25x9 26x9 27x8 28x8 --backend gpu -f csv -o "$out/wide-variant.csv"
+  NQUEENS_GPU_DEFINES=$L timed timeout 60 "$B" count 25x9 26x9 27x8 28x8 --backend gpu -f csv \
+    -o "$out/wide-variant.csv"
   timed timeout 60 "$B" count 25x9 26x9 27x8 28x8 -f csv -o "$out/wide-cpu.csv"
-  if [ -s "$out/wide-variant.csv" ] && cmp <(cut -d, -f1,2 "$out/wide-variant.csv") <(cut -d, -f1,2 "$out/wide-cpu.csv"); then
+  if [ -s "$out/wide-variant.csv" ] &&
+    cmp <(cut -d, -f1,2 "$out/wide-variant.csv") <(cut -d, -f1,2 "$out/wide-cpu.csv"); then
     echo "wide lines: the GPU's totals are the CPU's"
   else
     echo "WIDE LINES: THE GPU'S TOTALS DIFFER FROM THE CPU'S"
@@ -254,8 +256,8 @@ variant() {
   local t
   for t in 64 256; do
     echo "# defines: $L, $t threads a block"
-    NQUEENS_GPU_THREADS=$t NQUEENS_GPU_DEFINES=$L NQUEENS_GPU_VERBOSE=1 timed timeout 60 "$B" count 20 --backend gpu \
-      --check -q 2>&1 | grep -E "^gpu 0|^ +20 |^wall|blocks a multi" | tail -4
+    NQUEENS_GPU_THREADS=$t NQUEENS_GPU_DEFINES=$L NQUEENS_GPU_VERBOSE=1 timed timeout 60 "$B" count 20 \
+      --backend gpu --check -q 2>&1 | grep -E "^gpu 0|^ +20 |^wall|blocks a multi" | tail -5
   done
   for d in $L "" $L; do
     echo "# defines: ${d:-none}"
@@ -272,7 +274,8 @@ run_part() {
 }
 
 case "$part" in
-  check | small | variants | peers | n22 | bench | cpu | lease | variant) run_part "$part" 2>&1 | tee "$out/$part.txt" ;;
+  check | small | variants | peers | n22 | bench | cpu | lease | variant)
+    run_part "$part" 2>&1 | tee "$out/$part.txt" ;;
   all)
     for p in check small variants peers bench cpu; do run_part $p 2>&1 | tee "$out/$p.txt"; done
     ;;

@@ -7,9 +7,9 @@
 //! # How
 //! - **Tasks.** The host cuts each unit into small searches by placing a few more rows ([`task::split`]). It
 //!   places the fewest rows that give at least [`TARGET_TASKS`] tasks in the run and leave no task more than
-//!   [`MAX_TASK_ROWS`] rows, but no more rows than keep each unit within a batch of [`UNIT_TASKS`] ([`cut`]). What it decides on
-//!   the way goes into the unit's tally. Each unit's rows go with its tasks as a table of their open squares
-//!   ([`task::Table`]), so the kernel takes any frame.
+//!   [`MAX_TASK_ROWS`] rows, but no more rows than keep each unit within a batch of [`UNIT_TASKS`] ([`cut`]).
+//!   What it decides on the way goes into the unit's tally. Each unit's rows go with its tasks as a table of
+//!   their open squares ([`task::Table`]), so the kernel takes any frame.
 //! - **The kernel** (`src/gpu/count.cu`, compiled at run time by NVRTC for the GPU at hand, and kept on disk
 //!   by `cache` so later runs start at once) runs one task per thread, every thread taking its next task
 //!   from an atomic counter, and adds each task's counts to its unit's slot. Its loop is described in the
