@@ -5,7 +5,8 @@
 #                                                    24 wide (sm_90, NQ_UNROLL=8u with one sentinel of 8 squares,
 #                                                    blocks of 128 threads; wider boards: two sentinels of 4, the
 #                                                    kernel's default, the same loop)
-#   scripts/gpu-sass-count.sh -D NQ_UNROLL=4u        the same with a switch of the kernel (as NQUEENS_GPU_DEFINES)
+#   scripts/gpu-sass-count.sh -D NQ_UNROLL=4u        the same with a switch of the kernel (as NQUEENS_GPU_DEFINES;
+#                                                    -D NQ_PACKED: 231 for eight turns, the default 174)
 #   scripts/gpu-sass-count.sh --file K.cu [-D ...]   another kernel (e.g. a peer's), compiled the same way
 #   scripts/gpu-sass-count.sh --ptx K.ptx            PTX made by NVRTC itself, as the program makes it:
 #     NQUEENS_PTX_OUT=K.ptx LD_LIBRARY_PATH=<libnvrtc's folder> \

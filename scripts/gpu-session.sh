@@ -6,8 +6,11 @@
 #   bash scripts/gpu-session.sh PART OUT [BINARY]
 #
 # PART    check | small | variants | peers | n22 | bench | cpu | all (all but n22); variant (a variant of the
-#         kernel against the default, VARIANT=its defines); or lease: the most telling of them in one call,
-#         within BUDGET seconds (for a lease of 15 minutes)
+#         kernel against the default, VARIANT=its defines); lease: the most telling of them in one call,
+#         within BUDGET seconds (for a lease of 15 minutes); or one question each (the fourteenth session's):
+#         probes (what bounds the kernel: one instruction or one wavefront more a turn, fewer blocks, and
+#         Nsight Compute where installed), packed (NQ_PACKED against the two pairs), timeline (where a small
+#         run's time goes, main's stamps against the shell's), threads (64, 96 and 128 a block)
 # OUT     a folder for the logs and reports (the device's $OUT); each part writes OUT/PART.txt
 # BINARY  nqueens built on the development machine with `cargo build --release --features cuda` (generic
 #         x86-64: the loops are picked at run time) and carried over; target/release/nqueens by default.
@@ -268,13 +271,125 @@ variant() {
   NQUEENS_GPU_DEFINES=$L timed timeout 150 "$B" count 22 --backend gpu --check -q
 }
 
+probes() {
+  # What bounds the kernel (results/gpu.md): one more instruction a turn (NQ_PROBE_ALU), one more wavefront of
+  # shared memory a turn (NQ_PROBE_STS, with the 4 bytes a thread it stores to), and fewer blocks a
+  # multiprocessor (NQUEENS_GPU_SHARED_PAD, bytes more a block), each against the default, interleaved.
+  nvidia-smi -L
+  "$B" --version
+  timed timeout 60 "$B" count 4..18 --backend gpu --check -q
+  NQUEENS_GPU_DEFINES=NQ_PROBE_STS NQUEENS_GPU_SHARED_PAD=512 timed timeout 60 "$B" count 4..17 --backend gpu \
+    --check -q
+  local n r spec d pad
+  for n in 20 21; do
+    for r in 1 2; do
+      [ "$n" = 21 ] && [ "$r" = 2 ] && break
+      for spec in "-:0" "NQ_PROBE_ALU:0" "NQ_PROBE_STS:512" "-:512" "-:10240" "-:22528" "-:40960"; do
+        d=${spec%%:*}
+        pad=${spec##*:}
+        [ "$d" = - ] && d=
+        [ "$n" = 21 ] && [ "$pad" = 10240 ] && continue
+        [ "$n" = 21 ] && [ "$pad" = 40960 ] && continue
+        echo "# n = $n, defines: ${d:-none}, pad $pad"
+        NQUEENS_GPU_DEFINES=$d NQUEENS_GPU_SHARED_PAD=$pad NQUEENS_GPU_VERBOSE=1 timed timeout 60 "$B" count $n \
+          --backend gpu --check -q 2>&1 | grep -E "^gpu 0|^ +$n |^wall|blocks a multi" |
+          sed -E 's/^gpu: [0-9]+ tasks, /gpu: tasks, /' | sort | uniq -c |
+          sort -rn | head -6
+      done
+    done
+  done
+  for n in 17 19 17 19; do
+    NQUEENS_GPU_VERBOSE=1 timed timeout 60 "$B" count $n --backend gpu --check -q 2>&1 | grep -vE "blocks a multi"
+  done
+  local ncu
+  ncu=$(command -v ncu || ls /usr/local/cuda*/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+  if [ -n "$ncu" ]; then
+    echo "# Nsight Compute: the third batch of n = 20"
+    timeout 150 "$ncu" --set full --launch-skip 2 --launch-count 1 -k count_tasks "$B" count 20 --backend gpu \
+      -q 2>&1 | grep -vE "^==PROF==|^ *$" | head -400
+  else
+    echo "# no ncu"
+  fi
+}
+
+packed() {
+  # The stack's levels packed in three words (the program's choice for boards to 23 wide) against two pairs
+  # (NQ_PAIRS, the layout of wider boards), interleaved; exactness of both first.
+  nvidia-smi -L
+  "$B" --version
+  local d n
+  for d in "" NQ_PAIRS; do
+    NQUEENS_GPU_DEFINES=$d timed timeout 60 "$B" count 4..18 --backend gpu --check -q
+    NQUEENS_GPU_DEFINES=$d timed timeout 60 "$B" count 23x9 22x10 20x12 --backend gpu -f csv -o "$out/rect-${d:-packed}.csv"
+  done
+  timed timeout 60 "$B" count 23x9 22x10 20x12 -f csv -o "$out/rect-cpu.csv"
+  for d in packed NQ_PAIRS; do
+    if [ -s "$out/rect-$d.csv" ] && cmp <(cut -d, -f1,2 "$out/rect-$d.csv") <(cut -d, -f1,2 "$out/rect-cpu.csv"); then
+      echo "rectangles, $d: the GPU's totals are the CPU's"
+    else
+      echo "RECTANGLES, $d: THE GPU'S TOTALS DIFFER FROM THE CPU'S"
+    fi
+  done
+  for n in 20 21; do
+    for d in "" NQ_PAIRS "" NQ_PAIRS; do
+      [ "$n" = 21 ] && [ "$d$n" = NQ_PAIRS21 ] && [ -n "${seen21:-}" ] && continue
+      [ "$n" = 21 ] && [ "$d" = NQ_PAIRS ] && seen21=1
+      echo "# n = $n, defines: ${d:-none (packed)}"
+      NQUEENS_GPU_DEFINES=$d NQUEENS_GPU_VERBOSE=1 timed timeout 60 "$B" count $n --backend gpu --check -q 2>&1 |
+        grep -E "^gpu 0|^ +$n |^wall|blocks a multi" | sed -E 's/^gpu: [0-9]+ tasks, /gpu: tasks, /' | sort |
+        uniq -c | sort -rn | head -6
+    done
+  done
+  for n in 17 19 17 19; do timed timeout 60 "$B" count $n --backend gpu --check -q; done
+  timed timeout 150 "$B" count 22 --backend gpu --check -q
+}
+
+timeline() {
+  # Where a small run's time goes outside the count's clock: the epoch before and after the command, and
+  # main's own stamps (NQUEENS_GPU_VERBOSE=1), with the GPU's closing and the freeing of the task buffers.
+  nvidia-smi -L
+  local n q
+  for n in 17 19 17 19 17; do
+    for q in 0 1; do
+      echo "# n = $n, NQUEENS_QUICK_EXIT=$q"
+      echo "shell: before at $(date +%s.%N)"
+      NQUEENS_QUICK_EXIT=$q NQUEENS_GPU_VERBOSE=1 timed timeout 60 "$B" count $n --backend gpu --check -q 2>&1 |
+        grep -vE "blocks a multi"
+      echo "shell: after at $(date +%s.%N)"
+    done
+  done
+}
+
+threads() {
+  # Threads a block at n = 21 (interleaved), then n = 22 with the default and with the faster of the others.
+  nvidia-smi -L
+  local t n best=128 bestk=999
+  for t in 128 64 96 128 64 96; do
+    echo "# n = 21, $t threads a block"
+    NQUEENS_GPU_THREADS=$t NQUEENS_GPU_VERBOSE=1 timed timeout 60 "$B" count 21 --backend gpu --check -q 2>&1 |
+      grep -E "^gpu 0|^ +21 |^wall|blocks a multi" | sed -E 's/^gpu: [0-9]+ tasks, /gpu: tasks, /' | sort |
+      uniq -c | sort -rn | head -6 | tee "$out/t.txt"
+    k=$(grep -o '[0-9.]* s of kernels' "$out/t.txt" | cut -d' ' -f1)
+    if [ "$t" != 128 ] && [ -n "$k" ] && awk -v a="$k" -v b="$bestk" 'BEGIN{exit !(a<b)}'; then
+      best=$t
+      bestk=$k
+    fi
+  done
+  rm -f "$out/t.txt"
+  for t in 128 $best; do
+    echo "# n = 22, $t threads a block"
+    NQUEENS_GPU_THREADS=$t NQUEENS_GPU_VERBOSE=1 timed timeout 150 "$B" count 22 --backend gpu --check -q 2>&1 |
+      grep -E "^gpu 0|^ +22 |^wall"
+  done
+}
+
 run_part() {
   echo "## $1 ($(date -u +%FT%TZ), $(hostname))"
   "$1"
 }
 
 case "$part" in
-  check | small | variants | peers | n22 | bench | cpu | lease | variant)
+  check | small | variants | peers | n22 | bench | cpu | lease | variant | probes | packed | timeline | threads)
     run_part "$part" 2>&1 | tee "$out/$part.txt" ;;
   all)
     for p in check small variants peers bench cpu; do run_part $p 2>&1 | tee "$out/$p.txt"; done

@@ -7,6 +7,10 @@ use std::io::{self, Write};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    let timeline = std::env::var_os("NQUEENS_GPU_VERBOSE").is_some_and(|v| v == "1");
+    if timeline {
+        stamp("began");
+    }
     let code = match cli::run() {
         Ok(code) => code,
         Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
@@ -20,11 +24,27 @@ fn main() -> ExitCode {
             }
         }
     };
+    if timeline {
+        stamp("ends");
+    }
     if code == ExitCode::SUCCESS && std::env::var_os("NQUEENS_QUICK_EXIT").is_some_and(|v| v == "1")
     {
         quick_exit();
     }
     code
+}
+
+/// Writes on standard error when `main` reached `what`, as seconds since the epoch: with `date +%s.%N` before
+/// and after the command, it places a small GPU run's time outside `main` (`NQUEENS_GPU_VERBOSE=1`).
+fn stamp(what: &str) {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    let _ = writeln!(
+        io::stderr(),
+        "process: main {what} at {:.3}",
+        now.as_secs_f64()
+    );
 }
 
 /// Ends a successful run at once, without the C library's exit handlers: for measuring whether the CUDA

@@ -16,9 +16,10 @@ use std::sync::OnceLock;
 /// 28 wide), the program's choice for boards to 24 wide (one sentinel of eight squares), four, two and one
 /// turns, four sentinels of two squares, the block's threads fixed as the program builds it; the stack's four
 /// words in arrays of their own (`NQ_SOA`, the kernel of the eleventh and twelfth sessions) and in 16-byte
-/// entries (`NQ_AOS`, the kernel to the eleventh session), as `NQUEENS_GPU_DEFINES` may ask; and a kernel
-/// that trusts its counters for fewer turns than its words hold.
-const VARIANTS: [&str; 15] = [
+/// entries (`NQ_AOS`, the kernel to the eleventh session), as `NQUEENS_GPU_DEFINES` may ask; the stack's levels
+/// packed in three words (`NQ_PACKED`, the program's choice for boards to 23 wide) with eight, four and one
+/// turns; and a kernel that trusts its counters for fewer turns than its words hold.
+const VARIANTS: [&str; 19] = [
     "-DNQ_DEFAULT",
     "-DNQ_UNROLL=8u -DNQ_SENTINEL_SQUARES=8u",
     "-DNQ_UNROLL=4u -DNQ_SENTINEL_SQUARES=4u",
@@ -34,6 +35,10 @@ const VARIANTS: [&str; 15] = [
     "-DNQ_AOS",
     "-DNQ_AOS -DNQ_UNROLL=8u -DNQ_SENTINEL_SQUARES=8u",
     "-DNQ_AOS -DNQ_UNROLL=1u -DNQ_SENTINEL_SQUARES=1u",
+    "-DNQ_PACKED -DNQ_UNROLL=8u -DNQ_SENTINEL_SQUARES=8u",
+    "-DNQ_PACKED -DNQ_THREADS=4u -DNQ_UNROLL=8u -DNQ_SENTINEL_SQUARES=8u",
+    "-DNQ_PACKED -DNQ_UNROLL=4u -DNQ_SENTINEL_SQUARES=4u",
+    "-DNQ_PACKED -DNQ_UNROLL=1u -DNQ_SENTINEL_SQUARES=1u",
     // Counters trusted below 2^7 turns: tasks of more mark their units.
     "-DNQ_TRUSTED_TURNS_LOG=7u",
 ];
@@ -56,12 +61,19 @@ fn turns(define: &str) -> task::Turns {
             "NQ_SENTINEL_SQUARES",
             task::Turns::for_width(task::MAX_SIDE).sentinel_squares,
         ),
+        packed: define.split_whitespace().any(|d| d == "-DNQ_PACKED"),
     }
 }
 
-/// Whether variant `define` takes boards `width` wide: its sentinels' squares lie above the board.
+/// Whether variant `define` takes boards `width` wide: its sentinels' squares lie above the board, or its
+/// levels are packed and the board is at most `task::PACKED_SIDE` wide.
 fn takes(define: &str, width: u32) -> bool {
-    width <= 32 - turns(define).sentinel_squares
+    let turns = turns(define);
+    if turns.packed {
+        width <= task::PACKED_SIDE
+    } else {
+        width <= 32 - turns.sentinel_squares
+    }
 }
 
 /// The kernel's variants built for the host, or `None` (with a message) where no C++ compiler is found.

@@ -24,6 +24,12 @@
 //   a level (NQ_AOS: 19.9 instructions a node, 13 wavefronts) took 14.5 s at n = 21 on an H100 where the four
 //   words apart took 11.2 s; entries stored only on a push and loaded only on a pop (16 bytes each, 27
 //   instructions), and one atomic exchange for a push and a pop, were slower too (results/gpu.md).
+// - What bounds the loop (probes, H200, results/gpu.md): one 32-bit store more a turn (NQ_PROBE_STS, a
+//   wavefront) takes 10% longer, one instruction more in 16 (NQ_PROBE_ALU) 1.2%. The two pairs meet both
+//   limits: 9 wavefronts a turn at one a cycle a multiprocessor, 21.75 instructions at the 2.3 to 3 a cycle
+//   this loop sustains. The levels packed in three words (NQ_PACKED, boards at most 23 wide: each word's top
+//   byte is one of `rd`'s three) move 7 wavefronts a turn but issue 28.9 instructions, and took 4 to 9%
+//   longer; a switch to measure against, as NQ_SOA and NQ_AOS are.
 // - Below the task's first row lie the sentinels: their squares are the word's top NQ_SENTINEL_SQUARES bits,
 //   beyond any column of a board at most 32 - NQ_SENTINEL_SQUARES wide, so the search is over when the next
 //   entry holds one of them. The loop tests that once every NQ_UNROLL turns; the turns after the task's end
@@ -111,11 +117,61 @@ struct Task {
 #endif
 
 // The stack's layout: two pairs of words a level (NQ_PAIRS; see above), unless NQ_SOA asks for the four
-// words in arrays of their own (the kernel of the eleventh and twelfth sessions) or NQ_AOS for one 16-byte
-// entry a level (the kernel to the eleventh session), kept to measure against.
-#if !defined(NQ_AOS) && !defined(NQ_SOA)
+// words in arrays of their own (the kernel of the eleventh and twelfth sessions), NQ_AOS for one 16-byte
+// entry a level (the kernel to the eleventh session) or NQ_PACKED for three words a level in arrays of their
+// own, kept to measure against. NQ_PACKED takes one sentinel, its squares the low NQ_SENTINEL_SQUARES bits,
+// and boards at most 23 wide (the host sizes its shared memory: src/gpu/task.rs, `Turns::packed`).
+#if !defined(NQ_AOS) && !defined(NQ_SOA) && !defined(NQ_PACKED)
 #define NQ_PAIRS
 #endif
+#if defined(NQ_PACKED) && NQ_SENTINELS != 1
+#error "NQ_PACKED takes one sentinel: NQ_SENTINEL_SQUARES at least NQ_UNROLL"
+#endif
+
+// The packed levels' fields (NQ_PACKED): the low three bytes of each word, the top byte one byte of `rd`.
+#define NQ_FIELD 0x00ffffffu
+
+// PTX's three-way logical operation (lop3.b32): bit i of the result is bit (a_i * 4 + b_i * 2 + c_i) of `lut`,
+// the table's bits being those of 0xf0, 0xcc and 0xaa combined as the operation combines a, b and c.
+template <u32 lut>
+__device__ __forceinline__ u32 nq_lop3(u32 a, u32 b, u32 c)
+{
+#ifdef __CUDA_ARCH__
+    u32 r;
+    asm("lop3.b32 %0, %1, %2, %3, %4;" : "=r"(r) : "r"(a), "r"(b), "r"(c), "n"(lut));
+    return r;
+#else
+    u32 r = 0u;
+    for (u32 i = 0u; i < 32u; i++) {
+        const u32 k = (((a >> i) & 1u) << 2) | (((b >> i) & 1u) << 1) | ((c >> i) & 1u);
+        r |= ((lut >> k) & 1u) << i;
+    }
+    return r;
+#endif
+}
+
+// PTX's byte permutation (prmt.b32, its default mode): byte i of the result is byte (s >> 4i) & 7 of the
+// pair (x, y), x's bytes first, or that byte's sign across all eight bits where (s >> 4i) & 8 is set.
+__device__ __forceinline__ u32 nq_prmt(u32 x, u32 y, u32 s)
+{
+#ifdef __CUDA_ARCH__
+    u32 r;
+    asm("prmt.b32 %0, %1, %2, %3;" : "=r"(r) : "r"(x), "r"(y), "r"(s));
+    return r;
+#else
+    const unsigned long long xy = ((unsigned long long)y << 32) | x;
+    u32 r = 0u;
+    for (u32 i = 0u; i < 4u; i++) {
+        const u32 c = (s >> (4u * i)) & 15u;
+        u32 b = (u32)(xy >> (8u * (c & 7u))) & 0xffu;
+        if (c & 8u) {
+            b = (b & 0x80u) ? 0xffu : 0u;
+        }
+        r |= b << (8u * i);
+    }
+    return r;
+#endif
+}
 
 // A level's words lie `step` bytes apart (NQ_SOA).
 __device__ __forceinline__ void nq_put(char* at, u32 step, uint4 v)
@@ -142,7 +198,11 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
 #if defined(NQ_THREADS) && !defined(NQ_AOS)
     // The block's threads fixed at compile time, so that the arrays' words are reached with immediate
     // offsets (the four words apart: 25.0 SASS instructions a node with eight turns, 29 with `blockDim.x`).
+#ifdef NQ_PACKED
+    u32 level = 12u * NQ_THREADS;
+#else
     u32 level = 16u * NQ_THREADS;
+#endif
     const u32 step = 4u * NQ_THREADS;
 #ifdef __CUDA_ARCH__
     // Launched with other blocks than compiled for, the threads' words would overlap: fail the launch.
@@ -151,7 +211,11 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
     }
 #endif
 #else
+#ifdef NQ_PACKED
+    u32 level = 12u * blockDim.x;
+#else
     u32 level = 16u * blockDim.x;
+#endif
     const u32 step = 4u * blockDim.x;
 #endif
     // The stack's levels: the sentinels', then the task's `levels`; then the table's `levels + 1` rows.
@@ -164,12 +228,33 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
     // column is. The entry starts as a sentinel's, so that the first pass takes a task.
     uint4 e = make_uint4(NQ_SENTINEL, 0u, 0u, 0u);
     u32 top = 0u, tab = 0u;
+#ifdef NQ_PACKED
+    // The task's first level: the stack's top below it is the sentinel's, and the task is over.
+    const u32 first = level + 4u * threadIdx.x;
+#endif
+#if defined(NQ_PROBE_ALU) || defined(NQ_PROBE_STS)
+    // Probes of what bounds the loop (results/gpu.md): one more instruction a turn off the search's chain of
+    // dependent ones (NQ_PROBE_ALU), or one more 32-bit store a turn, one wavefront, to a word of the thread's
+    // beyond the table (NQ_PROBE_STS; the host must pad the block's shared memory by 4 bytes a thread). Never
+    // built by the program unless NQUEENS_GPU_DEFINES asks.
+    u32 probe = 0u;
+    const u32 scratch = table + (levels + 1u) * step;
+#endif
     // One loop for all the thread's tasks: a thread whose task ends takes the next one here and goes on while
     // the warp's other threads go on with theirs. (A loop for each task would make every thread of a warp wait
     // at its end for the warp's longest task: about half the lanes idle, results/gpu.md.)
     for (;;) {
+#ifdef NQ_PACKED
+        if (top < first || NQ_HOST_GUARD(passes)) {
+#else
         if (e.x >= NQ_SENTINEL_LOW || NQ_HOST_GUARD(passes)) {
+#endif
             if (slot != NQ_NO_TASK) {
+#if defined(NQ_PROBE_ALU) || defined(NQ_PROBE_STS)
+                if (probe == 0x9e3779b9u) {
+                    atomicAdd(&trouble[slot], 0u);
+                }
+#endif
                 // The turns after the task's last took the sentinels' squares: those left are the top
                 // sentinel's and, in its `ld` word, those of the sentinels below it.
                 const u32 nod = passes * NQ_UNROLL + __popc(e.x) + e.z - NQ_SENTINELS * NQ_SENTINEL_SQUARES;
@@ -204,8 +289,29 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
             // read the sentinels' row of the table, which has no square, so they push nothing; in `ld`, the
             // squares of the sentinels below, for the count of nodes. (Their columns are not the task's:
             // ptxas allocates the loop's registers worse when the same value is stored twice.)
+#if defined(NQ_PACKED)
+            {
+                // One sentinel: its squares the low NQ_SENTINEL_SQUARES bits, its free columns all of them
+                // and `high + 1` in all, or none of them and `high - 1` in all (whichever fits in a field):
+                // with any of its squares taken, `high` are left, the sentinels' row of the table. Its `ld`
+                // and `rd` are 0, so the node count at the task's end reads `e.z` as 0.
+                const u32 squares = (1u << NQ_SENTINEL_SQUARES) - 1u;
+                const u32 sentinel_cols = high + 1u >= NQ_SENTINEL_SQUARES
+                                              ? (2u << high) - 1u
+                                              : ((1u << (high - 1u)) - 1u) << NQ_SENTINEL_SQUARES;
+                top = 4u * threadIdx.x;
+                *(u32*)(shared + top) = squares;
+                *(u32*)(shared + top + step) = sentinel_cols;
+                *(u32*)(shared + top + 2u * step) = 0u;
+                top += level;
+                // The task's row: its free columns and left diagonals, each with a byte of its right
+                // diagonals; its squares, with the first byte of them, stored by its first turn.
+                *(u32*)(shared + top + step) = nq_prmt(task.fc, task.rd, 0x5210u);
+                *(u32*)(shared + top + 2u * step) = nq_prmt(task.ld, task.rd, 0x6210u);
+                e = make_uint4(task.avail, task.fc, task.ld, task.rd);
+            }
+#elif defined(NQ_PAIRS)
             const u32 cols = (1u << (high - 1u)) - 1u;
-#if defined(NQ_PAIRS)
             top = 8u * threadIdx.x;
             for (u32 s = 0u; s < NQ_SENTINELS; s++, top += level) {
                 *(uint2*)(shared + top) = make_uint2(NQ_SENTINEL, ~0u);
@@ -216,6 +322,7 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
             *(uint2*)(shared + top + 2u * step) = make_uint2(task.fc, task.ld);
             e = make_uint4(task.avail, task.fc, task.ld, task.rd);
 #elif defined(NQ_SOA)
+            const u32 cols = (1u << (high - 1u)) - 1u;
             top = 4u * threadIdx.x;
             for (u32 s = 0u; s < NQ_SENTINELS; s++, top += level) {
                 nq_put(shared + top, step, make_uint4(NQ_SENTINEL, cols, s * NQ_SENTINEL_SQUARES, ~0u));
@@ -223,6 +330,7 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
             nq_put(shared + top, step, make_uint4(task.avail, task.fc, task.ld, task.rd));
             e = nq_get(shared + top, step);
 #else
+            const u32 cols = (1u << (high - 1u)) - 1u;
             top = 16u * threadIdx.x;
             for (u32 s = 0u; s < NQ_SENTINELS; s++, top += level) {
                 *(uint4*)(shared + top) = make_uint4(NQ_SENTINEL, cols, s * NQ_SENTINEL_SQUARES, ~0u);
@@ -238,11 +346,20 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
 #pragma unroll
 #endif
         for (u32 i = 0; i < NQ_UNROLL; i++) {
+#ifdef NQ_PACKED
+            // The word of squares carries a byte of `rd` above them: the square is the lowest of the low
+            // three bytes (never empty), the rest is taken of those bytes alone.
+            const u32 below = e.x - 1u;
+            const u32 rest = nq_lop3<0x80u>(e.x, below, NQ_FIELD);
+            *(u32*)(shared + top) = nq_prmt(rest, e.w, 0x4210u);
+#else
             const u32 rest = e.x & (e.x - 1u);
-#ifdef NQ_PAIRS
+            const u32 queen = e.x ^ rest;
+#if defined(NQ_PAIRS)
             *(uint2*)(shared + top) = make_uint2(rest, e.w);
 #else
             *(u32*)(shared + top) = rest;
+#endif
 #endif
             // Pop the row if this was its last square, then (below) push the child over it or above it.
             // Written here, as a predicated subtraction right after the store, ptxas makes the rest and
@@ -257,14 +374,49 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
                 top -= level;
             }
 #endif
-            // e.x ^ rest is the queen's square, which is free: in fc, in neither diagonal.
-            const u32 fc = e.y ^ e.x ^ rest;
-            const u32 ld = (e.z | (e.x ^ rest)) << 1;
-            const u32 rd = (e.w | (e.x ^ rest)) >> 1;
+            // The queen's square is free: in fc, in neither diagonal.
+#ifdef NQ_PACKED
+            // The square is e.x & ~below, each use one three-way operation (a & -a took two more a turn).
+            const u32 fc = nq_lop3<0xb4u>(e.y, e.x, below);
+            const u32 ld = nq_lop3<0xf4u>(e.z, e.x, below) << 1;
+            const u32 rd = nq_lop3<0xf4u>(e.w, e.x, below) >> 1;
+#else
+            const u32 fc = e.y ^ queen;
+            const u32 ld = (e.z | queen) << 1;
+            const u32 rd = (e.w | queen) >> 1;
+#endif
             const u32 open = *(const u32*)(shared + tab + __popc(fc) * step);
+#ifdef NQ_PACKED
+            const u32 free = nq_lop3<0x10u>(fc, ld, rd) & open;
+#else
             const u32 free = fc & ~(ld | rd) & open;
+#endif
             sol += open >> 31;
-#if defined(NQ_PAIRS)
+#if defined(NQ_PROBE_ALU)
+            probe ^= rd;
+#elif defined(NQ_PROBE_STS)
+            *(u32*)(shared + scratch) = ld;
+#endif
+#if defined(NQ_PACKED)
+            // A pushed row's free columns and left diagonals carry the second and third bytes of its right
+            // diagonals; a loaded row's free columns are cleared of theirs, and its right diagonals gathered
+            // from the three words (the third byte's sign, bit 23 of the free columns, is 0 on a board at
+            // most 23 wide: the fourth byte).
+            if (free != 0u) {
+                top += level;
+                *(u32*)(shared + top + step) = nq_prmt(fc, rd, 0x5210u);
+                *(u32*)(shared + top + 2u * step) = nq_prmt(ld, rd, 0x6210u);
+                e = make_uint4(free, fc, ld, rd);
+            } else {
+                const u32 a = *(const u32*)(shared + top);
+                const u32 f = *(const u32*)(shared + top + step);
+                const u32 l = *(const u32*)(shared + top + 2u * step);
+                e = make_uint4(a, f & NQ_FIELD, l, nq_prmt(nq_prmt(a, f, 0x6673u), l, 0xa710u));
+            }
+#ifdef __CUDA_ARCH__
+            asm("" : "+r"(top));
+#endif
+#elif defined(NQ_PAIRS)
             // The pushed row's squares and right diagonals need no store: its first turn stores them.
             if (free != 0u) {
                 top += level;

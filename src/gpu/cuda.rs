@@ -44,6 +44,16 @@ fn threads_per_block() -> u32 {
         .unwrap_or(THREADS)
 }
 
+/// Bytes added to each block's shared memory, for measuring how the blocks a multiprocessor holds bound the
+/// kernel (`NQUEENS_GPU_SHARED_PAD`; the probe `NQ_PROBE_STS` of `count.cu` needs 4 bytes a thread of it).
+fn shared_pad() -> u32 {
+    std::env::var("NQUEENS_GPU_SHARED_PAD")
+        .ok()
+        .and_then(|t| t.parse().ok())
+        .filter(|&t: &u32| t <= 128 * 1024)
+        .unwrap_or(0)
+}
+
 fn gpu_error(what: &str) -> impl Fn(cudarc::driver::DriverError) -> Error + '_ {
     move |e| Error::Gpu(format!("{what}: {e}"))
 }
@@ -376,11 +386,12 @@ impl Device for GpuDevice {
         let levels = batch.levels;
         // Fewer threads a block where a block would not fit.
         let per_thread = self.turns.shared_per_thread(levels);
+        let pad = shared_pad();
         let mut threads = threads_per_block();
-        while threads > 32 && threads * per_thread > self.max_shared {
+        while threads > 32 && threads * per_thread + pad > self.max_shared {
             threads /= 2;
         }
-        let shared = threads * per_thread;
+        let shared = threads * per_thread + pad;
         if shared > self.max_shared {
             return Err(Error::Gpu(format!(
                 "the kernel needs {shared} bytes of shared memory a block, more than the GPU's {}",

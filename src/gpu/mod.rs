@@ -220,8 +220,9 @@ pub fn parse_gpus(s: &str) -> Result<Vec<usize>, String> {
 }
 
 /// How the kernel's loop is built for a board `width` wide: [`Turns::for_width`], unless `NQUEENS_GPU_DEFINES`
-/// asks for `NQ_UNROLL=` 1, 2, 4 or 8 turns between tests for a task's end (for measuring). The sentinels'
-/// squares are the program's to choose by the board: asking for them is refused.
+/// asks for `NQ_UNROLL=` 1, 2, 4 or 8 turns between tests for a task's end, or for the stack's levels packed
+/// in three words (`NQ_PACKED`), for measuring. The sentinels' squares are the program's to choose by the
+/// board: asking for them is refused, and so is `NQ_PACKED` on a board too wide for it.
 pub fn turns(width: u32) -> Result<Turns, Error> {
     turns_asked(
         &std::env::var("NQUEENS_GPU_DEFINES").unwrap_or_default(),
@@ -240,11 +241,20 @@ fn turns_asked(asked: &str, width: u32) -> Result<Turns, Error> {
              (NQ_UNROLL) alone"
         )));
     }
+    let named = |layout: &str| asked.split_whitespace().any(|d| d == layout);
+    if named("NQ_PACKED") && width > task::PACKED_SIDE {
+        return Err(Error::Gpu(format!(
+            "NQ_PACKED: the packed stack takes boards at most {} wide, not {width}",
+            task::PACKED_SIDE
+        )));
+    }
+    // The packed levels need the host's sizes of shared memory and sentinels as well as the kernel's switch.
+    let packed = named("NQ_PACKED");
     let Some(turns) = asked
         .split_whitespace()
         .find_map(|d| d.strip_prefix("NQ_UNROLL="))
     else {
-        return Ok(Turns::for_width(width));
+        return Ok(Turns::laid_out(task::TURNS, width, packed));
     };
     let between = match turns.trim_end_matches('u') {
         "1" => 1,
@@ -257,7 +267,7 @@ fn turns_asked(asked: &str, width: u32) -> Result<Turns, Error> {
             )))
         }
     };
-    Ok(Turns::asked(between, width))
+    Ok(Turns::laid_out(between, width, packed))
 }
 
 /// The first GPU in use ([`use_gpus`]), if this build has the backend and the machine has a GPU and its
@@ -970,11 +980,14 @@ pub fn dispatch<D: Device + Send>(
         }
         waiting += since() - wait_from;
         let kernel = device.kernel_seconds()?;
+        let done = since();
+        let name = device.name();
+        drop(device);
         if verbose() {
             let _ = writeln!(std::io::stderr(),
                 "gpu {ordinal}: opened at {opened:.3} s ({ahead} batches in hand by then), first batch sent at \
                  {:.3} s; {cutting:.3} s cutting {tasks} tasks, {waiting:.3} s waiting for results, {kernel:.3} s of \
-                 kernels; done at {:.3} s",
+                 kernels; done at {done:.3} s, closed at {:.3} s",
                 first.unwrap_or(0.0),
                 since()
             );
@@ -982,7 +995,7 @@ pub fn dispatch<D: Device + Send>(
         Ok((
             sum,
             GpuRun {
-                device: device.name(),
+                device: name,
                 kernel_seconds: kernel,
                 tasks,
                 extra_rows: cut.extra_rows,
@@ -1012,6 +1025,13 @@ pub fn dispatch<D: Device + Send>(
     });
     // The run's buffers of tasks are not needed any more.
     drop_spares();
+    if verbose() {
+        let _ = writeln!(
+            std::io::stderr(),
+            "gpu: the buffers of tasks freed at {:.3} s",
+            since()
+        );
+    }
     let mut sum = Count::default();
     let mut run = GpuRun {
         extra_rows: cut.extra_rows,
@@ -1744,7 +1764,17 @@ mod tests {
     #[test]
     fn the_turns_between_tests_are_the_programs_unless_asked() {
         assert_eq!(turns_asked("", 19).unwrap(), Turns::for_width(19));
+        assert!(!Turns::for_width(19).packed);
         assert_eq!(turns_asked("NQ_AOS", 27).unwrap(), Turns::for_width(27));
+        // The packed levels where asked for, on boards narrow enough for them.
+        let packed = turns_asked("NQ_PACKED", 23).unwrap();
+        assert_eq!(
+            (packed.packed, packed.sentinel_squares, packed.level_bytes()),
+            (true, 8, 12)
+        );
+        assert!(turns_asked("NQ_PACKED NQ_UNROLL=4u", 12).unwrap().packed);
+        let wide = turns_asked("NQ_PACKED", 24).unwrap_err().to_string();
+        assert!(wide.contains("at most 23"), "{wide}");
         let two = turns_asked("NQ_AOS NQ_UNROLL=2u", 28).unwrap();
         assert_eq!((two.between_tests, two.sentinel_squares), (2, 2));
         assert_eq!(turns_asked("NQ_UNROLL=8", 24).unwrap().sentinels(), 1);

@@ -29,9 +29,14 @@ pub const WIDE_SENTINEL_SQUARES: u32 = 4;
 /// [`WIDE_SENTINEL_SQUARES`] bits are the sentinels' squares (and bit 31 of a table's word marks the end).
 pub const MAX_SIDE: u32 = 32 - WIDE_SENTINEL_SQUARES;
 
-/// How the kernel's search loop is built for a board: the turns between two tests for a task's end, and the
+/// The widest board whose stack levels the kernel packs in three words (`NQ_PACKED` in `count.cu`): a
+/// word's low three bytes hold a mask, its top byte one of the right diagonals' three, and bit 23 of the free
+/// columns (never a column) gives the fourth byte of the right diagonals as 0.
+pub const PACKED_SIDE: u32 = 23;
+
+/// How the kernel's search loop is built for a board: the turns between two tests for a task's end, the
 /// sentinels that the turns after its end take their squares from (`NQ_UNROLL` and `NQ_SENTINEL_SQUARES` in
-/// `count.cu`, which sets the sentinels' number the same way as [`Turns::sentinels`]).
+/// `count.cu`, which sets the sentinels' number the same way as [`Turns::sentinels`]), and the stack's layout.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Turns {
     /// Turns between two tests for a task's end: 1, 2, 4 or 8.
@@ -39,6 +44,12 @@ pub struct Turns {
     /// Squares of each sentinel, the top bits of the masks: as many as the turns where the board leaves room
     /// for them (one sentinel), else [`WIDE_SENTINEL_SQUARES`] (more).
     pub sentinel_squares: u32,
+    /// The stack's levels in three words (12 bytes; `NQ_PACKED`, for boards at most [`PACKED_SIDE`] wide)
+    /// rather than two pairs (16 bytes; `NQ_PAIRS`): a turn moves 7 wavefronts of shared memory rather than 9,
+    /// but issues 28.9 instructions rather than 21.75, and took 4 to 9% longer at n = 20 to 22 on an H200
+    /// (results/gpu.md). Only where `NQUEENS_GPU_DEFINES` asks for it, to measure against. One sentinel, its
+    /// squares the low bits.
+    pub packed: bool,
 }
 
 impl Turns {
@@ -49,9 +60,18 @@ impl Turns {
         Turns::asked(TURNS, width)
     }
 
-    /// `between_tests` turns (1, 2, 4 or 8) on a board `width` wide (at most [`MAX_SIDE`]).
+    /// `between_tests` turns (1, 2, 4 or 8) on a board `width` wide (at most [`MAX_SIDE`]), the levels in
+    /// two pairs of words.
     pub fn asked(between_tests: u32, width: u32) -> Turns {
-        let sentinel_squares = if width <= 32 - between_tests {
+        Turns::laid_out(between_tests, width, false)
+    }
+
+    /// `between_tests` turns (1, 2, 4 or 8) on a board `width` wide, the levels packed (only boards at most
+    /// [`PACKED_SIDE`] wide) or not.
+    pub fn laid_out(between_tests: u32, width: u32, packed: bool) -> Turns {
+        let packed = packed && width <= PACKED_SIDE;
+        // A packed level's sentinel has its squares in the low bits: one sentinel, whatever the width.
+        let sentinel_squares = if packed || width <= 32 - between_tests {
             between_tests
         } else {
             WIDE_SENTINEL_SQUARES
@@ -59,6 +79,16 @@ impl Turns {
         Turns {
             between_tests,
             sentinel_squares,
+            packed,
+        }
+    }
+
+    /// Bytes of a level of the stack, for each thread.
+    pub fn level_bytes(self) -> u32 {
+        if self.packed {
+            12
+        } else {
+            16
         }
     }
 
@@ -69,18 +99,22 @@ impl Turns {
     }
 
     /// Bytes of shared memory a thread of the kernel needs for tasks of `levels` levels ([`Task::levels`]):
-    /// the sentinels' and the task's levels of stack, 16 bytes each, and a row of table for each of the
-    /// task's levels and the sentinels', 4 bytes each (`count.cu`'s layout).
+    /// the sentinels' and the task's levels of stack ([`Turns::level_bytes`] each), and a row of table for
+    /// each of the task's levels and the sentinels', 4 bytes each (`count.cu`'s layout).
     pub fn shared_per_thread(self, levels: u32) -> u32 {
-        (levels + self.sentinels()) * 16 + (levels + 1) * 4
+        (levels + self.sentinels()) * self.level_bytes() + (levels + 1) * 4
     }
 
-    /// The kernel's compile-time switches for these turns.
-    pub fn defines(self) -> [String; 2] {
-        [
+    /// The kernel's compile-time switches for these turns and this layout.
+    pub fn defines(self) -> Vec<String> {
+        let mut defines = vec![
             format!("-DNQ_UNROLL={}u", self.between_tests),
             format!("-DNQ_SENTINEL_SQUARES={}u", self.sentinel_squares),
-        ]
+        ];
+        if self.packed {
+            defines.push("-DNQ_PACKED".into());
+        }
+        defines
     }
 }
 
