@@ -453,6 +453,26 @@ mod tests {
     }
 
     #[test]
+    fn the_packed_levels_take_only_boards_narrow_enough_and_one_sentinel() {
+        for width in 1..=MAX_SIDE {
+            for between in [1, 2, 4, 8] {
+                let turns = Turns::laid_out(between, width, true);
+                assert_eq!(turns.packed, width <= PACKED_SIDE, "{turns:?}");
+                if turns.packed {
+                    // One sentinel, its squares the low bits: enough for the turns after a task's end.
+                    assert_eq!((turns.sentinels(), turns.sentinel_squares), (1, between));
+                    assert_eq!(turns.shared_per_thread(10), 11 * 12 + 11 * 4);
+                    assert!(turns.defines().contains(&"-DNQ_PACKED".to_string()));
+                } else {
+                    assert_eq!(turns, Turns::asked(between, width));
+                }
+            }
+        }
+        // Bit 23 of the free columns, the sign of the byte the kernel reads as `rd`'s fourth, is no column.
+        assert_eq!(full_mask(PACKED_SIDE) >> 23, 0);
+    }
+
+    #[test]
     fn the_turns_between_tests_leave_room_for_the_sentinels_on_every_board() {
         assert_eq!(Turns::for_width(24).sentinels(), 1);
         assert_eq!(Turns::for_width(25).sentinels(), 2);
