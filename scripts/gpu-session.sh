@@ -10,7 +10,8 @@
 #         within BUDGET seconds (for a lease of 15 minutes); or one question each (the fourteenth session's):
 #         probes (what bounds the kernel: one instruction or one wavefront more a turn, fewer blocks, and
 #         Nsight Compute where installed), packed (NQ_PACKED against the two pairs), timeline (where a small
-#         run's time goes, main's stamps against the shell's), threads (64, 96 and 128 a block)
+#         run's time goes, main's stamps against the shell's), threads (64, 96 and 128 a block), targets
+#         (the issue's boards once each, n = 22 capped at CAP22 seconds)
 # OUT     a folder for the logs and reports (the device's $OUT); each part writes OUT/PART.txt
 # BINARY  nqueens built on the development machine with `cargo build --release --features cuda` (generic
 #         x86-64: the loops are picked at run time) and carried over; target/release/nqueens by default.
@@ -24,6 +25,12 @@ B=${3:-target/release/nqueens}
 root=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$out"
 [ -x "$B" ] || { echo "no nqueens binary at $B" >&2; exit 2; }
+# A `cargo test --release` after the GPU build replaces the binary with one without the backend: every count of
+# a lease would then end at once with exit code 2 (the fourteenth session lost its H100 call so). Fail first.
+if [[ "$("$B" count 1 --backend gpu -q 2>&1)" == *"built without the GPU backend"* ]]; then
+  echo "$B was built without the GPU backend: cargo build --release --features cuda --bins" >&2
+  exit 2
+fi
 
 # Runs a command, printing it and its wall time (seconds) after its output.
 timed() {
@@ -383,13 +390,26 @@ threads() {
   done
 }
 
+targets() {
+  # The issue's boards once each, the largest last and capped (for a short lease on another card).
+  nvidia-smi -L
+  nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv
+  local n
+  for n in 17 19 17 19 21; do
+    NQUEENS_GPU_VERBOSE=1 timed timeout 60 "$B" count $n --backend gpu --check -q 2>&1 |
+      grep -E "^gpu 0|^ +$n |^wall"
+  done
+  NQUEENS_GPU_VERBOSE=1 timed timeout "${CAP22:-100}" "$B" count 22 --backend gpu --check -q 2>&1 |
+    grep -E "^gpu 0|^ +22 |^wall"
+}
+
 run_part() {
   echo "## $1 ($(date -u +%FT%TZ), $(hostname))"
   "$1"
 }
 
 case "$part" in
-  check | small | variants | peers | n22 | bench | cpu | lease | variant | probes | packed | timeline | threads)
+  check | small | variants | peers | n22 | bench | cpu | lease | variant | probes | packed | timeline | threads | targets)
     run_part "$part" 2>&1 | tee "$out/$part.txt" ;;
   all)
     for p in check small variants peers bench cpu; do run_part $p 2>&1 | tee "$out/$p.txt"; done
