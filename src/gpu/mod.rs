@@ -938,19 +938,35 @@ pub fn dispatch<D: Device + Send>(
         let (mut cutting, mut waiting, mut first) = (0.0, 0.0, None);
         // Batches are cut while the device opens too: its context may still be in the making (`open_ahead`,
         // on a thread of its own). At least one, at most as many as the device keeps in flight (the memory
-        // they hold is bounded).
+        // they hold is bounded). Alone, a GPU takes the early batches, cut small for several, as few (see
+        // `merge`), merged while it opens: after it opened, their merge held back n = 17's first batch by
+        // 0.06 s of its 0.47 s (results/gpu.md). Nothing more is cut while it opens then, since a cut begun
+        // as it opens would hold the first batch back in its turn.
+        let alone = ordinals.len() == 1;
+        // The early batches merged, and whether there were any (else batches are cut as for several GPUs).
+        let mut merged: Option<(VecDeque<Batch>, bool)> = None;
+        let mut ahead_of_opening = || -> Option<Batch> {
+            if alone {
+                let (early, any) = merged.get_or_insert_with(|| {
+                    let early = std::mem::take(
+                        &mut *early_batches.lock().unwrap_or_else(|e| e.into_inner()),
+                    );
+                    let early = coalesce(early, BATCH_TASKS);
+                    let any = !early.is_empty();
+                    (early, any)
+                });
+                if *any {
+                    return early.pop_front().filter(|_| going());
+                }
+            }
+            take(&mut cutting)
+        };
         let (device, mut pending) =
-            while_opening(|| open(ordinal), || take(&mut cutting), AHEAD_WHILE_OPENING);
+            while_opening(|| open(ordinal), &mut ahead_of_opening, AHEAD_WHILE_OPENING);
         let mut device = device?;
         let opened = since();
         let ahead = pending.len();
-        if ordinals.len() == 1 {
-            // Alone, a GPU takes the early batches, cut small for several, as few (see `merge`).
-            let early =
-                std::mem::take(&mut *early_batches.lock().unwrap_or_else(|e| e.into_inner()));
-            pending.extend(early);
-            pending = coalesce(pending, BATCH_TASKS);
-        }
+        pending.extend(merged.take().map(|(early, _)| early).unwrap_or_default());
         let mut sum = Count::default();
         let mut tasks = 0u64;
         let mut in_flight = 0usize;
@@ -1281,6 +1297,39 @@ mod tests {
             sizes[0] > first_early,
             "{sizes:?}: the first early batch had {first_early}"
         );
+        // Its first batch is the early ones merged, all of them (the driver gave them time to be cut).
+        let early_chunks: Vec<&[usize]> = batches(&all, cut, EARLY_DEVICES).collect();
+        let most = early_most(cut.part(early_chunks[0].len(), all.len()));
+        let covered: usize = early_chunks.iter().take(most).map(|c| c.len()).sum();
+        assert_eq!(counted[0].1, (0..covered).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn a_lone_gpu_merges_the_early_batches_while_it_opens_and_cuts_nothing_more_then() {
+        // The driver finds the GPU at once (so few early batches are cut, and the run has more to cut); the
+        // GPU takes 200 ms to open. Its first batch is the early ones merged, from the run's first unit: a
+        // batch cut while it opened would have come first.
+        let plan = Plan::new(Board::new(12).unwrap(), Symmetry::Full, Split::Depth(2));
+        let all: Vec<usize> = (0..plan.units().len()).collect();
+        let recorded: Counted = Arc::new(Mutex::new(Vec::new()));
+        let slow_open = |ordinal| {
+            std::thread::sleep(std::time::Duration::from_millis(200));
+            Ok(HostDevice::plain(ordinal, recorded.clone()))
+        };
+        let (sum, _) = dispatch(
+            &plan,
+            &all,
+            &|| Ok(vec![0]),
+            &slow_open,
+            &AtomicBool::new(false),
+            &exec::NoProgress,
+        )
+        .expect("the host device counts");
+        assert_eq!(sum, exec::run_serial(&plan, &exec::NoProgress));
+        let counted = recorded.lock().unwrap();
+        assert!(counted.len() > 1, "the run had more than its early batches");
+        let first = &counted[0].1;
+        assert_eq!(*first, (0..first.len()).collect::<Vec<_>>());
     }
 
     /// Each slot's tally of `batch`, counted on the host as the kernel would.
