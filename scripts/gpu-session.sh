@@ -370,7 +370,7 @@ timeline() {
 threads() {
   # Threads a block at n = 21 (interleaved), then n = 22 with the default and with the faster of the others.
   nvidia-smi -L
-  local t n best=128 bestk=999
+  local t k best=128 bestk=999
   for t in 128 64 96 128 64 96; do
     echo "# n = 21, $t threads a block"
     NQUEENS_GPU_THREADS=$t NQUEENS_GPU_VERBOSE=1 timed timeout 60 "$B" count 21 --backend gpu --check -q 2>&1 |

@@ -289,6 +289,9 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
             // read the sentinels' row of the table, which has no square, so they push nothing; in `ld`, the
             // squares of the sentinels below, for the count of nodes. (Their columns are not the task's:
             // ptxas allocates the loop's registers worse when the same value is stored twice.)
+#ifndef NQ_PACKED
+            const u32 cols = (1u << (high - 1u)) - 1u;
+#endif
 #if defined(NQ_PACKED)
             {
                 // One sentinel: its squares the low NQ_SENTINEL_SQUARES bits, its free columns all of them
@@ -311,7 +314,6 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
                 e = make_uint4(task.avail, task.fc, task.ld, task.rd);
             }
 #elif defined(NQ_PAIRS)
-            const u32 cols = (1u << (high - 1u)) - 1u;
             top = 8u * threadIdx.x;
             for (u32 s = 0u; s < NQ_SENTINELS; s++, top += level) {
                 *(uint2*)(shared + top) = make_uint2(NQ_SENTINEL, ~0u);
@@ -322,7 +324,6 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
             *(uint2*)(shared + top + 2u * step) = make_uint2(task.fc, task.ld);
             e = make_uint4(task.avail, task.fc, task.ld, task.rd);
 #elif defined(NQ_SOA)
-            const u32 cols = (1u << (high - 1u)) - 1u;
             top = 4u * threadIdx.x;
             for (u32 s = 0u; s < NQ_SENTINELS; s++, top += level) {
                 nq_put(shared + top, step, make_uint4(NQ_SENTINEL, cols, s * NQ_SENTINEL_SQUARES, ~0u));
@@ -330,7 +331,6 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
             nq_put(shared + top, step, make_uint4(task.avail, task.fc, task.ld, task.rd));
             e = nq_get(shared + top, step);
 #else
-            const u32 cols = (1u << (high - 1u)) - 1u;
             top = 16u * threadIdx.x;
             for (u32 s = 0u; s < NQ_SENTINELS; s++, top += level) {
                 *(uint4*)(shared + top) = make_uint4(NQ_SENTINEL, cols, s * NQ_SENTINEL_SQUARES, ~0u);
