@@ -118,8 +118,9 @@ fn main() {
                 .tasks
                 .par_iter()
                 .map(|t| {
-                    let nodes = task::count_task(t, &batch.tables[t.slot as usize]).nodes;
-                    (t.levels(), t.avail.count_ones(), nodes)
+                    let table = &batch.tables[t.slot() as usize];
+                    let nodes = task::count_task(t, table).nodes;
+                    (t.levels(), t.avail(table).count_ones(), nodes)
                 })
                 .collect()
         };

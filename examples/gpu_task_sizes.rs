@@ -51,7 +51,8 @@ fn main() {
     if tasks.is_empty() {
         return;
     }
-    let size = |i: usize| task::count_task(&tasks[i], &batch.tables[tasks[i].slot as usize]).nodes;
+    let size =
+        |i: usize| task::count_task(&tasks[i], &batch.tables[tasks[i].slot() as usize]).nodes;
     let mut random = fastrand::Rng::with_seed(1);
     let picked: Vec<usize> = (0..sample).map(|_| random.usize(..tasks.len())).collect();
     let mut sizes: Vec<u64> = picked.par_iter().map(|&i| size(i)).collect();

@@ -156,7 +156,7 @@ fn run_with_clock(i: usize, tasks: &[Task], tables: &[Table], clock: u32) -> Vec
         input.extend(word.to_le_bytes());
     }
     for t in tasks {
-        for w in [t.avail, t.fc, t.ld, t.rd, t.slot, t.low, 0, 0] {
+        for w in [t.fc, t.ld, t.rd, t.unit] {
             input.extend(w.to_le_bytes());
         }
     }
@@ -197,7 +197,7 @@ fn cut(width: u32, starts: &[Start], depth: u32) -> (Vec<Task>, Vec<Table>, Vec<
                     width,
                     depth,
                     slot as u32,
-                    &mut |t| tasks.push(t),
+                    &mut |t, _| tasks.push(t),
                 ));
                 tables.push(table);
             }
@@ -364,7 +364,7 @@ fn a_task_that_runs_too_long_to_trust_its_counters_marks_its_unit() {
     let quick = run_on_host(0, &tasks, &tables);
     let slow = run_with_clock(0, &tasks, &tables, 39);
     for (slot, (tally, trouble)) in slow.iter().enumerate() {
-        let mine = tasks.iter().filter(|t| t.slot as usize == slot).count() as u32;
+        let mine = tasks.iter().filter(|t| t.slot() as usize == slot).count() as u32;
         assert_eq!(*trouble, mine, "slot {slot}");
         assert_eq!(*tally, quick[slot]);
     }
@@ -395,10 +395,10 @@ fn a_task_of_more_turns_than_its_counters_hold_marks_its_unit() {
     let passes = turns(VARIANTS[i]).between_tests as u64;
     let mut long = vec![0u32; tables.len()];
     for t in &tasks {
-        let tally = task::count_task(t, &tables[t.slot as usize]);
+        let tally = task::count_task(t, &tables[t.slot() as usize]);
         // The turns of its passes: its nodes, and the turns after its end that a last pass took.
         if tally.nodes.div_ceil(passes) >= 16 {
-            long[t.slot as usize] += 1;
+            long[t.slot() as usize] += 1;
         }
     }
     assert!(long.iter().any(|&l| l > 0) && long.contains(&0));

@@ -68,13 +68,16 @@
 typedef unsigned int u32;
 typedef unsigned long long u64;
 
-// The layout of `Task` in src/gpu/task.rs: eight 32-bit words.
+// The layout of `Task` in src/gpu/task.rs: four 32-bit words, 16 bytes (a batch's tasks are copied to the GPU:
+// they were 32 bytes, with the first row's squares, which the kernel now takes from the unit's table).
 struct Task {
-    u32 avail, fc, ld, rd;
-    // The task's unit, numbered within its batch, and the lowest table index its rows use.
-    u32 slot, low;
-    u32 pad[2];
+    // The columns no queen takes, and the first row's squares attacked along each diagonal.
+    u32 fc, ld, rd;
+    // The task's unit, numbered within its batch (the high bits, from NQ_LOW_BITS up), and the lowest table
+    // index its rows use (the low NQ_LOW_BITS).
+    u32 unit;
 };
+#define NQ_LOW_BITS 5u
 
 // The table's words a unit has: one for each possible count of free columns.
 #define NQ_TABLE 32u
@@ -270,17 +273,21 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
                 return;
             }
             const Task task = tasks[t];
-            slot = task.slot;
+            slot = task.unit >> NQ_LOW_BITS;
+            const u32 low = task.unit & ((1u << NQ_LOW_BITS) - 1u);
             const u32* const rows = tables + NQ_TABLE * slot;
             const u32 high = __popc(task.fc);
-            for (u32 m = task.low; m < high; m++) {
-                *(u32*)(shared + table + (m - task.low) * step) = rows[m];
+            for (u32 m = low; m < high; m++) {
+                *(u32*)(shared + table + (m - low) * step) = rows[m];
             }
             // The sentinels' row: no square, no end mark.
-            *(u32*)(shared + table + (high - task.low) * step) = 0u;
+            *(u32*)(shared + table + (high - low) * step) = 0u;
+            // The first row's squares: its open squares (the unit's table has the row, at its count of free
+            // columns) that no queen attacks.
+            const u32 avail = task.fc & ~(task.ld | task.rd) & rows[high];
             // The table's row for `m` free columns is at `tab + m * step`. Opaque to the compiler, which would
             // otherwise take `low` back out of it in every turn.
-            tab = table - task.low * step;
+            tab = table - low * step;
 #ifdef __CUDA_ARCH__
             asm("" : "+r"(tab));
 #endif
@@ -311,7 +318,7 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
                 // diagonals; its squares, with the first byte of them, stored by its first turn.
                 *(u32*)(shared + top + step) = nq_prmt(task.fc, task.rd, 0x5210u);
                 *(u32*)(shared + top + 2u * step) = nq_prmt(task.ld, task.rd, 0x6210u);
-                e = make_uint4(task.avail, task.fc, task.ld, task.rd);
+                e = make_uint4(avail, task.fc, task.ld, task.rd);
             }
 #elif defined(NQ_PAIRS)
             top = 8u * threadIdx.x;
@@ -322,20 +329,20 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
             // The task's row: its free columns and left diagonals here, its squares and right diagonals
             // stored by its first turn.
             *(uint2*)(shared + top + 2u * step) = make_uint2(task.fc, task.ld);
-            e = make_uint4(task.avail, task.fc, task.ld, task.rd);
+            e = make_uint4(avail, task.fc, task.ld, task.rd);
 #elif defined(NQ_SOA)
             top = 4u * threadIdx.x;
             for (u32 s = 0u; s < NQ_SENTINELS; s++, top += level) {
                 nq_put(shared + top, step, make_uint4(NQ_SENTINEL, cols, s * NQ_SENTINEL_SQUARES, ~0u));
             }
-            nq_put(shared + top, step, make_uint4(task.avail, task.fc, task.ld, task.rd));
+            nq_put(shared + top, step, make_uint4(avail, task.fc, task.ld, task.rd));
             e = nq_get(shared + top, step);
 #else
             top = 16u * threadIdx.x;
             for (u32 s = 0u; s < NQ_SENTINELS; s++, top += level) {
                 *(uint4*)(shared + top) = make_uint4(NQ_SENTINEL, cols, s * NQ_SENTINEL_SQUARES, ~0u);
             }
-            *(uint4*)(shared + top) = make_uint4(task.avail, task.fc, task.ld, task.rd);
+            *(uint4*)(shared + top) = make_uint4(avail, task.fc, task.ld, task.rd);
             e = *(const uint4*)(shared + top);
 #endif
             sol = 0u;

@@ -14,9 +14,9 @@ use std::collections::VecDeque;
 use std::io::Write as _;
 use std::sync::{Arc, Mutex};
 
-// SAFETY: `Task` is `repr(C)`, eight `u32`s, with no padding and no pointers: the kernel's `Task`.
+// SAFETY: `Task` is `repr(C)`, four `u32`s, with no padding and no pointers: the kernel's `Task`.
 unsafe impl DeviceRepr for Task {}
-// SAFETY: all zeros is a valid `Task` (eight zero words).
+// SAFETY: all zeros is a valid `Task` (four zero words).
 unsafe impl cudarc::driver::ValidAsZeroBits for Task {}
 
 /// The kernel's source.

@@ -127,7 +127,7 @@ const SAMPLE_TASKS: usize = 1 << 22;
 pub const BATCH_TASKS: usize = 1 << 23;
 
 /// Tasks a unit is cut into at most ([`cut`]): a unit's tasks go to the GPU in one batch, which holds them all
-/// in the host's memory and the GPU's (32 bytes a task: 1 GiB). Four times [`BATCH_TASKS`], so that the
+/// in the host's memory and the GPU's (16 bytes a task: 512 MiB). Four times [`BATCH_TASKS`], so that the
 /// units of n = 27 and 28 take 6 rows, not 5: with 5, a task of n = 27 is 4.7e8 nodes on average (the
 /// largest of 48 counted, 1.15e9), about a minute of a GPU thread, near the bound past which the kernel does
 /// not trust its 32-bit counters (2^32 turns; results/gpu.md); with 6, about ten times fewer.
@@ -485,6 +485,7 @@ pub fn merge(batches: Vec<Batch>) -> Batch {
                 weight: u.weight.clone(),
             }));
     }
+    assert!(part_at <= task::MAX_SLOTS, "a batch of {part_at} slots");
     merged.host = vec![Tally::default(); part_at];
     merged.tables = vec![[0; 32]; part_at];
     for (b, &shift) in batches.iter().zip(&shifts) {
@@ -496,10 +497,7 @@ pub fn merge(batches: Vec<Batch>) -> Batch {
     }
     // The tasks laid out as `prepare` lays out a batch's, each batch a piece: no sort (which took n = 17's
     // early batches, 3.3 M tasks, 0.13 s on two cores, as long as their cut; now 0.06 s).
-    let counts: Vec<Vec<usize>> = batches
-        .par_iter()
-        .map(|b| prepare::counts_by_guess(&b.tasks))
-        .collect();
+    let counts: Vec<Vec<usize>> = batches.par_iter().map(prepare::counts_by_guess).collect();
     let counts: Vec<&[usize]> = counts.iter().map(Vec::as_slice).collect();
     let mut tasks = prepare::buffer(counts.iter().flat_map(|c| c.iter()).sum());
     let places = prepare::places(&mut tasks, &counts);
@@ -509,8 +507,13 @@ pub fn merge(batches: Vec<Batch>) -> Batch {
         .zip(places)
         .for_each(|((b, &shift), mut places)| {
             for t in &b.tasks {
-                let slot = slot(shift, b.units.len(), t.slot as usize) as u32;
-                prepare::put(&mut places, Task { slot, ..*t });
+                let guess = t.size_guess(&b.tables[t.slot() as usize]);
+                let slot = slot(shift, b.units.len(), t.slot() as usize) as u32;
+                prepare::put(
+                    &mut places,
+                    Task::new(t.fc, t.ld, t.rd, slot, t.low()),
+                    guess,
+                );
             }
         });
     merged.tasks = tasks;
@@ -1336,9 +1339,10 @@ mod tests {
     fn tallies_of(batch: &Batch) -> Vec<Tally> {
         let mut tallies = vec![Tally::default(); batch.slots()];
         for t in &batch.tasks {
-            let tally = task::count_task(t, &batch.tables[t.slot as usize]);
-            tallies[t.slot as usize].solutions += tally.solutions;
-            tallies[t.slot as usize].nodes += tally.nodes;
+            let slot = t.slot() as usize;
+            let tally = task::count_task(t, &batch.tables[slot]);
+            tallies[slot].solutions += tally.solutions;
+            tallies[slot].nodes += tally.nodes;
         }
         tallies
     }
@@ -1362,7 +1366,7 @@ mod tests {
         // No slot more than theirs, and the stack its deepest task needs (the kernel's shared memory).
         assert_eq!(merged.slots(), slots);
         assert_eq!(Some(merged.levels), levels);
-        let key = |t: &Task| (t.levels(), t.avail.count_ones());
+        let key = |t: &Task| t.size_guess(&merged.tables[t.slot() as usize]);
         assert!(merged.tasks.windows(2).all(|w| key(&w[0]) >= key(&w[1])));
         let device: Vec<Option<Tally>> = tallies_of(&merged).into_iter().map(Some).collect();
         let counted = finish(&plan, &merged, &device);
@@ -1552,7 +1556,7 @@ mod tests {
         let plan = Plan::new(Board::new(12).unwrap(), Symmetry::Full, Split::Depth(2));
         let all: Vec<usize> = (0..plan.units().len()).collect();
         let batch = prepare(&plan, &all, 2);
-        let key = |t: &Task| (t.levels(), t.avail.count_ones());
+        let key = |t: &Task| t.size_guess(&batch.tables[t.slot() as usize]);
         assert!(batch.tasks.windows(2).all(|w| key(&w[0]) >= key(&w[1])));
         // Rows left and squares on the first row both vary, so the order is not the one cut.
         assert!(batch.tasks.first().map(key) > batch.tasks.last().map(key));

@@ -19,7 +19,7 @@ use rayon::prelude::*;
 use std::sync::Mutex;
 
 /// Buffers of tasks whose tasks are on a GPU already ([`recycle`]), for the next batches' tasks. A batch's
-/// tasks in fresh memory cost the cut a page fault every 4 KiB: n = 19's cut (607 MB of tasks) spent a third
+/// tasks in fresh memory cost the cut a page fault every 4 KiB: n = 19's cut (607 MB of 32-byte tasks) spent a third
 /// of its time in the operating system for them on the 2-core development machine. None are kept once a run
 /// ends ([`drop_spares`]).
 static SPARE: Spares = Spares::new();
@@ -157,6 +157,12 @@ pub fn prepare(plan: &Plan, units: &[usize], extra_rows: u32) -> Batch {
             }
         }
     }
+    // A task holds its slot in the bits its word leaves (`Task::unit`): far more than a batch's units.
+    assert!(
+        host.len() <= task::MAX_SLOTS,
+        "a batch of {} slots",
+        host.len()
+    );
     // Each piece's places for its tasks: guesses largest first, and within a guess the pieces in order.
     let total: usize = sized.iter().flat_map(|(_, c)| c).sum();
     let levels = (0..SIZE_GUESSES)
@@ -176,7 +182,7 @@ pub fn prepare(plan: &Plan, units: &[usize], extra_rows: u32) -> Batch {
         .zip(first_slots)
         .for_each(
             |(((piece, (sized, _)), mut places), (mut slot, mut part))| {
-                let mut place = |t: Task| put(&mut places, t);
+                let mut place = |t: Task, guess: usize| put(&mut places, t, guess);
                 let mut starts = Starts::new(plan);
                 for (&index, s) in piece.iter().zip(sized) {
                     match s {
@@ -223,11 +229,11 @@ pub(super) fn buffer(total: usize) -> Vec<Task> {
     SPARE.take(total)
 }
 
-/// The counts of `tasks` by guess.
-pub(super) fn counts_by_guess(tasks: &[Task]) -> Vec<usize> {
+/// The counts of `batch`'s tasks by guess.
+pub(super) fn counts_by_guess(batch: &Batch) -> Vec<usize> {
     let mut counts = vec![0; SIZE_GUESSES];
-    for t in tasks {
-        counts[t.size_guess()] += 1;
+    for t in &batch.tasks {
+        counts[t.size_guess(&batch.tables[t.slot() as usize])] += 1;
     }
     counts
 }
@@ -254,9 +260,8 @@ pub(super) fn places<'t>(tasks: &'t mut [Task], counts: &[&[usize]]) -> Vec<Vec<
     places
 }
 
-/// Writes `task` into the next of a piece's `places` ([`places`]) for its guess.
-pub(super) fn put(places: &mut [&mut [Task]], task: Task) {
-    let g = task.size_guess();
+/// Writes `task` into the next of a piece's `places` ([`places`]) for its guess `g`.
+pub(super) fn put(places: &mut [&mut [Task]], task: Task, g: usize) {
     let (to, rest) = std::mem::take(&mut places[g])
         .split_first_mut()
         .expect("a piece puts no more tasks of a guess than it counted");
@@ -306,8 +311,8 @@ fn size_start(plan: &Plan, start: &Start, extra_rows: u32, counts: &mut [usize])
     let width = plan.board().width();
     match task::table_of(start, width) {
         Some(table) => {
-            let tally = task::split(start, &table, width, extra_rows, 0, &mut |t| {
-                counts[t.size_guess()] += 1
+            let tally = task::split(start, &table, width, extra_rows, 0, &mut |_, guess| {
+                counts[guess] += 1
             });
             (tally, Some(table))
         }
@@ -333,7 +338,7 @@ mod tests {
         for (slot, &i) in units.iter().enumerate() {
             if let Some(start) = plan.start(&plan.units()[i]) {
                 if let Some(table) = task::table_of(&start, width) {
-                    task::split(&start, &table, width, rows, slot as u32, &mut |t| {
+                    task::split(&start, &table, width, rows, slot as u32, &mut |t, _| {
                         tasks.push(t)
                     });
                 }
@@ -363,16 +368,12 @@ mod tests {
             assert!(expected.len() > 100, "{}", expected.len());
             let levels = expected.iter().map(Task::levels).max().unwrap();
             let sorted = |mut tasks: Vec<Task>| {
-                tasks.sort_by_key(|t| (t.slot, t.avail, t.fc, t.ld, t.rd, t.low));
+                tasks.sort();
                 tasks
             };
             expected = sorted(expected);
             // A used buffer, longer than the batch and full of other tasks, then none.
-            let junk = Task {
-                avail: 1,
-                slot: 7,
-                ..Task::default()
-            };
+            let junk = Task::new(1, 0, 0, 7, 0);
             for spare in [vec![junk; expected.len() * 2], Vec::new()] {
                 drop_spares();
                 recycle(spare);
@@ -388,9 +389,14 @@ mod tests {
         // On the rectangle the stack's depth, the most levels, is not the most squares of a first row.
         let plan = &plans[1];
         let all: Vec<usize> = (0..plan.units().len()).collect();
-        let tasks = cut_alone(plan, &all, 2);
-        let squares = tasks.iter().map(|t| t.avail.count_ones()).max().unwrap();
-        assert_ne!(prepare(plan, &all, 2).levels, squares);
+        let batch = prepare(plan, &all, 2);
+        let squares = batch
+            .tasks
+            .iter()
+            .map(|t| t.avail(&batch.tables[t.slot() as usize]).count_ones())
+            .max()
+            .unwrap();
+        assert_ne!(batch.levels, squares);
     }
 
     #[test]
@@ -398,10 +404,7 @@ mod tests {
         let spares = Spares::new();
         // Nothing kept: fresh memory.
         assert_eq!(spares.take(3), vec![Task::default(); 3]);
-        let junk = Task {
-            avail: 5,
-            ..Task::default()
-        };
+        let junk = Task::new(5, 0, 0, 0, 0);
         let first = vec![junk; 10];
         let at = first.as_ptr();
         spares.keep(first);
@@ -426,25 +429,25 @@ mod tests {
 
     #[test]
     fn the_size_guesses_order_tasks_by_rows_left_then_squares_and_number_them_densely() {
-        let tasks: Vec<Task> = (0..=32u32)
+        let mask = |bits: u32| if bits == 32 { !0 } else { (1u32 << bits) - 1 };
+        // Every task's levels (at least one) and first squares, as a task of fc's columns gives them.
+        let shapes: Vec<(u32, u32)> = (0..=32u32)
             .flat_map(|squares| {
-                (0..=32u32).map(move |fc| Task {
-                    avail: if squares == 32 {
-                        !0
-                    } else {
-                        (1 << squares) - 1
-                    },
-                    fc: if fc == 32 { !0 } else { (1 << fc) - 1 },
-                    ..Task::default()
-                })
+                (0..=32u32).map(move |fc| (Task::new(mask(fc), 0, 0, 0, 0).levels(), squares))
             })
             .collect();
-        let key = |t: &Task| (t.levels(), t.avail.count_ones());
-        for a in &tasks {
-            assert!(a.size_guess() < SIZE_GUESSES);
-            for b in &tasks {
-                assert_eq!(a.size_guess().cmp(&b.size_guess()), key(a).cmp(&key(b)));
+        for &a in &shapes {
+            let guess = |(levels, squares): (u32, u32)| task::size_guess(levels, mask(squares));
+            assert!(guess(a) < SIZE_GUESSES);
+            for &b in &shapes {
+                assert_eq!(guess(a).cmp(&guess(b)), a.cmp(&b));
             }
         }
+        // A task's own guess reads its first squares from its unit's table.
+        let mut table = [0; 32];
+        table[3] = 0b0110;
+        let t = Task::new(0b1110, 0b0100, 0, 0, 1);
+        assert_eq!(t.avail(&table), 0b0010);
+        assert_eq!(t.size_guess(&table), task::size_guess(2, 0b0010));
     }
 }

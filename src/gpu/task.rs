@@ -125,39 +125,76 @@ pub const END: u32 = 1 << 31;
 /// columns, or [`END`] for the row after the last.
 pub type Table = [u32; 32];
 
-/// One search for the GPU: a partial placement and its first row's free squares. The layout is the kernel's
-/// `Task` (`count.cu`), eight 32-bit words.
+/// One search for the GPU: a partial placement, its first row the next to fill. The layout is the kernel's
+/// `Task` (`count.cu`), four 32-bit words: 16 bytes a task to write, keep and copy to the GPU, where they were
+/// 32 with the first row's free squares, which the kernel takes from the unit's table instead ([`Task::avail`]).
 #[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Task {
-    /// Free squares of the first row.
-    pub avail: u32,
     /// Columns no queen takes yet.
     pub fc: u32,
     /// Squares of the first row attacked along down-right diagonals.
     pub ld: u32,
     /// Squares of the first row attacked along down-left diagonals.
     pub rd: u32,
-    /// The unit this task belongs to, numbered within its batch.
-    pub slot: u32,
-    /// The lowest index of the unit's table its rows use.
-    pub low: u32,
-    /// Unused, for a 32-byte task.
-    pub pad: [u32; 2],
+    /// The unit this task belongs to, numbered within its batch (its slot: the bits from [`LOW_BITS`] up),
+    /// and the lowest index of the unit's table its rows use (the low [`LOW_BITS`]).
+    pub unit: u32,
 }
 
+/// The bits of [`Task::unit`] that hold the lowest table index a task's rows use: a table has 32 rows.
+pub const LOW_BITS: u32 = 5;
+
+/// The most slots a batch may have: a task's slot takes the bits of [`Task::unit`] above [`LOW_BITS`].
+pub const MAX_SLOTS: usize = 1 << (32 - LOW_BITS);
+
 impl Task {
-    /// The levels of stack the kernel may need for this task: one for each row left.
-    pub fn levels(&self) -> u32 {
-        (self.fc.count_ones() - self.low).max(1)
+    /// The task for the first row of masks `fc`, `ld` and `rd`, of the unit in `slot` whose rows use its table
+    /// from index `low` (below 32) on. `slot` is below [`MAX_SLOTS`].
+    pub fn new(fc: u32, ld: u32, rd: u32, slot: u32, low: u32) -> Task {
+        debug_assert!((slot as usize) < MAX_SLOTS && low < 32);
+        Task {
+            fc,
+            ld,
+            rd,
+            unit: slot << LOW_BITS | low,
+        }
     }
 
-    /// How large the task looks without counting it, for the order of a batch: the larger the more rows it
-    /// has left, then the more squares its first row has. One of [`SIZE_GUESSES`] numbers, so that a batch is
-    /// laid out by counting them rather than sorted.
-    pub fn size_guess(&self) -> usize {
-        self.levels() as usize * 33 + self.avail.count_ones() as usize
+    /// The task's unit, numbered within its batch.
+    pub fn slot(&self) -> u32 {
+        self.unit >> LOW_BITS
     }
+
+    /// The lowest index of its unit's table that its rows use.
+    pub fn low(&self) -> u32 {
+        self.unit & ((1 << LOW_BITS) - 1)
+    }
+
+    /// The free squares of its first row, by its unit's `table` (which has the row at its count of free
+    /// columns): the kernel's first squares to take.
+    pub fn avail(&self, table: &Table) -> u32 {
+        self.fc & !(self.ld | self.rd) & table[self.fc.count_ones() as usize]
+    }
+
+    /// The levels of stack the kernel may need for this task: one for each row left.
+    pub fn levels(&self) -> u32 {
+        (self.fc.count_ones() - self.low()).max(1)
+    }
+
+    /// How large the task looks without counting it, for the order of a batch ([`size_guess`]), its first
+    /// row's squares by its unit's `table`.
+    pub fn size_guess(&self, table: &Table) -> usize {
+        size_guess(self.levels(), self.avail(table))
+    }
+}
+
+/// How large a task of `levels` levels ([`Task::levels`]) whose first row has the squares `avail` looks
+/// without counting it, for the order of a batch: the larger the more rows it has left, then the more squares
+/// its first row has. One of [`SIZE_GUESSES`] numbers, so that a batch is laid out by counting them rather
+/// than sorted.
+pub fn size_guess(levels: u32, avail: u32) -> usize {
+    levels as usize * 33 + avail.count_ones() as usize
 }
 
 /// The size guesses a task can have ([`Task::size_guess`]): levels 0 to 32 (at least 1), squares on the first
@@ -174,7 +211,7 @@ pub fn table_of(start: &Start, width: u32) -> Option<Table> {
     }
     let high = free_columns(start.masks, width).count_ones();
     let mut table = [0; 32];
-    for row in start.row + 1..=frame.end {
+    for row in start.row..=frame.end {
         // Rows past the columns left cannot be reached with a square to place.
         let Some(m) = high.checked_sub(row - start.row) else {
             break;
@@ -197,8 +234,9 @@ fn free_columns(masks: Masks, width: u32) -> u32 {
     (full_mask(width) & !masks.cols) as u32
 }
 
-/// Cuts `start` into tasks by placing up to `depth` more rows, giving each task to `emit` with `slot`; returns
-/// what the host decided itself: the queens it placed and the solutions those closed.
+/// Cuts `start` into tasks by placing up to `depth` more rows, giving each task to `emit` with `slot` (below
+/// [`MAX_SLOTS`]), and its size guess ([`Task::size_guess`]); returns what the host decided itself: the queens
+/// it placed and the solutions those closed.
 ///
 /// `table` must be the start's ([`table_of`]), for a board `width` wide.
 pub fn split(
@@ -207,7 +245,7 @@ pub fn split(
     width: u32,
     depth: u32,
     slot: u32,
-    emit: &mut impl FnMut(Task),
+    emit: &mut impl FnMut(Task, usize),
 ) -> Tally {
     let frame = &start.frame;
     debug_assert!(start.row < frame.end);
@@ -239,7 +277,7 @@ struct Place<'a, E> {
     emit: &'a mut E,
 }
 
-impl<E: FnMut(Task)> Place<'_, E> {
+impl<E: FnMut(Task, usize)> Place<'_, E> {
     /// Places rows from `row`, whose free squares are `free`, down to `depth` rows below it.
     fn descend(&mut self, row: u32, masks: Masks, mut free: u64, depth: u32) {
         if depth == 0 {
@@ -247,15 +285,14 @@ impl<E: FnMut(Task)> Place<'_, E> {
             if free == 0 {
                 return;
             }
-            (self.emit)(Task {
-                avail: free as u32,
-                fc: free_columns(masks, self.width),
-                ld: masks.ld as u32,
-                rd: masks.rd as u32,
-                slot: self.slot,
-                low: self.low,
-                pad: [0; 2],
-            });
+            let task = Task::new(
+                free_columns(masks, self.width),
+                masks.ld as u32,
+                masks.rd as u32,
+                self.slot,
+                self.low,
+            );
+            (self.emit)(task, size_guess(task.levels(), free as u32));
             return;
         }
         // As the kernel and the CPU kernel: every queen placed is a node, and a queen on the last row
@@ -280,7 +317,7 @@ impl<E: FnMut(Task)> Place<'_, E> {
 /// The number of tasks [`split`] makes of `start` at `depth`, found without keeping them.
 pub fn tasks_at(start: &Start, table: &Table, width: u32, depth: u32) -> usize {
     let mut tasks = 0;
-    split(start, table, width, depth, 0, &mut |_| tasks += 1);
+    split(start, table, width, depth, 0, &mut |_, _| tasks += 1);
     tasks
 }
 
@@ -327,7 +364,12 @@ pub fn count_task(task: &Task, table: &Table) -> Tally {
         }
     }
     let mut tally = Tally::default();
-    go(table, (task.fc, task.ld, task.rd), task.avail, &mut tally);
+    go(
+        table,
+        (task.fc, task.ld, task.rd),
+        task.avail(table),
+        &mut tally,
+    );
     tally
 }
 
@@ -355,10 +397,14 @@ mod tests {
                 panic!("{board} {symmetry:?}: unit {} has no table", unit.index)
             });
             let mut tasks = Vec::new();
-            let mut got = split(&start, &table, width, depth, 7, &mut |t| tasks.push(t));
+            let mut got = split(&start, &table, width, depth, 7, &mut |t, guess| {
+                assert_eq!(guess, t.size_guess(&table));
+                tasks.push(t)
+            });
             for task in &tasks {
-                assert_eq!(task.slot, 7);
-                assert!(task.avail != 0 && task.avail & !task.fc == 0);
+                assert_eq!(task.slot(), 7);
+                let avail = task.avail(&table);
+                assert!(avail != 0 && avail & !task.fc == 0);
                 let t = count_task(task, &table);
                 got.solutions += t.solutions;
                 got.nodes += t.nodes;
@@ -432,9 +478,13 @@ mod tests {
     }
 
     #[test]
-    fn a_task_is_the_kernels_eight_words() {
-        assert_eq!(std::mem::size_of::<Task>(), 32);
+    fn a_task_is_the_kernels_four_words_its_slot_and_low_index_in_one() {
+        assert_eq!(std::mem::size_of::<Task>(), 16);
         assert_eq!(std::mem::align_of::<Task>(), 4);
+        for (slot, low) in [(0, 0), (1, 31), (MAX_SLOTS as u32 - 1, 17), (12345, 3)] {
+            let task = Task::new(0b1011, 2, 4, slot, low);
+            assert_eq!((task.slot(), task.low(), task.fc), (slot, low, 0b1011));
+        }
     }
 
     #[test]
@@ -444,12 +494,21 @@ mod tests {
         let table = table_of(&start, 9).unwrap();
         let high = free_columns(start.masks, 9).count_ones();
         let rows = start.frame.end - start.row;
-        // One entry a row below the start, the last one the end's mark, nothing else.
+        // One entry a row from the start's on, the last one the end's mark, nothing else.
         assert_eq!(table[(high - rows) as usize], END);
         assert_eq!(table.iter().filter(|&&w| w == END).count(), 1);
-        for m in high - rows + 1..high {
+        for m in high - rows + 1..=high {
             assert_eq!(table[m as usize] & END, 0);
         }
+        assert!(table[high as usize + 1..].iter().all(|&w| w == 0));
+        // The start's own row is there, for the first squares of a task cut no row below it.
+        let (fc, masks) = (free_columns(start.masks, 9), start.masks);
+        let task = Task::new(fc, masks.ld as u32, masks.rd as u32, 0, high - rows);
+        assert_ne!(task.avail(&table), 0);
+        assert_eq!(
+            u64::from(task.avail(&table)),
+            start.frame.free(start.row, masks)
+        );
     }
 
     #[test]

@@ -4,7 +4,7 @@
 // Input, little-endian 32-bit words: the number of tasks, the number of slots, the levels of stack, how far
 // the clock moves at each reading (as a power of two; 0 for not at all), the levels of the sentinels below a
 // task (as the kernel is built: count.cu's NQ_SENTINELS), then each slot's table (32 words), then the tasks,
-// eight words each.
+// four words each.
 //
 // The kernel runs as one thread of a block (host.h); its block's shared memory is filled with a pattern
 // first, and a byte changed in another thread's words of the stack or the table, or outside both, fails the
@@ -50,8 +50,8 @@ int main() {
     nq_clock_step = head[3] ? 1ll << head[3] : 0;
     std::vector<unsigned> tables(32u * head[1] + 1);
     if (fread(tables.data(), 4, 32u * head[1], stdin) != 32u * head[1]) return 2;
-    std::vector<unsigned> words(8u * head[0] + 1);
-    if (fread(words.data(), 4, 8u * head[0], stdin) != 8u * head[0]) return 2;
+    std::vector<unsigned> words(4u * head[0] + 1);
+    if (fread(words.data(), 4, 4u * head[0], stdin) != 4u * head[0]) return 2;
     if (head[2] > 60 || head[4] < 1 || head[4] > 4) return 3;
     std::vector<unsigned long long> solutions(head[1]), nodes(head[1]);
     std::vector<unsigned> trouble(head[1]);
