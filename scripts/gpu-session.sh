@@ -11,7 +11,8 @@
 #         probes (what bounds the kernel: one instruction or one wavefront more a turn, fewer blocks, and
 #         Nsight Compute where installed), packed (NQ_PACKED against the two pairs), timeline (where a small
 #         run's time goes, main's stamps against the shell's), threads (64, 96 and 128 a block), targets
-#         (the boards once each, n = 22 capped at CAP22 seconds)
+#         (the boards once each, n = 22 capped at CAP22 seconds); ab (the fifteenth session's: this
+#         binary against BASE, an older one carried beside it, and sixteen turns against eight)
 # OUT     a folder for the logs and reports (the device's $OUT); each part writes OUT/PART.txt
 # BINARY  nqueens built on the development machine with `cargo build --release --features cuda` (generic
 #         x86-64: the loops are picked at run time) and carried over; target/release/nqueens by default.
@@ -403,13 +404,38 @@ targets() {
     grep -E "^gpu 0|^ +22 |^wall"
 }
 
+ab() {
+  # The fifteenth session's changes (tasks of 16 bytes, the cut's next row read once) against a binary built
+  # before them and carried (BASE, e.g. target/release/nqueens-base from commit 378e320), interleaved: n = 17
+  # and 19 say whether the first batch goes sooner and the host keeps the GPU fed ("first batch sent",
+  # "cutting", "waiting for results"); then sixteen turns between tests against eight (21.0 SASS instructions
+  # a node against 21.75, no block fewer at 12 to 16 levels; results/gpu.md).
+  local A=${BASE:?"BASE: the binary to compare against"}
+  nvidia-smi -L
+  local n bin d
+  for n in 17 19 17 19 21; do
+    for bin in "$A" "$B"; do
+      echo "# $bin"
+      NQUEENS_GPU_VERBOSE=1 timed timeout 60 "$bin" count $n --backend gpu --check -q 2>&1 |
+        grep -E "^gpu 0|^ +$n |^wall"
+    done
+  done
+  for n in 20 21; do
+    for d in "" NQ_UNROLL=16u "" NQ_UNROLL=16u; do
+      echo "# defines: ${d:-none}"
+      NQUEENS_GPU_DEFINES=$d NQUEENS_GPU_VERBOSE=1 timed timeout 60 "$B" count $n --backend gpu --check -q 2>&1 |
+        grep -E "^gpu 0|^ +$n |^wall"
+    done
+  done
+}
+
 run_part() {
   echo "## $1 ($(date -u +%FT%TZ), $(hostname))"
   "$1"
 }
 
 case "$part" in
-  check | small | variants | peers | n22 | bench | cpu | lease | variant | probes | packed | timeline | threads | targets)
+  check | small | variants | peers | n22 | bench | cpu | lease | variant | probes | packed | timeline | threads | targets | ab)
     run_part "$part" 2>&1 | tee "$out/$part.txt" ;;
   all)
     for p in check small variants peers bench cpu; do run_part $p 2>&1 | tee "$out/$p.txt"; done

@@ -17,9 +17,9 @@ use std::sync::OnceLock;
 /// turns, four sentinels of two squares, the block's threads fixed as the program builds it; the stack's four
 /// words in arrays of their own (`NQ_SOA`, the kernel of the eleventh and twelfth sessions) and in 16-byte
 /// entries (`NQ_AOS`, the kernel to the eleventh session), as `NQUEENS_GPU_DEFINES` may ask; the stack's levels
-/// packed in three words (`NQ_PACKED`, the program's choice for boards to 23 wide) with eight, four and one
-/// turns; and a kernel that trusts its counters for fewer turns than its words hold.
-const VARIANTS: [&str; 19] = [
+/// packed in three words (`NQ_PACKED`, which it may ask for on boards to 23 wide) with eight, four and one
+/// turns; a kernel that trusts its counters for fewer turns than its words hold; and sixteen turns.
+const VARIANTS: [&str; 21] = [
     "-DNQ_DEFAULT",
     "-DNQ_UNROLL=8u -DNQ_SENTINEL_SQUARES=8u",
     "-DNQ_UNROLL=4u -DNQ_SENTINEL_SQUARES=4u",
@@ -41,6 +41,10 @@ const VARIANTS: [&str; 19] = [
     "-DNQ_PACKED -DNQ_UNROLL=1u -DNQ_SENTINEL_SQUARES=1u",
     // Counters trusted below 2^7 turns: tasks of more mark their units.
     "-DNQ_TRUSTED_TURNS_LOG=7u",
+    // Sixteen turns, as `NQUEENS_GPU_DEFINES=NQ_UNROLL=16` asks: two sentinels of eight squares (boards to 24
+    // wide), four of four (to 28 wide), the block's threads fixed.
+    "-DNQ_UNROLL=16u -DNQ_SENTINEL_SQUARES=8u",
+    "-DNQ_THREADS=4u -DNQ_UNROLL=16u -DNQ_SENTINEL_SQUARES=4u",
 ];
 
 /// The value of switch `name` in variant `define`, or `default`.

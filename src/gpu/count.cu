@@ -93,8 +93,8 @@ struct Task {
 #define NQ_HOST_GUARD(passes) false
 #endif
 
-// Turns a pass of the search loop takes before it tests for the task's end (see above): 1, 2, 4 or 8, and
-// the squares of each sentinel: 1, 2, 4 or 8, the board at most 32 - NQ_SENTINEL_SQUARES wide. The program
+// Turns a pass of the search loop takes before it tests for the task's end (see above): 1, 2, 4, 8 or 16,
+// and the squares of each sentinel: 1, 2, 4, 8 or 16, the board at most 32 - NQ_SENTINEL_SQUARES wide. The program
 // passes both (src/gpu/task.rs: eight turns, one sentinel of eight squares on boards to 24 wide, two of four
 // on wider ones); the defaults take every board to 28 wide.
 #ifndef NQ_UNROLL
@@ -112,7 +112,8 @@ struct Task {
 // No task's slot: the thread's, before its first task.
 #define NQ_NO_TASK 0xffffffffu
 // log2(NQ_UNROLL).
-#define NQ_UNROLL_LOG (NQ_UNROLL >= 8u ? 3u : NQ_UNROLL >= 4u ? 2u : NQ_UNROLL >= 2u ? 1u : 0u)
+#define NQ_UNROLL_LOG \
+    (NQ_UNROLL >= 16u ? 4u : NQ_UNROLL >= 8u ? 3u : NQ_UNROLL >= 4u ? 2u : NQ_UNROLL >= 2u ? 1u : 0u)
 // A task's counters are trusted below 2^NQ_TRUSTED_TURNS_LOG turns (32: they are 32-bit); the tests ask for
 // fewer, to see a unit marked.
 #ifndef NQ_TRUSTED_TURNS_LOG

@@ -220,7 +220,7 @@ pub fn parse_gpus(s: &str) -> Result<Vec<usize>, String> {
 }
 
 /// How the kernel's loop is built for a board `width` wide: [`Turns::for_width`], unless `NQUEENS_GPU_DEFINES`
-/// asks for `NQ_UNROLL=` 1, 2, 4 or 8 turns between tests for a task's end, or for the stack's levels packed
+/// asks for `NQ_UNROLL=` 1, 2, 4, 8 or 16 turns between tests for a task's end, or for the stack's levels packed
 /// in three words (`NQ_PACKED`), for measuring. The sentinels' squares are the program's to choose by the
 /// board: asking for them is refused, and so is `NQ_PACKED` on a board too wide for it.
 pub fn turns(width: u32) -> Result<Turns, Error> {
@@ -261,12 +261,18 @@ fn turns_asked(asked: &str, width: u32) -> Result<Turns, Error> {
         "2" => 2,
         "4" => 4,
         "8" => 8,
+        "16" => 16,
         _ => {
             return Err(Error::Gpu(format!(
-                "NQ_UNROLL={turns}: the kernel tests for a task's end every 1, 2, 4 or 8 turns"
+                "NQ_UNROLL={turns}: the kernel tests for a task's end every 1, 2, 4, 8 or 16 turns"
             )))
         }
     };
+    if packed && between > 8 {
+        return Err(Error::Gpu(format!(
+            "NQ_UNROLL={turns} with NQ_PACKED: the packed stack takes at most 8 turns between tests"
+        )));
+    }
     Ok(Turns::laid_out(between, width, packed))
 }
 
@@ -1844,8 +1850,28 @@ mod tests {
                 .between_tests,
             1
         );
+        // Sixteen turns: one sentinel of sixteen squares where the board leaves room, else two of eight, else
+        // four of four; never with the packed levels.
+        for (width, squares, sentinels) in
+            [(16, 16, 1), (17, 8, 2), (24, 8, 2), (25, 4, 4), (28, 4, 4)]
+        {
+            let sixteen = turns_asked("NQ_UNROLL=16u", width).unwrap();
+            assert_eq!(
+                (
+                    sixteen.between_tests,
+                    sixteen.sentinel_squares,
+                    sixteen.sentinels()
+                ),
+                (16, squares, sentinels),
+                "{width} wide"
+            );
+        }
+        let packed16 = turns_asked("NQ_PACKED NQ_UNROLL=16u", 20)
+            .unwrap_err()
+            .to_string();
+        assert!(packed16.contains("at most 8 turns"), "{packed16}");
         let odd = turns_asked("NQ_UNROLL=3u", 12).unwrap_err().to_string();
-        assert!(odd.contains("1, 2, 4 or 8"), "{odd}");
+        assert!(odd.contains("1, 2, 4, 8 or 16"), "{odd}");
         let chosen = turns_asked("NQ_SENTINEL_SQUARES=8u", 12)
             .unwrap_err()
             .to_string();

@@ -39,10 +39,11 @@ pub const PACKED_SIDE: u32 = 23;
 /// `count.cu`, which sets the sentinels' number the same way as [`Turns::sentinels`]), and the stack's layout.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Turns {
-    /// Turns between two tests for a task's end: 1, 2, 4 or 8.
+    /// Turns between two tests for a task's end: 1, 2, 4, 8 or 16.
     pub between_tests: u32,
     /// Squares of each sentinel, the top bits of the masks: as many as the turns where the board leaves room
-    /// for them (one sentinel), else [`WIDE_SENTINEL_SQUARES`] (more).
+    /// for them (one sentinel), else the most the board leaves room for, halving from the turns down to
+    /// [`WIDE_SENTINEL_SQUARES`] (more sentinels: sixteen turns take two of eight on boards to 24 wide).
     pub sentinel_squares: u32,
     /// The stack's levels in three words (12 bytes; `NQ_PACKED`, for boards at most [`PACKED_SIDE`] wide)
     /// rather than two pairs (16 bytes; `NQ_PAIRS`): a turn moves 7 wavefronts of shared memory rather than 9,
@@ -60,22 +61,22 @@ impl Turns {
         Turns::asked(TURNS, width)
     }
 
-    /// `between_tests` turns (1, 2, 4 or 8) on a board `width` wide (at most [`MAX_SIDE`]), the levels in
+    /// `between_tests` turns (1, 2, 4, 8 or 16) on a board `width` wide (at most [`MAX_SIDE`]), the levels in
     /// two pairs of words.
     pub fn asked(between_tests: u32, width: u32) -> Turns {
         Turns::laid_out(between_tests, width, false)
     }
 
-    /// `between_tests` turns (1, 2, 4 or 8) on a board `width` wide, the levels packed (only boards at most
-    /// [`PACKED_SIDE`] wide) or not.
+    /// `between_tests` turns (1, 2, 4, 8 or 16) on a board `width` wide, the levels packed (only boards at most
+    /// [`PACKED_SIDE`] wide, and at most eight turns: the packed sentinel's squares share a word's low three
+    /// bytes with its free columns) or not.
     pub fn laid_out(between_tests: u32, width: u32, packed: bool) -> Turns {
-        let packed = packed && width <= PACKED_SIDE;
+        let packed = packed && width <= PACKED_SIDE && between_tests <= 8;
         // A packed level's sentinel has its squares in the low bits: one sentinel, whatever the width.
-        let sentinel_squares = if packed || width <= 32 - between_tests {
-            between_tests
-        } else {
-            WIDE_SENTINEL_SQUARES
-        };
+        let mut sentinel_squares = between_tests;
+        while !packed && sentinel_squares > WIDE_SENTINEL_SQUARES && width > 32 - sentinel_squares {
+            sentinel_squares /= 2;
+        }
         Turns {
             between_tests,
             sentinel_squares,
@@ -548,7 +549,7 @@ mod tests {
         assert_eq!(Turns::asked(4, MAX_SIDE).sentinels(), 1);
         assert_eq!(Turns::asked(1, MAX_SIDE).sentinels(), 1);
         for width in 1..=MAX_SIDE {
-            for between in [1, 2, 4, 8] {
+            for between in [1, 2, 4, 8, 16] {
                 let turns = Turns::asked(between, width);
                 assert_eq!(Turns::for_width(width).between_tests, TURNS);
                 // The sentinels' squares, the top bits, are no column of the board, and there are enough
