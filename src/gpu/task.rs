@@ -260,6 +260,7 @@ pub fn split(
         full: full_mask(width),
         slot,
         low,
+        levels: high.saturating_sub(depth + low).max(1),
         tally: &mut tally,
         emit,
     };
@@ -275,6 +276,8 @@ struct Place<'a, E> {
     full: u64,
     slot: u32,
     low: u32,
+    /// The levels of each task ([`Task::levels`]): every task has the same rows left, `depth` below the start.
+    levels: u32,
     tally: &'a mut Tally,
     emit: &'a mut E,
 }
@@ -294,7 +297,8 @@ impl<E: FnMut(Task, usize)> Place<'_, E> {
                 self.slot,
                 self.low,
             );
-            (self.emit)(task, size_guess(task.levels(), free as u32));
+            debug_assert_eq!(task.levels(), self.levels);
+            (self.emit)(task, size_guess(self.levels, free as u32));
             return;
         }
         // As the kernel and the CPU kernel: every queen placed is a node, and a queen on the last row
