@@ -1,14 +1,17 @@
 //! Cutting a batch of units into the GPU's tasks on all the host's cores ([`prepare`]).
 //!
-//! The cut is two passes over the batch's units, each on all cores: the first works out each unit's tally and
-//! table and counts its tasks by their size guess ([`Task::size_guess`]), the second cuts them again and
-//! writes each task straight into its place in the batch. The places come from those counts, so the batch
-//! comes out largest first with no sort, and no task is kept anywhere but in the batch.
+//! The cut is two passes over the batch's pieces (a few units each), each on all cores: the first works out
+//! each unit's tally and table, cuts its tasks into its piece's own buffer ([`Cuts`], memory kept from batch
+//! to batch) and counts them by their size guess ([`Task::size_guess`]); the second writes each piece's tasks
+//! into their places in the batch. The places come from those counts, so the batch comes out largest first
+//! with no sort.
 //!
 //! It was one pass that kept each unit's tasks in a vector of their own, copied them into the batch and sorted
 //! it. n = 19's cut on the 2-core development machine took 1.31 s on one thread and 1.10 s on two, a third of
 //! it in the operating system's page faults and the allocator's work for those vectors; on the 16 cores of an
-//! H100 machine it took 0.87 s, no faster than on two (results/gpu.md).
+//! H100 machine it took 0.87 s, no faster than on two (results/gpu.md). Then two passes that each cut every
+//! unit, the second writing the tasks into their places: n = 19 in 0.59 to 0.62 s on two cores, where
+//! keeping the first pass's tasks in reused buffers takes 0.49 to 0.52 s (results/gpu.md).
 
 use super::task::{self, Table, Task, SIZE_GUESSES};
 use super::{Batch, BurnsideSlots};
@@ -29,9 +32,10 @@ pub fn recycle(tasks: Vec<Task>) {
     SPARE.keep(tasks);
 }
 
-/// Frees the buffers kept by [`recycle`].
+/// Frees the buffers kept by [`recycle`], and the cut's own.
 pub fn drop_spares() {
     SPARE.clear();
+    CUTS.kept().clear();
 }
 
 /// Buffers of tasks kept for later batches: at most [`Spares::MOST`].
@@ -73,6 +77,50 @@ impl Spares {
     }
 }
 
+/// The first pass's tasks, kept for the second, of pieces whose tasks are placed already ([`Cuts`]): the
+/// next batches' pieces cut into their memory. None are kept once a run ends ([`drop_spares`]).
+static CUTS: Pieces = Pieces(Mutex::new(Vec::new()));
+
+/// A piece's tasks as the first pass cuts them, in order, with each one's size guess.
+#[derive(Default)]
+struct Cuts {
+    tasks: Vec<Task>,
+    guesses: Vec<u16>,
+}
+
+/// Buffers of [`Cuts`] for the next batches' pieces.
+struct Pieces(Mutex<Vec<Cuts>>);
+
+impl Pieces {
+    /// As many as the pieces of a batch on 32 cores.
+    const MOST: usize = 256;
+
+    fn kept(&self) -> std::sync::MutexGuard<'_, Vec<Cuts>> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// An empty buffer, in a kept one's memory if there is one.
+    fn take(&self) -> Cuts {
+        let mut cuts = self.kept().pop().unwrap_or_default();
+        cuts.tasks.clear();
+        cuts.guesses.clear();
+        cuts
+    }
+
+    fn keep(&self, cuts: Cuts) {
+        let mut kept = self.kept();
+        if kept.len() < Self::MOST {
+            kept.push(cuts);
+        }
+    }
+}
+
+/// Where the first pass puts a unit's tasks: its slot, and its piece's [`Cuts`].
+struct Cut<'c> {
+    slot: u32,
+    cuts: &'c mut Cuts,
+}
+
 /// What the first pass found for a start: the tally the host made, and the table of the start's tasks: `None`
 /// where the kernel cannot take it, which the CPU kernel then counted into the tally (no row left to search,
 /// or too wide a board).
@@ -82,8 +130,8 @@ type Part = (Tally, Option<Table>);
 enum Sized {
     /// Counted on the host.
     Whole(Count),
-    /// The unit's start's.
-    Tasks(Tally, Option<Table>),
+    /// The unit's start's, and where its tasks lie in its piece's [`Cuts`].
+    Tasks(Tally, Option<Table>, std::ops::Range<usize>),
     /// A unit counted by Burnside's lemma: each part's tally and table, as for a unit's, and what the host
     /// keeps for the unit's count, with the parts' starts.
     Burnside(Vec<Part>, BurnsideParts),
@@ -98,20 +146,30 @@ pub fn prepare(plan: &Plan, units: &[usize], extra_rows: u32) -> Batch {
     // last by far.
     let pieces = (rayon::current_num_threads() * 8).clamp(1, units.len().max(1));
     let piece_len = units.len().div_ceil(pieces).max(1);
-    // The first pass: each unit's tally and table, and each piece's tasks by guess.
-    let sized: Vec<(Vec<Sized>, Vec<usize>)> = units
+    // The first pass: each unit's tally and table, its tasks cut into its piece's own buffer in order (a
+    // unit's slot is its place in `units`), and each piece's tasks by guess. (The parts of a unit counted by
+    // Burnside's lemma, whose slots come after all units', are only counted here and cut in the second pass.)
+    let sized: Vec<(Vec<Sized>, Vec<usize>, Cuts)> = units
         .par_chunks(piece_len)
-        .map(|piece| {
+        .enumerate()
+        .map(|(p, piece)| {
             let mut counts = vec![0usize; SIZE_GUESSES];
+            let mut cuts = CUTS.take();
             let mut starts = Starts::new(plan);
             let sized = piece
                 .iter()
-                .map(|&index| {
+                .enumerate()
+                .map(|(i, &index)| {
                     let unit = &plan.units()[index];
-                    size_unit(plan, unit, starts.start(unit), extra_rows, &mut counts)
+                    let slot = (p * piece_len + i) as u32;
+                    let at = Cut {
+                        slot,
+                        cuts: &mut cuts,
+                    };
+                    size_unit(plan, unit, starts.start(unit), extra_rows, &mut counts, at)
                 })
                 .collect();
-            (sized, counts)
+            (sized, counts, cuts)
         })
         .collect();
     // Slots: the units', then the parts' of the Burnside units; and each piece's first of each.
@@ -121,8 +179,8 @@ pub fn prepare(plan: &Plan, units: &[usize], extra_rows: u32) -> Batch {
     let mut burnside = Vec::new();
     let mut parts_at = units.len();
     let mut first_slots = Vec::with_capacity(sized.len());
-    for (piece, _) in &sized {
-        first_slots.push((host.len(), parts_at));
+    for (piece, _, _) in &sized {
+        first_slots.push(parts_at);
         for s in piece {
             let slot = host.len();
             let (tally, table) = match s {
@@ -130,7 +188,7 @@ pub fn prepare(plan: &Plan, units: &[usize], extra_rows: u32) -> Batch {
                     whole.push((slot, *count));
                     (Tally::default(), None)
                 }
-                Sized::Tasks(tally, table) => (*tally, *table),
+                Sized::Tasks(tally, table, _) => (*tally, *table),
                 Sized::Burnside(parts, weight) => {
                     burnside.push(BurnsideSlots {
                         slot,
@@ -149,7 +207,7 @@ pub fn prepare(plan: &Plan, units: &[usize], extra_rows: u32) -> Batch {
             tables.push(table.unwrap_or([0; 32]));
         }
     }
-    for (s, _) in &sized {
+    for (s, _, _) in &sized {
         for s in s {
             if let Sized::Burnside(parts, _) = s {
                 host.extend(parts.iter().map(|p| p.0));
@@ -164,55 +222,61 @@ pub fn prepare(plan: &Plan, units: &[usize], extra_rows: u32) -> Batch {
         host.len()
     );
     // Each piece's places for its tasks: guesses largest first, and within a guess the pieces in order.
-    let total: usize = sized.iter().flat_map(|(_, c)| c).sum();
+    let total: usize = sized.iter().flat_map(|(_, c, _)| c).sum();
     let levels = (0..SIZE_GUESSES)
-        .filter(|&g| sized.iter().any(|(_, c)| c[g] != 0))
+        .filter(|&g| sized.iter().any(|(_, c, _)| c[g] != 0))
         .map(|g| (g / 33) as u32)
         .max()
         .unwrap_or(1)
         .max(1);
     let mut tasks = buffer(total);
-    let counts: Vec<&[usize]> = sized.iter().map(|(_, c)| c.as_slice()).collect();
+    let counts: Vec<&[usize]> = sized.iter().map(|(_, c, _)| c.as_slice()).collect();
     let places = places(&mut tasks, &counts);
-    // The second pass: the same cut, each task written into its place.
-    units
+    drop(counts);
+    // The second pass: each piece's tasks written into their places, in the order cut, and the Burnside
+    // parts cut again, there. (Cutting every unit again here, rather than keeping its tasks, took n = 19's
+    // cut a fifth longer on two cores: results/gpu.md.)
+    let done: Vec<Cuts> = units
         .par_chunks(piece_len)
-        .zip(&sized)
+        .zip(sized)
         .zip(places)
         .zip(first_slots)
-        .for_each(
-            |(((piece, (sized, _)), mut places), (mut slot, mut part))| {
-                let mut place = |t: Task, guess: usize| put(&mut places, t, guess);
-                let mut starts = Starts::new(plan);
-                for (&index, s) in piece.iter().zip(sized) {
-                    match s {
-                        Sized::Tasks(_, Some(table)) => {
-                            let start = starts
-                                .start(&plan.units()[index])
-                                .expect("a unit with a table has a start");
-                            task::split(start, table, width, extra_rows, slot as u32, &mut place);
+        .map(|(((_, (sized, _, cuts)), mut places), mut part)| {
+            let mut place = |t: Task, guess: usize| put(&mut places, t, guess);
+            for s in &sized {
+                match s {
+                    Sized::Tasks(_, _, cut) => {
+                        for (&t, &g) in cuts.tasks[cut.clone()]
+                            .iter()
+                            .zip(&cuts.guesses[cut.clone()])
+                        {
+                            place(t, g as usize);
                         }
-                        Sized::Burnside(parts, weight) => {
-                            for ((_, table), start) in parts.iter().zip(&weight.starts) {
-                                if let Some(table) = table {
-                                    task::split(
-                                        start,
-                                        table,
-                                        width,
-                                        extra_rows,
-                                        part as u32,
-                                        &mut place,
-                                    );
-                                }
-                                part += 1;
-                            }
-                        }
-                        Sized::Tasks(_, None) | Sized::Whole(_) => {}
                     }
-                    slot += 1;
+                    Sized::Burnside(parts, weight) => {
+                        for ((_, table), start) in parts.iter().zip(&weight.starts) {
+                            if let Some(table) = table {
+                                task::split(
+                                    start,
+                                    table,
+                                    width,
+                                    extra_rows,
+                                    part as u32,
+                                    &mut place,
+                                );
+                            }
+                            part += 1;
+                        }
+                    }
+                    Sized::Whole(_) => {}
                 }
-            },
-        );
+            }
+            cuts
+        })
+        .collect();
+    for cuts in done {
+        CUTS.keep(cuts);
+    }
     Batch {
         units: units.to_vec(),
         host,
@@ -269,14 +333,15 @@ pub(super) fn put(places: &mut [&mut [Task]], task: Task, g: usize) {
     places[g] = rest;
 }
 
-/// The first pass for one unit whose start is `start`: its tally and table (or its count), its tasks added to
-/// `counts` by guess.
+/// The first pass for one unit whose start is `start`: its tally and table (or its count), its tasks cut `at`
+/// its place and added to `counts` by guess (a Burnside unit's parts only counted).
 fn size_unit(
     plan: &Plan,
     unit: &WorkUnit,
     start: Option<&Start>,
     extra_rows: u32,
     counts: &mut [usize],
+    at: Cut,
 ) -> Sized {
     let Some(start) = start else {
         // A unit counted by Burnside's lemma: its parts' solutions on the GPU, what each symmetry fixes here.
@@ -301,8 +366,33 @@ fn size_unit(
             None => Sized::Whole(plan.count_unit(unit)),
         };
     };
-    let (tally, table) = size_start(plan, start, extra_rows, counts);
-    Sized::Tasks(tally, table)
+    let width = plan.board().width();
+    let from = at.cuts.tasks.len();
+    let (tally, table) = match task::table_of(start, width) {
+        Some(table) => {
+            let cuts = &mut *at.cuts;
+            let tally = task::split(
+                start,
+                &table,
+                width,
+                extra_rows,
+                at.slot,
+                &mut |t, guess| {
+                    counts[guess] += 1;
+                    cuts.tasks.push(t);
+                    cuts.guesses.push(guess as u16);
+                },
+            );
+            (tally, Some(table))
+        }
+        None => (count_on_host(start, width), None),
+    };
+    Sized::Tasks(tally, table, from..at.cuts.tasks.len())
+}
+
+/// A start the kernel cannot take (no row left to search, or a board too wide), counted by the CPU kernel.
+fn count_on_host(start: &Start, width: u32) -> Tally {
+    kernel::count_start_with(Kernel::preferred(), width, start.clone())
 }
 
 /// The tally and table of `start`'s tasks, its tasks added to `counts` by guess; or, where the kernel cannot
@@ -316,11 +406,7 @@ fn size_start(plan: &Plan, start: &Start, extra_rows: u32, counts: &mut [usize])
             });
             (tally, Some(table))
         }
-        // No row left to search, or a board too wide: the CPU kernel counts it.
-        None => (
-            kernel::count_start_with(Kernel::preferred(), width, start.clone()),
-            None,
-        ),
+        None => (count_on_host(start, width), None),
     }
 }
 
