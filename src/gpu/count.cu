@@ -69,7 +69,9 @@ typedef unsigned int u32;
 typedef unsigned long long u64;
 
 // The layout of `Task` in src/gpu/task.rs: four 32-bit words, 16 bytes (a batch's tasks are copied to the GPU:
-// they were 32 bytes, with the first row's squares, which the kernel now takes from the unit's table).
+// they were 32 bytes, with the first row's squares, which the kernel now takes from the unit's table). Not
+// declared 16-byte aligned: with `__align__(16)` ptxas allocated the search loop's registers worse (177 SASS
+// instructions for eight turns rather than 174).
 struct Task {
     // The columns no queen takes, and the first row's squares attacked along each diagonal.
     u32 fc, ld, rd;
@@ -94,9 +96,10 @@ struct Task {
 #endif
 
 // Turns a pass of the search loop takes before it tests for the task's end (see above): 1, 2, 4, 8 or 16,
-// and the squares of each sentinel: 1, 2, 4, 8 or 16, the board at most 32 - NQ_SENTINEL_SQUARES wide. The program
-// passes both (src/gpu/task.rs: eight turns, one sentinel of eight squares on boards to 24 wide, two of four
-// on wider ones); the defaults take every board to 28 wide.
+// and the squares of each sentinel: 1, 2, 4, 8 or 16, the board at most 32 - NQ_SENTINEL_SQUARES wide. The
+// program passes both (src/gpu/task.rs: eight turns, one sentinel of eight squares on boards to 24 wide, two
+// of four on wider ones; sixteen turns where NQUEENS_GPU_DEFINES asks, 21.0 SASS instructions a node rather
+// than 21.75); the defaults take every board to 28 wide.
 #ifndef NQ_UNROLL
 #define NQ_UNROLL 8u
 #endif

@@ -173,9 +173,13 @@ impl Task {
     }
 
     /// The free squares of its first row, by its unit's `table` (which has the row at its count of free
-    /// columns): the kernel's first squares to take.
+    /// columns): the kernel's first squares to take. (None where all 32 columns are free: no board's.)
     pub fn avail(&self, table: &Table) -> u32 {
-        self.fc & !(self.ld | self.rd) & table[self.fc.count_ones() as usize]
+        let open = table
+            .get(self.fc.count_ones() as usize)
+            .copied()
+            .unwrap_or(0);
+        self.fc & !(self.ld | self.rd) & open
     }
 
     /// The levels of stack the kernel may need for this task: one for each row left.
