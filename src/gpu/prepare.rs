@@ -172,15 +172,15 @@ pub fn prepare(plan: &Plan, units: &[usize], extra_rows: u32) -> Batch {
             (sized, counts, cuts)
         })
         .collect();
-    // Slots: the units', then the parts' of the Burnside units; and each piece's first of each.
+    // Slots: the units', then the parts' of the Burnside units; and each piece's first part's.
     let mut host = Vec::with_capacity(units.len());
     let mut tables = Vec::with_capacity(units.len());
     let mut whole = Vec::new();
     let mut burnside = Vec::new();
     let mut parts_at = units.len();
-    let mut first_slots = Vec::with_capacity(sized.len());
+    let mut first_parts = Vec::with_capacity(sized.len());
     for (piece, _, _) in &sized {
-        first_slots.push(parts_at);
+        first_parts.push(parts_at);
         for s in piece {
             let slot = host.len();
             let (tally, table) = match s {
@@ -236,12 +236,11 @@ pub fn prepare(plan: &Plan, units: &[usize], extra_rows: u32) -> Batch {
     // The second pass: each piece's tasks written into their places, in the order cut, and the Burnside
     // parts cut again, there. (Cutting every unit again here, rather than keeping its tasks, took n = 19's
     // cut a fifth longer on two cores: results/gpu.md.)
-    let done: Vec<Cuts> = units
-        .par_chunks(piece_len)
-        .zip(sized)
+    let done: Vec<Cuts> = sized
+        .into_par_iter()
         .zip(places)
-        .zip(first_slots)
-        .map(|(((_, (sized, _, cuts)), mut places), mut part)| {
+        .zip(first_parts)
+        .map(|(((sized, _, cuts), mut places), mut part)| {
             let mut place = |t: Task, guess: usize| put(&mut places, t, guess);
             for s in &sized {
                 match s {
