@@ -173,7 +173,7 @@ impl Task {
     }
 
     /// The free squares of its first row, by its unit's `table` (which has the row at its count of free
-    /// columns): the kernel's first squares to take. (None where all 32 columns are free: no board's.)
+    /// columns): the kernel's first squares to take (none where all 32 columns are free, which no board has).
     pub fn avail(&self, table: &Table) -> u32 {
         let open = table
             .get(self.fc.count_ones() as usize)
