@@ -25,9 +25,10 @@ static inline uint4 make_uint4(unsigned x, unsigned y, unsigned z, unsigned w) {
 #define NQ_HOST_SHARED (64u * (16u + 4u) * NQ_HOST_THREADS)
 extern char nq_stack[];
 #define NQ_STACK(name) char* name = nq_stack
-// The tests' tasks take at most a few thousand passes of the loop: one that takes a million is a loop that
-// would never end (a pop that never comes), and is stopped, its counts wrong, so the test fails.
-#define NQ_HOST_GUARD(passes) (((passes) >> 20) != 0u)
+// The tests' tasks take fewer than 2^12 passes of the loop, even one turn a pass (a guard at 2^10 fails a
+// test, at 2^12 none): one that takes 2^16 is a loop that would never end (a pop that never comes), and is
+// stopped, its counts wrong, so the test fails. (At 2^20, such a mutant took its test about ten minutes.)
+#define NQ_HOST_GUARD(passes) (((passes) >> 16) != 0u)
 static inline unsigned atomicAdd(unsigned* p, unsigned v) {
     unsigned old = *p;
     *p += v;
