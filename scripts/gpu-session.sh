@@ -11,8 +11,8 @@
 #         probes (what bounds the kernel: one instruction or one wavefront more a turn, fewer blocks, and
 #         Nsight Compute where installed), packed (NQ_PACKED against the two pairs), timeline (where a small
 #         run's time goes, main's stamps against the shell's), threads (64, 96 and 128 a block), targets
-#         (the issue's boards once each, n = 22 capped at CAP22 seconds); ab (the fifteenth session's: this
-#         binary against BASE, an older one carried beside it, and sixteen turns against eight)
+#         (the issue's boards once each, n = 22 capped at CAP22 seconds); ab (the fifteenth and sixteenth
+#         sessions': this binary against BASE, an older one carried beside it, and sixteen turns against eight)
 # OUT     a folder for the logs and reports (the device's $OUT); each part writes OUT/PART.txt
 # BINARY  nqueens built on the development machine with `cargo build --release --features cuda` (generic
 #         x86-64: the loops are picked at run time) and carried over; target/release/nqueens by default.
@@ -405,11 +405,12 @@ targets() {
 }
 
 ab() {
-  # The fifteenth session's changes (tasks of 16 bytes, the cut's next row read once) against a binary built
-  # before them and carried (BASE, e.g. target/release/nqueens-base from commit 378e320), interleaved: n = 17
-  # and 19 say whether the first batch goes sooner and the host keeps the GPU fed ("first batch sent",
-  # "cutting", "waiting for results"); then sixteen turns between tests against eight (21.0 SASS instructions
-  # a node against 21.75, no block fewer at 12 to 16 levels; results/gpu.md).
+  # The fifteenth and sixteenth sessions' changes (tasks of 16 bytes, one cut, the next batch cut on a thread
+  # of its own while the last is copied) against a binary built before them and carried (BASE, e.g.
+  # target/release/nqueens-base from commit 378e320, or from d5f6d8d for the sixteenth's alone), interleaved:
+  # n = 17 and 19 say whether the first batch goes sooner and the host keeps the GPU fed ("first batch sent",
+  # "cutting", "waiting for them", "waiting for results"); then sixteen turns between tests against eight
+  # (21.0 SASS instructions a node against 21.75, no block fewer at 12 to 16 levels; results/gpu.md).
   local A=${BASE:?"BASE: the binary to compare against"}
   nvidia-smi -L
   local n bin d
