@@ -1,10 +1,12 @@
 //! The host's time to feed a GPU a whole run, without a GPU: `cargo run --release --example gpu_feed_time [N]
-//! [RUNS]` (n = 19 and three runs by default). Runs `gpu::dispatch` as `count N --backend gpu` does, on a
-//! stand-in device that copies each batch's tasks on the thread that hands them over (as the driver copies
-//! from memory it does not pin), opens at once, and whose kernels take no time: what it prints is the host's
-//! share of a run, its cut and its copies, with nothing overlapping them but each other. The counts it gets are
-//! not the run's (the stand-in counts nothing). `NQUEENS_GPU_VERBOSE=1` adds the run's timeline;
-//! `RAYON_NUM_THREADS` sets the cores the cut takes.
+//! [RUNS] [FIND_MS] [OPEN_MS]` (n = 19, three runs, 100 and 120 ms by default). Runs `gpu::dispatch` as `count
+//! N --backend gpu` does, on a stand-in device that copies each batch's tasks on the thread that hands them
+//! over (as the driver copies from memory it does not pin) and whose kernels take no time; the driver takes
+//! FIND_MS to find it and OPEN_MS more to open it, as an H200's did (results/gpu.md), while the host cuts the
+//! first batches. What it prints is the host's share of a run, its cut and its copies, with nothing
+//! overlapping them but each other and the opening. The counts it gets are not the run's (the stand-in counts
+//! nothing). `NQUEENS_GPU_VERBOSE=1` adds the run's timeline; `RAYON_NUM_THREADS` sets the cores the cut
+//! takes.
 
 use nqueens::engine::kernel::Tally;
 use nqueens::gpu::task::Task;
@@ -12,7 +14,7 @@ use nqueens::gpu::{self, Batch, Device};
 use nqueens::{Board, Error, NoProgress, Plan, Symmetry};
 use std::collections::VecDeque;
 use std::sync::atomic::AtomicBool;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// A device whose copies are the host's and whose kernels take no time.
 struct Copier {
@@ -48,6 +50,13 @@ fn main() {
     let runs: usize = args
         .next()
         .map_or(3, |a| a.parse().expect("a number of runs"));
+    let mut millis = |default| {
+        Duration::from_millis(
+            args.next()
+                .map_or(default, |a| a.parse().expect("milliseconds")),
+        )
+    };
+    let (find, open) = (millis(100), millis(120));
     let plan = Plan::new(
         Board::new(n).expect("a board side"),
         Symmetry::Full,
@@ -59,8 +68,12 @@ fn main() {
         let (_, run) = gpu::dispatch(
             &plan,
             &units,
-            &|| Ok(vec![0]),
+            &|| {
+                std::thread::sleep(find);
+                Ok(vec![0])
+            },
             &|_| {
+                std::thread::sleep(open);
                 Ok(Copier {
                     memory: Vec::new(),
                     in_flight: VecDeque::new(),

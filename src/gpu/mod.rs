@@ -128,6 +128,14 @@ const SAMPLE_TASKS: usize = 1 << 22;
 /// one its thread copies to it, and the next, cut ahead ([`dispatch`]).
 pub const BATCH_TASKS: usize = 1 << 23;
 
+/// Tasks a lone GPU's first batch holds at most, of the batches cut before it opened (merged, see
+/// [`dispatch`]), each next one twice as many up to [`BATCH_TASKS`]: the GPU starts counting once the first
+/// is copied, and the next ones are copied while it counts. Copied from memory the driver does not pin, 2^23
+/// tasks (then 32 bytes each) took n = 19's first batch 0.08 s on an H200's host (results/gpu.md), the GPU
+/// idle meanwhile; 2^21 tasks of 16 bytes are an eighth of those bytes, and n = 19's GPU counts them in about
+/// 0.02 s, about as long as the next batch's copy (2^22 tasks) takes.
+pub const FIRST_BATCH_TASKS: usize = 1 << 21;
+
 /// Tasks a unit is cut into at most ([`cut`]): a unit's tasks go to the GPU in one batch, which holds them all
 /// in the host's memory and the GPU's (16 bytes a task: 512 MiB). Four times [`BATCH_TASKS`], so that the
 /// units of n = 27 and 28 take 6 rows, not 5: with 5, a task of n = 27 is 4.7e8 nodes on average (the
@@ -453,7 +461,7 @@ pub struct BurnsideSlots {
 /// on the host (`examples/gpu_cut.rs`, n = 17 as the program cuts it, 84,480 threads), the last thread of
 /// the program's batches ends 49% after a perfect share if they overlapped perfectly and 392% after it if
 /// they ran one by one, where all of them as one ends 14% after it. One GPU takes what it has in hand as
-/// one batch (see [`dispatch`]).
+/// one batch, or as a few growing ones where they are many (see [`FIRST_BATCH_TASKS`] and [`dispatch`]).
 pub fn merge(batches: Vec<Batch>) -> Batch {
     if batches.len() < 2 {
         return batches.into_iter().next().unwrap_or_default();
@@ -531,12 +539,17 @@ pub fn merge(batches: Vec<Batch>) -> Batch {
     merged
 }
 
-/// `batches` in order, each run of them with at most `most` tasks in all [`merge`]d into one.
-fn coalesce(batches: VecDeque<Batch>, most: usize) -> VecDeque<Batch> {
+/// `batches` in order, each run of them [`merge`]d into one: the first run with at most `first` tasks in all,
+/// each next one with at most twice the one before, up to `most` (where a batch alone has more, it goes
+/// alone).
+fn coalesce(batches: VecDeque<Batch>, first: usize, most: usize) -> VecDeque<Batch> {
     let mut out = VecDeque::new();
     let mut run: Vec<Batch> = Vec::new();
     let mut tasks = 0;
     for batch in batches {
+        let most = first
+            .checked_shl(out.len().min(63) as u32)
+            .map_or(most, |cap| cap.min(most));
         if !run.is_empty() && tasks + batch.tasks.len() > most {
             out.push_back(merge(std::mem::take(&mut run)));
             tasks = 0;
@@ -988,7 +1001,7 @@ pub fn dispatch<D: Device + Send>(
                     let early = std::mem::take(
                         &mut *early_batches.lock().unwrap_or_else(|e| e.into_inner()),
                     );
-                    let early = coalesce(early, BATCH_TASKS);
+                    let early = coalesce(early, FIRST_BATCH_TASKS, BATCH_TASKS);
                     let any = !early.is_empty();
                     (early, any)
                 });
@@ -1295,7 +1308,7 @@ mod tests {
         // The first two fit exactly, the third does not.
         let most = sizes[0] + sizes[1];
         assert!(most < sizes[0] + sizes[1] + sizes[2]);
-        let merged = coalesce(batches, most);
+        let merged = coalesce(batches, most, most);
         let merged_sizes: Vec<usize> = merged.iter().map(|b| b.tasks.len()).collect();
         assert_eq!(merged_sizes[0], most, "{sizes:?} into {merged_sizes:?}");
         assert!(
@@ -1314,9 +1327,40 @@ mod tests {
         assert_eq!(units, all);
         // A batch larger than the most goes alone, not after an empty one.
         let one: VecDeque<Batch> = [prepare(&plan, &all, 1)].into();
-        let alone = coalesce(one, 1);
+        let alone = coalesce(one, 1, 1);
         assert_eq!(alone.len(), 1);
         assert_eq!(alone[0].units, all);
+    }
+
+    #[test]
+    fn merged_batches_grow_from_the_first_size_to_the_most() {
+        // Each merged batch takes as many of the batches, in order, as its size allows: the first's, twice it,
+        // four times it, which is the most, and the most from then on.
+        let plan = Plan::new(Board::new(12).unwrap(), Symmetry::Full, Split::Depth(2));
+        let all: Vec<usize> = (0..plan.units().len()).collect();
+        let batches: VecDeque<Batch> = all
+            .chunks(all.len().div_ceil(40))
+            .map(|c| prepare(&plan, c, 1))
+            .collect();
+        let sizes: Vec<usize> = batches.iter().map(|b| b.tasks.len()).collect();
+        let units: Vec<Vec<usize>> = batches.iter().map(|b| b.units.clone()).collect();
+        let first = sizes[0] + sizes[1];
+        let most = 4 * first;
+        let merged = coalesce(batches, first, most);
+        assert!(merged.len() >= 5, "{sizes:?} into {} batches", merged.len());
+        let mut at = 0;
+        for (i, batch) in merged.iter().enumerate() {
+            let size = [first, 2 * first, most][i.min(2)];
+            let (mut tasks, mut end) = (sizes[at], at + 1);
+            while end < sizes.len() && tasks + sizes[end] <= size {
+                tasks += sizes[end];
+                end += 1;
+            }
+            assert_eq!(batch.tasks.len(), tasks, "batch {i} of {sizes:?}");
+            assert_eq!(batch.units, units[at..end].concat(), "batch {i}");
+            at = end;
+        }
+        assert_eq!(at, sizes.len());
     }
 
     #[test]
