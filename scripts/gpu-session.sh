@@ -405,17 +405,21 @@ targets() {
 }
 
 ab() {
-  # The fifteenth and sixteenth sessions' changes (tasks of 16 bytes, one cut, the next batch cut on a thread
-  # of its own while the last is copied) against a binary built before them and carried (BASE, e.g.
-  # target/release/nqueens-base from commit 378e320, or from d5f6d8d for the sixteenth's alone), interleaved:
-  # n = 17 and 19 say whether the first batch goes sooner and the host keeps the GPU fed ("first batch sent",
-  # "cutting", "waiting for them", "waiting for results"); then sixteen turns between tests against eight
-  # (21.0 SASS instructions a node against 21.75, no block fewer at 12 to 16 levels; results/gpu.md).
-  local A=${BASE:?"BASE: the binary to compare against"}
+  # The fifteenth and sixteenth sessions' changes (tasks of 16 bytes, one cut; the next batch cut on a thread
+  # of its own while the last is copied, a lone GPU's first batch small) against binaries built before them
+  # and carried (BASE: one or more, space-separated, e.g. "target/release/nqueens-378e320
+  # target/release/nqueens-d5f6d8d" for the commits before each session), interleaved: n = 17 and 19 say
+  # whether the first batch goes sooner and the host keeps the GPU fed ("first batch sent", "cutting",
+  # "waiting for them", "waiting for results"); then sixteen turns between tests against eight (21.0 SASS
+  # instructions a node against 21.75, no block fewer at 12 to 16 levels; results/gpu.md).
+  local bases bin n d
+  read -r -a bases <<<"${BASE:?"BASE: the binaries to compare against"}"
+  for bin in "${bases[@]}"; do
+    [ -x "$bin" ] || { echo "no binary at $bin" >&2; return 2; }
+  done
   nvidia-smi -L
-  local n bin d
   for n in 17 19 17 19 21; do
-    for bin in "$A" "$B"; do
+    for bin in "${bases[@]}" "$B"; do
       echo "# $bin"
       NQUEENS_GPU_VERBOSE=1 timed timeout 60 "$bin" count $n --backend gpu --check -q 2>&1 |
         grep -E "^gpu 0|^ +$n |^wall"
