@@ -546,13 +546,13 @@ fn coalesce(batches: VecDeque<Batch>, first: usize, most: usize) -> VecDeque<Bat
     let mut out = VecDeque::new();
     let mut run: Vec<Batch> = Vec::new();
     let mut tasks = 0;
+    // The tasks the run being gathered may hold.
+    let mut room = first.min(most);
     for batch in batches {
-        let most = first
-            .checked_shl(out.len().min(63) as u32)
-            .map_or(most, |cap| cap.min(most));
-        if !run.is_empty() && tasks + batch.tasks.len() > most {
+        if !run.is_empty() && tasks + batch.tasks.len() > room {
             out.push_back(merge(std::mem::take(&mut run)));
             tasks = 0;
+            room = room.saturating_mul(2).min(most);
         }
         tasks += batch.tasks.len();
         run.push(batch);
