@@ -1,6 +1,6 @@
 //! The CUDA side of the GPU backend: the driver and NVRTC through `cudarc`, loaded at run time.
 
-use super::task::{Table, Task, Turns};
+use super::task::{Task, Turns};
 use super::{cache, verbose, Batch, Device, DeviceInfo};
 use crate::engine::kernel::Tally;
 use crate::error::Error;
@@ -9,7 +9,6 @@ use cudarc::driver::{
     PushKernelArg,
 };
 use cudarc::nvrtc::{compile_ptx_with_opts, CompileOptions, Ptx};
-use rayon::prelude::*;
 use std::collections::VecDeque;
 use std::io::Write as _;
 use std::sync::{Arc, Mutex};
@@ -353,6 +352,7 @@ impl Device for GpuDevice {
     }
 
     fn submit(&mut self, mut batch: Batch) -> Result<(), Error> {
+        let began = std::time::Instant::now();
         let stream = self.streams[self.launched % STREAMS].clone();
         self.launched += 1;
         let slots = batch.slots().max(1);
@@ -363,15 +363,13 @@ impl Device for GpuDevice {
             stream.clone_htod(&batch.tasks)
         }
         .map_err(gpu_error("cannot copy the tasks to the GPU"))?;
-        let mut words = vec![0u32; batch.tables.len() * 32];
-        words
-            .par_chunks_mut(32)
-            .zip(&batch.tables)
-            .for_each(|(w, t): (&mut [u32], &Table)| w.copy_from_slice(t));
+        let copied = began.elapsed().as_secs_f64();
+        // The tables as the kernel reads them: each slot's 32 words, in order, as the batch holds them.
+        let words: &[u32] = batch.tables.as_flattened();
         let tables: CudaSlice<u32> = if words.is_empty() {
             stream.alloc_zeros(32)
         } else {
-            stream.clone_htod(&words)
+            stream.clone_htod(words)
         }
         .map_err(gpu_error("cannot copy the tables to the GPU"))?;
         let next: CudaSlice<u32> = stream.alloc_zeros(1).map_err(&alloc)?;
@@ -416,8 +414,10 @@ impl Device for GpuDevice {
         if verbose() {
             let _ = writeln!(std::io::stderr(),
                 "gpu: {count} tasks, {threads} threads a block, {per_multiprocessor} blocks a multiprocessor, \
-                 {} registers a thread, {shared} bytes of shared memory a block",
-                self.function.num_regs().unwrap_or(-1)
+                 {} registers a thread, {shared} bytes of shared memory a block; tasks copied in {copied:.4} s, \
+                 tables and counters by {:.4} s",
+                self.function.num_regs().unwrap_or(-1),
+                began.elapsed().as_secs_f64()
             );
         }
         let config = LaunchConfig {
