@@ -15,13 +15,12 @@
 //!   from an atomic counter, and adds each task's counts to its unit's slot. Its loop is described in the
 //!   source.
 //! - **Batches.** Units go to the GPUs in batches of at most [`BATCH_TASKS`] tasks ([`batches`]).
-//!   - Every GPU in use ([`use_gpus`]; all visible by default) has a host thread that takes the plan's next
-//!     batch, cuts it, and hands it to its GPU ([`dispatch`], generic over the [`Device`] that counts).
-//!   - While a GPU counts, a thread of its own cuts its next batch on all the host's cores, one batch ahead,
-//!     while the GPU's thread copies the last one to the GPU or waits for a result. Before that, the
-//!     first batches are cut while the driver starts and finds the GPUs, and more by each GPU's thread while
-//!     its GPU opens (its context is made on a thread of its own while the plan is built): up to
-//!     [`AHEAD_WHILE_OPENING`] each time, so that a small run's cut and the GPUs' opening overlap.
+//!   - Every GPU in use ([`use_gpus`]; all visible by default) has a host thread that opens it and hands it
+//!     the plan's next batches ([`dispatch`], generic over the [`Device`] that counts), and a thread that
+//!     cuts them on all the host's cores, ahead of it ([`CUT_AHEAD_TASKS`] alone, a batch each of several
+//!     GPUs): while the GPU opens (its context is made on a thread of its own while the plan is built), and
+//!     while its thread copies a batch to it or waits for a result. Before that, the first batches are cut
+//!     while the driver starts and finds the GPUs, so that a small run's cut and the GPUs' opening overlap.
 //!   - Up to four batches run at once on a GPU, on their own streams, so that one batch's last tasks run
 //!     beside the next ones' first.
 //!   - A unit's count is reported once its batch is done. So a stop leaves every reported unit whole, and a
@@ -146,9 +145,12 @@ pub const UNIT_TASKS: usize = 1 << 25;
 /// Batches a run is cut into, at least: the host prepares one while the GPU counts another.
 pub const BATCHES: usize = 8;
 
-/// Batches a GPU's host thread cuts (or takes among those cut early) at most while its GPU opens: as many as
-/// a GPU keeps in flight.
-pub const AHEAD_WHILE_OPENING: usize = 4;
+/// Tasks a lone GPU's batches may hold that are cut and not yet taken by its host thread: at least one batch
+/// (several GPUs: one batch each). Its batches are cut on a thread of their own from the time its thread
+/// starts to open it: a batch ahead of a large run (at most [`BATCH_TASKS`]), and in a small run all of its
+/// batches while the GPU opens (n = 17's 3.3 million tasks, 53 MB), so that the GPU's thread need not wait
+/// for a cut once it has opened it.
+pub const CUT_AHEAD_TASKS: usize = BATCH_TASKS;
 
 /// Tasks cut at most while the driver starts and finds the GPUs, before any can take one (about 270 MB): the
 /// whole of a run up to n = 18, whose cut takes less time than the driver's start on a 16-core host.
@@ -863,30 +865,125 @@ fn while_opening<D: Send, B>(
     })
 }
 
-/// Gives `body` the batches `cut` makes, in order, each one cut on a thread of its own while `body` works on
-/// the one before: one batch ahead at most (the next one waits, cut, until `body` asks for it). So a GPU's
-/// host thread copies a batch to its GPU, or waits for a result, while the next batch is cut, rather than one
-/// after the other: at n = 19 on an H200, the thread spent 0.17 s cutting and about 0.1 s copying, one after
-/// the other, while the kernels needed 0.145 s (results/gpu.md). `cut` is not called again once `body` has
-/// returned (it may be cutting one batch more then, which is dropped).
+/// Gives `body` the batches `cut` makes, in order, cut on a thread of its own while `body` works: ahead of
+/// `body` by `budget` tasks (by `size`) at most, and by one batch at least. So a GPU's host thread copies a
+/// batch to its GPU, waits for a result, or waits for the GPU to open, while the next batches are cut, rather
+/// than one after the other: at n = 19 on an H200, the thread spent 0.17 s cutting and about 0.1 s copying,
+/// one after the other, while the kernels needed 0.145 s (results/gpu.md). Once `body` has returned (or
+/// unwound) no batch is begun; one being cut then is dropped.
 fn cut_ahead<B: Send, R>(
+    budget: usize,
+    size: impl Fn(&B) -> usize + Sync,
     mut cut: impl FnMut() -> Option<B> + Send,
     body: impl FnOnce(&mut dyn Iterator<Item = B>) -> R,
 ) -> R {
+    let ahead = Ahead {
+        state: Mutex::new(AheadState {
+            batches: VecDeque::new(),
+            tasks: 0,
+            cut_all: false,
+            stopped: false,
+        }),
+        changed: std::sync::Condvar::new(),
+    };
     std::thread::scope(|scope| {
-        // A channel without room: the cutter hands over a batch only when `body` takes it.
-        let (sender, receiver) = std::sync::mpsc::sync_channel(0);
+        let (ahead, size) = (&ahead, &size);
         scope.spawn(move || {
-            while let Some(batch) = cut() {
-                if sender.send(batch).is_err() {
-                    break;
+            // However the cutter ends (its last batch cut, or a panic in `cut`), `body` is told: it would wait
+            // for it without end otherwise.
+            let _told = Told(ahead);
+            loop {
+                {
+                    let mut state = ahead.lock();
+                    while !state.stopped && !state.batches.is_empty() && state.tasks >= budget {
+                        state = ahead.wait(state);
+                    }
+                    if state.stopped {
+                        return;
+                    }
                 }
+                let Some(batch) = cut() else { return };
+                let mut state = ahead.lock();
+                state.tasks += size(&batch);
+                state.batches.push_back(batch);
+                ahead.changed.notify_all();
             }
         });
-        // The receiver is dropped as `body` returns (or unwinds), before the scope waits for the cutter,
-        // which then stops at its next hand-over.
-        body(&mut receiver.into_iter())
+        // Dropped as `body` returns or unwinds, before the scope waits for the cutter: it stops the cutter.
+        let mut taker = Taker { ahead, size };
+        body(&mut taker)
     })
+}
+
+/// The batches [`cut_ahead`]'s cutter has cut and its body not yet taken.
+struct Ahead<B> {
+    state: Mutex<AheadState<B>>,
+    changed: std::sync::Condvar,
+}
+
+struct AheadState<B> {
+    batches: VecDeque<B>,
+    /// Their tasks.
+    tasks: usize,
+    /// Whether the cutter has ended.
+    cut_all: bool,
+    /// Whether the body has.
+    stopped: bool,
+}
+
+impl<B> Ahead<B> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, AheadState<B>> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn wait<'a>(
+        &self,
+        state: std::sync::MutexGuard<'a, AheadState<B>>,
+    ) -> std::sync::MutexGuard<'a, AheadState<B>> {
+        self.changed.wait(state).unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// Tells [`cut_ahead`]'s body that its cutter has ended, when dropped.
+struct Told<'a, B>(&'a Ahead<B>);
+
+impl<B> Drop for Told<'_, B> {
+    fn drop(&mut self) {
+        self.0.lock().cut_all = true;
+        self.0.changed.notify_all();
+    }
+}
+
+/// [`cut_ahead`]'s body's batches: each as soon as it is cut. Stops the cutter when dropped.
+struct Taker<'a, B, S> {
+    ahead: &'a Ahead<B>,
+    size: &'a S,
+}
+
+impl<B, S: Fn(&B) -> usize> Iterator for Taker<'_, B, S> {
+    type Item = B;
+
+    fn next(&mut self) -> Option<B> {
+        let mut state = self.ahead.lock();
+        loop {
+            if let Some(batch) = state.batches.pop_front() {
+                state.tasks -= (self.size)(&batch);
+                self.ahead.changed.notify_all();
+                return Some(batch);
+            }
+            if state.cut_all {
+                return None;
+            }
+            state = self.ahead.wait(state);
+        }
+    }
+}
+
+impl<B, S> Drop for Taker<'_, B, S> {
+    fn drop(&mut self) {
+        self.ahead.lock().stopped = true;
+        self.ahead.changed.notify_all();
+    }
 }
 
 /// Counts `units` of `plan` on one device of each of the GPUs `ordinals` names (the driver's numbers, opened
@@ -984,59 +1081,55 @@ pub fn dispatch<D: Device + Send>(
     // Each device's thread: what it counted, and its part of the report (its name, kernel time, tasks, and
     // batches cut while it opened).
     let drive = |ordinal: usize| -> Result<(Count, GpuRun), Error> {
-        // Seconds: cutting batches on the host, waiting for the device's results, and the first submission.
-        let (mut cutting, mut waiting, mut first) = (0.0, 0.0, None);
-        // Batches are cut while the device opens too: its context may still be in the making (`open_ahead`,
-        // on a thread of its own). At least one, at most as many as the device keeps in flight (the memory
-        // they hold is bounded). Alone, a GPU takes the early batches, cut small for several, as few (see
-        // `merge`), merged while it opens: after it opened, their merge held back n = 17's first batch by
-        // 0.06 s of its 0.47 s (results/gpu.md). Nothing more is cut while it opens then, since a cut begun
-        // as it opens would hold the first batch back in its turn.
-        let alone = ordinals.len() == 1;
-        // The early batches merged, and whether there were any (else batches are cut as for several GPUs).
-        let mut merged: Option<(VecDeque<Batch>, bool)> = None;
-        let mut ahead_of_opening = || -> Option<Batch> {
-            if alone {
-                let (early, any) = merged.get_or_insert_with(|| {
-                    let early = std::mem::take(
-                        &mut *early_batches.lock().unwrap_or_else(|e| e.into_inner()),
-                    );
-                    let early = coalesce(early, FIRST_BATCH_TASKS, BATCH_TASKS);
-                    let any = !early.is_empty();
-                    (early, any)
-                });
-                if *any {
-                    return early.pop_front().filter(|_| going());
-                }
-            }
-            take(&mut cutting)
-        };
-        let (device, mut pending) =
-            while_opening(|| open(ordinal), &mut ahead_of_opening, AHEAD_WHILE_OPENING);
-        let mut device = device?;
-        let opened = since();
-        let ahead = pending.len();
-        pending.extend(merged.take().map(|(early, _)| early).unwrap_or_default());
+        // Seconds: cutting batches on the host, waiting for them, waiting for the device's results; and when
+        // the device opened, the batches in hand then, and when the first was sent.
+        let (mut cutting, mut waiting_for_cut, mut waiting) = (0.0, 0.0, 0.0);
+        let (mut opened, mut ahead, mut first) = (0.0, 0, None);
         let mut sum = Count::default();
         let mut tasks = 0u64;
-        let mut report = |batch: Batch, tallies: Vec<Option<Tally>>| {
-            for (index, count) in finish(plan, &batch, &tallies) {
-                progress.unit_done(&plan.units()[index], &count);
-                sum += count;
-            }
+        // Alone, a GPU takes the early batches (cut small, for several) as a few, merged while it opens (see
+        // `merge`; after it opened, their merge held back n = 17's first batch by 0.06 s of its 0.47 s,
+        // results/gpu.md). Taken here, before its cutter starts, which would take them one by one.
+        let alone = ordinals.len() == 1;
+        let early = if alone {
+            std::mem::take(&mut *early_batches.lock().unwrap_or_else(|e| e.into_inner()))
+        } else {
+            VecDeque::new()
         };
-        // Seconds the thread waited for a batch to be cut, the batches cut already in hand first.
-        let mut waiting_for_cut = 0.0;
-        cut_ahead(
+        // The device's batches are cut on a thread of their own from now on, while it opens too (its context
+        // may still be in the making: `open_ahead`, on a thread of its own): up to CUT_AHEAD_TASKS ahead of a
+        // lone GPU, one batch ahead of each of several, so that a batch cut for one is not held from a faster
+        // one at the run's end.
+        let mut device = cut_ahead(
+            if alone { CUT_AHEAD_TASKS } else { 1 },
+            |batch: &Batch| batch.tasks.len(),
             || take(&mut cutting),
-            |cut| -> Result<(), Error> {
+            |batches_cut| -> Result<D, Error> {
+                let (device, mut pending) = std::thread::scope(|scope| {
+                    let opening = scope.spawn(|| open(ordinal));
+                    let merged = coalesce(early, FIRST_BATCH_TASKS, BATCH_TASKS);
+                    let device = opening
+                        .join()
+                        .unwrap_or_else(|p| std::panic::resume_unwind(p));
+                    (device, merged)
+                });
+                let mut device = device?;
+                opened = since();
+                ahead = pending.len();
+                let mut report = |batch: Batch, tallies: Vec<Option<Tally>>| {
+                    for (index, count) in finish(plan, &batch, &tallies) {
+                        progress.unit_done(&plan.units()[index], &count);
+                        sum += count;
+                    }
+                };
                 let mut in_flight = 0usize;
-                loop {
+                // A stop (or another device's error) leaves the batches in hand and cut ahead uncounted.
+                while going() {
                     let batch = match pending.pop_front() {
                         Some(batch) => batch,
                         None => {
                             let wait_from = since();
-                            let next = cut.next();
+                            let next = batches_cut.next();
                             waiting_for_cut += since() - wait_from;
                             match next {
                                 Some(batch) => batch,
@@ -1062,7 +1155,7 @@ pub fn dispatch<D: Device + Send>(
                     report(batch, tallies);
                 }
                 waiting += since() - wait_from;
-                Ok(())
+                Ok(device)
             },
         )?;
         let kernel = device.kernel_seconds()?;
@@ -1071,9 +1164,9 @@ pub fn dispatch<D: Device + Send>(
         drop(device);
         if verbose() {
             let _ = writeln!(std::io::stderr(),
-                "gpu {ordinal}: opened at {opened:.3} s ({ahead} batches in hand by then), first batch sent at \
-                 {:.3} s; {cutting:.3} s cutting {tasks} tasks (on a thread of its own once opened), \
-                 {waiting_for_cut:.3} s waiting for them, {waiting:.3} s waiting for results, {kernel:.3} s of \
+                "gpu {ordinal}: opened at {opened:.3} s ({ahead} batches merged by then), first batch sent at \
+                 {:.3} s; {cutting:.3} s cutting {tasks} tasks (on a thread of its own), {waiting_for_cut:.3} s \
+                 waiting for them, {waiting:.3} s waiting for results, {kernel:.3} s of \
                  kernels; done at {done:.3} s, closed at {:.3} s",
                 first.unwrap_or(0.0),
                 since()
@@ -1407,10 +1500,10 @@ mod tests {
     }
 
     #[test]
-    fn a_lone_gpu_merges_the_early_batches_while_it_opens_and_cuts_nothing_more_then() {
+    fn a_lone_gpu_merges_the_early_batches_while_it_opens_and_counts_them_first() {
         // The driver finds the GPU at once (so few early batches are cut, and the run has more to cut); the
-        // GPU takes 200 ms to open. Its first batch is the early ones merged, from the run's first unit: a
-        // batch cut while it opened would have come first.
+        // GPU takes 200 ms to open, while its cutter cuts the next batches. Its first batch is the early ones
+        // merged, from the run's first unit: had the cutter taken an early batch, it would have come later.
         let plan = Plan::new(Board::new(12).unwrap(), Symmetry::Full, Split::Depth(2));
         let all: Vec<usize> = (0..plan.units().len()).collect();
         let recorded: Counted = Arc::new(Mutex::new(Vec::new()));
@@ -1532,28 +1625,29 @@ mod tests {
     }
 
     #[test]
-    fn batches_are_cut_while_a_device_opens() {
-        // A device that takes its time to open (a CUDA context in the making) finds as many batches cut as
-        // it keeps in flight: this one opens only once the fourth is cut, and no fifth is.
+    fn batches_are_cut_while_the_driver_starts() {
+        // A driver that takes its time to start finds batches cut, up to the most asked for: this one answers
+        // only once the fourth is cut, and no fifth is.
+        let most = 4;
         let (sender, receiver) = std::sync::mpsc::channel();
         let mut cut = 0;
         let (opened, ahead) = while_opening(
             move || receiver.recv().unwrap(),
             || {
                 cut += 1;
-                if cut == AHEAD_WHILE_OPENING {
+                if cut == most {
                     sender.send("open").unwrap();
                 }
                 Some(cut)
             },
-            AHEAD_WHILE_OPENING,
+            most,
         );
         assert_eq!(opened, "open");
-        assert_eq!(ahead, (1..=AHEAD_WHILE_OPENING).collect::<Vec<_>>());
-        // One that opens at once finds one at least; with none left to cut, none.
-        let (_, ahead) = while_opening(|| (), || Some(()), AHEAD_WHILE_OPENING);
-        assert!((1..=AHEAD_WHILE_OPENING).contains(&ahead.len()));
-        let (_, ahead) = while_opening(|| (), || None::<()>, AHEAD_WHILE_OPENING);
+        assert_eq!(ahead, (1..=most).collect::<Vec<_>>());
+        // One that answers at once finds one at least; with none left to cut, none.
+        let (_, ahead) = while_opening(|| (), || Some(()), most);
+        assert!((1..=most).contains(&ahead.len()));
+        let (_, ahead) = while_opening(|| (), || None::<()>, most);
         assert!(ahead.is_empty());
         // A run whose driver is slow to find the GPUs, and whose device is slow to open, counts as any
         // other, and says how many batches were cut while the driver started.
@@ -1601,9 +1695,12 @@ mod tests {
         use std::time::Duration;
         // The cutter says which batch it cut; the body, holding the first batch, hears of the second: cut while
         // the body works (a cut that waited for the body would leave it waiting here for a minute, and fail).
+        // Batches of one task each, one task ahead: one batch ahead.
         let (said, heard) = mpsc::channel();
         let mut made = 0;
         let taken = cut_ahead(
+            1,
+            |_: &u32| 1,
             move || {
                 (made < 4).then(|| {
                     made += 1;
@@ -1626,15 +1723,71 @@ mod tests {
             },
         );
         assert_eq!(taken, vec![1, 2, 3, 4]);
-        // A body that stops early (a stop, a device's error) stops the cutter: the batch it was handing over
-        // is cut, and dropped, and no other.
-        let made = AtomicUsize::new(0);
-        let first = cut_ahead(
-            || Some(made.fetch_add(1, Ordering::Relaxed)),
-            |batches| batches.next(),
-        );
+        // A body that stops early (a stop, a device's error) stops the cutter, which would otherwise wait for it
+        // without end: it begins no batch after the one it may be cutting then. (On a thread of its own, so
+        // that a cutter that never stops fails the test rather than hangs it.)
+        let (said, heard) = mpsc::channel();
+        std::thread::spawn(move || {
+            let made = AtomicUsize::new(0);
+            let first = cut_ahead(
+                1,
+                |_| 1,
+                || Some(made.fetch_add(1, Ordering::Relaxed)),
+                |batches| batches.next(),
+            );
+            said.send((first, made.load(Ordering::Relaxed))).unwrap();
+        });
+        let (first, made) = heard.recv_timeout(Duration::from_secs(60)).unwrap();
         assert_eq!(first, Some(0));
-        assert_eq!(made.load(Ordering::Relaxed), 2);
+        assert!((1..=2).contains(&made), "{made} batches cut");
+        // A cut that fails ends the body's batches, and the failure is the caller's, not a wait without end.
+        let (said, heard) = mpsc::channel();
+        std::thread::spawn(move || {
+            let failed = std::panic::catch_unwind(|| {
+                cut_ahead(
+                    1,
+                    |_| 1,
+                    || -> Option<u32> { panic!("a cut failed") },
+                    |b| b.count(),
+                )
+            });
+            said.send(failed.is_err()).unwrap();
+        });
+        assert_eq!(heard.recv_timeout(Duration::from_secs(60)), Ok(true));
+    }
+
+    #[test]
+    fn batches_are_cut_ahead_up_to_the_tasks_asked_for() {
+        use std::sync::mpsc;
+        use std::time::Duration;
+        // Batches of 1, 2, 3 and 4 tasks, 5 ahead at most: the cutter cuts the third (holding 3, fewer than 5),
+        // then waits (holding 6); it cuts the fourth once the body has taken enough to leave fewer than 5.
+        let (said, heard) = mpsc::channel();
+        let mut sizes = 1..=4u32;
+        let taken = cut_ahead(
+            5,
+            |&tasks| tasks as usize,
+            move || {
+                let next = sizes.next()?;
+                said.send(next).unwrap();
+                Some(next)
+            },
+            |batches| {
+                let minute = Duration::from_secs(60);
+                let quickly = Duration::from_millis(200);
+                for cut in 1..=3 {
+                    assert_eq!(heard.recv_timeout(minute), Ok(cut));
+                }
+                assert!(heard.recv_timeout(quickly).is_err());
+                // 6 less 1: 5 held, nothing more cut; less 2 more: 3.
+                assert_eq!(batches.next(), Some(1));
+                assert!(heard.recv_timeout(quickly).is_err());
+                assert_eq!(batches.next(), Some(2));
+                assert_eq!(heard.recv_timeout(minute), Ok(4));
+                batches.collect::<Vec<_>>()
+            },
+        );
+        assert_eq!(taken, vec![3, 4]);
     }
 
     #[test]
