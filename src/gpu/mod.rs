@@ -1099,10 +1099,11 @@ pub fn dispatch<D: Device + Send>(
         // The device's batches are cut on a thread of their own from now on, while it opens too (its context
         // may still be in the making: `open_ahead`, on a thread of its own): up to CUT_AHEAD_TASKS ahead of a
         // lone GPU, one batch ahead of each of several, so that a batch cut for one is not held from a faster
-        // one at the run's end.
+        // one at the run's end. (A batch counts as one task at least, so that batches of units all counted on
+        // the host are not cut ahead without bound.)
         let mut device = cut_ahead(
             if alone { CUT_AHEAD_TASKS } else { 1 },
-            |batch: &Batch| batch.tasks.len(),
+            |batch: &Batch| batch.tasks.len().max(1),
             || take(&mut cutting),
             |batches_cut| -> Result<D, Error> {
                 let (device, mut pending) = std::thread::scope(|scope| {
