@@ -1389,14 +1389,20 @@ mod tests {
         }
     }
 
-    #[test]
-    fn batches_coalesce_in_order_up_to_the_most_tasks() {
+    /// n = 12's plan (two rows deep), its units, and its units in `pieces` batches cut a row below them.
+    fn n12_in_batches(pieces: usize) -> (Plan, Vec<usize>, VecDeque<Batch>) {
         let plan = Plan::new(Board::new(12).unwrap(), Symmetry::Full, Split::Depth(2));
         let all: Vec<usize> = (0..plan.units().len()).collect();
-        let batches: VecDeque<Batch> = all
-            .chunks(all.len().div_ceil(6))
+        let batches = all
+            .chunks(all.len().div_ceil(pieces))
             .map(|c| prepare(&plan, c, 1))
             .collect();
+        (plan, all, batches)
+    }
+
+    #[test]
+    fn batches_coalesce_in_order_up_to_the_most_tasks() {
+        let (plan, all, batches) = n12_in_batches(6);
         let sizes: Vec<usize> = batches.iter().map(|b| b.tasks.len()).collect();
         assert!(sizes.iter().all(|&t| t > 1), "{sizes:?}");
         // The first two fit exactly, the third does not.
@@ -1430,12 +1436,7 @@ mod tests {
     fn merged_batches_grow_from_the_first_size_to_the_most() {
         // Each merged batch takes as many of the batches, in order, as its size allows: the first's, twice it,
         // four times it, which is the most, and the most from then on.
-        let plan = Plan::new(Board::new(12).unwrap(), Symmetry::Full, Split::Depth(2));
-        let all: Vec<usize> = (0..plan.units().len()).collect();
-        let batches: VecDeque<Batch> = all
-            .chunks(all.len().div_ceil(40))
-            .map(|c| prepare(&plan, c, 1))
-            .collect();
+        let (_, _, batches) = n12_in_batches(40);
         let sizes: Vec<usize> = batches.iter().map(|b| b.tasks.len()).collect();
         let units: Vec<Vec<usize>> = batches.iter().map(|b| b.units.clone()).collect();
         let first = sizes[0] + sizes[1];
