@@ -22,9 +22,9 @@ use rayon::prelude::*;
 use std::sync::Mutex;
 
 /// Buffers of tasks whose tasks are on a GPU already ([`recycle`]), for the next batches' tasks. A batch's
-/// tasks in fresh memory cost the cut a page fault every 4 KiB: n = 19's cut (607 MB of 32-byte tasks) spent a third
-/// of its time in the operating system for them on the 2-core development machine. None are kept once a run
-/// ends ([`drop_spares`]).
+/// tasks in fresh memory cost the cut a page fault every 4 KiB: n = 19's cut (607 MB of 32-byte tasks) spent
+/// a third of its time in the operating system for them on the 2-core development machine. None are kept
+/// once a run ends ([`drop_spares`]).
 static SPARE: Spares = Spares::new();
 
 /// Keeps `tasks`' memory for a later batch's tasks (its contents are not read again).
