@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Counts the SASS instructions of a CUDA kernel's inner loop, without a GPU (a developer tool, not part of CI).
 #
-#   scripts/gpu-sass-count.sh                        src/gpu/count.cu as the program builds it for boards at most
-#                                                    24 wide (sm_90, NQ_UNROLL=8u with one sentinel of 8 squares,
-#                                                    blocks of 128 threads; wider boards: two sentinels of 4, the
-#                                                    kernel's default, the same loop)
+#   scripts/gpu-sass-count.sh                        src/gpu/count.cu as the program builds it for boards 19 to
+#                                                    24 wide (sm_90, NQ_UNROLL=16u with two sentinels of 8
+#                                                    squares, blocks of 128 threads: 336 for sixteen turns;
+#                                                    narrower boards: eight turns on one sentinel of 8, wider
+#                                                    ones: eight on two of 4, the kernel's default: 174)
 #   scripts/gpu-sass-count.sh -D NQ_UNROLL=4u        the same with a switch of the kernel (as NQUEENS_GPU_DEFINES;
 #                                                    -D NQ_PACKED: 231 for eight turns, the default 174)
 #   scripts/gpu-sass-count.sh --file K.cu [-D ...]   another kernel (e.g. a peer's), compiled the same way
@@ -44,7 +45,7 @@ done
 # at most 24 wide (src/gpu/task.rs), unless given; another kernel (--file) gets its own default.
 if [ "$file" = "$root/src/gpu/count.cu" ] && [ -z "$ptx" ]; then
   if [[ " ${defines[*]:-} " != *" -DNQ_UNROLL="* ]] && [[ " ${defines[*]:-} " != *" -DNQ_SENTINEL_SQUARES="* ]]; then
-    defines+=("-DNQ_UNROLL=8u" "-DNQ_SENTINEL_SQUARES=8u")
+    defines+=("-DNQ_UNROLL=16u" "-DNQ_SENTINEL_SQUARES=8u")
   fi
   # The block's threads, which the program passes too (src/gpu/cuda.rs) and the kernel takes as a constant.
   if [[ " ${defines[*]:-} " != *" -DNQ_THREADS="* ]]; then

@@ -5,8 +5,9 @@
 // `scripts/gpu-sass-count.sh` counts the SASS instructions of its search loop; results/gpu.md records them.
 //
 // The search loop takes one queen a turn, branch-free, and tests for the task's end every NQ_UNROLL turns
-// (SASS on sm_90, nodes counted, the block's threads fixed as the program builds it: 174 instructions for
-// eight turns, 21.75 a node, on every board to 28 wide; results/gpu.md):
+// (SASS on sm_90, nodes counted, the block's threads fixed as the program builds it: 336 instructions for
+// sixteen turns, 21.0 a node, on boards 19 to 24 wide; 174 for eight, 21.75 a node, on the others to 28 wide;
+// results/gpu.md):
 // - The stack lives in shared memory, four words a level: the row's untried squares `avail`, its free
 //   columns `fc` (the board's columns not taken), and the diagonal masks `ld` and `rd` of the queens above it.
 //   A turn takes the top entry's lowest square, stores the rest back, and pushes the child row's entry if the
@@ -97,9 +98,9 @@ struct Task {
 
 // Turns a pass of the search loop takes before it tests for the task's end (see above): 1, 2, 4, 8 or 16,
 // and the squares of each sentinel: 1, 2, 4, 8 or 16, the board at most 32 - NQ_SENTINEL_SQUARES wide. The
-// program passes both (src/gpu/task.rs: eight turns, one sentinel of eight squares on boards to 24 wide, two
-// of four on wider ones; sixteen turns where NQUEENS_GPU_DEFINES asks, 21.0 SASS instructions a node rather
-// than 21.75); the defaults take every board to 28 wide.
+// program passes both (src/gpu/task.rs: sixteen turns on two sentinels of eight squares for boards 19 to 24
+// wide, 21.0 SASS instructions a node; eight turns, 21.75 a node, elsewhere: one sentinel of eight squares on
+// narrower boards, two of four on wider ones); the defaults take every board to 28 wide.
 #ifndef NQ_UNROLL
 #define NQ_UNROLL 8u
 #endif

@@ -430,6 +430,10 @@ impl Device for GpuDevice {
                 .record_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT))
                 .map_err(gpu_error("cannot record an event"))
         };
+        // The run's kernels' time starts where the first batch's kernel does.
+        if self.first.is_none() {
+            self.first = Some(event()?);
+        }
         let start = event()?;
         if count > 0 {
             let mut launch = stream.launch_builder(&self.function);
@@ -450,10 +454,9 @@ impl Device for GpuDevice {
             unsafe { launch.launch(config) }.map_err(gpu_error("cannot start the kernel"))?;
         }
         let end = event()?;
-        if self.first.is_none() {
-            self.first = Some(start);
-        }
         self.in_flight.push_back(InFlight {
+            tasks: count,
+            start,
             batch,
             stream,
             _tasks: tasks,
@@ -486,7 +489,7 @@ impl Device for GpuDevice {
                 "gpu: {doubtful} units had a task too long to trust; the CPU counts them again"
             );
         }
-        let tallies = solutions
+        let tallies: Vec<Option<Tally>> = solutions
             .into_iter()
             .zip(nodes)
             .zip(trouble)
@@ -494,6 +497,9 @@ impl Device for GpuDevice {
                 (trouble == 0).then_some(Tally { solutions, nodes })
             })
             .collect();
+        if verbose() {
+            self.report(&flight, &tallies)?;
+        }
         self.ends.push(flight.end);
         Ok((flight.batch, tallies))
     }
@@ -513,8 +519,33 @@ impl Device for GpuDevice {
     }
 }
 
+impl GpuDevice {
+    /// Says when a batch's kernel began and ended on the GPU's clock (from the first batch's start), and
+    /// at what rate it counted: where a run's kernels lose time (a slow start, a long last batch).
+    fn report(&self, flight: &InFlight, tallies: &[Option<Tally>]) -> Result<(), Error> {
+        let Some(first) = &self.first else {
+            return Ok(());
+        };
+        let clock = gpu_error("cannot read the GPU's clock");
+        let began = f64::from(first.elapsed_ms(&flight.start).map_err(&clock)?) / 1e3;
+        let ended = f64::from(first.elapsed_ms(&flight.end).map_err(&clock)?) / 1e3;
+        let nodes: u64 = tallies.iter().flatten().map(|t| t.nodes).sum();
+        let rate = nodes as f64 / (ended - began).max(1e-9) / 1e9;
+        let _ = writeln!(
+            std::io::stderr(),
+            "gpu: a batch of {} tasks counted from {began:.4} s to {ended:.4} s of the kernels' time: {nodes} \
+             nodes, {rate:.1} G nodes/s",
+            flight.tasks
+        );
+        Ok(())
+    }
+}
+
 /// A batch the GPU is counting, with the memory it uses.
 struct InFlight {
+    /// Its tasks, and when its kernel began (recorded on its stream).
+    tasks: u32,
+    start: CudaEvent,
     batch: Batch,
     stream: Arc<CudaStream>,
     _tasks: CudaSlice<Task>,

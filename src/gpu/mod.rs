@@ -266,7 +266,12 @@ fn turns_asked(asked: &str, width: u32) -> Result<Turns, Error> {
         .split_whitespace()
         .find_map(|d| d.strip_prefix("NQ_UNROLL="))
     else {
-        return Ok(Turns::laid_out(task::TURNS, width, packed));
+        // The packed stack takes at most eight turns: the program's own for the board otherwise.
+        return Ok(if packed {
+            Turns::laid_out(task::TURNS, width, true)
+        } else {
+            Turns::for_width(width)
+        });
     };
     let between = match turns.trim_end_matches('u') {
         "1" => 1,
@@ -2114,6 +2119,16 @@ mod tests {
     fn the_turns_between_tests_are_the_programs_unless_asked() {
         assert_eq!(turns_asked("", 19).unwrap(), Turns::for_width(19));
         assert!(!Turns::for_width(19).packed);
+        // Sixteen turns on boards 19 to 24 wide, eight elsewhere, unless asked for: eight to measure against.
+        assert_eq!(turns_asked("", 21).unwrap().between_tests, 16);
+        assert_eq!(turns_asked("", 18).unwrap().between_tests, 8);
+        assert_eq!(
+            turns_asked("NQ_UNROLL=8u", 21).unwrap(),
+            Turns::asked(8, 21)
+        );
+        // The packed stack takes eight turns on those boards too.
+        let packed21 = turns_asked("NQ_PACKED", 21).unwrap();
+        assert_eq!((packed21.packed, packed21.between_tests), (true, 8));
         assert_eq!(turns_asked("NQ_AOS", 27).unwrap(), Turns::for_width(27));
         // The packed levels where asked for, on boards narrow enough for them.
         let packed = turns_asked("NQ_PACKED", 23).unwrap();

@@ -14,11 +14,29 @@
 
 use crate::engine::kernel::{full_mask, Frame, Masks, Start, Tally};
 
-/// Turns the kernel's search loop takes between two tests for a task's end (`NQ_UNROLL` in `count.cu`): with
-/// eight, the loop takes 21.75 SASS instructions a node; on an H200, four took 2.4% longer at n = 20 (with the
-/// stack's four words apart, `NQ_SOA`, the instructions fell from 26.0 with four turns to 25.0 with eight;
-/// results/gpu.md).
+/// Turns the kernel's search loop takes between two tests for a task's end (`NQ_UNROLL` in `count.cu`), but on
+/// the boards of [`SIXTEEN_TURNS`]: with eight, the loop takes 21.75 SASS instructions a node; on an H200, four
+/// took 2.4% longer at n = 20 (with the stack's four words apart, `NQ_SOA`, the instructions fell from 26.0 with
+/// four turns to 25.0 with eight; results/gpu.md).
 pub const TURNS: u32 = 8;
+
+/// The boards whose kernel takes sixteen turns between tests: 21.0 SASS instructions a node rather than 21.75,
+/// and on an H200 (2026-11-27) 0.5% less time of kernels at n = 21 (9.787 s twice against 9.835 to 9.844 s four
+/// times) and 1.5% at n = 20. Sixteen turns need two sentinels of eight squares (a level of stack more a thread,
+/// 16 bytes), which at the levels the program's cut gives these boards (12 to 16) cost no block of an H100's or
+/// H200's multiprocessor (`examples/gpu_levels`); at n = 17 and 18 (10 and 11 levels) they cost one, and boards
+/// from 25 wide need four sentinels of four squares (n = 25: a block fewer).
+pub const SIXTEEN_TURNS: std::ops::RangeInclusive<u32> = 19..=24;
+
+/// The turns between tests the program builds the kernel with for boards `width` wide: sixteen on
+/// [`SIXTEEN_TURNS`], else [`TURNS`].
+pub fn turns_for(width: u32) -> u32 {
+    if SIXTEEN_TURNS.contains(&width) {
+        16
+    } else {
+        TURNS
+    }
+}
 
 /// The fewest squares a sentinel of the kernel has (`NQ_SENTINEL_SQUARES`), on the widest boards. The turns
 /// past a task's end are taken on sentinels below its first row, whose squares lie beyond the board: a board
@@ -54,11 +72,11 @@ pub struct Turns {
 }
 
 impl Turns {
-    /// The program's choice for boards `width` wide: [`TURNS`] turns, on one sentinel of eight squares for
-    /// boards to 24 wide, two of four on wider ones (one more level of stack a thread: 16 bytes of shared
-    /// memory).
+    /// The program's choice for boards `width` wide: [`turns_for`] turns (sixteen on two sentinels of eight
+    /// squares for boards 19 to 24 wide; eight on one sentinel of eight squares for narrower ones, and on two
+    /// of four for wider ones: one more level of stack a thread, 16 bytes of shared memory).
     pub fn for_width(width: u32) -> Turns {
-        Turns::asked(TURNS, width)
+        Turns::asked(turns_for(width), width)
     }
 
     /// `between_tests` turns (1, 2, 4, 8 or 16) on a board `width` wide (at most [`MAX_SIDE`]), the levels in
@@ -548,8 +566,11 @@ mod tests {
 
     #[test]
     fn the_turns_between_tests_leave_room_for_the_sentinels_on_every_board() {
-        assert_eq!(Turns::for_width(24).sentinels(), 1);
+        assert_eq!(Turns::for_width(18).sentinels(), 1);
+        assert_eq!(Turns::for_width(19).sentinels(), 2);
+        assert_eq!(Turns::for_width(24).sentinels(), 2);
         assert_eq!(Turns::for_width(25).sentinels(), 2);
+        assert_eq!(Turns::for_width(25).between_tests, 8);
         assert_eq!(
             Turns::for_width(MAX_SIDE).sentinel_squares,
             WIDE_SENTINEL_SQUARES
@@ -559,7 +580,8 @@ mod tests {
         for width in 1..=MAX_SIDE {
             for between in [1, 2, 4, 8, 16] {
                 let turns = Turns::asked(between, width);
-                assert_eq!(Turns::for_width(width).between_tests, TURNS);
+                let chosen = Turns::for_width(width).between_tests;
+                assert_eq!(chosen, if (19..=24).contains(&width) { 16 } else { 8 });
                 // The sentinels' squares, the top bits, are no column of the board, and there are enough
                 // of them for the turns after a task's end.
                 let squares = turns.sentinel_squares;
@@ -584,9 +606,27 @@ mod tests {
                 "{levels} levels"
             );
         }
+        // Sixteen turns' second sentinel costs boards 19 to 24 wide no block at the levels the cut gives
+        // them (`examples/gpu_levels`: 12 and 13 at n = 19, 14 at n = 20, 15 at n = 21, 16 at n = 22 to 24).
+        for width in SIXTEEN_TURNS {
+            for levels in 12..=16 {
+                assert_eq!(
+                    blocks(Turns::for_width(width), levels),
+                    blocks(Turns::asked(8, width), levels),
+                    "n = {width}, {levels} levels"
+                );
+            }
+        }
+        // Where it would cost one, the program keeps eight: n = 17 and 18's 11 levels, n = 25's 16.
+        assert!(blocks(Turns::asked(16, 18), 11) < blocks(Turns::asked(8, 18), 11));
+        assert!(blocks(Turns::asked(16, 25), 16) < blocks(Turns::asked(8, 25), 16));
         assert_eq!(
             Turns::for_width(26).defines(),
             ["-DNQ_UNROLL=8u", "-DNQ_SENTINEL_SQUARES=4u"]
+        );
+        assert_eq!(
+            Turns::for_width(21).defines(),
+            ["-DNQ_UNROLL=16u", "-DNQ_SENTINEL_SQUARES=8u"]
         );
     }
 }

@@ -1,0 +1,58 @@
+//! The levels of stack the GPU's batches need, board by board, and what they leave of a multiprocessor's
+//! blocks with eight and with sixteen turns between tests for a task's end, without a GPU:
+//! `cargo run --release --example gpu_levels [FROM] [TO] [TASKS]` (boards 16 to 24 by default; boards from 22 on
+//! count the levels of the first TASKS million tasks' batches only, 20 by default). The blocks are an H100's
+//! and H200's: 228 KiB of shared memory a multiprocessor, 1 KiB of it taken for each block, 128 threads a block.
+
+use nqueens::gpu::{self, Turns};
+use nqueens::{Board, Plan, Symmetry};
+use std::collections::BTreeMap;
+
+/// Shared memory of an H100's or H200's multiprocessor, and what it keeps of it for each block.
+const SHARED: u32 = 228 * 1024;
+const RESERVED: u32 = 1024;
+const THREADS: u32 = 128;
+
+fn blocks(turns: Turns, levels: u32) -> u32 {
+    SHARED / (THREADS * turns.shared_per_thread(levels) + RESERVED)
+}
+
+fn main() {
+    let args: Vec<usize> = std::env::args()
+        .skip(1)
+        .map(|a| a.parse().expect("numbers: FROM, TO, TASKS"))
+        .collect();
+    let from = args.first().copied().unwrap_or(16) as u32;
+    let to = args.get(1).copied().unwrap_or(24) as u32;
+    let most = args.get(2).copied().unwrap_or(20) * 1_000_000;
+    for n in from..=to {
+        let plan = Plan::new(
+            Board::new(n).expect("a board side"),
+            Symmetry::Full,
+            gpu::split_for(16),
+        );
+        let units: Vec<usize> = (0..plan.units().len()).collect();
+        let cut = gpu::cut(&plan, &units);
+        let eight = Turns::asked(8, n);
+        let sixteen = Turns::asked(16, n);
+        // Tasks by their batch's levels.
+        let mut tasks: BTreeMap<u32, usize> = BTreeMap::new();
+        let mut seen = 0;
+        for (chunk, rows) in gpu::tail_deeper(gpu::batches(&units, cut, 1).collect(), cut, 1) {
+            let batch = gpu::prepare(&plan, chunk, rows);
+            *tasks.entry(batch.levels).or_default() += batch.tasks.len();
+            seen += batch.tasks.len();
+            gpu::recycle(batch.tasks);
+            if seen >= most {
+                break;
+            }
+        }
+        for (levels, count) in tasks {
+            println!(
+                "n = {n}: {count:>10} tasks in batches of {levels} levels: {} blocks with 8 turns, {} with 16",
+                blocks(eight, levels),
+                blocks(sixteen, levels)
+            );
+        }
+    }
+}
