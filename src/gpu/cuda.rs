@@ -26,6 +26,17 @@ const SOURCE: &str = include_str!("count.cu");
 /// took 38.0 s, 2 streams without it 40.7 s; see `results/gpu.md`.
 const STREAMS: usize = 4;
 
+/// Batches in flight, unless `NQUEENS_GPU_STREAMS` says otherwise (1 to 16, for measuring). Eight rather than
+/// four did not shorten n = 19 on an H200 (2026-11-27: 0.537 and 0.543 s against 0.529 to 0.554 s), whose
+/// GPU waits about 6 ms for its last batch's copy.
+fn streams() -> usize {
+    std::env::var("NQUEENS_GPU_STREAMS")
+        .ok()
+        .and_then(|t| t.parse().ok())
+        .filter(|t| (1..=16).contains(t))
+        .unwrap_or(STREAMS)
+}
+
 /// Shared memory a block may use without asking for more.
 const DEFAULT_SHARED: u32 = 48 * 1024;
 
@@ -313,7 +324,7 @@ impl GpuDevice {
         let context = context(ordinal)?;
         let info = info(ordinal)?;
         let function = kernel(ordinal, &context, info.compute_capability, turns)?;
-        let streams = (0..STREAMS)
+        let streams = (0..streams())
             .map(|_| {
                 context
                     .new_stream()
@@ -348,12 +359,12 @@ impl Device for GpuDevice {
     }
 
     fn depth(&self) -> usize {
-        STREAMS
+        self.streams.len()
     }
 
     fn submit(&mut self, mut batch: Batch) -> Result<(), Error> {
         let began = std::time::Instant::now();
-        let stream = self.streams[self.launched % STREAMS].clone();
+        let stream = self.streams[self.launched % self.streams.len()].clone();
         self.launched += 1;
         let slots = batch.slots().max(1);
         let alloc = gpu_error("cannot allocate on the GPU");

@@ -130,10 +130,22 @@ pub const BATCH_TASKS: usize = 1 << 23;
 /// Tasks a lone GPU's first batch holds at most, of the batches cut before it opened (merged, see
 /// [`dispatch`]), each next one twice as many up to [`BATCH_TASKS`]: the GPU starts counting once the first
 /// is copied, and the next ones are copied while it counts. Copied from memory the driver does not pin, 2^23
-/// tasks (then 32 bytes each) took n = 19's first batch 0.08 s on an H200's host (results/gpu.md), the GPU
-/// idle meanwhile; 2^21 tasks of 16 bytes are an eighth of those bytes, and n = 19's GPU counts them in about
-/// 0.02 s, about as long as the next batch's copy (2^22 tasks) takes.
-pub const FIRST_BATCH_TASKS: usize = 1 << 21;
+/// tasks (then 32 bytes each) took n = 19's first batch 0.08 s on an H200's host, the GPU idle meanwhile. On
+/// an H200 (2026-11-27, `NQUEENS_GPU_FIRST_BATCH_TASKS`, interleaved), n = 17 took 0.359 to 0.376 s with 2^19
+/// (five runs) where 2^21 took 0.387 to 0.474 s, and 2^20 0.381 to 0.400 s; n = 18 and 19, whose early
+/// batches are larger than 2^19 tasks each (a batch alone larger goes alone), were unchanged within the
+/// runs' spread (results/gpu.md).
+pub const FIRST_BATCH_TASKS: usize = 1 << 19;
+
+/// [`FIRST_BATCH_TASKS`], unless `NQUEENS_GPU_FIRST_BATCH_TASKS` says otherwise (1 to [`BATCH_TASKS`], for
+/// measuring).
+fn first_batch_tasks() -> usize {
+    std::env::var("NQUEENS_GPU_FIRST_BATCH_TASKS")
+        .ok()
+        .and_then(|t| t.parse().ok())
+        .filter(|t| (1..=BATCH_TASKS).contains(t))
+        .unwrap_or(FIRST_BATCH_TASKS)
+}
 
 /// Tasks a unit is cut into at most ([`cut`]): a unit's tasks go to the GPU in one batch, which holds them all
 /// in the host's memory and the GPU's (16 bytes a task: 512 MiB). Four times [`BATCH_TASKS`], so that the
@@ -1113,7 +1125,7 @@ pub fn dispatch<D: Device + Send>(
             |batches_cut| -> Result<D, Error> {
                 let (device, mut pending) = std::thread::scope(|scope| {
                     let opening = scope.spawn(|| open(ordinal));
-                    let merged = coalesce(early, FIRST_BATCH_TASKS, BATCH_TASKS);
+                    let merged = coalesce(early, first_batch_tasks(), BATCH_TASKS);
                     let device = opening
                         .join()
                         .unwrap_or_else(|p| std::panic::resume_unwind(p));
