@@ -410,8 +410,8 @@ ab() {
   # and carried (BASE: one or more, space-separated, e.g. "target/release/nqueens-378e320
   # target/release/nqueens-d5f6d8d" for the commits before each session), interleaved: n = 17 and 19 say
   # whether the first batch goes sooner and the host keeps the GPU fed ("first batch sent", "cutting",
-  # "waiting for them", "waiting for results"); then sixteen turns between tests against eight (21.0 SASS
-  # instructions a node against 21.75, no block fewer at 12 to 16 levels; results/gpu.md).
+  # "waiting for them", "waiting for results"); then sixteen turns between tests (the default on boards 19 to
+  # 24 wide since the seventeenth session: 21.0 SASS instructions a node) against eight (21.75; results/gpu.md).
   local bases bin n d
   read -r -a bases <<<"${BASE:?"BASE: the binaries to compare against"}"
   for bin in "${bases[@]}"; do
@@ -426,7 +426,7 @@ ab() {
     done
   done
   for n in 20 21; do
-    for d in "" NQ_UNROLL=16u "" NQ_UNROLL=16u; do
+    for d in "" NQ_UNROLL=8u "" NQ_UNROLL=8u; do
       echo "# defines: ${d:-none}"
       NQUEENS_GPU_DEFINES=$d NQUEENS_GPU_VERBOSE=1 timed timeout 60 "$B" count $n --backend gpu --check -q 2>&1 |
         grep -E "^gpu 0|^ +$n |^wall"
