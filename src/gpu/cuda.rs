@@ -30,11 +30,7 @@ const STREAMS: usize = 4;
 /// four did not shorten n = 19 on an H200 (2026-11-27: 0.537 and 0.543 s against 0.529 to 0.554 s), whose
 /// GPU waits about 6 ms for its last batch's copy.
 fn streams() -> usize {
-    std::env::var("NQUEENS_GPU_STREAMS")
-        .ok()
-        .and_then(|t| t.parse().ok())
-        .filter(|t| (1..=16).contains(t))
-        .unwrap_or(STREAMS)
+    super::knob("NQUEENS_GPU_STREAMS", |t| (1..=16).contains(t)).unwrap_or(STREAMS)
 }
 
 /// Shared memory a block may use without asking for more.
@@ -47,21 +43,13 @@ const DEFAULT_SHARED: u32 = 48 * 1024;
 const THREADS: u32 = 128;
 
 fn threads_per_block() -> u32 {
-    std::env::var("NQUEENS_GPU_THREADS")
-        .ok()
-        .and_then(|t| t.parse().ok())
-        .filter(|t| (32..=1024).contains(t))
-        .unwrap_or(THREADS)
+    super::knob("NQUEENS_GPU_THREADS", |t| (32..=1024).contains(t)).unwrap_or(THREADS)
 }
 
 /// Bytes added to each block's shared memory, for measuring how the blocks a multiprocessor holds bound the
 /// kernel (`NQUEENS_GPU_SHARED_PAD`; the probe `NQ_PROBE_STS` of `count.cu` needs 4 bytes a thread of it).
 fn shared_pad() -> u32 {
-    std::env::var("NQUEENS_GPU_SHARED_PAD")
-        .ok()
-        .and_then(|t| t.parse().ok())
-        .filter(|&t: &u32| t <= 128 * 1024)
-        .unwrap_or(0)
+    super::knob("NQUEENS_GPU_SHARED_PAD", |&t: &u32| t <= 128 * 1024).unwrap_or(0)
 }
 
 fn gpu_error(what: &str) -> impl Fn(cudarc::driver::DriverError) -> Error + '_ {

@@ -87,14 +87,24 @@ pub const TARGET_TASKS: usize = 1 << 24;
 /// which took the 2-core development machine 3.6 s to cut against 0.3 s for 3.1 million (results/gpu.md).
 const TASK_BALANCE: f64 = 1800.0;
 
+/// A knob for measuring: environment variable `name` read as a `T`, if it is one that `valid` takes (else the
+/// program's own value is used, as if it were not set).
+fn knob<T: std::str::FromStr>(name: &str, valid: impl Fn(&T) -> bool) -> Option<T> {
+    knob_value(std::env::var(name).ok().as_deref(), valid)
+}
+
+/// [`knob`] of the variable's value, `None` where it is not set.
+fn knob_value<T: std::str::FromStr>(value: Option<&str>, valid: impl Fn(&T) -> bool) -> Option<T> {
+    value.and_then(|v| v.trim().parse().ok()).filter(valid)
+}
+
 /// [`TASK_BALANCE`], unless `NQUEENS_GPU_TASK_BALANCE` says otherwise (for measuring: the host's cut of the
 /// eleventh session's H100 machine took 740 ns a task on a core, where the constant assumes 100).
 fn task_balance() -> f64 {
-    std::env::var("NQUEENS_GPU_TASK_BALANCE")
-        .ok()
-        .and_then(|b| b.parse::<f64>().ok())
-        .filter(|b| b.is_finite() && *b > 0.0)
-        .unwrap_or(TASK_BALANCE)
+    knob("NQUEENS_GPU_TASK_BALANCE", |b: &f64| {
+        b.is_finite() && *b > 0.0
+    })
+    .unwrap_or(TASK_BALANCE)
 }
 
 /// Units of the cut's sample whose nodes are counted (with a budget) to size the run.
@@ -140,11 +150,10 @@ pub const FIRST_BATCH_TASKS: usize = 1 << 19;
 /// [`FIRST_BATCH_TASKS`], unless `NQUEENS_GPU_FIRST_BATCH_TASKS` says otherwise (1 to [`BATCH_TASKS`], for
 /// measuring).
 fn first_batch_tasks() -> usize {
-    std::env::var("NQUEENS_GPU_FIRST_BATCH_TASKS")
-        .ok()
-        .and_then(|t| t.parse().ok())
-        .filter(|t| (1..=BATCH_TASKS).contains(t))
-        .unwrap_or(FIRST_BATCH_TASKS)
+    knob("NQUEENS_GPU_FIRST_BATCH_TASKS", |t| {
+        (1..=BATCH_TASKS).contains(t)
+    })
+    .unwrap_or(FIRST_BATCH_TASKS)
 }
 
 /// Tasks a unit is cut into at most ([`cut`]): a unit's tasks go to the GPU in one batch, which holds them all
@@ -2125,6 +2134,25 @@ mod tests {
     fn without_the_feature_the_gpu_is_refused_with_a_message() {
         let err = device().unwrap_err().to_string();
         assert!(err.contains("--features cuda"), "{err}");
+    }
+
+    #[test]
+    fn a_knob_takes_a_valid_value_and_ignores_anything_else() {
+        let tasks = |t: &usize| (1..=BATCH_TASKS).contains(t);
+        assert_eq!(knob_value(Some("524288"), tasks), Some(524_288));
+        assert_eq!(knob_value(Some(" 64 "), tasks), Some(64));
+        // Out of range, not a number, or not set: the program's own value.
+        assert_eq!(knob_value(Some("0"), tasks), None);
+        assert_eq!(
+            knob_value(Some(&(BATCH_TASKS + 1).to_string()), tasks),
+            None
+        );
+        assert_eq!(knob_value(Some("2^19"), tasks), None);
+        assert_eq!(knob_value(None, tasks), None);
+        let balance = |b: &f64| b.is_finite() && *b > 0.0;
+        assert_eq!(knob_value(Some("450"), balance), Some(450.0));
+        assert_eq!(knob_value(Some("inf"), balance), None);
+        assert_eq!(knob_value(Some("-1"), balance), None);
     }
 
     #[test]
