@@ -12,7 +12,8 @@
 #         Nsight Compute where installed), packed (NQ_PACKED against the two pairs), timeline (where a small
 #         run's time goes, main's stamps against the shell's), threads (64, 96 and 128 a block), targets
 #         (the issue's boards once each, n = 22 capped at CAP22 seconds); ab (the fifteenth and sixteenth
-#         sessions': this binary against BASE, an older one carried beside it, and sixteen turns against eight)
+#         sessions': this binary against BASE, an older one carried beside it, and sixteen turns against eight);
+#         stragglers (the seventeenth's: n = 19 with smaller blocks and fewer batches)
 # OUT     a folder for the logs and reports (the device's $OUT); each part writes OUT/PART.txt
 # BINARY  nqueens built on the development machine with `cargo build --release --features cuda` (generic
 #         x86-64: the loops are picked at run time) and carried over; target/release/nqueens by default.
@@ -434,13 +435,39 @@ ab() {
   done
 }
 
+stragglers() {
+  # The seventeenth session's hypothesis (results/gpu.md): at n = 19 a batch's end waits for its slowest tasks
+  # (13 to 30 ms, as long as a batch), each holding its block's shared memory, so that the kernels count a
+  # quarter slower than a large run's. Smaller blocks leave fewer threads waiting; fewer batches, fewer ends.
+  # Interleaved, each run's kernels' time and wall; n = 21 for what it costs a large run.
+  nvidia-smi -L
+  local n t b
+  for n in 19 19 19; do
+    for t in 128 64 32; do
+      echo "# $t threads a block"
+      NQUEENS_GPU_THREADS=$t NQUEENS_GPU_VERBOSE=1 timed timeout 60 "$B" count $n --backend gpu --check -q 2>&1 |
+        grep -E "^gpu 0|^ +$n |^wall|blocks a multiprocessor" | sort -u | head -4
+    done
+    for b in 4 2; do
+      echo "# at least $b batches"
+      NQUEENS_GPU_BATCHES=$b NQUEENS_GPU_VERBOSE=1 timed timeout 60 "$B" count $n --backend gpu --check -q 2>&1 |
+        grep -E "^gpu 0|^ +$n |^wall"
+    done
+  done
+  for t in 128 32; do
+    echo "# $t threads a block"
+    NQUEENS_GPU_THREADS=$t NQUEENS_GPU_VERBOSE=1 timed timeout 60 "$B" count 21 --backend gpu --check -q 2>&1 |
+      grep -E "^gpu 0|^ +21 |^wall"
+  done
+}
+
 run_part() {
   echo "## $1 ($(date -u +%FT%TZ), $(hostname))"
   "$1"
 }
 
 case "$part" in
-  check | small | variants | peers | n22 | bench | cpu | lease | variant | probes | packed | timeline | threads | targets | ab)
+  check | small | variants | peers | n22 | bench | cpu | lease | variant | probes | packed | timeline | threads | targets | ab | stragglers)
     run_part "$part" 2>&1 | tee "$out/$part.txt" ;;
   all)
     for p in check small variants peers bench cpu; do run_part $p 2>&1 | tee "$out/$p.txt"; done

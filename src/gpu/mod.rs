@@ -166,6 +166,12 @@ pub const UNIT_TASKS: usize = 1 << 25;
 /// Batches a run is cut into, at least: the host prepares one while the GPU counts another.
 pub const BATCHES: usize = 8;
 
+/// [`BATCHES`], unless `NQUEENS_GPU_BATCHES` says otherwise (1 to 64, for measuring: at n = 19 each batch's end
+/// waits for its slowest tasks, results/gpu.md).
+fn batches_at_least() -> usize {
+    knob("NQUEENS_GPU_BATCHES", |b| (1..=64).contains(b)).unwrap_or(BATCHES)
+}
+
 /// Tasks a lone GPU's batches may hold that are cut and not yet taken by its host thread: at least one batch
 /// (several GPUs: one batch each). Its batches are cut on a thread of their own from the time its thread
 /// starts to open it: a batch ahead of a large run (at most [`BATCH_TASKS`]), and in a small run all of its
@@ -773,7 +779,7 @@ fn cut_for(plan: &Plan, units: &[usize], sample: &[(Table, Start)], target: f64)
 /// The units of a run cut into batches, in order: at least [`BATCHES`] for each of `devices`, and small enough
 /// that each holds about [`BATCH_TASKS`] tasks at most, given `cut`'s estimate.
 pub fn batches(units: &[usize], cut: Cut, devices: usize) -> impl Iterator<Item = &[usize]> {
-    let even = units.len().div_ceil(BATCHES * devices.max(1));
+    let even = units.len().div_ceil(batches_at_least() * devices.max(1));
     let by_tasks = (units.len() as f64 * BATCH_TASKS as f64 / cut.tasks.max(1.0)) as usize;
     units.chunks(even.min(by_tasks).max(1))
 }
