@@ -24,11 +24,7 @@ use rayon::prelude::*;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
-/// Shared memory of an H100's or H200's multiprocessor, what it keeps of it for each block, and the most
-/// blocks and threads a multiprocessor holds.
-const SHARED: u32 = 228 * 1024;
-const RESERVED: u32 = 1024;
-const MOST_BLOCKS: u32 = 32;
+/// The most threads a multiprocessor holds (an H100's or H200's).
 const MOST_THREADS: u32 = 2048;
 
 /// Batches in flight, as the program keeps them.
@@ -40,10 +36,9 @@ struct Batch {
     levels: u32,
 }
 
-/// The threads of a multiprocessor for `block` threads a block and tasks of `levels` levels.
+/// The blocks of `block` threads a multiprocessor holds for tasks of `levels` levels.
 fn blocks_per_multiprocessor(turns: Turns, block: u32, levels: u32) -> u32 {
-    let bytes = block * turns.shared_per_thread(levels) + RESERVED;
-    (SHARED / bytes).min(MOST_BLOCKS).min(MOST_THREADS / block)
+    task::hopper_blocks(turns, block, levels)
 }
 
 /// A batch's kernel as the model plays it.

@@ -8,13 +8,11 @@ use nqueens::gpu::{self, Turns};
 use nqueens::{Board, Plan, Symmetry};
 use std::collections::BTreeMap;
 
-/// Shared memory of an H100's or H200's multiprocessor, and what it keeps of it for each block.
-const SHARED: u32 = 228 * 1024;
-const RESERVED: u32 = 1024;
+/// Threads a block, as the program launches them.
 const THREADS: u32 = 128;
 
 fn blocks(turns: Turns, levels: u32) -> u32 {
-    SHARED / (THREADS * turns.shared_per_thread(levels) + RESERVED)
+    gpu::task::hopper_blocks(turns, THREADS, levels)
 }
 
 fn main() {

@@ -137,6 +137,15 @@ impl Turns {
     }
 }
 
+/// The blocks of `threads` threads that an H100's or H200's multiprocessor holds for tasks of `levels` levels
+/// with the loop built as `turns` says: 228 KiB of shared memory, 1 KiB of it kept for each block, at most 32
+/// blocks and 2,048 threads. A model of what the driver answers (the program asks the driver), for the tests
+/// and the examples that weigh a layout.
+pub fn hopper_blocks(turns: Turns, threads: u32, levels: u32) -> u32 {
+    let bytes = threads * turns.shared_per_thread(levels) + 1024;
+    (228 * 1024 / bytes).min(32).min(2048 / threads.max(1))
+}
+
 /// The mark of the row after the last in a [`Table`]; no square of a board.
 pub const END: u32 = 1 << 31;
 
@@ -596,9 +605,7 @@ mod tests {
         // in the last batches, cut a row deeper), and a few less. Its eight turns come for free there. (On
         // shallow tasks, 4 to 11 levels, it may cost a block: only rectangles whose lines are 25 to 28 wide
         // and few, runs of seconds, have those.)
-        let blocks = |turns: Turns, levels: u32| {
-            (233_472 / (128 * turns.shared_per_thread(levels) + 1024)).min(16)
-        };
+        let blocks = |turns: Turns, levels: u32| hopper_blocks(turns, 128, levels);
         for levels in crate::gpu::MAX_TASK_ROWS - 4..=crate::gpu::MAX_TASK_ROWS {
             assert_eq!(
                 blocks(Turns::for_width(MAX_SIDE), levels),
