@@ -18,8 +18,9 @@
 //! perfect share of the nodes the last task ends. Counting the nodes is the slow part: about 45 M nodes a
 //! second on two cores (n = 17: a minute; n = 18: several).
 
+mod common;
+
 use nqueens::gpu::{self, task, Turns};
-use nqueens::{Board, Plan, Symmetry};
 use rayon::prelude::*;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
@@ -189,11 +190,7 @@ fn main() {
         .collect();
     let n = args.first().copied().unwrap_or(19);
     let multiprocessors = args.get(1).copied().unwrap_or(132);
-    let plan = Plan::new(
-        Board::new(n).expect("a board side"),
-        Symmetry::Full,
-        gpu::split_for(16),
-    );
+    let plan = common::gpu_plan(n);
     let units: Vec<usize> = (0..plan.units().len()).collect();
     let cut = gpu::cut(&plan, &units);
     let chunks = gpu::tail_deeper(gpu::batches(&units, cut, 1).collect(), cut, 1);

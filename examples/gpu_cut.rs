@@ -23,8 +23,9 @@
 //! A thread's speed is not modelled: the figures are in nodes, so they hold for any kernel whose time a node
 //! does not depend on the task.
 
+mod common;
+
 use nqueens::gpu::{self, task};
-use nqueens::{Board, Plan, Symmetry};
 use rayon::prelude::*;
 use std::time::Instant;
 
@@ -66,11 +67,7 @@ fn main() {
     } else {
         vec![0, 1, 2, 3]
     };
-    let plan = Plan::new(
-        Board::new(n).expect("a board side"),
-        Symmetry::Full,
-        gpu::split_for(16),
-    );
+    let plan = common::gpu_plan(n);
     let units: Vec<usize> = (0..plan.units().len()).collect();
     let started = Instant::now();
     let cut = gpu::cut(&plan, &units);

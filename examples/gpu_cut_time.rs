@@ -3,8 +3,9 @@
 //! default; `UNITS`: the plan's first units only, as `--units 0-(UNITS-1)` asks). Prints each repeat's seconds
 //! and the median; `RAYON_NUM_THREADS` sets the cores.
 
+mod common;
+
 use nqueens::gpu;
-use nqueens::{Board, Plan, Symmetry};
 use std::time::Instant;
 
 fn main() {
@@ -14,11 +15,7 @@ fn main() {
         .collect();
     let n = args.first().copied().unwrap_or(19) as u32;
     let repeats = args.get(1).copied().unwrap_or(5);
-    let plan = Plan::new(
-        Board::new(n).expect("a board side"),
-        Symmetry::Full,
-        gpu::split_for(16),
-    );
+    let plan = common::gpu_plan(n);
     let units: Vec<usize> = (0..plan.units().len())
         .take(args.get(2).copied().unwrap_or(usize::MAX))
         .collect();

@@ -8,10 +8,12 @@
 //! nothing). `NQUEENS_GPU_VERBOSE=1` adds the run's timeline; `RAYON_NUM_THREADS` sets the cores the cut
 //! takes.
 
+mod common;
+
 use nqueens::engine::kernel::Tally;
 use nqueens::gpu::task::Task;
 use nqueens::gpu::{self, Batch, Device};
-use nqueens::{Board, Error, NoProgress, Plan, Symmetry};
+use nqueens::{Error, NoProgress};
 use std::collections::VecDeque;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
@@ -57,11 +59,7 @@ fn main() {
         )
     };
     let (find, open) = (millis(100), millis(120));
-    let plan = Plan::new(
-        Board::new(n).expect("a board side"),
-        Symmetry::Full,
-        gpu::split_for(16),
-    );
+    let plan = common::gpu_plan(n);
     let units: Vec<usize> = (0..plan.units().len()).collect();
     for _ in 0..runs {
         let started = Instant::now();

@@ -4,8 +4,9 @@
 //! count the levels of the first TASKS million tasks' batches only, 20 by default). The blocks are an H100's
 //! and H200's: 228 KiB of shared memory a multiprocessor, 1 KiB of it taken for each block, 128 threads a block.
 
+mod common;
+
 use nqueens::gpu::{self, Turns};
-use nqueens::{Board, Plan, Symmetry};
 use std::collections::BTreeMap;
 
 /// Threads a block, as the program launches them.
@@ -24,11 +25,7 @@ fn main() {
     let to = args.get(1).copied().unwrap_or(24) as u32;
     let most = args.get(2).copied().unwrap_or(20) * 1_000_000;
     for n in from..=to {
-        let plan = Plan::new(
-            Board::new(n).expect("a board side"),
-            Symmetry::Full,
-            gpu::split_for(16),
-        );
+        let plan = common::gpu_plan(n);
         let units: Vec<usize> = (0..plan.units().len()).collect();
         let cut = gpu::cut(&plan, &units);
         let eight = Turns::asked(8, n);

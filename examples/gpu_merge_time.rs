@@ -3,19 +3,16 @@
 //! are cut before the driver says how many GPUs there are (small enough for four), then merges them; three
 //! times. `RAYON_NUM_THREADS` sets the cores.
 
+mod common;
+
 use nqueens::gpu;
-use nqueens::{Board, Plan, Symmetry};
 use std::time::Instant;
 
 fn main() {
     let n: u32 = std::env::args()
         .nth(1)
         .map_or(17, |a| a.parse().expect("a board side"));
-    let plan = Plan::new(
-        Board::new(n).expect("a board side"),
-        Symmetry::Full,
-        gpu::split_for(16),
-    );
+    let plan = common::gpu_plan(n);
     let units: Vec<usize> = (0..plan.units().len()).collect();
     let cut = gpu::cut(&plan, &units);
     for _ in 0..3 {

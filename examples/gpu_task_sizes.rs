@@ -9,8 +9,9 @@
 //! them (`gpu::task::count_task`), one core a task: n = 27's take seconds each. How long the GPU's threads
 //! take over them follows: an H200 counts about 1e7 nodes a second a thread (results/gpu.md).
 
+mod common;
+
 use nqueens::gpu::{self, task};
-use nqueens::{Board, Plan, Symmetry};
 use rayon::prelude::*;
 
 fn main() {
@@ -19,11 +20,7 @@ fn main() {
         .map(|a| a.parse().expect("numbers: N, units, sample"))
         .collect();
     let n = args.first().copied().unwrap_or(21) as u32;
-    let plan = Plan::new(
-        Board::new(n).expect("a board side"),
-        Symmetry::Full,
-        gpu::split_for(16),
-    );
+    let plan = common::gpu_plan(n);
     let units: Vec<usize> = (0..plan.units().len())
         .take(args.get(1).copied().unwrap_or(usize::MAX))
         .collect();
