@@ -18,8 +18,9 @@ use std::sync::OnceLock;
 /// words in arrays of their own (`NQ_SOA`, the kernel of the eleventh and twelfth sessions) and in 16-byte
 /// entries (`NQ_AOS`, the kernel to the eleventh session), as `NQUEENS_GPU_DEFINES` may ask; the stack's levels
 /// packed in three words (`NQ_PACKED`, which it may ask for on boards to 23 wide) with eight, four and one
-/// turns; a kernel that trusts its counters for fewer turns than its words hold; and sixteen turns.
-const VARIANTS: [&str; 21] = [
+/// turns; a kernel that trusts its counters for fewer turns than its words hold; sixteen turns; and the pairs'
+/// turn as the seventeenth session wrote it (`NQ_PAIRS_C`: the rest taken first, the square by itself).
+const VARIANTS: [&str; 24] = [
     "-DNQ_DEFAULT",
     "-DNQ_UNROLL=8u -DNQ_SENTINEL_SQUARES=8u",
     "-DNQ_UNROLL=4u -DNQ_SENTINEL_SQUARES=4u",
@@ -45,6 +46,9 @@ const VARIANTS: [&str; 21] = [
     // wide), four of four (to 28 wide), the block's threads fixed.
     "-DNQ_UNROLL=16u -DNQ_SENTINEL_SQUARES=8u",
     "-DNQ_THREADS=4u -DNQ_UNROLL=16u -DNQ_SENTINEL_SQUARES=4u",
+    "-DNQ_PAIRS_C",
+    "-DNQ_PAIRS_C -DNQ_UNROLL=16u -DNQ_SENTINEL_SQUARES=8u",
+    "-DNQ_PAIRS_C -DNQ_THREADS=4u -DNQ_UNROLL=1u -DNQ_SENTINEL_SQUARES=1u",
 ];
 
 /// The value of switch `name` in variant `define`, or `default`.

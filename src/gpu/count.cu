@@ -132,6 +132,17 @@ struct Task {
 #if !defined(NQ_AOS) && !defined(NQ_SOA) && !defined(NQ_PACKED)
 #define NQ_PAIRS
 #endif
+// The pairs' turn takes the square's rest after the child's free columns, and the child's diagonals from the
+// free columns' change, so that no value is copied between registers (see the turn), unless NQ_PAIRS_C asks
+// for the turn of the seventeenth session, kept to measure against. On the GPU, with the block's threads
+// fixed, its shared accesses are written in PTX (NQ_TURN_PTX), their addresses the stack's top and the table's
+// row in the shared window.
+#if defined(NQ_PAIRS) && !defined(NQ_PAIRS_C)
+#define NQ_TURN_LOP3
+#if defined(NQ_THREADS) && defined(__CUDA_ARCH__)
+#define NQ_TURN_PTX
+#endif
+#endif
 #if defined(NQ_PACKED) && NQ_SENTINELS != 1
 #error "NQ_PACKED takes one sentinel: NQ_SENTINEL_SQUARES at least NQ_UNROLL"
 #endif
@@ -228,6 +239,10 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
 #endif
     // The stack's levels: the sentinels', then the task's `levels`; then the table's `levels + 1` rows.
     const u32 table = (levels + NQ_SENTINELS) * level + 4u * threadIdx.x;
+#ifdef NQ_TURN_PTX
+    // The block's shared memory in the shared window: the turn's PTX addresses the stack and the table there.
+    const u32 window = (u32)__cvta_generic_to_shared(shared);
+#endif
     // The thread's task: its unit, the turns of the search loop and the solutions it found, the clock when it
     // began. `slot` is NQ_NO_TASK before the first task, which has nothing to add.
     u32 slot = NQ_NO_TASK, sol = 0u, passes = 0u;
@@ -353,6 +368,10 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
             sol = 0u;
             passes = 0u;
             began = clock64();
+#ifdef NQ_TURN_PTX
+            top += window;
+            tab += window;
+#endif
         }
 #ifdef __CUDA_ARCH__
 #pragma unroll
@@ -364,6 +383,19 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
             const u32 below = e.x - 1u;
             const u32 rest = nq_lop3<0x80u>(e.x, below, NQ_FIELD);
             *(u32*)(shared + top) = nq_prmt(rest, e.w, 0x4210u);
+#elif defined(NQ_TURN_LOP3)
+            // The square is the lowest of e.x, e.x & ~below: the child's free columns are e.y less it. The rest,
+            // e.x & below, is taken after them (its third operand, fc, is not used: lop3's table 0xc0 is a & b),
+            // so that e.x is then used no more and the rest can take its register, beside e.w's for the pair's
+            // store. (Taken first, as NQ_PAIRS_C does, ptxas copied e.w in every turn.)
+            const u32 below = e.x - 1u;
+            const u32 fc = nq_lop3<0xb4u>(e.y, e.x, below);
+            const u32 rest = nq_lop3<0xc0u>(e.x, below, fc);
+#ifdef NQ_TURN_PTX
+            asm volatile("st.shared.v2.u32 [%0], {%1, %2};" ::"r"(top), "r"(rest), "r"(e.w) : "memory");
+#else
+            *(uint2*)(shared + top) = make_uint2(rest, e.w);
+#endif
 #else
             const u32 rest = e.x & (e.x - 1u);
             const u32 queen = e.x ^ rest;
@@ -377,7 +409,9 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
             // Written here, as a predicated subtraction right after the store, ptxas makes the rest and
             // its test in one instruction and keeps the next turn's load predicated (tested after the table's
             // look-up, 9 or 10 instructions more for four turns; as a plain `if`, a select and an add).
-#ifdef __CUDA_ARCH__
+#if defined(NQ_TURN_PTX)
+            // Popped with the push, at the turn's end.
+#elif defined(__CUDA_ARCH__)
             asm("{\n\t.reg .pred p;\n\tsetp.eq.u32 p, %1, 0;\n\t@p sub.u32 %0, %0, %2;\n\t}"
                 : "+r"(top)
                 : "r"(rest), "r"(level));
@@ -392,13 +426,22 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
             const u32 fc = nq_lop3<0xb4u>(e.y, e.x, below);
             const u32 ld = nq_lop3<0xf4u>(e.z, e.x, below) << 1;
             const u32 rd = nq_lop3<0xf4u>(e.w, e.x, below) >> 1;
+#elif defined(NQ_TURN_LOP3)
+            // The queen is the free columns' change, e.y ^ fc.
+            const u32 ld = nq_lop3<0xf6u>(e.z, e.y, fc) << 1;
+            const u32 rd = nq_lop3<0xf6u>(e.w, e.y, fc) >> 1;
 #else
             const u32 fc = e.y ^ queen;
             const u32 ld = (e.z | queen) << 1;
             const u32 rd = (e.w | queen) >> 1;
 #endif
+#ifdef NQ_TURN_PTX
+            u32 open;
+            asm volatile("ld.shared.u32 %0, [%1];" : "=r"(open) : "r"(tab + __popc(fc) * step) : "memory");
+#else
             const u32 open = *(const u32*)(shared + tab + __popc(fc) * step);
-#ifdef NQ_PACKED
+#endif
+#if defined(NQ_PACKED) || defined(NQ_TURN_LOP3)
             const u32 free = nq_lop3<0x10u>(fc, ld, rd) & open;
 #else
             const u32 free = fc & ~(ld | rd) & open;
@@ -428,6 +471,21 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
 #ifdef __CUDA_ARCH__
             asm("" : "+r"(top));
 #endif
+#elif defined(NQ_TURN_PTX)
+            // As below, in one block with the pop: written in C, ptxas kept the stack's top in two registers, a
+            // copy a turn, the push's store and the loads addressed from the top before the push.
+            e = make_uint4(free, fc, ld, rd);
+            asm volatile("{\n\t.reg .pred pop, push;\n\t"
+                         "setp.eq.u32 pop, %5, 0;\n\t"
+                         "@pop sub.u32 %4, %4, %6;\n\t"
+                         "setp.ne.u32 push, %0, 0;\n\t"
+                         "@push add.u32 %4, %4, %6;\n\t"
+                         "@push st.shared.v2.u32 [%4+%7], {%1, %2};\n\t"
+                         "@!push ld.shared.v2.u32 {%0, %3}, [%4];\n\t"
+                         "@!push ld.shared.v2.u32 {%1, %2}, [%4+%7];\n\t}"
+                         : "+r"(e.x), "+r"(e.y), "+r"(e.z), "+r"(e.w), "+r"(top)
+                         : "r"(rest), "r"(level), "n"(2u * step)
+                         : "memory");
 #elif defined(NQ_PAIRS)
             // The pushed row's squares and right diagonals need no store: its first turn stores them.
             if (free != 0u) {
