@@ -13,7 +13,8 @@
 #         run's time goes, main's stamps against the shell's), threads (64, 96 and 128 a block), targets
 #         (the issue's boards once each, n = 22 capped at CAP22 seconds); ab (the fifteenth and sixteenth
 #         sessions': this binary against BASE, an older one carried beside it, and sixteen turns against eight);
-#         stragglers (the seventeenth's: n = 19 with smaller blocks and fewer batches)
+#         stragglers (the seventeenth's: n = 19 with smaller blocks and fewer batches); turn (the eighteenth's:
+#         the search loop's turn without copies between registers against the seventeenth's, NQ_PAIRS_C)
 # OUT     a folder for the logs and reports (the device's $OUT); each part writes OUT/PART.txt
 # BINARY  nqueens built on the development machine with `cargo build --release --features cuda` (generic
 #         x86-64: the loops are picked at run time) and carried over; target/release/nqueens by default.
@@ -461,13 +462,48 @@ stragglers() {
   done
 }
 
+turn() {
+  # The eighteenth session's turn (the default since: 20.0 SASS instructions a node with sixteen turns, 20.9
+  # with eight; no copies between registers, the shared accesses written in PTX) against the seventeenth's
+  # (NQ_PAIRS_C: 21.0 and 21.75), which the host's tests cannot tell apart: exactness of both on the GPU first
+  # (every board 4 to 18; rectangles of eight and sixteen turns against the CPU), then interleaved, each run's
+  # kernels' time and wall; n = 22 once each (about 86 s). About 5 minutes in all.
+  nvidia-smi -L
+  "$B" --version
+  local d n
+  for d in "" NQ_PAIRS_C; do
+    NQUEENS_GPU_DEFINES=$d timed timeout 60 "$B" count 4..18 --backend gpu --check -q
+    NQUEENS_GPU_DEFINES=$d timed timeout 60 "$B" count 23x9 22x10 20x12 26x7 --backend gpu -f csv \
+      -o "$out/rect-${d:-default}.csv"
+  done
+  timed timeout 60 "$B" count 23x9 22x10 20x12 26x7 -f csv -o "$out/rect-cpu.csv"
+  for d in default NQ_PAIRS_C; do
+    if [ -s "$out/rect-$d.csv" ] && cmp <(cut -d, -f1,2 "$out/rect-$d.csv") <(cut -d, -f1,2 "$out/rect-cpu.csv"); then
+      echo "rectangles, $d: the GPU's totals are the CPU's"
+    else
+      echo "RECTANGLES, $d: THE GPU'S TOTALS DIFFER FROM THE CPU'S"
+    fi
+  done
+  for n in 20 21 20 21 19 19; do
+    for d in "" NQ_PAIRS_C; do
+      echo "# n = $n, defines: ${d:-none (the default)}"
+      NQUEENS_GPU_DEFINES=$d NQUEENS_GPU_VERBOSE=1 timed timeout 60 "$B" count $n --backend gpu --check -q 2>&1 |
+        grep -E "^gpu 0|^ +$n |^wall"
+    done
+  done
+  for d in "" NQ_PAIRS_C; do
+    echo "# n = 22, defines: ${d:-none (the default)}"
+    NQUEENS_GPU_DEFINES=$d timed timeout 150 "$B" count 22 --backend gpu --check -q
+  done
+}
+
 run_part() {
   echo "## $1 ($(date -u +%FT%TZ), $(hostname))"
   "$1"
 }
 
 case "$part" in
-  check | small | variants | peers | n22 | bench | cpu | lease | variant | probes | packed | timeline | threads | targets | ab | stragglers)
+  check | small | variants | peers | n22 | bench | cpu | lease | variant | probes | packed | timeline | threads | targets | ab | stragglers | turn)
     run_part "$part" 2>&1 | tee "$out/$part.txt" ;;
   all)
     for p in check small variants peers bench cpu; do run_part $p 2>&1 | tee "$out/$p.txt"; done

@@ -5,8 +5,8 @@
 // `scripts/gpu-sass-count.sh` counts the SASS instructions of its search loop; results/gpu.md records them.
 //
 // The search loop takes one queen a turn, branch-free, and tests for the task's end every NQ_UNROLL turns
-// (SASS on sm_90, nodes counted, the block's threads fixed as the program builds it: 336 instructions for
-// sixteen turns, 21.0 a node, on boards 19 to 24 wide; 174 for eight, 21.75 a node, on the others to 28 wide;
+// (SASS on sm_90, nodes counted, the block's threads fixed as the program builds it: 320 instructions for
+// sixteen turns, 20.0 a node, on boards 19 to 24 wide; 167 for eight, 20.9 a node, on the others to 28 wide;
 // results/gpu.md):
 // - The stack lives in shared memory, four words a level: the row's untried squares `avail`, its free
 //   columns `fc` (the board's columns not taken), and the diagonal masks `ld` and `rd` of the queens above it.
@@ -27,8 +27,8 @@
 //   instructions), and one atomic exchange for a push and a pop, were slower too (results/gpu.md).
 // - What bounds the loop (probes, H200, results/gpu.md): one 32-bit store more a turn (NQ_PROBE_STS, a
 //   wavefront) takes 10% longer, one instruction more in 16 (NQ_PROBE_ALU) 1.2%. The two pairs meet both
-//   limits: 9 wavefronts a turn at one a cycle a multiprocessor, 21.75 instructions at the 2.3 to 3 a cycle
-//   this loop sustains. The levels packed in three words (NQ_PACKED, boards at most 23 wide: each word's top
+//   limits: 9 wavefronts a turn at one a cycle a multiprocessor, 21.75 instructions (the turn of the
+//   seventeenth session, NQ_PAIRS_C) at the 2.3 to 3 a cycle this loop sustains. The levels packed in three words (NQ_PACKED, boards at most 23 wide: each word's top
 //   byte is one of `rd`'s three) move 7 wavefronts a turn but issue 28.9 instructions, and took 4 to 9%
 //   longer; a switch to measure against, as NQ_SOA and NQ_AOS are.
 // - Below the task's first row lie the sentinels: their squares are the word's top NQ_SENTINEL_SQUARES bits,
@@ -99,7 +99,7 @@ struct Task {
 // Turns a pass of the search loop takes before it tests for the task's end (see above): 1, 2, 4, 8 or 16,
 // and the squares of each sentinel: 1, 2, 4, 8 or 16, the board at most 32 - NQ_SENTINEL_SQUARES wide. The
 // program passes both (src/gpu/task.rs: sixteen turns on two sentinels of eight squares for boards 19 to 24
-// wide, 21.0 SASS instructions a node; eight turns, 21.75 a node, elsewhere: one sentinel of eight squares on
+// wide, 20.0 SASS instructions a node; eight turns, 20.9 a node, elsewhere: one sentinel of eight squares on
 // narrower boards, two of four on wider ones); the defaults take every board to 28 wide.
 #ifndef NQ_UNROLL
 #define NQ_UNROLL 8u
