@@ -3,12 +3,12 @@
 #
 #   scripts/gpu-sass-count.sh                        src/gpu/count.cu as the program builds it for boards 19 to
 #                                                    24 wide (sm_90, NQ_UNROLL=16u with two sentinels of 8
-#                                                    squares, blocks of 128 threads: 320 for sixteen turns;
+#                                                    squares, blocks of 128 threads: 328 for sixteen turns;
 #                                                    narrower boards: eight turns on one sentinel of 8, wider
-#                                                    ones: eight on two of 4, the kernel's default: 167)
+#                                                    ones: eight on two of 4, the kernel's default: 168)
 #   scripts/gpu-sass-count.sh -D NQ_UNROLL=4u        the same with a switch of the kernel (as NQUEENS_GPU_DEFINES;
-#                                                    -D NQ_PACKED: 231 for eight turns, -D NQ_PAIRS_C: 336 for
-#                                                    sixteen and 174 for eight)
+#                                                    -D NQ_TURN_PTX: 320 for sixteen turns, 167 for eight;
+#                                                    -D NQ_PAIRS_C: 336 and 174; -D NQ_PACKED: 231 for eight)
 #   scripts/gpu-sass-count.sh --file K.cu [-D ...]   another kernel (e.g. a peer's), compiled the same way
 #   scripts/gpu-sass-count.sh --ptx K.ptx            PTX made by NVRTC itself, as the program makes it:
 #     NQUEENS_PTX_OUT=K.ptx LD_LIBRARY_PATH=<libnvrtc's folder> \

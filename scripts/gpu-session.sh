@@ -463,21 +463,25 @@ stragglers() {
 }
 
 turn() {
-  # The eighteenth session's turn (the default since: 20.0 SASS instructions a node with sixteen turns, 20.9
-  # with eight; no copies between registers, the shared accesses written in PTX) against the seventeenth's
-  # (NQ_PAIRS_C: 21.0 and 21.75), which the host's tests cannot tell apart: exactness of both on the GPU first
+  # The eighteenth session's turns, read from the SASS without a GPU: the default since (the rest after the
+  # child's free columns: 20.5 SASS instructions a node with sixteen turns, 21.0 with eight) and NQ_TURN_PTX
+  # (its shared accesses written in PTX too: 20.0 and 20.9, no copies between registers but in the unrolled
+  # loop's first half), against the seventeenth's (NQ_PAIRS_C: 21.0 and 21.75). Exactness on the GPU first
   # (every board 4 to 18; rectangles of eight and sixteen turns against the CPU), then interleaved, each run's
-  # kernels' time and wall; n = 22 once each (about 86 s). About 5 minutes in all.
+  # kernels' time and wall; n = 22 once each (about 86 s). About 7 minutes in all: with less time, set
+  # TURNS="NQ_TURN_PTX NQ_PAIRS_C" or CAP22 (seconds; 0 leaves n = 22 out).
   nvidia-smi -L
   "$B" --version
-  local d n
-  for d in "" NQ_PAIRS_C; do
+  local d n turns
+  read -r -a turns <<<"${TURNS:-default NQ_TURN_PTX NQ_PAIRS_C}"
+  for d in "${turns[@]}"; do
+    [ "$d" = default ] && d=
     NQUEENS_GPU_DEFINES=$d timed timeout 60 "$B" count 4..18 --backend gpu --check -q
     NQUEENS_GPU_DEFINES=$d timed timeout 60 "$B" count 23x9 22x10 20x12 26x7 --backend gpu -f csv \
       -o "$out/rect-${d:-default}.csv"
   done
   timed timeout 60 "$B" count 23x9 22x10 20x12 26x7 -f csv -o "$out/rect-cpu.csv"
-  for d in default NQ_PAIRS_C; do
+  for d in "${turns[@]}"; do
     if [ -s "$out/rect-$d.csv" ] && cmp <(cut -d, -f1,2 "$out/rect-$d.csv") <(cut -d, -f1,2 "$out/rect-cpu.csv"); then
       echo "rectangles, $d: the GPU's totals are the CPU's"
     else
@@ -485,15 +489,18 @@ turn() {
     fi
   done
   for n in 20 21 20 21 19 19; do
-    for d in "" NQ_PAIRS_C; do
+    for d in "${turns[@]}"; do
+      [ "$d" = default ] && d=
       echo "# n = $n, defines: ${d:-none (the default)}"
       NQUEENS_GPU_DEFINES=$d NQUEENS_GPU_VERBOSE=1 timed timeout 60 "$B" count $n --backend gpu --check -q 2>&1 |
         grep -E "^gpu 0|^ +$n |^wall"
     done
   done
-  for d in "" NQ_PAIRS_C; do
+  [ "${CAP22:-150}" -gt 0 ] || return 0
+  for d in "${turns[@]}"; do
+    [ "$d" = default ] && d=
     echo "# n = 22, defines: ${d:-none (the default)}"
-    NQUEENS_GPU_DEFINES=$d timed timeout 150 "$B" count 22 --backend gpu --check -q
+    NQUEENS_GPU_DEFINES=$d timed timeout "${CAP22:-150}" "$B" count 22 --backend gpu --check -q
   done
 }
 

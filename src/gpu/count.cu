@@ -5,9 +5,9 @@
 // `scripts/gpu-sass-count.sh` counts the SASS instructions of its search loop; results/gpu.md records them.
 //
 // The search loop takes one queen a turn, branch-free, and tests for the task's end every NQ_UNROLL turns
-// (SASS on sm_90, nodes counted, the block's threads fixed as the program builds it: 320 instructions for
-// sixteen turns, 20.0 a node, on boards 19 to 24 wide; 167 for eight, 20.9 a node, on the others to 28 wide;
-// results/gpu.md):
+// (SASS on sm_90, nodes counted, the block's threads fixed as the program builds it: 328 instructions for
+// sixteen turns, 20.5 a node, on boards 19 to 24 wide; 168 for eight, 21.0 a node, on the others to 28 wide;
+// with NQ_TURN_PTX, 320 and 167, 20.0 and 20.9 a node; results/gpu.md):
 // - The stack lives in shared memory, four words a level: the row's untried squares `avail`, its free
 //   columns `fc` (the board's columns not taken), and the diagonal masks `ld` and `rd` of the queens above it.
 //   A turn takes the top entry's lowest square, stores the rest back, and pushes the child row's entry if the
@@ -99,7 +99,7 @@ struct Task {
 // Turns a pass of the search loop takes before it tests for the task's end (see above): 1, 2, 4, 8 or 16,
 // and the squares of each sentinel: 1, 2, 4, 8 or 16, the board at most 32 - NQ_SENTINEL_SQUARES wide. The
 // program passes both (src/gpu/task.rs: sixteen turns on two sentinels of eight squares for boards 19 to 24
-// wide, 20.0 SASS instructions a node; eight turns, 20.9 a node, elsewhere: one sentinel of eight squares on
+// wide, 20.5 SASS instructions a node; eight turns, 21.0 a node, elsewhere: one sentinel of eight squares on
 // narrower boards, two of four on wider ones); the defaults take every board to 28 wide.
 #ifndef NQ_UNROLL
 #define NQ_UNROLL 8u
@@ -133,14 +133,17 @@ struct Task {
 #define NQ_PAIRS
 #endif
 // The pairs' turn takes the square's rest after the child's free columns, and the child's diagonals from the
-// free columns' change, so that no value is copied between registers (see the turn), unless NQ_PAIRS_C asks
-// for the turn of the seventeenth session, kept to measure against. On the GPU, with the block's threads
-// fixed, its shared accesses are written in PTX (NQ_TURN_PTX), their addresses the stack's top and the table's
-// row in the shared window.
+// free columns' change, so that ptxas need not copy the right diagonals a turn (see the turn; 328 SASS
+// instructions for sixteen turns), unless NQ_PAIRS_C asks for the turn of the seventeenth session (336), kept
+// to measure against. NQ_TURN_PTX asks for its shared accesses written in PTX, their addresses the stack's top
+// and the table's row in the shared window, the pop and the push in one block, so that ptxas need not copy the
+// top either (320, 20.0 a node; on the GPU with the block's threads fixed, as the program builds it). Both were
+// read from the SASS without a GPU (the eighteenth session, results/gpu.md): NQ_TURN_PTX waits for one to be
+// shown exact and timed before it is the default.
 #if defined(NQ_PAIRS) && !defined(NQ_PAIRS_C)
 #define NQ_TURN_LOP3
-#if defined(NQ_THREADS) && defined(__CUDA_ARCH__)
-#define NQ_TURN_PTX
+#if defined(NQ_TURN_PTX) && defined(NQ_THREADS) && defined(__CUDA_ARCH__)
+#define NQ_TURN_IN_PTX
 #endif
 #endif
 #if defined(NQ_PACKED) && NQ_SENTINELS != 1
@@ -239,7 +242,7 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
 #endif
     // The stack's levels: the sentinels', then the task's `levels`; then the table's `levels + 1` rows.
     const u32 table = (levels + NQ_SENTINELS) * level + 4u * threadIdx.x;
-#ifdef NQ_TURN_PTX
+#ifdef NQ_TURN_IN_PTX
     // The block's shared memory in the shared window: the turn's PTX addresses the stack and the table there.
     const u32 window = (u32)__cvta_generic_to_shared(shared);
 #endif
@@ -368,7 +371,7 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
             sol = 0u;
             passes = 0u;
             began = clock64();
-#ifdef NQ_TURN_PTX
+#ifdef NQ_TURN_IN_PTX
             top += window;
             tab += window;
 #endif
@@ -391,7 +394,7 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
             const u32 below = e.x - 1u;
             const u32 fc = nq_lop3<0xb4u>(e.y, e.x, below);
             const u32 rest = nq_lop3<0xc0u>(e.x, below, fc);
-#ifdef NQ_TURN_PTX
+#ifdef NQ_TURN_IN_PTX
             asm volatile("st.shared.v2.u32 [%0], {%1, %2};" ::"r"(top), "r"(rest), "r"(e.w) : "memory");
 #else
             *(uint2*)(shared + top) = make_uint2(rest, e.w);
@@ -409,7 +412,7 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
             // Written here, as a predicated subtraction right after the store, ptxas makes the rest and
             // its test in one instruction and keeps the next turn's load predicated (tested after the table's
             // look-up, 9 or 10 instructions more for four turns; as a plain `if`, a select and an add).
-#if defined(NQ_TURN_PTX)
+#if defined(NQ_TURN_IN_PTX)
             // Popped with the push, at the turn's end.
 #elif defined(__CUDA_ARCH__)
             asm("{\n\t.reg .pred p;\n\tsetp.eq.u32 p, %1, 0;\n\t@p sub.u32 %0, %0, %2;\n\t}"
@@ -435,7 +438,7 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
             const u32 ld = (e.z | queen) << 1;
             const u32 rd = (e.w | queen) >> 1;
 #endif
-#ifdef NQ_TURN_PTX
+#ifdef NQ_TURN_IN_PTX
             u32 open;
             asm volatile("ld.shared.u32 %0, [%1];" : "=r"(open) : "r"(tab + __popc(fc) * step) : "memory");
 #else
@@ -471,7 +474,7 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
 #ifdef __CUDA_ARCH__
             asm("" : "+r"(top));
 #endif
-#elif defined(NQ_TURN_PTX)
+#elif defined(NQ_TURN_IN_PTX)
             // As below, in one block with the pop: written in C, ptxas kept the stack's top in two registers, a
             // copy a turn, the push's store and the loads addressed from the top before the push.
             e = make_uint4(free, fc, ld, rd);
