@@ -14,7 +14,8 @@
 #         (the issue's boards once each, n = 22 capped at CAP22 seconds); ab (the fifteenth and sixteenth
 #         sessions': this binary against BASE, an older one carried beside it, and sixteen turns against eight);
 #         stragglers (the seventeenth's: n = 19 with smaller blocks and fewer batches); turn (the eighteenth's:
-#         the search loop's turn without copies between registers against the seventeenth's, NQ_PAIRS_C)
+#         the search loop's turns with fewer copies between registers against the seventeenth's, NQ_PAIRS_C),
+#         start (the driver's start, context and exit with fewer hardware queues)
 # OUT     a folder for the logs and reports (the device's $OUT); each part writes OUT/PART.txt
 # BINARY  nqueens built on the development machine with `cargo build --release --features cuda` (generic
 #         x86-64: the loops are picked at run time) and carried over; target/release/nqueens by default.
@@ -504,13 +505,32 @@ turn() {
   done
 }
 
+start() {
+  # The driver's part of a small run (about 0.32 s of n = 17's 0.36 s on the H200, the seventeenth session): its
+  # start, the context and the process's exit. A context opens a hardware queue for each of up to
+  # CUDA_DEVICE_MAX_CONNECTIONS streams (8 by default; the program uses 4 a GPU): fewer may open and close
+  # faster. Interleaved, n = 17 and 19 with 1, 2 and 4 queues and the default; wall and the driver's stamps.
+  # About 1 minute. (An environment variable of the driver's: if fewer pay, the program can set it itself.)
+  nvidia-smi -L
+  local n c
+  for n in 17 19 17 19 17 19; do
+    for c in default 1 2 4; do
+      echo "# n = $n, CUDA_DEVICE_MAX_CONNECTIONS=$c"
+      (
+        if [ "$c" = default ]; then unset CUDA_DEVICE_MAX_CONNECTIONS; else export CUDA_DEVICE_MAX_CONNECTIONS=$c; fi
+        NQUEENS_GPU_VERBOSE=1 timed timeout 60 "$B" count $n --backend gpu --check -q 2>&1
+      ) | grep -E "GPUs found by|context made|opened at|^ +$n |^wall"
+    done
+  done
+}
+
 run_part() {
   echo "## $1 ($(date -u +%FT%TZ), $(hostname))"
   "$1"
 }
 
 case "$part" in
-  check | small | variants | peers | n22 | bench | cpu | lease | variant | probes | packed | timeline | threads | targets | ab | stragglers | turn)
+  check | small | variants | peers | n22 | bench | cpu | lease | variant | probes | packed | timeline | threads | targets | ab | stragglers | turn | start)
     run_part "$part" 2>&1 | tee "$out/$part.txt" ;;
   all)
     for p in check small variants peers bench cpu; do run_part $p 2>&1 | tee "$out/$p.txt"; done
