@@ -28,9 +28,10 @@
 // - What bounds the loop (probes, H200, results/gpu.md): one 32-bit store more a turn (NQ_PROBE_STS, a
 //   wavefront) takes 10% longer, one instruction more in 16 (NQ_PROBE_ALU) 1.2%. The two pairs meet both
 //   limits: 9 wavefronts a turn at one a cycle a multiprocessor, 21.75 instructions (the turn of the
-//   seventeenth session, NQ_PAIRS_C) at the 2.3 to 3 a cycle this loop sustains. The levels packed in three words (NQ_PACKED, boards at most 23 wide: each word's top
-//   byte is one of `rd`'s three) move 7 wavefronts a turn but issue 28.9 instructions, and took 4 to 9%
-//   longer; a switch to measure against, as NQ_SOA and NQ_AOS are.
+//   seventeenth session, NQ_PAIRS_C) at the 2.3 to 3 a cycle this loop sustains. The levels packed in three
+//   words (NQ_PACKED, boards at most 23 wide: each word's top byte is one of `rd`'s three) move 7 wavefronts a
+//   turn but issue 28.9 instructions, and took 4 to 9% longer; a switch to measure against, as NQ_SOA and
+//   NQ_AOS are.
 // - Below the task's first row lie the sentinels: their squares are the word's top NQ_SENTINEL_SQUARES bits,
 //   beyond any column of a board at most 32 - NQ_SENTINEL_SQUARES wide, so the search is over when the next
 //   entry holds one of them. The loop tests that once every NQ_UNROLL turns; the turns after the task's end
