@@ -24,8 +24,9 @@ pub const TURNS: u32 = 8;
 /// (21.0 and 21.75 with the seventeenth session's turn, as measured: on an H200 (2026-11-27) 0.5% less time
 /// of kernels at n = 21, 9.787 s twice against 9.835 to 9.844 s four times, and 1.5% at n = 20). Sixteen
 /// turns need two sentinels of eight squares (a level of stack more a thread, 16 bytes), which at the levels
-/// the program's cut gives these boards (12 to 16) cost no block of an H100's or H200's multiprocessor (`examples/gpu_levels`); at n = 17 and 18 (10 and 11 levels) they cost one, and boards
-/// from 25 wide need four sentinels of four squares (n = 25: a block fewer).
+/// the program's cut gives these boards (12 to 16) cost no block of an H100's or H200's multiprocessor
+/// (`examples/gpu_levels`); at n = 17 and 18 (10 and 11 levels) they cost one, and boards from 25 wide need
+/// four sentinels of four squares (n = 25: a block fewer).
 pub const SIXTEEN_TURNS: std::ops::RangeInclusive<u32> = 19..=24;
 
 /// The turns between tests the program builds the kernel with for boards `width` wide: sixteen on
