@@ -13,6 +13,10 @@
 #   scripts/gpu-sass-count.sh --ptx K.ptx            PTX made by NVRTC itself, as the program makes it:
 #     NQUEENS_PTX_OUT=K.ptx LD_LIBRARY_PATH=<libnvrtc's folder> \
 #       cargo test --release --features cuda --test gpu dump_ptx -- --ignored
+#   scripts/gpu-sass-count.sh --all                  every variant the program builds or NQUEENS_GPU_DEFINES may
+#                                                    ask for, each assembled (one that does not fails the
+#                                                    script: hand-written PTX is checked only here without a
+#                                                    GPU), its loop's shortest path and that a node
 #   SASS_ARCH=sm_80 scripts/gpu-sass-count.sh        another architecture
 #   SASS_DUMP=1 ...                                  also prints the loop's SASS
 #
@@ -28,6 +32,31 @@
 # (`python3 -m venv /work/cuda-venv && /work/cuda-venv/bin/pip install nvidia-cuda-nvcc nvidia-cuda-nvdisasm`).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+if [ "${1:-}" = --all ]; then
+  printf '%-52s %8s %8s\n' "variant (turns between tests, sentinels)" shortest "a node"
+  while read -r turns label defines; do
+    # shellcheck disable=SC2086 # the defines are words
+    line=$("$0" $defines | tail -1) || { echo "$label: did not assemble" >&2; exit 1; }
+    shortest=${line##*shortest }
+    shortest=${shortest%%,*}
+    printf '%-52s %8s %8s\n' "$label" "$shortest" "$(awk -v s="$shortest" -v t="$turns" 'BEGIN{printf "%.2f", s/t}')"
+  done <<'LIST'
+16 default,16,2x8(boards19-24) -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
+8 default,8,1x8(boards-to-18) -D NQ_UNROLL=8u -D NQ_SENTINEL_SQUARES=8u
+8 default,8,2x4(boards25-28) -D NQ_UNROLL=8u -D NQ_SENTINEL_SQUARES=4u
+16 NQ_TURN_PTX,16,2x8 -D NQ_TURN_PTX -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
+8 NQ_TURN_PTX,8,1x8 -D NQ_TURN_PTX -D NQ_UNROLL=8u -D NQ_SENTINEL_SQUARES=8u
+8 NQ_TURN_PTX,8,2x4 -D NQ_TURN_PTX -D NQ_UNROLL=8u -D NQ_SENTINEL_SQUARES=4u
+16 NQ_PAIRS_C,16,2x8 -D NQ_PAIRS_C -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
+8 NQ_PAIRS_C,8,1x8 -D NQ_PAIRS_C -D NQ_UNROLL=8u -D NQ_SENTINEL_SQUARES=8u
+8 NQ_PACKED,8,1x8 -D NQ_PACKED -D NQ_UNROLL=8u -D NQ_SENTINEL_SQUARES=8u
+8 NQ_SOA,8,2x4 -D NQ_SOA -D NQ_UNROLL=8u -D NQ_SENTINEL_SQUARES=4u
+8 NQ_AOS,8,2x4 -D NQ_AOS -D NQ_UNROLL=8u -D NQ_SENTINEL_SQUARES=4u
+16 NQ_PROBE_ALU,16,2x8 -D NQ_PROBE_ALU -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
+16 NQ_PROBE_STS,16,2x8 -D NQ_PROBE_STS -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
+LIST
+  exit 0
+fi
 file=$root/src/gpu/count.cu
 arch=${SASS_ARCH:-sm_90}
 defines=()

@@ -265,6 +265,8 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
     // beyond the table (NQ_PROBE_STS; the host must pad the block's shared memory by 4 bytes a thread). Never
     // built by the program unless NQUEENS_GPU_DEFINES asks.
     u32 probe = 0u;
+#endif
+#ifdef NQ_PROBE_STS
     const u32 scratch = table + (levels + 1u) * step;
 #endif
     // One loop for all the thread's tasks: a thread whose task ends takes the next one here and goes on while
