@@ -390,30 +390,40 @@ pub fn nodes_below(start: &Start, budget: u64) -> Option<u64> {
 }
 
 /// Counts a task on the host, as the kernel does, in plain code: what the GPU must give for it. Used by the
-/// tests; the kernel's own source is tested against the CPU kernel separately.
+/// tests and the examples that model the GPU's batches, which count every task of a run (iterative, with a
+/// stack of the rows that have squares left: `examples/gpu_blocks 17` took 17.9 s on the 2-core development
+/// machine, 22.5 s with a recursion); the kernel's own source is tested against the CPU kernel separately.
 pub fn count_task(task: &Task, table: &Table) -> Tally {
-    fn go(table: &Table, (fc, ld, rd): (u32, u32, u32), mut avail: u32, tally: &mut Tally) {
-        while avail != 0 {
-            let bit = avail & avail.wrapping_neg();
-            avail ^= bit;
-            tally.nodes += 1;
-            let child = (fc ^ bit, (ld | bit) << 1, (rd | bit) >> 1);
-            let open = table[child.0.count_ones() as usize];
-            tally.solutions += u64::from(open >> 31);
-            let free = child.0 & !(child.1 | child.2) & open;
-            if free != 0 {
-                go(table, child, free, tally);
+    let mut tally = Tally::default();
+    // A row's squares left and its masks (free columns, diagonals), for the rows above the current one that
+    // have squares left: at most one a row, and a board has at most 32.
+    let mut stack = [(0u32, 0u32, 0u32, 0u32); 32];
+    let mut depth = 0;
+    let (mut avail, mut fc, mut ld, mut rd) = (task.avail(table), task.fc, task.ld, task.rd);
+    loop {
+        if avail == 0 {
+            if depth == 0 {
+                return tally;
             }
+            depth -= 1;
+            (avail, fc, ld, rd) = stack[depth];
+            continue;
+        }
+        let bit = avail & avail.wrapping_neg();
+        avail ^= bit;
+        tally.nodes += 1;
+        let child = (fc ^ bit, (ld | bit) << 1, (rd | bit) >> 1);
+        let open = table[child.0.count_ones() as usize];
+        tally.solutions += u64::from(open >> 31);
+        let free = child.0 & !(child.1 | child.2) & open;
+        if free != 0 {
+            if avail != 0 {
+                stack[depth] = (avail, fc, ld, rd);
+                depth += 1;
+            }
+            (avail, fc, ld, rd) = (free, child.0, child.1, child.2);
         }
     }
-    let mut tally = Tally::default();
-    go(
-        table,
-        (task.fc, task.ld, task.rd),
-        task.avail(table),
-        &mut tally,
-    );
-    tally
 }
 
 #[cfg(test)]
