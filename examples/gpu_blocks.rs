@@ -1,6 +1,8 @@
 //! Whether a batch's end waits for its slowest tasks, by a model of a GPU's blocks, without a GPU:
 //! `cargo run --release --example gpu_blocks [N] [MULTIPROCESSORS]` (n = 19, an H100's or H200's 132 by default;
-//! `NQUEENS_GPU_BATCHES` sets the batches, as for the program).
+//! `NQUEENS_GPU_BATCHES` sets the batches, as for the program; `GPU_BLOCKS_ORDER=nodes` puts each batch's tasks
+//! in the order of their nodes, largest first, where the program can only guess: what a perfect guess would
+//! buy).
 //!
 //! Cuts the run as the program does for one GPU (its batches, the last cut a row deeper), counts every task's
 //! nodes on the host as the kernel would (`gpu::task::count_task`),
@@ -190,6 +192,7 @@ fn main() {
         .collect();
     let n = args.first().copied().unwrap_or(19);
     let multiprocessors = args.get(1).copied().unwrap_or(132);
+    let by_nodes = std::env::var("GPU_BLOCKS_ORDER").is_ok_and(|o| o == "nodes");
     let plan = common::gpu_plan(n);
     let units: Vec<usize> = (0..plan.units().len()).collect();
     let cut = gpu::cut(&plan, &units);
@@ -198,11 +201,14 @@ fn main() {
         .iter()
         .map(|&(chunk, rows)| {
             let batch = gpu::prepare(&plan, chunk, rows);
-            let nodes = batch
+            let mut nodes: Vec<u64> = batch
                 .tasks
                 .par_iter()
                 .map(|t| task::count_task(t, &batch.tables[t.slot() as usize]).nodes)
                 .collect();
+            if by_nodes {
+                nodes.sort_unstable_by_key(|&n| Reverse(n));
+            }
             let levels = batch.levels;
             gpu::recycle(batch.tasks);
             Batch { nodes, levels }
