@@ -19,8 +19,9 @@ use std::sync::OnceLock;
 /// entries (`NQ_AOS`, the kernel to the eleventh session), as `NQUEENS_GPU_DEFINES` may ask; the stack's levels
 /// packed in three words (`NQ_PACKED`, which it may ask for on boards to 23 wide) with eight, four and one
 /// turns; a kernel that trusts its counters for fewer turns than its words hold; sixteen turns; and the pairs'
-/// turn as the seventeenth session wrote it (`NQ_PAIRS_C`: the rest taken first, the square by itself).
-const VARIANTS: [&str; 24] = [
+/// turn as the seventeenth session wrote it (`NQ_PAIRS_C`: the rest taken first, the square by itself); and
+/// the look-ahead (`NQ_AHEAD`: dead ends counted without a turn of their own).
+const VARIANTS: [&str; 27] = [
     "-DNQ_DEFAULT",
     "-DNQ_UNROLL=8u -DNQ_SENTINEL_SQUARES=8u",
     "-DNQ_UNROLL=4u -DNQ_SENTINEL_SQUARES=4u",
@@ -49,6 +50,9 @@ const VARIANTS: [&str; 24] = [
     "-DNQ_PAIRS_C",
     "-DNQ_PAIRS_C -DNQ_UNROLL=16u -DNQ_SENTINEL_SQUARES=8u",
     "-DNQ_PAIRS_C -DNQ_THREADS=4u -DNQ_UNROLL=1u -DNQ_SENTINEL_SQUARES=1u",
+    "-DNQ_AHEAD",
+    "-DNQ_AHEAD -DNQ_UNROLL=16u -DNQ_SENTINEL_SQUARES=8u",
+    "-DNQ_AHEAD -DNQ_THREADS=4u -DNQ_UNROLL=1u -DNQ_SENTINEL_SQUARES=1u",
 ];
 
 /// The value of switch `name` in variant `define`, or `default`.
@@ -147,6 +151,16 @@ fn run_on_host(i: usize, tasks: &[Task], tables: &[Table]) -> Vec<Tally> {
 /// Runs variant `i` of the kernel's source with its clock moving on by 2^`clock` at each reading (not at all
 /// for 0): each slot's tally and the number of its tasks that reported trouble.
 fn run_with_clock(i: usize, tasks: &[Task], tables: &[Table], clock: u32) -> Vec<(Tally, u32)> {
+    run_counting_turns(i, tasks, tables, clock).0
+}
+
+/// [`run_with_clock`], and the turns the kernel's search loop took on the tasks' rows, all tasks together.
+fn run_counting_turns(
+    i: usize,
+    tasks: &[Task],
+    tables: &[Table],
+    clock: u32,
+) -> (Vec<(Tally, u32)>, u64) {
     let exe = &host_kernels().expect("built")[i];
     let mut input = Vec::new();
     let levels = tasks.iter().map(Task::levels).max().unwrap_or(1);
@@ -176,8 +190,10 @@ fn run_with_clock(i: usize, tasks: &[Task], tables: &[Table], clock: u32) -> Vec
     child.stdin.take().unwrap().write_all(&input).unwrap();
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success(), "{:?}", out.status);
-    String::from_utf8(out.stdout)
-        .unwrap()
+    let out = String::from_utf8(out.stdout).unwrap();
+    let (slots, turns) = out.trim_end().rsplit_once('\n').unwrap_or(("", out.trim_end()));
+    let turns = turns.strip_prefix("turns ").expect("the turns last").parse().unwrap();
+    let slots = slots
         .lines()
         .map(|line| {
             let words: Vec<u64> = line.split(' ').map(|w| w.parse().unwrap()).collect();
@@ -187,7 +203,8 @@ fn run_with_clock(i: usize, tasks: &[Task], tables: &[Table], clock: u32) -> Vec
             };
             (tally, words[2] as u32)
         })
-        .collect()
+        .collect();
+    (slots, turns)
 }
 
 /// The starts cut into tasks at `depth` for the kernel: the tasks, each start's table, and what the host
@@ -413,6 +430,29 @@ fn a_task_of_more_turns_than_its_counters_hold_marks_its_unit() {
     for (slot, (tally, trouble)) in marked.iter().enumerate() {
         assert_eq!(*trouble, long[slot], "slot {slot}");
         assert_eq!(*tally, quick[slot]);
+    }
+}
+
+#[test]
+fn the_look_ahead_counts_the_dead_ends_without_a_turn_of_their_own() {
+    // Every other variant takes one turn a node; the look-ahead (NQ_AHEAD) takes a turn for a node that is
+    // not a dead end it can see (by the count of the tree, about three nodes in four of the border units),
+    // and counts the same nodes and solutions. A look-ahead that missed them all would take a turn a node.
+    if host_kernels().is_none() {
+        return;
+    }
+    let ahead = VARIANTS.iter().position(|v| *v == "-DNQ_AHEAD").unwrap();
+    for n in [10u32, 12] {
+        let plan = Plan::new(Board::new(n).unwrap(), Symmetry::Full, Split::Depth(1));
+        let starts = plan_starts(&plan);
+        let (tasks, tables, _) = cut(n, &starts, 0);
+        let (plain, plain_turns) = run_counting_turns(0, &tasks, &tables, 0);
+        let (looked, ahead_turns) = run_counting_turns(ahead, &tasks, &tables, 0);
+        assert_eq!(plain, looked, "n = {n}");
+        let nodes: u64 = plain.iter().map(|(t, _)| t.nodes).sum();
+        assert_eq!(plain_turns, nodes, "n = {n}: a turn a node");
+        let share = ahead_turns as f64 / nodes as f64;
+        assert!((0.6..0.85).contains(&share), "n = {n}: {share} of the nodes took turns");
     }
 }
 

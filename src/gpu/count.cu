@@ -96,6 +96,11 @@ struct Task {
 #ifndef NQ_HOST_GUARD
 #define NQ_HOST_GUARD(passes) false
 #endif
+// The host's tests add up the turns each task took (`turns`), to see the look-ahead (NQ_AHEAD) take fewer turns
+// than the nodes it counts. On the GPU it does nothing.
+#ifndef NQ_HOST_TURNS
+#define NQ_HOST_TURNS(turns)
+#endif
 
 // Turns a pass of the search loop takes before it tests for the task's end (see above): 1, 2, 4, 8 or 16,
 // and the squares of each sentinel: 1, 2, 4, 8 or 16, the board at most 32 - NQ_SENTINEL_SQUARES wide. The
@@ -150,6 +155,13 @@ struct Task {
 #if defined(NQ_PACKED) && NQ_SENTINELS != 1
 #error "NQ_PACKED takes one sentinel: NQ_SENTINEL_SQUARES at least NQ_UNROLL"
 #endif
+// NQ_AHEAD: the look-ahead of the nineteenth session (see the turn), a switch to measure, on the pairs' turn.
+#if defined(NQ_AHEAD) && !defined(NQ_TURN_LOP3)
+#error "NQ_AHEAD takes the pairs' turn (neither NQ_PAIRS_C, NQ_SOA, NQ_AOS nor NQ_PACKED)"
+#endif
+// The look-ahead's mark in a row's table word: the row after it is the end's (bit 30, never a column of a board
+// at most 28 wide, nor the end's mark).
+#define NQ_AHEAD_LAST 0x40000000u
 
 // The packed levels' fields (NQ_PACKED): the low three bytes of each word, the top byte one byte of `rd`.
 #define NQ_FIELD 0x00ffffffu
@@ -193,6 +205,18 @@ __device__ __forceinline__ u32 nq_prmt(u32 x, u32 y, u32 s)
         r |= b << (8u * i);
     }
     return r;
+#endif
+}
+
+// `x >> s`, 0 where s is 32 or more (PTX's shr clamps the shift; C leaves it undefined).
+__device__ __forceinline__ u32 nq_shr(u32 x, u32 s)
+{
+#ifdef __CUDA_ARCH__
+    u32 r;
+    asm("shr.b32 %0, %1, %2;" : "=r"(r) : "r"(x), "r"(s));
+    return r;
+#else
+    return s >= 32u ? 0u : x >> s;
 #endif
 }
 
@@ -250,6 +274,11 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
     // The thread's task: its unit, the turns of the search loop and the solutions it found, the clock when it
     // began. `slot` is NQ_NO_TASK before the first task, which has nothing to add.
     u32 slot = NQ_NO_TASK, sol = 0u, passes = 0u;
+#ifdef NQ_AHEAD
+    // The task's dead ends that the look-ahead counted without a turn (nodes all the same): a 32-bit count a
+    // pass (at most 28 a turn), added up in 64 bits.
+    u64 pruned = 0u;
+#endif
     long long began = 0;
     // The stack's top entry (the search loop's state), its place, and where the table's row for no free
     // column is. The entry starts as a sentinel's, so that the first pass takes a task.
@@ -287,12 +316,17 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
                 // The turns after the task's last took the sentinels' squares: those left are the top
                 // sentinel's and, in its `ld` word, those of the sentinels below it.
                 const u32 nod = passes * NQ_UNROLL + __popc(e.x) + e.z - NQ_SENTINELS * NQ_SENTINEL_SQUARES;
+                NQ_HOST_TURNS(nod);
                 if (((unsigned long long)(clock64() - began) >> (36u + NQ_UNROLL_LOG)) != 0u ||
                     ((u64)passes >> (NQ_TRUSTED_TURNS_LOG - NQ_UNROLL_LOG)) != 0u) {
                     atomicAdd(&trouble[slot], 1u);
                 }
                 atomicAdd(&solutions[slot], (u64)sol);
+#ifdef NQ_AHEAD
+                atomicAdd(&nodes[slot], (u64)nod + pruned);
+#else
                 atomicAdd(&nodes[slot], (u64)nod);
+#endif
             }
             const u32 t = atomicAdd(next, 1u);
             if (t >= count) {
@@ -304,7 +338,13 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
             const u32* const rows = tables + NQ_TABLE * slot;
             const u32 high = __popc(task.fc);
             for (u32 m = low; m < high; m++) {
+#ifdef NQ_AHEAD
+                // The look-ahead's mark: the row after this one (one free column fewer) is the end's.
+                const u32 mark = m > low ? (rows[m - 1u] & NQ_END) >> 1 : 0u;
+                *(u32*)(shared + table + (m - low) * step) = rows[m] | mark;
+#else
                 *(u32*)(shared + table + (m - low) * step) = rows[m];
+#endif
             }
             // The sentinels' row: no square, no end mark.
             *(u32*)(shared + table + (high - low) * step) = 0u;
@@ -373,12 +413,18 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
 #endif
             sol = 0u;
             passes = 0u;
+#ifdef NQ_AHEAD
+            pruned = 0u;
+#endif
             began = clock64();
 #ifdef NQ_TURN_IN_PTX
             top += window;
             tab += window;
 #endif
         }
+#ifdef NQ_AHEAD
+        u32 pass_pruned = 0u;
+#endif
 #ifdef __CUDA_ARCH__
 #pragma unroll
 #endif
@@ -447,7 +493,25 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
 #else
             const u32 open = *(const u32*)(shared + tab + __popc(fc) * step);
 #endif
-#if defined(NQ_PACKED) || defined(NQ_TURN_LOP3)
+#if defined(NQ_AHEAD)
+            // The look-ahead (NQ_AHEAD): a square of the child's row whose queen would leave the row after it no
+            // square is a dead end, a node that takes no turn here: counted, not pushed. The row after the
+            // child's has the squares `ahead` free of the queens placed so far (a superset: its own frame is
+            // left out, which only keeps some dead ends), and a queen on square c of the child's row takes c
+            // and its two neighbours from it (its column and diagonals). So c leaves a square there exactly
+            // when one of `ahead` lies two columns or more from c: c at least two below the highest (`high`:
+            // the bits up to the highest less two, 0x3fffffff >> clz) or two above the lowest (`low`: -4 times
+            // the lowest bit). None is dead if the row after the child's is the end's: its mark in the child's
+            // table word joins `ahead` as a far bit. By a count of the tree (the border units of n = 10 to
+            // 16, results/gpu.md), 27% of the nodes are dead ends caught so, for 13 more instructions a turn,
+            // most of them off the chain from a loaded entry to the next.
+            const u32 ahead = nq_lop3<0xf8u>(nq_lop3<0x10u>(fc, ld << 1, rd >> 1), open, NQ_AHEAD_LAST);
+            const u32 high = nq_shr(0x3fffffffu, (u32)__clz(ahead));
+            const u32 low = (ahead & (0u - ahead)) * 0xfffffffcu;
+            const u32 all = nq_lop3<0x10u>(fc, ld, rd) & open;
+            pass_pruned += (u32)__popc(nq_lop3<0x10u>(all, high, low));
+            const u32 free = nq_lop3<0xe0u>(all, high, low);
+#elif defined(NQ_PACKED) || defined(NQ_TURN_LOP3)
             const u32 free = nq_lop3<0x10u>(fc, ld, rd) & open;
 #else
             const u32 free = fc & ~(ld | rd) & open;
@@ -539,5 +603,8 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
         }
         // Passes, not turns: ptxas keeps a copy of a counter of turns for after the loop.
         passes++;
+#ifdef NQ_AHEAD
+        pruned += pass_pruned;
+#endif
     }
 }

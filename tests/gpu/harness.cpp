@@ -1,5 +1,5 @@
 // Runs the GPU kernel's source on the host (see host.h): reads tasks from standard input, writes each slot's
-// solutions, nodes and troubled tasks to standard output.
+// solutions, nodes and troubled tasks to standard output, then the turns the tasks took (`turns N`).
 //
 // Input, little-endian 32-bit words: the number of tasks, the number of slots, the levels of stack, how far
 // the clock moves at each reading (as a power of two; 0 for not at all), the levels of the sentinels below a
@@ -15,6 +15,7 @@
 
 struct Task;
 long long nq_clock_step = 0;
+unsigned long long nq_turns = 0;
 alignas(16) char nq_stack[NQ_HOST_SHARED];
 
 // The thread whose word of the block's shared memory `at` is, for a stack of `sentinels` and `levels` levels
@@ -66,5 +67,6 @@ int main() {
         }
     }
     for (unsigned s = 0; s < head[1]; s++) printf("%llu %llu %u\n", solutions[s], nodes[s], trouble[s]);
+    printf("turns %llu\n", nq_turns);
     return 0;
 }

@@ -40,6 +40,10 @@ static inline unsigned long long atomicAdd(unsigned long long* p, unsigned long 
     return old;
 }
 static inline int __popc(unsigned x) { return __builtin_popcount(x); }
+static inline int __clz(unsigned x) { return x ? __builtin_clz(x) : 32; }
+// The turns of every task, added up (count.cu's NQ_HOST_TURNS); the harness prints them.
+extern unsigned long long nq_turns;
+#define NQ_HOST_TURNS(turns) (nq_turns += (turns))
 // The multiprocessor's clock: it moves on by nq_clock_step at each reading (set by the harness), so a test can
 // make every task seem to run long.
 extern long long nq_clock_step;
