@@ -220,6 +220,19 @@ __device__ __forceinline__ u32 nq_shr(u32 x, u32 s)
 #endif
 }
 
+// The shift that takes x's highest bit to bit 31 (31 less its place), 0xffffffff for x = 0 (PTX's bfind with
+// .shiftamt: one instruction, where 32 - __clz took two).
+__device__ __forceinline__ u32 nq_shift_to_top(u32 x)
+{
+#ifdef __CUDA_ARCH__
+    u32 r;
+    asm("bfind.shiftamt.u32 %0, %1;" : "=r"(r) : "r"(x));
+    return r;
+#else
+    return x ? (u32)__builtin_clz(x) : 0xffffffffu;
+#endif
+}
+
 // A level's words lie `step` bytes apart (NQ_SOA).
 __device__ __forceinline__ void nq_put(char* at, u32 step, uint4 v)
 {
@@ -499,18 +512,20 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
             // child's has the squares `ahead` free of the queens placed so far (a superset: its own frame is
             // left out, which only keeps some dead ends), and a queen on square c of the child's row takes c
             // and its two neighbours from it (its column and diagonals). So c leaves a square there exactly
-            // when one of `ahead` lies two columns or more from c: c at least two below the highest (`high`:
-            // the bits up to the highest less two, 0x3fffffff >> clz) or two above the lowest (`low`: -4 times
-            // the lowest bit). None is dead if the row after the child's is the end's: its mark in the child's
-            // table word joins `ahead` as a far bit. By a count of the tree (the border units of n = 10 to
-            // 16, results/gpu.md), 27% of the nodes are dead ends caught so, for 13 more instructions a turn,
-            // most of them off the chain from a loaded entry to the next.
+            // when one of `ahead` lies two columns or more from c: c at most the highest less two (`high`, the
+            // bits up to there: 0x3fffffff shifted right by the shift that takes the highest to bit 31), or at
+            // least the lowest plus two (the bits from the lowest of z = ahead << 2 up: z | -z). None is dead
+            // if the row after the child's is the end's: its mark in the child's table word joins `ahead` as a
+            // far bit. By a count of the tree (the border units of n = 10 to 16, results/gpu.md), 27% of the
+            // nodes are dead ends caught so, for 13 more SASS instructions a turn (328 to 530 for sixteen),
+            // most of them beside the table's load rather than on the chain from a loaded entry to the next.
             const u32 ahead = nq_lop3<0xf8u>(nq_lop3<0x10u>(fc, ld << 1, rd >> 1), open, NQ_AHEAD_LAST);
-            const u32 high = nq_shr(0x3fffffffu, (u32)__clz(ahead));
-            const u32 low = (ahead & (0u - ahead)) * 0xfffffffcu;
-            const u32 all = nq_lop3<0x10u>(fc, ld, rd) & open;
-            pass_pruned += (u32)__popc(nq_lop3<0x10u>(all, high, low));
-            const u32 free = nq_lop3<0xe0u>(all, high, low);
+            const u32 high = nq_shr(0x3fffffffu, nq_shift_to_top(ahead));
+            const u32 keep = nq_lop3<0xfeu>(high, ahead << 2, ahead * 0xfffffffcu);
+            const u32 all = nq_lop3<0x10u>(fc, ld, rd);
+            pass_pruned += (u32)__popc(nq_lop3<0x40u>(all, open, keep));
+            // In C, so that ptxas makes the push's test with the last AND.
+            const u32 free = all & open & keep;
 #elif defined(NQ_PACKED) || defined(NQ_TURN_LOP3)
             const u32 free = nq_lop3<0x10u>(fc, ld, rd) & open;
 #else
