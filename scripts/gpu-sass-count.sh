@@ -19,6 +19,11 @@
 #                                                    GPU), its loop's shortest path and that a node
 #   SASS_ARCH=sm_80 scripts/gpu-sass-count.sh        another architecture
 #   SASS_DUMP=1 ...                                  also prints the loop's SASS
+#   SASS_PIPES=1 ...                                 also prints the shortest path's instructions by the pipe
+#                                                    that issues them on sm_90 (results/gpu.md, the nineteenth
+#                                                    session): alu (integer logic, shifts, adds: 64 lanes a
+#                                                    cycle a multiprocessor), fma (IMAD: 64), xu (POPC, FLO:
+#                                                    16), lsu (shared and global memory), VIADD apart
 #
 # How: the kernel is compiled to PTX by nvcc's front end (NVVM, the compiler NVRTC wraps) with the options the
 # program gives NVRTC at run time (src/gpu/cuda.rs: `--gpu-architecture` and the `NQ_*` defines),
@@ -54,6 +59,9 @@ if [ "${1:-}" = --all ]; then
 8 NQ_AOS,8,2x4 -D NQ_AOS -D NQ_UNROLL=8u -D NQ_SENTINEL_SQUARES=4u
 16 NQ_PROBE_ALU,16,2x8 -D NQ_PROBE_ALU -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
 16 NQ_PROBE_STS,16,2x8 -D NQ_PROBE_STS -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
+16 NQ_AHEAD,16,2x8 -D NQ_AHEAD -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
+8 NQ_AHEAD,8,1x8 -D NQ_AHEAD -D NQ_UNROLL=8u -D NQ_SENTINEL_SQUARES=8u
+16 NQ_AHEAD+NQ_TURN_PTX,16,2x8 -D NQ_AHEAD -D NQ_TURN_PTX -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
 LIST
   exit 0
 fi
@@ -111,10 +119,11 @@ fi
 "$nvdisasm" -c "$work/k.cubin" >"$work/k.sass"
 
 echo "kernel: ${file#"$root"/} ${defines[*]:-} ($arch; $("$nvcc" --version | grep -o 'release [0-9.]*'))"
-python3 - "$work/k.sass" "${SASS_DUMP:-0}" <<'EOF'
+python3 - "$work/k.sass" "${SASS_DUMP:-0}" "${SASS_PIPES:-0}" <<'EOF'
 import re, sys
 lines = open(sys.argv[1]).read().splitlines()
 dump = sys.argv[2] == "1"
+pipes = sys.argv[3] == "1"
 ins, labels = [], {}
 for line in lines:
     m = re.match(r"\s*(\.L_x_\d+|[A-Za-z_]\w*):\s*$", line)
@@ -153,16 +162,21 @@ def succ(i):
     return out
 import heapq
 def shortest():
-    dist, q = {head: 1}, [(1, head)]
+    dist, q, prev = {head: 1}, [(1, head)], {}
     while q:
         d, i = heapq.heappop(q)
         if i == back:
+            path = [i]
+            while path[-1] != head:
+                path.append(prev[path[-1]])
+            shortest.path = path[::-1]
             return d
         if d > dist.get(i, 1 << 30):
             continue
         for j in succ(i):
             if d + 1 < dist.get(j, 1 << 30):
                 dist[j] = d + 1
+                prev[j] = i
                 heapq.heappush(q, (d + 1, j))
 def longest():
     # Forward edges only (the span is acyclic once its own back edge is cut).
@@ -175,7 +189,26 @@ def longest():
                 best[j] = max(best.get(j, 0), best[i] + 1)
     return best.get(back)
 span = back - head + 1
-print(f"search loop: {span} instructions in its body; head to back edge: shortest {shortest()}, longest {longest()}")
+short = shortest()
+if pipes:
+    # Which pipe of an sm_90 multiprocessor issues each instruction of the shortest path (Nsight Compute's
+    # names; VIADD, new with sm_90, is counted apart: its pipe is not documented).
+    def pipe(text):
+        op = re.sub(r"^@!?U?P\w+\s+", "", text).split()[0].split(".")[0]
+        if op in ("LOP3", "SHF", "IADD3", "LEA", "ISETP", "SEL", "PRMT", "PLOP3", "IMNMX", "IABS"):
+            return "alu"
+        if op in ("IMAD", "IMUL", "FFMA", "FADD", "FMUL", "HFMA2"):
+            return "fma"
+        if op in ("POPC", "FLO", "BREV", "MUFU"):
+            return "xu"
+        if op in ("LDS", "STS", "LDG", "STG", "ATOMS", "ATOMG", "RED", "REDG", "LD", "ST"):
+            return "lsu"
+        return "viadd" if op == "VIADD" else "other"
+    counts = {}
+    for i in shortest.path:
+        counts[pipe(ins[i])] = counts.get(pipe(ins[i]), 0) + 1
+    print("shortest path by pipe: " + ", ".join(f"{k} {counts.get(k, 0)}" for k in ("alu", "fma", "xu", "lsu", "viadd", "other")))
+print(f"search loop: {span} instructions in its body; head to back edge: shortest {short}, longest {longest()}")
 if dump:
     for i in range(head, back + 1):
         print(f"  {i - head:3d}  {ins[i]}")

@@ -15,7 +15,8 @@
 #         sessions': this binary against BASE, an older one carried beside it, and sixteen turns against eight);
 #         stragglers (the seventeenth's: n = 19 with smaller blocks and fewer batches); turn (the eighteenth's:
 #         the search loop's turns with fewer copies between registers against the seventeenth's, NQ_PAIRS_C),
-#         start (the driver's start, context and exit with fewer hardware queues)
+#         start (the driver's start, context and exit with fewer hardware queues); ahead (the nineteenth's:
+#         the look-ahead, NQ_AHEAD, dead ends counted without a turn, against the default)
 # OUT     a folder for the logs and reports (the device's $OUT); each part writes OUT/PART.txt
 # BINARY  nqueens built on the development machine with `cargo build --release --features cuda` (generic
 #         x86-64: the loops are picked at run time) and carried over; target/release/nqueens by default.
@@ -473,25 +474,36 @@ turn() {
   # TURNS="NQ_TURN_PTX NQ_PAIRS_C" or CAP22 (seconds; 0 leaves n = 22 out).
   nvidia-smi -L
   "$B" --version
+  # A variant of several defines joins them with commas (NQ_AHEAD,NQ_TURN_PTX).
   local d n turns
   read -r -a turns <<<"${TURNS:-default NQ_TURN_PTX NQ_PAIRS_C}"
   for d in "${turns[@]}"; do
     [ "$d" = default ] && d=
-    NQUEENS_GPU_DEFINES=$d timed timeout 60 "$B" count 4..18 --backend gpu --check -q
-    NQUEENS_GPU_DEFINES=$d timed timeout 60 "$B" count 23x9 22x10 20x12 26x7 --backend gpu -f csv \
-      -o "$out/rect-${d:-default}.csv"
+    NQUEENS_GPU_DEFINES=${d//,/ } timed timeout 60 "$B" count 4..18 --backend gpu --check -q
+    # (A file's name joins the defines with '-': a comma may not come back from the device.)
+    NQUEENS_GPU_DEFINES=${d//,/ } timed timeout 60 "$B" count 23x9 22x10 20x12 26x7 --backend gpu -f csv \
+      -o "$out/rect-$(echo "${d:-default}" | tr , -).csv"
   done
   timed timeout 60 "$B" count 23x9 22x10 20x12 26x7 -f csv -o "$out/rect-cpu.csv"
+  local f
   for d in "${turns[@]}"; do
-    if [ -s "$out/rect-$d.csv" ] && cmp <(cut -d, -f1,2 "$out/rect-$d.csv") <(cut -d, -f1,2 "$out/rect-cpu.csv"); then
+    f=$out/rect-$(echo "$d" | tr , -).csv
+    if [ -s "$f" ] && cmp <(cut -d, -f1,2 "$f") <(cut -d, -f1,2 "$out/rect-cpu.csv"); then
       echo "rectangles, $d: the GPU's totals are the CPU's"
     else
       echo "RECTANGLES, $d: THE GPU'S TOTALS DIFFER FROM THE CPU'S"
+    fi
+    # The nodes too, against the default's (the same plan on the same backend: the same units).
+    if [ -s "$f" ] && cmp <(cut -d, -f1,2,10 "$f") <(cut -d, -f1,2,10 "$out/rect-default.csv"); then
+      echo "rectangles, $d: the default's nodes"
+    else
+      echo "RECTANGLES, $d: NODES DIFFER FROM THE DEFAULT'S"
     fi
   done
   for n in 20 21 20 21 19 19; do
     for d in "${turns[@]}"; do
       [ "$d" = default ] && d=
+      d=${d//,/ }
       echo "# n = $n, defines: ${d:-none (the default)}"
       NQUEENS_GPU_DEFINES=$d NQUEENS_GPU_VERBOSE=1 timed timeout 60 "$B" count $n --backend gpu --check -q 2>&1 |
         grep -E "^gpu 0|^ +$n |^wall"
@@ -500,9 +512,19 @@ turn() {
   [ "${CAP22:-150}" -gt 0 ] || return 0
   for d in "${turns[@]}"; do
     [ "$d" = default ] && d=
+    d=${d//,/ }
     echo "# n = 22, defines: ${d:-none (the default)}"
     NQUEENS_GPU_DEFINES=$d timed timeout "${CAP22:-150}" "$B" count 22 --backend gpu --check -q
   done
+}
+
+ahead() {
+  # The nineteenth session's look-ahead (NQ_AHEAD: a dead end counted without a turn of its own; 33.1 SASS
+  # instructions a turn, 32.1 with NQ_TURN_PTX, for about 73% of the nodes as turns, where the default takes
+  # 20.5 for every node), as part `turn` measures turns: exactness (boards 4 to 18, rectangles; the nodes
+  # against the default's), then n = 20, 21 and 19 interleaved, n = 22 once each. With less time: CAP22=0
+  # (about 3 minutes), or TURNS="default NQ_AHEAD".
+  TURNS=${TURNS:-default NQ_AHEAD NQ_AHEAD,NQ_TURN_PTX NQ_TURN_PTX} turn
 }
 
 start() {
@@ -530,7 +552,7 @@ run_part() {
 }
 
 case "$part" in
-  check | small | variants | peers | n22 | bench | cpu | lease | variant | probes | packed | timeline | threads | targets | ab | stragglers | turn | start)
+  check | small | variants | peers | n22 | bench | cpu | lease | variant | probes | packed | timeline | threads | targets | ab | stragglers | turn | ahead | start)
     run_part "$part" 2>&1 | tee "$out/$part.txt" ;;
   all)
     for p in check small variants peers bench cpu; do run_part $p 2>&1 | tee "$out/$p.txt"; done
