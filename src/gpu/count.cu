@@ -159,9 +159,9 @@ struct Task {
 #if defined(NQ_AHEAD) && !defined(NQ_TURN_LOP3)
 #error "NQ_AHEAD takes the pairs' turn (neither NQ_PAIRS_C, NQ_SOA, NQ_AOS nor NQ_PACKED)"
 #endif
-// The look-ahead's mark in a row's table word: the row after it is the end's (bit 30, never a column of a board
-// at most 28 wide, nor the end's mark).
-#define NQ_AHEAD_LAST 0x40000000u
+// The look-ahead's far bit (bit 30: never a column of a board at most 28 wide), set where the row after the
+// child's is the end's.
+#define NQ_AHEAD_FAR 0x40000000u
 
 // The packed levels' fields (NQ_PACKED): the low three bytes of each word, the top byte one byte of `rd`.
 #define NQ_FIELD 0x00ffffffu
@@ -289,8 +289,10 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
     u32 slot = NQ_NO_TASK, sol = 0u, passes = 0u;
 #ifdef NQ_AHEAD
     // The task's dead ends that the look-ahead counted without a turn (nodes all the same): a 32-bit count a
-    // pass (at most 28 a turn), added up in 64 bits.
+    // pass (at most 28 a turn), added up in 64 bits. And the free columns of the end's row plus two: a child
+    // row with one fewer than that is the last searched.
     u64 pruned = 0u;
+    u32 end_plus_two = 0u;
 #endif
     long long began = 0;
     // The stack's top entry (the search loop's state), its place, and where the table's row for no free
@@ -351,13 +353,7 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
             const u32* const rows = tables + NQ_TABLE * slot;
             const u32 high = __popc(task.fc);
             for (u32 m = low; m < high; m++) {
-#ifdef NQ_AHEAD
-                // The look-ahead's mark: the row after this one (one free column fewer) is the end's.
-                const u32 mark = m > low ? (rows[m - 1u] & NQ_END) >> 1 : 0u;
-                *(u32*)(shared + table + (m - low) * step) = rows[m] | mark;
-#else
                 *(u32*)(shared + table + (m - low) * step) = rows[m];
-#endif
             }
             // The sentinels' row: no square, no end mark.
             *(u32*)(shared + table + (high - low) * step) = 0u;
@@ -428,6 +424,7 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
             passes = 0u;
 #ifdef NQ_AHEAD
             pruned = 0u;
+            end_plus_two = low + 2u;
 #endif
             began = clock64();
 #ifdef NQ_TURN_IN_PTX
@@ -515,17 +512,25 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
             // when one of `ahead` lies two columns or more from c: c at most the highest less two (`high`, the
             // bits up to there: 0x3fffffff shifted right by the shift that takes the highest to bit 31), or at
             // least the lowest plus two (the bits from the lowest of z = ahead << 2 up: z | -z). None is dead
-            // if the row after the child's is the end's: its mark in the child's table word joins `ahead` as a
-            // far bit. By a count of the tree (the border units of n = 10 to 16, results/gpu.md), 27% of the
-            // nodes are dead ends caught so, for 13 more SASS instructions a turn (328 to 530 for sixteen),
-            // most of them beside the table's load rather than on the chain from a loaded entry to the next.
-            const u32 ahead = nq_lop3<0xf8u>(nq_lop3<0x10u>(fc, ld << 1, rd >> 1), open, NQ_AHEAD_LAST);
+            // if the row after the child's is the end's (the child's row has one free column more than the
+            // end's): then `ahead` takes a far bit, bit 30 of m - end_plus_two, from the child's count m.
+            // All of it but the free squares' last AND is made from registers, beside the table's load, off
+            // the chain from a loaded entry to the next. By a count of the tree (the border units of n = 10 to
+            // 16, results/gpu.md), 27% of the nodes are dead ends caught so, for 13.6 more SASS instructions a
+            // turn (546 for sixteen turns, 530 with NQ_TURN_PTX), most of them integer logic.
+            const u32 ahead = nq_lop3<0xf8u>(nq_lop3<0x10u>(fc, ld << 1, rd >> 1), (u32)__popc(fc) - end_plus_two,
+                                             NQ_AHEAD_FAR);
             const u32 high = nq_shr(0x3fffffffu, nq_shift_to_top(ahead));
             const u32 keep = nq_lop3<0xfeu>(high, ahead << 2, ahead * 0xfffffffcu);
             const u32 all = nq_lop3<0x10u>(fc, ld, rd);
             pass_pruned += (u32)__popc(nq_lop3<0x40u>(all, open, keep));
-            // In C, so that ptxas makes the push's test with the last AND.
-            const u32 free = all & open & keep;
+            // The AND of the table's word last and in C, so that ptxas makes the push's test with it (made
+            // opaque, `kept` is not taken apart again: ptxas put the table's word in first).
+            u32 kept = all & keep;
+#ifdef __CUDA_ARCH__
+            asm("" : "+r"(kept));
+#endif
+            const u32 free = kept & open;
 #elif defined(NQ_PACKED) || defined(NQ_TURN_LOP3)
             const u32 free = nq_lop3<0x10u>(fc, ld, rd) & open;
 #else
