@@ -191,8 +191,15 @@ fn run_counting_turns(
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success(), "{:?}", out.status);
     let out = String::from_utf8(out.stdout).unwrap();
-    let (slots, turns) = out.trim_end().rsplit_once('\n').unwrap_or(("", out.trim_end()));
-    let turns = turns.strip_prefix("turns ").expect("the turns last").parse().unwrap();
+    let (slots, turns) = out
+        .trim_end()
+        .rsplit_once('\n')
+        .unwrap_or(("", out.trim_end()));
+    let turns = turns
+        .strip_prefix("turns ")
+        .expect("the turns last")
+        .parse()
+        .unwrap();
     let slots = slots
         .lines()
         .map(|line| {
@@ -452,7 +459,10 @@ fn the_look_ahead_counts_the_dead_ends_without_a_turn_of_their_own() {
         let nodes: u64 = plain.iter().map(|(t, _)| t.nodes).sum();
         assert_eq!(plain_turns, nodes, "n = {n}: a turn a node");
         let share = ahead_turns as f64 / nodes as f64;
-        assert!((0.6..0.85).contains(&share), "n = {n}: {share} of the nodes took turns");
+        assert!(
+            (0.6..0.85).contains(&share),
+            "n = {n}: {share} of the nodes took turns"
+        );
     }
 }
 

@@ -7,7 +7,9 @@
 // The search loop takes one queen a turn, branch-free, and tests for the task's end every NQ_UNROLL turns
 // (SASS on sm_90, nodes counted, the block's threads fixed as the program builds it: 328 instructions for
 // sixteen turns, 20.5 a node, on boards 19 to 24 wide; 168 for eight, 21.0 a node, on the others to 28 wide;
-// with NQ_TURN_PTX, 320 and 167, 20.0 and 20.9 a node; results/gpu.md):
+// with NQ_TURN_PTX, 320 and 167, 20.0 and 20.9 a node; results/gpu.md). NQ_AHEAD (a switch to measure, the
+// nineteenth session's) looks a row ahead and counts the dead ends it sees without a turn of their own: 546
+// instructions for sixteen turns, for about 72% of the nodes as turns (see the turn):
 // - The stack lives in shared memory, four words a level: the row's untried squares `avail`, its free
 //   columns `fc` (the board's columns not taken), and the diagonal masks `ld` and `rd` of the queens above it.
 //   A turn takes the top entry's lowest square, stores the rest back, and pushes the child row's entry if the
