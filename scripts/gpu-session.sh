@@ -480,14 +480,14 @@ turn() {
   for d in "${turns[@]}"; do
     [ "$d" = default ] && d=
     NQUEENS_GPU_DEFINES=${d//,/ } timed timeout 60 "$B" count 4..18 --backend gpu --check -q
-    # (A file's name joins the defines with '-': a comma may not come back from the device.)
+    # (A file's name joins the defines with '-', for '=' too: such signs may not come back from the device.)
     NQUEENS_GPU_DEFINES=${d//,/ } timed timeout 60 "$B" count 23x9 22x10 20x12 26x7 --backend gpu -f csv \
-      -o "$out/rect-$(echo "${d:-default}" | tr , -).csv"
+      -o "$out/rect-$(echo "${d:-default}" | tr ,= --).csv"
   done
   timed timeout 60 "$B" count 23x9 22x10 20x12 26x7 -f csv -o "$out/rect-cpu.csv"
   local f
   for d in "${turns[@]}"; do
-    f=$out/rect-$(echo "$d" | tr , -).csv
+    f=$out/rect-$(echo "$d" | tr ,= --).csv
     if [ -s "$f" ] && cmp <(cut -d, -f1,2 "$f") <(cut -d, -f1,2 "$out/rect-cpu.csv"); then
       echo "rectangles, $d: the GPU's totals are the CPU's"
     else
@@ -522,9 +522,11 @@ ahead() {
   # The nineteenth session's look-ahead (NQ_AHEAD: a dead end counted without a turn of its own; 33.1 SASS
   # instructions a turn, 32.1 with NQ_TURN_PTX, for about 73% of the nodes as turns, where the default takes
   # 20.5 for every node), as part `turn` measures turns: exactness (boards 4 to 18, rectangles; the nodes
-  # against the default's), then n = 20, 21 and 19 interleaved, n = 22 once each. With less time: CAP22=0
-  # (about 3 minutes), or TURNS="default NQ_AHEAD".
-  TURNS=${TURNS:-default NQ_AHEAD NQ_AHEAD,NQ_TURN_PTX NQ_TURN_PTX} turn
+  # against the default's), then n = 20, 21 and 19 interleaved, n = 22 once each. NQ_AHEAD with eight turns
+  # a pass too: its sixteen make a loop of 776 instructions (12 KiB), the default's 552, and a loop that
+  # outgrows the instruction cache nearest the schedulers would wait for its fetches. With less time:
+  # CAP22=0 (about 4 minutes), or TURNS="default NQ_AHEAD".
+  TURNS=${TURNS:-default NQ_AHEAD NQ_AHEAD,NQ_UNROLL=8u NQ_AHEAD,NQ_TURN_PTX NQ_TURN_PTX} turn
 }
 
 start() {
