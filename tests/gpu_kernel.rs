@@ -18,9 +18,9 @@ use std::sync::OnceLock;
 /// words in arrays of their own (`NQ_SOA`, the kernel of the eleventh and twelfth sessions) and in 16-byte
 /// entries (`NQ_AOS`, the kernel to the eleventh session), as `NQUEENS_GPU_DEFINES` may ask; the stack's levels
 /// packed in three words (`NQ_PACKED`, which it may ask for on boards to 23 wide) with eight, four and one
-/// turns; a kernel that trusts its counters for fewer turns than its words hold; sixteen turns; and the pairs'
-/// turn as the seventeenth session wrote it (`NQ_PAIRS_C`: the rest taken first, the square by itself); and
-/// the look-ahead (`NQ_AHEAD`: dead ends counted without a turn of their own).
+/// turns; a kernel that trusts its counters for fewer turns than its words hold; sixteen turns; the pairs' turn
+/// as the seventeenth session wrote it (`NQ_PAIRS_C`: the rest taken first, the square by itself); and the
+/// look-ahead (`NQ_AHEAD`: dead ends counted without a turn of their own).
 const VARIANTS: [&str; 27] = [
     "-DNQ_DEFAULT",
     "-DNQ_UNROLL=8u -DNQ_SENTINEL_SQUARES=8u",

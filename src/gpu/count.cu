@@ -223,7 +223,7 @@ __device__ __forceinline__ u32 nq_shr(u32 x, u32 s)
 }
 
 // The shift that takes x's highest bit to bit 31 (31 less its place), 0xffffffff for x = 0 (PTX's bfind with
-// .shiftamt: one instruction, where 32 - __clz took two).
+// .shiftamt: one instruction, where __clz took two, a bfind and a subtraction).
 __device__ __forceinline__ u32 nq_shift_to_top(u32 x)
 {
 #ifdef __CUDA_ARCH__

@@ -40,7 +40,6 @@ static inline unsigned long long atomicAdd(unsigned long long* p, unsigned long 
     return old;
 }
 static inline int __popc(unsigned x) { return __builtin_popcount(x); }
-static inline int __clz(unsigned x) { return x ? __builtin_clz(x) : 32; }
 // The turns of every task, added up (count.cu's NQ_HOST_TURNS); the harness prints them.
 extern unsigned long long nq_turns;
 #define NQ_HOST_TURNS(turns) (nq_turns += (turns))
