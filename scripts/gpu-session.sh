@@ -519,14 +519,17 @@ turn() {
 }
 
 ahead() {
-  # The nineteenth session's look-ahead (NQ_AHEAD: a dead end counted without a turn of its own; 33.1 SASS
-  # instructions a turn, 32.1 with NQ_TURN_PTX, for about 73% of the nodes as turns, where the default takes
+  # The nineteenth session's look-ahead (NQ_AHEAD: a dead end counted without a turn of its own; 34.1 SASS
+  # instructions a turn, 33.4 with NQ_TURN_PTX, for about 73% of the nodes as turns, where the default takes
   # 20.5 for every node), as part `turn` measures turns: exactness (boards 4 to 18, rectangles; the nodes
   # against the default's), then n = 20, 21 and 19 interleaved, n = 22 once each. NQ_AHEAD with eight turns
   # a pass too: its sixteen make a loop of 776 instructions (12 KiB), the default's 552, and a loop that
   # outgrows the instruction cache nearest the schedulers would wait for its fetches. With less time:
-  # CAP22=0 (about 4 minutes), or TURNS="default NQ_AHEAD".
-  TURNS=${TURNS:-default NQ_AHEAD NQ_AHEAD,NQ_UNROLL=8u NQ_AHEAD,NQ_TURN_PTX NQ_TURN_PTX} turn
+  # CAP22=0 (about 4 minutes), or TURNS="default NQ_AHEAD". NQ_AHEAD_SHF (the twentieth session's) takes two
+  # of the look-ahead's right shifts on the integer logic (SHF) again, where NQ_AHEAD now takes them on the
+  # multiply pipe (IMAD.HI): as many instructions, two fewer of integer logic a turn. If NQ_AHEAD is the faster,
+  # the integer logic binds its turn; if they are even, it does not.
+  TURNS=${TURNS:-default NQ_AHEAD NQ_AHEAD,NQ_AHEAD_SHF NQ_AHEAD,NQ_UNROLL=8u NQ_AHEAD,NQ_TURN_PTX NQ_TURN_PTX} turn
 }
 
 start() {

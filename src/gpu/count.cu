@@ -235,6 +235,22 @@ __device__ __forceinline__ u32 nq_shift_to_top(u32 x)
 #endif
 }
 
+// `x >> k` for a constant k (1 to 31). The look-ahead's turn (NQ_AHEAD) takes it on the multiply pipe, as the
+// high word of x * 2^(32 - k) (IMAD.HI), rather than on the integer logic's (SHF), which its turn fills: with
+// two of its shifts so, 13.6 instructions a turn of integer logic rather than 15.6, as many in all
+// (results/gpu.md, the twentieth session). NQ_AHEAD_SHF keeps the shifts, to measure against.
+template <u32 k>
+__device__ __forceinline__ u32 nq_shr_k(u32 x)
+{
+#if defined(__CUDA_ARCH__) && defined(NQ_AHEAD) && !defined(NQ_AHEAD_SHF)
+    u32 r;
+    asm("mul.hi.u32 %0, %1, %2;" : "=r"(r) : "r"(x), "n"(1u << (32u - k)));
+    return r;
+#else
+    return x >> k;
+#endif
+}
+
 // A level's words lie `step` bytes apart (NQ_SOA).
 __device__ __forceinline__ void nq_put(char* at, u32 step, uint4 v)
 {
@@ -493,7 +509,8 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
 #elif defined(NQ_TURN_LOP3)
             // The queen is the free columns' change, e.y ^ fc.
             const u32 ld = nq_lop3<0xf6u>(e.z, e.y, fc) << 1;
-            const u32 rd = nq_lop3<0xf6u>(e.w, e.y, fc) >> 1;
+            const u32 rd_pre = nq_lop3<0xf6u>(e.w, e.y, fc);
+            const u32 rd = nq_shr_k<1u>(rd_pre);
 #else
             const u32 fc = e.y ^ queen;
             const u32 ld = (e.z | queen) << 1;
@@ -519,9 +536,10 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
             // All of it but the free squares' last AND is made from registers, beside the table's load, off
             // the chain from a loaded entry to the next. By a count of the tree (the border units of n = 10 to
             // 16, results/gpu.md), 27% of the nodes are dead ends caught so, for 13.6 more SASS instructions a
-            // turn (546 for sixteen turns, 530 with NQ_TURN_PTX), most of them integer logic.
-            const u32 ahead = nq_lop3<0xf8u>(nq_lop3<0x10u>(fc, ld << 1, rd >> 1), (u32)__popc(fc) - end_plus_two,
-                                             NQ_AHEAD_FAR);
+            // turn (546 for sixteen turns, 534 with NQ_TURN_PTX), half of them integer logic: two of the right
+            // shifts are taken on the multiply pipe (nq_shr_k), which has room.
+            const u32 ahead = nq_lop3<0xf8u>(nq_lop3<0x10u>(fc, ld << 1, nq_shr_k<2u>(rd_pre)),
+                                             (u32)__popc(fc) - end_plus_two, NQ_AHEAD_FAR);
             const u32 high = nq_shr(0x3fffffffu, nq_shift_to_top(ahead));
             const u32 keep = nq_lop3<0xfeu>(high, ahead << 2, ahead * 0xfffffffcu);
             const u32 all = nq_lop3<0x10u>(fc, ld, rd);
