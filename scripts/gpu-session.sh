@@ -16,7 +16,8 @@
 #         stragglers (the seventeenth's: n = 19 with smaller blocks and fewer batches); turn (the eighteenth's:
 #         the search loop's turns with fewer copies between registers against the seventeenth's, NQ_PAIRS_C),
 #         start (the driver's start, context and exit with fewer hardware queues); ahead (the nineteenth's:
-#         the look-ahead, NQ_AHEAD, dead ends counted without a turn, against the default)
+#         the look-ahead, NQ_AHEAD, dead ends counted without a turn, against the default); next (the
+#         twentieth's plan for the next GPU: ahead without n = 22, stragglers and start, in one call)
 # OUT     a folder for the logs and reports (the device's $OUT); each part writes OUT/PART.txt
 # BINARY  nqueens built on the development machine with `cargo build --release --features cuda` (generic
 #         x86-64: the loops are picked at run time) and carried over; target/release/nqueens by default.
@@ -561,6 +562,19 @@ case "$part" in
     run_part "$part" 2>&1 | tee "$out/$part.txt" ;;
   all)
     for p in check small variants peers bench cpu; do run_part $p 2>&1 | tee "$out/$p.txt"; done
+    ;;
+  next)
+    # What the next session with a GPU runs first (the twentieth session's plan), in one call of about six
+    # minutes: ahead without n = 22, then stragglers, then start, each to its own file; a part is not begun
+    # once NEXT_BUDGET seconds (420) have gone.
+    export CAP22=${CAP22:-0}
+    for p in ahead stragglers start; do
+      if [ "$SECONDS" -gt "${NEXT_BUDGET:-420}" ]; then
+        echo "# $p not begun: ${NEXT_BUDGET:-420} s have gone" | tee "$out/$p.txt"
+        continue
+      fi
+      run_part $p 2>&1 | tee "$out/$p.txt"
+    done
     ;;
   *) echo "unknown part '$part'" >&2; exit 2 ;;
 esac
