@@ -6,8 +6,9 @@
 //! searched row) and counts the dead ends (a queen after which the next row, not the end's, has no free
 //! square), those the look-ahead sees from the row above (the next-but-one row's squares free of the queens
 //! placed so far, its own frame left out, all within a column of the queen's: counted without a turn of
-//! their own), and those a look-ahead with that row's frame would see. The kernel takes a turn for each node
-//! but the dead ends it sees. The figures are in `results/gpu.md` (the nineteenth session).
+//! their own), those it sees with the bottom queen's diagonals left out of that row too (`NQ_AHEAD_BOTTOM`),
+//! and those a look-ahead with that row's whole frame would see. The kernel takes a turn for each node but
+//! the dead ends it sees. The figures are in `results/gpu.md` (the nineteenth and twentieth sessions).
 
 use nqueens::engine::border::Border;
 use nqueens::engine::kernel::{full_mask, Frame, Masks};
@@ -19,6 +20,7 @@ struct Tree {
     nodes: u64,
     dead_ends: u64,
     seen: u64,
+    seen_with_bottom: u64,
     seen_with_frame: u64,
 }
 
@@ -28,6 +30,7 @@ impl Tree {
             nodes: self.nodes + o.nodes,
             dead_ends: self.dead_ends + o.dead_ends,
             seen: self.seen + o.seen,
+            seen_with_bottom: self.seen_with_bottom + o.seen_with_bottom,
             seen_with_frame: self.seen_with_frame + o.seen_with_frame,
         }
     }
@@ -46,6 +49,17 @@ fn search(frame: &Frame, full: u64, masks: Masks, row: u32, tree: &mut Tree) {
     let next = row + 1;
     let taken = masks.cols | (masks.ld << 1) | (masks.rd >> 1);
     let ahead = full & !taken;
+    // The bottom queen's diagonals in the row after this one, as the kernel takes them (task.rs, `BOTTOM`):
+    // its column shifted by the rows between, from the column one square over.
+    let bottom_reach = match &frame.shape {
+        Some(shape) if !last && shape.last == frame.end => {
+            let up = shape.last - next;
+            let bottom = u64::from(shape.bottom);
+            ((bottom >> 1) << (up + 1)) | ((bottom << 1) >> (up + 1))
+        }
+        _ => 0,
+    };
+    let ahead_bottom = ahead & !bottom_reach;
     let ahead_framed = if last {
         0
     } else {
@@ -62,11 +76,15 @@ fn search(frame: &Frame, full: u64, masks: Masks, row: u32, tree: &mut Tree) {
         let child = masks.place(queen);
         let dead = frame.free(next, child) == 0;
         let seen = ahead & !neighbours(queen) == 0;
+        let seen_with_bottom = ahead_bottom & !neighbours(queen) == 0;
         let seen_with_frame = ahead_framed & !neighbours(queen) == 0;
         assert!(!seen || dead, "the look-ahead may only see dead ends");
+        assert!(!seen_with_bottom || dead, "so may the bottom queen's");
+        assert!(seen_with_bottom || !seen, "which sees what the look-ahead sees");
         assert!(seen_with_frame == dead, "with its frame it sees them all");
         tree.dead_ends += u64::from(dead);
         tree.seen += u64::from(seen);
+        tree.seen_with_bottom += u64::from(seen_with_bottom);
         tree.seen_with_frame += u64::from(seen_with_frame);
         if !dead {
             search(frame, full, child, next, tree);
@@ -81,7 +99,10 @@ fn main() {
         .collect();
     let from = args.first().copied().unwrap_or(10);
     let to = args.get(1).copied().unwrap_or(16);
-    println!("board  nodes  dead ends  seen by NQ_AHEAD  seen with the row's frame  turns left");
+    println!(
+        "board  nodes  dead ends  seen by NQ_AHEAD  turns left  seen by NQ_AHEAD_BOTTOM  turns left  \
+         seen with the row's frame"
+    );
     for n in from..=to {
         let full = full_mask(n);
         let tree = Border::canonical(n)
@@ -95,12 +116,14 @@ fn main() {
             .reduce(Tree::default, Tree::add);
         let share = |x: u64| 100.0 * x as f64 / tree.nodes as f64;
         println!(
-            "{n}  {}  {:.1}%  {:.1}%  {:.1}%  {:.1}%",
+            "{n}  {}  {:.1}%  {:.1}%  {:.1}%  {:.1}%  {:.1}%  {:.1}%",
             tree.nodes,
             share(tree.dead_ends),
             share(tree.seen),
+            share(tree.nodes - tree.seen),
+            share(tree.seen_with_bottom),
+            share(tree.nodes - tree.seen_with_bottom),
             share(tree.seen_with_frame),
-            share(tree.nodes - tree.seen)
         );
     }
 }

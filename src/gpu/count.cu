@@ -161,9 +161,15 @@ struct Task {
 #if defined(NQ_AHEAD) && !defined(NQ_TURN_LOP3)
 #error "NQ_AHEAD takes the pairs' turn (neither NQ_PAIRS_C, NQ_SOA, NQ_AOS nor NQ_PACKED)"
 #endif
+#if defined(NQ_AHEAD_BOTTOM) && !defined(NQ_AHEAD)
+#error "NQ_AHEAD_BOTTOM is a part of NQ_AHEAD"
+#endif
 // The look-ahead's far bit (bit 30: never a column of a board at most 28 wide), set where the row after the
 // child's is the end's.
 #define NQ_AHEAD_FAR 0x40000000u
+// The word of a unit's table that holds its bottom queen's column as a bit, or 0 (task.rs, `BOTTOM`): never a
+// row's, a board being at most 28 wide.
+#define NQ_BOTTOM_WORD 31u
 
 // The packed levels' fields (NQ_PACKED): the low three bytes of each word, the top byte one byte of `rd`.
 #define NQ_FIELD 0x00ffffffu
@@ -312,6 +318,11 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
     u64 pruned = 0u;
     u32 end_plus_two = 0u;
 #endif
+#ifdef NQ_AHEAD_BOTTOM
+    // The task's bottom queen (NQ_AHEAD_BOTTOM), its column as a bit shifted one square right and one left, or
+    // 0 where its unit has none.
+    u32 bottom_right = 0u, bottom_left = 0u;
+#endif
     long long began = 0;
     // The stack's top entry (the search loop's state), its place, and where the table's row for no free
     // column is. The entry starts as a sentinel's, so that the first pass takes a task.
@@ -444,6 +455,10 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
             pruned = 0u;
             end_plus_two = low + 2u;
 #endif
+#ifdef NQ_AHEAD_BOTTOM
+            bottom_right = rows[NQ_BOTTOM_WORD] >> 1;
+            bottom_left = rows[NQ_BOTTOM_WORD] << 1;
+#endif
             began = clock64();
 #ifdef NQ_TURN_IN_PTX
             top += window;
@@ -538,8 +553,23 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
             // 16, results/gpu.md), 27% of the nodes are dead ends caught so, for 13.6 more SASS instructions a
             // turn (546 for sixteen turns, 534 with NQ_TURN_PTX), half of them integer logic: two of the right
             // shifts are taken on the multiply pipe (nq_shr_k), which has room.
+#ifdef NQ_AHEAD_BOTTOM
+            // NQ_AHEAD_BOTTOM: `ahead` without the bottom queen's diagonals too, the most of that row's frame
+            // (results/gpu.md, the twentieth session): the row after the child's lies m - 1 rows above the
+            // bottom's, m the child's count of free columns, where the unit's rows end at the bottom queen's
+            // (the host stores no bottom queen otherwise: task.rs, `BOTTOM`), so the diagonals there are the
+            // bottom queen's column shifted m - 1 squares each way. Shifted from the column one square over,
+            // a shift each; a bottom queen in column 0 loses its diagonal to the right, which only keeps some
+            // dead ends. Three instructions more a turn, all integer logic.
+            const u32 m = __popc(fc);
+            const u32 ahead =
+                nq_lop3<0xf8u>(nq_lop3<0x10u>(nq_lop3<0x10u>(fc, ld << 1, nq_shr_k<2u>(rd_pre)), bottom_right << m,
+                                              bottom_left >> m),
+                               m - end_plus_two, NQ_AHEAD_FAR);
+#else
             const u32 ahead = nq_lop3<0xf8u>(nq_lop3<0x10u>(fc, ld << 1, nq_shr_k<2u>(rd_pre)),
                                              (u32)__popc(fc) - end_plus_two, NQ_AHEAD_FAR);
+#endif
             const u32 high = nq_shr(0x3fffffffu, nq_shift_to_top(ahead));
             const u32 keep = nq_lop3<0xfeu>(high, ahead << 2, ahead * 0xfffffffcu);
             const u32 all = nq_lop3<0x10u>(fc, ld, rd);

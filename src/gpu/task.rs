@@ -151,8 +151,15 @@ pub fn hopper_blocks(turns: Turns, threads: u32, levels: u32) -> u32 {
 pub const END: u32 = 1 << 31;
 
 /// A unit's rows as the kernel reads them: `table[m]` is the open squares of the row that has `m` free
-/// columns, or [`END`] for the row after the last.
+/// columns, or [`END`] for the row after the last. Word [`BOTTOM`] holds the unit's bottom queen.
 pub type Table = [u32; 32];
+
+/// The word of a [`Table`] that holds the unit's bottom queen, its column as a bit, for the kernel's look-ahead
+/// with the bottom queen's diagonals (`NQ_AHEAD_BOTTOM` in `count.cu`): 0 unless the unit's rows end at the
+/// bottom queen's, so that the row with `m` free columns lies `m` rows above it. No row's: a row has at most
+/// [`MAX_SIDE`] free columns.
+pub const BOTTOM: usize = 31;
+const _: () = assert!((MAX_SIDE as usize) < BOTTOM);
 
 /// One search for the GPU: a partial placement, its first row the next to fill. The layout is the kernel's
 /// `Task` (`count.cu`), four 32-bit words: 16 bytes a task to write, keep and copy to the GPU, where they were
@@ -258,6 +265,11 @@ pub fn table_of(start: &Start, width: u32) -> Option<Table> {
             }
             (allow & !block) as u32
         };
+    }
+    if let Some(shape) = &frame.shape {
+        if shape.last == frame.end && shape.last == start.row + high {
+            table[BOTTOM] = shape.bottom;
+        }
     }
     Some(table)
 }
@@ -485,6 +497,51 @@ mod tests {
                 check_plan(board, Symmetry::Mirror, depth);
             }
         }
+    }
+
+    #[test]
+    fn the_bottom_word_is_a_queen_whose_diagonals_no_row_leaves_open() {
+        // The look-ahead with the bottom queen (NQ_AHEAD_BOTTOM) takes the row with `m` free columns to lie
+        // `m` rows above the bottom queen's, and leaves out of its squares those the bottom queen's diagonals
+        // reach there. That may only leave out squares the row does not have open: a wrong distance would
+        // leave out open ones (one row off, below, some rows have them).
+        let mut units_with_a_bottom = 0;
+        let mut open_one_row_off = 0;
+        for n in 5..=14 {
+            for (symmetry, depth) in [
+                (Symmetry::Full, 1),
+                (Symmetry::Full, 3),
+                (Symmetry::Mirror, 2),
+                (Symmetry::None, 1),
+            ] {
+                let plan = Plan::new(Board::new(n).unwrap(), symmetry, Split::Depth(depth));
+                for unit in plan.units() {
+                    let Some(table) = plan.start(unit).and_then(|s| table_of(&s, n)) else {
+                        continue;
+                    };
+                    let bottom = u64::from(table[BOTTOM]);
+                    if bottom == 0 {
+                        continue;
+                    }
+                    assert_eq!(symmetry, Symmetry::Full, "n = {n}: only borders have one");
+                    assert_eq!(bottom.count_ones(), 1);
+                    units_with_a_bottom += 1;
+                    let reach = |m: u32| (((bottom << m) | (bottom >> m)) & full_mask(n)) as u32;
+                    for m in 0..BOTTOM as u32 {
+                        let open = table[m as usize];
+                        if open == 0 || open == END {
+                            continue;
+                        }
+                        assert_eq!(open & reach(m), 0, "n = {n} unit {} row of {m}", unit.index);
+                        if open & reach(m + 1) != 0 {
+                            open_one_row_off += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert!(units_with_a_bottom > 100, "{units_with_a_bottom}");
+        assert!(open_one_row_off > 0);
     }
 
     #[test]
