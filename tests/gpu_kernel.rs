@@ -471,13 +471,14 @@ fn the_look_ahead_counts_the_dead_ends_without_a_turn_of_their_own() {
             (0.6..0.85).contains(&share),
             "n = {n}: {share} of the nodes took turns"
         );
-        // With the bottom queen's diagonals it sees more of them (by the count of the tree, about a tenth of
-        // the turns fewer), and counts the same.
+        // With the bottom queen's diagonals it sees more of them and counts the same: 11.6% and 10.9% of the
+        // turns fewer here (the count of the tree says about a tenth), where one diagonal alone saves 8.0%
+        // and 7.3%.
         let (framed, bottom_turns) = run_counting_turns(bottom, &tasks, &tables, 0);
         assert_eq!(plain, framed, "n = {n}");
         let fewer = 1.0 - bottom_turns as f64 / ahead_turns as f64;
         assert!(
-            (0.05..0.2).contains(&fewer),
+            (0.09..0.2).contains(&fewer),
             "n = {n}: {fewer} of the look-ahead's turns saved by the bottom queen"
         );
     }
