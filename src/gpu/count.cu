@@ -9,7 +9,8 @@
 // sixteen turns, 20.5 a node, on boards 19 to 24 wide; 168 for eight, 21.0 a node, on the others to 28 wide;
 // with NQ_TURN_PTX, 320 and 167, 20.0 and 20.9 a node; results/gpu.md). NQ_AHEAD (a switch to measure, the
 // nineteenth session's) looks a row ahead and counts the dead ends it sees without a turn of their own: 546
-// instructions for sixteen turns, for about 72% of the nodes as turns (see the turn):
+// instructions for sixteen turns, for about 72% of the nodes as turns; with NQ_AHEAD_BOTTOM (the twentieth's)
+// 595, for about 65% (see the turn):
 // - The stack lives in shared memory, four words a level: the row's untried squares `avail`, its free
 //   columns `fc` (the board's columns not taken), and the diagonal masks `ld` and `rd` of the queens above it.
 //   A turn takes the top entry's lowest square, stores the rest back, and pushes the child row's entry if the
