@@ -80,7 +80,10 @@ fn search(frame: &Frame, full: u64, masks: Masks, row: u32, tree: &mut Tree) {
         let seen_with_frame = ahead_framed & !neighbours(queen) == 0;
         assert!(!seen || dead, "the look-ahead may only see dead ends");
         assert!(!seen_with_bottom || dead, "so may the bottom queen's");
-        assert!(seen_with_bottom || !seen, "which sees what the look-ahead sees");
+        assert!(
+            seen_with_bottom || !seen,
+            "which sees what the look-ahead sees"
+        );
         assert!(seen_with_frame == dead, "with its frame it sees them all");
         tree.dead_ends += u64::from(dead);
         tree.seen += u64::from(seen);

@@ -515,8 +515,15 @@ mod tests {
                 (Symmetry::None, 1),
             ] {
                 let plan = Plan::new(Board::new(n).unwrap(), symmetry, Split::Depth(depth));
-                for unit in plan.units() {
-                    let Some(table) = plan.start(unit).and_then(|s| table_of(&s, n)) else {
+                // Every unit's start, and the parts of those counted by Burnside's lemma.
+                let starts = plan.units().iter().flat_map(|unit| {
+                    let parts = plan.burnside_parts(unit).map(|p| p.starts);
+                    plan.start(unit)
+                        .into_iter()
+                        .chain(parts.into_iter().flatten())
+                });
+                for (i, start) in starts.enumerate() {
+                    let Some(table) = table_of(&start, n) else {
                         continue;
                     };
                     let bottom = u64::from(table[BOTTOM]);
@@ -532,7 +539,7 @@ mod tests {
                         if open == 0 || open == END {
                             continue;
                         }
-                        assert_eq!(open & reach(m), 0, "n = {n} unit {} row of {m}", unit.index);
+                        assert_eq!(open & reach(m), 0, "n = {n} start {i} row of {m}");
                         if open & reach(m + 1) != 0 {
                             open_one_row_off += 1;
                         }
