@@ -568,7 +568,7 @@ case "$part" in
   next)
     # What the next session with a GPU runs first (the twentieth session's plan), in one call of about six
     # minutes: ahead without n = 22, then stragglers, then start, each to its own file; a part is not begun
-    # once NEXT_BUDGET seconds (420) have gone.
+    # once NEXT_BUDGET seconds (420) have gone. `scripts/gpu-turns-summary.sh OUT/ahead.txt` sums up ahead.
     export CAP22=${CAP22:-0}
     for p in ahead stragglers start; do
       if [ "$SECONDS" -gt "${NEXT_BUDGET:-420}" ]; then
