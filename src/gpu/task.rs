@@ -611,13 +611,18 @@ mod tests {
         let table = table_of(&start, 9).unwrap();
         let high = free_columns(start.masks, 9).count_ones();
         let rows = start.frame.end - start.row;
-        // One entry a row from the start's on, the last one the end's mark, nothing else.
+        // One entry a row from the start's on, the last one the end's mark, and the bottom queen; nothing else.
         assert_eq!(table[(high - rows) as usize], END);
         assert_eq!(table.iter().filter(|&&w| w == END).count(), 1);
         for m in high - rows + 1..=high {
             assert_eq!(table[m as usize] & END, 0);
         }
-        assert!(table[high as usize + 1..].iter().all(|&w| w == 0));
+        assert!(table[high as usize + 1..BOTTOM].iter().all(|&w| w == 0));
+        let bottom = start.frame.shape.as_ref().map(|s| s.bottom);
+        assert_eq!(
+            (Some(table[BOTTOM]), table[BOTTOM].count_ones()),
+            (bottom, 1)
+        );
         // The start's own row is there, for the first squares of a task cut no row below it.
         let (fc, masks) = (free_columns(start.masks, 9), start.masks);
         let task = Task::new(fc, masks.ld as u32, masks.rd as u32, 0, high - rows);
