@@ -554,6 +554,7 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
             // 16, results/gpu.md), 27% of the nodes are dead ends caught so, for 13.6 more SASS instructions a
             // turn (546 for sixteen turns, 534 with NQ_TURN_PTX), half of them integer logic: two of the right
             // shifts are taken on the multiply pipe (nq_shr_k), which has room.
+            u32 unseen = nq_lop3<0x10u>(fc, ld << 1, nq_shr_k<2u>(rd_pre));
 #ifdef NQ_AHEAD_BOTTOM
             // NQ_AHEAD_BOTTOM: `ahead` without the bottom queen's diagonals too, the most of that row's frame
             // (results/gpu.md, the twentieth session): the row after the child's lies m - 1 rows above the
@@ -563,14 +564,9 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
             // a shift each; a bottom queen in column 0 loses its diagonal to the right, which only keeps some
             // dead ends. Three instructions more a turn, all integer logic.
             const u32 m = __popc(fc);
-            const u32 ahead =
-                nq_lop3<0xf8u>(nq_lop3<0x10u>(nq_lop3<0x10u>(fc, ld << 1, nq_shr_k<2u>(rd_pre)), bottom_right << m,
-                                              bottom_left >> m),
-                               m - end_plus_two, NQ_AHEAD_FAR);
-#else
-            const u32 ahead = nq_lop3<0xf8u>(nq_lop3<0x10u>(fc, ld << 1, nq_shr_k<2u>(rd_pre)),
-                                             (u32)__popc(fc) - end_plus_two, NQ_AHEAD_FAR);
+            unseen = nq_lop3<0x10u>(unseen, bottom_right << m, bottom_left >> m);
 #endif
+            const u32 ahead = nq_lop3<0xf8u>(unseen, (u32)__popc(fc) - end_plus_two, NQ_AHEAD_FAR);
             const u32 high = nq_shr(0x3fffffffu, nq_shift_to_top(ahead));
             const u32 keep = nq_lop3<0xfeu>(high, ahead << 2, ahead * 0xfffffffcu);
             const u32 all = nq_lop3<0x10u>(fc, ld, rd);
