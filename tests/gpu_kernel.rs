@@ -11,6 +11,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
+#[path = "gpu/units.rs"]
+mod units;
+use units::{cut, deep_start, plan_starts};
+
 /// The kernel's variants (its `NQ_*` switches): the default (the stack in two pairs of words a level, eight
 /// turns between tests for a task's end, two sentinels of four squares: the program's choice for boards 25 to
 /// 28 wide), the program's choice for boards to 24 wide (one sentinel of eight squares), four, two and one
@@ -218,38 +222,6 @@ fn run_counting_turns(
     (slots, turns)
 }
 
-/// The starts cut into tasks at `depth` for the kernel: the tasks, each start's table, and what the host
-/// counted itself (all of a start the kernel does not take).
-fn cut(width: u32, starts: &[Start], depth: u32) -> (Vec<Task>, Vec<Table>, Vec<Tally>) {
-    let mut tasks = Vec::new();
-    let mut tables = Vec::new();
-    let mut host = Vec::new();
-    for (slot, start) in starts.iter().enumerate() {
-        match task::table_of(start, width) {
-            Some(table) => {
-                host.push(task::split(
-                    start,
-                    &table,
-                    width,
-                    depth,
-                    slot as u32,
-                    &mut |t, _| tasks.push(t),
-                ));
-                tables.push(table);
-            }
-            None => {
-                host.push(kernel::count_start_with(
-                    Kernel::Scalar,
-                    width,
-                    start.clone(),
-                ));
-                tables.push([0; 32]);
-            }
-        }
-    }
-    (tasks, tables, host)
-}
-
 /// Cuts every start of `starts` into tasks at `depth`, runs them through the kernel's source, and checks each
 /// start's tally against the CPU kernel's; returns each start's tally from the default variant.
 fn check(width: u32, starts: &[Start], depth: u32, what: &str) -> Vec<Tally> {
@@ -293,10 +265,6 @@ fn check(width: u32, starts: &[Start], depth: u32, what: &str) -> Vec<Tally> {
         }
     }
     tallies
-}
-
-fn plan_starts(plan: &Plan) -> Vec<Start> {
-    plan.units().iter().filter_map(|u| plan.start(u)).collect()
 }
 
 #[test]
@@ -482,22 +450,6 @@ fn the_look_ahead_counts_the_dead_ends_without_a_turn_of_their_own() {
             "n = {n}: {fewer} of the look-ahead's turns saved by the bottom queen"
         );
     }
-}
-
-/// A random start of `plan` taken down to `left` rows from its end by random queens: a unit of a deep split.
-fn deep_start(plan: &Plan, rng: &mut fastrand::Rng, left: u32) -> Option<Start> {
-    let units = plan.units();
-    let mut start = plan.start(&units[rng.usize(..units.len())])?;
-    while start.row + left < start.frame.end {
-        let free = start.frame.free(start.row, start.masks);
-        if free == 0 {
-            return None;
-        }
-        let squares: Vec<u32> = (0..64).filter(|c| free >> c & 1 == 1).collect();
-        start.masks = start.masks.place(1 << squares[rng.usize(..squares.len())]);
-        start.row += 1;
-    }
-    Some(start)
 }
 
 #[test]

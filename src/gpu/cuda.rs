@@ -69,12 +69,22 @@ fn defines() -> Vec<String> {
 }
 
 /// NVRTC's options for compute capability `(major, minor)`, with the loop built as `turns` says.
-fn options((major, minor): (i32, i32), turns: Turns) -> Vec<String> {
+fn options(capability: (i32, i32), turns: Turns) -> Vec<String> {
+    options_with(capability, turns, threads_per_block(), defines())
+}
+
+/// NVRTC's options for compute capability `(major, minor)`, with the loop built as `turns` says, for blocks of
+/// `threads` threads (which the kernel takes as a constant), with the switches `defines` (`-DNQ_...`).
+fn options_with(
+    (major, minor): (i32, i32),
+    turns: Turns,
+    threads: u32,
+    defines: Vec<String>,
+) -> Vec<String> {
     let mut options = vec![format!("--gpu-architecture=sm_{major}{minor}")];
     options.extend(turns.defines());
-    // The launch's block, which the kernel takes as a constant.
-    options.push(format!("-DNQ_THREADS={}u", threads_per_block()));
-    options.extend(defines());
+    options.push(format!("-DNQ_THREADS={threads}u"));
+    options.extend(defines);
     options
 }
 
@@ -107,16 +117,34 @@ fn nvrtc_version() -> Result<(i32, i32), Error> {
 
 /// The kernel compiled by NVRTC for compute capability `capability`, its loop built as `turns` says.
 pub fn compile(capability: (i32, i32), turns: Turns) -> Result<Ptx, Error> {
+    compile_with(options(capability, turns))
+}
+
+/// The kernel compiled by NVRTC with the options `options`.
+fn compile_with(options: Vec<String>) -> Result<Ptx, Error> {
     nvrtc_present()?;
     compile_ptx_with_opts(
         SOURCE,
         CompileOptions {
-            options: options(capability, turns),
+            options,
             name: Some("count.cu".into()),
             ..Default::default()
         },
     )
     .map_err(|e| Error::Gpu(format!("NVRTC could not compile the kernel: {e}")))
+}
+
+/// The kernel's PTX for compute capability `capability`, its loop built as `turns` says, for blocks of
+/// `threads` threads, with the switches `switches` (`NQ_*`, as `NQUEENS_GPU_DEFINES` names them) rather than
+/// the environment's: for checking variants on a machine without a GPU (`tests/gpu_ptx.rs`).
+pub fn compile_as(
+    capability: (i32, i32),
+    turns: Turns,
+    threads: u32,
+    switches: &[&str],
+) -> Result<Ptx, Error> {
+    let defines = switches.iter().map(|s| format!("-D{s}")).collect();
+    compile_with(options_with(capability, turns, threads, defines))
 }
 
 /// The kernel for compute capability `capability` with its loop built as `turns` says: compiled once a

@@ -393,6 +393,19 @@ pub fn kernel_ptx(capability: (i32, i32), width: u32) -> Result<String, Error> {
     cuda::compile(capability, turns(width)?).map(|ptx| ptx.to_src())
 }
 
+/// The kernel's PTX for compute capability `(major, minor)`, its loop built as `turns` says, for blocks of
+/// `threads` threads, with the switches `switches` (`NQ_*` names, as `NQUEENS_GPU_DEFINES` takes them) and no
+/// others: what `tests/gpu_ptx.rs` runs through its interpreter of PTX. Needs NVRTC but no GPU; not cached.
+#[cfg(feature = "cuda")]
+pub fn kernel_ptx_as(
+    capability: (i32, i32),
+    turns: Turns,
+    threads: u32,
+    switches: &[&str],
+) -> Result<String, Error> {
+    cuda::compile_as(capability, turns, threads, switches).map(|ptx| ptx.to_src())
+}
+
 /// Counts the units of `plan` numbered in `units` (all of them for `None`) on the GPUs in use ([`use_gpus`]),
 /// until they are done or `stop` is set, reporting each finished unit to `progress`. The count covers exactly
 /// the units reported.
