@@ -9,10 +9,10 @@
 //! `LD_LIBRARY_PATH=<CUDA's lib folder> cargo test --release --features cuda --test gpu_ptx`.
 #![cfg(feature = "cuda")]
 
-#[path = "gpu/units.rs"]
-mod units;
 #[path = "ptx/mod.rs"]
 mod ptx;
+#[path = "gpu/units.rs"]
+mod units;
 
 use nqueens::engine::kernel::{self, Kernel, Start, Tally};
 use nqueens::gpu::{self, task, task::Turns};
@@ -80,13 +80,15 @@ fn kernels() -> Option<&'static [(String, Turns, ptx::Kernel)]> {
 }
 
 /// Runs `kernel` (built as `turns` says) on `tasks` with the slots' `tables`, as `src/gpu/cuda.rs` launches
-/// it: each slot's tally and its tasks that reported trouble, and the instructions run.
+/// it, the clock moving on by `clock_step` at each reading: each slot's tally and its tasks that reported
+/// trouble.
 fn launch(
     kernel: &ptx::Kernel,
     turns: Turns,
     tasks: &[task::Task],
     tables: &[task::Table],
-) -> (Vec<(Tally, u32)>, u64) {
+    clock_step: u64,
+) -> Vec<(Tally, u32)> {
     let levels = tasks.iter().map(task::Task::levels).max().unwrap_or(1);
     let slots = tables.len();
     let bytes32 = |words: &mut dyn Iterator<Item = u32>| -> Vec<u8> {
@@ -104,9 +106,15 @@ fn launch(
         ptx::Arg::Buffer(vec![0; 4 * slots]),
         ptx::Arg::U32(levels),
     ];
-    let shared = (THREADS * turns.shared_per_thread(levels)) as usize;
+    let launch = ptx::Launch {
+        blocks: BLOCKS,
+        threads: THREADS,
+        shared: (THREADS * turns.shared_per_thread(levels)) as usize,
+        slice: 7,
+        clock_step,
+    };
     let ran = kernel
-        .run(BLOCKS, THREADS, shared, args, 7)
+        .run(&launch, args)
         .unwrap_or_else(|e| panic!("the kernel's PTX went wrong: {e}"));
     let word = |b: &[u8], i: usize, size: usize| -> u64 {
         let mut w = [0u8; 8];
@@ -124,7 +132,7 @@ fn launch(
         (tasks.len() + (BLOCKS * THREADS) as usize) as u64,
         "every task taken once, and every thread's last try past the end"
     );
-    let tallies = (0..slots)
+    (0..slots)
         .map(|s| {
             (
                 Tally {
@@ -134,8 +142,7 @@ fn launch(
                 word(trouble, s, 4) as u32,
             )
         })
-        .collect();
-    (tallies, ran.instructions)
+        .collect()
 }
 
 /// Cuts `starts` (of a board `width` wide) into tasks at `depth` and checks every variant that takes the
@@ -158,14 +165,17 @@ fn check(width: u32, starts: &[Start], depth: u32, what: &str) {
         if !fits {
             continue;
         }
-        let (device, _) = launch(kernel, *turns, &tasks, &tables);
+        let device = launch(kernel, *turns, &tasks, &tables, 0);
         for (slot, start) in starts.iter().enumerate() {
             assert_eq!(device[slot].1, 0, "{name} {what}: trouble at start {slot}");
             let got = Tally {
                 solutions: host[slot].solutions + device[slot].0.solutions,
                 nodes: host[slot].nodes + device[slot].0.nodes,
             };
-            assert_eq!(got, expected[slot], "{name} {what}, start {slot}: {start:?}");
+            assert_eq!(
+                got, expected[slot],
+                "{name} {what}, start {slot}: {start:?}"
+            );
         }
     }
 }
@@ -174,11 +184,7 @@ fn check(width: u32, starts: &[Start], depth: u32, what: &str) {
 fn the_compiled_kernel_counts_every_unit_as_the_cpu_does() {
     for n in 4..=10 {
         for symmetry in [Symmetry::Full, Symmetry::Mirror, Symmetry::None] {
-            let plan = Plan::new(
-                Board::new(n).unwrap(),
-                symmetry,
-                Split::Auto { threads: 1 },
-            );
+            let plan = Plan::new(Board::new(n).unwrap(), symmetry, Split::Auto { threads: 1 });
             for depth in [0, 2] {
                 check(
                     n,
@@ -212,4 +218,114 @@ fn the_compiled_kernel_counts_random_units_of_boards_to_the_widest() {
         assert!(starts.len() >= 6, "n = {n}: too few random starts");
         check(n, &starts, 2, &format!("n = {n}"));
     }
+}
+
+#[test]
+fn the_compiled_kernel_marks_the_units_whose_counters_it_cannot_vouch_for() {
+    let Some(kernels) = kernels() else {
+        return;
+    };
+    // The program's build for boards 19 to 24 wide: sixteen turns a pass, so a task is trusted below 2^40
+    // cycles of the multiprocessor's clock (2^36 passes of at least 16 cycles a turn).
+    let (name, turns, kernel) = &kernels[3];
+    assert_eq!(turns.between_tests, 16, "{name}");
+    let plan = Plan::new(
+        Board::new(9).unwrap(),
+        Symmetry::Full,
+        Split::Auto { threads: 1 },
+    );
+    let (tasks, tables, _) = cut(9, &plan_starts(&plan), 1);
+    let quick = launch(kernel, *turns, &tasks, &tables, 0);
+    // With the clock moving on by 2^40 cycles at each reading, every task seems to run too long: each unit is
+    // marked once for each of its tasks, and its counts are still given.
+    let slow = launch(kernel, *turns, &tasks, &tables, 1 << 40);
+    for (slot, (tally, trouble)) in slow.iter().enumerate() {
+        let mine = tasks.iter().filter(|t| t.slot() as usize == slot).count() as u32;
+        assert_eq!(*trouble, mine, "slot {slot}");
+        assert_eq!(*tally, quick[slot].0);
+    }
+    assert!(slow.iter().any(|&(_, t)| t > 0));
+    // Half as far, none.
+    let trusted = launch(kernel, *turns, &tasks, &tables, 1 << 39);
+    assert!(trusted.iter().all(|&(_, t)| t == 0));
+
+    // Built to trust its counters below 2^7 turns (16 passes of eight), it marks each unit with a task of
+    // more, and only those.
+    let eight = Turns::for_width(12);
+    let text = gpu::kernel_ptx_as((9, 0), eight, THREADS, &["NQ_TRUSTED_TURNS_LOG=7u"]).unwrap();
+    let short = ptx::Kernel::parse(&text, "count_tasks").unwrap();
+    let plan = Plan::new(Board::new(10).unwrap(), Symmetry::Full, Split::Depth(1));
+    let (tasks, tables, _) = cut(10, &plan_starts(&plan), 0);
+    let quick = launch(kernel, *turns, &tasks, &tables, 0);
+    let marked = launch(&short, eight, &tasks, &tables, 0);
+    let mut long = vec![0u32; tables.len()];
+    for t in &tasks {
+        let tally = task::count_task(t, &tables[t.slot() as usize]);
+        // The turns of its passes: its nodes, and the turns after its end that a last pass took.
+        if tally.nodes.div_ceil(u64::from(eight.between_tests)) >= 16 {
+            long[t.slot() as usize] += 1;
+        }
+    }
+    assert!(long.iter().any(|&l| l > 0) && long.contains(&0));
+    for (slot, (tally, trouble)) in marked.iter().enumerate() {
+        assert_eq!(*trouble, long[slot], "slot {slot}");
+        assert_eq!(*tally, quick[slot].0);
+    }
+}
+
+#[test]
+fn the_interpreter_refuses_what_the_gpu_would_not_do() {
+    let Some(kernels) = kernels() else {
+        return;
+    };
+    // A block given one thread's shared memory too few: the last thread's stack runs past the block's bytes,
+    // which the GPU would let it do (into the next block's, or a fault) and the interpreter does not.
+    let (_, turns, kernel) = &kernels[0];
+    let plan = Plan::new(
+        Board::new(8).unwrap(),
+        Symmetry::None,
+        Split::Auto { threads: 1 },
+    );
+    let (tasks, tables, _) = cut(8, &plan_starts(&plan), 2);
+    let levels = tasks.iter().map(task::Task::levels).max().unwrap();
+    let args = || {
+        let mut words = tasks.iter().flat_map(|t| [t.fc, t.ld, t.rd, t.unit]);
+        vec![
+            ptx::Arg::Buffer(words.by_ref().flat_map(u32::to_le_bytes).collect()),
+            ptx::Arg::U32(tasks.len() as u32),
+            ptx::Arg::Buffer(vec![0; 4]),
+            ptx::Arg::Buffer(
+                tables
+                    .iter()
+                    .flatten()
+                    .flat_map(|w| w.to_le_bytes())
+                    .collect(),
+            ),
+            ptx::Arg::Buffer(vec![0; 8 * tables.len()]),
+            ptx::Arg::Buffer(vec![0; 8 * tables.len()]),
+            ptx::Arg::Buffer(vec![0; 4 * tables.len()]),
+            ptx::Arg::U32(levels),
+        ]
+    };
+    let launch = |threads: u32, shared_threads: u32| ptx::Launch {
+        blocks: 1,
+        threads,
+        shared: (shared_threads * turns.shared_per_thread(levels)) as usize,
+        slice: 7,
+        clock_step: 0,
+    };
+    assert!(kernel.run(&launch(THREADS, THREADS), args()).is_ok());
+    let short = kernel.run(&launch(THREADS, THREADS - 1), args());
+    assert!(
+        short.as_ref().is_err_and(|e| e.contains("out of bounds")),
+        "{:?}",
+        short.err()
+    );
+    // Launched with other blocks than it was compiled for, the kernel traps rather than overlap its threads.
+    let other = kernel.run(&launch(THREADS / 2, THREADS), args());
+    assert!(
+        other.as_ref().is_err_and(|e| e.contains("trapped")),
+        "{:?}",
+        other.err()
+    );
 }

@@ -205,12 +205,21 @@ pub enum Arg {
     U32(u32),
 }
 
+/// How a kernel is launched: its blocks and their threads, each block's bytes of shared memory, the
+/// instructions a thread runs before the next takes its turn, and how far the clock (`%clock64`) moves on at
+/// each reading besides one cycle an instruction.
+pub struct Launch {
+    pub blocks: u32,
+    pub threads: u32,
+    pub shared: usize,
+    pub slice: u32,
+    pub clock_step: u64,
+}
+
 /// How a run ended.
 pub struct Ran {
     /// The buffers, in the order of the launch's arguments (`None` for scalars).
     pub buffers: Vec<Option<Vec<u8>>>,
-    /// Instructions run, all threads together.
-    pub instructions: u64,
 }
 
 struct Parser {
@@ -259,7 +268,9 @@ impl Parser {
             "%nctaid.x" => Operand::Nctaid,
             "%clock64" | "%clock" => Operand::Clock,
             "shared" => Operand::Shared,
-            _ if s.starts_with('-') || s.as_bytes()[0].is_ascii_digit() => Operand::Imm(immediate(s)?),
+            _ if s.starts_with('-') || s.as_bytes()[0].is_ascii_digit() => {
+                Operand::Imm(immediate(s)?)
+            }
             _ if s.starts_with('%') || s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') => {
                 Operand::Reg(self.reg(s))
             }
@@ -469,7 +480,11 @@ impl Parser {
                     Some("shared") => Space::Shared,
                     Some("global") => Space::Global,
                     Some("param") => Space::Param,
-                    _ => return Err(format!("'{opcode}': only shared, global and parameter space")),
+                    _ => {
+                        return Err(format!(
+                            "'{opcode}': only shared, global and parameter space"
+                        ))
+                    }
                 };
                 let lanes = if parts.contains(&"v4") {
                     4
@@ -503,19 +518,25 @@ impl Parser {
                     }
                 }
             }
-            "atom" if parts.get(1) == Some(&"global") && parts.get(2) == Some(&"add") => Op::AtomAdd {
-                bytes: bits? / 8,
-                d: self.dest(arg(0)?)?,
-                at: self.address(arg(1)?)?,
-                b: self.operand(arg(2)?)?,
-            },
+            "atom" if parts.get(1) == Some(&"global") && parts.get(2) == Some(&"add") => {
+                Op::AtomAdd {
+                    bytes: bits? / 8,
+                    d: self.dest(arg(0)?)?,
+                    at: self.address(arg(1)?)?,
+                    b: self.operand(arg(2)?)?,
+                }
+            }
             "bra" => {
                 self.fixups.push((self.code.len(), arg(0)?.to_string()));
                 Op::Bra(usize::MAX)
             }
             "ret" | "exit" => Op::Ret,
             "trap" => Op::Trap,
-            _ => return Err(format!("'{opcode}' is not an instruction this interpreter takes")),
+            _ => {
+                return Err(format!(
+                    "'{opcode}' is not an instruction this interpreter takes"
+                ))
+            }
         };
         self.code.push(Inst {
             guard,
@@ -652,17 +673,16 @@ impl Kernel {
         })
     }
 
-    /// Runs the kernel on `blocks` blocks of `threads` threads with `shared` bytes of shared memory a block
-    /// and the arguments `args` (one for each parameter, in order), threads taking turns every `slice`
-    /// instructions; an error names the instruction and the thread where it went wrong.
-    pub fn run(
-        &self,
-        blocks: u32,
-        threads: u32,
-        shared: usize,
-        args: Vec<Arg>,
-        slice: u32,
-    ) -> Result<Ran, String> {
+    /// Runs the kernel as `launch` says with the arguments `args` (one for each parameter, in order); an error
+    /// names the instruction and the thread where it went wrong.
+    pub fn run(&self, launch: &Launch, args: Vec<Arg>) -> Result<Ran, String> {
+        let Launch {
+            blocks,
+            threads,
+            shared,
+            slice,
+            clock_step,
+        } = *launch;
         if args.len() != self.params.len() {
             return Err(format!(
                 "{} arguments for {} parameters",
@@ -693,7 +713,7 @@ impl Kernel {
             shared: vec![vec![0u8; shared]; blocks as usize],
             threads,
             blocks,
-            instructions: 0,
+            clock_step,
         };
         let mut states: Vec<Thread> = (0..blocks)
             .flat_map(|b| {
@@ -719,19 +739,12 @@ impl Kernel {
                 }
             }
         }
-        let Machine {
-            mut global,
-            instructions,
-            ..
-        } = machine;
+        let Machine { mut global, .. } = machine;
         let buffers = which
             .into_iter()
             .map(|w| w.map(|i| std::mem::take(&mut global[i])))
             .collect();
-        Ok(Ran {
-            buffers,
-            instructions,
-        })
+        Ok(Ran { buffers })
     }
 }
 
@@ -751,7 +764,7 @@ struct Machine<'k> {
     shared: Vec<Vec<u8>>,
     threads: u32,
     blocks: u32,
-    instructions: u64,
+    clock_step: u64,
 }
 
 fn mask(bits: u32) -> u64 {
@@ -792,7 +805,7 @@ impl<'k> Machine<'k> {
         at: u64,
         bytes: u32,
     ) -> Result<&'a mut [u8], String> {
-        if at % u64::from(bytes) != 0 {
+        if !at.is_multiple_of(u64::from(bytes)) {
             return Err(format!("{bytes} bytes at {at:#x}: not aligned"));
         }
         let (memory, offset) = match space {
@@ -829,14 +842,14 @@ impl<'k> Machine<'k> {
             };
             t.pc += 1;
             t.clock += 1;
-            self.instructions += 1;
             if let Some((p, negated)) = inst.guard {
                 if (t.regs[p as usize] != 0) == negated {
                     continue;
                 }
             }
-            self.execute(t, inst)
-                .map_err(|e| format!("thread {} of block {}: {}: {e}", t.tid, t.block, inst.text))?;
+            self.execute(t, inst).map_err(|e| {
+                format!("thread {} of block {}: {}: {e}", t.tid, t.block, inst.text)
+            })?;
             if t.done {
                 return Ok(());
             }
@@ -889,7 +902,12 @@ impl<'k> Machine<'k> {
                 };
                 t.regs[d as usize] = r & mask(bits);
             }
-            Op::Mov { bits, d, a } => t.regs[d as usize] = v(self, t, a) & mask(bits),
+            Op::Mov { bits, d, a } => {
+                t.regs[d as usize] = v(self, t, a) & mask(bits);
+                if matches!(a, Operand::Clock) {
+                    t.clock = t.clock.wrapping_add(self.clock_step);
+                }
+            }
             Op::Not { bits, d, a } => {
                 t.regs[d as usize] = if bits == 1 {
                     u64::from(v(self, t, a) == 0)
@@ -897,7 +915,9 @@ impl<'k> Machine<'k> {
                     !v(self, t, a) & mask(bits)
                 }
             }
-            Op::Neg { bits, d, a } => t.regs[d as usize] = v(self, t, a).wrapping_neg() & mask(bits),
+            Op::Neg { bits, d, a } => {
+                t.regs[d as usize] = v(self, t, a).wrapping_neg() & mask(bits)
+            }
             Op::MulWide { signed, d, a, b } => {
                 let (x, y) = (v(self, t, a), v(self, t, b));
                 t.regs[d as usize] = if signed {
