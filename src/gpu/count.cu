@@ -1,7 +1,9 @@
 // The GPU kernel: counts the completions of tasks (src/gpu/task.rs), one task per thread at a time.
 //
 // Compiled at run time by NVRTC; the host compiles the same source as C++ in the tests (tests/gpu_kernel.rs),
-// with a header that stands in for CUDA's built-ins, and checks it against the CPU kernel unit by unit.
+// with a header that stands in for CUDA's built-ins, and checks it against the CPU kernel unit by unit; and
+// tests/gpu_ptx.rs runs the PTX that NVRTC makes of it (the `__CUDA_ARCH__` paths and the inline PTX too)
+// through an interpreter, against the CPU kernel as well.
 // `scripts/gpu-sass-count.sh` counts the SASS instructions of its search loop; results/gpu.md records them.
 //
 // The search loop takes one queen a turn, branch-free, and tests for the task's end every NQ_UNROLL turns
