@@ -15,10 +15,13 @@ mod ptx;
 #[path = "gpu/units.rs"]
 mod units;
 
+use nqueens::engine::exec::Progress;
 use nqueens::engine::kernel::{self, Kernel, Start, Tally};
-use nqueens::gpu::{self, task, task::Turns};
-use nqueens::{Board, Plan, Split, Symmetry};
-use std::sync::OnceLock;
+use nqueens::gpu::{self, task, task::Turns, Batch, Device};
+use nqueens::{Board, Count, Error, Plan, Split, Symmetry, WorkUnit};
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Mutex, OnceLock};
 use units::{cut, deep_start, plan_starts};
 
 /// The program's threads a block (`src/gpu/cuda.rs`), which the kernel takes as a constant.
@@ -332,4 +335,146 @@ fn the_interpreter_refuses_what_the_gpu_would_not_do() {
         "{:?}",
         other.err()
     );
+}
+
+/// A GPU that runs the compiled kernel through the interpreter, batch by batch as `src/gpu/cuda.rs` hands them
+/// to a real one: so the host's whole part of a GPU run (the cut, the batches, the Burnside units' parts, the
+/// units whose counters the kernel cannot vouch for counted again on the CPU) runs with the kernel it feeds.
+struct InterpretedGpu<'a> {
+    kernel: &'static ptx::Kernel,
+    turns: Turns,
+    clock_step: u64,
+    done: VecDeque<(Batch, Vec<Option<Tally>>)>,
+    /// Slots whose tally the kernel did not vouch for, all GPUs together.
+    doubtful: &'a AtomicUsize,
+}
+
+impl Device for InterpretedGpu<'_> {
+    fn name(&self) -> String {
+        "the PTX interpreter".into()
+    }
+
+    fn depth(&self) -> usize {
+        2
+    }
+
+    fn submit(&mut self, batch: Batch) -> Result<(), Error> {
+        let tallies = launch(
+            self.kernel,
+            self.turns,
+            &batch.tasks,
+            &batch.tables,
+            self.clock_step,
+        )
+        .into_iter()
+        .map(|(tally, trouble)| (trouble == 0).then_some(tally))
+        .collect::<Vec<_>>();
+        self.doubtful.fetch_add(
+            tallies.iter().filter(|t| t.is_none()).count(),
+            Ordering::Relaxed,
+        );
+        self.done.push_back((batch, tallies));
+        Ok(())
+    }
+
+    fn collect(&mut self) -> Result<(Batch, Vec<Option<Tally>>), Error> {
+        self.done
+            .pop_front()
+            .ok_or_else(|| Error::Gpu("no batch under way".into()))
+    }
+}
+
+/// The units reported, with their counts.
+#[derive(Default)]
+struct Units(Mutex<Vec<(usize, Count)>>);
+
+impl Progress for Units {
+    fn unit_done(&self, unit: &WorkUnit, count: &Count) {
+        self.0.lock().unwrap().push((unit.index, *count));
+    }
+}
+
+/// Counts all of `plan` with `gpus` interpreted GPUs running variant `kernel` (built as `turns` says), the
+/// clock moving on by `clock_step` at each reading, and checks every unit against the CPU's count: the sum, and
+/// the slots whose tally the kernel did not vouch for.
+fn dispatch_checked(
+    plan: &Plan,
+    kernel: &'static ptx::Kernel,
+    turns: Turns,
+    gpus: usize,
+    clock_step: u64,
+) -> (Count, usize) {
+    let all: Vec<usize> = (0..plan.units().len()).collect();
+    let seen = Units::default();
+    let doubtful = AtomicUsize::new(0);
+    let open = |_| {
+        Ok(InterpretedGpu {
+            kernel,
+            turns,
+            clock_step,
+            done: VecDeque::new(),
+            doubtful: &doubtful,
+        })
+    };
+    let (sum, run) = gpu::dispatch(
+        plan,
+        &all,
+        &|| Ok(vec![0; gpus]),
+        &open,
+        &AtomicBool::new(false),
+        &seen,
+    )
+    .expect("the interpreted GPUs count");
+    assert_eq!(run.device.split(", ").count(), gpus);
+    let mut seen = seen.0.into_inner().unwrap();
+    seen.sort_by_key(|&(i, _)| i);
+    assert_eq!(seen.iter().map(|&(i, _)| i).collect::<Vec<_>>(), all);
+    for &(i, count) in &seen {
+        assert_eq!(
+            count,
+            plan.count_unit(&plan.units()[i]),
+            "{} unit {i}",
+            plan.board()
+        );
+    }
+    assert_eq!(sum, seen.iter().map(|&(_, c)| c).sum());
+    (sum, doubtful.into_inner())
+}
+
+#[test]
+fn a_gpu_run_with_the_compiled_kernel_gives_every_unit_the_cpus_count() {
+    let Some(kernels) = kernels() else {
+        return;
+    };
+    // The program's build for boards to 18 wide, and the look-ahead's with sixteen turns.
+    let (name, turns, kernel) = &kernels[0];
+    assert_eq!(*turns, Turns::for_width(12), "{name}");
+    let ahead = kernels
+        .iter()
+        .find(|(name, turns, _)| name.contains("NQ_AHEAD_BOTTOM") && turns.between_tests == 16)
+        .unwrap();
+    for n in [8, 11] {
+        for symmetry in [Symmetry::Full, Symmetry::Mirror] {
+            let plan = Plan::new(
+                Board::new(n).unwrap(),
+                symmetry,
+                Split::Auto { threads: 16 },
+            );
+            let (sum, doubtful) = dispatch_checked(&plan, kernel, *turns, 1, 0);
+            let expected = nqueens::report::known::lookup(n).unwrap().total;
+            assert_eq!((sum.total, doubtful), (expected, 0), "n = {n} {symmetry:?}");
+            // Two GPUs (one named twice) share the batches; the look-ahead's kernel counts the same.
+            assert_eq!(dispatch_checked(&plan, kernel, *turns, 2, 0), (sum, 0));
+            assert_eq!(dispatch_checked(&plan, &ahead.2, ahead.1, 1, 0), (sum, 0));
+        }
+    }
+    // A kernel whose every task seems to run too long: every unit it took is counted again on the CPU.
+    let plan = Plan::new(
+        Board::new(10).unwrap(),
+        Symmetry::Full,
+        Split::Auto { threads: 16 },
+    );
+    let (sum, doubtful) = dispatch_checked(&plan, kernel, *turns, 1, 1 << 40);
+    assert_eq!(sum.total, 724);
+    assert!(doubtful > 0);
 }
