@@ -65,7 +65,17 @@ fn kernels() -> Option<&'static [(String, Turns, ptx::Kernel)]> {
         .get_or_init(|| {
             let mut built = Vec::new();
             for (switches, turns) in variants() {
-                let name = format!("{} {turns:?}", switches.join(" "));
+                let name = format!(
+                    "{} ({} turns, sentinels of {} squares{})",
+                    if switches.is_empty() {
+                        "default".to_string()
+                    } else {
+                        switches.join(" ")
+                    },
+                    turns.between_tests,
+                    turns.sentinel_squares,
+                    if turns.packed { ", packed" } else { "" }
+                );
                 let text = match gpu::kernel_ptx_as((9, 0), turns, THREADS, switches) {
                     Ok(text) => text,
                     Err(e)
@@ -96,6 +106,17 @@ fn launch(
     tables: &[task::Table],
     clock_step: u64,
 ) -> Vec<(Tally, u32)> {
+    launch_counting(kernel, turns, tasks, tables, clock_step).0
+}
+
+/// [`launch`], and how often each of the kernel's instructions was issued.
+fn launch_counting(
+    kernel: &ptx::Kernel,
+    turns: Turns,
+    tasks: &[task::Task],
+    tables: &[task::Table],
+    clock_step: u64,
+) -> (Vec<(Tally, u32)>, Vec<u64>) {
     let levels = tasks.iter().map(task::Task::levels).max().unwrap_or(1);
     let slots = tables.len();
     let bytes32 = |words: &mut dyn Iterator<Item = u32>| -> Vec<u8> {
@@ -128,7 +149,7 @@ fn launch(
         w[..size].copy_from_slice(&b[i * size..(i + 1) * size]);
         u64::from_le_bytes(w)
     };
-    let buffers = ran.buffers;
+    let buffers = &ran.buffers;
     let (solutions, nodes, trouble) = (
         buffers[4].as_ref().unwrap(),
         buffers[5].as_ref().unwrap(),
@@ -139,7 +160,7 @@ fn launch(
         (tasks.len() + (BLOCKS * THREADS) as usize) as u64,
         "every task taken once, and every thread's last try past the end"
     );
-    (0..slots)
+    let tallies = (0..slots)
         .map(|s| {
             (
                 Tally {
@@ -149,7 +170,8 @@ fn launch(
                 word(trouble, s, 4) as u32,
             )
         })
-        .collect()
+        .collect();
+    (tallies, ran.issued)
 }
 
 /// Cuts `starts` (of a board `width` wide) into tasks at `depth` and checks every variant that takes the
@@ -477,4 +499,78 @@ fn a_gpu_run_with_the_compiled_kernel_gives_every_unit_the_cpus_count() {
     let (sum, doubtful) = dispatch_checked(&plan, kernel, *turns, 1, 1 << 40);
     assert_eq!(sum.total, 724);
     assert!(doubtful > 0);
+}
+
+/// PTX instructions a node on a sample of the tasks of n = `NQUEENS_PTX_BOARD` (19 if not given) as the program
+/// cuts them, for the program's build and the look-ahead's: all of them, and those of taking a task (its
+/// start, its table's copy, its counts' adds), which the search loop's count leaves out. A measuring aid
+/// (results/gpu.md), not a check: `cargo test --release --features cuda --test gpu_ptx instructions_a_node --
+/// --ignored --nocapture`.
+#[test]
+#[ignore]
+fn instructions_a_node() {
+    let Some(kernels) = kernels() else {
+        return;
+    };
+    let n: u32 = std::env::var("NQUEENS_PTX_BOARD")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(19);
+    let plan = Plan::new(Board::new(n).unwrap(), Symmetry::Full, gpu::split_for(16));
+    let all: Vec<usize> = (0..plan.units().len()).collect();
+    let cut = gpu::cut(&plan, &all);
+    // About 500 tasks: every unit's tasks, at the run's cut, of 64 units spread over the plan, every k-th.
+    let mut tasks = Vec::new();
+    let mut tables = Vec::new();
+    let mut every = Vec::new();
+    for &u in all.iter().step_by((all.len() / 64).max(1)) {
+        let Some(start) = plan.start(&plan.units()[u]) else {
+            continue;
+        };
+        let Some(table) = task::table_of(&start, n) else {
+            continue;
+        };
+        let slot = tables.len() as u32;
+        let mut mine = Vec::new();
+        task::split(&start, &table, n, cut.extra_rows, slot, &mut |t, _| {
+            mine.push(t)
+        });
+        every.push(mine.len());
+        let k = (mine.len() / 8).max(1);
+        tasks.extend(mine.into_iter().step_by(k));
+        tables.push(table);
+    }
+    println!(
+        "n = {n}: {} units of {} sampled, {} rows below each ({:.0} tasks in the run), {} tasks run",
+        tables.len(),
+        all.len(),
+        cut.extra_rows,
+        cut.tasks,
+        tasks.len()
+    );
+    println!("| build | nodes a task | PTX instructions a node | of them taking a task |");
+    println!("|---|--:|--:|--:|");
+    for (name, turns, kernel) in kernels {
+        if turns.between_tests != task::turns_for(n) || name.contains("NQ_PAIRS_C") {
+            continue;
+        }
+        let (tallies, issued) = launch_counting(kernel, *turns, &tasks, &tables, 0);
+        let nodes: u64 = tallies.iter().map(|(t, _)| t.nodes).sum();
+        // Taking a task: what lies between the loop's test for a task's end and the search it branches to
+        // (the loop's top is where the code before it jumps; its first guarded branch goes to the search).
+        let branches = kernel.branches();
+        let top = branches.iter().find(|b| !b.2).map(|b| b.1).unwrap();
+        let (test, search, _) = *branches
+            .iter()
+            .find(|b| b.2 && b.0 >= top && b.1 > b.0)
+            .unwrap();
+        let total: u64 = issued.iter().sum();
+        let taking: u64 = issued[test + 1..search].iter().sum();
+        println!(
+            "| {name} | {:.0} | {:.2} | {:.2} |",
+            nodes as f64 / tasks.len() as f64,
+            total as f64 / nodes as f64,
+            taking as f64 / nodes as f64
+        );
+    }
 }

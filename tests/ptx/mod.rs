@@ -220,6 +220,9 @@ pub struct Launch {
 pub struct Ran {
     /// The buffers, in the order of the launch's arguments (`None` for scalars).
     pub buffers: Vec<Option<Vec<u8>>>,
+    /// How often each instruction was issued (a guarded one whether its guard held or not), all threads
+    /// together, in the kernel's order.
+    pub issued: Vec<u64>,
 }
 
 struct Parser {
@@ -673,6 +676,18 @@ impl Kernel {
         })
     }
 
+    /// The kernel's branches in its order: where each is, where it goes, and whether a predicate guards it.
+    pub fn branches(&self) -> Vec<(usize, usize, bool)> {
+        self.code
+            .iter()
+            .enumerate()
+            .filter_map(|(at, inst)| match inst.op {
+                Op::Bra(to) => Some((at, to, inst.guard.is_some())),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// Runs the kernel as `launch` says with the arguments `args` (one for each parameter, in order); an error
     /// names the instruction and the thread where it went wrong.
     pub fn run(&self, launch: &Launch, args: Vec<Arg>) -> Result<Ran, String> {
@@ -711,6 +726,7 @@ impl Kernel {
             params,
             global,
             shared: vec![vec![0u8; shared]; blocks as usize],
+            issued: vec![0; self.code.len()],
             threads,
             blocks,
             clock_step,
@@ -739,12 +755,14 @@ impl Kernel {
                 }
             }
         }
-        let Machine { mut global, .. } = machine;
+        let Machine {
+            mut global, issued, ..
+        } = machine;
         let buffers = which
             .into_iter()
             .map(|w| w.map(|i| std::mem::take(&mut global[i])))
             .collect();
-        Ok(Ran { buffers })
+        Ok(Ran { buffers, issued })
     }
 }
 
@@ -765,6 +783,7 @@ struct Machine<'k> {
     threads: u32,
     blocks: u32,
     clock_step: u64,
+    issued: Vec<u64>,
 }
 
 fn mask(bits: u32) -> u64 {
@@ -840,6 +859,7 @@ impl<'k> Machine<'k> {
             let Some(inst) = code.get(t.pc) else {
                 return Err("ran past the kernel's end".into());
             };
+            self.issued[t.pc] += 1;
             t.pc += 1;
             t.clock += 1;
             if let Some((p, negated)) = inst.guard {
@@ -933,13 +953,17 @@ impl<'k> Machine<'k> {
                     & mask(bits)
             }
             Op::Lop3 { d, a, b, c, lut } => {
+                // Bit i of the result is bit (a_i * 4 + b_i * 2 + c_i) of the table: the union of the table's
+                // minterms over the three words.
                 let (x, y, z) = (v(self, t, a), v(self, t, b), v(self, t, c));
                 let mut r = 0u64;
-                for i in 0..32 {
-                    let k = (((x >> i) & 1) << 2) | (((y >> i) & 1) << 1) | ((z >> i) & 1);
-                    r |= u64::from((lut >> k) & 1) << i;
+                for k in 0..8 {
+                    if (lut >> k) & 1 == 1 {
+                        let pick = |w: u64, bit: u32| if k & bit != 0 { w } else { !w };
+                        r |= pick(x, 4) & pick(y, 2) & pick(z, 1);
+                    }
                 }
-                t.regs[d as usize] = r;
+                t.regs[d as usize] = r & mask(32);
             }
             Op::Prmt { d, a, b, c } => {
                 let xy = (v(self, t, b) & mask(32)) << 32 | (v(self, t, a) & mask(32));
@@ -1030,11 +1054,12 @@ impl<'k> Machine<'k> {
                     return Ok(());
                 }
                 let address = self.value(t, at.base).wrapping_add(at.offset as u64);
-                let data = self.memory(t, space, address, bytes)?.to_vec();
+                let mut data = [0u8; 16];
+                data[..bytes as usize].copy_from_slice(self.memory(t, space, address, bytes)?);
+                let lane = lane as usize;
                 for (i, &r) in d.iter().enumerate() {
                     let mut w = [0u8; 8];
-                    w[..lane as usize]
-                        .copy_from_slice(&data[(i * lane as usize)..((i + 1) * lane as usize)]);
+                    w[..lane].copy_from_slice(&data[i * lane..(i + 1) * lane]);
                     t.regs[r as usize] = u64::from_le_bytes(w);
                 }
             }
@@ -1045,10 +1070,13 @@ impl<'k> Machine<'k> {
                 at,
             } => {
                 let lane = (bytes / a.len() as u32) as usize;
-                let values: Vec<u64> = a.iter().map(|&o| self.value(t, o)).collect();
+                let mut values = [0u64; 4];
+                for (v, &o) in values.iter_mut().zip(a) {
+                    *v = self.value(t, o);
+                }
                 let address = self.value(t, at.base).wrapping_add(at.offset as u64);
                 let memory = self.memory(t, space, address, bytes)?;
-                for (i, value) in values.into_iter().enumerate() {
+                for (i, value) in values.into_iter().take(a.len()).enumerate() {
                     memory[i * lane..(i + 1) * lane].copy_from_slice(&value.to_le_bytes()[..lane]);
                 }
             }
