@@ -1,5 +1,6 @@
-//! The GPU kernel as NVRTC compiles it for a Hopper GPU (`sm_90`), its PTX run by an interpreter on the host
-//! (`tests/ptx/`) against the CPU kernel unit by unit: solutions and nodes. `tests/gpu_kernel.rs` runs the
+//! The GPU kernel as NVRTC compiles it for a Hopper GPU (`sm_90`) and the other architectures the program may
+//! meet, its PTX run by an interpreter on the host (`tests/ptx/`) against the CPU kernel unit by unit: solutions
+//! and nodes. `tests/gpu_kernel.rs` runs the
 //! kernel's source compiled as C++, which leaves out what only the GPU compiles: the turn written in PTX
 //! (`NQ_TURN_PTX`), the look-ahead's products and `bfind`, every `__CUDA_ARCH__` branch, and the block's threads
 //! fixed as the program builds them. This runs those, in blocks of the program's 128 threads with the shared
@@ -29,32 +30,50 @@ const THREADS: u32 = 128;
 /// Blocks run: two, so that the shared memory of each is its own.
 const BLOCKS: u32 = 2;
 
-/// The variants run: the switches, as `NQUEENS_GPU_DEFINES` names them, with each of the loop's builds they are
-/// run with (turns between tests, squares of a sentinel, packed or not). The program's three builds for the
-/// default and for `NQ_TURN_PTX`; the look-ahead's variants with sixteen turns (the program's for boards 19 to
-/// 24 wide) and eight on the widest boards' sentinels; the layouts kept to measure against with eight.
-fn variants() -> Vec<(&'static [&'static str], Turns)> {
+/// The GPUs' architectures the program may compile for besides Hopper's (`sm_90`): Turing, Ampere (A100 and the
+/// others), Ada, Blackwell's data-centre and consumer GPUs (B200, RTX 5090). NVRTC writes their PTX in two
+/// dialects (sm_100 on: `.b32` types, `atom.relaxed.gpu`), and the program compiles for the GPU at hand.
+const OTHER_ARCHITECTURES: [(i32, i32); 6] = [(7, 5), (8, 0), (8, 6), (8, 9), (10, 0), (12, 0)];
+
+/// The variants run: the architecture, the switches (as `NQUEENS_GPU_DEFINES` names them), and the loop's build
+/// (turns between tests, squares of a sentinel, packed or not). On Hopper, the program's three builds for the
+/// default, `NQ_TURN_PTX` and `NQ_AHEAD_BOTTOM`; the look-ahead's other variants with sixteen turns (the
+/// program's for boards 19 to 24 wide) and one; the layouts kept to measure against with eight. On the other
+/// architectures, the program's builds of the default and of `NQ_AHEAD_BOTTOM` for boards to 18 and 19 to 24
+/// wide.
+fn variants() -> Vec<((i32, i32), &'static [&'static str], Turns)> {
+    let hopper = (9, 0);
     let program = [
         Turns::for_width(12),
         Turns::for_width(19),
         Turns::for_width(task::MAX_SIDE),
     ];
-    let mut v: Vec<(&'static [&'static str], Turns)> = Vec::new();
+    let mut v: Vec<((i32, i32), &'static [&'static str], Turns)> = Vec::new();
     for turns in program {
-        v.push((&[], turns));
-        v.push((&["NQ_TURN_PTX"], turns));
-        v.push((&["NQ_AHEAD", "NQ_AHEAD_BOTTOM"], turns));
+        v.push((hopper, &[], turns));
+        v.push((hopper, &["NQ_TURN_PTX"], turns));
+        v.push((hopper, &["NQ_AHEAD", "NQ_AHEAD_BOTTOM"], turns));
     }
     let sixteen = Turns::for_width(19);
-    v.push((&["NQ_AHEAD"], sixteen));
-    v.push((&["NQ_AHEAD", "NQ_AHEAD_SHF"], sixteen));
-    v.push((&["NQ_AHEAD", "NQ_TURN_PTX"], sixteen));
-    v.push((&["NQ_AHEAD", "NQ_AHEAD_BOTTOM", "NQ_TURN_PTX"], sixteen));
-    v.push((&["NQ_AHEAD"], Turns::asked(1, 12)));
-    v.push((&["NQ_PAIRS_C"], sixteen));
-    v.push((&["NQ_SOA"], Turns::for_width(12)));
-    v.push((&["NQ_AOS"], Turns::for_width(12)));
-    v.push((&["NQ_PACKED"], Turns::laid_out(8, 12, true)));
+    v.push((hopper, &["NQ_AHEAD"], sixteen));
+    v.push((hopper, &["NQ_AHEAD", "NQ_AHEAD_SHF"], sixteen));
+    v.push((hopper, &["NQ_AHEAD", "NQ_TURN_PTX"], sixteen));
+    v.push((
+        hopper,
+        &["NQ_AHEAD", "NQ_AHEAD_BOTTOM", "NQ_TURN_PTX"],
+        sixteen,
+    ));
+    v.push((hopper, &["NQ_AHEAD"], Turns::asked(1, 12)));
+    v.push((hopper, &["NQ_PAIRS_C"], sixteen));
+    v.push((hopper, &["NQ_SOA"], Turns::for_width(12)));
+    v.push((hopper, &["NQ_AOS"], Turns::for_width(12)));
+    v.push((hopper, &["NQ_PACKED"], Turns::laid_out(8, 12, true)));
+    for architecture in OTHER_ARCHITECTURES {
+        for turns in [Turns::for_width(12), sixteen] {
+            v.push((architecture, &[], turns));
+            v.push((architecture, &["NQ_AHEAD", "NQ_AHEAD_BOTTOM"], turns));
+        }
+    }
     v
 }
 
@@ -64,9 +83,14 @@ fn kernels() -> Option<&'static [(String, Turns, ptx::Kernel)]> {
     BUILT
         .get_or_init(|| {
             let mut built = Vec::new();
-            for (switches, turns) in variants() {
+            for (architecture, switches, turns) in variants() {
                 let name = format!(
-                    "{} ({} turns, sentinels of {} squares{})",
+                    "{}{} ({} turns, sentinels of {} squares{})",
+                    if architecture == (9, 0) {
+                        String::new()
+                    } else {
+                        format!("sm_{}{}: ", architecture.0, architecture.1)
+                    },
                     if switches.is_empty() {
                         "default".to_string()
                     } else {
@@ -76,7 +100,7 @@ fn kernels() -> Option<&'static [(String, Turns, ptx::Kernel)]> {
                     turns.sentinel_squares,
                     if turns.packed { ", packed" } else { "" }
                 );
-                let text = match gpu::kernel_ptx_as((9, 0), turns, THREADS, switches) {
+                let text = match gpu::kernel_ptx_as(architecture, turns, THREADS, switches) {
                     Ok(text) => text,
                     Err(e)
                         if e.to_string().contains("NVRTC (libnvrtc) not found")
@@ -551,7 +575,10 @@ fn instructions_a_node() {
     println!("| build | nodes a task | PTX instructions a node | of them taking a task |");
     println!("|---|--:|--:|--:|");
     for (name, turns, kernel) in kernels {
-        if turns.between_tests != task::turns_for(n) || name.contains("NQ_PAIRS_C") {
+        if turns.between_tests != task::turns_for(n)
+            || name.contains("NQ_PAIRS_C")
+            || name.starts_with("sm_")
+        {
             continue;
         }
         let (tallies, issued) = launch_counting(kernel, *turns, &tasks, &tables, 0);

@@ -85,6 +85,18 @@ enum Op {
         d: u32,
         a: Operand,
     },
+    /// Two 32-bit words into one 64-bit register, the first the low one.
+    Pack {
+        d: u32,
+        lo: Operand,
+        hi: Operand,
+    },
+    /// A 64-bit value into two 32-bit registers, the first the low word.
+    Unpack {
+        lo: u32,
+        hi: u32,
+        a: Operand,
+    },
     Not {
         bits: u32,
         d: u32,
@@ -401,6 +413,29 @@ impl Parser {
                 b: self.operand(arg(2)?)?,
                 c: self.operand(arg(3)?)?,
             },
+            // `mov.b64 %rd, {%lo, %hi}` packs two words (NVRTC for sm_100 on), and the reverse unpacks.
+            "mov" if arg(1)?.starts_with('{') => {
+                let parts = self.vector(arg(1)?)?;
+                match parts[..] {
+                    [lo, hi] => Op::Pack {
+                        d: self.dest(arg(0)?)?,
+                        lo,
+                        hi,
+                    },
+                    _ => return Err(format!("'{text}': only two words are packed")),
+                }
+            }
+            "mov" if arg(0)?.starts_with('{') => {
+                let parts = self.vector(arg(0)?)?;
+                match parts[..] {
+                    [Operand::Reg(lo), Operand::Reg(hi)] => Op::Unpack {
+                        lo,
+                        hi,
+                        a: self.operand(arg(1)?)?,
+                    },
+                    _ => return Err(format!("'{text}': only two words are unpacked")),
+                }
+            }
             "mov" => Op::Mov {
                 bits: bits?,
                 d: self.dest(arg(0)?)?,
@@ -521,14 +556,14 @@ impl Parser {
                     }
                 }
             }
-            "atom" if parts.get(1) == Some(&"global") && parts.get(2) == Some(&"add") => {
-                Op::AtomAdd {
-                    bytes: bits? / 8,
-                    d: self.dest(arg(0)?)?,
-                    at: self.address(arg(1)?)?,
-                    b: self.operand(arg(2)?)?,
-                }
-            }
+            // `atom.global.add.u32`; for sm_100 on, NVRTC writes `atom.relaxed.gpu.global.add.u32` (the same
+            // order: none).
+            "atom" if parts.contains(&"global") && parts.contains(&"add") => Op::AtomAdd {
+                bytes: bits? / 8,
+                d: self.dest(arg(0)?)?,
+                at: self.address(arg(1)?)?,
+                b: self.operand(arg(2)?)?,
+            },
             "bra" => {
                 self.fixups.push((self.code.len(), arg(0)?.to_string()));
                 Op::Bra(usize::MAX)
@@ -927,6 +962,14 @@ impl<'k> Machine<'k> {
                 if matches!(a, Operand::Clock) {
                     t.clock = t.clock.wrapping_add(self.clock_step);
                 }
+            }
+            Op::Pack { d, lo, hi } => {
+                t.regs[d as usize] = (v(self, t, hi) & mask(32)) << 32 | (v(self, t, lo) & mask(32))
+            }
+            Op::Unpack { lo, hi, a } => {
+                let x = v(self, t, a);
+                t.regs[lo as usize] = x & mask(32);
+                t.regs[hi as usize] = x >> 32;
             }
             Op::Not { bits, d, a } => {
                 t.regs[d as usize] = if bits == 1 {
