@@ -24,12 +24,12 @@ awk '
     key = ""
   }
   END {
-    printf "%-4s %-36s %-28s %-28s %s\n", "n", "variant", "kernels (s)", "wall (s)", "kernels / default'"'"'s"
+    printf "%-4s %-44s %-28s %-28s %s\n", "n", "variant", "kernels (s)", "wall (s)", "kernels / default'"'"'s"
     for (i = 1; i <= count; i++) {
       split(order[i], p, SUBSEP)
       base = p[1] SUBSEP "default"
       rel = (kn[order[i]] && kn[base]) ? sprintf("%.3f", (ksum[order[i]] / kn[order[i]]) / (ksum[base] / kn[base])) : "-"
-      printf "%-4s %-36s %-28s %-28s %s\n", p[1], p[2], kernels[order[i]], walls[order[i]], rel
+      printf "%-4s %-44s %-28s %-28s %s\n", p[1], p[2], kernels[order[i]], walls[order[i]], rel
     }
   }
 ' "$@"

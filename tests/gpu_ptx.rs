@@ -38,7 +38,8 @@ const OTHER_ARCHITECTURES: [(i32, i32); 6] = [(7, 5), (8, 0), (8, 6), (8, 9), (1
 /// The variants run: the architecture, the switches (as `NQUEENS_GPU_DEFINES` names them), and the loop's build
 /// (turns between tests, squares of a sentinel, packed or not). On Hopper, the program's three builds for the
 /// default, `NQ_TURN_PTX` and `NQ_AHEAD_BOTTOM`; the look-ahead's other variants with sixteen turns (the
-/// program's for boards 19 to 24 wide) and one; the layouts kept to measure against with eight. On the other
+/// program's for boards 19 to 24 wide; `NQ_AHEAD_BOTTOM` with the probe of one more instruction a turn too, which
+/// `scripts/gpu-session.sh ahead` times) and one; the layouts kept to measure against with eight. On the other
 /// architectures, the program's builds of the default and of `NQ_AHEAD_BOTTOM` for boards to 18 and 19 to 24
 /// wide.
 fn variants() -> Vec<((i32, i32), &'static [&'static str], Turns)> {
