@@ -35,58 +35,93 @@ const BLOCKS: u32 = 2;
 /// dialects (sm_100 on: `.b32` types, `atom.relaxed.gpu`), and the program compiles for the GPU at hand.
 const OTHER_ARCHITECTURES: [(i32, i32); 6] = [(7, 5), (8, 0), (8, 6), (8, 9), (10, 0), (12, 0)];
 
-/// The variants run: the architecture, the switches (as `NQUEENS_GPU_DEFINES` names them), and the loop's build
-/// (turns between tests, squares of a sentinel, packed or not). On Hopper, the program's three builds for the
-/// default, `NQ_TURN_PTX` and `NQ_AHEAD_BOTTOM`; the look-ahead's other variants with sixteen turns (the
-/// program's for boards 19 to 24 wide; `NQ_AHEAD_BOTTOM` with the probe of one more instruction a turn too, which
-/// `scripts/gpu-session.sh ahead` times) and one; the layouts kept to measure against with eight. On the other
-/// architectures, the program's builds of the default and of `NQ_AHEAD_BOTTOM` for boards to 18 and 19 to 24
-/// wide.
-fn variants() -> Vec<((i32, i32), &'static [&'static str], Turns)> {
+/// A build of the kernel: the architecture, the switches, the loop's build, the block's threads.
+type Variant = ((i32, i32), &'static [&'static str], Turns, u32);
+
+/// The variants run: the architecture, the switches (as `NQUEENS_GPU_DEFINES` names them), the loop's build
+/// (turns between tests, squares of a sentinel, packed or not) and the block's threads (the program's 128 but
+/// where said). On Hopper, the program's three builds for the default, `NQ_TURN_PTX` and `NQ_AHEAD_BOTTOM`; the
+/// look-ahead's other variants with sixteen turns (the program's for boards 19 to 24 wide; `NQ_AHEAD_BOTTOM`
+/// with the probe of one more instruction a turn too, which `scripts/gpu-session.sh ahead` times) and one; the
+/// layouts kept to measure against with eight. On the other architectures, the program's builds of the default
+/// and of `NQ_AHEAD_BOTTOM` for boards to 18 and 19 to 24 wide; and on Turing, the two for the widest boards in
+/// blocks of 64 threads, as the program builds them there.
+fn variants() -> Vec<Variant> {
     let hopper = (9, 0);
     let program = [
         Turns::for_width(12),
         Turns::for_width(19),
         Turns::for_width(task::MAX_SIDE),
     ];
-    let mut v: Vec<((i32, i32), &'static [&'static str], Turns)> = Vec::new();
+    let mut v: Vec<Variant> = Vec::new();
     for turns in program {
-        v.push((hopper, &[], turns));
-        v.push((hopper, &["NQ_TURN_PTX"], turns));
-        v.push((hopper, &["NQ_AHEAD", "NQ_AHEAD_BOTTOM"], turns));
+        v.push((hopper, &[], turns, THREADS));
+        v.push((hopper, &["NQ_TURN_PTX"], turns, THREADS));
+        v.push((hopper, &["NQ_AHEAD", "NQ_AHEAD_BOTTOM"], turns, THREADS));
     }
     let sixteen = Turns::for_width(19);
-    v.push((hopper, &["NQ_AHEAD"], sixteen));
-    v.push((hopper, &["NQ_AHEAD", "NQ_AHEAD_SHF"], sixteen));
-    v.push((hopper, &["NQ_AHEAD", "NQ_TURN_PTX"], sixteen));
+    v.push((hopper, &["NQ_AHEAD"], sixteen, THREADS));
+    v.push((hopper, &["NQ_AHEAD", "NQ_AHEAD_SHF"], sixteen, THREADS));
+    v.push((hopper, &["NQ_AHEAD", "NQ_TURN_PTX"], sixteen, THREADS));
     v.push((
         hopper,
         &["NQ_AHEAD", "NQ_AHEAD_BOTTOM", "NQ_TURN_PTX"],
         sixteen,
+        THREADS,
     ));
-    v.push((hopper, &["NQ_AHEAD"], Turns::asked(1, 12)));
-    v.push((hopper, &["NQ_PAIRS_C"], sixteen));
-    v.push((hopper, &["NQ_SOA"], Turns::for_width(12)));
-    v.push((hopper, &["NQ_AOS"], Turns::for_width(12)));
-    v.push((hopper, &["NQ_PACKED"], Turns::laid_out(8, 12, true)));
+    v.push((
+        hopper,
+        &["NQ_AHEAD", "NQ_AHEAD_BOTTOM", "NQ_PROBE_ALU"],
+        sixteen,
+        THREADS,
+    ));
+    v.push((hopper, &["NQ_AHEAD"], Turns::asked(1, 12), THREADS));
+    v.push((hopper, &["NQ_PAIRS_C"], sixteen, THREADS));
+    v.push((hopper, &["NQ_SOA"], Turns::for_width(12), THREADS));
+    v.push((hopper, &["NQ_AOS"], Turns::for_width(12), THREADS));
+    v.push((
+        hopper,
+        &["NQ_PACKED"],
+        Turns::laid_out(8, 12, true),
+        THREADS,
+    ));
     for architecture in OTHER_ARCHITECTURES {
         for turns in [Turns::for_width(12), sixteen] {
-            v.push((architecture, &[], turns));
-            v.push((architecture, &["NQ_AHEAD", "NQ_AHEAD_BOTTOM"], turns));
+            v.push((architecture, &[], turns, THREADS));
+            v.push((
+                architecture,
+                &["NQ_AHEAD", "NQ_AHEAD_BOTTOM"],
+                turns,
+                THREADS,
+            ));
         }
     }
+    // A Turing GPU gives a block 64 KB of shared memory: with tasks of 28 rows the program halves the block to
+    // 64 threads, and compiles the kernel for them (`task::block_threads`).
+    let widest = Turns::for_width(task::MAX_SIDE);
+    v.push(((7, 5), &[], widest, 64));
+    v.push(((7, 5), &["NQ_AHEAD", "NQ_AHEAD_BOTTOM"], widest, 64));
     v
 }
 
+/// A variant's kernel, read from its PTX, with what it was built for.
+struct Built {
+    name: String,
+    turns: Turns,
+    /// The block's threads, which the kernel takes as a constant.
+    threads: u32,
+    kernel: ptx::Kernel,
+}
+
 /// Each variant's kernel, read from its PTX; `None` (with a message) where NVRTC is not found.
-fn kernels() -> Option<&'static [(String, Turns, ptx::Kernel)]> {
-    static BUILT: OnceLock<Option<Vec<(String, Turns, ptx::Kernel)>>> = OnceLock::new();
+fn kernels() -> Option<&'static [Built]> {
+    static BUILT: OnceLock<Option<Vec<Built>>> = OnceLock::new();
     BUILT
         .get_or_init(|| {
             let mut built = Vec::new();
-            for (architecture, switches, turns) in variants() {
+            for (architecture, switches, turns, threads) in variants() {
                 let name = format!(
-                    "{}{} ({} turns, sentinels of {} squares{})",
+                    "{}{} ({} turns, sentinels of {} squares{}{})",
                     if architecture == (9, 0) {
                         String::new()
                     } else {
@@ -99,9 +134,14 @@ fn kernels() -> Option<&'static [(String, Turns, ptx::Kernel)]> {
                     },
                     turns.between_tests,
                     turns.sentinel_squares,
-                    if turns.packed { ", packed" } else { "" }
+                    if turns.packed { ", packed" } else { "" },
+                    if threads == THREADS {
+                        String::new()
+                    } else {
+                        format!(", {threads} threads a block")
+                    }
                 );
-                let text = match gpu::kernel_ptx_as(architecture, turns, THREADS, switches) {
+                let text = match gpu::kernel_ptx_as(architecture, turns, threads, switches) {
                     Ok(text) => text,
                     Err(e)
                         if e.to_string().contains("NVRTC (libnvrtc) not found")
@@ -114,30 +154,32 @@ fn kernels() -> Option<&'static [(String, Turns, ptx::Kernel)]> {
                 };
                 let kernel = ptx::Kernel::parse(&text, "count_tasks")
                     .unwrap_or_else(|e| panic!("{name}: the PTX does not read: {e}"));
-                built.push((name, turns, kernel));
+                built.push(Built {
+                    name,
+                    turns,
+                    threads,
+                    kernel,
+                });
             }
             Some(built)
         })
         .as_deref()
 }
 
-/// Runs `kernel` (built as `turns` says) on `tasks` with the slots' `tables`, as `src/gpu/cuda.rs` launches
-/// it, the clock moving on by `clock_step` at each reading: each slot's tally and its tasks that reported
-/// trouble.
+/// Runs `built`'s kernel on `tasks` with the slots' `tables`, as `src/gpu/cuda.rs` launches it, the clock
+/// moving on by `clock_step` at each reading: each slot's tally and its tasks that reported trouble.
 fn launch(
-    kernel: &ptx::Kernel,
-    turns: Turns,
+    built: &Built,
     tasks: &[task::Task],
     tables: &[task::Table],
     clock_step: u64,
 ) -> Vec<(Tally, u32)> {
-    launch_counting(kernel, turns, tasks, tables, clock_step).0
+    launch_counting(built, tasks, tables, clock_step).0
 }
 
 /// [`launch`], and how often each of the kernel's instructions was issued.
 fn launch_counting(
-    kernel: &ptx::Kernel,
-    turns: Turns,
+    built: &Built,
     tasks: &[task::Task],
     tables: &[task::Table],
     clock_step: u64,
@@ -161,12 +203,13 @@ fn launch_counting(
     ];
     let launch = ptx::Launch {
         blocks: BLOCKS,
-        threads: THREADS,
-        shared: (THREADS * turns.shared_per_thread(levels)) as usize,
+        threads: built.threads,
+        shared: (built.threads * built.turns.shared_per_thread(levels)) as usize,
         slice: 7,
         clock_step,
     };
-    let ran = kernel
+    let ran = built
+        .kernel
         .run(&launch, args)
         .unwrap_or_else(|e| panic!("the kernel's PTX went wrong: {e}"));
     let word = |b: &[u8], i: usize, size: usize| -> u64 {
@@ -182,7 +225,7 @@ fn launch_counting(
     );
     assert_eq!(
         word(buffers[2].as_ref().unwrap(), 0, 4),
-        (tasks.len() + (BLOCKS * THREADS) as usize) as u64,
+        (tasks.len() + (BLOCKS * built.threads) as usize) as u64,
         "every task taken once, and every thread's last try past the end"
     );
     let tallies = (0..slots)
@@ -210,7 +253,8 @@ fn check(width: u32, starts: &[Start], depth: u32, what: &str) {
         .map(|s| kernel::count_start_with(Kernel::Scalar, width, s.clone()))
         .collect();
     let (tasks, tables, host) = cut(width, starts, depth);
-    for (name, turns, kernel) in kernels {
+    for built in kernels {
+        let (name, turns) = (&built.name, built.turns);
         let fits = if turns.packed {
             width <= task::PACKED_SIDE
         } else {
@@ -219,7 +263,7 @@ fn check(width: u32, starts: &[Start], depth: u32, what: &str) {
         if !fits {
             continue;
         }
-        let device = launch(kernel, *turns, &tasks, &tables, 0);
+        let device = launch(built, &tasks, &tables, 0);
         for (slot, start) in starts.iter().enumerate() {
             assert_eq!(device[slot].1, 0, "{name} {what}: trouble at start {slot}");
             let got = Tally {
@@ -281,7 +325,8 @@ fn the_compiled_kernel_marks_the_units_whose_counters_it_cannot_vouch_for() {
     };
     // The program's build for boards 19 to 24 wide: sixteen turns a pass, so a task is trusted below 2^40
     // cycles of the multiprocessor's clock (2^36 passes of at least 16 cycles a turn).
-    let (name, turns, kernel) = &kernels[3];
+    let built = &kernels[3];
+    let (name, turns) = (&built.name, built.turns);
     assert_eq!(turns.between_tests, 16, "{name}");
     let plan = Plan::new(
         Board::new(9).unwrap(),
@@ -289,10 +334,10 @@ fn the_compiled_kernel_marks_the_units_whose_counters_it_cannot_vouch_for() {
         Split::Auto { threads: 1 },
     );
     let (tasks, tables, _) = cut(9, &plan_starts(&plan), 1);
-    let quick = launch(kernel, *turns, &tasks, &tables, 0);
+    let quick = launch(built, &tasks, &tables, 0);
     // With the clock moving on by 2^40 cycles at each reading, every task seems to run too long: each unit is
     // marked once for each of its tasks, and its counts are still given.
-    let slow = launch(kernel, *turns, &tasks, &tables, 1 << 40);
+    let slow = launch(built, &tasks, &tables, 1 << 40);
     for (slot, (tally, trouble)) in slow.iter().enumerate() {
         let mine = tasks.iter().filter(|t| t.slot() as usize == slot).count() as u32;
         assert_eq!(*trouble, mine, "slot {slot}");
@@ -300,18 +345,23 @@ fn the_compiled_kernel_marks_the_units_whose_counters_it_cannot_vouch_for() {
     }
     assert!(slow.iter().any(|&(_, t)| t > 0));
     // Half as far, none.
-    let trusted = launch(kernel, *turns, &tasks, &tables, 1 << 39);
+    let trusted = launch(built, &tasks, &tables, 1 << 39);
     assert!(trusted.iter().all(|&(_, t)| t == 0));
 
     // Built to trust its counters below 2^7 turns (16 passes of eight), it marks each unit with a task of
     // more, and only those.
     let eight = Turns::for_width(12);
     let text = gpu::kernel_ptx_as((9, 0), eight, THREADS, &["NQ_TRUSTED_TURNS_LOG=7u"]).unwrap();
-    let short = ptx::Kernel::parse(&text, "count_tasks").unwrap();
+    let short = Built {
+        name: "NQ_TRUSTED_TURNS_LOG=7u".into(),
+        turns: eight,
+        threads: THREADS,
+        kernel: ptx::Kernel::parse(&text, "count_tasks").unwrap(),
+    };
     let plan = Plan::new(Board::new(10).unwrap(), Symmetry::Full, Split::Depth(1));
     let (tasks, tables, _) = cut(10, &plan_starts(&plan), 0);
-    let quick = launch(kernel, *turns, &tasks, &tables, 0);
-    let marked = launch(&short, eight, &tasks, &tables, 0);
+    let quick = launch(built, &tasks, &tables, 0);
+    let marked = launch(&short, &tasks, &tables, 0);
     let mut long = vec![0u32; tables.len()];
     for t in &tasks {
         let tally = task::count_task(t, &tables[t.slot() as usize]);
@@ -334,7 +384,7 @@ fn the_interpreter_refuses_what_the_gpu_would_not_do() {
     };
     // A block given one thread's shared memory too few: the last thread's stack runs past the block's bytes,
     // which the GPU would let it do (into the next block's, or a fault) and the interpreter does not.
-    let (_, turns, kernel) = &kernels[0];
+    let Built { turns, kernel, .. } = &kernels[0];
     let plan = Plan::new(
         Board::new(8).unwrap(),
         Symmetry::None,
@@ -388,8 +438,7 @@ fn the_interpreter_refuses_what_the_gpu_would_not_do() {
 /// to a real one: so the host's whole part of a GPU run (the cut, the batches, the Burnside units' parts, the
 /// units whose counters the kernel cannot vouch for counted again on the CPU) runs with the kernel it feeds.
 struct InterpretedGpu<'a> {
-    kernel: &'static ptx::Kernel,
-    turns: Turns,
+    built: &'static Built,
     clock_step: u64,
     done: VecDeque<(Batch, Vec<Option<Tally>>)>,
     /// Slots whose tally the kernel did not vouch for, all GPUs together.
@@ -406,16 +455,10 @@ impl Device for InterpretedGpu<'_> {
     }
 
     fn submit(&mut self, batch: Batch) -> Result<(), Error> {
-        let tallies = launch(
-            self.kernel,
-            self.turns,
-            &batch.tasks,
-            &batch.tables,
-            self.clock_step,
-        )
-        .into_iter()
-        .map(|(tally, trouble)| (trouble == 0).then_some(tally))
-        .collect::<Vec<_>>();
+        let tallies = launch(self.built, &batch.tasks, &batch.tables, self.clock_step)
+            .into_iter()
+            .map(|(tally, trouble)| (trouble == 0).then_some(tally))
+            .collect::<Vec<_>>();
         self.doubtful.fetch_add(
             tallies.iter().filter(|t| t.is_none()).count(),
             Ordering::Relaxed,
@@ -441,13 +484,12 @@ impl Progress for Units {
     }
 }
 
-/// Counts all of `plan` with `gpus` interpreted GPUs running variant `kernel` (built as `turns` says), the
+/// Counts all of `plan` with `gpus` interpreted GPUs running `built`'s kernel, the
 /// clock moving on by `clock_step` at each reading, and checks every unit against the CPU's count: the sum, and
 /// the slots whose tally the kernel did not vouch for.
 fn dispatch_checked(
     plan: &Plan,
-    kernel: &'static ptx::Kernel,
-    turns: Turns,
+    built: &'static Built,
     gpus: usize,
     clock_step: u64,
 ) -> (Count, usize) {
@@ -456,8 +498,7 @@ fn dispatch_checked(
     let doubtful = AtomicUsize::new(0);
     let open = |_| {
         Ok(InterpretedGpu {
-            kernel,
-            turns,
+            built,
             clock_step,
             done: VecDeque::new(),
             doubtful: &doubtful,
@@ -494,11 +535,11 @@ fn a_gpu_run_with_the_compiled_kernel_gives_every_unit_the_cpus_count() {
         return;
     };
     // The program's build for boards to 18 wide, and the look-ahead's with sixteen turns.
-    let (name, turns, kernel) = &kernels[0];
-    assert_eq!(*turns, Turns::for_width(12), "{name}");
+    let built = &kernels[0];
+    assert_eq!(built.turns, Turns::for_width(12), "{}", built.name);
     let ahead = kernels
         .iter()
-        .find(|(name, turns, _)| name.contains("NQ_AHEAD_BOTTOM") && turns.between_tests == 16)
+        .find(|b| b.name.starts_with("NQ_AHEAD NQ_AHEAD_BOTTOM (") && b.turns.between_tests == 16)
         .unwrap();
     for n in [8, 11] {
         for symmetry in [Symmetry::Full, Symmetry::Mirror] {
@@ -507,12 +548,12 @@ fn a_gpu_run_with_the_compiled_kernel_gives_every_unit_the_cpus_count() {
                 symmetry,
                 Split::Auto { threads: 16 },
             );
-            let (sum, doubtful) = dispatch_checked(&plan, kernel, *turns, 1, 0);
+            let (sum, doubtful) = dispatch_checked(&plan, built, 1, 0);
             let expected = nqueens::report::known::lookup(n).unwrap().total;
             assert_eq!((sum.total, doubtful), (expected, 0), "n = {n} {symmetry:?}");
             // Two GPUs (one named twice) share the batches; the look-ahead's kernel counts the same.
-            assert_eq!(dispatch_checked(&plan, kernel, *turns, 2, 0), (sum, 0));
-            assert_eq!(dispatch_checked(&plan, &ahead.2, ahead.1, 1, 0), (sum, 0));
+            assert_eq!(dispatch_checked(&plan, built, 2, 0), (sum, 0));
+            assert_eq!(dispatch_checked(&plan, ahead, 1, 0), (sum, 0));
         }
     }
     // A kernel whose every task seems to run too long: every unit it took is counted again on the CPU.
@@ -521,7 +562,7 @@ fn a_gpu_run_with_the_compiled_kernel_gives_every_unit_the_cpus_count() {
         Symmetry::Full,
         Split::Auto { threads: 16 },
     );
-    let (sum, doubtful) = dispatch_checked(&plan, kernel, *turns, 1, 1 << 40);
+    let (sum, doubtful) = dispatch_checked(&plan, built, 1, 1 << 40);
     assert_eq!(sum.total, 724);
     assert!(doubtful > 0);
 }
@@ -575,14 +616,15 @@ fn instructions_a_node() {
     );
     println!("| build | nodes a task | PTX instructions a node | of them taking a task |");
     println!("|---|--:|--:|--:|");
-    for (name, turns, kernel) in kernels {
+    for built in kernels {
+        let (name, turns, kernel) = (&built.name, built.turns, &built.kernel);
         if turns.between_tests != task::turns_for(n)
             || name.contains("NQ_PAIRS_C")
             || name.starts_with("sm_")
         {
             continue;
         }
-        let (tallies, issued) = launch_counting(kernel, *turns, &tasks, &tables, 0);
+        let (tallies, issued) = launch_counting(built, &tasks, &tables, 0);
         let nodes: u64 = tallies.iter().map(|(t, _)| t.nodes).sum();
         // Taking a task: what lies between the loop's test for a task's end and the search it branches to
         // (the loop's top is where the code before it jumps; its first guarded branch goes to the search).

@@ -1,6 +1,6 @@
 //! The CUDA side of the GPU backend: the driver and NVRTC through `cudarc`, loaded at run time.
 
-use super::task::{Task, Turns};
+use super::task::{self, Task, Turns};
 use super::{cache, verbose, Batch, Device, DeviceInfo};
 use crate::engine::kernel::Tally;
 use crate::error::Error;
@@ -69,8 +69,8 @@ fn defines() -> Vec<String> {
 }
 
 /// NVRTC's options for compute capability `(major, minor)`, with the loop built as `turns` says.
-fn options(capability: (i32, i32), turns: Turns) -> Vec<String> {
-    options_with(capability, turns, threads_per_block(), defines())
+fn options(capability: (i32, i32), turns: Turns, threads: u32) -> Vec<String> {
+    options_with(capability, turns, threads, defines())
 }
 
 /// NVRTC's options for compute capability `(major, minor)`, with the loop built as `turns` says, for blocks of
@@ -117,7 +117,7 @@ fn nvrtc_version() -> Result<(i32, i32), Error> {
 
 /// The kernel compiled by NVRTC for compute capability `capability`, its loop built as `turns` says.
 pub fn compile(capability: (i32, i32), turns: Turns) -> Result<Ptx, Error> {
-    compile_with(options(capability, turns))
+    compile_with(options(capability, turns, threads_per_block()))
 }
 
 /// The kernel compiled by NVRTC with the options `options`.
@@ -147,20 +147,23 @@ pub fn compile_as(
     compile_with(options_with(capability, turns, threads, defines))
 }
 
-/// The kernel for compute capability `capability` with its loop built as `turns` says: compiled once a
-/// process, and kept in the disk cache (`cache`) across runs. A cache that cannot be written only costs the
-/// next run its compile.
-fn compiled(capability: (i32, i32), turns: Turns) -> Result<String, Error> {
-    type Compiled = ((i32, i32), Turns);
+/// The kernel for compute capability `capability` with its loop built as `turns` says, for blocks of `threads`
+/// threads: compiled once a process, and kept in the disk cache (`cache`) across runs. A cache that cannot be
+/// written only costs the next run its compile.
+fn compiled(capability: (i32, i32), turns: Turns, threads: u32) -> Result<String, Error> {
+    type Compiled = ((i32, i32), Turns, u32);
     static DONE: Mutex<Vec<(Compiled, String)>> = Mutex::new(Vec::new());
     let mut done = DONE.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some((_, ptx)) = done.iter().find(|(c, _)| *c == (capability, turns)) {
+    if let Some((_, ptx)) = done
+        .iter()
+        .find(|(c, _)| *c == (capability, turns, threads))
+    {
         return Ok(ptx.clone());
     }
     let architecture = format!("sm_{}{}", capability.0, capability.1);
     let key = cache::key(
         SOURCE,
-        &options(capability, turns),
+        &options(capability, turns, threads),
         &architecture,
         nvrtc_version()?,
     );
@@ -168,7 +171,7 @@ fn compiled(capability: (i32, i32), turns: Turns) -> Result<String, Error> {
     let ptx = match dir.as_deref().and_then(|d| cache::load(d, &key)) {
         Some(ptx) => ptx,
         None => {
-            let ptx = compile(capability, turns)?.to_src();
+            let ptx = compile_with(options(capability, turns, threads))?.to_src();
             if let Some(dir) = &dir {
                 if let Err(e) = cache::store(dir, &key, &ptx) {
                     if verbose() {
@@ -183,7 +186,7 @@ fn compiled(capability: (i32, i32), turns: Turns) -> Result<String, Error> {
             ptx
         }
     };
-    done.push(((capability, turns), ptx.clone()));
+    done.push(((capability, turns, threads), ptx.clone()));
     Ok(ptx)
 }
 
@@ -259,27 +262,29 @@ pub fn info(ordinal: usize) -> Result<DeviceInfo, Error> {
     })
 }
 
-/// The kernel with its loop built as `turns` says, loaded on GPU `ordinal`, whose context is `context` and
-/// compute capability `capability`: loaded once a process, like the context.
+/// The kernel with its loop built as `turns` says, for blocks of `threads` threads, loaded on GPU `ordinal`,
+/// whose context is `context` and compute capability `capability`: loaded once a process, like the context.
 fn kernel(
     ordinal: usize,
     context: &Arc<CudaContext>,
     capability: (i32, i32),
     turns: Turns,
+    threads: u32,
 ) -> Result<CudaFunction, Error> {
-    static LOADED: Mutex<Vec<((usize, Turns), CudaFunction)>> = Mutex::new(Vec::new());
+    type Loaded = (usize, Turns, u32);
+    static LOADED: Mutex<Vec<(Loaded, CudaFunction)>> = Mutex::new(Vec::new());
     let mut loaded = LOADED.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some((_, function)) = loaded.iter().find(|(k, _)| *k == (ordinal, turns)) {
+    if let Some((_, function)) = loaded.iter().find(|(k, _)| *k == (ordinal, turns, threads)) {
         return Ok(function.clone());
     }
-    let ptx = compiled(capability, turns)?;
+    let ptx = compiled(capability, turns, threads)?;
     let module = context
         .load_module(Ptx::from_src(ptx))
         .map_err(gpu_error("cannot load the kernel"))?;
     let function = module
         .load_function("count_tasks")
         .map_err(gpu_error("cannot find the kernel"))?;
-    loaded.push(((ordinal, turns), function.clone()));
+    loaded.push(((ordinal, turns, threads), function.clone()));
     Ok(function)
 }
 
@@ -296,7 +301,12 @@ pub fn open_ahead(ordinal: usize, turns: Turns) -> Result<(), Error> {
     let asked = began.elapsed().as_secs_f64();
     // Each with the seconds at which it was done.
     let ((context, made), (ptx, ready)) = std::thread::scope(|scope| {
-        let ptx = scope.spawn(|| (compiled(capability, turns), began.elapsed().as_secs_f64()));
+        let ptx = scope.spawn(|| {
+            (
+                compiled(capability, turns, threads_per_block()),
+                began.elapsed().as_secs_f64(),
+            )
+        });
         let context = (context(ordinal), began.elapsed().as_secs_f64());
         (
             context,
@@ -305,7 +315,7 @@ pub fn open_ahead(ordinal: usize, turns: Turns) -> Result<(), Error> {
     });
     let context = context?;
     ptx?;
-    kernel(ordinal, &context, capability, turns)?;
+    kernel(ordinal, &context, capability, turns, threads_per_block())?;
     if verbose() {
         let _ = writeln!(
             std::io::stderr(),
@@ -319,8 +329,10 @@ pub fn open_ahead(ordinal: usize, turns: Turns) -> Result<(), Error> {
 
 /// A GPU with the kernel loaded, counting batches for [`super::dispatch`].
 pub struct GpuDevice {
-    _context: Arc<CudaContext>,
+    ordinal: usize,
+    context: Arc<CudaContext>,
     streams: Vec<Arc<CudaStream>>,
+    /// The kernel for blocks of the threads asked for ([`threads_per_block`]).
     function: CudaFunction,
     /// How the kernel's loop is built: its sentinels take levels of the stack.
     turns: Turns,
@@ -339,7 +351,13 @@ impl GpuDevice {
     pub fn open(ordinal: usize, turns: Turns) -> Result<GpuDevice, Error> {
         let context = context(ordinal)?;
         let info = info(ordinal)?;
-        let function = kernel(ordinal, &context, info.compute_capability, turns)?;
+        let function = kernel(
+            ordinal,
+            &context,
+            info.compute_capability,
+            turns,
+            threads_per_block(),
+        )?;
         let streams = (0..streams())
             .map(|_| {
                 context
@@ -354,7 +372,8 @@ impl GpuDevice {
             .map_err(gpu_error("cannot query the GPU"))?
             .max(DEFAULT_SHARED as i32) as u32;
         Ok(GpuDevice {
-            _context: context,
+            ordinal,
+            context,
             streams,
             function,
             turns,
@@ -409,32 +428,51 @@ impl Device for GpuDevice {
         // is not needed while the batch runs, and its memory takes the next batch's tasks.
         super::recycle(std::mem::take(&mut batch.tasks));
         let levels = batch.levels;
-        // Fewer threads a block where a block would not fit.
-        let per_thread = self.turns.shared_per_thread(levels);
+        // Fewer threads a block where a block would not fit, with a kernel compiled for them (it takes a block's
+        // threads as a constant: launched with others, it traps).
         let pad = shared_pad();
-        let mut threads = threads_per_block();
-        while threads > 32 && threads * per_thread + pad > self.max_shared {
-            threads /= 2;
-        }
-        let shared = threads * per_thread + pad;
-        if shared > self.max_shared {
-            return Err(Error::Gpu(format!(
-                "the kernel needs {shared} bytes of shared memory a block, more than the GPU's {}",
+        let threads = task::block_threads(
+            self.turns,
+            threads_per_block(),
+            levels,
+            pad,
+            self.max_shared,
+        )
+        .ok_or_else(|| {
+            Error::Gpu(format!(
+                "tasks of {levels} rows need {} bytes of shared memory for a block of 32 threads, more than the \
+                 GPU's {}",
+                32 * self.turns.shared_per_thread(levels) + pad,
                 self.max_shared
-            )));
-        }
-        if shared > DEFAULT_SHARED && shared > self.shared_allowed {
-            // Beyond 48 KB a block, the kernel must ask for it.
-            self.function
+            ))
+        })?;
+        let shared = threads * self.turns.shared_per_thread(levels) + pad;
+        let function = if threads == threads_per_block() {
+            self.function.clone()
+        } else {
+            kernel(
+                self.ordinal,
+                &self.context,
+                self.info.compute_capability,
+                self.turns,
+                threads,
+            )?
+        };
+        // Beyond 48 KB a block, the kernel must ask for it (once for the usual kernel; each launch for another).
+        if shared > DEFAULT_SHARED
+            && (shared > self.shared_allowed || threads != threads_per_block())
+        {
+            function
                 .set_attribute(
                     sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                     shared as i32,
                 )
                 .map_err(gpu_error("cannot give the kernel its shared memory"))?;
-            self.shared_allowed = shared;
+            if threads == threads_per_block() {
+                self.shared_allowed = shared;
+            }
         }
-        let per_multiprocessor = self
-            .function
+        let per_multiprocessor = function
             .occupancy_max_active_blocks_per_multiprocessor(threads, shared as usize, None)
             .map_err(gpu_error("cannot size the launch"))?
             .max(1);
@@ -443,7 +481,7 @@ impl Device for GpuDevice {
                 "gpu: {count} tasks, {threads} threads a block, {per_multiprocessor} blocks a multiprocessor, \
                  {} registers a thread, {shared} bytes of shared memory a block; tasks copied in {copied:.4} s, \
                  tables and counters by {:.4} s",
-                self.function.num_regs().unwrap_or(-1),
+                function.num_regs().unwrap_or(-1),
                 began.elapsed().as_secs_f64()
             );
         }
@@ -463,7 +501,7 @@ impl Device for GpuDevice {
         }
         let start = event()?;
         if count > 0 {
-            let mut launch = stream.launch_builder(&self.function);
+            let mut launch = stream.launch_builder(&function);
             launch
                 .arg(&tasks)
                 .arg(&count)
@@ -592,7 +630,7 @@ mod tests {
 
     #[test]
     fn the_program_compiles_the_turns_once_and_the_other_switches_as_given() {
-        let options = options((9, 0), Turns::for_width(26));
+        let options = options((9, 0), Turns::for_width(26), THREADS);
         assert_eq!(
             options[..4],
             [

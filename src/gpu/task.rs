@@ -138,6 +138,26 @@ impl Turns {
     }
 }
 
+/// The threads of a block for tasks of `levels` levels ([`Task::levels`]) with the loop built as `turns` says:
+/// `wanted`, halved while a block of them would need more than `max_shared` bytes of shared memory (with `pad`
+/// bytes more), down to 32 (a warp); `None` where even 32 would. The kernel takes a block's threads as a constant
+/// (`NQ_THREADS`), so a launch of fewer needs a kernel compiled for them: a block of 128 threads with tasks of 28
+/// rows needs 76 KB, more than a Turing GPU (`sm_75`) gives a block (64 KB).
+pub fn block_threads(
+    turns: Turns,
+    wanted: u32,
+    levels: u32,
+    pad: u32,
+    max_shared: u32,
+) -> Option<u32> {
+    let per_thread = turns.shared_per_thread(levels);
+    let mut threads = wanted;
+    while threads > 32 && threads * per_thread + pad > max_shared {
+        threads /= 2;
+    }
+    (threads * per_thread + pad <= max_shared).then_some(threads)
+}
+
 /// The blocks of `threads` threads that an H100's or H200's multiprocessor holds for tasks of `levels` levels
 /// with the loop built as `turns` says: 228 KiB of shared memory, 1 KiB of it kept for each block, at most 32
 /// blocks and 2,048 threads. A model of what the driver answers (the program asks the driver), for the tests
@@ -441,6 +461,35 @@ pub fn count_task(task: &Task, table: &Table) -> Tally {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_block_has_the_threads_asked_for_where_they_fit_and_fewer_where_they_do_not() {
+        let wide = Turns::for_width(MAX_SIDE);
+        // 596 bytes a thread with tasks of 28 rows: 128 threads fit an H100's 227 KB and an RTX's 99 KB, not a
+        // Turing GPU's 64 KB, where 64 do.
+        assert_eq!(wide.shared_per_thread(28), 596);
+        assert_eq!(block_threads(wide, 128, 28, 0, 227 * 1024), Some(128));
+        assert_eq!(block_threads(wide, 128, 28, 0, 99 * 1024), Some(128));
+        assert_eq!(block_threads(wide, 128, 28, 0, 64 * 1024), Some(64));
+        // Tasks of 16 rows fit 128 threads in the 48 KB every GPU gives a block.
+        assert_eq!(
+            block_threads(Turns::for_width(19), 128, 16, 0, 48 * 1024),
+            Some(128)
+        );
+        // 1,024 threads asked for (NQUEENS_GPU_THREADS) are halved to what fits; the pad counts once a block.
+        assert_eq!(block_threads(wide, 1024, 28, 0, 227 * 1024), Some(256));
+        assert_eq!(
+            block_threads(wide, 256, 28, 40 * 1024, 227 * 1024),
+            Some(256)
+        );
+        assert_eq!(
+            block_threads(wide, 256, 28, 80 * 1024, 227 * 1024),
+            Some(128)
+        );
+        // Never fewer than a warp: a block of 32 that does not fit is refused.
+        assert_eq!(block_threads(wide, 128, 28, 0, 18 * 1024), None);
+        assert_eq!(block_threads(wide, 32, 28, 0, 32 * 596), Some(32));
+    }
     use crate::engine::board::Board;
     use crate::engine::kernel::{self, Kernel};
     use crate::engine::plan::{Plan, Split};
