@@ -9,14 +9,21 @@
 //! being run wrongly. Threads run one after another in slices of a few instructions, each with its own
 //! registers; the kernel needs nothing of a warp (no shuffles, no barriers), and its threads share only the
 //! atomic counter of tasks and the units' counters. Every access is checked: shared memory within the
-//! block's bytes and global memory within its buffer, each aligned to its size, so an overrun the GPU would
-//! let pass silently is an error here.
+//! block's bytes, and read only by the thread that wrote it; global memory within its buffer; each aligned to
+//! its size. So an overrun, a thread reading another's words or words never written, which the GPU would let
+//! pass silently, is an error here.
+//!
+//! `tests/ptx_interpreter.rs` checks the interpreter itself on kernels written by hand.
+// Each test file that includes this uses a part of it.
+#![allow(dead_code)]
 
 use std::collections::HashMap;
 
 /// Where shared memory begins in the shared window (Hopper keeps the first kilobyte of a block's shared
 /// memory for the system, so the kernel's array never starts at 0).
 const SHARED_BASE: u64 = 0x400;
+/// The owner of shared bytes no thread has written.
+const NO_THREAD: u32 = u32::MAX;
 /// Global buffer `i` lies at `(i + 1) << GLOBAL_SHIFT`: any address is its buffer and its offset.
 const GLOBAL_SHIFT: u32 = 40;
 
@@ -761,6 +768,7 @@ impl Kernel {
             params,
             global,
             shared: vec![vec![0u8; shared]; blocks as usize],
+            owners: vec![vec![NO_THREAD; shared]; blocks as usize],
             issued: vec![0; self.code.len()],
             threads,
             blocks,
@@ -815,6 +823,8 @@ struct Machine<'k> {
     params: Vec<u64>,
     global: Vec<Vec<u8>>,
     shared: Vec<Vec<u8>>,
+    /// The thread that last wrote each shared byte, by block.
+    owners: Vec<Vec<u32>>,
     threads: u32,
     blocks: u32,
     clock_step: u64,
@@ -851,13 +861,16 @@ impl<'k> Machine<'k> {
         }
     }
 
-    /// The bytes at `address` in `space`: the block's shared memory or a global buffer, checked.
+    /// The bytes at `address` in `space`: the block's shared memory or a global buffer, checked. A thread reads
+    /// only shared bytes it wrote itself (the kernel's threads share none: each has its own words of the stack
+    /// and of the table), so a read of another thread's bytes, or of bytes no thread wrote, is an error.
     fn memory<'a>(
         &'a mut self,
         t: &Thread,
         space: Space,
         at: u64,
         bytes: u32,
+        write: bool,
     ) -> Result<&'a mut [u8], String> {
         if !at.is_multiple_of(u64::from(bytes)) {
             return Err(format!("{bytes} bytes at {at:#x}: not aligned"));
@@ -866,8 +879,25 @@ impl<'k> Machine<'k> {
             Space::Shared => {
                 let offset = at
                     .checked_sub(SHARED_BASE)
-                    .ok_or_else(|| format!("shared address {at:#x} below the block's memory"))?;
-                (&mut self.shared[t.block as usize], offset)
+                    .ok_or_else(|| format!("shared address {at:#x} below the block's memory"))?
+                    as usize;
+                let owners = &mut self.owners[t.block as usize];
+                let len = owners.len();
+                let mine = owners.get_mut(offset..offset + bytes as usize).ok_or_else(|| {
+                    format!("{bytes} bytes at offset {offset} of a {len}-byte shared memory: out of bounds")
+                })?;
+                if write {
+                    mine.fill(t.tid);
+                } else if let Some(&other) = mine.iter().find(|&&o| o != t.tid) {
+                    return Err(if other == NO_THREAD {
+                        format!("a read of shared bytes at offset {offset} that no thread wrote")
+                    } else {
+                        format!(
+                            "a read of shared bytes at offset {offset} that thread {other} wrote"
+                        )
+                    });
+                }
+                (&mut self.shared[t.block as usize], offset as u64)
             }
             Space::Global => {
                 let buffer = (at >> GLOBAL_SHIFT) as usize;
@@ -1098,7 +1128,8 @@ impl<'k> Machine<'k> {
                 }
                 let address = self.value(t, at.base).wrapping_add(at.offset as u64);
                 let mut data = [0u8; 16];
-                data[..bytes as usize].copy_from_slice(self.memory(t, space, address, bytes)?);
+                data[..bytes as usize]
+                    .copy_from_slice(self.memory(t, space, address, bytes, false)?);
                 let lane = lane as usize;
                 for (i, &r) in d.iter().enumerate() {
                     let mut w = [0u8; 8];
@@ -1118,7 +1149,7 @@ impl<'k> Machine<'k> {
                     *v = self.value(t, o);
                 }
                 let address = self.value(t, at.base).wrapping_add(at.offset as u64);
-                let memory = self.memory(t, space, address, bytes)?;
+                let memory = self.memory(t, space, address, bytes, true)?;
                 for (i, value) in values.into_iter().take(a.len()).enumerate() {
                     memory[i * lane..(i + 1) * lane].copy_from_slice(&value.to_le_bytes()[..lane]);
                 }
@@ -1126,7 +1157,7 @@ impl<'k> Machine<'k> {
             Op::AtomAdd { bytes, d, at, b } => {
                 let add = self.value(t, b);
                 let address = self.value(t, at.base).wrapping_add(at.offset as u64);
-                let memory = self.memory(t, Space::Global, address, bytes)?;
+                let memory = self.memory(t, Space::Global, address, bytes, true)?;
                 let mut w = [0u8; 8];
                 w[..bytes as usize].copy_from_slice(memory);
                 let old = u64::from_le_bytes(w);
