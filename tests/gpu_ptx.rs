@@ -614,8 +614,11 @@ fn instructions_a_node() {
         cut.tasks,
         tasks.len()
     );
-    println!("| build | nodes a task | PTX instructions a node | of them taking a task |");
-    println!("|---|--:|--:|--:|");
+    println!(
+        "| build | nodes a task | PTX instructions a node | of them taking a task | passes against the default's |"
+    );
+    println!("|---|--:|--:|--:|--:|");
+    let mut default_passes = None;
     for built in kernels {
         let (name, turns, kernel) = (&built.name, built.turns, &built.kernel);
         if turns.between_tests != task::turns_for(n)
@@ -626,21 +629,34 @@ fn instructions_a_node() {
         }
         let (tallies, issued) = launch_counting(built, &tasks, &tables, 0);
         let nodes: u64 = tallies.iter().map(|(t, _)| t.nodes).sum();
-        // Taking a task: what lies between the loop's test for a task's end and the search it branches to
-        // (the loop's top is where the code before it jumps; its first guarded branch goes to the search).
+        // Taking a task: what runs from the loop's test for a task's end to the search it branches to (the
+        // loop's top is where the code before it jumps; its first guarded branch is the test). NVRTC puts the
+        // search after the test, or (NQ_TURN_PTX) before it, the task's code then ending in a jump back to it.
         let branches = kernel.branches();
         let top = branches.iter().find(|b| !b.2).map(|b| b.1).unwrap();
-        let (test, search, _) = *branches
-            .iter()
-            .find(|b| b.2 && b.0 >= top && b.1 > b.0)
-            .unwrap();
+        let (test, search, _) = *branches.iter().find(|b| b.2 && b.0 >= top).unwrap();
+        let end = if search > test {
+            search
+        } else {
+            branches
+                .iter()
+                .find(|b| !b.2 && b.0 > test && b.1 == search)
+                .unwrap()
+                .0
+                + 1
+        };
         let total: u64 = issued.iter().sum();
-        let taking: u64 = issued[test + 1..search].iter().sum();
+        let taking: u64 = issued[test + 1..end].iter().sum();
+        // The loop's test runs once a pass: a pass is as many turns in every build here (sixteen), so the
+        // passes say how many turns the look-ahead saves on these tasks.
+        let passes = issued[test] as f64;
+        let base = *default_passes.get_or_insert(passes);
         println!(
-            "| {name} | {:.0} | {:.2} | {:.2} |",
+            "| {name} | {:.0} | {:.2} | {:.2} | {:.3} |",
             nodes as f64 / tasks.len() as f64,
             total as f64 / nodes as f64,
-            taking as f64 / nodes as f64
+            taking as f64 / nodes as f64,
+            passes / base
         );
     }
 }
