@@ -1,10 +1,13 @@
 //! The GPU backend on a GPU: every unit's count (solutions and nodes) against the CPU engine's. Without the
 //! `cuda` feature, or on a machine without a GPU, each test says why it skips.
 
-use nqueens::engine::exec::{self, NoProgress, Progress};
-use nqueens::{gpu, Board, Count, Plan, Split, Symmetry, WorkUnit};
+#[path = "gpu/units.rs"]
+mod units;
+
+use nqueens::engine::exec::{self, NoProgress};
+use nqueens::{gpu, Board, Count, Plan, Split, Symmetry};
 use std::sync::atomic::AtomicBool;
-use std::sync::Mutex;
+use units::{check_reported, Units};
 
 /// Whether a GPU can be used here; prints why not.
 fn gpu_here() -> bool {
@@ -23,39 +26,11 @@ fn gpu_here() -> bool {
     }
 }
 
-/// Records each unit's count as the executor reports it.
-#[derive(Default)]
-struct Units(Mutex<Vec<(usize, Count)>>);
-
-impl Progress for Units {
-    fn unit_done(&self, unit: &WorkUnit, count: &Count) {
-        self.0.lock().unwrap().push((unit.index, *count));
-    }
-}
-
 fn check_plan(plan: &Plan, units: Option<&[usize]>) {
     let seen = Units::default();
     let (sum, run) = gpu::run(plan, units, &AtomicBool::new(false), &seen).expect("the GPU counts");
-    let mut seen = seen.0.into_inner().unwrap();
-    seen.sort_by_key(|&(i, _)| i);
-    let expected: Vec<usize> = match units {
-        Some(u) => {
-            let mut u = u.to_vec();
-            u.sort();
-            u
-        }
-        None => (0..plan.units().len()).collect(),
-    };
-    assert_eq!(seen.iter().map(|&(i, _)| i).collect::<Vec<_>>(), expected);
-    for &(i, count) in &seen {
-        assert_eq!(
-            count,
-            plan.count_unit(&plan.units()[i]),
-            "{} unit {i}",
-            plan.board()
-        );
-    }
-    assert_eq!(sum, seen.iter().map(|&(_, c)| c).sum());
+    let all: Vec<usize> = (0..plan.units().len()).collect();
+    check_reported(plan, seen, units.unwrap_or(&all), sum);
     assert!(run.kernel_seconds >= 0.0);
 }
 

@@ -16,14 +16,13 @@ mod ptx;
 #[path = "gpu/units.rs"]
 mod units;
 
-use nqueens::engine::exec::Progress;
 use nqueens::engine::kernel::{self, Kernel, Start, Tally};
 use nqueens::gpu::{self, task, task::Turns, Batch, Device};
-use nqueens::{Board, Count, Error, Plan, Split, Symmetry, WorkUnit};
+use nqueens::{Board, Count, Error, Plan, Split, Symmetry};
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Mutex, OnceLock};
-use units::{cut, deep_start, plan_starts};
+use std::sync::OnceLock;
+use units::{check_reported, cut, deep_start, plan_starts, Units};
 
 /// The program's threads a block (`src/gpu/cuda.rs`), which the kernel takes as a constant.
 const THREADS: u32 = 128;
@@ -474,16 +473,6 @@ impl Device for InterpretedGpu<'_> {
     }
 }
 
-/// The units reported, with their counts.
-#[derive(Default)]
-struct Units(Mutex<Vec<(usize, Count)>>);
-
-impl Progress for Units {
-    fn unit_done(&self, unit: &WorkUnit, count: &Count) {
-        self.0.lock().unwrap().push((unit.index, *count));
-    }
-}
-
 /// Counts all of `plan` with `gpus` interpreted GPUs running `built`'s kernel, the
 /// clock moving on by `clock_step` at each reading, and checks every unit against the CPU's count: the sum, and
 /// the slots whose tally the kernel did not vouch for.
@@ -514,18 +503,7 @@ fn dispatch_checked(
     )
     .expect("the interpreted GPUs count");
     assert_eq!(run.device.split(", ").count(), gpus);
-    let mut seen = seen.0.into_inner().unwrap();
-    seen.sort_by_key(|&(i, _)| i);
-    assert_eq!(seen.iter().map(|&(i, _)| i).collect::<Vec<_>>(), all);
-    for &(i, count) in &seen {
-        assert_eq!(
-            count,
-            plan.count_unit(&plan.units()[i]),
-            "{} unit {i}",
-            plan.board()
-        );
-    }
-    assert_eq!(sum, seen.iter().map(|&(_, c)| c).sum());
+    check_reported(plan, seen, &all, sum);
     (sum, doubtful.into_inner())
 }
 

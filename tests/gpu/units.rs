@@ -1,9 +1,14 @@
 //! The units the GPU kernel's tests give it (`tests/gpu_kernel.rs` on the kernel's source compiled for the host,
-//! `tests/gpu_ptx.rs` on its PTX): a plan's starts, random deep ones of large boards, and their cut into tasks.
+//! `tests/gpu_ptx.rs` on its PTX, `tests/gpu.rs` on a GPU): a plan's starts, random deep ones of large boards,
+//! and their cut into tasks; and what a GPU run reported of them, checked against the CPU.
+// Each test file that includes this uses a part of it.
+#![allow(dead_code)]
 
+use nqueens::engine::exec::Progress;
 use nqueens::engine::kernel::{self, Kernel, Start, Tally};
 use nqueens::gpu::task::{self, Table, Task};
-use nqueens::Plan;
+use nqueens::{Count, Plan, WorkUnit};
+use std::sync::Mutex;
 
 /// The starts cut into tasks at `depth` for the kernel: the tasks, each start's table, and what the host
 /// counted itself (all of a start the kernel does not take).
@@ -56,4 +61,33 @@ pub fn deep_start(plan: &Plan, rng: &mut fastrand::Rng, left: u32) -> Option<Sta
         start.row += 1;
     }
     Some(start)
+}
+
+/// Records each unit's count as the executor reports it.
+#[derive(Default)]
+pub struct Units(pub Mutex<Vec<(usize, Count)>>);
+
+impl Progress for Units {
+    fn unit_done(&self, unit: &WorkUnit, count: &Count) {
+        self.0.lock().unwrap().push((unit.index, *count));
+    }
+}
+
+/// Checks what a run of `plan` reported to `seen`: each of the units `expected` once (in any order), each with
+/// the CPU's count, and `sum`, the run's total, their sum.
+pub fn check_reported(plan: &Plan, seen: Units, expected: &[usize], sum: Count) {
+    let mut seen = seen.0.into_inner().unwrap();
+    seen.sort_by_key(|&(i, _)| i);
+    let mut expected = expected.to_vec();
+    expected.sort();
+    assert_eq!(seen.iter().map(|&(i, _)| i).collect::<Vec<_>>(), expected);
+    for &(i, count) in &seen {
+        assert_eq!(
+            count,
+            plan.count_unit(&plan.units()[i]),
+            "{} unit {i}",
+            plan.board()
+        );
+    }
+    assert_eq!(sum, seen.iter().map(|&(_, c)| c).sum());
 }
