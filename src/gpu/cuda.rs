@@ -337,9 +337,10 @@ pub struct GpuDevice {
     /// How the kernel's loop is built: its sentinels take levels of the stack.
     turns: Turns,
     info: DeviceInfo,
-    /// Shared memory a block may have at most, and what the kernel has been allowed so far.
+    /// Shared memory a block may have at most, and what each kernel (by its block's threads) has been allowed
+    /// so far.
     max_shared: u32,
-    shared_allowed: u32,
+    shared_allowed: Vec<(u32, u32)>,
     in_flight: VecDeque<InFlight>,
     launched: usize,
     first: Option<CudaEvent>,
@@ -379,7 +380,7 @@ impl GpuDevice {
             turns,
             info,
             max_shared,
-            shared_allowed: DEFAULT_SHARED,
+            shared_allowed: Vec::new(),
             in_flight: VecDeque::new(),
             launched: 0,
             first: None,
@@ -458,19 +459,22 @@ impl Device for GpuDevice {
                 threads,
             )?
         };
-        // Beyond 48 KB a block, the kernel must ask for it (once for the usual kernel; each launch for another).
-        if shared > DEFAULT_SHARED
-            && (shared > self.shared_allowed || threads != threads_per_block())
-        {
+        // Beyond 48 KB a block, the kernel must ask for it, once for each size it grows to.
+        let allowed = match self.shared_allowed.iter_mut().find(|(t, _)| *t == threads) {
+            Some((_, allowed)) => allowed,
+            None => {
+                self.shared_allowed.push((threads, DEFAULT_SHARED));
+                &mut self.shared_allowed.last_mut().expect("just pushed").1
+            }
+        };
+        if shared > *allowed {
             function
                 .set_attribute(
                     sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                     shared as i32,
                 )
                 .map_err(gpu_error("cannot give the kernel its shared memory"))?;
-            if threads == threads_per_block() {
-                self.shared_allowed = shared;
-            }
+            *allowed = shared;
         }
         let per_multiprocessor = function
             .occupancy_max_active_blocks_per_multiprocessor(threads, shared as usize, None)
