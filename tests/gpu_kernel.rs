@@ -88,12 +88,7 @@ fn turns(define: &str) -> task::Turns {
 /// Whether variant `define` takes boards `width` wide: its sentinels' squares lie above the board, or its
 /// levels are packed and the board is at most `task::PACKED_SIDE` wide.
 fn takes(define: &str, width: u32) -> bool {
-    let turns = turns(define);
-    if turns.packed {
-        width <= task::PACKED_SIDE
-    } else {
-        width <= 32 - turns.sentinel_squares
-    }
+    turns(define).takes(width)
 }
 
 /// The kernel's variants built for the host, or `None` (with a message) where no C++ compiler is found.

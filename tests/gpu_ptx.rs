@@ -254,12 +254,7 @@ fn check(width: u32, starts: &[Start], depth: u32, what: &str) {
     let (tasks, tables, host) = cut(width, starts, depth);
     for built in kernels {
         let (name, turns) = (&built.name, built.turns);
-        let fits = if turns.packed {
-            width <= task::PACKED_SIDE
-        } else {
-            width <= 32 - turns.sentinel_squares
-        };
-        if !fits {
+        if !turns.takes(width) {
             continue;
         }
         let device = launch(built, &tasks, &tables, 0);

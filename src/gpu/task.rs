@@ -103,6 +103,16 @@ impl Turns {
         }
     }
 
+    /// Whether a loop built so takes boards `width` wide: the sentinels' squares above its columns, or its
+    /// levels packed and the board at most [`PACKED_SIDE`] wide.
+    pub fn takes(self, width: u32) -> bool {
+        if self.packed {
+            width <= PACKED_SIDE
+        } else {
+            width <= 32 - self.sentinel_squares
+        }
+    }
+
     /// Bytes of a level of the stack, for each thread.
     pub fn level_bytes(self) -> u32 {
         if self.packed {
