@@ -3,12 +3,14 @@
 #
 #   scripts/gpu-sass-count.sh                        src/gpu/count.cu as the program builds it for boards 19 to
 #                                                    24 wide (sm_90, NQ_UNROLL=16u with two sentinels of 8
-#                                                    squares, blocks of 128 threads: 328 for sixteen turns;
-#                                                    narrower boards: eight turns on one sentinel of 8, wider
-#                                                    ones: eight on two of 4, the kernel's default: 168)
+#                                                    squares, blocks of 128 threads, the look-ahead: 530 for
+#                                                    sixteen turns; narrower boards: eight turns on one
+#                                                    sentinel of 8, wider ones: eight on two of 4, the
+#                                                    kernel's default: 270)
 #   scripts/gpu-sass-count.sh -D NQ_UNROLL=4u        the same with a switch of the kernel (as NQUEENS_GPU_DEFINES;
-#                                                    -D NQ_TURN_PTX: 320 for sixteen turns, 167 for eight;
-#                                                    -D NQ_PAIRS_C: 336 and 174; -D NQ_PACKED: 231 for eight)
+#                                                    -D NQ_PLAIN, without the look-ahead: 320 for sixteen
+#                                                    turns, 167 for eight; -D NQ_PLAIN -D NQ_TURN_C: 328 and
+#                                                    168; -D NQ_PAIRS_C: 336 and 174; -D NQ_PACKED: 231)
 #   scripts/gpu-sass-count.sh --file K.cu [-D ...]   another kernel (e.g. a peer's), compiled the same way
 #   scripts/gpu-sass-count.sh --ptx K.ptx            PTX made by NVRTC itself, as the program makes it:
 #     NQUEENS_PTX_OUT=K.ptx LD_LIBRARY_PATH=<libnvrtc's folder> \
@@ -16,9 +18,10 @@
 #   scripts/gpu-sass-count.sh --all                  every variant the program builds or NQUEENS_GPU_DEFINES may
 #                                                    ask for, each assembled (one that does not fails the
 #                                                    script: hand-written PTX is checked only here without a
-#                                                    GPU), its loop's shortest path and that a turn
-#                                                    (a node but with NQ_AHEAD: 0.72 of a turn a node,
-#                                                    0.66 with NQ_AHEAD_BOTTOM)
+#                                                    GPU), its loop's shortest path, that a turn and
+#                                                    that a node (the look-ahead, the default: 0.71 of a
+#                                                    turn a node, 0.64 with NQ_AHEAD_BOTTOM; a turn a
+#                                                    node without it)
 #   SASS_ARCH=sm_80 scripts/gpu-sass-count.sh        another architecture
 #   SASS_DUMP=1 ...                                  also prints the loop's SASS
 #   SASS_PIPES=1 ...                                 also prints the shortest path's instructions by the pipe
@@ -40,35 +43,38 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 if [ "${1:-}" = --all ]; then
-  # A turn is a node in every variant but NQ_AHEAD, whose turns are about 72% of the nodes (66% with
-  # NQ_AHEAD_BOTTOM; results/gpu.md).
-  printf '%-52s %8s %8s\n' "variant (turns between tests, sentinels)" shortest "a turn"
-  while read -r turns label defines; do
+  # A turn is a node without the look-ahead (NQ_PLAIN, and the layouts that do not take it); with it, the
+  # turns are about 71% of the nodes at n = 19 (64% with NQ_AHEAD_BOTTOM; tests/gpu_ptx.rs,
+  # `instructions_a_node`, results/gpu.md).
+  printf '%-52s %8s %8s %8s\n' "variant (turns between tests, sentinels)" shortest "a turn" "a node"
+  while read -r turns share label defines; do
     # shellcheck disable=SC2086 # the defines are words
     line=$("$0" $defines | tail -1) || { echo "$label: did not assemble" >&2; exit 1; }
     shortest=${line##*shortest }
     shortest=${shortest%%,*}
-    printf '%-52s %8s %8s\n' "$label" "$shortest" "$(awk -v s="$shortest" -v t="$turns" 'BEGIN{printf "%.2f", s/t}')"
+    printf '%-52s %8s %8s %8s\n' "$label" "$shortest" \
+      "$(awk -v s="$shortest" -v t="$turns" 'BEGIN{printf "%.2f", s/t}')" \
+      "$(awk -v s="$shortest" -v t="$turns" -v r="$share" 'BEGIN{printf "%.2f", s/t*r}')"
   done <<'LIST'
-16 default,16,2x8(boards19-24) -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
-8 default,8,1x8(boards-to-18) -D NQ_UNROLL=8u -D NQ_SENTINEL_SQUARES=8u
-8 default,8,2x4(boards25-28) -D NQ_UNROLL=8u -D NQ_SENTINEL_SQUARES=4u
-16 NQ_TURN_PTX,16,2x8 -D NQ_TURN_PTX -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
-8 NQ_TURN_PTX,8,1x8 -D NQ_TURN_PTX -D NQ_UNROLL=8u -D NQ_SENTINEL_SQUARES=8u
-8 NQ_TURN_PTX,8,2x4 -D NQ_TURN_PTX -D NQ_UNROLL=8u -D NQ_SENTINEL_SQUARES=4u
-16 NQ_PAIRS_C,16,2x8 -D NQ_PAIRS_C -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
-8 NQ_PAIRS_C,8,1x8 -D NQ_PAIRS_C -D NQ_UNROLL=8u -D NQ_SENTINEL_SQUARES=8u
-8 NQ_PACKED,8,1x8 -D NQ_PACKED -D NQ_UNROLL=8u -D NQ_SENTINEL_SQUARES=8u
-8 NQ_SOA,8,2x4 -D NQ_SOA -D NQ_UNROLL=8u -D NQ_SENTINEL_SQUARES=4u
-8 NQ_AOS,8,2x4 -D NQ_AOS -D NQ_UNROLL=8u -D NQ_SENTINEL_SQUARES=4u
-16 NQ_PROBE_ALU,16,2x8 -D NQ_PROBE_ALU -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
-16 NQ_PROBE_STS,16,2x8 -D NQ_PROBE_STS -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
-16 NQ_AHEAD,16,2x8 -D NQ_AHEAD -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
-8 NQ_AHEAD,8,1x8 -D NQ_AHEAD -D NQ_UNROLL=8u -D NQ_SENTINEL_SQUARES=8u
-16 NQ_AHEAD+NQ_TURN_PTX,16,2x8 -D NQ_AHEAD -D NQ_TURN_PTX -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
-16 NQ_AHEAD+NQ_AHEAD_SHF,16,2x8 -D NQ_AHEAD -D NQ_AHEAD_SHF -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
-16 NQ_AHEAD+NQ_AHEAD_BOTTOM,16,2x8 -D NQ_AHEAD -D NQ_AHEAD_BOTTOM -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
-16 NQ_AHEAD+NQ_AHEAD_BOTTOM+NQ_PROBE_ALU,16,2x8 -D NQ_AHEAD -D NQ_AHEAD_BOTTOM -D NQ_PROBE_ALU -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
+16 0.71 default,16,2x8(boards19-24) -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
+8 0.71 default,8,1x8(boards-to-18) -D NQ_UNROLL=8u -D NQ_SENTINEL_SQUARES=8u
+8 0.71 default,8,2x4(boards25-28) -D NQ_UNROLL=8u -D NQ_SENTINEL_SQUARES=4u
+16 0.71 NQ_TURN_C,16,2x8 -D NQ_TURN_C -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
+16 0.71 NQ_AHEAD_MULHI,16,2x8 -D NQ_AHEAD_MULHI -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
+16 0.64 NQ_AHEAD_BOTTOM,16,2x8 -D NQ_AHEAD_BOTTOM -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
+16 0.64 NQ_AHEAD_BOTTOM+NQ_PROBE_ALU,16,2x8 -D NQ_AHEAD_BOTTOM -D NQ_PROBE_ALU -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
+16 0.71 NQ_PROBE_ALU,16,2x8 -D NQ_PROBE_ALU -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
+16 0.71 NQ_PROBE_STS,16,2x8 -D NQ_PROBE_STS -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
+16 1 NQ_PLAIN,16,2x8 -D NQ_PLAIN -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
+8 1 NQ_PLAIN,8,1x8 -D NQ_PLAIN -D NQ_UNROLL=8u -D NQ_SENTINEL_SQUARES=8u
+8 1 NQ_PLAIN,8,2x4 -D NQ_PLAIN -D NQ_UNROLL=8u -D NQ_SENTINEL_SQUARES=4u
+16 1 NQ_PLAIN+NQ_TURN_C,16,2x8 -D NQ_PLAIN -D NQ_TURN_C -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
+16 1 NQ_PLAIN+NQ_PROBE_ALU,16,2x8 -D NQ_PLAIN -D NQ_PROBE_ALU -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
+16 1 NQ_PAIRS_C,16,2x8 -D NQ_PAIRS_C -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
+8 1 NQ_PAIRS_C,8,1x8 -D NQ_PAIRS_C -D NQ_UNROLL=8u -D NQ_SENTINEL_SQUARES=8u
+8 1 NQ_PACKED,8,1x8 -D NQ_PACKED -D NQ_UNROLL=8u -D NQ_SENTINEL_SQUARES=8u
+8 1 NQ_SOA,8,2x4 -D NQ_SOA -D NQ_UNROLL=8u -D NQ_SENTINEL_SQUARES=4u
+8 1 NQ_AOS,8,2x4 -D NQ_AOS -D NQ_UNROLL=8u -D NQ_SENTINEL_SQUARES=4u
 LIST
   exit 0
 fi

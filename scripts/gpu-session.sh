@@ -16,8 +16,10 @@
 #         stragglers (the seventeenth's: n = 19 with smaller blocks and fewer batches); turn (the eighteenth's:
 #         the search loop's turns with fewer copies between registers against the seventeenth's, NQ_PAIRS_C),
 #         start (the driver's start, context and exit with fewer hardware queues); ahead (the nineteenth's:
-#         the look-ahead, NQ_AHEAD, dead ends counted without a turn, against the default); next (the
-#         twentieth's plan for the next GPU: ahead without n = 22, stragglers and start, in one call)
+#         the look-ahead, the default since the twenty-second session, against its variants and the loop
+#         without it); queues (the twenty-second's: the program's two hardware queues a GPU against the
+#         driver's eight, small and large boards); next (the twenty-second's plan for the next GPU: queues,
+#         then ahead without n = 22, in one call)
 # OUT     a folder for the logs and reports (the device's $OUT); each part writes OUT/PART.txt
 # BINARY  nqueens built on the development machine with `cargo build --release --features cuda` (generic
 #         x86-64: the loops are picked at run time) and carried over; target/release/nqueens by default.
@@ -466,36 +468,38 @@ stragglers() {
 }
 
 turn() {
-  # The eighteenth session's turns, read from the SASS without a GPU: the default since (the rest after the
-  # child's free columns: 20.5 SASS instructions a node with sixteen turns, 21.0 with eight) and NQ_TURN_PTX
-  # (its shared accesses written in PTX too: 20.0 and 20.9, no copies between registers but in the unrolled
-  # loop's first half), against the seventeenth's (NQ_PAIRS_C: 21.0 and 21.75). Exactness on the GPU first
-  # (every board 4 to 18; rectangles of eight and sixteen turns against the CPU), then interleaved, each run's
-  # kernels' time and wall; n = 22 once each (about 86 s). About 7 minutes in all: with less time, set
-  # TURNS="NQ_TURN_PTX NQ_PAIRS_C" or CAP22 (seconds; 0 leaves n = 22 out).
+  # The eighteenth session's turns, read from the SASS without a GPU: without the look-ahead, the rest after
+  # the child's free columns (NQ_PLAIN NQ_TURN_C: 20.5 SASS instructions a node with sixteen turns, 21.0 with
+  # eight) and its shared accesses written in PTX too (NQ_PLAIN: 20.0 and 20.9, no copies between registers
+  # but in the unrolled loop's first half), against the seventeenth's (NQ_PAIRS_C: 21.0 and 21.75). Exactness
+  # on the GPU first (every board 4 to 18; rectangles of eight and sixteen turns against the CPU), then
+  # interleaved, each run's kernels' time and wall; n = 22 once each (about 86 s). About 7 minutes in all:
+  # with less time, set TURNS="NQ_PLAIN NQ_PAIRS_C" or CAP22 (seconds; 0 leaves n = 22 out). The rectangles'
+  # files go to a folder of their own, not OUT: the device brings back only a few files.
   nvidia-smi -L
   "$B" --version
-  # A variant of several defines joins them with commas (NQ_AHEAD,NQ_TURN_PTX).
-  local d n turns
-  read -r -a turns <<<"${TURNS:-default NQ_TURN_PTX NQ_PAIRS_C}"
+  # A variant of several defines joins them with commas (NQ_PLAIN,NQ_TURN_C).
+  local d n turns rect
+  read -r -a turns <<<"${TURNS:-default NQ_PLAIN NQ_PLAIN,NQ_TURN_C NQ_PAIRS_C}"
+  rect=$(mktemp -d)
   for d in "${turns[@]}"; do
     [ "$d" = default ] && d=
     NQUEENS_GPU_DEFINES=${d//,/ } timed timeout 60 "$B" count 4..18 --backend gpu --check -q
     # (A file's name joins the defines with '-', for '=' too: such signs may not come back from the device.)
     NQUEENS_GPU_DEFINES=${d//,/ } timed timeout 60 "$B" count 23x9 22x10 20x12 26x7 --backend gpu -f csv \
-      -o "$out/rect-$(echo "${d:-default}" | tr ,= --).csv"
+      -o "$rect/rect-$(echo "${d:-default}" | tr ,= --).csv"
   done
-  timed timeout 60 "$B" count 23x9 22x10 20x12 26x7 -f csv -o "$out/rect-cpu.csv"
+  timed timeout 60 "$B" count 23x9 22x10 20x12 26x7 -f csv -o "$rect/rect-cpu.csv"
   local f
   for d in "${turns[@]}"; do
-    f=$out/rect-$(echo "$d" | tr ,= --).csv
-    if [ -s "$f" ] && cmp <(cut -d, -f1,2 "$f") <(cut -d, -f1,2 "$out/rect-cpu.csv"); then
+    f=$rect/rect-$(echo "$d" | tr ,= --).csv
+    if [ -s "$f" ] && cmp <(cut -d, -f1,2 "$f") <(cut -d, -f1,2 "$rect/rect-cpu.csv"); then
       echo "rectangles, $d: the GPU's totals are the CPU's"
     else
       echo "RECTANGLES, $d: THE GPU'S TOTALS DIFFER FROM THE CPU'S"
     fi
     # The nodes too, against the default's (the same plan on the same backend: the same units).
-    if [ -s "$f" ] && cmp <(cut -d, -f1,2,10 "$f") <(cut -d, -f1,2,10 "$out/rect-default.csv"); then
+    if [ -s "$f" ] && cmp <(cut -d, -f1,2,10 "$f") <(cut -d, -f1,2,10 "$rect/rect-default.csv"); then
       echo "rectangles, $d: the default's nodes"
     else
       echo "RECTANGLES, $d: NODES DIFFER FROM THE DEFAULT'S"
@@ -520,37 +524,50 @@ turn() {
 }
 
 ahead() {
-  # The nineteenth session's look-ahead (NQ_AHEAD: a dead end counted without a turn of its own; 34.1 SASS
-  # instructions a turn, 33.4 with NQ_TURN_PTX, for about 73% of the nodes as turns, where the default takes
-  # 20.5 for every node), as part `turn` measures turns: exactness (boards 4 to 18, rectangles; the nodes
-  # against the default's), then n = 20, 21 and 19 interleaved, n = 22 once each. NQ_AHEAD with eight turns
-  # a pass too: its sixteen make a loop of 776 instructions (12 KiB), the default's 552, and a loop that
-  # outgrows the instruction cache nearest the schedulers would wait for its fetches. With less time:
-  # CAP22=0 (about 4 minutes), or TURNS="default NQ_AHEAD". NQ_AHEAD_SHF (the twentieth session's) takes two
-  # of the look-ahead's right shifts on the integer logic (SHF) again, where NQ_AHEAD now takes them on the
-  # multiply pipe (IMAD.HI): as many instructions, two fewer of integer logic a turn. If NQ_AHEAD is the faster,
-  # the integer logic binds its turn; if they are even, it does not. NQ_AHEAD_BOTTOM (the twentieth's too) also
-  # leaves the bottom queen's diagonals out of the row it looks at: 37.2 instructions a turn, about 66% of the
-  # nodes as turns rather than 72%. NQ_AHEAD_BOTTOM with NQ_PROBE_ALU (the twenty-first session's) adds one
-  # instruction off the chain to its turn (ptxas makes it 1.9: 626 for sixteen turns rather than 595): how much
-  # that costs says what its three instructions of counting the dead ends cost, and so whether leaving its
-  # nodes uncounted (the issue allows it) would pay.
-  TURNS=${TURNS:-default NQ_AHEAD NQ_AHEAD,NQ_AHEAD_SHF NQ_AHEAD,NQ_AHEAD_BOTTOM NQ_AHEAD,NQ_AHEAD_BOTTOM,NQ_PROBE_ALU NQ_AHEAD,NQ_UNROLL=8u NQ_AHEAD,NQ_TURN_PTX NQ_TURN_PTX} turn
+  # The look-ahead (a dead end counted without a turn of its own; the nineteenth session's NQ_AHEAD, the default
+  # since the twenty-second: 33.1 SASS instructions a turn, about 71% of the nodes as turns, where the loop
+  # without it, NQ_PLAIN, takes 20.0 a node), as part `turn` measures turns: exactness (boards 4 to 18,
+  # rectangles; the nodes against the default's), then n = 20, 21 and 19 interleaved, n = 22 once each (CAP22=0
+  # leaves it out: about 3 minutes). Against it: NQ_PROBE_ALU, one instruction more a turn off the chain (548
+  # for sixteen turns rather than 530): how much that costs says what the look-ahead's three instructions of
+  # counting the dead ends cost, and so whether leaving its nodes uncounted (the issue allows it) would pay;
+  # NQ_AHEAD_BOTTOM (the bottom queen's diagonals too: 36.1 a turn for 64% of the nodes, 2% slower on an
+  # H200); and the twenty-first session's default (NQ_PLAIN NQ_TURN_C), 13 to 14% slower there.
+  TURNS=${TURNS:-default NQ_PROBE_ALU NQ_AHEAD_BOTTOM NQ_PLAIN,NQ_TURN_C} turn
+}
+
+queues() {
+  # The program opens two hardware queues a GPU (CUDA_DEVICE_MAX_CONNECTIONS=2, set by main unless the user
+  # set it) where the driver opens eight: on an H200 (the twenty-second session, without the look-ahead) n = 17
+  # took 0.32 to 0.35 s rather than 0.40 to 0.42, n = 19 0.53 to 0.54 rather than 0.59 to 0.61. Its four
+  # streams then share the two: does that cost the large boards anything? n = 17, 19 and 21, the program's two
+  # against eight and four, interleaved: wall and the kernels' time. About 1.5 minutes.
+  nvidia-smi -L
+  local n c
+  for n in 17 19 21 17 19 21; do
+    for c in program 8 4; do
+      echo "# n = $n, CUDA_DEVICE_MAX_CONNECTIONS=$c"
+      (
+        if [ "$c" != program ]; then export CUDA_DEVICE_MAX_CONNECTIONS=$c; fi
+        NQUEENS_GPU_VERBOSE=1 timed timeout 60 "$B" count $n --backend gpu --check -q 2>&1
+      ) | grep -E "^gpu 0:.*waiting|^ +$n |^wall"
+    done
+  done
 }
 
 start() {
   # The driver's part of a small run (about 0.32 s of n = 17's 0.36 s on the H200, the seventeenth session): its
   # start, the context and the process's exit. A context opens a hardware queue for each of up to
-  # CUDA_DEVICE_MAX_CONNECTIONS streams (8 by default; the program uses 4 a GPU): fewer may open and close
-  # faster. Interleaved, n = 17 and 19 with 1, 2 and 4 queues and the default; wall and the driver's stamps.
-  # About 1 minute. (An environment variable of the driver's: if fewer pay, the program can set it itself.)
+  # CUDA_DEVICE_MAX_CONNECTIONS streams (8 by the driver's default; the program uses 4 a GPU): fewer open and
+  # close faster. Interleaved, n = 17 and 19 with 1, 2 and 4 queues and the program's (2 since the
+  # twenty-second session, which measured this: results/gpu.md); wall and the driver's stamps. About 1 minute.
   nvidia-smi -L
   local n c
   for n in 17 19 17 19 17 19; do
-    for c in default 1 2 4; do
+    for c in program 1 2 4; do
       echo "# n = $n, CUDA_DEVICE_MAX_CONNECTIONS=$c"
       (
-        if [ "$c" = default ]; then unset CUDA_DEVICE_MAX_CONNECTIONS; else export CUDA_DEVICE_MAX_CONNECTIONS=$c; fi
+        if [ "$c" != program ]; then export CUDA_DEVICE_MAX_CONNECTIONS=$c; fi
         NQUEENS_GPU_VERBOSE=1 timed timeout 60 "$B" count $n --backend gpu --check -q 2>&1
       ) | grep -E "GPUs found by|context made|opened at|^ +$n |^wall"
     done
@@ -563,17 +580,18 @@ run_part() {
 }
 
 case "$part" in
-  check | small | variants | peers | n22 | bench | cpu | lease | variant | probes | packed | timeline | threads | targets | ab | stragglers | turn | ahead | start)
+  check | small | variants | peers | n22 | bench | cpu | lease | variant | probes | packed | timeline | threads | targets | ab | stragglers | turn | ahead | queues | start)
     run_part "$part" 2>&1 | tee "$out/$part.txt" ;;
   all)
     for p in check small variants peers bench cpu; do run_part $p 2>&1 | tee "$out/$p.txt"; done
     ;;
   next)
-    # What the next session with a GPU runs first (the twentieth session's plan), in one call of about six
-    # minutes: ahead without n = 22, then stragglers, then start, each to its own file; a part is not begun
-    # once NEXT_BUDGET seconds (420) have gone. `scripts/gpu-turns-summary.sh OUT/ahead.txt` sums up ahead.
+    # What the next session with a GPU runs first (the twenty-second session's plan), in one call of about five
+    # minutes: queues, then ahead without n = 22, each to its own file; a part is not begun once NEXT_BUDGET
+    # seconds (420) have gone. `scripts/gpu-turns-summary.sh OUT/ahead.txt` sums up ahead. Then, on an H100,
+    # the issue's table: `CAP22=100 bash scripts/gpu-session.sh targets OUT`.
     export CAP22=${CAP22:-0}
-    for p in ahead stragglers start; do
+    for p in queues ahead; do
       if [ "$SECONDS" -gt "${NEXT_BUDGET:-420}" ]; then
         echo "# $p not begun: ${NEXT_BUDGET:-420} s have gone" | tee "$out/$p.txt"
         continue

@@ -15,18 +15,18 @@ use std::sync::OnceLock;
 mod units;
 use units::{cut, deep_start, plan_starts};
 
-/// The kernel's variants (its `NQ_*` switches): the default (the stack in two pairs of words a level, eight
-/// turns between tests for a task's end, two sentinels of four squares: the program's choice for boards 25 to
-/// 28 wide), the program's choice for boards to 24 wide (one sentinel of eight squares), four, two and one
+/// The kernel's variants (its `NQ_*` switches): the default (the stack in two pairs of words a level, the
+/// look-ahead, eight turns between tests for a task's end, two sentinels of four squares: the program's choice
+/// for boards 25 to 28 wide), the program's choice for boards to 24 wide (one sentinel of eight squares), four, two and one
 /// turns, four sentinels of two squares, the block's threads fixed as the program builds it; the stack's four
 /// words in arrays of their own (`NQ_SOA`, the kernel of the eleventh and twelfth sessions) and in 16-byte
 /// entries (`NQ_AOS`, the kernel to the eleventh session), as `NQUEENS_GPU_DEFINES` may ask; the stack's levels
 /// packed in three words (`NQ_PACKED`, which it may ask for on boards to 23 wide) with eight, four and one
-/// turns; a kernel that trusts its counters for fewer turns than its words hold; sixteen turns; the pairs' turn
-/// as the seventeenth session wrote it (`NQ_PAIRS_C`: the rest taken first, the square by itself); and the
-/// look-ahead (`NQ_AHEAD`: dead ends counted without a turn of their own), also with the bottom queen's
-/// diagonals (`NQ_AHEAD_BOTTOM`).
-const VARIANTS: [&str; 30] = [
+/// turns; a kernel that trusts its counters for fewer turns than its words hold, with and without the
+/// look-ahead; sixteen turns; the pairs' turn as the seventeenth session wrote it (`NQ_PAIRS_C`: the rest taken
+/// first, the square by itself); the loop without the look-ahead (`NQ_PLAIN`: a turn a node, the default to
+/// the twenty-first session); and the look-ahead with the bottom queen's diagonals too (`NQ_AHEAD_BOTTOM`).
+const VARIANTS: [&str; 31] = [
     "-DNQ_DEFAULT",
     "-DNQ_UNROLL=8u -DNQ_SENTINEL_SQUARES=8u",
     "-DNQ_UNROLL=4u -DNQ_SENTINEL_SQUARES=4u",
@@ -48,6 +48,7 @@ const VARIANTS: [&str; 30] = [
     "-DNQ_PACKED -DNQ_UNROLL=1u -DNQ_SENTINEL_SQUARES=1u",
     // Counters trusted below 2^7 turns: tasks of more mark their units.
     "-DNQ_TRUSTED_TURNS_LOG=7u",
+    "-DNQ_PLAIN -DNQ_TRUSTED_TURNS_LOG=7u",
     // Sixteen turns, as `NQUEENS_GPU_DEFINES=NQ_UNROLL=16` asks: two sentinels of eight squares (boards to 24
     // wide), four of four (to 28 wide), the block's threads fixed.
     "-DNQ_UNROLL=16u -DNQ_SENTINEL_SQUARES=8u",
@@ -55,12 +56,12 @@ const VARIANTS: [&str; 30] = [
     "-DNQ_PAIRS_C",
     "-DNQ_PAIRS_C -DNQ_UNROLL=16u -DNQ_SENTINEL_SQUARES=8u",
     "-DNQ_PAIRS_C -DNQ_THREADS=4u -DNQ_UNROLL=1u -DNQ_SENTINEL_SQUARES=1u",
-    "-DNQ_AHEAD",
-    "-DNQ_AHEAD -DNQ_UNROLL=16u -DNQ_SENTINEL_SQUARES=8u",
-    "-DNQ_AHEAD -DNQ_THREADS=4u -DNQ_UNROLL=1u -DNQ_SENTINEL_SQUARES=1u",
-    "-DNQ_AHEAD -DNQ_AHEAD_BOTTOM",
-    "-DNQ_AHEAD -DNQ_AHEAD_BOTTOM -DNQ_UNROLL=16u -DNQ_SENTINEL_SQUARES=8u",
-    "-DNQ_AHEAD -DNQ_AHEAD_BOTTOM -DNQ_THREADS=4u -DNQ_UNROLL=1u -DNQ_SENTINEL_SQUARES=1u",
+    "-DNQ_PLAIN",
+    "-DNQ_PLAIN -DNQ_UNROLL=16u -DNQ_SENTINEL_SQUARES=8u",
+    "-DNQ_PLAIN -DNQ_THREADS=4u -DNQ_UNROLL=1u -DNQ_SENTINEL_SQUARES=1u",
+    "-DNQ_AHEAD_BOTTOM",
+    "-DNQ_AHEAD_BOTTOM -DNQ_UNROLL=16u -DNQ_SENTINEL_SQUARES=8u",
+    "-DNQ_AHEAD_BOTTOM -DNQ_THREADS=4u -DNQ_UNROLL=1u -DNQ_SENTINEL_SQUARES=1u",
 ];
 
 /// The value of switch `name` in variant `define`, or `default`.
@@ -377,54 +378,67 @@ fn a_task_that_runs_too_long_to_trust_its_counters_marks_its_unit() {
 #[test]
 fn a_task_of_more_turns_than_its_counters_hold_marks_its_unit() {
     // Built to trust its counters below 2^7 turns (16 passes), the kernel marks each unit with a task of
-    // more, and only those; its counts are still given.
+    // more, and only those; its counts are still given. Without the look-ahead a task's turns are its nodes;
+    // with it (the default) fewer, as the task alone through the default build shows.
     let Some(kernels) = host_kernels() else {
         return;
     };
-    let i = VARIANTS
-        .iter()
-        .position(|v| v.contains("NQ_TRUSTED_TURNS_LOG"))
-        .unwrap();
-    assert!(kernels.len() > i);
-    let plan = Plan::new(Board::new(10).unwrap(), Symmetry::Full, Split::Depth(1));
+    // Board 11: the look-ahead takes more than 2^7 turns on some of its tasks, not on board 10's.
+    let plan = Plan::new(Board::new(11).unwrap(), Symmetry::Full, Split::Depth(1));
     let starts = plan_starts(&plan);
-    let (tasks, tables, _) = cut(10, &starts, 0);
+    let (tasks, tables, _) = cut(11, &starts, 0);
     let quick = run_on_host(0, &tasks, &tables);
-    let marked = run_with_clock(i, &tasks, &tables, 0);
-    let passes = turns(VARIANTS[i]).between_tests as u64;
-    let mut long = vec![0u32; tables.len()];
-    for t in &tasks {
-        let tally = task::count_task(t, &tables[t.slot() as usize]);
-        // The turns of its passes: its nodes, and the turns after its end that a last pass took.
-        if tally.nodes.div_ceil(passes) >= 16 {
-            long[t.slot() as usize] += 1;
+    for variant in [
+        "-DNQ_TRUSTED_TURNS_LOG=7u",
+        "-DNQ_PLAIN -DNQ_TRUSTED_TURNS_LOG=7u",
+    ] {
+        let i = VARIANTS.iter().position(|v| *v == variant).unwrap();
+        assert!(kernels.len() > i);
+        let marked = run_with_clock(i, &tasks, &tables, 0);
+        let passes = turns(variant).between_tests as u64;
+        let mut long = vec![0u32; tables.len()];
+        for t in &tasks {
+            let turns = if variant.contains("NQ_PLAIN") {
+                task::count_task(t, &tables[t.slot() as usize]).nodes
+            } else {
+                run_counting_turns(0, std::slice::from_ref(t), &tables, 0).1
+            };
+            // The turns of its passes: its turns, and the turns after its end that a last pass took.
+            if turns.div_ceil(passes) >= 16 {
+                long[t.slot() as usize] += 1;
+            }
         }
-    }
-    assert!(long.iter().any(|&l| l > 0) && long.contains(&0));
-    for (slot, (tally, trouble)) in marked.iter().enumerate() {
-        assert_eq!(*trouble, long[slot], "slot {slot}");
-        assert_eq!(*tally, quick[slot]);
+        assert!(
+            long.iter().any(|&l| l > 0) && long.contains(&0),
+            "{variant}"
+        );
+        for (slot, (tally, trouble)) in marked.iter().enumerate() {
+            assert_eq!(*trouble, long[slot], "{variant}: slot {slot}");
+            assert_eq!(*tally, quick[slot], "{variant}");
+        }
     }
 }
 
 #[test]
 fn the_look_ahead_counts_the_dead_ends_without_a_turn_of_their_own() {
-    // Every other variant takes one turn a node; the look-ahead (NQ_AHEAD) takes a turn for a node that is
-    // not a dead end it can see (by the count of the tree, about three nodes in four of the border units),
-    // and counts the same nodes and solutions. A look-ahead that missed them all would take a turn a node.
+    // The loop without the look-ahead (NQ_PLAIN) takes one turn a node; the look-ahead (the default) takes
+    // a turn for a node that is not a dead end it can see (by the count of the tree, about three nodes in four
+    // of the border units), and counts the same nodes and solutions. A look-ahead that missed them all would
+    // take a turn a node.
     if host_kernels().is_none() {
         return;
     }
-    let ahead = VARIANTS.iter().position(|v| *v == "-DNQ_AHEAD").unwrap();
-    let bottom = VARIANTS
-        .iter()
-        .position(|v| *v == "-DNQ_AHEAD -DNQ_AHEAD_BOTTOM")
-        .unwrap();
+    let position = |name: &str| VARIANTS.iter().position(|v| *v == name).unwrap();
+    let (ahead, plain, bottom) = (
+        position("-DNQ_DEFAULT"),
+        position("-DNQ_PLAIN"),
+        position("-DNQ_AHEAD_BOTTOM"),
+    );
     for n in [10u32, 12] {
         let plan = Plan::new(Board::new(n).unwrap(), Symmetry::Full, Split::Depth(1));
         let starts = plan_starts(&plan);
         let (tasks, tables, _) = cut(n, &starts, 0);
-        let (plain, plain_turns) = run_counting_turns(0, &tasks, &tables, 0);
+        let (plain, plain_turns) = run_counting_turns(plain, &tasks, &tables, 0);
         let (looked, ahead_turns) = run_counting_turns(ahead, &tasks, &tables, 0);
         assert_eq!(plain, looked, "n = {n}");
         let nodes: u64 = plain.iter().map(|(t, _)| t.nodes).sum();

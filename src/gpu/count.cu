@@ -6,13 +6,17 @@
 // through an interpreter, against the CPU kernel as well.
 // `scripts/gpu-sass-count.sh` counts the SASS instructions of its search loop; results/gpu.md records them.
 //
-// The search loop takes one queen a turn, branch-free, and tests for the task's end every NQ_UNROLL turns
-// (SASS on sm_90, nodes counted, the block's threads fixed as the program builds it: 328 instructions for
-// sixteen turns, 20.5 a node, on boards 19 to 24 wide; 168 for eight, 21.0 a node, on the others to 28 wide;
-// with NQ_TURN_PTX, 320 and 167, 20.0 and 20.9 a node; results/gpu.md). NQ_AHEAD (a switch to measure, the
-// nineteenth session's) looks a row ahead and counts the dead ends it sees without a turn of their own: 546
-// instructions for sixteen turns, for about 72% of the nodes as turns; with NQ_AHEAD_BOTTOM (the twentieth's)
-// 595, for about 65% (see the turn):
+// The search loop takes one queen a turn, branch-free, and tests for the task's end every NQ_UNROLL turns.
+// It looks a row ahead (the look-ahead, NQ_AHEAD: the default since the twenty-second session) and counts the
+// dead ends it sees without a turn of their own, about 28% of the nodes (see the turn). SASS on sm_90, nodes
+// counted, the block's threads fixed as the program builds it: 530 instructions for sixteen turns on boards 19
+// to 24 wide, 270 for eight on the others to 28 wide, for 0.71 of a turn a node: 23.6 a node. Without the
+// look-ahead (NQ_PLAIN, the default to the twenty-first session), 320 and 167, 20.0 and 20.9 a node, and 328
+// and 168 with the turn written in C (NQ_PLAIN NQ_TURN_C). Fewer instructions a node are not what binds the
+// loop: shared memory's wavefronts do, and the look-ahead's turns are fewer. On an H200, the look-ahead took
+// n = 21 in 8.5 s of kernels where NQ_PLAIN NQ_TURN_C took 9.86 s, and n = 22 in 73.9 s where it took 85.5 s
+// (results/gpu.md, the twenty-second session). With NQ_AHEAD_BOTTOM (the twentieth session's) 578 for
+// sixteen turns, for about 65% of the nodes as turns, but 2% slower than the look-ahead alone at n = 21:
 // - The stack lives in shared memory, four words a level: the row's untried squares `avail`, its free
 //   columns `fc` (the board's columns not taken), and the diagonal masks `ld` and `rd` of the queens above it.
 //   A turn takes the top entry's lowest square, stores the rest back, and pushes the child row's entry if the
@@ -145,22 +149,30 @@ struct Task {
 #endif
 // The pairs' turn takes the square's rest after the child's free columns, and the child's diagonals from the
 // free columns' change, so that ptxas need not copy the right diagonals a turn (see the turn; 328 SASS
-// instructions for sixteen turns), unless NQ_PAIRS_C asks for the turn of the seventeenth session (336), kept
-// to measure against. NQ_TURN_PTX asks for its shared accesses written in PTX, their addresses the stack's top
-// and the table's row in the shared window, the pop and the push in one block, so that ptxas need not copy the
-// top either (320, 20.0 a node; on the GPU with the block's threads fixed, as the program builds it). Both were
-// read from the SASS without a GPU (the eighteenth session, results/gpu.md): NQ_TURN_PTX waits for one to be
-// shown exact and timed before it is the default.
+// instructions for sixteen turns without the look-ahead), unless NQ_PAIRS_C asks for the turn of the
+// seventeenth session (336), kept to measure against. Its shared accesses are written in PTX, their addresses
+// the stack's top and the table's row in the shared window, the pop and the push in one block, so that ptxas
+// need not copy the top either (320 without the look-ahead; on the GPU with the block's threads fixed, as the
+// program builds it), unless NQ_TURN_C asks for them in C, to measure against. (NQ_TURN_PTX, the switch that
+// asked for the PTX to the twenty-first session, is the default now, and changes nothing.)
 #if defined(NQ_PAIRS) && !defined(NQ_PAIRS_C)
 #define NQ_TURN_LOP3
-#if defined(NQ_TURN_PTX) && defined(NQ_THREADS) && defined(__CUDA_ARCH__)
+#if !defined(NQ_TURN_C) && defined(NQ_THREADS) && defined(__CUDA_ARCH__)
 #define NQ_TURN_IN_PTX
 #endif
 #endif
 #if defined(NQ_PACKED) && NQ_SENTINELS != 1
 #error "NQ_PACKED takes one sentinel: NQ_SENTINEL_SQUARES at least NQ_UNROLL"
 #endif
-// NQ_AHEAD: the look-ahead of the nineteenth session (see the turn), a switch to measure, on the pairs' turn.
+// NQ_AHEAD: the look-ahead of the nineteenth session (see the turn), on the pairs' turn: the default, unless
+// NQ_PLAIN asks for the loop without it or another layout or turn is asked for (NQ_PAIRS_C, NQ_SOA, NQ_AOS,
+// NQ_PACKED), which it does not take. Naming NQ_AHEAD asks for it where it cannot be.
+#if defined(NQ_TURN_LOP3) && !defined(NQ_PLAIN) && !defined(NQ_AHEAD)
+#define NQ_AHEAD
+#endif
+#if defined(NQ_AHEAD) && defined(NQ_PLAIN)
+#error "NQ_PLAIN is the loop without the look-ahead (NQ_AHEAD)"
+#endif
 #if defined(NQ_AHEAD) && !defined(NQ_TURN_LOP3)
 #error "NQ_AHEAD takes the pairs' turn (neither NQ_PAIRS_C, NQ_SOA, NQ_AOS nor NQ_PACKED)"
 #endif
@@ -244,14 +256,16 @@ __device__ __forceinline__ u32 nq_shift_to_top(u32 x)
 #endif
 }
 
-// `x >> k` for a constant k (1 to 31). The look-ahead's turn (NQ_AHEAD) takes it on the multiply pipe, as the
-// high word of x * 2^(32 - k) (IMAD.HI), rather than on the integer logic's (SHF), which its turn fills: with
-// two of its shifts so, 13.6 instructions a turn of integer logic rather than 15.6, as many in all
-// (results/gpu.md, the twentieth session). NQ_AHEAD_SHF keeps the shifts, to measure against.
+// `x >> k` for a constant k (1 to 31), a shift on the integer logic's pipe (SHF). NQ_AHEAD_MULHI takes two of
+// the look-ahead's shifts on the multiply pipe instead, as the high word of x * 2^(32 - k) (IMAD.HI): the
+// twentieth session's default, for fewer instructions of integer logic (13.6 a turn rather than 15.6, as many
+// in all), as the pipes' model said would pay. It did not: on an H200 it took 4 to 5% longer than the shifts
+// (n = 21: 9.35 s of kernels against 8.88 s; results/gpu.md, the twenty-second session), the multiply's result
+// coming later on the turn's chain.
 template <u32 k>
 __device__ __forceinline__ u32 nq_shr_k(u32 x)
 {
-#if defined(__CUDA_ARCH__) && defined(NQ_AHEAD) && !defined(NQ_AHEAD_SHF)
+#if defined(__CUDA_ARCH__) && defined(NQ_AHEAD) && defined(NQ_AHEAD_MULHI)
     u32 r;
     asm("mul.hi.u32 %0, %1, %2;" : "=r"(r) : "r"(x), "n"(1u << (32u - k)));
     return r;
@@ -553,9 +567,8 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
             // end's): then `ahead` takes a far bit, bit 30 of m - end_plus_two, from the child's count m.
             // All of it but the free squares' last AND is made from registers, beside the table's load, off
             // the chain from a loaded entry to the next. By a count of the tree (the border units of n = 10 to
-            // 16, results/gpu.md), 27% of the nodes are dead ends caught so, for 13.6 more SASS instructions a
-            // turn (546 for sixteen turns, 534 with NQ_TURN_PTX), half of them integer logic: two of the right
-            // shifts are taken on the multiply pipe (nq_shr_k), which has room.
+            // 16, results/gpu.md), 27% of the nodes are dead ends caught so, for 13.1 more SASS instructions a
+            // turn (530 for sixteen turns, against 320 without the look-ahead), half of them integer logic.
             u32 unseen = nq_lop3<0x10u>(fc, ld << 1, nq_shr_k<2u>(rd_pre));
 #ifdef NQ_AHEAD_BOTTOM
             // NQ_AHEAD_BOTTOM: `ahead` without the bottom queen's diagonals too, the most of that row's frame

@@ -15,14 +15,16 @@
 use crate::engine::kernel::{full_mask, Frame, Masks, Start, Tally};
 
 /// Turns the kernel's search loop takes between two tests for a task's end (`NQ_UNROLL` in `count.cu`), but on
-/// the boards of [`SIXTEEN_TURNS`]: with eight, the loop takes 21.0 SASS instructions a node; on an H200, four
-/// took 2.4% longer at n = 20 (with the stack's four words apart, `NQ_SOA`, the instructions fell from 26.0 with
+/// the boards of [`SIXTEEN_TURNS`]: with eight, the loop with its look-ahead takes 33.75 SASS instructions a
+/// turn (20.9 a node without it); on an H200, four took 2.4% longer at n = 20 without the look-ahead (with the stack's four words apart, `NQ_SOA`, the instructions fell from 26.0 with
 /// four turns to 25.0 with eight; results/gpu.md).
 pub const TURNS: u32 = 8;
 
-/// The boards whose kernel takes sixteen turns between tests: 20.5 SASS instructions a node rather than 21.0
-/// (21.0 and 21.75 with the seventeenth session's turn, as measured: on an H200 (2026-11-27) 0.5% less time
-/// of kernels at n = 21, 9.787 s twice against 9.835 to 9.844 s four times, and 1.5% at n = 20). Sixteen
+/// The boards whose kernel takes sixteen turns between tests: 33.1 SASS instructions a turn rather than 33.75
+/// with the look-ahead (the default since the twenty-second session), and on an H200 1.4% less time of kernels
+/// at n = 21 (9.35 s twice against 9.46 and 9.50, with the look-ahead's shifts on the multiply pipe as it was
+/// measured); without it 20.0 a node rather than 20.9 (and with the seventeenth session's turn 21.0 and 21.75,
+/// as measured: 0.5% less time at n = 21, 9.787 s twice against 9.835 to 9.844 s four times). Sixteen
 /// turns need two sentinels of eight squares (a level of stack more a thread, 16 bytes), which at the levels
 /// the program's cut gives these boards (12 to 16) cost no block of an H100's or H200's multiprocessor
 /// (`examples/gpu_levels`); at n = 17 and 18 (10 and 11 levels) they cost one, and boards from 25 wide need
