@@ -530,10 +530,12 @@ ahead() {
   # rectangles; the nodes against the default's), then n = 20, 21 and 19 interleaved, n = 22 once each (CAP22=0
   # leaves it out: about 3 minutes). Against it: NQ_PROBE_ALU, one instruction more a turn off the chain (548
   # for sixteen turns rather than 530): how much that costs says what the look-ahead's three instructions of
-  # counting the dead ends cost, and so whether leaving its nodes uncounted (the issue allows it) would pay;
-  # NQ_AHEAD_BOTTOM (the bottom queen's diagonals too: 36.1 a turn for 64% of the nodes, 2% slower on an
-  # H200); and the twenty-first session's default (NQ_PLAIN NQ_TURN_C), 13 to 14% slower there.
-  TURNS=${TURNS:-default NQ_PROBE_ALU NQ_AHEAD_BOTTOM NQ_PLAIN,NQ_TURN_C} turn
+  # counting the dead ends cost; NQ_UNCOUNTED, those three left out (494 rather than 530; it reports no node, so
+  # its rectangles' nodes differ from the default's, as they must): together they say whether leaving the
+  # GPU's nodes uncounted (the issue allows it) would pay; NQ_AHEAD_BOTTOM (the bottom queen's diagonals too:
+  # 36.1 a turn for 64% of the nodes, 2% slower on an H200); and the twenty-first session's default
+  # (NQ_PLAIN NQ_TURN_C), 13 to 14% slower there.
+  TURNS=${TURNS:-default NQ_UNCOUNTED NQ_PROBE_ALU NQ_AHEAD_BOTTOM NQ_PLAIN,NQ_TURN_C} turn
 }
 
 queues() {

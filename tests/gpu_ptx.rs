@@ -43,7 +43,8 @@ type Variant = ((i32, i32), &'static [&'static str], Turns, u32);
 /// accesses in PTX), `NQ_PLAIN` (without the look-ahead) and `NQ_AHEAD_BOTTOM`; the other variants with sixteen
 /// turns (the program's for boards 19 to 24 wide): the look-ahead's shifts on the multiply pipe, the turn
 /// written in C with and without the look-ahead (the twenty-first session's default), the probe of one more
-/// instruction a turn, which `scripts/gpu-session.sh` times; the default with one turn a pass; the layouts
+/// instruction a turn and the probe that counts no node (`NQ_UNCOUNTED`), which `scripts/gpu-session.sh` times
+/// (it reports no node: its solutions are checked, and its nodes are 0); the default with one turn a pass; the layouts
 /// kept to measure against with eight. On the other architectures, the program's builds of the default and of
 /// `NQ_PLAIN` for boards to 18 and 19 to 24 wide; and on Turing, the two for the widest boards in blocks of 64
 /// threads, as the program builds them there.
@@ -65,6 +66,7 @@ fn variants() -> Vec<Variant> {
     v.push((hopper, &["NQ_TURN_C"], sixteen, THREADS));
     v.push((hopper, &["NQ_PLAIN", "NQ_TURN_C"], sixteen, THREADS));
     v.push((hopper, &["NQ_PROBE_ALU"], sixteen, THREADS));
+    v.push((hopper, &["NQ_UNCOUNTED"], sixteen, THREADS));
     v.push((
         hopper,
         &["NQ_AHEAD_BOTTOM", "NQ_PROBE_ALU"],
@@ -102,6 +104,13 @@ struct Built {
     /// The block's threads, which the kernel takes as a constant.
     threads: u32,
     kernel: ptx::Kernel,
+}
+
+impl Built {
+    /// Whether the build counts nodes: all but the probe `NQ_UNCOUNTED`, which reports none.
+    fn counts_nodes(&self) -> bool {
+        !self.name.contains("NQ_UNCOUNTED")
+    }
 }
 
 /// Each variant's kernel, read from its PTX; `None` (with a message) where NVRTC is not found.
@@ -252,10 +261,14 @@ fn check(width: u32, starts: &[Start], depth: u32, what: &str) {
         let device = launch(built, &tasks, &tables, 0);
         for (slot, start) in starts.iter().enumerate() {
             assert_eq!(device[slot].1, 0, "{name} {what}: trouble at start {slot}");
-            let got = Tally {
+            let mut got = Tally {
                 solutions: host[slot].solutions + device[slot].0.solutions,
                 nodes: host[slot].nodes + device[slot].0.nodes,
             };
+            if !built.counts_nodes() {
+                assert_eq!(device[slot].0.nodes, 0, "{name} {what}, start {slot}");
+                got.nodes = expected[slot].nodes;
+            }
             assert_eq!(
                 got, expected[slot],
                 "{name} {what}, start {slot}: {start:?}"
@@ -600,7 +613,7 @@ fn instructions_a_node() {
         "| build | nodes a task | PTX instructions a node | of them taking a task | passes against the default's |"
     );
     println!("|---|--:|--:|--:|--:|");
-    let mut default_passes = None;
+    let (mut default_passes, mut default_nodes) = (None, None);
     for built in kernels {
         let (name, turns, kernel) = (&built.name, built.turns, &built.kernel);
         if turns.between_tests != task::turns_for(n)
@@ -610,7 +623,14 @@ fn instructions_a_node() {
             continue;
         }
         let (tallies, issued) = launch_counting(built, &tasks, &tables, 0);
-        let nodes: u64 = tallies.iter().map(|(t, _)| t.nodes).sum();
+        // The probe that counts no node has the default's (the first build here): the same tasks.
+        let counted: u64 = tallies.iter().map(|(t, _)| t.nodes).sum();
+        let nodes = if built.counts_nodes() {
+            default_nodes.get_or_insert(counted);
+            counted
+        } else {
+            default_nodes.unwrap()
+        };
         // Taking a task: what runs from the loop's test for a task's end to the search it branches to (the
         // loop's top is where the code before it jumps; its first guarded branch is the test). NVRTC puts the
         // search after the test, or (the turn in PTX, the default) before it, the task's code then ending in a jump back to it.
