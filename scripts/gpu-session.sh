@@ -18,8 +18,9 @@
 #         start (the driver's start, context and exit with fewer hardware queues); ahead (the nineteenth's:
 #         the look-ahead, the default since the twenty-second session, against its variants and the loop
 #         without it); queues (the twenty-second's: the program's two hardware queues a GPU against the
-#         driver's eight, small and large boards); next (the twenty-second's plan for the next GPU: queues,
-#         then ahead without n = 22, in one call)
+#         driver's eight, small and large boards); profile (the twenty-second's: what binds the look-ahead's
+#         loop, fewer blocks a multiprocessor and Nsight Compute); next (the twenty-second's plan for the next
+#         GPU: queues, ahead without n = 22 and profile, in one call)
 # OUT     a folder for the logs and reports (the device's $OUT); each part writes OUT/PART.txt
 # BINARY  nqueens built on the development machine with `cargo build --release --features cuda` (generic
 #         x86-64: the loops are picked at run time) and carried over; target/release/nqueens by default.
@@ -557,6 +558,34 @@ queues() {
   done
 }
 
+profile() {
+  # What binds the look-ahead's loop (the default since the twenty-second session): 0.74 T turns/s at n = 22 on
+  # an H200, 80% of what its nine wavefronts a turn allow, where the loop without it ran at 98%; about 11.3
+  # cycles of a multiprocessor a warp's turn, more than any one pipe needs (results/gpu.md). If warps wait on
+  # latency, more of them would help and fewer would hurt: fewer blocks a multiprocessor (shared memory padded,
+  # NQUEENS_GPU_SHARED_PAD) at n = 20 and 21, interleaved, then Nsight Compute on n = 20's third batch (stall
+  # reasons, issue slots, the pipes' use). About 2 to 3 minutes.
+  nvidia-smi -L
+  local n pad
+  for n in 20 21 20 21; do
+    for pad in 0 4096 12288; do
+      echo "# n = $n, pad $pad"
+      NQUEENS_GPU_SHARED_PAD=$pad NQUEENS_GPU_VERBOSE=1 timed timeout 60 "$B" count $n --backend gpu --check -q \
+        2>&1 | grep -E "^gpu 0:.*waiting|^ +$n |^wall|blocks a multi" | sed -E 's/^gpu: [0-9]+ tasks, /gpu: tasks, /' |
+        sort -u
+    done
+  done
+  local ncu
+  ncu=$(command -v ncu || ls /usr/local/cuda*/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+  if [ -n "$ncu" ]; then
+    echo "# Nsight Compute: the third batch of n = 20"
+    timeout 200 "$ncu" --set full --launch-skip 2 --launch-count 1 -k count_tasks "$B" count 20 --backend gpu \
+      -q 2>&1 | grep -vE "^==PROF==|^ *$" | head -400
+  else
+    echo "# no ncu"
+  fi
+}
+
 start() {
   # The driver's part of a small run (about 0.32 s of n = 17's 0.36 s on the H200, the seventeenth session): its
   # start, the context and the process's exit. A context opens a hardware queue for each of up to
@@ -582,18 +611,18 @@ run_part() {
 }
 
 case "$part" in
-  check | small | variants | peers | n22 | bench | cpu | lease | variant | probes | packed | timeline | threads | targets | ab | stragglers | turn | ahead | queues | start)
+  check | small | variants | peers | n22 | bench | cpu | lease | variant | probes | packed | timeline | threads | targets | ab | stragglers | turn | ahead | queues | profile | start)
     run_part "$part" 2>&1 | tee "$out/$part.txt" ;;
   all)
     for p in check small variants peers bench cpu; do run_part $p 2>&1 | tee "$out/$p.txt"; done
     ;;
   next)
-    # What the next session with a GPU runs first (the twenty-second session's plan), in one call of about five
-    # minutes: queues, then ahead without n = 22, each to its own file; a part is not begun once NEXT_BUDGET
-    # seconds (420) have gone. `scripts/gpu-turns-summary.sh OUT/ahead.txt` sums up ahead. Then, on an H100,
-    # the issue's table: `CAP22=100 bash scripts/gpu-session.sh targets OUT`.
+    # What the next session with a GPU runs first (the twenty-second session's plan), in one call of about seven
+    # minutes: queues, then ahead without n = 22, then profile, each to its own file; a part is not begun once
+    # NEXT_BUDGET seconds (420) have gone. `scripts/gpu-turns-summary.sh OUT/ahead.txt` sums up ahead. Then, on
+    # an H100, the issue's table: `CAP22=100 bash scripts/gpu-session.sh targets OUT`.
     export CAP22=${CAP22:-0}
-    for p in queues ahead; do
+    for p in queues ahead profile; do
       if [ "$SECONDS" -gt "${NEXT_BUDGET:-420}" ]; then
         echo "# $p not begun: ${NEXT_BUDGET:-420} s have gone" | tee "$out/$p.txt"
         continue
