@@ -618,11 +618,16 @@ case "$part" in
     ;;
   next)
     # What the next session with a GPU runs first (the twenty-second session's plan), in one call of about seven
-    # minutes: queues, then ahead without n = 22, then profile, each to its own file; a part is not begun once
-    # NEXT_BUDGET seconds (420) have gone. `scripts/gpu-turns-summary.sh OUT/ahead.txt` sums up ahead. Then, on
-    # an H100, the issue's table: `CAP22=100 bash scripts/gpu-session.sh targets OUT`.
-    export CAP22=${CAP22:-0}
-    for p in queues ahead profile; do
+    # minutes: queues, then ahead without n = 22, then profile, each to its own file; on an H100 the issue's
+    # table first (targets, n = 22 capped at 100 s). A part is not begun once NEXT_BUDGET seconds (420) have
+    # gone. `scripts/gpu-turns-summary.sh OUT/ahead.txt` sums up ahead.
+    parts="queues ahead profile"
+    if nvidia-smi -L 2> /dev/null | grep -q H100; then
+      parts="targets $parts"
+    fi
+    cap=${CAP22:-}
+    for p in $parts; do
+      if [ "$p" = targets ]; then export CAP22=${cap:-100}; else export CAP22=${cap:-0}; fi
       if [ "$SECONDS" -gt "${NEXT_BUDGET:-420}" ]; then
         echo "# $p not begun: ${NEXT_BUDGET:-420} s have gone" | tee "$out/$p.txt"
         continue
