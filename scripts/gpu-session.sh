@@ -317,11 +317,16 @@ probes() {
   for n in 17 19 17 19; do
     NQUEENS_GPU_VERBOSE=1 timed timeout 60 "$B" count $n --backend gpu --check -q 2>&1 | grep -vE "blocks a multi"
   done
+  profile_batch 150
+}
+
+# profile_batch SECONDS: Nsight Compute (`--set full`) on the third batch of n = 20, where it is installed.
+profile_batch() {
   local ncu
   ncu=$(command -v ncu || ls /usr/local/cuda*/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
   if [ -n "$ncu" ]; then
     echo "# Nsight Compute: the third batch of n = 20"
-    timeout 150 "$ncu" --set full --launch-skip 2 --launch-count 1 -k count_tasks "$B" count 20 --backend gpu \
+    timeout "$1" "$ncu" --set full --launch-skip 2 --launch-count 1 -k count_tasks "$B" count 20 --backend gpu \
       -q 2>&1 | grep -vE "^==PROF==|^ *$" | head -400
   else
     echo "# no ncu"
@@ -545,15 +550,21 @@ queues() {
   # took 0.32 to 0.35 s rather than 0.40 to 0.42, n = 19 0.53 to 0.54 rather than 0.59 to 0.61. Its four
   # streams then share the two: does that cost the large boards anything? n = 17, 19 and 21, the program's two
   # against eight and four, interleaved: wall and the kernels' time. About 1.5 minutes.
+  with_queues "17 19 21 17 19 21" "program 8 4" "^gpu 0:.*waiting"
+}
+
+# with_queues BOARDS QUEUES LINES: each board of BOARDS with each number of hardware queues of QUEUES
+# (`program`: the program's own), interleaved, keeping the count's line, the wall time and the verbose LINES.
+with_queues() {
   nvidia-smi -L
   local n c
-  for n in 17 19 21 17 19 21; do
-    for c in program 8 4; do
+  for n in $1; do
+    for c in $2; do
       echo "# n = $n, CUDA_DEVICE_MAX_CONNECTIONS=$c"
       (
         if [ "$c" != program ]; then export CUDA_DEVICE_MAX_CONNECTIONS=$c; fi
-        NQUEENS_GPU_VERBOSE=1 timed timeout 60 "$B" count $n --backend gpu --check -q 2>&1
-      ) | grep -E "^gpu 0:.*waiting|^ +$n |^wall"
+        NQUEENS_GPU_VERBOSE=1 timed timeout 60 "$B" count "$n" --backend gpu --check -q 2>&1
+      ) | grep -E "$3|^ +$n |^wall"
     done
   done
 }
@@ -575,15 +586,7 @@ profile() {
         sort -u
     done
   done
-  local ncu
-  ncu=$(command -v ncu || ls /usr/local/cuda*/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
-  if [ -n "$ncu" ]; then
-    echo "# Nsight Compute: the third batch of n = 20"
-    timeout 200 "$ncu" --set full --launch-skip 2 --launch-count 1 -k count_tasks "$B" count 20 --backend gpu \
-      -q 2>&1 | grep -vE "^==PROF==|^ *$" | head -400
-  else
-    echo "# no ncu"
-  fi
+  profile_batch 200
 }
 
 start() {
@@ -592,17 +595,7 @@ start() {
   # CUDA_DEVICE_MAX_CONNECTIONS streams (8 by the driver's default; the program uses 4 a GPU): fewer open and
   # close faster. Interleaved, n = 17 and 19 with 1, 2 and 4 queues and the program's (2 since the
   # twenty-second session, which measured this: results/gpu.md); wall and the driver's stamps. About 1 minute.
-  nvidia-smi -L
-  local n c
-  for n in 17 19 17 19 17 19; do
-    for c in program 1 2 4; do
-      echo "# n = $n, CUDA_DEVICE_MAX_CONNECTIONS=$c"
-      (
-        if [ "$c" != program ]; then export CUDA_DEVICE_MAX_CONNECTIONS=$c; fi
-        NQUEENS_GPU_VERBOSE=1 timed timeout 60 "$B" count $n --backend gpu --check -q 2>&1
-      ) | grep -E "GPUs found by|context made|opened at|^ +$n |^wall"
-    done
-  done
+  with_queues "17 19 17 19 17 19" "program 1 2 4" "GPUs found by|context made|opened at"
 }
 
 run_part() {
