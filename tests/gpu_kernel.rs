@@ -17,8 +17,9 @@ use units::{cut, deep_start, plan_starts};
 
 /// The kernel's variants (its `NQ_*` switches): the default (the stack in two pairs of words a level, the
 /// look-ahead, eight turns between tests for a task's end, two sentinels of four squares: the program's choice
-/// for boards 25 to 28 wide), the program's choice for boards to 24 wide (one sentinel of eight squares), four, two and one
-/// turns, four sentinels of two squares, the block's threads fixed as the program builds it; the stack's four
+/// for boards 25 to 28 wide), the program's choice for boards to 24 wide (one sentinel of eight squares),
+/// four, two and one turns, four sentinels of two squares, the block's threads fixed as the program builds
+/// it; the stack's four
 /// words in arrays of their own (`NQ_SOA`, the kernel of the eleventh and twelfth sessions) and in 16-byte
 /// entries (`NQ_AOS`, the kernel to the eleventh session), as `NQUEENS_GPU_DEFINES` may ask; the stack's levels
 /// packed in three words (`NQ_PACKED`, which it may ask for on boards to 23 wide) with eight, four and one

@@ -633,7 +633,8 @@ fn instructions_a_node() {
         };
         // Taking a task: what runs from the loop's test for a task's end to the search it branches to (the
         // loop's top is where the code before it jumps; its first guarded branch is the test). NVRTC puts the
-        // search after the test, or (the turn in PTX, the default) before it, the task's code then ending in a jump back to it.
+        // search after the test, or (the turn in PTX, the default) before it, the task's code then ending in a
+        // jump back to it.
         let branches = kernel.branches();
         let top = branches.iter().find(|b| !b.2).map(|b| b.1).unwrap();
         let (test, search, _) = *branches.iter().find(|b| b.2 && b.0 >= top).unwrap();

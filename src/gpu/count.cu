@@ -12,8 +12,9 @@
 // counted, the block's threads fixed as the program builds it: 530 instructions for sixteen turns on boards 19
 // to 24 wide, 270 for eight on the others to 28 wide, for 0.71 of a turn a node: 23.6 a node. Without the
 // look-ahead (NQ_PLAIN, the default to the twenty-first session), 320 and 167, 20.0 and 20.9 a node, and 328
-// and 168 with the turn written in C (NQ_PLAIN NQ_TURN_C). Fewer instructions a node are not what binds the
-// loop: shared memory's wavefronts do, and the look-ahead's turns are fewer. On an H200, the look-ahead took
+// and 168 with the turn written in C (NQ_PLAIN NQ_TURN_C). Instructions a node are not what bound the loop:
+// without the look-ahead it ran at 98% of what its nine wavefronts of shared memory a turn allow, and the
+// look-ahead takes 29% fewer turns for as many wavefronts a turn. On an H200, the look-ahead took
 // n = 21 in 8.5 s of kernels where NQ_PLAIN NQ_TURN_C took 9.86 s, and n = 22 in 73.9 s where it took 85.5 s
 // (results/gpu.md, the twenty-second session). With NQ_AHEAD_BOTTOM (the twentieth session's) 578 for
 // sixteen turns, for about 65% of the nodes as turns, but 2% slower than the look-ahead alone at n = 21:
@@ -40,7 +41,9 @@
 //   seventeenth session, NQ_PAIRS_C) at the 2.3 to 3 a cycle this loop sustains. The levels packed in three
 //   words (NQ_PACKED, boards at most 23 wide: each word's top byte is one of `rd`'s three) move 7 wavefronts a
 //   turn but issue 28.9 instructions, and took 4 to 9% longer; a switch to measure against, as NQ_SOA and
-//   NQ_AOS are.
+//   NQ_AOS are. (All of this without the look-ahead. With it the loop runs at 80% of its wavefronts' bound,
+//   about 11.3 cycles of a multiprocessor a warp's turn against 9 wavefronts and 8.3 issue slots: what binds
+//   it waits for a profile, `scripts/gpu-session.sh profile`.)
 // - Below the task's first row lie the sentinels: their squares are the word's top NQ_SENTINEL_SQUARES bits,
 //   beyond any column of a board at most 32 - NQ_SENTINEL_SQUARES wide, so the search is over when the next
 //   entry holds one of them. The loop tests that once every NQ_UNROLL turns; the turns after the task's end
@@ -393,6 +396,7 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
                 }
                 atomicAdd(&solutions[slot], (u64)sol);
 #if defined(NQ_UNCOUNTED)
+                // No node reported (the probe: see above).
 #elif defined(NQ_AHEAD)
                 atomicAdd(&nodes[slot], (u64)nod + pruned);
 #else

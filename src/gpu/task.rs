@@ -16,8 +16,9 @@ use crate::engine::kernel::{full_mask, Frame, Masks, Start, Tally};
 
 /// Turns the kernel's search loop takes between two tests for a task's end (`NQ_UNROLL` in `count.cu`), but on
 /// the boards of [`SIXTEEN_TURNS`]: with eight, the loop with its look-ahead takes 33.75 SASS instructions a
-/// turn (20.9 a node without it); on an H200, four took 2.4% longer at n = 20 without the look-ahead (with the stack's four words apart, `NQ_SOA`, the instructions fell from 26.0 with
-/// four turns to 25.0 with eight; results/gpu.md).
+/// turn (20.9 a node without it); on an H200, four took 2.4% longer at n = 20 without the look-ahead (with the
+/// stack's four words apart, `NQ_SOA`, the instructions fell from 26.0 with four turns to 25.0 with eight;
+/// results/gpu.md).
 pub const TURNS: u32 = 8;
 
 /// The boards whose kernel takes sixteen turns between tests: 33.1 SASS instructions a turn rather than 33.75
