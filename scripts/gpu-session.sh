@@ -556,7 +556,8 @@ queues() {
 # with_queues BOARDS QUEUES LINES: each board of BOARDS with each number of hardware queues of QUEUES
 # (`program`: the program's own), interleaved, keeping the count's line, the wall time and the verbose LINES.
 with_queues() {
-  nvidia-smi -L
+  # Persistence mode keeps the driver loaded between processes: off, each process pays for loading it.
+  nvidia-smi --query-gpu=name,persistence_mode,driver_version,clocks.max.sm --format=csv
   local n c
   for n in $1; do
     for c in $2; do
