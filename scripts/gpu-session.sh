@@ -538,10 +538,12 @@ ahead() {
   # for sixteen turns rather than 530): how much that costs says what the look-ahead's three instructions of
   # counting the dead ends cost; NQ_UNCOUNTED, those three left out (494 rather than 530; it reports no node, so
   # its rectangles' nodes differ from the default's, as they must): together they say whether leaving the
-  # GPU's nodes uncounted (the issue allows it) would pay; NQ_AHEAD_BOTTOM (the bottom queen's diagonals too:
-  # 36.1 a turn for 64% of the nodes, 2% slower on an H200); and the twenty-first session's default
-  # (NQ_PLAIN NQ_TURN_C), 13 to 14% slower there.
-  TURNS=${TURNS:-default NQ_UNCOUNTED NQ_PROBE_ALU NQ_AHEAD_BOTTOM NQ_PLAIN,NQ_TURN_C} turn
+  # GPU's nodes uncounted (the issue allows it) would pay; NQ_AHEAD_XOR (the twenty-third session's: the row
+  # ahead one column over, 514 rather than 530, the same dead ends), alone and uncounted (483). Left out since
+  # the twenty-second session measured them on an H200 (add them to TURNS to see them on another card):
+  # NQ_PROBE_ALU (2.0 to 2.6% slower), NQ_AHEAD_BOTTOM (the bottom queen's diagonals too: 36.1 a turn for 64%
+  # of the nodes, 1 to 2% slower) and the twenty-first session's default (NQ_PLAIN NQ_TURN_C, 13 to 14% slower).
+  TURNS=${TURNS:-default NQ_AHEAD_XOR NQ_UNCOUNTED NQ_AHEAD_XOR,NQ_UNCOUNTED} turn
 }
 
 queues() {

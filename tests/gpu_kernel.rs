@@ -26,8 +26,9 @@ use units::{cut, deep_start, plan_starts};
 /// turns; a kernel that trusts its counters for fewer turns than its words hold, with and without the
 /// look-ahead; sixteen turns; the pairs' turn as the seventeenth session wrote it (`NQ_PAIRS_C`: the rest taken
 /// first, the square by itself); the loop without the look-ahead (`NQ_PLAIN`: a turn a node, the default to
-/// the twenty-first session); and the look-ahead with the bottom queen's diagonals too (`NQ_AHEAD_BOTTOM`).
-const VARIANTS: [&str; 31] = [
+/// the twenty-first session); the look-ahead with the bottom queen's diagonals too (`NQ_AHEAD_BOTTOM`); and the
+/// look-ahead's row taken one column over (`NQ_AHEAD_XOR`), alone and with the bottom queen.
+const VARIANTS: [&str; 34] = [
     "-DNQ_DEFAULT",
     "-DNQ_UNROLL=8u -DNQ_SENTINEL_SQUARES=8u",
     "-DNQ_UNROLL=4u -DNQ_SENTINEL_SQUARES=4u",
@@ -63,6 +64,9 @@ const VARIANTS: [&str; 31] = [
     "-DNQ_AHEAD_BOTTOM",
     "-DNQ_AHEAD_BOTTOM -DNQ_UNROLL=16u -DNQ_SENTINEL_SQUARES=8u",
     "-DNQ_AHEAD_BOTTOM -DNQ_THREADS=4u -DNQ_UNROLL=1u -DNQ_SENTINEL_SQUARES=1u",
+    "-DNQ_AHEAD_XOR",
+    "-DNQ_AHEAD_XOR -DNQ_UNROLL=16u -DNQ_SENTINEL_SQUARES=8u",
+    "-DNQ_AHEAD_XOR -DNQ_AHEAD_BOTTOM -DNQ_THREADS=4u -DNQ_UNROLL=1u -DNQ_SENTINEL_SQUARES=1u",
 ];
 
 /// The value of switch `name` in variant `define`, or `default`.
@@ -435,6 +439,10 @@ fn the_look_ahead_counts_the_dead_ends_without_a_turn_of_their_own() {
         position("-DNQ_PLAIN"),
         position("-DNQ_AHEAD_BOTTOM"),
     );
+    let (shifted, shifted_bottom) = (
+        position("-DNQ_AHEAD_XOR"),
+        position("-DNQ_AHEAD_XOR -DNQ_AHEAD_BOTTOM -DNQ_THREADS=4u -DNQ_UNROLL=1u -DNQ_SENTINEL_SQUARES=1u"),
+    );
     for n in [10u32, 12] {
         let plan = Plan::new(Board::new(n).unwrap(), Symmetry::Full, Split::Depth(1));
         let starts = plan_starts(&plan);
@@ -458,6 +466,18 @@ fn the_look_ahead_counts_the_dead_ends_without_a_turn_of_their_own() {
         assert!(
             (0.09..0.2).contains(&fewer),
             "n = {n}: {fewer} of the look-ahead's turns saved by the bottom queen"
+        );
+        // The row taken one column over (NQ_AHEAD_XOR) sees the same dead ends, and with the bottom queen a
+        // few more: a bottom queen in column 0 keeps its diagonal to the right there.
+        let (over, over_turns) = run_counting_turns(shifted, &tasks, &tables, 0);
+        assert_eq!(plain, over, "n = {n}");
+        assert_eq!(over_turns, ahead_turns, "n = {n}: the same dead ends");
+        let (over_framed, over_bottom_turns) =
+            run_counting_turns(shifted_bottom, &tasks, &tables, 0);
+        assert_eq!(plain, over_framed, "n = {n}");
+        assert!(
+            over_bottom_turns <= bottom_turns,
+            "n = {n}: {over_bottom_turns} turns against {bottom_turns}"
         );
     }
 }

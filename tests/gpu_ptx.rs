@@ -44,7 +44,9 @@ type Variant = ((i32, i32), &'static [&'static str], Turns, u32);
 /// turns (the program's for boards 19 to 24 wide): the look-ahead's shifts on the multiply pipe, the turn
 /// written in C with and without the look-ahead (the twenty-first session's default), the probe of one more
 /// instruction a turn and the probe that counts no node (`NQ_UNCOUNTED`), which `scripts/gpu-session.sh` times
-/// (it reports no node: its solutions are checked, and its nodes are 0); the default with one turn a pass; the layouts
+/// (it reports no node: its solutions are checked, and its nodes are 0); the look-ahead's row one column over
+/// (`NQ_AHEAD_XOR`, with eight turns too), alone, uncounted and with the bottom queen; the default with one turn a
+/// pass; the layouts
 /// kept to measure against with eight. On the other architectures, the program's builds of the default and of
 /// `NQ_PLAIN` for boards to 18 and 19 to 24 wide; and on Turing, the two for the widest boards in blocks of 64
 /// threads, as the program builds them there.
@@ -67,6 +69,15 @@ fn variants() -> Vec<Variant> {
     v.push((hopper, &["NQ_PLAIN", "NQ_TURN_C"], sixteen, THREADS));
     v.push((hopper, &["NQ_PROBE_ALU"], sixteen, THREADS));
     v.push((hopper, &["NQ_UNCOUNTED"], sixteen, THREADS));
+    v.push((hopper, &["NQ_AHEAD_XOR"], sixteen, THREADS));
+    v.push((hopper, &["NQ_AHEAD_XOR"], Turns::for_width(12), THREADS));
+    v.push((hopper, &["NQ_AHEAD_XOR", "NQ_UNCOUNTED"], sixteen, THREADS));
+    v.push((
+        hopper,
+        &["NQ_AHEAD_XOR", "NQ_AHEAD_BOTTOM"],
+        sixteen,
+        THREADS,
+    ));
     v.push((
         hopper,
         &["NQ_AHEAD_BOTTOM", "NQ_PROBE_ALU"],

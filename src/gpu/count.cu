@@ -17,7 +17,9 @@
 // look-ahead takes 29% fewer turns for as many wavefronts a turn. On an H200, the look-ahead took
 // n = 21 in 8.5 s of kernels where NQ_PLAIN NQ_TURN_C took 9.86 s, and n = 22 in 73.9 s where it took 85.5 s
 // (results/gpu.md, the twenty-second session). With NQ_AHEAD_BOTTOM (the twentieth session's) 578 for
-// sixteen turns, for about 65% of the nodes as turns, but 2% slower than the look-ahead alone at n = 21:
+// sixteen turns, for about 65% of the nodes as turns, but 2% slower than the look-ahead alone at n = 21.
+// NQ_AHEAD_XOR (the twenty-third session's, not yet timed on a GPU) looks at the row ahead one column over, for
+// the same dead ends in 514 instructions for sixteen turns (22.8 a node; 483 with NQ_UNCOUNTED):
 // - The stack lives in shared memory, four words a level: the row's untried squares `avail`, its free
 //   columns `fc` (the board's columns not taken), and the diagonal masks `ld` and `rd` of the queens above it.
 //   A turn takes the top entry's lowest square, stores the rest back, and pushes the child row's entry if the
@@ -190,6 +192,9 @@ struct Task {
 #endif
 #if defined(NQ_AHEAD_BOTTOM) && !defined(NQ_AHEAD)
 #error "NQ_AHEAD_BOTTOM is a part of NQ_AHEAD"
+#endif
+#if defined(NQ_AHEAD_XOR) && (!defined(NQ_AHEAD) || defined(NQ_AHEAD_MULHI))
+#error "NQ_AHEAD_XOR is a form of NQ_AHEAD, its shifts on the integer logic (not NQ_AHEAD_MULHI)"
 #endif
 // The look-ahead's far bit (bit 30: never a column of a board at most 28 wide), set where the row after the
 // child's is the end's.
@@ -487,8 +492,14 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
             end_plus_two = low + 2u;
 #endif
 #ifdef NQ_AHEAD_BOTTOM
+#ifdef NQ_AHEAD_XOR
+            // One column over (NQ_AHEAD_XOR): a bottom queen in column 0 keeps its diagonal to the right.
+            bottom_right = rows[NQ_BOTTOM_WORD];
+            bottom_left = rows[NQ_BOTTOM_WORD] << 2;
+#else
             bottom_right = rows[NQ_BOTTOM_WORD] >> 1;
             bottom_left = rows[NQ_BOTTOM_WORD] << 1;
+#endif
 #endif
             began = clock64();
 #ifdef NQ_TURN_IN_PTX
@@ -583,7 +594,15 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
             // the chain from a loaded entry to the next. By a count of the tree (the border units of n = 10 to
             // 16, results/gpu.md), 27% of the nodes are dead ends caught so, for 13.1 more SASS instructions a
             // turn (530 for sixteen turns, against 320 without the look-ahead), half of them integer logic.
+#ifdef NQ_AHEAD_XOR
+            // NQ_AHEAD_XOR: the row after the child's taken one column over (column c at bit c + 1), from `rd`
+            // itself rather than a shift of its own: then the squares to keep below the lowest plus two are
+            // those above the lowest bit's, one subtraction and one XOR (`low`), where the row as it lies
+            // took a shift and a negation. One instruction fewer a turn (see below).
+            u32 unseen = nq_lop3<0x10u>(fc << 1, ld << 2, rd);
+#else
             u32 unseen = nq_lop3<0x10u>(fc, ld << 1, nq_shr_k<2u>(rd_pre));
+#endif
 #ifdef NQ_AHEAD_BOTTOM
             // NQ_AHEAD_BOTTOM: `ahead` without the bottom queen's diagonals too, the most of that row's frame
             // (results/gpu.md, the twentieth session): the row after the child's lies m - 1 rows above the
@@ -595,6 +614,22 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
             const u32 m = __popc(fc);
             unseen = nq_lop3<0x10u>(unseen, bottom_right << m, bottom_left >> m);
 #endif
+#ifdef NQ_AHEAD_XOR
+            // Shifted, the far bit is bit 31, and the highest bit a column's place plus one: the squares up to
+            // the highest less two are 0x1fffffff shifted right by the shift that takes it to bit 31. The squares
+            // up to the lowest plus one are the bits up to the lowest one, `low`; the squares kept are those
+            // up to the highest less two, or not in `low`, one three-way operation with the row's free squares.
+            const u32 ahead = nq_lop3<0xf8u>(unseen, (u32)__popc(fc) - end_plus_two, NQ_AHEAD_FAR << 1);
+            const u32 high = nq_shr(0x1fffffffu, nq_shift_to_top(ahead));
+            const u32 low = ahead ^ (ahead - 1u);
+            const u32 all = nq_lop3<0x10u>(fc, ld, rd);
+            // all & (high | ~low).
+            u32 kept = nq_lop3<0xd0u>(all, high, low);
+#ifndef NQ_UNCOUNTED
+            // The dead ends: all & ~kept & open.
+            pass_pruned += (u32)__popc(nq_lop3<0x20u>(all, kept, open));
+#endif
+#else
             const u32 ahead = nq_lop3<0xf8u>(unseen, (u32)__popc(fc) - end_plus_two, NQ_AHEAD_FAR);
             const u32 high = nq_shr(0x3fffffffu, nq_shift_to_top(ahead));
             const u32 keep = nq_lop3<0xfeu>(high, ahead << 2, ahead * 0xfffffffcu);
@@ -605,6 +640,7 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
             // The AND of the table's word last and in C, so that ptxas makes the push's test with it (made
             // opaque, `kept` is not taken apart again: ptxas put the table's word in first).
             u32 kept = all & keep;
+#endif
 #ifdef __CUDA_ARCH__
             asm("" : "+r"(kept));
 #endif
