@@ -41,6 +41,7 @@ fn main() {
                 unique: solutions,
                 nodes: 2000 + unit as u128,
                 units: 1,
+                uncounted: 0,
             };
             writer.record(unit, &count);
         }

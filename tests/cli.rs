@@ -708,6 +708,41 @@ fn the_gpu_backend_refuses_boards_beyond_its_masks_and_unknown_backends() {
         .code(2);
 }
 
+#[test]
+fn nodes_are_left_uncounted_on_the_gpu_alone() {
+    // The CPU counts its nodes at no cost: asking it not to is refused as bad input, before anything runs or is
+    // written.
+    let dir = tempfile::tempdir().unwrap();
+    let journal = dir.path().join("n10.journal");
+    nqueens()
+        .args(["count", "10", "--uncounted-nodes", "--checkpoint"])
+        .arg(&journal)
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(contains("--uncounted-nodes changes the GPUs' kernel alone"));
+    assert!(!journal.exists());
+    nqueens()
+        .args(["verify", "8", "--uncounted-nodes"])
+        .assert()
+        .code(2)
+        .stderr(contains("add --backend gpu"));
+    // A benchmark's rate is of nodes: the kernel without them is refused (as is the GPU backend itself, in a
+    // build without it).
+    let expected = if cfg!(feature = "cuda") {
+        "NQ_UNCOUNTED"
+    } else {
+        "without the GPU backend"
+    };
+    nqueens()
+        .env("NQUEENS_GPU_DEFINES", "NQ_UNCOUNTED")
+        .args(["bench", "--quick", "--backend", "gpu"])
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(contains(expected));
+}
+
 /// The commands `nqueens --help` lists, as clap knows them (clap's own `help` aside).
 fn commands_from_help() -> Vec<String> {
     let out = nqueens().arg("--help").assert().success();

@@ -499,6 +499,10 @@ impl Device for InterpretedGpu<'_> {
             .pop_front()
             .ok_or_else(|| Error::Gpu("no batch under way".into()))
     }
+
+    fn counts_nodes(&self) -> bool {
+        self.built.counts_nodes()
+    }
 }
 
 /// Counts all of `plan` with `gpus` interpreted GPUs running `built`'s kernel, the
@@ -547,6 +551,10 @@ fn a_gpu_run_with_the_compiled_kernel_gives_every_unit_the_cpus_count() {
         .iter()
         .find(|b| b.name.starts_with("NQ_PLAIN (") && b.turns.between_tests == 16)
         .unwrap();
+    let uncounted = kernels
+        .iter()
+        .find(|b| b.name.starts_with("NQ_UNCOUNTED ("))
+        .unwrap();
     for n in [8, 11] {
         for symmetry in [Symmetry::Full, Symmetry::Mirror] {
             let plan = Plan::new(
@@ -560,6 +568,15 @@ fn a_gpu_run_with_the_compiled_kernel_gives_every_unit_the_cpus_count() {
             // Two GPUs (one named twice) share the batches; the loop without the look-ahead counts the same.
             assert_eq!(dispatch_checked(&plan, built, 2, 0), (sum, 0));
             assert_eq!(dispatch_checked(&plan, plain, 1, 0), (sum, 0));
+            // The kernel that leaves the nodes uncounted (`--uncounted-nodes`): the same solutions, and the
+            // units it counted say their nodes are not known (dispatch_checked holds each to the CPU's count
+            // without its nodes).
+            let (alone, doubtful) = dispatch_checked(&plan, uncounted, 1, 0);
+            assert_eq!(
+                (alone.total, alone.unique, alone.units, doubtful),
+                (sum.total, sum.unique, sum.units, 0)
+            );
+            assert!(alone.uncounted > 0 && alone.nodes().is_none());
         }
     }
     // A kernel whose every task seems to run too long: every unit it took is counted again on the CPU.

@@ -360,6 +360,11 @@ pub struct CountOptions {
     /// The GPUs `--backend gpu` counts on, by the driver's numbers: `0,1` [default: all visible].
     #[arg(long, value_name = "LIST", value_parser = parse_gpus)]
     pub gpus: Option<GpuList>,
+    /// With `--backend gpu`: the GPUs' kernel leaves the search's nodes uncounted, for a faster count (the
+    /// solutions are counted as ever). The reports then say the nodes are not counted, and so do the
+    /// journals and merges made of them.
+    #[arg(long)]
+    pub uncounted_nodes: bool,
     #[command(flatten)]
     pub kernel: KernelOption,
     #[command(flatten)]

@@ -216,6 +216,14 @@ pub fn published(requests: &[CountRequest]) -> Result<(), UsageError> {
 pub fn requests(specs: &[String], options: &CountOptions) -> Result<Vec<CountRequest>, UsageError> {
     let threads = options.threads.map_or_else(num_cpus::get, |t| t as usize);
     nqueens::gpu::use_gpus(options.gpus.clone().map(|g| g.0));
+    if options.uncounted_nodes && options.backend != Backend::Gpu {
+        return Err(UsageError(
+            "--uncounted-nodes changes the GPUs' kernel alone: the CPU's threads count the nodes at no cost; \
+             add --backend gpu, or leave it out"
+                .into(),
+        ));
+    }
+    nqueens::gpu::leave_nodes_uncounted(options.uncounted_nodes);
     let mut requests = Vec::new();
     for spec in specs {
         for board in parse_boards(spec)? {

@@ -12,10 +12,14 @@ pub struct Count {
     pub total: u128,
     /// Solutions unique under the board's 8 symmetries; only the full symmetry mode counts them.
     pub unique: u128,
-    /// Queens placed by the search (not weighted: the work actually done).
+    /// Queens placed by the search (not weighted: the work actually done), over the units that counted them:
+    /// see [`Count::uncounted`].
     pub nodes: u128,
     /// Work units counted.
     pub units: u64,
+    /// Units whose nodes were left uncounted (the GPU's kernel may leave them out, to count faster): where
+    /// any were, `nodes` covers the other units alone and the run's nodes are not known ([`Count::nodes`]).
+    pub uncounted: u64,
 }
 
 impl Count {
@@ -27,7 +31,22 @@ impl Count {
             unique: u128::from(tally.solutions) * u128::from(unique),
             nodes: u128::from(tally.nodes),
             units: 1,
+            uncounted: 0,
         }
+    }
+
+    /// This count with its nodes left uncounted: a unit's count from a kernel that did not count them.
+    pub fn without_nodes(self) -> Count {
+        Count {
+            nodes: 0,
+            uncounted: self.units,
+            ..self
+        }
+    }
+
+    /// The queens placed, where every unit counted them; `None` where some did not.
+    pub fn nodes(&self) -> Option<u128> {
+        (self.uncounted == 0).then_some(self.nodes)
     }
 }
 
@@ -39,6 +58,7 @@ impl Add for Count {
             unique: self.unique + other.unique,
             nodes: self.nodes + other.nodes,
             units: self.units + other.units,
+            uncounted: self.uncounted + other.uncounted,
         }
     }
 }
@@ -84,8 +104,36 @@ mod tests {
                 total: 7,
                 unique: 3,
                 nodes: 15,
-                units: 2
+                units: 2,
+                uncounted: 0
             }
         );
+        assert_eq!(sum.nodes(), Some(15));
+    }
+
+    #[test]
+    fn one_unit_whose_nodes_were_not_counted_leaves_the_sums_nodes_unknown() {
+        let counted = Count::of_unit(
+            Tally {
+                solutions: 3,
+                nodes: 10,
+            },
+            2,
+            1,
+        );
+        let uncounted = Count::of_unit(
+            Tally {
+                solutions: 1,
+                nodes: 0,
+            },
+            8,
+            1,
+        )
+        .without_nodes();
+        assert_eq!(uncounted.nodes(), None);
+        let sum = counted + uncounted;
+        assert_eq!((sum.total, sum.unique, sum.units), (14, 4, 2));
+        assert_eq!((sum.uncounted, sum.nodes()), (1, None));
+        assert_eq!(counted.nodes(), Some(10));
     }
 }

@@ -824,6 +824,7 @@ impl BurnsideParts {
             // and a merge takes two different copies of a unit for a fault.
             nodes: 0,
             units: 1,
+            uncounted: 0,
         }
     }
 }

@@ -59,13 +59,18 @@ fn gpu_error(what: &str) -> impl Fn(cudarc::driver::DriverError) -> Error + '_ {
 /// The compile-time switches of the kernel (`NQ_*` in `count.cu`) from the environment, for measuring
 /// variants side by side (`NQUEENS_GPU_DEFINES="NQ_SOA"`), but for `NQ_UNROLL`, which
 /// [`super::turns`] reads (and `NQ_SENTINEL_SQUARES`, which it refuses).
+/// `NQ_UNCOUNTED` joins them where the run leaves the nodes uncounted ([`super::leave_nodes_uncounted`]).
 fn defines() -> Vec<String> {
-    std::env::var("NQUEENS_GPU_DEFINES")
-        .unwrap_or_default()
+    let asked = std::env::var("NQUEENS_GPU_DEFINES").unwrap_or_default();
+    let mut defines: Vec<String> = asked
         .split_whitespace()
         .filter(|d| !d.starts_with("NQ_UNROLL="))
         .map(|d| format!("-D{d}"))
-        .collect()
+        .collect();
+    if super::nodes_uncounted() && !defines.iter().any(|d| d == "-DNQ_UNCOUNTED") {
+        defines.push("-DNQ_UNCOUNTED".into());
+    }
+    defines
 }
 
 /// NVRTC's options for compute capability `(major, minor)`, with the loop built as `turns` says.
@@ -151,13 +156,12 @@ pub fn compile_as(
 /// threads: compiled once a process, and kept in the disk cache (`cache`) across runs. A cache that cannot be
 /// written only costs the next run its compile.
 fn compiled(capability: (i32, i32), turns: Turns, threads: u32) -> Result<String, Error> {
-    type Compiled = ((i32, i32), Turns, u32);
+    // The kernel's switches are the environment's, set for the process, and whether it counts the nodes.
+    type Compiled = ((i32, i32), Turns, u32, bool);
     static DONE: Mutex<Vec<(Compiled, String)>> = Mutex::new(Vec::new());
     let mut done = DONE.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some((_, ptx)) = done
-        .iter()
-        .find(|(c, _)| *c == (capability, turns, threads))
-    {
+    let compiled = (capability, turns, threads, super::nodes_uncounted());
+    if let Some((_, ptx)) = done.iter().find(|(c, _)| *c == compiled) {
         return Ok(ptx.clone());
     }
     let architecture = format!("sm_{}{}", capability.0, capability.1);
@@ -186,7 +190,7 @@ fn compiled(capability: (i32, i32), turns: Turns, threads: u32) -> Result<String
             ptx
         }
     };
-    done.push(((capability, turns, threads), ptx.clone()));
+    done.push((compiled, ptx.clone()));
     Ok(ptx)
 }
 
@@ -345,11 +349,14 @@ pub struct GpuDevice {
     launched: usize,
     first: Option<CudaEvent>,
     ends: Vec<CudaEvent>,
+    /// Whether its kernel counts the nodes ([`super::leave_nodes_uncounted`]).
+    counts_nodes: bool,
 }
 
 impl GpuDevice {
     /// Opens GPU `ordinal` and loads the kernel with its loop built as `turns` says on it.
     pub fn open(ordinal: usize, turns: Turns) -> Result<GpuDevice, Error> {
+        let counts_nodes = !super::nodes_uncounted();
         let context = context(ordinal)?;
         let info = info(ordinal)?;
         let function = kernel(
@@ -385,6 +392,7 @@ impl GpuDevice {
             launched: 0,
             first: None,
             ends: Vec::new(),
+            counts_nodes,
         })
     }
 }
@@ -396,6 +404,10 @@ impl Device for GpuDevice {
 
     fn depth(&self) -> usize {
         self.streams.len()
+    }
+
+    fn counts_nodes(&self) -> bool {
+        self.counts_nodes
     }
 
     fn submit(&mut self, mut batch: Batch) -> Result<(), Error> {
@@ -603,10 +615,14 @@ impl GpuDevice {
         let ended = f64::from(first.elapsed_ms(&flight.end).map_err(&clock)?) / 1e3;
         let nodes: u64 = tallies.iter().flatten().map(|t| t.nodes).sum();
         let rate = nodes as f64 / (ended - began).max(1e-9) / 1e9;
+        let counted = if self.counts_nodes {
+            format!("{nodes} nodes, {rate:.1} G nodes/s")
+        } else {
+            "nodes not counted".to_string()
+        };
         let _ = writeln!(
             std::io::stderr(),
-            "gpu: a batch of {} tasks counted from {began:.4} s to {ended:.4} s of the kernels' time: {nodes} \
-             nodes, {rate:.1} G nodes/s",
+            "gpu: a batch of {} tasks counted from {began:.4} s to {ended:.4} s of the kernels' time: {counted}",
             flight.tasks
         );
         Ok(())

@@ -242,6 +242,27 @@ pub fn selected_gpus() -> Option<Vec<usize>> {
     SELECTED.lock().unwrap_or_else(|e| e.into_inner()).clone()
 }
 
+/// Whether the kernel leaves the search's nodes uncounted ([`leave_nodes_uncounted`]).
+static NODES_UNCOUNTED: AtomicBool = AtomicBool::new(false);
+
+/// Has the GPUs' kernel leave the search's nodes uncounted in the runs that follow (`true`), for a faster
+/// count: its units' counts then say so ([`Count::uncounted`]), and so do the reports, journals and merges
+/// made of them. A unit the host counts (whole, or again where the GPU could not vouch for it) still counts
+/// its nodes. The default counts them.
+pub fn leave_nodes_uncounted(uncounted: bool) {
+    NODES_UNCOUNTED.store(uncounted, Ordering::Relaxed);
+}
+
+/// Whether the GPUs' kernel leaves the nodes uncounted: [`leave_nodes_uncounted`] asked for it, or the
+/// environment's switches name the kernel's `NQ_UNCOUNTED` (`NQUEENS_GPU_DEFINES`, for measuring).
+pub fn nodes_uncounted() -> bool {
+    NODES_UNCOUNTED.load(Ordering::Relaxed)
+        || std::env::var("NQUEENS_GPU_DEFINES")
+            .unwrap_or_default()
+            .split_whitespace()
+            .any(|d| d == "NQ_UNCOUNTED")
+}
+
 /// Reads a list of GPUs as `--gpus` takes it: the driver's numbers, separated by commas (`0,1`, `0,0`).
 pub fn parse_gpus(s: &str) -> Result<Vec<usize>, String> {
     let gpus: Vec<usize> = s
@@ -825,7 +846,14 @@ pub fn tail_deeper(chunks: Vec<&[usize]>, cut: Cut, devices: usize) -> Vec<(&[us
 
 /// The count of each unit of `batch`, from the device's per-slot tallies `device`; a unit whose tally the
 /// device could not vouch for (`None`, for its slot or one of its parts') is counted again by the CPU kernel.
-pub fn finish(plan: &Plan, batch: &Batch, device: &[Option<Tally>]) -> Vec<(usize, Count)> {
+/// Where the device leaves the nodes uncounted (`counts_nodes` false), so are those of the units it counted
+/// (but for the units fixed by a symmetry, which report no nodes on any backend: [`Plan::weigh`]).
+pub fn finish(
+    plan: &Plan,
+    batch: &Batch,
+    device: &[Option<Tally>],
+    counts_nodes: bool,
+) -> Vec<(usize, Count)> {
     let mut whole = batch.whole.iter().peekable();
     let mut burnside = batch.burnside.iter().peekable();
     let tally = |slot: usize| {
@@ -859,7 +887,8 @@ pub fn finish(plan: &Plan, batch: &Batch, device: &[Option<Tally>]) -> Vec<(usiz
                 }
             }
             let count = match tally(slot) {
-                Some(tally) => plan.weigh(unit, tally),
+                Some(tally) if counts_nodes => plan.weigh(unit, tally),
+                Some(tally) => plan.weigh(unit, tally).without_nodes(),
                 None => plan.count_unit(unit),
             };
             (batch.units[slot], count)
@@ -881,6 +910,11 @@ pub trait Device {
     /// Seconds from its first kernel's start to its last one's end, once all are collected.
     fn kernel_seconds(&mut self) -> Result<f64, Error> {
         Ok(0.0)
+    }
+    /// Whether its tallies count the nodes; a device whose kernel leaves them uncounted
+    /// ([`leave_nodes_uncounted`]) says no, and its units' counts say so.
+    fn counts_nodes(&self) -> bool {
+        true
     }
 }
 
@@ -1160,10 +1194,11 @@ pub fn dispatch<D: Device + Send>(
                     (device, merged)
                 });
                 let mut device = device?;
+                let counts_nodes = device.counts_nodes();
                 opened = since();
                 ahead = pending.len();
                 let mut report = |batch: Batch, tallies: Vec<Option<Tally>>| {
-                    for (index, count) in finish(plan, &batch, &tallies) {
+                    for (index, count) in finish(plan, &batch, &tallies, counts_nodes) {
                         progress.unit_done(&plan.units()[index], &count);
                         sum += count;
                     }
@@ -1348,6 +1383,74 @@ mod tests {
                 .collect();
             Ok((batch, tallies))
         }
+    }
+
+    /// A host device whose kernel leaves the nodes uncounted, as `--uncounted-nodes` builds the GPU's.
+    struct Uncounted(HostDevice);
+
+    impl Device for Uncounted {
+        fn name(&self) -> String {
+            self.0.name()
+        }
+        fn depth(&self) -> usize {
+            self.0.depth()
+        }
+        fn submit(&mut self, batch: Batch) -> Result<(), Error> {
+            self.0.submit(batch)
+        }
+        fn collect(&mut self) -> Result<(Batch, Vec<Option<Tally>>), Error> {
+            // The kernel reports no node; the host's part of a unit still counts its own.
+            let (batch, tallies) = self.0.collect()?;
+            let tallies = tallies
+                .into_iter()
+                .map(|t| t.map(|t| Tally { nodes: 0, ..t }))
+                .collect();
+            Ok((batch, tallies))
+        }
+        fn counts_nodes(&self) -> bool {
+            false
+        }
+    }
+
+    #[test]
+    fn a_device_that_leaves_the_nodes_uncounted_gives_the_same_solutions_and_says_whose_nodes_it_left(
+    ) {
+        let plan = Plan::new(Board::new(12).unwrap(), Symmetry::Full, Split::Depth(2));
+        let all: Vec<usize> = (0..plan.units().len()).collect();
+        let seen = Seen::default();
+        let (sum, _) = dispatch(
+            &plan,
+            &all,
+            &|| Ok(vec![0]),
+            &|ordinal| Ok(Uncounted(HostDevice::plain(ordinal, Counted::default()))),
+            &AtomicBool::new(false),
+            &seen,
+        )
+        .expect("the host device counts");
+        let cpu = exec::run_serial(&plan, &exec::NoProgress);
+        assert_eq!(
+            (sum.total, sum.unique, sum.units),
+            (cpu.total, cpu.unique, cpu.units)
+        );
+        assert_eq!(sum.nodes(), None);
+        // Each unit the device counted is its CPU count without the nodes; the units the host counted whole,
+        // and those fixed by a symmetry (which report no nodes anywhere), are as the CPU counts them.
+        let mut left = 0;
+        for (index, count) in seen.0.into_inner().unwrap() {
+            let expected = plan.count_unit(&plan.units()[index]);
+            if count.uncounted == 1 {
+                assert_eq!(count, expected.without_nodes(), "unit {index}");
+                left += 1;
+            } else {
+                assert_eq!(count, expected, "unit {index}");
+            }
+        }
+        assert_eq!(left, sum.uncounted);
+        assert!(
+            0 < left && left < sum.units,
+            "{left} of {} units",
+            sum.units
+        );
     }
 
     /// Records each unit's count as it is reported.
@@ -1608,7 +1711,7 @@ mod tests {
         let key = |t: &Task| t.size_guess(&merged.tables[t.slot() as usize]);
         assert!(merged.tasks.windows(2).all(|w| key(&w[0]) >= key(&w[1])));
         let device: Vec<Option<Tally>> = tallies_of(&merged).into_iter().map(Some).collect();
-        let counted = finish(&plan, &merged, &device);
+        let counted = finish(&plan, &merged, &device, true);
         let expected: Vec<(usize, Count)> = all
             .iter()
             .map(|&i| (i, plan.count_unit(&plan.units()[i])))
@@ -1635,7 +1738,7 @@ mod tests {
             .iter()
             .map(|&i| (i, plan.count_unit(&plan.units()[i])))
             .collect();
-        assert_eq!(finish(&plan, &batch, &device), expected);
+        assert_eq!(finish(&plan, &batch, &device, true), expected);
         // A part the device cannot vouch for (the one with the most solutions): its unit is counted again on
         // the host, the same.
         let doubtful = (batch.units.len()..batch.slots())
@@ -1643,7 +1746,7 @@ mod tests {
             .unwrap();
         assert!(tallies[doubtful].solutions > 0);
         device[doubtful] = None;
-        assert_eq!(finish(&plan, &batch, &device), expected);
+        assert_eq!(finish(&plan, &batch, &device, true), expected);
     }
 
     #[test]

@@ -146,13 +146,15 @@ pub struct BoardResult {
     /// Queens placed by the search loops below the split depth, in the units as counted (not weighted by
     /// symmetry). The rows the plan places are not counted, so the same board reports fewer nodes at a
     /// deeper split, and none when every unit is already a whole placement (n = 4 and 6 at their default
-    /// depths). Comparable between runs of the same board, symmetry and split depth only.
-    pub nodes: u128,
+    /// depths). Comparable between runs of the same board, symmetry and split depth only. `None` (`null`)
+    /// where some units' nodes were not counted (`count --uncounted-nodes` on the GPU): the table says "not
+    /// counted", CSV leaves the field empty.
+    pub nodes: Option<u128>,
     /// `total / seconds`; for a resumed checkpoint, the solutions of the units this run counted over its
     /// own time, and 0 when it had nothing left to count.
     pub solutions_per_second: f64,
-    /// `nodes / seconds`, counted the same way.
-    pub nodes_per_second: f64,
+    /// `nodes / seconds`, counted the same way; `None` where the nodes were not counted.
+    pub nodes_per_second: Option<f64>,
     /// The comparison of the total with the published value, when one was asked for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub check: Option<Check>,
@@ -229,9 +231,9 @@ impl BoardResult {
             kernel: m.kernel.map(|k| k.name().to_string()).unwrap_or_default(),
             split_depth: m.split_depth,
             units: m.count.units,
-            nodes: m.count.nodes,
+            nodes: m.count.nodes(),
             solutions_per_second: rate(m.count.total),
-            nodes_per_second: rate(m.count.nodes),
+            nodes_per_second: m.count.nodes().map(rate),
             check: None,
             check_unique: None,
             gpu: None,

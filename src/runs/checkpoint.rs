@@ -190,7 +190,8 @@ impl Checkpoint {
                     seen[entry.unit] = Some(entry);
                     recorded += entry.count();
                 }
-                Some(earlier) if earlier == entry => {}
+                // Counted twice the same way (the nodes may be uncounted in one copy): the first copy holds.
+                Some(earlier) if earlier.agrees_with(&entry) => {}
                 Some(_) => {
                     return Err(corrupt(format!(
                         "unit {} is recorded twice with different counts",
@@ -475,6 +476,34 @@ pub(crate) mod tests {
             matches!(err, JournalError::Corrupt { line: 4, .. }),
             "{err}"
         );
+        assert!(
+            err.to_string()
+                .contains("unit 2 is recorded twice with different counts"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_unit_recorded_again_without_its_nodes_is_the_same_count_and_a_resumed_run_knows_what_it_lacks(
+    ) {
+        // A GPU run with --uncounted-nodes records a unit's nodes as not counted; the same unit recorded twice,
+        // once so and once with its nodes, is one count, the first copy's.
+        let dir = tempfile::tempdir().unwrap();
+        let s = spec(9, Shard::WHOLE);
+        let path = dir.path().join("uncounted");
+        journal_with(
+            &path,
+            &s,
+            &[(2, count(8).without_nodes()), (2, count(8)), (3, count(4))],
+        );
+        let again = Checkpoint::open(&path, &s).unwrap();
+        let recorded = again.recorded;
+        assert_eq!((recorded.total, recorded.units), (12, 2));
+        assert_eq!((recorded.uncounted, recorded.nodes()), (1, None));
+        assert_eq!(recorded.nodes, count(4).nodes);
+        drop(again);
+        journal_with(&path, &s, &[(2, count(4).without_nodes())]);
+        let err = Checkpoint::open(&path, &s).err().unwrap();
         assert!(
             err.to_string()
                 .contains("unit 2 is recorded twice with different counts"),

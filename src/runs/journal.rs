@@ -114,8 +114,8 @@ pub struct Entry {
     pub total: u128,
     /// Its unique solutions (0 outside the full mode).
     pub unique: u128,
-    /// Queens it placed.
-    pub nodes: u128,
+    /// Queens it placed; `None` (`null` in the line) where the kernel that counted it left them uncounted.
+    pub nodes: Option<u128>,
     /// `total` modulo each of [`RESIDUE_PRIMES`].
     #[serde(rename = "mod")]
     pub residues: [u64; 3],
@@ -128,7 +128,7 @@ impl Entry {
             unit,
             total: count.total,
             unique: count.unique,
-            nodes: count.nodes,
+            nodes: count.nodes(),
             residues: residues(count.total),
         }
     }
@@ -138,9 +138,21 @@ impl Entry {
         Count {
             total: self.total,
             unique: self.unique,
-            nodes: self.nodes,
+            nodes: self.nodes.unwrap_or(0),
             units: 1,
+            uncounted: u64::from(self.nodes.is_none()),
         }
+    }
+
+    /// Whether `other` records the same count of the same unit: the same solutions, and the same nodes where
+    /// both counted them (a unit counted again by a kernel that leaves its nodes uncounted is the same count).
+    pub fn agrees_with(&self, other: &Entry) -> bool {
+        (self.unit, self.total, self.unique, self.residues)
+            == (other.unit, other.total, other.unique, other.residues)
+            && match (self.nodes, other.nodes) {
+                (Some(a), Some(b)) => a == b,
+                _ => true,
+            }
     }
 
     /// Whether the residues belong to the total.
@@ -153,9 +165,14 @@ impl Entry {
         let [a, b, c] = self.residues;
         let _ = write!(
             out,
-            "{{\"unit\":{},\"total\":{},\"unique\":{},\"nodes\":{},\"mod\":[{a},{b},{c}]}}",
-            self.unit, self.total, self.unique, self.nodes
+            "{{\"unit\":{},\"total\":{},\"unique\":{},\"nodes\":",
+            self.unit, self.total, self.unique
         );
+        let _ = match self.nodes {
+            Some(nodes) => write!(out, "{nodes}"),
+            None => write!(out, "null"),
+        };
+        let _ = write!(out, ",\"mod\":[{a},{b},{c}]}}");
     }
 }
 
@@ -642,6 +659,7 @@ pub(crate) mod tests {
             unique: total / 8,
             nodes: 1000 + total,
             units: 1,
+            uncounted: 0,
         }
     }
 
@@ -678,6 +696,41 @@ pub(crate) mod tests {
         let c = Contents::read(&path).unwrap();
         assert_eq!(c.entries.len(), 3);
         assert_eq!(c.torn, None);
+    }
+
+    #[test]
+    fn a_unit_whose_nodes_were_not_counted_says_so_in_its_line_and_reads_back_the_same() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("j");
+        let w = Writer::create(&path, &header()).unwrap();
+        w.record(1, &count(92));
+        w.record(2, &count(40).without_nodes());
+        w.sync().unwrap();
+        drop(w);
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(
+            text.contains("\"total\":92,\"unique\":11,\"nodes\":1092,"),
+            "{text}"
+        );
+        assert!(
+            text.contains("\"total\":40,\"unique\":5,\"nodes\":null,"),
+            "{text}"
+        );
+        let c = Contents::read(&path).unwrap();
+        let (counted, uncounted) = (c.entries[0].1, c.entries[1].1);
+        assert_eq!((counted.nodes, uncounted.nodes), (Some(1092), None));
+        assert_eq!(uncounted.count(), count(40).without_nodes());
+        assert_eq!((counted.count() + uncounted.count()).nodes(), None);
+        // The same unit counted again with its nodes: the same count, but for what is known of the nodes.
+        let again = Entry::new(2, &count(40));
+        assert!(again.agrees_with(&uncounted) && uncounted.agrees_with(&again));
+        assert!(!Entry::new(2, &count(41)).agrees_with(&uncounted));
+        assert!(!Entry::new(1, &count(92).without_nodes()).agrees_with(&Entry::new(2, &count(92))));
+        let other_nodes = Count {
+            nodes: 7,
+            ..count(92)
+        };
+        assert!(!Entry::new(1, &other_nodes).agrees_with(&counted));
     }
 
     #[test]

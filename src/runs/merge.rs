@@ -176,7 +176,13 @@ pub fn merge(sources: &[Source]) -> Result<Merged, MergeError> {
             })?;
             match *slot {
                 None => *slot = Some((file, line, entry)),
-                Some((_, _, earlier)) if earlier == entry => confirmed += 1,
+                Some((_, _, earlier)) if earlier.agrees_with(&entry) => {
+                    confirmed += 1;
+                    // A copy whose nodes were counted stands for one whose nodes were not.
+                    if earlier.nodes.is_none() && entry.nodes.is_some() {
+                        *slot = Some((file, line, entry));
+                    }
+                }
                 Some((other, other_line, _)) => {
                     return Err(MergeError::Conflict {
                         unit: entry.unit,
@@ -349,6 +355,47 @@ mod tests {
             merged.confirmed, units,
             "every unit is recorded twice, identically"
         );
+    }
+
+    #[test]
+    fn nodes_not_counted_in_a_copy_still_confirm_it_and_are_known_where_another_copy_counted_them()
+    {
+        // A GPU run with --uncounted-nodes records its units' nodes as not counted (`null`).
+        let dir = tempfile::tempdir().unwrap();
+        let whole = journal_of_eight(dir.path());
+        let units = whole.contents.header.units;
+        let nodes = merge(std::slice::from_ref(&whole)).unwrap().count.nodes;
+        assert!(nodes > 0);
+        let mut uncounted = whole.clone();
+        for (_, entry) in &mut uncounted.contents.entries {
+            entry.nodes = None;
+        }
+        let alone = merge(std::slice::from_ref(&uncounted)).unwrap();
+        assert_eq!((alone.count.total, alone.count.unique), (92, 12));
+        assert_eq!(
+            (alone.count.uncounted as usize, alone.count.nodes()),
+            (units, None)
+        );
+        // Either order: the copy that counted them gives the nodes, and every unit is confirmed.
+        for pair in [
+            [whole.clone(), uncounted.clone()],
+            [uncounted.clone(), whole.clone()],
+        ] {
+            let merged = merge(&pair).unwrap();
+            assert_eq!(
+                (merged.count.total, merged.count.nodes()),
+                (92, Some(nodes))
+            );
+            assert_eq!(merged.confirmed, units);
+        }
+        // A copy whose solutions differ is still a conflict.
+        let mut wrong = uncounted;
+        wrong.contents.entries[0].1.total += 8;
+        wrong.contents.entries[0].1.residues = residues(wrong.contents.entries[0].1.total);
+        assert!(matches!(
+            merge(&[whole, wrong]).unwrap_err(),
+            MergeError::Conflict { .. }
+        ));
     }
 
     #[test]

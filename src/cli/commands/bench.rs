@@ -68,6 +68,15 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     nqueens::gpu::use_gpus(args.gpus.clone().map(|g| g.0));
     let request = args.request();
     crate::cli::validate::backend(request.backend)?;
+    // A benchmark's rate is of nodes: a kernel asked (for measuring) to leave them uncounted has none.
+    if request.backend == nqueens::engine::exec::Backend::Gpu && nqueens::gpu::nodes_uncounted() {
+        return Err(UsageError(
+            "cannot benchmark: NQUEENS_GPU_DEFINES asks for NQ_UNCOUNTED, a kernel that leaves the nodes \
+             uncounted, and a benchmark reports nodes/s; leave it out"
+                .into(),
+        )
+        .into());
+    }
     let workload = request.workload().map_err(|e| match e {
         // No GPU (or a GPU that fails) is the machine's, not the command line's: exit code 1, as for count.
         BenchError::Count(Error::Gpu(_)) => anyhow::anyhow!("cannot benchmark: {e}"),

@@ -56,7 +56,7 @@ pub fn run(
     if !quiet {
         note!(
             "merged {} journal{}: all {} units of n = {}, symmetry {}, split depth {} (fingerprint {}), {} \
-             confirmed by identical copies",
+             confirmed by identical copies{}",
             files.len(),
             if files.len() == 1 { "" } else { "s" },
             h.units,
@@ -64,7 +64,8 @@ pub fn run(
             h.symmetry,
             h.split_depth,
             h.fingerprint,
-            merged.confirmed
+            merged.confirmed,
+            uncounted_words(merged.count.uncounted)
         );
     }
     // A merge has no run time of its own: the journals were counted elsewhere, at other times.
@@ -103,4 +104,14 @@ pub fn run(
         }
     }
     Ok(code)
+}
+
+/// What a merge says of units whose nodes were not counted (`count --uncounted-nodes`): nothing where every
+/// unit counted them.
+fn uncounted_words(units: u64) -> String {
+    match units {
+        0 => String::new(),
+        1 => "; the nodes of 1 unit not counted (--uncounted-nodes), so the run's nodes are not known".into(),
+        n => format!("; the nodes of {n} units not counted (--uncounted-nodes), so the run's nodes are not known"),
+    }
 }

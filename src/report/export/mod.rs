@@ -217,13 +217,18 @@ fn rate(x: f64, amount: u128) -> String {
 }
 
 /// The nodes rate of a table, or `-` where the search placed no queen at all: every unit of the plan was
-/// already a whole solution or a dead end (see [`BoardResult::nodes`]), and the rate says nothing.
+/// already a whole solution or a dead end (see [`BoardResult::nodes`]), and the rate says nothing; or
+/// `uncounted` where some units' nodes were not counted.
 fn node_rate(r: &BoardResult) -> String {
-    if r.nodes == 0 {
-        return "-".to_string();
+    match (r.nodes, r.nodes_per_second) {
+        (Some(0), _) => "-".to_string(),
+        (Some(nodes), Some(per_second)) => rate(per_second, nodes),
+        _ => UNCOUNTED.to_string(),
     }
-    rate(r.nodes_per_second, r.nodes)
 }
+
+/// What a table shows for nodes that were not counted.
+const UNCOUNTED: &str = "uncounted";
 
 /// A rate with an SI prefix and three significant digits: `1.52 G`.
 pub fn si(x: f64) -> String {
@@ -287,9 +292,11 @@ impl Exporter for Csv {
             r.kernel.clone(),
             r.split_depth.to_string(),
             r.units.to_string(),
-            r.nodes.to_string(),
+            // Empty where the nodes were not counted.
+            r.nodes.map_or_else(String::new, |n| n.to_string()),
             timed(r, format!("{:.0}", r.solutions_per_second), ""),
-            timed(r, format!("{:.0}", r.nodes_per_second), ""),
+            r.nodes_per_second
+                .map_or_else(String::new, |x| timed(r, format!("{x:.0}"), "")),
             verdict(r).to_string(),
             r.part.clone().unwrap_or_default(),
         ])
@@ -355,6 +362,62 @@ mod tests {
         assert_eq!(si(1_520_000_000.0), "1.520 G");
         assert_eq!(si(999.0), "999");
         assert_eq!(si(12_345.0), "12.345 k");
+    }
+
+    #[test]
+    fn nodes_not_counted_are_said_so_in_every_format_and_never_shown_as_a_number() {
+        use crate::engine::count::Count;
+        use crate::report::Measured;
+        let count = |uncounted: u64| Count {
+            total: 92,
+            unique: 12,
+            nodes: 1234,
+            units: 10,
+            uncounted,
+        };
+        let result = |uncounted: u64| {
+            BoardResult::new(Measured {
+                board: crate::Board::new(8).unwrap(),
+                symmetry: crate::Symmetry::Full,
+                threads: 2,
+                kernel: None,
+                split_depth: 2,
+                count: count(uncounted),
+                seconds: 2.0,
+            })
+        };
+        let (counted, uncounted) = (result(0), result(3));
+        assert_eq!(
+            (counted.nodes, counted.nodes_per_second),
+            (Some(1234), Some(617.0))
+        );
+        assert_eq!((uncounted.nodes, uncounted.nodes_per_second), (None, None));
+        let text = |format: Format, r: &BoardResult| {
+            String::from_utf8(format.exporter_for(Columns::default()).row(r)).unwrap()
+        };
+        assert!(text(Format::Table, &counted).contains("617"));
+        assert!(text(Format::Table, &uncounted).contains(UNCOUNTED));
+        assert!(text(Format::Markdown, &uncounted).contains(UNCOUNTED));
+        // CSV: the nodes and their rate empty, the rest as ever.
+        let csv = text(Format::Csv, &uncounted);
+        let fields: Vec<&str> = csv.trim_end().split(',').collect();
+        let column = |name: &str| CSV_HEADER.iter().position(|h| *h == name).unwrap();
+        assert_eq!(fields[column("total")], "92");
+        assert_eq!(fields[column("nodes")], "");
+        assert_eq!(fields[column("nodes_per_second")], "");
+        let csv = text(Format::Csv, &counted);
+        assert_eq!(csv.trim_end().split(',').nth(column("nodes")), Some("1234"));
+        // JSON: null, and read back the same.
+        let json = serde_json::to_value(&uncounted).unwrap();
+        assert_eq!(
+            (&json["nodes"], &json["nodes_per_second"]),
+            (&serde_json::Value::Null, &serde_json::Value::Null)
+        );
+        assert_eq!(
+            serde_json::from_value::<BoardResult>(json).unwrap(),
+            uncounted
+        );
+        assert_eq!(serde_json::to_value(&counted).unwrap()["nodes"], 1234);
     }
 
     #[test]

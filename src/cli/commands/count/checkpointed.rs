@@ -332,7 +332,9 @@ pub fn count(
         }
     };
     result.solutions_per_second = this_run(outcome.count.total, checkpoint.recorded.total);
-    result.nodes_per_second = this_run(outcome.count.nodes, checkpoint.recorded.nodes);
+    // This run's nodes are known where its own units counted them.
+    result.nodes_per_second = (outcome.count.uncounted == checkpoint.recorded.uncounted)
+        .then(|| this_run(outcome.count.nodes, checkpoint.recorded.nodes));
     Ok(Counted::Done(Box::new(result)))
 }
 
