@@ -643,7 +643,7 @@ fn merges_refuse_missing_conflicting_truncated_and_foreign_journals() {
     twice.push(files[1].clone());
     let out = merge(&twice);
     assert!(out.status.success());
-    assert!(text(&out.stderr).contains("confirmed by identical copies"));
+    assert!(text(&out.stderr).contains("confirmed by copies that agree"));
 
     // Conflicting: a unit recorded with another count (checksum and residues made to fit) is named.
     let lines = journal_lines(&files[0]);

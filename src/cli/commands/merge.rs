@@ -56,7 +56,7 @@ pub fn run(
     if !quiet {
         note!(
             "merged {} journal{}: all {} units of n = {}, symmetry {}, split depth {} (fingerprint {}), {} \
-             confirmed by identical copies{}",
+             confirmed by copies that agree{}",
             files.len(),
             if files.len() == 1 { "" } else { "s" },
             h.units,
