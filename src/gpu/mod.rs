@@ -847,7 +847,7 @@ pub fn tail_deeper(chunks: Vec<&[usize]>, cut: Cut, devices: usize) -> Vec<(&[us
 /// The count of each unit of `batch`, from the device's per-slot tallies `device`; a unit whose tally the
 /// device could not vouch for (`None`, for its slot or one of its parts') is counted again by the CPU kernel.
 /// Where the device leaves the nodes uncounted (`counts_nodes` false), so are those of the units it counted
-/// (but for the units fixed by a symmetry, which report no nodes on any backend: [`Plan::weigh`]).
+/// (but for the units fixed by a symmetry, which report no nodes on any backend: [`BurnsideParts::count`]).
 pub fn finish(
     plan: &Plan,
     batch: &Batch,
