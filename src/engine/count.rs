@@ -79,24 +79,15 @@ impl Sum for Count {
 mod tests {
     use super::*;
 
+    /// The count of one unit whose kernel call found `solutions` in `nodes`, weighted `weight` and `unique`.
+    fn unit(solutions: u64, nodes: u64, weight: u32, unique: u32) -> Count {
+        Count::of_unit(Tally { solutions, nodes }, weight, unique)
+    }
+
     #[test]
     fn unit_counts_are_weighted_and_add_up() {
-        let a = Count::of_unit(
-            Tally {
-                solutions: 3,
-                nodes: 10,
-            },
-            2,
-            1,
-        );
-        let b = Count::of_unit(
-            Tally {
-                solutions: 1,
-                nodes: 5,
-            },
-            1,
-            0,
-        );
+        let a = unit(3, 10, 2, 1);
+        let b = unit(1, 5, 1, 0);
         let sum: Count = [a, b].into_iter().sum();
         assert_eq!(
             sum,
@@ -113,23 +104,8 @@ mod tests {
 
     #[test]
     fn one_unit_whose_nodes_were_not_counted_leaves_the_sums_nodes_unknown() {
-        let counted = Count::of_unit(
-            Tally {
-                solutions: 3,
-                nodes: 10,
-            },
-            2,
-            1,
-        );
-        let uncounted = Count::of_unit(
-            Tally {
-                solutions: 1,
-                nodes: 0,
-            },
-            8,
-            1,
-        )
-        .without_nodes();
+        let counted = unit(3, 10, 2, 1);
+        let uncounted = unit(1, 0, 8, 1).without_nodes();
         assert_eq!(uncounted.nodes(), None);
         let sum = counted + uncounted;
         assert_eq!((sum.total, sum.unique, sum.units), (14, 4, 2));

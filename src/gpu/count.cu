@@ -624,7 +624,7 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
             const u32 low = ahead ^ (ahead - 1u);
             const u32 all = nq_lop3<0x10u>(fc, ld, rd);
             // all & (high | ~low).
-            u32 kept = nq_lop3<0xd0u>(all, high, low);
+            const u32 kept = nq_lop3<0xd0u>(all, high, low);
 #ifndef NQ_UNCOUNTED
             // The dead ends: all & ~kept & open.
             pass_pruned += (u32)__popc(nq_lop3<0x20u>(all, kept, open));
@@ -638,11 +638,12 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
             pass_pruned += (u32)__popc(nq_lop3<0x40u>(all, open, keep));
 #endif
             // The AND of the table's word last and in C, so that ptxas makes the push's test with it (made
-            // opaque, `kept` is not taken apart again: ptxas put the table's word in first).
+            // opaque, `kept` is not taken apart again: ptxas put the table's word in first). (NQ_AHEAD_XOR's
+            // `kept` is a three-way operation in PTX, opaque already.)
             u32 kept = all & keep;
-#endif
 #ifdef __CUDA_ARCH__
             asm("" : "+r"(kept));
+#endif
 #endif
             const u32 free = kept & open;
 #elif defined(NQ_PACKED) || defined(NQ_TURN_LOP3)

@@ -109,9 +109,9 @@ pub fn run(
 /// What a merge says of units whose nodes were not counted (`count --uncounted-nodes`): nothing where every
 /// unit counted them.
 fn uncounted_words(units: u64) -> String {
-    match units {
-        0 => String::new(),
-        1 => "; the nodes of 1 unit not counted (--uncounted-nodes), so the run's nodes are not known".into(),
-        n => format!("; the nodes of {n} units not counted (--uncounted-nodes), so the run's nodes are not known"),
+    if units == 0 {
+        return String::new();
     }
+    let plural = if units == 1 { "" } else { "s" };
+    format!("; the nodes of {units} unit{plural} not counted (--uncounted-nodes), so the run's nodes are not known")
 }
