@@ -20,8 +20,8 @@
 #                                                    script: hand-written PTX is checked only here without a
 #                                                    GPU), its loop's shortest path, that a turn and
 #                                                    that a node (the look-ahead, the default: 0.71 of a
-#                                                    turn a node, 0.64 with NQ_AHEAD_BOTTOM; a turn a
-#                                                    node without it)
+#                                                    turn a node, 0.64 with NQ_AHEAD_BOTTOM, 0.708 with
+#                                                    NQ_AHEAD_LAST; a turn a node without it)
 #   SASS_ARCH=sm_80 scripts/gpu-sass-count.sh        another architecture
 #   SASS_DUMP=1 ...                                  also prints the loop's SASS
 #   SASS_PIPES=1 ...                                 also prints the shortest path's instructions by the pipe
@@ -44,8 +44,8 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 if [ "${1:-}" = --all ]; then
   # A turn is a node without the look-ahead (NQ_PLAIN, and the layouts that do not take it); with it, the
-  # turns are about 71% of the nodes at n = 19 (64% with NQ_AHEAD_BOTTOM; tests/gpu_ptx.rs,
-  # `instructions_a_node`, results/gpu.md).
+  # turns are about 71% of the nodes at n = 19 (64% with NQ_AHEAD_BOTTOM, 70.8% with NQ_AHEAD_LAST, whose
+  # solutions take no turn; tests/gpu_ptx.rs, `instructions_a_node`, results/gpu.md).
   printf '%-52s %8s %8s %8s\n' "variant (turns between tests, sentinels)" shortest "a turn" "a node"
   while read -r turns share label defines; do
     # shellcheck disable=SC2086 # the defines are words
@@ -69,6 +69,14 @@ if [ "${1:-}" = --all ]; then
 8 0.71 NQ_AHEAD_XOR,8,1x8 -D NQ_AHEAD_XOR -D NQ_UNROLL=8u -D NQ_SENTINEL_SQUARES=8u
 16 0.71 NQ_AHEAD_XOR+NQ_UNCOUNTED,16,2x8 -D NQ_AHEAD_XOR -D NQ_UNCOUNTED -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
 16 0.64 NQ_AHEAD_XOR+NQ_AHEAD_BOTTOM,16,2x8 -D NQ_AHEAD_XOR -D NQ_AHEAD_BOTTOM -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
+16 0.71 NQ_AHEAD_CHILDREN,16,2x8 -D NQ_AHEAD_CHILDREN -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
+16 0.71 NQ_AHEAD_XOR+NQ_AHEAD_CHILDREN,16,2x8 -D NQ_AHEAD_XOR -D NQ_AHEAD_CHILDREN -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
+16 0.708 NQ_AHEAD_CHILDREN+NQ_AHEAD_LAST,16,2x8 -D NQ_AHEAD_CHILDREN -D NQ_AHEAD_LAST -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
+16 0.708 NQ_AHEAD_XOR+CHILDREN+LAST,16,2x8 -D NQ_AHEAD_XOR -D NQ_AHEAD_CHILDREN -D NQ_AHEAD_LAST -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
+8 0.708 NQ_AHEAD_XOR+CHILDREN+LAST,8,1x8 -D NQ_AHEAD_XOR -D NQ_AHEAD_CHILDREN -D NQ_AHEAD_LAST -D NQ_UNROLL=8u -D NQ_SENTINEL_SQUARES=8u
+16 0.708 NQ_AHEAD_XOR+CHILDREN+LAST+NQ_PUSH_LAST,16,2x8 -D NQ_AHEAD_XOR -D NQ_AHEAD_CHILDREN -D NQ_AHEAD_LAST -D NQ_PUSH_LAST -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
+16 0.708 NQ_AHEAD_XOR+CHILDREN+LAST+NQ_UNCOUNTED,16,2x8 -D NQ_AHEAD_XOR -D NQ_AHEAD_CHILDREN -D NQ_AHEAD_LAST -D NQ_UNCOUNTED -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
+16 0.71 NQ_AHEAD_XOR+NQ_UNCOUNTED+NQ_PUSH_LAST,16,2x8 -D NQ_AHEAD_XOR -D NQ_UNCOUNTED -D NQ_PUSH_LAST -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
 16 0.71 NQ_PROBE_STS,16,2x8 -D NQ_PROBE_STS -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
 16 1 NQ_PLAIN,16,2x8 -D NQ_PLAIN -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
 8 1 NQ_PLAIN,8,1x8 -D NQ_PLAIN -D NQ_UNROLL=8u -D NQ_SENTINEL_SQUARES=8u

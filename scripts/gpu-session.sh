@@ -539,11 +539,16 @@ ahead() {
   # counting the dead ends cost; NQ_UNCOUNTED, those three left out (494 rather than 530; it reports no node, so
   # its rectangles' nodes differ from the default's, as they must): together they say whether leaving the
   # GPU's nodes uncounted (the issue allows it) would pay; NQ_AHEAD_XOR (the twenty-third session's: the row
-  # ahead one column over, 514 rather than 530, the same dead ends), alone and uncounted (483). Left out since
+  # ahead one column over, 514 rather than 530, the same dead ends); and the twenty-fourth session's
+  # NQ_AHEAD_XOR NQ_AHEAD_CHILDREN NQ_AHEAD_LAST (476: the nodes counted as each turn's children, the last row
+  # closed without a turn and without the far bit; its chain from the table's load to the push's test one
+  # operation longer), and with NQ_PUSH_LAST (478: the push's add after the stack's accesses, the chain as
+  # long as the default's). Its nodes are the default's: uncounted, it would save one instruction in
+  # sixteen turns, so NQ_UNCOUNTED is timed alone, the kernel of --uncounted-nodes as it is. Left out since
   # the twenty-second session measured them on an H200 (add them to TURNS to see them on another card):
   # NQ_PROBE_ALU (2.0 to 2.6% slower), NQ_AHEAD_BOTTOM (the bottom queen's diagonals too: 36.1 a turn for 64%
   # of the nodes, 1 to 2% slower) and the twenty-first session's default (NQ_PLAIN NQ_TURN_C, 13 to 14% slower).
-  TURNS=${TURNS:-default NQ_AHEAD_XOR NQ_UNCOUNTED NQ_AHEAD_XOR,NQ_UNCOUNTED} turn
+  TURNS=${TURNS:-default NQ_AHEAD_XOR,NQ_AHEAD_CHILDREN,NQ_AHEAD_LAST NQ_AHEAD_XOR,NQ_AHEAD_CHILDREN,NQ_AHEAD_LAST,NQ_PUSH_LAST NQ_AHEAD_XOR NQ_UNCOUNTED} turn
 }
 
 queues() {

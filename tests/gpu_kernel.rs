@@ -3,7 +3,7 @@
 //! compiler, GPU or not; `tests/gpu.rs` runs it on a GPU where there is one.
 
 use nqueens::engine::kernel::{self, Kernel, Start, Tally};
-use nqueens::gpu::task::{self, Table, Task, END};
+use nqueens::gpu::task::{self, Table, Task, END, LAST};
 use nqueens::report::known;
 use nqueens::{Board, Plan, Split, Symmetry};
 use std::io::Write;
@@ -26,9 +26,12 @@ use units::{cut, deep_start, plan_starts};
 /// turns; a kernel that trusts its counters for fewer turns than its words hold, with and without the
 /// look-ahead; sixteen turns; the pairs' turn as the seventeenth session wrote it (`NQ_PAIRS_C`: the rest taken
 /// first, the square by itself); the loop without the look-ahead (`NQ_PLAIN`: a turn a node, the default to
-/// the twenty-first session); the look-ahead with the bottom queen's diagonals too (`NQ_AHEAD_BOTTOM`); and the
-/// look-ahead's row taken one column over (`NQ_AHEAD_XOR`), alone and with the bottom queen.
-const VARIANTS: [&str; 34] = [
+/// the twenty-first session); the look-ahead with the bottom queen's diagonals too (`NQ_AHEAD_BOTTOM`); the
+/// look-ahead's row taken one column over (`NQ_AHEAD_XOR`), alone and with the bottom queen; the look-ahead's
+/// nodes counted as each turn's children (`NQ_AHEAD_CHILDREN`), and with them the last row closed without a
+/// turn (`NQ_AHEAD_LAST`), in both forms of the look-ahead, with eight, sixteen and one turns, with the bottom
+/// queen, and uncounted.
+const VARIANTS: [&str; 41] = [
     "-DNQ_DEFAULT",
     "-DNQ_UNROLL=8u -DNQ_SENTINEL_SQUARES=8u",
     "-DNQ_UNROLL=4u -DNQ_SENTINEL_SQUARES=4u",
@@ -67,6 +70,13 @@ const VARIANTS: [&str; 34] = [
     "-DNQ_AHEAD_XOR",
     "-DNQ_AHEAD_XOR -DNQ_UNROLL=16u -DNQ_SENTINEL_SQUARES=8u",
     "-DNQ_AHEAD_XOR -DNQ_AHEAD_BOTTOM -DNQ_THREADS=4u -DNQ_UNROLL=1u -DNQ_SENTINEL_SQUARES=1u",
+    "-DNQ_AHEAD_CHILDREN",
+    "-DNQ_AHEAD_XOR -DNQ_AHEAD_CHILDREN -DNQ_UNROLL=16u -DNQ_SENTINEL_SQUARES=8u",
+    "-DNQ_AHEAD_CHILDREN -DNQ_AHEAD_LAST",
+    "-DNQ_AHEAD_XOR -DNQ_AHEAD_CHILDREN -DNQ_AHEAD_LAST",
+    "-DNQ_AHEAD_XOR -DNQ_AHEAD_CHILDREN -DNQ_AHEAD_LAST -DNQ_UNROLL=16u -DNQ_SENTINEL_SQUARES=8u",
+    "-DNQ_AHEAD_XOR -DNQ_AHEAD_CHILDREN -DNQ_AHEAD_LAST -DNQ_AHEAD_BOTTOM -DNQ_THREADS=4u -DNQ_UNROLL=1u -DNQ_SENTINEL_SQUARES=1u",
+    "-DNQ_AHEAD_XOR -DNQ_AHEAD_CHILDREN -DNQ_AHEAD_LAST -DNQ_UNCOUNTED -DNQ_THREADS=4u -DNQ_UNROLL=8u -DNQ_SENTINEL_SQUARES=8u",
 ];
 
 /// The value of switch `name` in variant `define`, or `default`.
@@ -245,11 +255,22 @@ fn check(width: u32, starts: &[Start], depth: u32, what: &str) -> Vec<Tally> {
         } else {
             run_on_host(i, &tasks, &tables)
         };
+        // A kernel that leaves its nodes uncounted (NQ_UNCOUNTED) reports none: its solutions must hold.
+        let uncounted = variant.contains("NQ_UNCOUNTED");
         for slot in 0..starts.len() {
             let got = Tally {
                 solutions: host[slot].solutions + device[slot].solutions,
                 nodes: host[slot].nodes + device[slot].nodes,
             };
+            if uncounted {
+                assert_eq!(device[slot].nodes, 0, "{variant} {what}, start {slot}");
+                assert_eq!(
+                    got.solutions, expected[slot].solutions,
+                    "{} {what}, start {slot}: {:?}",
+                    variant, starts[slot]
+                );
+                continue;
+            }
             assert_eq!(
                 got, expected[slot],
                 "{} {what}, start {slot}: {:?}",
@@ -479,7 +500,53 @@ fn the_look_ahead_counts_the_dead_ends_without_a_turn_of_their_own() {
             over_bottom_turns <= bottom_turns,
             "n = {n}: {over_bottom_turns} turns against {bottom_turns}"
         );
+        // The nodes counted as each turn's children (NQ_AHEAD_CHILDREN): the same turns, the same counts.
+        let (children, children_turns) =
+            run_counting_turns(position("-DNQ_AHEAD_CHILDREN"), &tasks, &tables, 0);
+        assert_eq!(plain, children, "n = {n}");
+        assert_eq!(children_turns, ahead_turns, "n = {n}");
+        // The last row closed without a turn (NQ_AHEAD_LAST): a turn fewer for each solution, the last row's
+        // queen, in either form of the look-ahead; the same counts.
+        let solutions: u64 = plain.iter().map(|(t, _)| t.solutions).sum();
+        assert!(solutions > 0);
+        for last in [
+            "-DNQ_AHEAD_CHILDREN -DNQ_AHEAD_LAST",
+            "-DNQ_AHEAD_XOR -DNQ_AHEAD_CHILDREN -DNQ_AHEAD_LAST",
+        ] {
+            let (closed, closed_turns) = run_counting_turns(position(last), &tasks, &tables, 0);
+            assert_eq!(plain, closed, "n = {n} {last}");
+            assert_eq!(closed_turns + solutions, ahead_turns, "n = {n} {last}");
+        }
     }
+}
+
+#[test]
+fn the_last_row_closed_without_a_turn_counts_by_its_mark() {
+    // A kernel that counts the last row's squares as solutions (NQ_AHEAD_LAST) finds that row by its mark in
+    // the table: moved a row up, the counts go wrong.
+    if host_kernels().is_none() {
+        return;
+    }
+    let plan = Plan::new(
+        Board::new(8).unwrap(),
+        Symmetry::Full,
+        Split::Auto { threads: 1 },
+    );
+    let starts = plan_starts(&plan);
+    let (tasks, mut tables, _) = cut(8, &starts, 1);
+    let variant = VARIANTS
+        .iter()
+        .position(|v| *v == "-DNQ_AHEAD_XOR -DNQ_AHEAD_CHILDREN -DNQ_AHEAD_LAST")
+        .unwrap();
+    let right = run_on_host(variant, &tasks, &tables);
+    assert_eq!(right, run_on_host(0, &tasks, &tables));
+    for table in &mut tables {
+        if let Some(m) = table.iter().position(|&w| w & LAST != 0) {
+            table[m] &= !LAST;
+            table[m + 1] |= LAST;
+        }
+    }
+    assert_ne!(run_on_host(variant, &tasks, &tables), right);
 }
 
 #[test]

@@ -45,7 +45,10 @@ type Variant = ((i32, i32), &'static [&'static str], Turns, u32);
 /// written in C with and without the look-ahead (the twenty-first session's default), the probe of one more
 /// instruction a turn and the probe that counts no node (`NQ_UNCOUNTED`), which `scripts/gpu-session.sh` times
 /// (it reports no node: its solutions are checked, and its nodes are 0); the look-ahead's row one column over
-/// (`NQ_AHEAD_XOR`, with eight turns too), alone, uncounted and with the bottom queen; the default with one turn a
+/// (`NQ_AHEAD_XOR`, with eight turns too), alone, uncounted and with the bottom queen; the nodes counted as each
+/// turn's children with the last row closed without a turn (`NQ_AHEAD_CHILDREN NQ_AHEAD_LAST`, in both forms of
+/// the look-ahead, with eight turns too, the push's step last, uncounted and with the bottom queen), and
+/// without it; the one-column-over look-ahead uncounted with the push's step last; the default with one turn a
 /// pass; the layouts
 /// kept to measure against with eight. On the other architectures, the program's builds of the default and of
 /// `NQ_PLAIN` for boards to 18 and 19 to 24 wide; and on Turing, the two for the widest boards in blocks of 64
@@ -81,6 +84,69 @@ fn variants() -> Vec<Variant> {
     v.push((
         hopper,
         &["NQ_AHEAD_BOTTOM", "NQ_PROBE_ALU"],
+        sixteen,
+        THREADS,
+    ));
+    v.push((
+        hopper,
+        &["NQ_AHEAD_XOR", "NQ_AHEAD_CHILDREN"],
+        sixteen,
+        THREADS,
+    ));
+    v.push((
+        hopper,
+        &["NQ_AHEAD_XOR", "NQ_AHEAD_CHILDREN", "NQ_AHEAD_LAST"],
+        sixteen,
+        THREADS,
+    ));
+    v.push((
+        hopper,
+        &["NQ_AHEAD_XOR", "NQ_AHEAD_CHILDREN", "NQ_AHEAD_LAST"],
+        Turns::for_width(12),
+        THREADS,
+    ));
+    v.push((
+        hopper,
+        &[
+            "NQ_AHEAD_XOR",
+            "NQ_AHEAD_CHILDREN",
+            "NQ_AHEAD_LAST",
+            "NQ_PUSH_LAST",
+        ],
+        sixteen,
+        THREADS,
+    ));
+    v.push((
+        hopper,
+        &[
+            "NQ_AHEAD_XOR",
+            "NQ_AHEAD_CHILDREN",
+            "NQ_AHEAD_LAST",
+            "NQ_UNCOUNTED",
+        ],
+        sixteen,
+        THREADS,
+    ));
+    v.push((
+        hopper,
+        &[
+            "NQ_AHEAD_XOR",
+            "NQ_AHEAD_CHILDREN",
+            "NQ_AHEAD_LAST",
+            "NQ_AHEAD_BOTTOM",
+        ],
+        sixteen,
+        THREADS,
+    ));
+    v.push((
+        hopper,
+        &["NQ_AHEAD_CHILDREN", "NQ_AHEAD_LAST"],
+        sixteen,
+        THREADS,
+    ));
+    v.push((
+        hopper,
+        &["NQ_AHEAD_XOR", "NQ_UNCOUNTED", "NQ_PUSH_LAST"],
         sixteen,
         THREADS,
     ));

@@ -19,7 +19,9 @@
 // (results/gpu.md, the twenty-second session). With NQ_AHEAD_BOTTOM (the twentieth session's) 578 for
 // sixteen turns, for about 65% of the nodes as turns, but 2% slower than the look-ahead alone at n = 21.
 // NQ_AHEAD_XOR (the twenty-third session's, not yet timed on a GPU) looks at the row ahead one column over, for
-// the same dead ends in 514 instructions for sixteen turns (22.8 a node; 483 with NQ_UNCOUNTED):
+// the same dead ends in 514 instructions for sixteen turns (22.8 a node; 483 with NQ_UNCOUNTED); with
+// NQ_AHEAD_CHILDREN and NQ_AHEAD_LAST (the twenty-fourth session's, not yet timed either: the nodes counted as
+// each turn's children, the last row closed without a turn), 476 with the nodes counted (21.1 a node):
 // - The stack lives in shared memory, four words a level: the row's untried squares `avail`, its free
 //   columns `fc` (the board's columns not taken), and the diagonal masks `ld` and `rd` of the queens above it.
 //   A turn takes the top entry's lowest square, stores the rest back, and pushes the child row's entry if the
@@ -181,12 +183,10 @@ struct Task {
 #if defined(NQ_AHEAD) && !defined(NQ_TURN_LOP3)
 #error "NQ_AHEAD takes the pairs' turn (neither NQ_PAIRS_C, NQ_SOA, NQ_AOS nor NQ_PACKED)"
 #endif
-// NQ_UNCOUNTED, a probe (the twenty-second session's): the look-ahead's dead ends not counted, and no node
-// reported, to measure what counting them costs (a population count, an AND and an add a turn: 494 SASS
-// instructions for sixteen turns rather than 530, two population counts a turn rather than three). The issue
-// lets the GPU leave nodes uncounted if that pays, with journals and reports saying so; this decides whether it
-// does. Never built by the program unless NQUEENS_GPU_DEFINES asks: the kernel reports no node, so a run's
-// nodes are the host's part of its units alone, far too few (its solutions are exact).
+// NQ_UNCOUNTED (the twenty-second session's probe; `count --uncounted-nodes` since the twenty-third): the
+// look-ahead's dead ends not counted, and no node reported (a population count, an AND and an add a turn: 494
+// SASS instructions for sixteen turns rather than 530, two population counts a turn rather than three). The
+// host then marks the units the GPU counted as without their nodes (src/gpu/mod.rs, `finish`).
 #if defined(NQ_UNCOUNTED) && !defined(NQ_AHEAD)
 #error "NQ_UNCOUNTED leaves the look-ahead's dead ends uncounted: it takes the look-ahead"
 #endif
@@ -196,9 +196,39 @@ struct Task {
 #if defined(NQ_AHEAD_XOR) && (!defined(NQ_AHEAD) || defined(NQ_AHEAD_MULHI))
 #error "NQ_AHEAD_XOR is a form of NQ_AHEAD, its shifts on the integer logic (not NQ_AHEAD_MULHI)"
 #endif
+// NQ_AHEAD_CHILDREN (the twenty-fourth session's, not yet timed on a GPU): the look-ahead's nodes counted as
+// each turn's children (every free square of the child's row, one population count of a word the turn makes
+// anyway) rather than as its dead ends (a three-way operation more): a task's nodes are then its first row's
+// squares and its turns' children. With NQ_AHEAD_XOR, 498 instructions for sixteen turns rather than 514.
+#if defined(NQ_AHEAD_CHILDREN) && !defined(NQ_AHEAD)
+#error "NQ_AHEAD_CHILDREN counts the look-ahead's nodes: it takes the look-ahead"
+#endif
+// NQ_AHEAD_LAST (the twenty-fourth session's, not yet timed on a GPU): the last row closed without a turn. Its
+// table's word carries the mark NQ_LAST, and a turn whose child's row it is adds the child's squares (every
+// one a solution) to the solutions; the look-ahead then needs no far bit, and drops them all (a square board's
+// last row has one free column, which the row after it, taken from that row's columns, never leaves two
+// columns away). A turn a solution fewer (0.5% of the turns at n = 19), two instructions fewer a turn for the
+// far bit, and on boards at most 24 wide one multiply-add a turn for the nodes and the solutions together
+// (the population count of the children is NQ_AHEAD_CHILDREN's). With NQ_AHEAD_XOR, 476 instructions for
+// sixteen turns (29.75 a turn, 21.1 a node), where NQ_AHEAD_XOR alone takes 514 and the default 530; with
+// NQ_UNCOUNTED too, 475: counting the nodes then costs next to nothing.
+#if defined(NQ_AHEAD_LAST) && !defined(NQ_AHEAD_CHILDREN)
+#error "NQ_AHEAD_LAST counts the last row's squares with the turn's children: it takes NQ_AHEAD_CHILDREN"
+#endif
+// NQ_PUSH_LAST (the twenty-fourth session's, not yet timed on a GPU): the push's step of the stack's top
+// after the turn's accesses of the stack, which then address it from the top before the push, so that the
+// next entry's load waits for the push's test alone. Fewer instructions with NQ_UNCOUNTED (478 for sixteen
+// turns with NQ_AHEAD_XOR, rather than 483: fewer copies of the top between registers), a few more without.
+#if defined(NQ_PUSH_LAST) && !defined(NQ_TURN_IN_PTX)
+#error "NQ_PUSH_LAST is a form of the turn's accesses written in PTX (not NQ_TURN_C)"
+#endif
 // The look-ahead's far bit (bit 30: never a column of a board at most 28 wide), set where the row after the
 // child's is the end's.
 #define NQ_AHEAD_FAR 0x40000000u
+// The mark of the last row in a unit's table (task.rs, `LAST`): never a column.
+#define NQ_LAST 0x40000000u
+// NQ_AHEAD_LAST's count of a pass's nodes, in the low bits of a word whose high bits count its solutions.
+#define NQ_PASS_NODES 0x003fffffu
 // The word of a unit's table that holds its bottom queen's column as a bit, or 0 (task.rs, `BOTTOM`): never a
 // row's, a board being at most 28 wide.
 #define NQ_BOTTOM_WORD 31u
@@ -346,11 +376,20 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
     // began. `slot` is NQ_NO_TASK before the first task, which has nothing to add.
     u32 slot = NQ_NO_TASK, sol = 0u, passes = 0u;
 #ifdef NQ_AHEAD
-    // The task's dead ends that the look-ahead counted without a turn (nodes all the same): a 32-bit count a
-    // pass (at most 28 a turn), added up in 64 bits. And the free columns of the end's row plus two: a child
-    // row with one fewer than that is the last searched.
-    u64 pruned = 0u;
+    // The task's nodes that the look-ahead counts apart from its turns: its dead ends (nodes all the same,
+    // without a turn), or with NQ_AHEAD_CHILDREN each turn's children, every free square of the child's row
+    // (from the task's first row's squares on: those are the task's nodes then, its turns not counted). A
+    // 32-bit count a pass (at most 28 a turn), added up in 64 bits. And the free columns of the end's row plus
+    // two: a child row with one fewer than that is the last searched.
+    u64 ahead_nodes = 0u;
+#endif
+#if defined(NQ_AHEAD) && !defined(NQ_AHEAD_LAST)
     u32 end_plus_two = 0u;
+#endif
+#if defined(NQ_AHEAD_LAST) && NQ_SENTINEL_SQUARES >= 8 && !defined(NQ_UNCOUNTED)
+    // 1, in a register of its own: PRMT takes one constant, and ptxas otherwise copies the other into a
+    // register in every turn.
+    const u32 one = (levels >> 31) + 1u;
 #endif
 #ifdef NQ_AHEAD_BOTTOM
     // The task's bottom queen (NQ_AHEAD_BOTTOM), its column as a bit shifted one square right and one left, or
@@ -402,8 +441,10 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
                 atomicAdd(&solutions[slot], (u64)sol);
 #if defined(NQ_UNCOUNTED)
                 // No node reported (the probe: see above).
+#elif defined(NQ_AHEAD_CHILDREN)
+                atomicAdd(&nodes[slot], ahead_nodes);
 #elif defined(NQ_AHEAD)
-                atomicAdd(&nodes[slot], (u64)nod + pruned);
+                atomicAdd(&nodes[slot], (u64)nod + ahead_nodes);
 #else
                 atomicAdd(&nodes[slot], (u64)nod);
 #endif
@@ -485,11 +526,23 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
             *(uint4*)(shared + top) = make_uint4(avail, task.fc, task.ld, task.rd);
             e = *(const uint4*)(shared + top);
 #endif
+#ifdef NQ_AHEAD_LAST
+            // A task whose first row is the last: its squares are solutions, and its turns count none.
+            sol = (rows[high] & NQ_LAST) != 0u ? (u32)__popc(avail) : 0u;
+#else
             sol = 0u;
+#endif
             passes = 0u;
 #ifdef NQ_AHEAD
-            pruned = 0u;
+#ifdef NQ_AHEAD_CHILDREN
+            // Every node but the first row's is a child of a turn.
+            ahead_nodes = (u64)__popc(avail);
+#else
+            ahead_nodes = 0u;
+#endif
+#ifndef NQ_AHEAD_LAST
             end_plus_two = low + 2u;
+#endif
 #endif
 #ifdef NQ_AHEAD_BOTTOM
 #ifdef NQ_AHEAD_XOR
@@ -508,7 +561,7 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
 #endif
         }
 #ifdef NQ_AHEAD
-        u32 pass_pruned = 0u;
+        u32 pass_ahead_nodes = 0u;
 #endif
 #ifdef __CUDA_ARCH__
 #pragma unroll
@@ -619,23 +672,47 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
             // the highest less two are 0x1fffffff shifted right by the shift that takes it to bit 31. The squares
             // up to the lowest plus one are the bits up to the lowest one, `low`; the squares kept are those
             // up to the highest less two, or not in `low`, one three-way operation with the row's free squares.
+#ifdef NQ_AHEAD_LAST
+            // No far bit (NQ_AHEAD_LAST): the last row's squares are its solutions, counted below, not pushed.
+            const u32 ahead = unseen;
+#else
             const u32 ahead = nq_lop3<0xf8u>(unseen, (u32)__popc(fc) - end_plus_two, NQ_AHEAD_FAR << 1);
+#endif
             const u32 high = nq_shr(0x1fffffffu, nq_shift_to_top(ahead));
-            const u32 low = ahead ^ (ahead - 1u);
             const u32 all = nq_lop3<0x10u>(fc, ld, rd);
+#ifdef NQ_AHEAD_CHILDREN
+            // The child's row's free squares, every one a node (NQ_AHEAD_CHILDREN: counted below), and those
+            // kept of them. Written in C: ptxas makes `high | ~low` one three-way operation of `high`, `ahead`
+            // and `ahead - 1`, and the AND the push's test (the same written with nq_lop3 ran ptxas for more
+            // than ten minutes without an end, ptxas 13.5).
+            const u32 children = all & open;
+            const u32 free = children & (high | ~(ahead ^ (ahead - 1u)));
+#else
+            const u32 low = ahead ^ (ahead - 1u);
             // all & (high | ~low).
             const u32 kept = nq_lop3<0xd0u>(all, high, low);
 #ifndef NQ_UNCOUNTED
             // The dead ends: all & ~kept & open.
-            pass_pruned += (u32)__popc(nq_lop3<0x20u>(all, kept, open));
+            pass_ahead_nodes += (u32)__popc(nq_lop3<0x20u>(all, kept, open));
+#endif
+            const u32 free = kept & open;
 #endif
 #else
+#ifdef NQ_AHEAD_LAST
+            const u32 ahead = unseen;
+#else
             const u32 ahead = nq_lop3<0xf8u>(unseen, (u32)__popc(fc) - end_plus_two, NQ_AHEAD_FAR);
+#endif
             const u32 high = nq_shr(0x3fffffffu, nq_shift_to_top(ahead));
             const u32 keep = nq_lop3<0xfeu>(high, ahead << 2, ahead * 0xfffffffcu);
             const u32 all = nq_lop3<0x10u>(fc, ld, rd);
+#ifdef NQ_AHEAD_CHILDREN
+            // As above: every free square of the child's row a node, counted below.
+            const u32 children = all & open;
+            const u32 free = children & keep;
+#else
 #ifndef NQ_UNCOUNTED
-            pass_pruned += (u32)__popc(nq_lop3<0x40u>(all, open, keep));
+            pass_ahead_nodes += (u32)__popc(nq_lop3<0x40u>(all, open, keep));
 #endif
             // The AND of the table's word last and in C, so that ptxas makes the push's test with it (made
             // opaque, `kept` is not taken apart again: ptxas put the table's word in first). (NQ_AHEAD_XOR's
@@ -644,14 +721,37 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
 #ifdef __CUDA_ARCH__
             asm("" : "+r"(kept));
 #endif
-#endif
             const u32 free = kept & open;
+#endif
+#endif
+#if defined(NQ_AHEAD_LAST)
+            // The last row's squares (its table's word marked NQ_LAST) are the solutions of the child's queens,
+            // a child each: counted here, where a turn each took them before (NQ_AHEAD_LAST, see above).
+            const u32 kids = (u32)__popc(children);
+#if NQ_SENTINEL_SQUARES >= 8 && !defined(NQ_UNCOUNTED)
+            // On boards at most 24 wide the table's top byte holds the marks alone: one multiply-add counts the
+            // children as nodes (the pass's low 22 bits) and, on the last row, as solutions (from bit 22 up:
+            // its byte is NQ_LAST's, 0x40, there; the end's row has no child). At most 28 a turn either way,
+            // so neither field overflows in a pass of up to sixteen turns.
+            pass_ahead_nodes += kids * nq_prmt(open, one, 0x5354u);
+#else
+            // `open >> 30` is 1 on the last row, 0 on the others but the end's, where there is no child.
+            sol += kids * (open >> 30);
+#ifndef NQ_UNCOUNTED
+            pass_ahead_nodes += kids;
+#endif
+#endif
+#elif defined(NQ_AHEAD_CHILDREN) && !defined(NQ_UNCOUNTED)
+            pass_ahead_nodes += (u32)__popc(children);
+#endif
 #elif defined(NQ_PACKED) || defined(NQ_TURN_LOP3)
             const u32 free = nq_lop3<0x10u>(fc, ld, rd) & open;
 #else
             const u32 free = fc & ~(ld | rd) & open;
 #endif
+#ifndef NQ_AHEAD_LAST
             sol += open >> 31;
+#endif
 #if defined(NQ_PROBE_ALU)
             probe ^= rd;
 #elif defined(NQ_PROBE_STS)
@@ -680,6 +780,20 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
             // As below, in one block with the pop: written in C, ptxas kept the stack's top in two registers, a
             // copy a turn, the push's store and the loads addressed from the top before the push.
             e = make_uint4(free, fc, ld, rd);
+#ifdef NQ_PUSH_LAST
+            // The child's pair a level above the top, then the top stepped up (NQ_PUSH_LAST, see above).
+            asm volatile("{\n\t.reg .pred pop, push;\n\t"
+                         "setp.eq.u32 pop, %5, 0;\n\t"
+                         "@pop sub.u32 %4, %4, %6;\n\t"
+                         "setp.ne.u32 push, %0, 0;\n\t"
+                         "@push st.shared.v2.u32 [%4+%8], {%1, %2};\n\t"
+                         "@!push ld.shared.v2.u32 {%0, %3}, [%4];\n\t"
+                         "@!push ld.shared.v2.u32 {%1, %2}, [%4+%7];\n\t"
+                         "@push add.u32 %4, %4, %6;\n\t}"
+                         : "+r"(e.x), "+r"(e.y), "+r"(e.z), "+r"(e.w), "+r"(top)
+                         : "r"(rest), "r"(level), "n"(2u * step), "n"(16u * NQ_THREADS + 2u * step)
+                         : "memory");
+#else
             asm volatile("{\n\t.reg .pred pop, push;\n\t"
                          "setp.eq.u32 pop, %5, 0;\n\t"
                          "@pop sub.u32 %4, %4, %6;\n\t"
@@ -691,6 +805,7 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
                          : "+r"(e.x), "+r"(e.y), "+r"(e.z), "+r"(e.w), "+r"(top)
                          : "r"(rest), "r"(level), "n"(2u * step)
                          : "memory");
+#endif
 #elif defined(NQ_PAIRS)
             // The pushed row's squares and right diagonals need no store: its first turn stores them.
             if (free != 0u) {
@@ -738,8 +853,12 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
         }
         // Passes, not turns: ptxas keeps a copy of a counter of turns for after the loop.
         passes++;
-#ifdef NQ_AHEAD
-        pruned += pass_pruned;
+#if defined(NQ_AHEAD_LAST) && NQ_SENTINEL_SQUARES >= 8 && !defined(NQ_UNCOUNTED)
+        // The pass's nodes and solutions in one word (see the turn).
+        ahead_nodes += pass_ahead_nodes & NQ_PASS_NODES;
+        sol += pass_ahead_nodes >> 22;
+#elif defined(NQ_AHEAD)
+        ahead_nodes += pass_ahead_nodes;
 #endif
     }
 }

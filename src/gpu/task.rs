@@ -183,8 +183,14 @@ pub fn hopper_blocks(turns: Turns, threads: u32, levels: u32) -> u32 {
 /// The mark of the row after the last in a [`Table`]; no square of a board.
 pub const END: u32 = 1 << 31;
 
+/// The mark of the last row in a [`Table`], beside its open squares; no square of a board. The kernel built
+/// with `NQ_AHEAD_LAST` counts that row's squares as solutions where it would take a turn for each; the others
+/// use [`END`].
+pub const LAST: u32 = 1 << 30;
+
 /// A unit's rows as the kernel reads them: `table[m]` is the open squares of the row that has `m` free
-/// columns, or [`END`] for the row after the last. Word [`BOTTOM`] holds the unit's bottom queen.
+/// columns, with [`LAST`] for the last row, or [`END`] for the row after the last. Word [`BOTTOM`] holds the
+/// unit's bottom queen.
 pub type Table = [u32; 32];
 
 /// The word of a [`Table`] that holds the unit's bottom queen, its column as a bit, for the kernel's look-ahead
@@ -296,7 +302,8 @@ pub fn table_of(start: &Start, width: u32) -> Option<Table> {
             if allow & !full != 0 {
                 return None;
             }
-            (allow & !block) as u32
+            let last = if row + 1 == frame.end { LAST } else { 0 };
+            (allow & !block) as u32 | last
         };
     }
     if let Some(shape) = &frame.shape {
@@ -674,11 +681,16 @@ mod tests {
         let high = free_columns(start.masks, 9).count_ones();
         let rows = start.frame.end - start.row;
         // One entry a row from the start's on, the last one the end's mark, and the bottom queen; nothing else.
+        // The last row's carries the last row's mark beside its squares, and no other does.
         assert_eq!(table[(high - rows) as usize], END);
         assert_eq!(table.iter().filter(|&&w| w == END).count(), 1);
         for m in high - rows + 1..=high {
             assert_eq!(table[m as usize] & END, 0);
         }
+        let last = table[(high - rows + 1) as usize];
+        assert_eq!(last & LAST, LAST);
+        assert_ne!(last & !LAST, 0, "the last row has open squares");
+        assert_eq!(table.iter().filter(|&&w| w & LAST != 0).count(), 1);
         assert!(table[high as usize + 1..BOTTOM].iter().all(|&w| w == 0));
         let bottom = start.frame.shape.as_ref().map(|s| s.bottom);
         assert_eq!(
