@@ -19,8 +19,8 @@
 #         the look-ahead, the default since the twenty-second session, against its variants and the loop
 #         without it); queues (the twenty-second's: the program's two hardware queues a GPU against the
 #         driver's eight, small and large boards); profile (the twenty-second's: what binds the look-ahead's
-#         loop, fewer blocks a multiprocessor and Nsight Compute); next (the twenty-second's plan for the next
-#         GPU: queues, ahead without n = 22 and profile, in one call)
+#         loop, fewer blocks a multiprocessor and Nsight Compute); next (the twenty-fourth's plan for the next
+#         GPU: ahead without n = 22, queues and profile, in one call)
 # OUT     a folder for the logs and reports (the device's $OUT); each part writes OUT/PART.txt
 # BINARY  nqueens built on the development machine with `cargo build --release --features cuda` (generic
 #         x86-64: the loops are picked at run time) and carried over; target/release/nqueens by default.
@@ -534,7 +534,7 @@ ahead() {
   # since the twenty-second: 33.1 SASS instructions a turn, about 71% of the nodes as turns, where the loop
   # without it, NQ_PLAIN, takes 20.0 a node), as part `turn` measures turns: exactness (boards 4 to 18,
   # rectangles; the nodes against the default's), then n = 20, 21 and 19 interleaved, n = 22 once each (CAP22=0
-  # leaves it out: about 3 minutes). Against it: NQ_PROBE_ALU, one instruction more a turn off the chain (548
+  # leaves it out: about 30 s a kernel). Against it: NQ_PROBE_ALU, one instruction more a turn off the chain (548
   # for sixteen turns rather than 530): how much that costs says what the look-ahead's three instructions of
   # counting the dead ends cost; NQ_UNCOUNTED, those three left out (494 rather than 530; it reports no node, so
   # its rectangles' nodes differ from the default's, as they must): together they say whether leaving the
@@ -543,12 +543,14 @@ ahead() {
   # NQ_AHEAD_XOR NQ_AHEAD_CHILDREN NQ_AHEAD_LAST (476: the nodes counted as each turn's children, the last row
   # closed without a turn and without the far bit; its chain from the table's load to the push's test one
   # operation longer), and with NQ_PUSH_LAST (478: the push's add after the stack's accesses, the chain as
-  # long as the default's). Its nodes are the default's: uncounted, it would save one instruction in
-  # sixteen turns, so NQ_UNCOUNTED is timed alone, the kernel of --uncounted-nodes as it is. Left out since
+  # long as the default's), and with NQ_AHEAD_KEPT_FIRST too (496: the push's test one operation after the
+  # table's load, the shortest chain of all, for 20 instructions more): the three say whether the chain or the
+  # instructions count. Their nodes are the default's: uncounted, they would save one instruction in sixteen
+  # turns, so NQ_UNCOUNTED is timed alone, the kernel of --uncounted-nodes as it is. Left out since
   # the twenty-second session measured them on an H200 (add them to TURNS to see them on another card):
   # NQ_PROBE_ALU (2.0 to 2.6% slower), NQ_AHEAD_BOTTOM (the bottom queen's diagonals too: 36.1 a turn for 64%
   # of the nodes, 1 to 2% slower) and the twenty-first session's default (NQ_PLAIN NQ_TURN_C, 13 to 14% slower).
-  TURNS=${TURNS:-default NQ_AHEAD_XOR,NQ_AHEAD_CHILDREN,NQ_AHEAD_LAST NQ_AHEAD_XOR,NQ_AHEAD_CHILDREN,NQ_AHEAD_LAST,NQ_PUSH_LAST NQ_AHEAD_XOR NQ_UNCOUNTED} turn
+  TURNS=${TURNS:-default NQ_AHEAD_XOR,NQ_AHEAD_CHILDREN,NQ_AHEAD_LAST NQ_AHEAD_XOR,NQ_AHEAD_CHILDREN,NQ_AHEAD_LAST,NQ_PUSH_LAST NQ_AHEAD_XOR,NQ_AHEAD_CHILDREN,NQ_AHEAD_LAST,NQ_AHEAD_KEPT_FIRST,NQ_PUSH_LAST NQ_AHEAD_XOR NQ_UNCOUNTED} turn
 }
 
 queues() {
@@ -618,13 +620,14 @@ case "$part" in
     for p in check small variants peers bench cpu; do run_part $p 2>&1 | tee "$out/$p.txt"; done
     ;;
   next)
-    # What the next session with a GPU runs first (the twenty-second session's plan), in one call of about seven
-    # minutes: queues, then ahead without n = 22, then profile, each to its own file; on an H100 the issue's
-    # table first (targets, n = 22 capped at 100 s). A part is not begun once NEXT_BUDGET seconds (420) have
-    # gone. `scripts/gpu-turns-summary.sh OUT/ahead.txt` sums up ahead.
-    parts="queues ahead profile"
+    # What the next session with a GPU runs first (the twenty-fourth session's plan), in one call of about
+    # nine minutes: ahead without n = 22 (six kernels, about three minutes: the kernel's next default), then
+    # queues, then profile, each to its own file; on an H100 the issue's table after ahead (targets, n = 22
+    # capped at 100 s). A part is not begun once NEXT_BUDGET seconds (420) have gone.
+    # `scripts/gpu-turns-summary.sh OUT/ahead.txt` sums up ahead.
+    parts="ahead queues profile"
     if nvidia-smi -L 2> /dev/null | grep -q H100; then
-      parts="targets $parts"
+      parts="ahead targets queues profile"
     fi
     cap=${CAP22:-}
     for p in $parts; do

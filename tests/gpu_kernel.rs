@@ -30,8 +30,8 @@ use units::{cut, deep_start, plan_starts};
 /// look-ahead's row taken one column over (`NQ_AHEAD_XOR`), alone and with the bottom queen; the look-ahead's
 /// nodes counted as each turn's children (`NQ_AHEAD_CHILDREN`), and with them the last row closed without a
 /// turn (`NQ_AHEAD_LAST`), in both forms of the look-ahead, with eight, sixteen and one turns, with the bottom
-/// queen, and uncounted.
-const VARIANTS: [&str; 41] = [
+/// queen, uncounted, and with the kept squares made before the table's word (`NQ_AHEAD_KEPT_FIRST`).
+const VARIANTS: [&str; 43] = [
     "-DNQ_DEFAULT",
     "-DNQ_UNROLL=8u -DNQ_SENTINEL_SQUARES=8u",
     "-DNQ_UNROLL=4u -DNQ_SENTINEL_SQUARES=4u",
@@ -77,6 +77,8 @@ const VARIANTS: [&str; 41] = [
     "-DNQ_AHEAD_XOR -DNQ_AHEAD_CHILDREN -DNQ_AHEAD_LAST -DNQ_UNROLL=16u -DNQ_SENTINEL_SQUARES=8u",
     "-DNQ_AHEAD_XOR -DNQ_AHEAD_CHILDREN -DNQ_AHEAD_LAST -DNQ_AHEAD_BOTTOM -DNQ_THREADS=4u -DNQ_UNROLL=1u -DNQ_SENTINEL_SQUARES=1u",
     "-DNQ_AHEAD_XOR -DNQ_AHEAD_CHILDREN -DNQ_AHEAD_LAST -DNQ_UNCOUNTED -DNQ_THREADS=4u -DNQ_UNROLL=8u -DNQ_SENTINEL_SQUARES=8u",
+    "-DNQ_AHEAD_XOR -DNQ_AHEAD_CHILDREN -DNQ_AHEAD_LAST -DNQ_AHEAD_KEPT_FIRST -DNQ_UNROLL=16u -DNQ_SENTINEL_SQUARES=8u",
+    "-DNQ_AHEAD_CHILDREN -DNQ_AHEAD_LAST -DNQ_AHEAD_KEPT_FIRST",
 ];
 
 /// The value of switch `name` in variant `define`, or `default`.
@@ -512,6 +514,7 @@ fn the_look_ahead_counts_the_dead_ends_without_a_turn_of_their_own() {
         for last in [
             "-DNQ_AHEAD_CHILDREN -DNQ_AHEAD_LAST",
             "-DNQ_AHEAD_XOR -DNQ_AHEAD_CHILDREN -DNQ_AHEAD_LAST",
+            "-DNQ_AHEAD_CHILDREN -DNQ_AHEAD_LAST -DNQ_AHEAD_KEPT_FIRST",
         ] {
             let (closed, closed_turns) = run_counting_turns(position(last), &tasks, &tables, 0);
             assert_eq!(plain, closed, "n = {n} {last}");

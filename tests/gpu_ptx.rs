@@ -47,7 +47,8 @@ type Variant = ((i32, i32), &'static [&'static str], Turns, u32);
 /// (it reports no node: its solutions are checked, and its nodes are 0); the look-ahead's row one column over
 /// (`NQ_AHEAD_XOR`, with eight turns too), alone, uncounted and with the bottom queen; the nodes counted as each
 /// turn's children with the last row closed without a turn (`NQ_AHEAD_CHILDREN NQ_AHEAD_LAST`, in both forms of
-/// the look-ahead, with eight turns too, the push's step last, uncounted and with the bottom queen), and
+/// the look-ahead, with eight turns too, the push's step last, uncounted, with the bottom queen, and with the
+/// kept squares made first and the push's step last), and
 /// without it; the one-column-over look-ahead uncounted with the push's step last; the default with one turn a
 /// pass; the layouts
 /// kept to measure against with eight. On the other architectures, the program's builds of the default and of
@@ -141,6 +142,18 @@ fn variants() -> Vec<Variant> {
     v.push((
         hopper,
         &["NQ_AHEAD_CHILDREN", "NQ_AHEAD_LAST"],
+        sixteen,
+        THREADS,
+    ));
+    v.push((
+        hopper,
+        &[
+            "NQ_AHEAD_XOR",
+            "NQ_AHEAD_CHILDREN",
+            "NQ_AHEAD_LAST",
+            "NQ_AHEAD_KEPT_FIRST",
+            "NQ_PUSH_LAST",
+        ],
         sixteen,
         THREADS,
     ));
