@@ -46,11 +46,10 @@ type Variant = ((i32, i32), &'static [&'static str], Turns, u32);
 /// instruction a turn and the probe that counts no node (`NQ_UNCOUNTED`), which `scripts/gpu-session.sh` times
 /// (it reports no node: its solutions are checked, and its nodes are 0); the look-ahead's row one column over
 /// (`NQ_AHEAD_XOR`, with eight turns too), alone, uncounted and with the bottom queen; the nodes counted as each
-/// turn's children with the last row closed without a turn (`NQ_AHEAD_CHILDREN NQ_AHEAD_LAST`, in both forms of
-/// the look-ahead, with eight turns too, the push's step last, uncounted, with the bottom queen, and with the
-/// kept squares made first and the push's step last), and
-/// without it; the one-column-over look-ahead uncounted with the push's step last; the default with one turn a
-/// pass; the layouts
+/// turn's children, and with them the last row closed without a turn (`NQ_AHEAD_CHILDREN NQ_AHEAD_LAST`, in both
+/// forms of the look-ahead, with eight turns on boards to 18 and to 28 wide too, the push's step last,
+/// uncounted, with the bottom queen, and with the kept squares made first and the push's step last); the
+/// one-column-over look-ahead uncounted with the push's step last; the default with one turn a pass; the layouts
 /// kept to measure against with eight. On the other architectures, the program's builds of the default and of
 /// `NQ_PLAIN` for boards to 18 and 19 to 24 wide; and on Turing, the two for the widest boards in blocks of 64
 /// threads, as the program builds them there.
@@ -104,6 +103,13 @@ fn variants() -> Vec<Variant> {
         hopper,
         &["NQ_AHEAD_XOR", "NQ_AHEAD_CHILDREN", "NQ_AHEAD_LAST"],
         Turns::for_width(12),
+        THREADS,
+    ));
+    // Boards 25 to 28 wide: the table's top byte holds squares, and the solutions are counted apart.
+    v.push((
+        hopper,
+        &["NQ_AHEAD_XOR", "NQ_AHEAD_CHILDREN", "NQ_AHEAD_LAST"],
+        Turns::for_width(task::MAX_SIDE),
         THREADS,
     ));
     v.push((
