@@ -37,6 +37,8 @@
 # one gives its largest innermost loop. It prints the loop's instructions and two paths from its head to its
 # backward branch: the shortest (the common path when the rare cases, such as taking the next task, are
 # branched off it) and the longest. A branch-free loop has all three equal: one turn, one node.
+# It also prints the registers a thread uses, by ptxas (32 for the look-ahead's builds: far below the 102 that
+# would cost blocks a multiprocessor; the shared memory bounds them).
 #
 # Tools: nvcc, ptxas and nvdisasm from $CUDA_BIN, else from PATH, else from /work/cuda-venv
 # (`python3 -m venv /work/cuda-venv && /work/cuda-venv/bin/pip install nvidia-cuda-nvcc nvidia-cuda-nvdisasm`).
@@ -142,10 +144,15 @@ else
   "$nvcc" --ptx -arch="compute_${arch#sm_}" -I"$(dirname "$file")" \
     "${defines[@]}" "${extra[@]}" -o "$work/k.ptx" -x cu "$file"
 fi
-"$ptxas" -O3 -arch="$arch" -o "$work/k.cubin" "$work/k.ptx"
+# -v: the registers a thread uses (a multiprocessor's 65,536 give 640 threads, five blocks of 128, at most 102).
+"$ptxas" -v -O3 -arch="$arch" -o "$work/k.cubin" "$work/k.ptx" 2>"$work/ptxas.txt" || {
+  cat "$work/ptxas.txt" >&2
+  exit 1
+}
 "$nvdisasm" -c "$work/k.cubin" >"$work/k.sass"
 
 echo "kernel: ${file#"$root"/} ${defines[*]:-} ($arch; $("$nvcc" --version | grep -o 'release [0-9.]*'))"
+grep -o 'Used [0-9]* registers' "$work/ptxas.txt" | head -1 || true
 python3 - "$work/k.sass" "${SASS_DUMP:-0}" "${SASS_PIPES:-0}" <<'EOF'
 import re, sys
 lines = open(sys.argv[1]).read().splitlines()
