@@ -87,72 +87,31 @@ fn variants() -> Vec<Variant> {
         sixteen,
         THREADS,
     ));
-    v.push((
-        hopper,
+    // The nodes counted as each turn's children, the last row closed without a turn (the twenty-fourth
+    // session's), with sixteen turns.
+    const LAST: &[&str] = &["NQ_AHEAD_XOR", "NQ_AHEAD_CHILDREN", "NQ_AHEAD_LAST"];
+    const WITH_SIXTEEN: [&[&str]; 8] = [
         &["NQ_AHEAD_XOR", "NQ_AHEAD_CHILDREN"],
-        sixteen,
-        THREADS,
-    ));
-    v.push((
-        hopper,
-        &["NQ_AHEAD_XOR", "NQ_AHEAD_CHILDREN", "NQ_AHEAD_LAST"],
-        sixteen,
-        THREADS,
-    ));
-    v.push((
-        hopper,
-        &["NQ_AHEAD_XOR", "NQ_AHEAD_CHILDREN", "NQ_AHEAD_LAST"],
-        Turns::for_width(12),
-        THREADS,
-    ));
-    // Boards 25 to 28 wide: the table's top byte holds squares, and the solutions are counted apart.
-    v.push((
-        hopper,
-        &["NQ_AHEAD_XOR", "NQ_AHEAD_CHILDREN", "NQ_AHEAD_LAST"],
-        Turns::for_width(task::MAX_SIDE),
-        THREADS,
-    ));
-    v.push((
-        hopper,
+        LAST,
+        &["NQ_AHEAD_CHILDREN", "NQ_AHEAD_LAST"],
         &[
             "NQ_AHEAD_XOR",
             "NQ_AHEAD_CHILDREN",
             "NQ_AHEAD_LAST",
             "NQ_PUSH_LAST",
         ],
-        sixteen,
-        THREADS,
-    ));
-    v.push((
-        hopper,
         &[
             "NQ_AHEAD_XOR",
             "NQ_AHEAD_CHILDREN",
             "NQ_AHEAD_LAST",
             "NQ_UNCOUNTED",
         ],
-        sixteen,
-        THREADS,
-    ));
-    v.push((
-        hopper,
         &[
             "NQ_AHEAD_XOR",
             "NQ_AHEAD_CHILDREN",
             "NQ_AHEAD_LAST",
             "NQ_AHEAD_BOTTOM",
         ],
-        sixteen,
-        THREADS,
-    ));
-    v.push((
-        hopper,
-        &["NQ_AHEAD_CHILDREN", "NQ_AHEAD_LAST"],
-        sixteen,
-        THREADS,
-    ));
-    v.push((
-        hopper,
         &[
             "NQ_AHEAD_XOR",
             "NQ_AHEAD_CHILDREN",
@@ -160,15 +119,15 @@ fn variants() -> Vec<Variant> {
             "NQ_AHEAD_KEPT_FIRST",
             "NQ_PUSH_LAST",
         ],
-        sixteen,
-        THREADS,
-    ));
-    v.push((
-        hopper,
         &["NQ_AHEAD_XOR", "NQ_UNCOUNTED", "NQ_PUSH_LAST"],
-        sixteen,
-        THREADS,
-    ));
+    ];
+    for switches in WITH_SIXTEEN {
+        v.push((hopper, switches, sixteen, THREADS));
+    }
+    // Eight turns on boards to 18 wide, and on boards 25 to 28 wide, where the table's top byte holds squares
+    // and the solutions are counted apart.
+    v.push((hopper, LAST, Turns::for_width(12), THREADS));
+    v.push((hopper, LAST, Turns::for_width(task::MAX_SIDE), THREADS));
     v.push((hopper, &[], Turns::asked(1, 12), THREADS));
     v.push((hopper, &["NQ_PAIRS_C"], sixteen, THREADS));
     v.push((hopper, &["NQ_SOA"], Turns::for_width(12), THREADS));
