@@ -388,11 +388,11 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
     // The task's nodes that the look-ahead counts apart from its turns: its dead ends (nodes all the same,
     // without a turn), or with NQ_AHEAD_CHILDREN each turn's children, every free square of the child's row
     // (from the task's first row's squares on: those are the task's nodes then, its turns not counted). A
-    // 32-bit count a pass (at most 28 a turn), added up in 64 bits. And the free columns of the end's row plus
-    // two: a child row with one fewer than that is the last searched.
+    // 32-bit count a pass (at most 28 a turn), added up in 64 bits.
     u64 ahead_nodes = 0u;
 #endif
 #if defined(NQ_AHEAD) && !defined(NQ_AHEAD_LAST)
+    // The free columns of the end's row plus two: a child row with one fewer than that is the last searched.
     u32 end_plus_two = 0u;
 #endif
 #if defined(NQ_AHEAD_LAST) && NQ_SENTINEL_SQUARES >= 8 && !defined(NQ_UNCOUNTED)
