@@ -553,6 +553,29 @@ ahead() {
   TURNS=${TURNS:-default NQ_AHEAD_XOR,NQ_AHEAD_CHILDREN,NQ_AHEAD_LAST NQ_AHEAD_XOR,NQ_AHEAD_CHILDREN,NQ_AHEAD_LAST,NQ_PUSH_LAST NQ_AHEAD_XOR,NQ_AHEAD_CHILDREN,NQ_AHEAD_LAST,NQ_AHEAD_KEPT_FIRST,NQ_PUSH_LAST NQ_AHEAD_XOR NQ_UNCOUNTED} turn
 }
 
+# fastest_at_21 FILE: the defines of the kernel whose kernels' time at n = 21 was least on average in FILE
+# (what part ahead printed), or nothing where that is the default's or FILE has no such runs. Kernels that
+# leave the nodes uncounted are not candidates: the default counts them.
+fastest_at_21() {
+  [ -s "$1" ] || return 0
+  awk '
+    /^# n = [0-9]+, defines: / {
+      n = $4; sub(/,$/, "", n)
+      d = $0; sub(/^# n = [0-9]+, defines: /, "", d)
+      if (d ~ /^none/) d = ""
+      next
+    }
+    n == 21 && d !~ /NQ_UNCOUNTED/ && / s of kernels/ {
+      line = $0; sub(/ s of kernels.*/, "", line); k = line; sub(/.* /, "", k)
+      sum[d] += k; runs[d]++
+    }
+    END {
+      for (d in sum) if (!found || sum[d] / runs[d] < least) { least = sum[d] / runs[d]; pick = d; found = 1 }
+      printf "%s", pick
+    }
+  ' "$1"
+}
+
 queues() {
   # The program opens two hardware queues a GPU (CUDA_DEVICE_MAX_CONNECTIONS=2, set by main unless the user
   # set it) where the driver opens eight: on an H200 (the twenty-second session, without the look-ahead) n = 17
@@ -625,6 +648,8 @@ case "$part" in
     # queues, then profile, each to its own file; on an H100 the issue's table after ahead (targets, n = 22
     # capped at 100 s). A part is not begun once NEXT_BUDGET seconds (420) have gone.
     # `scripts/gpu-turns-summary.sh OUT/ahead.txt` sums up ahead.
+    # On an H100, targets runs the kernel that ahead found fastest at n = 21 (NQUEENS_GPU_DEFINES, said in
+    # its file), the one the program is to take as its default.
     parts="ahead queues profile"
     if nvidia-smi -L 2> /dev/null | grep -q H100; then
       parts="ahead targets queues profile"
@@ -634,6 +659,14 @@ case "$part" in
       if [ "$p" = targets ]; then export CAP22=${cap:-100}; else export CAP22=${cap:-0}; fi
       if [ "$SECONDS" -gt "${NEXT_BUDGET:-420}" ]; then
         echo "# $p not begun: ${NEXT_BUDGET:-420} s have gone" | tee "$out/$p.txt"
+        continue
+      fi
+      if [ "$p" = targets ]; then
+        best=$(fastest_at_21 "$out/ahead.txt")
+        (
+          echo "# the kernel: NQUEENS_GPU_DEFINES=${best:-(none: the default)}, the fastest of part ahead at n = 21"
+          NQUEENS_GPU_DEFINES=$best run_part $p 2>&1
+        ) | tee "$out/$p.txt"
         continue
       fi
       run_part $p 2>&1 | tee "$out/$p.txt"
