@@ -606,17 +606,21 @@ profile() {
   # What binds the look-ahead's loop (the default since the twenty-second session): 0.74 T turns/s at n = 22 on
   # an H200, 80% of what its nine wavefronts a turn allow, where the loop without it ran at 98%; about 11.3
   # cycles of a multiprocessor a warp's turn, more than any one pipe needs (results/gpu.md). If warps wait on
-  # latency, more of them would help and fewer would hurt: fewer blocks a multiprocessor (shared memory padded,
-  # NQUEENS_GPU_SHARED_PAD) at n = 20 and 21, interleaved, then Nsight Compute on n = 20's third batch (stall
-  # reasons, issue slots, the pipes' use). About 2 to 3 minutes.
+  # latency, more of them would help and fewer would hurt: at most 4 and 3 blocks a multiprocessor rather than
+  # the 5 that fit (NQUEENS_GPU_MOST_BLOCKS: shared memory padded so that no more fit, whatever the kernel's
+  # bytes a thread; the fourteenth session's pads, without the look-ahead, cost 6% for 4 blocks and 27% for 3)
+  # at n = 20 and 21, interleaved, then Nsight Compute on n = 20's third batch (stall reasons, issue slots, the
+  # pipes' use). About 2 to 3 minutes.
   nvidia-smi -L
-  local n pad
+  local n most
   for n in 20 21 20 21; do
-    for pad in 0 4096 12288; do
-      echo "# n = $n, pad $pad"
-      NQUEENS_GPU_SHARED_PAD=$pad NQUEENS_GPU_VERBOSE=1 timed timeout 60 "$B" count $n --backend gpu --check -q \
-        2>&1 | grep -E "^gpu 0:.*waiting|^ +$n |^wall|blocks a multi" | sed -E 's/^gpu: [0-9]+ tasks, /gpu: tasks, /' |
-        sort -u
+    for most in all 4 3; do
+      echo "# n = $n, blocks a multiprocessor: $most"
+      (
+        if [ "$most" != all ]; then export NQUEENS_GPU_MOST_BLOCKS=$most; fi
+        NQUEENS_GPU_VERBOSE=1 timed timeout 60 "$B" count $n --backend gpu --check -q 2>&1
+      ) | grep -E "^gpu 0:.*waiting|^ +$n |^wall|blocks a multi" |
+        sed -E 's/^gpu: [0-9]+ tasks, /gpu: tasks, /; s/; tasks copied in.*//' | sort -u
     done
   done
   profile_batch 200
@@ -648,8 +652,9 @@ case "$part" in
     # queues, then profile, each to its own file; on an H100 the issue's table after ahead (targets, n = 22
     # capped at 100 s). A part is not begun once NEXT_BUDGET seconds (420) have gone.
     # `scripts/gpu-turns-summary.sh OUT/ahead.txt` sums up ahead.
-    # On an H100, targets runs the kernel that ahead found fastest at n = 21 (NQUEENS_GPU_DEFINES, said in
-    # its file), the one the program is to take as its default.
+    # Parts targets (on an H100) and profile run the kernel that ahead found fastest at n = 21
+    # (NQUEENS_GPU_DEFINES, said in the first line of their files), the one the program is to take as its
+    # default.
     parts="ahead queues profile"
     if nvidia-smi -L 2> /dev/null | grep -q H100; then
       parts="ahead targets queues profile"
@@ -661,7 +666,7 @@ case "$part" in
         echo "# $p not begun: ${NEXT_BUDGET:-420} s have gone" | tee "$out/$p.txt"
         continue
       fi
-      if [ "$p" = targets ]; then
+      if [ "$p" = targets ] || [ "$p" = profile ]; then
         best=$(fastest_at_21 "$out/ahead.txt")
         (
           echo "# the kernel: NQUEENS_GPU_DEFINES=${best:-(none: the default)}, the fastest of part ahead at n = 21"

@@ -52,6 +52,13 @@ fn shared_pad() -> u32 {
     super::knob("NQUEENS_GPU_SHARED_PAD", |&t: &u32| t <= 128 * 1024).unwrap_or(0)
 }
 
+/// The most blocks a multiprocessor may hold, by padding each block's shared memory
+/// (`NQUEENS_GPU_MOST_BLOCKS`, 1 to 32; for measuring what the warps a multiprocessor holds are worth:
+/// [`task::pad_for_most_blocks`]).
+fn most_blocks() -> Option<u32> {
+    super::knob("NQUEENS_GPU_MOST_BLOCKS", |&b: &u32| (1..=32).contains(&b))
+}
+
 fn gpu_error(what: &str) -> impl Fn(cudarc::driver::DriverError) -> Error + '_ {
     move |e| Error::Gpu(format!("{what}: {e}"))
 }
@@ -345,6 +352,9 @@ pub struct GpuDevice {
     /// so far.
     max_shared: u32,
     shared_allowed: Vec<(u32, u32)>,
+    /// Where `NQUEENS_GPU_MOST_BLOCKS` asks for at most so many blocks a multiprocessor: that many, the shared
+    /// memory of a multiprocessor and what it keeps for each block.
+    most_blocks: Option<(u32, u32, u32)>,
     in_flight: VecDeque<InFlight>,
     launched: usize,
     first: Option<CudaEvent>,
@@ -379,6 +389,23 @@ impl GpuDevice {
             )
             .map_err(gpu_error("cannot query the GPU"))?
             .max(DEFAULT_SHARED as i32) as u32;
+        let most_blocks = match most_blocks() {
+            Some(most) => {
+                use sys::CUdevice_attribute as A;
+                let attribute = |a| {
+                    context
+                        .attribute(a)
+                        .map_err(gpu_error("cannot query the GPU"))
+                        .map(|v| v.max(0) as u32)
+                };
+                Some((
+                    most,
+                    attribute(A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR)?,
+                    attribute(A::CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK)?,
+                ))
+            }
+            None => None,
+        };
         Ok(GpuDevice {
             ordinal,
             context,
@@ -388,6 +415,7 @@ impl GpuDevice {
             info,
             max_shared,
             shared_allowed: Vec::new(),
+            most_blocks,
             in_flight: VecDeque::new(),
             launched: 0,
             first: None,
@@ -460,6 +488,19 @@ impl Device for GpuDevice {
             ))
         })?;
         let shared = threads * self.turns.shared_per_thread(levels) + pad;
+        // Padded further where at most so many blocks a multiprocessor are asked for (and a block may have it).
+        let shared = match self.most_blocks {
+            Some((most, per_multiprocessor, reserved)) => {
+                let padded =
+                    shared + task::pad_for_most_blocks(shared, reserved, per_multiprocessor, most);
+                if padded <= self.max_shared {
+                    padded
+                } else {
+                    shared
+                }
+            }
+            None => shared,
+        };
         let function = if threads == threads_per_block() {
             self.function.clone()
         } else {

@@ -180,6 +180,17 @@ pub fn hopper_blocks(turns: Turns, threads: u32, levels: u32) -> u32 {
     (228 * 1024 / bytes).min(32).min(2048 / threads.max(1))
 }
 
+/// The bytes to add to a block of `block` bytes of shared memory so that a multiprocessor with `per_multiprocessor`
+/// bytes of it, `reserved` of them kept for each block, holds at most `most` blocks (at least 1): 0 where it holds
+/// no more already. For measuring what the warps a multiprocessor holds are worth (`NQUEENS_GPU_MOST_BLOCKS`):
+/// padding fixes the blocks on every multiprocessor, where a smaller grid would leave the driver free to put
+/// them where it likes.
+pub fn pad_for_most_blocks(block: u32, reserved: u32, per_multiprocessor: u32, most: u32) -> u32 {
+    // The smallest block of which `most + 1` do not fit.
+    let smallest = per_multiprocessor / (most.max(1) + 1) + 1;
+    smallest.saturating_sub(block + reserved)
+}
+
 /// The mark of the row after the last in a [`Table`]; no square of a board.
 pub const END: u32 = 1 << 31;
 
@@ -481,6 +492,36 @@ pub fn count_task(task: &Task, table: &Table) -> Tally {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn padding_leaves_a_multiprocessor_the_most_blocks_asked_for() {
+        // An H100's or H200's multiprocessor: 228 KiB of shared memory, 1 KiB kept for each block.
+        let (per_multiprocessor, reserved) = (228 * 1024, 1024);
+        let fit = |block: u32| per_multiprocessor / (block + reserved);
+        // n = 20 and 21 with sixteen turns: 14 and 15 levels, blocks of 128 threads.
+        for levels in [14, 15] {
+            let block = 128 * Turns::for_width(21).shared_per_thread(levels);
+            assert_eq!(fit(block), 5);
+            for most in 1..=5 {
+                let pad = pad_for_most_blocks(block, reserved, per_multiprocessor, most);
+                assert_eq!(fit(block + pad), most, "{levels} levels, at most {most}");
+                // The least padding that does it: a byte less, one more block fits.
+                if pad > 0 {
+                    assert_eq!(fit(block + pad - 1), most + 1);
+                }
+            }
+            // More than fit already: nothing to add.
+            assert_eq!(
+                pad_for_most_blocks(block, reserved, per_multiprocessor, 6),
+                0
+            );
+        }
+        // At least one block.
+        assert_eq!(
+            fit(1024 + pad_for_most_blocks(1024, reserved, per_multiprocessor, 0)),
+            1
+        );
+    }
 
     #[test]
     fn a_block_has_the_threads_asked_for_where_they_fit_and_fewer_where_they_do_not() {
