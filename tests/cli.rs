@@ -709,6 +709,34 @@ fn the_gpu_backend_refuses_boards_beyond_its_masks_and_unknown_backends() {
 }
 
 #[test]
+fn gpus_are_named_for_the_gpu_backend_alone() {
+    // GPUs named while the CPU counts would be ignored: refused as bad input, before anything runs or is written.
+    let dir = tempfile::tempdir().unwrap();
+    let journal = dir.path().join("n10.journal");
+    nqueens()
+        .args(["count", "10", "--gpus", "0,1", "--checkpoint"])
+        .arg(&journal)
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(contains(
+            "--gpus 0,1 names the GPUs that --backend gpu counts on",
+        ));
+    assert!(!journal.exists());
+    nqueens()
+        .args(["verify", "8", "--backend", "cpu", "--gpus", "0"])
+        .assert()
+        .code(2)
+        .stderr(contains("add --backend gpu"));
+    nqueens()
+        .args(["bench", "--quick", "--gpus", "0"])
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(contains("--gpus 0 names the GPUs"));
+}
+
+#[test]
 fn nodes_are_left_uncounted_on_the_gpu_alone() {
     // The CPU counts its nodes at no cost: asking it not to is refused as bad input, before anything runs or is
     // written.

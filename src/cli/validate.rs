@@ -175,6 +175,22 @@ pub fn backend(backend: Backend) -> Result<(), UsageError> {
     Ok(())
 }
 
+/// `--gpus` names the GPUs of `--backend gpu`: with the CPU's threads counting it would be ignored, and a user
+/// who named GPUs would wait for the CPU where they meant the GPUs to count.
+pub fn gpus(backend: Backend, gpus: Option<&[usize]>) -> Result<(), UsageError> {
+    match gpus {
+        Some(list) if backend != Backend::Gpu => {
+            let list: Vec<String> = list.iter().map(usize::to_string).collect();
+            Err(UsageError(format!(
+                "--gpus {} names the GPUs that --backend gpu counts on, and the CPU's threads count here: add \
+                 --backend gpu, or leave --gpus out",
+                list.join(",")
+            )))
+        }
+        _ => Ok(()),
+    }
+}
+
 /// "n = 16" for a square, "the board 8x6" for a rectangle.
 pub fn board_words(board: Board) -> String {
     if board.is_square() {
@@ -215,6 +231,10 @@ pub fn published(requests: &[CountRequest]) -> Result<(), UsageError> {
 /// The requests for a list of size specifications, in the order given.
 pub fn requests(specs: &[String], options: &CountOptions) -> Result<Vec<CountRequest>, UsageError> {
     let threads = options.threads.map_or_else(num_cpus::get, |t| t as usize);
+    gpus(
+        options.backend,
+        options.gpus.as_ref().map(|g| g.0.as_slice()),
+    )?;
     nqueens::gpu::use_gpus(options.gpus.clone().map(|g| g.0));
     if options.uncounted_nodes && options.backend != Backend::Gpu {
         return Err(UsageError(

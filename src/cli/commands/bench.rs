@@ -65,9 +65,10 @@ impl Clock for Offset<'_> {
 
 /// Runs `nqueens bench`.
 pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
-    nqueens::gpu::use_gpus(args.gpus.clone().map(|g| g.0));
     let request = args.request();
+    crate::cli::validate::gpus(request.backend, args.gpus.as_ref().map(|g| g.0.as_slice()))?;
     crate::cli::validate::backend(request.backend)?;
+    nqueens::gpu::use_gpus(args.gpus.clone().map(|g| g.0));
     // A benchmark's rate is of nodes: a kernel asked (for measuring) to leave them uncounted has none.
     if request.backend == nqueens::engine::exec::Backend::Gpu && nqueens::gpu::nodes_uncounted() {
         return Err(UsageError(
