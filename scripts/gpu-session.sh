@@ -19,8 +19,10 @@
 #         the look-ahead, the default since the twenty-second session, against its variants and the loop
 #         without it); queues (the twenty-second's: the program's two hardware queues a GPU against the
 #         driver's eight, small and large boards); profile (the twenty-second's: what binds the look-ahead's
-#         loop, fewer blocks a multiprocessor and Nsight Compute); next (the twenty-fourth's plan for the next
-#         GPU: ahead without n = 22, queues and profile, in one call)
+#         loop, fewer blocks a multiprocessor and Nsight Compute); launches (the twenty-fifth's: launches with
+#         a budget, as a GPU that drives a display gets them, exact and what they cost); next (the twenty-fourth
+#         and twenty-fifth's plan for the next GPU: launches, ahead without n = 22, queues and profile, in one
+#         call)
 # OUT     a folder for the logs and reports (the device's $OUT); each part writes OUT/PART.txt
 # BINARY  nqueens built on the development machine with `cargo build --release --features cuda` (generic
 #         x86-64: the loops are picked at run time) and carried over; target/release/nqueens by default.
@@ -576,6 +578,39 @@ fastest_at_21() {
   ' "$1"
 }
 
+launches() {
+  # The twenty-fifth session's launches with a budget (count.cu's `budget`; src/gpu/cuda.rs launches a batch
+  # again while tasks are left), as a GPU that drives a display gets them (half a second each), forced here by
+  # NQUEENS_GPU_LAUNCH_SECONDS: exactness with launches of 2 ms (every board 4 to 18, rectangles against the
+  # CPU), then n = 20 and 21 with launches of 0.5 s against none, interleaved: what launching again costs.
+  # About 40 seconds.
+  nvidia-smi -L
+  nvidia-smi --query-gpu=name,display_mode,display_active --format=csv || true
+  local rect
+  rect=$(mktemp -d)
+  NQUEENS_GPU_LAUNCH_SECONDS=0.002 timed timeout 60 "$B" count 4..18 --backend gpu --check -q
+  NQUEENS_GPU_LAUNCH_SECONDS=0.002 NQUEENS_GPU_VERBOSE=1 timed timeout 60 "$B" count 18 --backend gpu --check -q \
+    2>&1 | grep -E "launches of a budget|^ +18 |^wall" | sort | uniq -c | sort -rn | head -8
+  NQUEENS_GPU_LAUNCH_SECONDS=0.002 timed timeout 60 "$B" count 23x9 22x10 20x12 --backend gpu -f csv \
+    -o "$rect/rect-launches.csv"
+  timed timeout 60 "$B" count 23x9 22x10 20x12 -f csv -o "$rect/rect-cpu.csv"
+  if [ -s "$rect/rect-launches.csv" ] && cmp <(cut -d, -f1,2 "$rect/rect-launches.csv") <(cut -d, -f1,2 "$rect/rect-cpu.csv"); then
+    echo "rectangles, launches of 2 ms: the GPU's totals are the CPU's"
+  else
+    echo "RECTANGLES, LAUNCHES OF 2 MS: THE GPU'S TOTALS DIFFER FROM THE CPU'S"
+  fi
+  local n s
+  for n in 20 21 20; do
+    for s in none 0.5; do
+      echo "# n = $n, launches of: $s"
+      (
+        if [ "$s" != none ]; then export NQUEENS_GPU_LAUNCH_SECONDS=$s; fi
+        NQUEENS_GPU_VERBOSE=1 timed timeout 60 "$B" count $n --backend gpu --check -q 2>&1
+      ) | grep -E "^gpu 0:.*waiting|^ +$n |^wall|launches of a budget" | sort | uniq -c | sort -rn | head -6
+    done
+  done
+}
+
 queues() {
   # The program opens two hardware queues a GPU (CUDA_DEVICE_MAX_CONNECTIONS=2, set by main unless the user
   # set it) where the driver opens eight: on an H200 (the twenty-second session, without the look-ahead) n = 17
@@ -641,23 +676,24 @@ run_part() {
 }
 
 case "$part" in
-  check | small | variants | peers | n22 | bench | cpu | lease | variant | probes | packed | timeline | threads | targets | ab | stragglers | turn | ahead | queues | profile | start)
+  check | small | variants | peers | n22 | bench | cpu | lease | variant | probes | packed | timeline | threads | targets | ab | stragglers | turn | ahead | launches | queues | profile | start)
     run_part "$part" 2>&1 | tee "$out/$part.txt" ;;
   all)
     for p in check small variants peers bench cpu; do run_part $p 2>&1 | tee "$out/$p.txt"; done
     ;;
   next)
-    # What the next session with a GPU runs first (the twenty-fourth session's plan), in one call of about
-    # nine minutes: ahead without n = 22 (six kernels, about three minutes: the kernel's next default), then
-    # queues, then profile, each to its own file; on an H100 the issue's table after ahead (targets, n = 22
-    # capped at 100 s). A part is not begun once NEXT_BUDGET seconds (420) have gone.
+    # What the next session with a GPU runs first (the twenty-fourth and twenty-fifth sessions' plan), in one
+    # call of about nine minutes: ahead without n = 22 (six kernels, about three minutes: the kernel's next
+    # default), launches (40 seconds: the launches with a budget, exact and what they cost), queues, then
+    # profile, each to its own file; on an H100 the issue's table after ahead (targets, n = 22 capped at
+    # 100 s). A part is not begun once NEXT_BUDGET seconds (420) have gone.
     # `scripts/gpu-turns-summary.sh OUT/ahead.txt` sums up ahead.
     # Parts targets (on an H100) and profile run the kernel that ahead found fastest at n = 21
     # (NQUEENS_GPU_DEFINES, said in the first line of their files), the one the program is to take as its
     # default.
-    parts="ahead queues profile"
+    parts="ahead launches queues profile"
     if nvidia-smi -L 2> /dev/null | grep -q H100; then
-      parts="ahead targets queues profile"
+      parts="ahead targets launches queues profile"
     fi
     cap=${CAP22:-}
     for p in $parts; do

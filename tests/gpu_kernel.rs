@@ -182,6 +182,20 @@ fn run_counting_turns(
     tables: &[Table],
     clock: u32,
 ) -> (Vec<(Tally, u32)>, u64) {
+    let (tallies, turns, launches) = run_launched(i, tasks, tables, clock, 0);
+    assert_eq!(launches, 1, "a launch without a budget takes every task");
+    (tallies, turns)
+}
+
+/// [`run_counting_turns`] with each launch's `budget` (units of 2^16 cycles; 0 for none), launched again
+/// while tasks are left as `src/gpu/cuda.rs` does: also the launches it took.
+fn run_launched(
+    i: usize,
+    tasks: &[Task],
+    tables: &[Table],
+    clock: u32,
+    budget: u32,
+) -> (Vec<(Tally, u32)>, u64, u32) {
     let exe = &host_kernels().expect("built")[i];
     let mut input = Vec::new();
     let levels = tasks.iter().map(Task::levels).max().unwrap_or(1);
@@ -192,6 +206,7 @@ fn run_counting_turns(
         levels,
         clock,
         sentinels,
+        budget,
     ] {
         input.extend(word.to_le_bytes());
     }
@@ -212,13 +227,19 @@ fn run_counting_turns(
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success(), "{:?}", out.status);
     let out = String::from_utf8(out.stdout).unwrap();
-    let (slots, turns) = out
+    let (rest, turns) = out
         .trim_end()
         .rsplit_once('\n')
-        .unwrap_or(("", out.trim_end()));
+        .expect("the launches, then the turns");
     let turns = turns
         .strip_prefix("turns ")
         .expect("the turns last")
+        .parse()
+        .unwrap();
+    let (slots, launches) = rest.rsplit_once('\n').unwrap_or(("", rest));
+    let launches = launches
+        .strip_prefix("launches ")
+        .expect("the launches before the turns")
         .parse()
         .unwrap();
     let slots = slots
@@ -232,7 +253,7 @@ fn run_counting_turns(
             (tally, words[2] as u32)
         })
         .collect();
-    (slots, turns)
+    (slots, turns, launches)
 }
 
 /// Cuts every start of `starts` into tasks at `depth`, runs them through the kernel's source, and checks each
@@ -381,6 +402,37 @@ fn a_wrong_table_is_caught() {
             }
         }
         assert_ne!(run_on_host(variant, &tasks, &moved), right, "{mark:#x}");
+    }
+}
+
+#[test]
+fn a_launch_that_spends_its_budget_ends_and_the_batch_is_launched_again() {
+    // With the clock moving on by 2^16 cycles at each reading (three a task) and a budget of four such units,
+    // a launch takes two tasks and ends: launched again until every task is taken, every variant counts what
+    // one launch without a budget counts, in the same turns.
+    if host_kernels().is_none() {
+        return;
+    }
+    let plan = Plan::new(
+        Board::new(10).unwrap(),
+        Symmetry::Full,
+        Split::Auto { threads: 1 },
+    );
+    let (tasks, tables, _) = cut(10, &plan_starts(&plan), 1);
+    assert!(tasks.len() > 20, "{} tasks", tasks.len());
+    for (i, variant) in VARIANTS.iter().enumerate() {
+        if !takes(variant, 10) || variant.contains("NQ_TRUSTED_TURNS_LOG") {
+            continue;
+        }
+        let (whole, turns) = run_counting_turns(i, &tasks, &tables, 16);
+        let (parts, parts_turns, launches) = run_launched(i, &tasks, &tables, 16, 4);
+        assert_eq!(parts, whole, "{variant}");
+        assert_eq!(parts_turns, turns, "{variant}");
+        assert!(
+            launches as usize >= tasks.len() / 3 && (launches as usize) < tasks.len(),
+            "{variant}: {launches} launches for {} tasks",
+            tasks.len()
+        );
     }
 }
 

@@ -239,6 +239,20 @@ fn launch_counting(
     tables: &[task::Table],
     clock_step: u64,
 ) -> (Vec<(Tally, u32)>, Vec<u64>) {
+    let (tallies, issued, launches) = launch_with_budget(built, tasks, tables, clock_step, 0);
+    assert_eq!(launches, 1, "a launch without a budget takes every task");
+    (tallies, issued)
+}
+
+/// [`launch_counting`] with each launch's `budget` (units of 2^16 cycles of the clock; 0 for none), launched
+/// again with the same buffers while tasks are left, as `src/gpu/cuda.rs` does: also the launches it took.
+fn launch_with_budget(
+    built: &Built,
+    tasks: &[task::Task],
+    tables: &[task::Table],
+    clock_step: u64,
+    budget: u32,
+) -> (Vec<(Tally, u32)>, Vec<u64>, u32) {
     let levels = tasks.iter().map(task::Task::levels).max().unwrap_or(1);
     let slots = tables.len();
     let bytes32 = |words: &mut dyn Iterator<Item = u32>| -> Vec<u8> {
@@ -255,6 +269,7 @@ fn launch_counting(
         ptx::Arg::Buffer(vec![0; 8 * slots]),
         ptx::Arg::Buffer(vec![0; 4 * slots]),
         ptx::Arg::U32(levels),
+        ptx::Arg::U32(budget),
     ];
     let launch = ptx::Launch {
         blocks: BLOCKS,
@@ -263,26 +278,51 @@ fn launch_counting(
         slice: 7,
         clock_step,
     };
-    let ran = built
-        .kernel
-        .run(&launch, args)
-        .unwrap_or_else(|e| panic!("the kernel's PTX went wrong: {e}"));
     let word = |b: &[u8], i: usize, size: usize| -> u64 {
         let mut w = [0u8; 8];
         w[..size].copy_from_slice(&b[i * size..(i + 1) * size]);
         u64::from_le_bytes(w)
     };
-    let buffers = &ran.buffers;
+    // Launched again with the buffers as the last launch left them while tasks are left (`next` below the
+    // tasks), as the host does.
+    let mut args = args;
+    let mut issued: Vec<u64> = Vec::new();
+    let mut launches = 0u32;
+    let buffers = loop {
+        let ran = built
+            .kernel
+            .run(&launch, args.clone())
+            .unwrap_or_else(|e| panic!("the kernel's PTX went wrong: {e}"));
+        launches += 1;
+        issued.resize(ran.issued.len(), 0);
+        for (all, now) in issued.iter_mut().zip(&ran.issued) {
+            *all += now;
+        }
+        let taken = word(ran.buffers[2].as_ref().unwrap(), 0, 4);
+        if taken >= tasks.len() as u64 {
+            break ran.buffers;
+        }
+        assert!(launches < 1 << 20, "launches that take no task");
+        for (arg, buffer) in args.iter_mut().zip(ran.buffers) {
+            if let Some(buffer) = buffer {
+                *arg = ptx::Arg::Buffer(buffer);
+            }
+        }
+    };
     let (solutions, nodes, trouble) = (
         buffers[4].as_ref().unwrap(),
         buffers[5].as_ref().unwrap(),
         buffers[6].as_ref().unwrap(),
     );
-    assert_eq!(
-        word(buffers[2].as_ref().unwrap(), 0, 4),
-        (tasks.len() + (BLOCKS * built.threads) as usize) as u64,
-        "every task taken once, and every thread's last try past the end"
-    );
+    // Every task taken once, and each thread's last try past the end, in the last launch: where a budget ended
+    // a launch, a thread took no task past it, and in the last launch some threads may have stopped for it.
+    let past = word(buffers[2].as_ref().unwrap(), 0, 4) - tasks.len() as u64;
+    let threads = u64::from(BLOCKS * built.threads);
+    if budget == 0 {
+        assert_eq!(past, threads, "every thread's last try past the end");
+    } else {
+        assert!((1..=threads).contains(&past), "{past} tries past the end");
+    }
     let tallies = (0..slots)
         .map(|s| {
             (
@@ -294,7 +334,7 @@ fn launch_counting(
             )
         })
         .collect();
-    (tallies, ran.issued)
+    (tallies, issued, launches)
 }
 
 /// Cuts `starts` (of a board `width` wide) into tasks at `depth` and checks every variant that takes the
@@ -369,6 +409,42 @@ fn the_compiled_kernel_counts_random_units_of_boards_to_the_widest() {
             .collect();
         assert!(starts.len() >= 6, "n = {n}: too few random starts");
         check(n, &starts, 2, &format!("n = {n}"));
+    }
+}
+
+#[test]
+fn the_compiled_kernel_ends_a_launch_whose_budget_is_spent_and_goes_on_in_the_next() {
+    let Some(kernels) = kernels() else {
+        return;
+    };
+    // The clock moving on by 2^16 cycles at each reading and a budget of one such unit: every thread takes one
+    // task a launch (its first is always taken), and the batch is launched again until every task is taken,
+    // as the host does on a GPU whose driver stops long kernels. The counts are those of one launch without a
+    // budget, in the program's builds of the default, without the look-ahead, and with the last row closed
+    // without a turn.
+    let plan = Plan::new(
+        Board::new(11).unwrap(),
+        Symmetry::Full,
+        Split::Auto { threads: 1 },
+    );
+    let (tasks, tables, _) = cut(11, &plan_starts(&plan), 2);
+    let threads = (BLOCKS * THREADS) as usize;
+    assert!(tasks.len() > 2 * threads, "{} tasks", tasks.len());
+    let last = kernels
+        .iter()
+        .position(|b| b.name.contains("NQ_AHEAD_LAST") && b.turns.between_tests == 16)
+        .expect("a build with the last row closed");
+    for i in [0, 1, 3, last] {
+        let built = &kernels[i];
+        let (whole, _) = launch_counting(built, &tasks, &tables, 1 << 16);
+        let (parts, _, launches) = launch_with_budget(built, &tasks, &tables, 1 << 16, 1);
+        assert_eq!(parts, whole, "{}", built.name);
+        assert!(
+            launches as usize >= tasks.len() / threads,
+            "{}: {launches} launches for {} tasks",
+            built.name,
+            tasks.len()
+        );
     }
 }
 
@@ -480,6 +556,7 @@ fn the_interpreter_refuses_what_the_gpu_would_not_do() {
             ptx::Arg::Buffer(vec![0; 8 * tables.len()]),
             ptx::Arg::Buffer(vec![0; 4 * tables.len()]),
             ptx::Arg::U32(levels),
+            ptx::Arg::U32(0),
         ]
     };
     let launch = |threads: u32, shared_threads: u32| ptx::Launch {

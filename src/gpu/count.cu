@@ -347,7 +347,7 @@ __device__ __forceinline__ uint4 nq_get(const char* at, u32 step)
 
 extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count, u32* next,
                                        const u32* __restrict__ tables, u64* solutions, u64* nodes,
-                                       u32* trouble, u32 levels)
+                                       u32* trouble, u32 levels, u32 budget)
 {
     NQ_STACK(shared);
     // Bytes from one level of the stack to the next, and from one row of the table to the next.
@@ -406,6 +406,13 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
     u32 bottom_right = 0u, bottom_left = 0u;
 #endif
     long long began = 0;
+    // The launch's start, in units of 2^16 cycles of the multiprocessor's clock. A thread takes no task but
+    // its first once `budget` such units have gone since (0: no bound), so that a launch ends soon after:
+    // a GPU that drives a display has its driver stop kernels that run for more than a few seconds. The
+    // host launches the batch again until every task is taken (`next` counts them across launches, and the
+    // counters add up across them); a thread's first task of a launch is always taken, so each launch
+    // takes some.
+    const u32 launched = (u32)((unsigned long long)clock64() >> 16);
     // The stack's top entry (the search loop's state), its place, and where the table's row for no free
     // column is. The entry starts as a sentinel's, so that the first pass takes a task.
     uint4 e = make_uint4(NQ_SENTINEL, 0u, 0u, 0u);
@@ -457,6 +464,9 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
 #else
                 atomicAdd(&nodes[slot], (u64)nod);
 #endif
+                if (budget != 0u && (u32)((unsigned long long)clock64() >> 16) - launched >= budget) {
+                    return;
+                }
             }
             const u32 t = atomicAdd(next, 1u);
             if (t >= count) {

@@ -59,6 +59,32 @@ fn most_blocks() -> Option<u32> {
     super::knob("NQUEENS_GPU_MOST_BLOCKS", |&b: &u32| (1..=32).contains(&b))
 }
 
+/// The seconds a launch takes no new task after (`NQUEENS_GPU_LAUNCH_SECONDS`, for measuring and for testing the
+/// launches again on any GPU): the host then launches the batch again for the tasks left.
+fn launch_seconds() -> Option<f64> {
+    super::knob("NQUEENS_GPU_LAUNCH_SECONDS", |s: &f64| {
+        s.is_finite() && *s > 0.0 && *s <= 3600.0
+    })
+}
+
+/// A launch's seconds on a GPU whose driver stops kernels that run for more than a few seconds (one that
+/// drives a display: two seconds on Windows, a few more under X): half a second, and the tasks under way then
+/// (the longest about a second at n = 21 on an H100's threads), well within.
+const LIMITED_LAUNCH_SECONDS: f64 = 0.5;
+
+/// The error of a kernel that failed: where the driver stopped it for running too long, what to do.
+fn kernel_failed(e: cudarc::driver::DriverError) -> Error {
+    if e.0 == sys::CUresult::CUDA_ERROR_LAUNCH_TIMEOUT {
+        return Error::Gpu(format!(
+            "the kernel failed: {e}. This GPU's driver stops kernels that run for more than a few seconds (it \
+             drives a display); the program keeps each launch to about {LIMITED_LAUNCH_SECONDS} s, but a task \
+             of a large board can take longer: count on a GPU that drives no display (--gpus), or stop the \
+             display server on this one. A checkpointed run resumes from its journal"
+        ));
+    }
+    Error::Gpu(format!("the kernel failed: {e}"))
+}
+
 fn gpu_error(what: &str) -> impl Fn(cudarc::driver::DriverError) -> Error + '_ {
     move |e| Error::Gpu(format!("{what}: {e}"))
 }
@@ -355,6 +381,9 @@ pub struct GpuDevice {
     /// Where `NQUEENS_GPU_MOST_BLOCKS` asks for at most so many blocks a multiprocessor: that many, the shared
     /// memory of a multiprocessor and what it keeps for each block.
     most_blocks: Option<(u32, u32, u32)>,
+    /// Each launch's budget as the kernel takes it (units of 2^16 cycles; 0 for none): set where the GPU's
+    /// driver stops long kernels, or `NQUEENS_GPU_LAUNCH_SECONDS` asks for one.
+    budget: u32,
     in_flight: VecDeque<InFlight>,
     launched: usize,
     first: Option<CudaEvent>,
@@ -406,6 +435,22 @@ impl GpuDevice {
             }
             None => None,
         };
+        let budget = {
+            use sys::CUdevice_attribute as A;
+            let attribute = |a| context.attribute(a).ok();
+            let limited = attribute(A::CU_DEVICE_ATTRIBUTE_KERNEL_EXEC_TIMEOUT).unwrap_or(0) != 0;
+            match launch_seconds().or(limited.then_some(LIMITED_LAUNCH_SECONDS)) {
+                // A clock the driver does not give is taken as 2 GHz: the budget is a bound of seconds, not
+                // a measure.
+                Some(seconds) => task::launch_budget(
+                    seconds,
+                    attribute(A::CU_DEVICE_ATTRIBUTE_CLOCK_RATE)
+                        .filter(|&khz| khz > 0)
+                        .unwrap_or(2_000_000) as u32,
+                ),
+                None => 0,
+            }
+        };
         Ok(GpuDevice {
             ordinal,
             context,
@@ -416,6 +461,7 @@ impl GpuDevice {
             max_shared,
             shared_allowed: Vec::new(),
             most_blocks,
+            budget,
             in_flight: VecDeque::new(),
             launched: 0,
             first: None,
@@ -567,7 +613,8 @@ impl Device for GpuDevice {
                 .arg(&solutions)
                 .arg(&nodes)
                 .arg(&trouble)
-                .arg(&levels);
+                .arg(&levels)
+                .arg(&self.budget);
             // SAFETY: the arguments match the kernel's parameters in number, order and type; `tasks` holds
             // `count` tasks, every task's slot is below `slots` (the length of `solutions`, `nodes` and
             // `trouble`, and of `tables` in tables of 32 words), no task needs more than `levels` levels, and
@@ -581,12 +628,16 @@ impl Device for GpuDevice {
             start,
             batch,
             stream,
-            _tasks: tasks,
-            _tables: tables,
+            task_memory: tasks,
+            table_memory: tables,
+            next,
             trouble,
             solutions,
             nodes,
             end,
+            function,
+            config,
+            levels,
         });
         Ok(())
     }
@@ -596,7 +647,50 @@ impl Device for GpuDevice {
             .in_flight
             .pop_front()
             .ok_or_else(|| Error::Gpu("no batch under way".into()))?;
-        let failed = gpu_error("the kernel failed");
+        let mut flight = flight;
+        // A launch with a budget ends once it is spent and the tasks under way are done: launched again on
+        // the same memory (`next` counts the tasks taken, the counters add up) until every task is taken.
+        if self.budget != 0 && flight.tasks > 0 {
+            let mut launches = 1u32;
+            loop {
+                let taken = flight
+                    .stream
+                    .clone_dtoh(&flight.next)
+                    .map_err(kernel_failed)?;
+                if taken.first().is_none_or(|&t| t >= flight.tasks) {
+                    break;
+                }
+                let mut launch = flight.stream.launch_builder(&flight.function);
+                launch
+                    .arg(&flight.task_memory)
+                    .arg(&flight.tasks)
+                    .arg(&flight.next)
+                    .arg(&flight.table_memory)
+                    .arg(&flight.solutions)
+                    .arg(&flight.nodes)
+                    .arg(&flight.trouble)
+                    .arg(&flight.levels)
+                    .arg(&self.budget);
+                // SAFETY: the arguments of the batch's first launch (see `submit`), on the same memory, with
+                // the same blocks and shared memory.
+                unsafe { launch.launch(flight.config) }
+                    .map_err(gpu_error("cannot start the kernel"))?;
+                launches += 1;
+            }
+            flight.end = flight
+                .stream
+                .record_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT))
+                .map_err(gpu_error("cannot record an event"))?;
+            if verbose() {
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "gpu: a batch of {} tasks in {launches} launches of a budget of {} x 2^16 cycles",
+                    flight.tasks,
+                    self.budget
+                );
+            }
+        }
+        let failed = kernel_failed;
         let trouble = flight.stream.clone_dtoh(&flight.trouble).map_err(&failed)?;
         let solutions = flight
             .stream
@@ -677,12 +771,18 @@ struct InFlight {
     start: CudaEvent,
     batch: Batch,
     stream: Arc<CudaStream>,
-    _tasks: CudaSlice<Task>,
-    _tables: CudaSlice<u32>,
+    task_memory: CudaSlice<Task>,
+    table_memory: CudaSlice<u32>,
+    /// The tasks taken, across its launches.
+    next: CudaSlice<u32>,
     trouble: CudaSlice<u32>,
     solutions: CudaSlice<u64>,
     nodes: CudaSlice<u64>,
     end: CudaEvent,
+    /// What launching it again takes (a launch with a budget: see `collect`).
+    function: CudaFunction,
+    config: LaunchConfig,
+    levels: u32,
 }
 
 #[cfg(test)]

@@ -191,6 +191,13 @@ pub fn pad_for_most_blocks(block: u32, reserved: u32, per_multiprocessor: u32, m
     smallest.saturating_sub(block + reserved)
 }
 
+/// A launch's budget as the kernel takes it (`count.cu`'s `budget`: units of 2^16 cycles of the
+/// multiprocessor's clock, at least one) for about `seconds` of a clock of `clock_khz` kilohertz.
+pub fn launch_budget(seconds: f64, clock_khz: u32) -> u32 {
+    let units = (seconds * f64::from(clock_khz) * 1e3 / 65536.0).ceil();
+    units.clamp(1.0, f64::from(u32::MAX)) as u32
+}
+
 /// The mark of the row after the last in a [`Table`]; no square of a board.
 pub const END: u32 = 1 << 31;
 
@@ -492,6 +499,16 @@ pub fn count_task(task: &Task, table: &Table) -> Tally {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_launch_budget_is_the_clock_cycles_of_its_seconds_in_units_of_65536() {
+        // Half a second of a 1.98 GHz clock (an H100's): 0.99e9 cycles.
+        assert_eq!(launch_budget(0.5, 1_980_000), 15_107);
+        assert!(u64::from(launch_budget(0.5, 1_980_000)) << 16 >= 990_000_000);
+        // Never 0 (no bound), however short; never past the word.
+        assert_eq!(launch_budget(1e-9, 1_000_000), 1);
+        assert_eq!(launch_budget(1e12, 2_000_000), u32::MAX);
+    }
 
     #[test]
     fn padding_leaves_a_multiprocessor_the_most_blocks_asked_for() {

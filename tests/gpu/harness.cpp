@@ -1,10 +1,12 @@
 // Runs the GPU kernel's source on the host (see host.h): reads tasks from standard input, writes each slot's
-// solutions, nodes and troubled tasks to standard output, then the turns the tasks took (`turns N`).
+// solutions, nodes and troubled tasks to standard output, then the launches it took (`launches N`: more than
+// one where a launch's budget ended it before every task was taken, as src/gpu/cuda.rs launches a batch again),
+// then the turns the tasks took (`turns N`).
 //
 // Input, little-endian 32-bit words: the number of tasks, the number of slots, the levels of stack, how far
 // the clock moves at each reading (as a power of two; 0 for not at all), the levels of the sentinels below a
-// task (as the kernel is built: count.cu's NQ_SENTINELS), then each slot's table (32 words), then the tasks,
-// four words each.
+// task (as the kernel is built: count.cu's NQ_SENTINELS), a launch's budget (count.cu's `budget`: units of
+// 2^16 cycles; 0 for none), then each slot's table (32 words), then the tasks, four words each.
 //
 // The kernel runs as one thread of a block (host.h); its block's shared memory is filled with a pattern
 // first, and a byte changed in another thread's words of the stack or the table, or outside both, fails the
@@ -43,11 +45,11 @@ static unsigned owner(unsigned at, unsigned levels, unsigned sentinels) {
 }
 extern "C" void count_tasks(const Task* tasks, unsigned count, unsigned* next, const unsigned* tables,
                             unsigned long long* solutions, unsigned long long* nodes, unsigned* trouble,
-                            unsigned levels);
+                            unsigned levels, unsigned budget);
 
 int main() {
-    unsigned head[5];
-    if (fread(head, 4, 5, stdin) != 5) return 2;
+    unsigned head[6];
+    if (fread(head, 4, 6, stdin) != 6) return 2;
     nq_clock_step = head[3] ? 1ll << head[3] : 0;
     std::vector<unsigned> tables(32u * head[1] + 1);
     if (fread(tables.data(), 4, 32u * head[1], stdin) != 32u * head[1]) return 2;
@@ -58,8 +60,15 @@ int main() {
     std::vector<unsigned> trouble(head[1]);
     unsigned next = 0;
     memset(nq_stack, 0xa5, sizeof nq_stack);
-    count_tasks(reinterpret_cast<const Task*>(words.data()), head[0], &next, tables.data(), solutions.data(),
-                nodes.data(), trouble.data(), head[2]);
+    // Launched again while tasks are left, as the host does; a launch that takes none would never end.
+    unsigned launches = 0;
+    do {
+        const unsigned before = next;
+        count_tasks(reinterpret_cast<const Task*>(words.data()), head[0], &next, tables.data(), solutions.data(),
+                    nodes.data(), trouble.data(), head[2], head[5]);
+        launches++;
+        if (next == before && next < head[0]) return 5;
+    } while (next < head[0]);
     for (unsigned at = 0; at < sizeof nq_stack; at++) {
         if (static_cast<unsigned char>(nq_stack[at]) != 0xa5 && owner(at, head[2], head[4]) != NQ_HOST_THREADS - 1u) {
             fprintf(stderr, "byte %u of shared memory (levels %u) is not this thread's\n", at, head[2]);
@@ -67,6 +76,7 @@ int main() {
         }
     }
     for (unsigned s = 0; s < head[1]; s++) printf("%llu %llu %u\n", solutions[s], nodes[s], trouble[s]);
+    printf("launches %u\n", launches);
     printf("turns %llu\n", nq_turns);
     return 0;
 }

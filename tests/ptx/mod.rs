@@ -218,6 +218,7 @@ pub struct Kernel {
 }
 
 /// A global buffer handed to a launch as a parameter.
+#[derive(Clone)]
 pub enum Arg {
     /// A pointer to a buffer of bytes, given back after the run.
     Buffer(Vec<u8>),
