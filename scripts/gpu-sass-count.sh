@@ -8,9 +8,9 @@
 #                                                    sentinel of 8, wider ones: eight on two of 4, the
 #                                                    kernel's default: 270)
 #   scripts/gpu-sass-count.sh -D NQ_UNROLL=4u        the same with a switch of the kernel (as NQUEENS_GPU_DEFINES;
-#                                                    -D NQ_PLAIN, without the look-ahead: 320 for sixteen
-#                                                    turns, 167 for eight; -D NQ_PLAIN -D NQ_TURN_C: 328 and
-#                                                    168; -D NQ_PAIRS_C: 336 and 174; -D NQ_PACKED: 231)
+#                                                    -D NQ_PLAIN, without the look-ahead: 315 for sixteen
+#                                                    turns, 165 for eight; -D NQ_PLAIN -D NQ_TURN_C: 325 for
+#                                                    sixteen; -D NQ_PAIRS_C: 336 and 173; -D NQ_PACKED: 231)
 #   scripts/gpu-sass-count.sh --file K.cu [-D ...]   another kernel (e.g. a peer's), compiled the same way
 #   scripts/gpu-sass-count.sh --ptx K.ptx            PTX made by NVRTC itself, as the program makes it:
 #     NQUEENS_PTX_OUT=K.ptx LD_LIBRARY_PATH=<libnvrtc's folder> \

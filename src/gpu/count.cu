@@ -7,6 +7,10 @@
 // `scripts/gpu-sass-count.sh` counts the SASS instructions of its search loop; results/gpu.md records them.
 //
 // The search loop takes one queen a turn, branch-free, and tests for the task's end every NQ_UNROLL turns.
+// (The SASS counts below are as each session measured them. ptxas allocates the loop's registers anew with any
+// change of the kernel, off the loop too: the launch's budget, the twenty-fifth session's, moved several by
+// 2 to 5 instructions either way, the default's 530 and NQ_AHEAD_LAST's 476 not. results/gpu.md holds the
+// latest table, `scripts/gpu-sass-count.sh --all` makes it.)
 // It looks a row ahead (the look-ahead, NQ_AHEAD: the default since the twenty-second session) and counts the
 // dead ends it sees without a turn of their own, about 28% of the nodes (see the turn). SASS on sm_90, nodes
 // counted, the block's threads fixed as the program builds it: 530 instructions for sixteen turns on boards 19
