@@ -643,11 +643,10 @@ impl Device for GpuDevice {
     }
 
     fn collect(&mut self) -> Result<(Batch, Vec<Option<Tally>>), Error> {
-        let flight = self
+        let mut flight = self
             .in_flight
             .pop_front()
             .ok_or_else(|| Error::Gpu("no batch under way".into()))?;
-        let mut flight = flight;
         // A launch with a budget ends once it is spent and the tasks under way are done: launched again on
         // the same memory (`next` counts the tasks taken, the counters add up) until every task is taken.
         if self.budget != 0 && flight.tasks > 0 {
