@@ -644,8 +644,8 @@ profile() {
   # latency, more of them would help and fewer would hurt: at most 4 and 3 blocks a multiprocessor rather than
   # the 5 that fit (NQUEENS_GPU_MOST_BLOCKS: shared memory padded so that no more fit, whatever the kernel's
   # bytes a thread; the fourteenth session's pads, without the look-ahead, cost 6% for 4 blocks and 27% for 3)
-  # at n = 20 and 21, interleaved, then Nsight Compute on n = 20's third batch (stall reasons, issue slots, the
-  # pipes' use). About 2 to 3 minutes.
+  # at n = 20 and 21, interleaved, then Nsight Systems on n = 19 (its batches' copies and kernels) and Nsight
+  # Compute on n = 20's third batch (stall reasons, issue slots, the pipes' use). About 2 to 3 minutes.
   nvidia-smi -L
   local n most
   for n in 20 21 20 21; do
@@ -658,7 +658,27 @@ profile() {
         sed -E 's/^gpu: [0-9]+ tasks, /gpu: tasks, /; s/; tasks copied in.*//' | sort -u
     done
   done
+  timeline_n19
   profile_batch 200
+}
+
+# Nsight Systems on n = 19, where installed: each batch's copies and kernels on the GPU's clock, and the driver
+# calls' time (the twenty-fifth session's: n = 19's kernels count about a quarter slower than a large run's,
+# and nothing yet says where that goes).
+timeline_n19() {
+  local nsys d
+  nsys=$(command -v nsys || ls /usr/local/cuda*/bin/nsys /opt/nvidia/nsight-systems/*/bin/nsys 2>/dev/null | head -1)
+  if [ -z "$nsys" ]; then
+    echo "# no nsys"
+    return 0
+  fi
+  d=$(mktemp -d)
+  echo "# Nsight Systems: n = 19"
+  timeout 60 "$nsys" profile -o "$d/n19" --force-overwrite true "$B" count 19 --backend gpu --check -q 2>&1 |
+    grep -vE "^ *$" | tail -5
+  timeout 60 "$nsys" stats --report cuda_gpu_trace,cuda_api_sum --format csv "$d/n19.nsys-rep" 2>&1 |
+    grep -vE "^ *$" | head -150
+  rm -rf "$d"
 }
 
 start() {
