@@ -603,41 +603,33 @@ impl Device for GpuDevice {
             self.first = Some(event()?);
         }
         let start = event()?;
-        if count > 0 {
-            let mut launch = stream.launch_builder(&function);
-            launch
-                .arg(&tasks)
-                .arg(&count)
-                .arg(&next)
-                .arg(&tables)
-                .arg(&solutions)
-                .arg(&nodes)
-                .arg(&trouble)
-                .arg(&levels)
-                .arg(&self.budget);
-            // SAFETY: the arguments match the kernel's parameters in number, order and type; `tasks` holds
-            // `count` tasks, every task's slot is below `slots` (the length of `solutions`, `nodes` and
-            // `trouble`, and of `tables` in tables of 32 words), no task needs more than `levels` levels, and
-            // the shared memory holds the sentinels' and `levels` levels of stack, and `levels + 1` rows of
-            // table, for every thread, as `count.cu` lays them out for the sentinels of `self.turns`.
-            unsafe { launch.launch(config) }.map_err(gpu_error("cannot start the kernel"))?;
-        }
-        let end = event()?;
-        self.in_flight.push_back(InFlight {
-            tasks: count,
-            start,
-            batch,
-            stream,
-            task_memory: tasks,
-            table_memory: tables,
+        // `tasks` holds `count` tasks, every task's slot is below `slots` (the length of `solutions`, `nodes`
+        // and `trouble`, and of `tables` in tables of 32 words), no task needs more than `levels` levels, and
+        // the shared memory holds the sentinels' and `levels` levels of stack, and `levels + 1` rows of table,
+        // for every thread, as `count.cu` lays them out for the sentinels of `self.turns`: as `Launch::run`
+        // requires.
+        let launch = Launch {
+            function,
+            config,
+            count,
+            levels,
+            tasks,
+            tables,
             next,
             trouble,
             solutions,
             nodes,
+        };
+        if count > 0 {
+            launch.run(&stream, self.budget)?;
+        }
+        let end = event()?;
+        self.in_flight.push_back(InFlight {
+            start,
+            batch,
+            stream,
             end,
-            function,
-            config,
-            levels,
+            launch,
         });
         Ok(())
     }
@@ -649,31 +641,17 @@ impl Device for GpuDevice {
             .ok_or_else(|| Error::Gpu("no batch under way".into()))?;
         // A launch with a budget ends once it is spent and the tasks under way are done: launched again on
         // the same memory (`next` counts the tasks taken, the counters add up) until every task is taken.
-        if self.budget != 0 && flight.tasks > 0 {
+        if self.budget != 0 && flight.launch.count > 0 {
             let mut launches = 1u32;
             loop {
                 let taken = flight
                     .stream
-                    .clone_dtoh(&flight.next)
+                    .clone_dtoh(&flight.launch.next)
                     .map_err(kernel_failed)?;
-                if taken.first().is_none_or(|&t| t >= flight.tasks) {
+                if taken.first().is_none_or(|&t| t >= flight.launch.count) {
                     break;
                 }
-                let mut launch = flight.stream.launch_builder(&flight.function);
-                launch
-                    .arg(&flight.task_memory)
-                    .arg(&flight.tasks)
-                    .arg(&flight.next)
-                    .arg(&flight.table_memory)
-                    .arg(&flight.solutions)
-                    .arg(&flight.nodes)
-                    .arg(&flight.trouble)
-                    .arg(&flight.levels)
-                    .arg(&self.budget);
-                // SAFETY: the arguments of the batch's first launch (see `submit`), on the same memory, with
-                // the same blocks and shared memory.
-                unsafe { launch.launch(flight.config) }
-                    .map_err(gpu_error("cannot start the kernel"))?;
+                flight.launch.run(&flight.stream, self.budget)?;
                 launches += 1;
             }
             flight.end = flight
@@ -684,18 +662,24 @@ impl Device for GpuDevice {
                 let _ = writeln!(
                     std::io::stderr(),
                     "gpu: a batch of {} tasks in {launches} launches of a budget of {} x 2^16 cycles",
-                    flight.tasks,
+                    flight.launch.count,
                     self.budget
                 );
             }
         }
         let failed = kernel_failed;
-        let trouble = flight.stream.clone_dtoh(&flight.trouble).map_err(&failed)?;
+        let trouble = flight
+            .stream
+            .clone_dtoh(&flight.launch.trouble)
+            .map_err(&failed)?;
         let solutions = flight
             .stream
-            .clone_dtoh(&flight.solutions)
+            .clone_dtoh(&flight.launch.solutions)
             .map_err(&failed)?;
-        let nodes = flight.stream.clone_dtoh(&flight.nodes).map_err(&failed)?;
+        let nodes = flight
+            .stream
+            .clone_dtoh(&flight.launch.nodes)
+            .map_err(&failed)?;
         // A unit with a task that ran too long to trust its 32-bit counters is counted again on the host.
         let doubtful = trouble.iter().filter(|&&t| t > 0).count();
         if doubtful > 0 && verbose() {
@@ -757,31 +741,61 @@ impl GpuDevice {
         let _ = writeln!(
             std::io::stderr(),
             "gpu: a batch of {} tasks counted from {began:.4} s to {ended:.4} s of the kernels' time: {counted}",
-            flight.tasks
+            flight.launch.count
         );
         Ok(())
     }
 }
 
-/// A batch the GPU is counting, with the memory it uses.
+/// A batch the GPU is counting: when its kernel began and ended (recorded on its stream), and its launch.
 struct InFlight {
-    /// Its tasks, and when its kernel began (recorded on its stream).
-    tasks: u32,
     start: CudaEvent,
     batch: Batch,
     stream: Arc<CudaStream>,
-    task_memory: CudaSlice<Task>,
-    table_memory: CudaSlice<u32>,
+    end: CudaEvent,
+    launch: Launch,
+}
+
+/// A batch's kernel, its blocks and the memory it counts in: launched once, or again while tasks are left
+/// where a launch has a budget (see `collect`).
+struct Launch {
+    function: CudaFunction,
+    config: LaunchConfig,
+    /// Its tasks, and the most levels of stack one needs.
+    count: u32,
+    levels: u32,
+    tasks: CudaSlice<Task>,
+    tables: CudaSlice<u32>,
     /// The tasks taken, across its launches.
     next: CudaSlice<u32>,
     trouble: CudaSlice<u32>,
     solutions: CudaSlice<u64>,
     nodes: CudaSlice<u64>,
-    end: CudaEvent,
-    /// What launching it again takes (a launch with a budget: see `collect`).
-    function: CudaFunction,
-    config: LaunchConfig,
-    levels: u32,
+}
+
+impl Launch {
+    /// Launches the kernel on `stream` with each launch's `budget` (`count.cu`'s; 0 for none). `tasks` must
+    /// hold `count` tasks, each with a slot below the length of `solutions`, `nodes` and `trouble` (and of
+    /// `tables` in tables of 32 words) and at most `levels` levels, and `config`'s shared memory the
+    /// sentinels' and `levels` levels of stack and `levels + 1` rows of table for every thread, as `count.cu`
+    /// lays them out for the sentinels `function` was built with (`GpuDevice::submit` sees to it).
+    fn run(&self, stream: &CudaStream, budget: u32) -> Result<(), Error> {
+        let mut launch = stream.launch_builder(&self.function);
+        launch
+            .arg(&self.tasks)
+            .arg(&self.count)
+            .arg(&self.next)
+            .arg(&self.tables)
+            .arg(&self.solutions)
+            .arg(&self.nodes)
+            .arg(&self.trouble)
+            .arg(&self.levels)
+            .arg(&budget);
+        // SAFETY: the arguments match the kernel's parameters in number, order and type, and the memory and
+        // the shared memory are as the kernel needs them (above).
+        unsafe { launch.launch(self.config) }.map_err(gpu_error("cannot start the kernel"))?;
+        Ok(())
+    }
 }
 
 #[cfg(test)]
