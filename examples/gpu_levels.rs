@@ -2,7 +2,9 @@
 //! blocks with eight and with sixteen turns between tests for a task's end, without a GPU:
 //! `cargo run --release --example gpu_levels [FROM] [TO] [TASKS]` (boards 16 to 24 by default; boards from 22 on
 //! count the levels of the first TASKS million tasks' batches only, 20 by default). The blocks are an H100's
-//! and H200's: 228 KiB of shared memory a multiprocessor, 1 KiB of it taken for each block, 128 threads a block.
+//! and H200's: 228 KiB of shared memory a multiprocessor, 1 KiB of it taken for each block, 128 threads a block;
+//! and in brackets those of the loop that closes the last row without a turn (`NQ_AHEAD_LAST`), whose stack has
+//! no level for that row on a square board (`Turns::unpushed_last`).
 
 mod common;
 
@@ -44,9 +46,12 @@ fn main() {
         }
         for (levels, count) in tasks {
             println!(
-                "n = {n}: {count:>10} tasks in batches of {levels} levels: {} blocks with 8 turns, {} with 16",
+                "n = {n}: {count:>10} tasks in batches of {levels} levels: {} ({}) blocks with 8 turns, {} ({}) \
+                 with 16",
                 blocks(eight, levels),
-                blocks(sixteen, levels)
+                blocks(eight.with_unpushed_last(true), levels),
+                blocks(sixteen, levels),
+                blocks(sixteen.with_unpushed_last(true), levels)
             );
         }
     }

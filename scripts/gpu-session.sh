@@ -547,7 +547,9 @@ ahead() {
   # operation longer), and with NQ_PUSH_LAST (478: the push's add after the stack's accesses, the chain as
   # long as the default's), and with NQ_AHEAD_KEPT_FIRST too (496: the push's test one operation after the
   # table's load, the shortest chain of all, for 20 instructions more): the three say whether the chain or the
-  # instructions count. Their nodes are the default's: uncounted, they would save one instruction in sixteen
+  # instructions count (on a square board their stack has no level for the last row, NQ_LAST_UNPUSHED: at
+  # n = 20 a sixth block a multiprocessor, which part profile weighs). Their nodes are the default's:
+  # uncounted, they would save one instruction in sixteen
   # turns, so NQ_UNCOUNTED is timed alone, the kernel of --uncounted-nodes as it is. Left out since
   # the twenty-second session measured them on an H200 (add them to TURNS to see them on another card):
   # NQ_PROBE_ALU (2.0 to 2.6% slower), NQ_AHEAD_BOTTOM (the bottom queen's diagonals too: 36.1 a turn for 64%
@@ -641,18 +643,40 @@ profile() {
   # What binds the look-ahead's loop (the default since the twenty-second session): 0.74 T turns/s at n = 22 on
   # an H200, 80% of what its nine wavefronts a turn allow, where the loop without it ran at 98%; about 11.3
   # cycles of a multiprocessor a warp's turn, more than any one pipe needs (results/gpu.md). If warps wait on
-  # latency, more of them would help and fewer would hurt: at most 4 and 3 blocks a multiprocessor rather than
-  # the 5 that fit (NQUEENS_GPU_MOST_BLOCKS: shared memory padded so that no more fit, whatever the kernel's
-  # bytes a thread; the fourteenth session's pads, without the look-ahead, cost 6% for 4 blocks and 27% for 3)
-  # at n = 20 and 21, interleaved, then Nsight Systems on n = 19 (its batches' copies and kernels) and Nsight
-  # Compute on n = 20's third batch (stall reasons, issue slots, the pipes' use). About 2 to 3 minutes.
+  # latency, more of them would help and fewer would hurt: at most 5, 4 and 3 blocks a multiprocessor at
+  # n = 20 and 4 at n = 21 rather than all that fit (NQUEENS_GPU_MOST_BLOCKS: shared memory padded so that no
+  # more fit, whatever the kernel's bytes a thread; the fourteenth session's pads, without the look-ahead, cost
+  # 6% for 4 blocks and 27% for 3), interleaved. With NQ_AHEAD_LAST (the twenty-sixth session's stack without a
+  # level for the last row) 6 fit at n = 20, 5 at n = 21 with sixteen turns and 6 with eight (NQ_UNROLL=8u,
+  # timed beside): what a sixth block is worth. n = 21 also in blocks of 64 and 96 threads. Then Nsight
+  # Systems on n = 19 (its batches' copies and kernels) and Nsight Compute on n = 20's third batch (stall
+  # reasons, issue slots, the pipes' use). About 3 minutes.
   nvidia-smi -L
-  local n most
+  local n most round=0 runs=()
   for n in 20 21 20 21; do
-    for most in all 4 3; do
-      echo "# n = $n, blocks a multiprocessor: $most"
+    if [ "$n" = 20 ]; then
+      runs=(all 5 4 3)
+    else
+      round=$((round + 1))
+      # Blocks of 64 and 96 threads: as many warps or more in smaller blocks (with the stack without a level
+      # for the last row, 64 a block hold 22 warps a multiprocessor at n = 21 where 128 hold 20; without,
+      # 96 hold 21).
+      if [ "$round" = 1 ]; then runs=(all 4 t64 t96); else runs=(all t64); fi
+      if [[ "${NQUEENS_GPU_DEFINES:-}" == *NQ_AHEAD_LAST* ]]; then runs+=(eight); fi
+    fi
+    for most in "${runs[@]}"; do
+      case "$most" in
+        eight) echo "# n = $n, blocks a multiprocessor: all, eight turns between tests" ;;
+        t*) echo "# n = $n, blocks a multiprocessor: all, ${most#t} threads a block" ;;
+        *) echo "# n = $n, blocks a multiprocessor: $most" ;;
+      esac
       (
-        if [ "$most" != all ]; then export NQUEENS_GPU_MOST_BLOCKS=$most; fi
+        case "$most" in
+          all) ;;
+          eight) export NQUEENS_GPU_DEFINES="${NQUEENS_GPU_DEFINES:-} NQ_UNROLL=8u" ;;
+          t*) export NQUEENS_GPU_THREADS=${most#t} ;;
+          *) export NQUEENS_GPU_MOST_BLOCKS=$most ;;
+        esac
         NQUEENS_GPU_VERBOSE=1 timed timeout 60 "$B" count $n --backend gpu --check -q 2>&1
       ) | grep -E "^gpu 0:.*waiting|^ +$n |^wall|blocks a multi" |
         sed -E 's/^gpu: [0-9]+ tasks, /gpu: tasks, /; s/; tasks copied in.*//' | sort -u

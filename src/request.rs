@@ -104,7 +104,7 @@ pub fn count(request: &CountRequest, progress: &dyn exec::Progress) -> Result<Bo
         // The GPUs' contexts and kernel are made while the plan is built and the first batches cut.
         exec::Backend::Gpu => std::thread::scope(|scope| {
             let opening = scope.spawn(|| {
-                let opened = gpu::open_ahead(request.board.width());
+                let opened = gpu::open_ahead(request.board);
                 if gpu::verbose() {
                     let _ = writeln!(
                         std::io::stderr(),

@@ -105,7 +105,7 @@ fn a_stopped_gpu_run_reports_no_unit() {
 #[cfg(feature = "cuda")]
 #[test]
 fn nvrtc_compiles_the_kernel_for_hopper() {
-    match gpu::kernel_ptx((9, 0), 19) {
+    match gpu::kernel_ptx((9, 0), nqueens::Board::new(19).unwrap()) {
         Ok(ptx) => assert!(ptx.contains("count_tasks"), "{ptx}"),
         Err(e) => eprintln!("skipped: {e}"),
     }
@@ -121,7 +121,7 @@ fn dump_ptx() {
         .ok()
         .and_then(|w| w.parse().ok())
         .unwrap_or(19);
-    let ptx = gpu::kernel_ptx((9, 0), width).unwrap();
+    let ptx = gpu::kernel_ptx((9, 0), nqueens::Board::new(width).unwrap()).unwrap();
     std::fs::write(std::env::var("NQUEENS_PTX_OUT").unwrap(), ptx).unwrap();
 }
 

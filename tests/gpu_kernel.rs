@@ -30,8 +30,10 @@ use units::{cut, deep_start, plan_starts};
 /// look-ahead's row taken one column over (`NQ_AHEAD_XOR`), alone and with the bottom queen; the look-ahead's
 /// nodes counted as each turn's children (`NQ_AHEAD_CHILDREN`), and with them the last row closed without a
 /// turn (`NQ_AHEAD_LAST`), in both forms of the look-ahead, with eight, sixteen and one turns, with the bottom
-/// queen, uncounted, and with the kept squares made before the table's word (`NQ_AHEAD_KEPT_FIRST`).
-const VARIANTS: [&str; 43] = [
+/// queen, uncounted, and with the kept squares made before the table's word (`NQ_AHEAD_KEPT_FIRST`); and
+/// those of them the program builds on a square board with the stack and table sized without the last row
+/// (`NQ_LAST_UNPUSHED`), which take only tasks whose rows end with no free column.
+const VARIANTS: [&str; 48] = [
     "-DNQ_DEFAULT",
     "-DNQ_UNROLL=8u -DNQ_SENTINEL_SQUARES=8u",
     "-DNQ_UNROLL=4u -DNQ_SENTINEL_SQUARES=4u",
@@ -79,6 +81,11 @@ const VARIANTS: [&str; 43] = [
     "-DNQ_AHEAD_XOR -DNQ_AHEAD_CHILDREN -DNQ_AHEAD_LAST -DNQ_UNCOUNTED -DNQ_THREADS=4u -DNQ_UNROLL=8u -DNQ_SENTINEL_SQUARES=8u",
     "-DNQ_AHEAD_XOR -DNQ_AHEAD_CHILDREN -DNQ_AHEAD_LAST -DNQ_AHEAD_KEPT_FIRST -DNQ_UNROLL=16u -DNQ_SENTINEL_SQUARES=8u",
     "-DNQ_AHEAD_CHILDREN -DNQ_AHEAD_LAST -DNQ_AHEAD_KEPT_FIRST",
+    "-DNQ_AHEAD_XOR -DNQ_AHEAD_CHILDREN -DNQ_AHEAD_LAST -DNQ_LAST_UNPUSHED",
+    "-DNQ_AHEAD_XOR -DNQ_AHEAD_CHILDREN -DNQ_AHEAD_LAST -DNQ_LAST_UNPUSHED -DNQ_THREADS=4u -DNQ_UNROLL=16u -DNQ_SENTINEL_SQUARES=8u",
+    "-DNQ_AHEAD_XOR -DNQ_AHEAD_CHILDREN -DNQ_AHEAD_LAST -DNQ_LAST_UNPUSHED -DNQ_THREADS=4u -DNQ_UNROLL=8u -DNQ_SENTINEL_SQUARES=8u",
+    "-DNQ_AHEAD_CHILDREN -DNQ_AHEAD_LAST -DNQ_AHEAD_BOTTOM -DNQ_LAST_UNPUSHED -DNQ_UNROLL=1u -DNQ_SENTINEL_SQUARES=1u",
+    "-DNQ_AHEAD_XOR -DNQ_AHEAD_CHILDREN -DNQ_AHEAD_LAST -DNQ_UNCOUNTED -DNQ_LAST_UNPUSHED -DNQ_UNROLL=16u -DNQ_SENTINEL_SQUARES=4u",
 ];
 
 /// The value of switch `name` in variant `define`, or `default`.
@@ -100,6 +107,7 @@ fn turns(define: &str) -> task::Turns {
             task::Turns::for_width(task::MAX_SIDE).sentinel_squares,
         ),
         packed: define.split_whitespace().any(|d| d == "-DNQ_PACKED"),
+        unpushed_last: define.split_whitespace().any(|d| d == "-DNQ_LAST_UNPUSHED"),
     }
 }
 
@@ -107,6 +115,13 @@ fn turns(define: &str) -> task::Turns {
 /// levels are packed and the board is at most `task::PACKED_SIDE` wide.
 fn takes(define: &str, width: u32) -> bool {
     turns(define).takes(width)
+}
+
+/// Whether variant `define` takes `tasks` of a board `width` wide: [`takes`], and where its stack has no
+/// level for the last row (`NQ_LAST_UNPUSHED`), rows that end with no free column (a square board's), as
+/// the program builds it.
+fn takes_tasks(define: &str, width: u32, tasks: &[Task]) -> bool {
+    takes(define, width) && (!turns(define).unpushed_last || tasks.iter().all(|t| t.low() == 0))
 }
 
 /// The kernel's variants built for the host, or `None` (with a message) where no C++ compiler is found.
@@ -198,8 +213,9 @@ fn run_launched(
 ) -> (Vec<(Tally, u32)>, u64, u32) {
     let exe = &host_kernels().expect("built")[i];
     let mut input = Vec::new();
-    let levels = tasks.iter().map(Task::levels).max().unwrap_or(1);
-    let sentinels = turns(VARIANTS[i]).sentinels();
+    let built = turns(VARIANTS[i]);
+    let levels = built.stack_levels(tasks.iter().map(Task::levels).max().unwrap_or(1));
+    let sentinels = built.sentinels();
     for word in [
         tasks.len() as u32,
         tables.len() as u32,
@@ -266,7 +282,7 @@ fn check(width: u32, starts: &[Start], depth: u32, what: &str) -> Vec<Tally> {
     let (tasks, tables, host) = cut(width, starts, depth);
     let mut tallies = Vec::new();
     for (i, variant) in VARIANTS.iter().enumerate() {
-        if !takes(variant, width) {
+        if !takes_tasks(variant, width, &tasks) {
             continue;
         }
         // The variant that trusts its counters for fewer turns marks units (see below); its counts hold.
@@ -381,17 +397,21 @@ fn a_wrong_table_is_caught() {
         return;
     }
     let plan = Plan::new(
-        Board::new(8).unwrap(),
+        Board::new(10).unwrap(),
         Symmetry::Full,
         Split::Auto { threads: 1 },
     );
     let starts = plan_starts(&plan);
-    let (tasks, tables, _) = cut(8, &starts, 1);
+    let (tasks, tables, _) = cut(10, &starts, 1);
     let last = VARIANTS
         .iter()
         .position(|v| *v == "-DNQ_AHEAD_XOR -DNQ_AHEAD_CHILDREN -DNQ_AHEAD_LAST")
         .unwrap();
     let right = run_on_host(0, &tasks, &tables);
+    assert!(
+        right.iter().any(|t| t.solutions > 0),
+        "the tasks find solutions"
+    );
     assert_eq!(run_on_host(last, &tasks, &tables), right);
     for (variant, mark) in [(0, END), (last, LAST)] {
         let mut moved = tables.clone();
@@ -421,7 +441,7 @@ fn a_launch_that_spends_its_budget_ends_and_the_batch_is_launched_again() {
     let (tasks, tables, _) = cut(10, &plan_starts(&plan), 1);
     assert!(tasks.len() > 20, "{} tasks", tasks.len());
     for (i, variant) in VARIANTS.iter().enumerate() {
-        if !takes(variant, 10) || variant.contains("NQ_TRUSTED_TURNS_LOG") {
+        if !takes_tasks(variant, 10, &tasks) || variant.contains("NQ_TRUSTED_TURNS_LOG") {
             continue;
         }
         let (whole, turns) = run_counting_turns(i, &tasks, &tables, 16);
@@ -577,6 +597,7 @@ fn the_look_ahead_counts_the_dead_ends_without_a_turn_of_their_own() {
             "-DNQ_AHEAD_CHILDREN -DNQ_AHEAD_LAST",
             "-DNQ_AHEAD_XOR -DNQ_AHEAD_CHILDREN -DNQ_AHEAD_LAST",
             "-DNQ_AHEAD_CHILDREN -DNQ_AHEAD_LAST -DNQ_AHEAD_KEPT_FIRST",
+            "-DNQ_AHEAD_XOR -DNQ_AHEAD_CHILDREN -DNQ_AHEAD_LAST -DNQ_LAST_UNPUSHED",
         ] {
             let (closed, closed_turns) = run_counting_turns(position(last), &tasks, &tables, 0);
             assert_eq!(plain, closed, "n = {n} {last}");

@@ -128,6 +128,15 @@ fn variants() -> Vec<Variant> {
     // and the solutions are counted apart.
     v.push((hopper, LAST, Turns::for_width(12), THREADS));
     v.push((hopper, LAST, Turns::for_width(task::MAX_SIDE), THREADS));
+    // As the program builds them on a square board: the stack and table without the last row (the
+    // twenty-sixth session's), with sixteen turns and with eight on one sentinel and on two.
+    for turns in [
+        sixteen,
+        Turns::for_width(12),
+        Turns::for_width(task::MAX_SIDE),
+    ] {
+        v.push((hopper, LAST, turns.with_unpushed_last(true), THREADS));
+    }
     v.push((hopper, &[], Turns::asked(1, 12), THREADS));
     v.push((hopper, &["NQ_PAIRS_C"], sixteen, THREADS));
     v.push((hopper, &["NQ_SOA"], Turns::for_width(12), THREADS));
@@ -176,7 +185,7 @@ fn kernels() -> Option<&'static [Built]> {
             let mut built = Vec::new();
             for (architecture, switches, turns, threads) in variants() {
                 let name = format!(
-                    "{}{} ({} turns, sentinels of {} squares{}{})",
+                    "{}{} ({} turns, sentinels of {} squares{}{}{})",
                     if architecture == (9, 0) {
                         String::new()
                     } else {
@@ -190,6 +199,11 @@ fn kernels() -> Option<&'static [Built]> {
                     turns.between_tests,
                     turns.sentinel_squares,
                     if turns.packed { ", packed" } else { "" },
+                    if turns.unpushed_last {
+                        ", no stack for the last row"
+                    } else {
+                        ""
+                    },
                     if threads == THREADS {
                         String::new()
                     } else {
@@ -254,6 +268,7 @@ fn launch_with_budget(
     budget: u32,
 ) -> (Vec<(Tally, u32)>, Vec<u64>, u32) {
     let levels = tasks.iter().map(task::Task::levels).max().unwrap_or(1);
+    let stack_levels = built.turns.stack_levels(levels);
     let slots = tables.len();
     let bytes32 = |words: &mut dyn Iterator<Item = u32>| -> Vec<u8> {
         words.flat_map(u32::to_le_bytes).collect()
@@ -268,7 +283,7 @@ fn launch_with_budget(
         ptx::Arg::Buffer(vec![0; 8 * slots]),
         ptx::Arg::Buffer(vec![0; 8 * slots]),
         ptx::Arg::Buffer(vec![0; 4 * slots]),
-        ptx::Arg::U32(levels),
+        ptx::Arg::U32(stack_levels),
         ptx::Arg::U32(budget),
     ];
     let launch = ptx::Launch {
@@ -350,7 +365,9 @@ fn check(width: u32, starts: &[Start], depth: u32, what: &str) {
     let (tasks, tables, host) = cut(width, starts, depth);
     for built in kernels {
         let (name, turns) = (&built.name, built.turns);
-        if !turns.takes(width) {
+        // A build without stack for the last row takes only tasks whose rows end with no free column (a
+        // square board's), as the program builds it.
+        if !turns.takes(width) || (turns.unpushed_last && tasks.iter().any(|t| t.low() != 0)) {
             continue;
         }
         let device = launch(built, &tasks, &tables, 0);
@@ -421,7 +438,7 @@ fn the_compiled_kernel_ends_a_launch_whose_budget_is_spent_and_goes_on_in_the_ne
     // task a launch (its first is always taken), and the batch is launched again until every task is taken,
     // as the host does on a GPU whose driver stops long kernels. The counts are those of one launch without a
     // budget, in the program's builds of the default, without the look-ahead, and with the last row closed
-    // without a turn.
+    // without a turn, its stack with a level for that row and without.
     let plan = Plan::new(
         Board::new(11).unwrap(),
         Symmetry::Full,
@@ -434,7 +451,11 @@ fn the_compiled_kernel_ends_a_launch_whose_budget_is_spent_and_goes_on_in_the_ne
         .iter()
         .position(|b| b.name.contains("NQ_AHEAD_LAST") && b.turns.between_tests == 16)
         .expect("a build with the last row closed");
-    for i in [0, 1, 3, last] {
+    let unpushed = kernels
+        .iter()
+        .position(|b| b.turns.unpushed_last)
+        .expect("a build without stack for the last row");
+    for i in [0, 1, 3, last, unpushed] {
         let built = &kernels[i];
         let (whole, _) = launch_counting(built, &tasks, &tables, 1 << 16);
         let (parts, _, launches) = launch_with_budget(built, &tasks, &tables, 1 << 16, 1);
@@ -676,6 +697,10 @@ fn a_gpu_run_with_the_compiled_kernel_gives_every_unit_the_cpus_count() {
         .iter()
         .find(|b| b.name.starts_with("NQ_UNCOUNTED ("))
         .unwrap();
+    let unpushed = kernels
+        .iter()
+        .find(|b| b.turns == Turns::for_width(12).with_unpushed_last(true))
+        .unwrap();
     for n in [8, 11] {
         for symmetry in [Symmetry::Full, Symmetry::Mirror] {
             let plan = Plan::new(
@@ -689,6 +714,9 @@ fn a_gpu_run_with_the_compiled_kernel_gives_every_unit_the_cpus_count() {
             // Two GPUs (one named twice) share the batches; the loop without the look-ahead counts the same.
             assert_eq!(dispatch_checked(&plan, built, 2, 0), (sum, 0));
             assert_eq!(dispatch_checked(&plan, plain, 1, 0), (sum, 0));
+            // The last row closed without a turn, its stack without a level for it, as the program builds it
+            // on a square board: the run's batches sized so.
+            assert_eq!(dispatch_checked(&plan, unpushed, 1, 0), (sum, 0));
             // The kernel that leaves the nodes uncounted (`--uncounted-nodes`): the same solutions, and the
             // units it counted say their nodes are not known (dispatch_checked holds each to the CPU's count
             // without its nodes).

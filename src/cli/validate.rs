@@ -257,7 +257,7 @@ pub fn requests(specs: &[String], options: &CountOptions) -> Result<Vec<CountReq
             }
             // A kernel switch asked for in the environment (for measuring) that is no choice.
             if options.backend == Backend::Gpu {
-                nqueens::gpu::turns(board.width()).map_err(|e| UsageError(e.to_string()))?;
+                nqueens::gpu::turns(board).map_err(|e| UsageError(e.to_string()))?;
             }
             let symmetry = symmetry_for(board, options.symmetry)?;
             if let Some(depth) = options.split_depth {

@@ -228,6 +228,32 @@ struct Task {
 #if defined(NQ_AHEAD_LAST) && !defined(NQ_AHEAD_CHILDREN)
 #error "NQ_AHEAD_LAST counts the last row's squares with the turn's children: it takes NQ_AHEAD_CHILDREN"
 #endif
+// NQ_LAST_UNPUSHED (the twenty-sixth session's, not yet timed on a GPU), with NQ_AHEAD_LAST, where every task's
+// rows end with no free column (`low` 0: a square board's; the host builds it for square boards alone,
+// src/gpu/task.rs `Turns::unpushed_last`): the stack and the table without what that loop never uses there. The
+// last row has one free column, and the row after it none, so the look-ahead keeps none of the last row's
+// squares: it is never pushed, and no turn reads the end's row of the table (a task has two rows or more: the
+// host counts a task of the last row alone itself, src/gpu/task.rs `split`). So the host passes `levels` one
+// fewer, and the table keeps the rows from the last to the one after the first, `levels` words where it kept
+// `levels + 1` (the task's rows but the first, the end's and the sentinels'). The sentinels read the last row's
+// word: a sentinel's child has no square but bit 31 (its `rd` is all ones), and bit 31 marks the end's row
+// alone. 24 bytes of shared memory a thread fewer: n = 20 (14 levels) 292 rather than 316 with sixteen turns, a
+// sixth block of 128 threads on an H100's or H200's multiprocessor (at most 296); n = 21 312 rather than 336
+// (five still), or 296 with eight turns (six). The loop is the same; ptxas allocates its registers a little
+// differently: 479 SASS instructions for sixteen turns rather than 476, 248 for eight as before.
+#if defined(NQ_LAST_UNPUSHED) && !defined(NQ_AHEAD_LAST)
+#error "NQ_LAST_UNPUSHED sizes the stack for NQ_AHEAD_LAST's loop, which never pushes a square board's last row"
+#endif
+// The table's rows for a stack of `levels` levels (see NQ_LAST_UNPUSHED), and the rows it leaves out below
+// its first (the end's, with NQ_LAST_UNPUSHED): the table's row for `m` free columns is where it would be with
+// them, so that the turn reads it as it does without.
+#ifdef NQ_LAST_UNPUSHED
+#define NQ_TABLE_ROWS(levels) (levels)
+#define NQ_TABLE_LEFT_OUT 1u
+#else
+#define NQ_TABLE_ROWS(levels) ((levels) + 1u)
+#define NQ_TABLE_LEFT_OUT 0u
+#endif
 // NQ_PUSH_LAST (the twenty-fourth session's, not yet timed on a GPU): the push's step of the stack's top
 // after the turn's accesses of the stack, which then address it from the top before the push, so that the
 // next entry's load waits for the push's test alone. Fewer instructions with NQ_UNCOUNTED (478 for sixteen
@@ -379,8 +405,9 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
 #endif
     const u32 step = 4u * blockDim.x;
 #endif
-    // The stack's levels: the sentinels', then the task's `levels`; then the table's `levels + 1` rows.
-    const u32 table = (levels + NQ_SENTINELS) * level + 4u * threadIdx.x;
+    // The stack's levels: the sentinels', then the task's `levels`; then the table's NQ_TABLE_ROWS(levels) rows,
+    // `table` the place of its end's row (with NQ_LAST_UNPUSHED, not kept: the stack's last level's).
+    const u32 table = (levels + NQ_SENTINELS) * level - NQ_TABLE_LEFT_OUT * step + 4u * threadIdx.x;
 #ifdef NQ_TURN_IN_PTX
     // The block's shared memory in the shared window: the turn's PTX addresses the stack and the table there.
     const u32 window = (u32)__cvta_generic_to_shared(shared);
@@ -433,7 +460,7 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
     u32 probe = 0u;
 #endif
 #ifdef NQ_PROBE_STS
-    const u32 scratch = table + (levels + 1u) * step;
+    const u32 scratch = table + (NQ_TABLE_LEFT_OUT + NQ_TABLE_ROWS(levels)) * step;
 #endif
     // One loop for all the thread's tasks: a thread whose task ends takes the next one here and goes on while
     // the warp's other threads go on with theirs. (A loop for each task would make every thread of a warp wait
@@ -481,11 +508,20 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
             const u32 low = task.unit & ((1u << NQ_LOW_BITS) - 1u);
             const u32* const rows = tables + NQ_TABLE * slot;
             const u32 high = __popc(task.fc);
+#ifdef NQ_LAST_UNPUSHED
+            // The rows from the last (`low + 1` free columns) to the one below the first (see NQ_LAST_UNPUSHED).
+            // (Written as the last row's, then the others: ptxas allocated the loop's registers better so.)
+            *(u32*)(shared + table + step) = rows[low + 1u];
+            for (u32 m = low + 2u; m < high; m++) {
+                *(u32*)(shared + table + (m - low) * step) = rows[m];
+            }
+#else
             for (u32 m = low; m < high; m++) {
                 *(u32*)(shared + table + (m - low) * step) = rows[m];
             }
             // The sentinels' row: no square, no end mark.
             *(u32*)(shared + table + (high - low) * step) = 0u;
+#endif
             // The first row's squares: its open squares (the unit's table has the row, at its count of free
             // columns) that no queen attacks.
             const u32 avail = task.fc & ~(task.ld | task.rd) & rows[high];
@@ -499,8 +535,12 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
             // task's last take one each and never pop the last; free columns that, with the square taken,
             // read the sentinels' row of the table, which has no square, so they push nothing; in `ld`, the
             // squares of the sentinels below, for the count of nodes. (Their columns are not the task's:
-            // ptxas allocates the loop's registers worse when the same value is stored twice.)
-#ifndef NQ_PACKED
+            // ptxas allocates the loop's registers worse when the same value is stored twice.) With
+            // NQ_LAST_UNPUSHED they read the last row's word, which has no bit 31 either: their columns are
+            // the end's count, `low`.
+#if defined(NQ_LAST_UNPUSHED)
+            const u32 cols = (1u << low) - 1u;
+#elif !defined(NQ_PACKED)
             const u32 cols = (1u << (high - 1u)) - 1u;
 #endif
 #if defined(NQ_PACKED)

@@ -605,14 +605,15 @@ impl Device for GpuDevice {
         let start = event()?;
         // `tasks` holds `count` tasks, every task's slot is below `slots` (the length of `solutions`, `nodes`
         // and `trouble`, and of `tables` in tables of 32 words), no task needs more than `levels` levels, and
-        // the shared memory holds the sentinels' and `levels` levels of stack, and `levels + 1` rows of table,
-        // for every thread, as `count.cu` lays them out for the sentinels of `self.turns`: as `Launch::run`
-        // requires.
+        // the shared memory holds the sentinels' levels and the stack's and table's for them
+        // (`Turns::shared_per_thread`) for every thread, as `count.cu` lays them out for `self.turns`: as
+        // `Launch::run` requires. (The kernel takes the levels of stack it keeps, one fewer where the last row
+        // is never pushed: `Turns::stack_levels`.)
         let launch = Launch {
             function,
             config,
             count,
-            levels,
+            levels: self.turns.stack_levels(levels),
             tasks,
             tables,
             next,
@@ -761,7 +762,7 @@ struct InFlight {
 struct Launch {
     function: CudaFunction,
     config: LaunchConfig,
-    /// Its tasks, and the most levels of stack one needs.
+    /// Its tasks, and the levels of stack the kernel keeps for them (`Turns::stack_levels`).
     count: u32,
     levels: u32,
     tasks: CudaSlice<Task>,
@@ -776,9 +777,9 @@ struct Launch {
 impl Launch {
     /// Launches the kernel on `stream` with each launch's `budget` (`count.cu`'s; 0 for none). `tasks` must
     /// hold `count` tasks, each with a slot below the length of `solutions`, `nodes` and `trouble` (and of
-    /// `tables` in tables of 32 words) and at most `levels` levels, and `config`'s shared memory the
-    /// sentinels' and `levels` levels of stack and `levels + 1` rows of table for every thread, as `count.cu`
-    /// lays them out for the sentinels `function` was built with (`GpuDevice::submit` sees to it).
+    /// `tables` in tables of 32 words) and levels that `levels` levels of stack hold, and `config`'s shared
+    /// memory the sentinels' and `levels` levels of stack and the rows of table after them for every thread,
+    /// as `count.cu` lays them out for the turns `function` was built with (`GpuDevice::submit` sees to it).
     fn run(&self, stream: &CudaStream, budget: u32) -> Result<(), Error> {
         let mut launch = stream.launch_builder(&self.function);
         launch

@@ -41,6 +41,7 @@ pub mod task;
 #[cfg(feature = "cuda")]
 mod cuda;
 
+use crate::engine::board::Board;
 use crate::engine::count::Count;
 use crate::engine::estimate;
 use crate::engine::exec::{Progress, Run};
@@ -279,19 +280,22 @@ pub fn parse_gpus(s: &str) -> Result<Vec<usize>, String> {
     Ok(gpus)
 }
 
-/// How the kernel's loop is built for a board `width` wide: [`Turns::for_width`], unless `NQUEENS_GPU_DEFINES`
-/// asks for `NQ_UNROLL=` 1, 2, 4, 8 or 16 turns between tests for a task's end, or for the stack's levels packed
-/// in three words (`NQ_PACKED`), for measuring. The sentinels' squares are the program's to choose by the
-/// board: asking for them is refused, and so is `NQ_PACKED` on a board too wide for it.
-pub fn turns(width: u32) -> Result<Turns, Error> {
+/// How the kernel's loop is built for `board`: [`Turns::for_width`], unless `NQUEENS_GPU_DEFINES` asks for
+/// `NQ_UNROLL=` 1, 2, 4, 8 or 16 turns between tests for a task's end, or for the stack's levels packed in three
+/// words (`NQ_PACKED`), for measuring. The sentinels' squares are the program's to choose by the board: asking
+/// for them is refused, and so is `NQ_PACKED` on a board too wide for it. The loop that closes the last row
+/// without a turn (`NQ_AHEAD_LAST`) gets its stack sized without that row on a square board
+/// ([`Turns::unpushed_last`]); that is the program's to choose too.
+pub fn turns(board: Board) -> Result<Turns, Error> {
     turns_asked(
         &std::env::var("NQUEENS_GPU_DEFINES").unwrap_or_default(),
-        width,
+        board,
     )
 }
 
 /// [`turns`] with `NQUEENS_GPU_DEFINES` reading `asked`.
-fn turns_asked(asked: &str, width: u32) -> Result<Turns, Error> {
+fn turns_asked(asked: &str, board: Board) -> Result<Turns, Error> {
+    let width = board.width();
     if let Some(d) = asked
         .split_whitespace()
         .find(|d| d.starts_with("NQ_SENTINEL_SQUARES"))
@@ -301,6 +305,22 @@ fn turns_asked(asked: &str, width: u32) -> Result<Turns, Error> {
              (NQ_UNROLL) alone"
         )));
     }
+    let named = |layout: &str| asked.split_whitespace().any(|d| d == layout);
+    if named("NQ_LAST_UNPUSHED") {
+        return Err(Error::Gpu(
+            "NQ_LAST_UNPUSHED: the program sizes the stack without the last row where the board takes it \
+             (NQ_AHEAD_LAST on a square board); ask for NQ_AHEAD_LAST alone"
+                .into(),
+        ));
+    }
+    // A rectangle's tasks end with free columns left, and their last row may be pushed.
+    let unpushed_last = named("NQ_AHEAD_LAST") && board.is_square();
+    let turns = turns_laid_out(asked, width)?;
+    Ok(turns.with_unpushed_last(unpushed_last && !turns.packed))
+}
+
+/// The turns and layout `asked` names for boards `width` wide (see [`turns`]).
+fn turns_laid_out(asked: &str, width: u32) -> Result<Turns, Error> {
     let named = |layout: &str| asked.split_whitespace().any(|d| d == layout);
     if named("NQ_PACKED") && width > task::PACKED_SIDE {
         return Err(Error::Gpu(format!(
@@ -360,10 +380,10 @@ pub fn device() -> Result<DeviceInfo, Error> {
 /// Makes the contexts of the GPUs in use ([`use_gpus`]) and loads the kernel for boards `width` wide on them,
 /// as a run will, or says why it cannot: on a thread of its own while the host builds the plan, so that a
 /// small run does not wait for the two one after the other, or before anything is written.
-pub fn open_ahead(width: u32) -> Result<(), Error> {
+pub fn open_ahead(board: Board) -> Result<(), Error> {
     #[cfg(feature = "cuda")]
     {
-        let turns = turns(width)?;
+        let turns = turns(board)?;
         let ordinals = match selected_gpus() {
             Some(gpus) => gpus,
             None => (0..cuda::visible()?).collect(),
@@ -381,7 +401,7 @@ pub fn open_ahead(width: u32) -> Result<(), Error> {
     }
     #[cfg(not(feature = "cuda"))]
     {
-        let _ = width;
+        let _ = board;
         Err(not_built())
     }
 }
@@ -406,12 +426,11 @@ pub fn names_in_use() -> Result<String, Error> {
     }
 }
 
-/// The kernel's PTX for compute capability `(major, minor)` and boards `width` wide, as NVRTC compiles it
-/// (with the `NQ_*` switches of `NQUEENS_GPU_DEFINES`, if set); needs NVRTC but no GPU, and does not use the
-/// cache.
+/// The kernel's PTX for compute capability `(major, minor)` and `board`, as NVRTC compiles it (with the
+/// `NQ_*` switches of `NQUEENS_GPU_DEFINES`, if set); needs NVRTC but no GPU, and does not use the cache.
 #[cfg(feature = "cuda")]
-pub fn kernel_ptx(capability: (i32, i32), width: u32) -> Result<String, Error> {
-    cuda::compile(capability, turns(width)?).map(|ptx| ptx.to_src())
+pub fn kernel_ptx(capability: (i32, i32), board: Board) -> Result<String, Error> {
+    cuda::compile(capability, turns(board)?).map(|ptx| ptx.to_src())
 }
 
 /// The kernel's PTX for compute capability `(major, minor)`, its loop built as `turns` says, for blocks of
@@ -443,7 +462,7 @@ pub fn run(
             Some(gpus) => Ok(gpus),
             None => Ok((0..cuda::visible()?).collect()),
         };
-        let turns = turns(plan.board().width())?;
+        let turns = turns(plan.board())?;
         let all: Vec<usize>;
         let units = match units {
             Some(units) => units,
@@ -2279,40 +2298,67 @@ mod tests {
 
     #[test]
     fn the_turns_between_tests_are_the_programs_unless_asked() {
-        assert_eq!(turns_asked("", 19).unwrap(), Turns::for_width(19));
+        assert_eq!(
+            turns_asked("", Board::new(19).unwrap()).unwrap(),
+            Turns::for_width(19)
+        );
         assert!(!Turns::for_width(19).packed);
         // Sixteen turns on boards 19 to 24 wide, eight elsewhere, unless asked for: eight to measure against.
-        assert_eq!(turns_asked("", 21).unwrap().between_tests, 16);
-        assert_eq!(turns_asked("", 18).unwrap().between_tests, 8);
         assert_eq!(
-            turns_asked("NQ_UNROLL=8u", 21).unwrap(),
+            turns_asked("", Board::new(21).unwrap())
+                .unwrap()
+                .between_tests,
+            16
+        );
+        assert_eq!(
+            turns_asked("", Board::new(18).unwrap())
+                .unwrap()
+                .between_tests,
+            8
+        );
+        assert_eq!(
+            turns_asked("NQ_UNROLL=8u", Board::new(21).unwrap()).unwrap(),
             Turns::asked(8, 21)
         );
         // The packed stack takes eight turns on those boards too.
-        let packed21 = turns_asked("NQ_PACKED", 21).unwrap();
+        let packed21 = turns_asked("NQ_PACKED", Board::new(21).unwrap()).unwrap();
         assert_eq!((packed21.packed, packed21.between_tests), (true, 8));
-        assert_eq!(turns_asked("NQ_AOS", 27).unwrap(), Turns::for_width(27));
+        assert_eq!(
+            turns_asked("NQ_AOS", Board::new(27).unwrap()).unwrap(),
+            Turns::for_width(27)
+        );
         // The packed levels where asked for, on boards narrow enough for them.
-        let packed = turns_asked("NQ_PACKED", 23).unwrap();
+        let packed = turns_asked("NQ_PACKED", Board::new(23).unwrap()).unwrap();
         assert_eq!(
             (packed.packed, packed.sentinel_squares, packed.level_bytes()),
             (true, 8, 12)
         );
-        assert!(turns_asked("NQ_PACKED NQ_UNROLL=4u", 12).unwrap().packed);
-        let wide = turns_asked("NQ_PACKED", 24).unwrap_err().to_string();
+        assert!(
+            turns_asked("NQ_PACKED NQ_UNROLL=4u", Board::new(12).unwrap())
+                .unwrap()
+                .packed
+        );
+        let wide = turns_asked("NQ_PACKED", Board::new(24).unwrap())
+            .unwrap_err()
+            .to_string();
         assert!(wide.contains("at most 23"), "{wide}");
-        let two = turns_asked("NQ_AOS NQ_UNROLL=2u", 28).unwrap();
+        let two = turns_asked("NQ_AOS NQ_UNROLL=2u", Board::new(28).unwrap()).unwrap();
         assert_eq!((two.between_tests, two.sentinel_squares), (2, 2));
-        assert_eq!(turns_asked("NQ_UNROLL=8", 24).unwrap().sentinels(), 1);
+        assert_eq!(
+            turns_asked("NQ_UNROLL=8", Board::new(24).unwrap())
+                .unwrap()
+                .sentinels(),
+            1
+        );
         // Eight turns on a board too wide for a sentinel of eight squares: two of four.
-        let wide = turns_asked("NQ_UNROLL=8u", 25).unwrap();
+        let wide = turns_asked("NQ_UNROLL=8u", Board::new(25).unwrap()).unwrap();
         assert_eq!((wide.sentinel_squares, wide.sentinels()), (4, 2));
         assert_eq!(
-            turns_asked("NQ_UNROLL=4u", 28).unwrap(),
+            turns_asked("NQ_UNROLL=4u", Board::new(28).unwrap()).unwrap(),
             Turns::asked(4, 28)
         );
         assert_eq!(
-            turns_asked("NQ_UNROLL=1u NQ_AOS", 28)
+            turns_asked("NQ_UNROLL=1u NQ_AOS", Board::new(28).unwrap())
                 .unwrap()
                 .between_tests,
             1
@@ -2322,7 +2368,7 @@ mod tests {
         for (width, squares, sentinels) in
             [(16, 16, 1), (17, 8, 2), (24, 8, 2), (25, 4, 4), (28, 4, 4)]
         {
-            let sixteen = turns_asked("NQ_UNROLL=16u", width).unwrap();
+            let sixteen = turns_asked("NQ_UNROLL=16u", Board::new(width).unwrap()).unwrap();
             assert_eq!(
                 (
                     sixteen.between_tests,
@@ -2333,15 +2379,49 @@ mod tests {
                 "{width} wide"
             );
         }
-        let packed16 = turns_asked("NQ_PACKED NQ_UNROLL=16u", 20)
+        let packed16 = turns_asked("NQ_PACKED NQ_UNROLL=16u", Board::new(20).unwrap())
             .unwrap_err()
             .to_string();
         assert!(packed16.contains("at most 8 turns"), "{packed16}");
-        let odd = turns_asked("NQ_UNROLL=3u", 12).unwrap_err().to_string();
+        let odd = turns_asked("NQ_UNROLL=3u", Board::new(12).unwrap())
+            .unwrap_err()
+            .to_string();
         assert!(odd.contains("1, 2, 4, 8 or 16"), "{odd}");
-        let chosen = turns_asked("NQ_SENTINEL_SQUARES=8u", 12)
+        let chosen = turns_asked("NQ_SENTINEL_SQUARES=8u", Board::new(12).unwrap())
             .unwrap_err()
             .to_string();
         assert!(chosen.contains("NQ_UNROLL"), "{chosen}");
+    }
+
+    #[test]
+    fn the_last_row_gets_no_stack_where_the_loop_never_pushes_it() {
+        let last = "NQ_AHEAD_XOR NQ_AHEAD_CHILDREN NQ_AHEAD_LAST";
+        let square = turns_asked(last, Board::new(20).unwrap()).unwrap();
+        assert!(square.unpushed_last);
+        assert!(square.defines().iter().any(|d| d == "-DNQ_LAST_UNPUSHED"));
+        // n = 20's tasks of 14 levels: a sixth block of 128 threads on an H100 or H200 multiprocessor.
+        let full = Turns::for_width(20);
+        assert_eq!(full.shared_per_thread(14), 316);
+        assert_eq!(square.shared_per_thread(14), 292);
+        assert_eq!(task::hopper_blocks(full, 128, 14), 5);
+        assert_eq!(task::hopper_blocks(square, 128, 14), 6);
+        // A rectangle's last row may be pushed, and so may that of any other loop.
+        let rect = Board::rect(20, 12).unwrap();
+        assert!(!turns_asked(last, rect).unwrap().unpushed_last);
+        assert!(
+            !turns_asked("", Board::new(20).unwrap())
+                .unwrap()
+                .unpushed_last
+        );
+        assert!(
+            !turns_asked("NQ_AHEAD_XOR", Board::new(20).unwrap())
+                .unwrap()
+                .unpushed_last
+        );
+        // The program's to choose, not the environment's.
+        let asked = turns_asked("NQ_AHEAD_LAST NQ_LAST_UNPUSHED", rect)
+            .unwrap_err()
+            .to_string();
+        assert!(asked.contains("NQ_AHEAD_LAST alone"), "{asked}");
     }
 }

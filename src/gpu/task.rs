@@ -73,6 +73,13 @@ pub struct Turns {
     /// (results/gpu.md). Only where `NQUEENS_GPU_DEFINES` asks for it, to measure against. One sentinel, its
     /// squares the low bits.
     pub packed: bool,
+    /// The stack and the table sized without what the loop never reads (`NQ_LAST_UNPUSHED`): a level of
+    /// stack for the last row, which the loop with `NQ_AHEAD_LAST` never pushes where the tasks' rows end
+    /// with no free column (a square board's), and the rows of table after it. 24 bytes a thread fewer
+    /// ([`Turns::shared_per_thread`]): at n = 20 a sixth block of 128 threads on an H100's or H200's
+    /// multiprocessor. Only for `NQ_AHEAD_LAST` on a square board (`gpu::turns`); the tasks must all have a
+    /// [`Task::low`] of 0.
+    pub unpushed_last: bool,
 }
 
 impl Turns {
@@ -103,6 +110,15 @@ impl Turns {
             between_tests,
             sentinel_squares,
             packed,
+            unpushed_last: false,
+        }
+    }
+
+    /// These turns with the stack and table sized without the last row or not ([`Turns::unpushed_last`]).
+    pub fn with_unpushed_last(self, unpushed_last: bool) -> Turns {
+        Turns {
+            unpushed_last,
+            ..self
         }
     }
 
@@ -131,11 +147,34 @@ impl Turns {
         (self.between_tests - 1) / self.sentinel_squares + 1
     }
 
+    /// The levels of stack the kernel keeps for tasks of `levels` levels ([`Task::levels`]), above the
+    /// sentinels': one for each row, or with [`Turns::unpushed_last`] one fewer (at least one). The kernel's
+    /// `levels`.
+    pub fn stack_levels(self, levels: u32) -> u32 {
+        if self.unpushed_last {
+            levels.saturating_sub(1).max(1)
+        } else {
+            levels
+        }
+    }
+
+    /// The rows of table the kernel keeps for tasks of `levels` levels: one for each row after the first,
+    /// the end's and the sentinels'; with [`Turns::unpushed_last`], those from the last row to the one after
+    /// the first (at least one, read by the sentinels).
+    pub fn table_rows(self, levels: u32) -> u32 {
+        if self.unpushed_last {
+            self.stack_levels(levels)
+        } else {
+            levels + 1
+        }
+    }
+
     /// Bytes of shared memory a thread of the kernel needs for tasks of `levels` levels ([`Task::levels`]):
-    /// the sentinels' and the task's levels of stack ([`Turns::level_bytes`] each), and a row of table for
-    /// each of the task's levels and the sentinels', 4 bytes each (`count.cu`'s layout).
+    /// the sentinels' and [`Turns::stack_levels`] levels of stack ([`Turns::level_bytes`] each), and
+    /// [`Turns::table_rows`] rows of table, 4 bytes each (`count.cu`'s layout).
     pub fn shared_per_thread(self, levels: u32) -> u32 {
-        (levels + self.sentinels()) * self.level_bytes() + (levels + 1) * 4
+        (self.stack_levels(levels) + self.sentinels()) * self.level_bytes()
+            + self.table_rows(levels) * 4
     }
 
     /// The kernel's compile-time switches for these turns and this layout.
@@ -146,6 +185,9 @@ impl Turns {
         ];
         if self.packed {
             defines.push("-DNQ_PACKED".into());
+        }
+        if self.unpushed_last {
+            defines.push("-DNQ_LAST_UNPUSHED".into());
         }
         defines
     }
@@ -387,6 +429,16 @@ struct Place<'a, E> {
 impl<E: FnMut(Task, usize)> Place<'_, E> {
     /// Places rows from `row`, whose free squares are `free`, down to `depth` rows below it.
     fn descend(&mut self, row: u32, masks: Masks, mut free: u64, depth: u32) {
+        // As the kernel and the CPU kernel: every queen placed is a node, and a queen on the last row
+        // completes a solution. A task of the last row alone would be its squares' count: the host's, so that
+        // every task has two rows or more (the kernel built without a level of stack for the last row,
+        // `NQ_LAST_UNPUSHED`, has no row of table for its turns there).
+        if row + 1 == self.frame.end {
+            let queens = u64::from(free.count_ones());
+            self.tally.nodes += queens;
+            self.tally.solutions += queens;
+            return;
+        }
         if depth == 0 {
             // A task with no square to place would have the kernel take a square that is not there.
             if free == 0 {
@@ -401,14 +453,6 @@ impl<E: FnMut(Task, usize)> Place<'_, E> {
             );
             debug_assert_eq!(task.levels(), self.levels);
             (self.emit)(task, size_guess(self.levels, free as u32));
-            return;
-        }
-        // As the kernel and the CPU kernel: every queen placed is a node, and a queen on the last row
-        // completes a solution.
-        if row + 1 == self.frame.end {
-            let queens = u64::from(free.count_ones());
-            self.tally.nodes += queens;
-            self.tally.solutions += queens;
             return;
         }
         // The next row's constraints, the same for every square of this one.
@@ -614,6 +658,45 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_square_boards_tasks_end_with_no_free_column_and_a_rectangles_with_some() {
+        // What the kernel's stack without a level for the last row rests on (`Turns::unpushed_last`): a
+        // square board's every task, in every mode, ends at the row with no free column; a rectangle's do not.
+        for n in 1..=13 {
+            for symmetry in [Symmetry::Full, Symmetry::Mirror, Symmetry::None] {
+                let board = Board::new(n).unwrap();
+                let plan = Plan::new(board, symmetry, Split::Auto { threads: 1 });
+                for unit in plan.units() {
+                    let Some(start) = plan.start(unit).filter(|s| s.row < s.frame.end) else {
+                        continue;
+                    };
+                    let table = table_of(&start, n).unwrap();
+                    for depth in [0, 2] {
+                        split(&start, &table, n, depth, 0, &mut |t, _| {
+                            assert_eq!(t.low(), 0, "n = {n} {symmetry:?} unit {}", unit.index)
+                        });
+                    }
+                }
+            }
+        }
+        let board = Board::rect(9, 6).unwrap();
+        let plan = Plan::new(board, Symmetry::Mirror, Split::Auto { threads: 1 });
+        let mut lows = Vec::new();
+        for unit in plan.units() {
+            let Some(start) = plan.start(unit).filter(|s| s.row < s.frame.end) else {
+                continue;
+            };
+            let table = table_of(&start, board.width()).unwrap();
+            split(&start, &table, board.width(), 1, 0, &mut |t, _| {
+                lows.push(t.low())
+            });
+        }
+        assert!(
+            !lows.is_empty() && lows.iter().all(|&low| low == 3),
+            "{lows:?}"
+        );
     }
 
     #[test]

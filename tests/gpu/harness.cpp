@@ -28,7 +28,13 @@ static unsigned owner(unsigned at, unsigned levels, unsigned sentinels) {
 #else
     const unsigned stack = (levels + sentinels) * 16u * NQ_HOST_THREADS;
 #endif
+    // A row of table for each level of stack, and one more, but where the stack has no level for the last
+    // row (NQ_LAST_UNPUSHED): then as many as its levels.
+#if defined(NQ_LAST_UNPUSHED)
+    const unsigned table = levels * 4u * NQ_HOST_THREADS;
+#else
     const unsigned table = (levels + 1u) * 4u * NQ_HOST_THREADS;
+#endif
     if (at < stack) {
         // One 16-byte entry a level (NQ_AOS), the four words (NQ_SOA) or three packed words (NQ_PACKED) in
         // arrays of their own, or two pairs of words in arrays of their own.

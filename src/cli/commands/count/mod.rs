@@ -69,8 +69,9 @@ pub fn run(
     let bar = progress::Bar::per_count(options.quiet, options.progress_every);
     if on_gpu && durable.is_some() {
         name_gpu(options.quiet, &bar)?;
-        let width = requests.first().map_or(1, |r| r.board.width());
-        nqueens::gpu::open_ahead(width)?;
+        if let Some(first) = requests.first() {
+            nqueens::gpu::open_ahead(first.board)?;
+        }
     }
     let journal = durable
         .as_ref()
