@@ -508,18 +508,13 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
             const u32 low = task.unit & ((1u << NQ_LOW_BITS) - 1u);
             const u32* const rows = tables + NQ_TABLE * slot;
             const u32 high = __popc(task.fc);
-#ifdef NQ_LAST_UNPUSHED
-            // The rows from the last (`low + 1` free columns) to the one below the first (see NQ_LAST_UNPUSHED).
-            // (Written as the last row's, then the others: ptxas allocated the loop's registers better so.)
-            *(u32*)(shared + table + step) = rows[low + 1u];
-            for (u32 m = low + 2u; m < high; m++) {
+            // The task's rows but the first, and the end's (with NQ_LAST_UNPUSHED, from the last row on: at least
+            // that, a task having two rows or more).
+            for (u32 m = low + NQ_TABLE_LEFT_OUT; m < high; m++) {
                 *(u32*)(shared + table + (m - low) * step) = rows[m];
             }
-#else
-            for (u32 m = low; m < high; m++) {
-                *(u32*)(shared + table + (m - low) * step) = rows[m];
-            }
-            // The sentinels' row: no square, no end mark.
+#ifndef NQ_LAST_UNPUSHED
+            // The sentinels' row: no square, no end mark. (With NQ_LAST_UNPUSHED they read the last row's.)
             *(u32*)(shared + table + (high - low) * step) = 0u;
 #endif
             // The first row's squares: its open squares (the unit's table has the row, at its count of free
