@@ -663,7 +663,8 @@ mod tests {
     #[test]
     fn a_square_boards_tasks_end_with_no_free_column_and_a_rectangles_with_some() {
         // What the kernel's stack without a level for the last row rests on (`Turns::unpushed_last`): a
-        // square board's every task, in every mode, ends at the row with no free column; a rectangle's do not.
+        // square board's every task, in every mode, ends at the row with no free column, and has two rows or
+        // more; a rectangle's end with free columns left.
         for n in 1..=13 {
             for symmetry in [Symmetry::Full, Symmetry::Mirror, Symmetry::None] {
                 let board = Board::new(n).unwrap();
@@ -675,7 +676,9 @@ mod tests {
                     let table = table_of(&start, n).unwrap();
                     for depth in [0, 2] {
                         split(&start, &table, n, depth, 0, &mut |t, _| {
-                            assert_eq!(t.low(), 0, "n = {n} {symmetry:?} unit {}", unit.index)
+                            assert_eq!(t.low(), 0, "n = {n} {symmetry:?} unit {}", unit.index);
+                            // The last row alone is the host's to count.
+                            assert!(t.levels() >= 2, "n = {n} {symmetry:?} unit {}", unit.index);
                         });
                     }
                 }
