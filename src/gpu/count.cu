@@ -25,7 +25,9 @@
 // NQ_AHEAD_XOR (the twenty-third session's, not yet timed on a GPU) looks at the row ahead one column over, for
 // the same dead ends in 514 instructions for sixteen turns (22.8 a node; 483 with NQ_UNCOUNTED); with
 // NQ_AHEAD_CHILDREN and NQ_AHEAD_LAST (the twenty-fourth session's, not yet timed either: the nodes counted as
-// each turn's children, the last row closed without a turn), 476 with the nodes counted (21.1 a node):
+// each turn's children, the last row closed without a turn), 476 with the nodes counted (21.1 a node); on a
+// square board that loop's stack has no level for the last row (NQ_LAST_UNPUSHED, the twenty-sixth session's:
+// 24 bytes a thread fewer, a sixth block a multiprocessor at n = 20).
 // - The stack lives in shared memory, four words a level: the row's untried squares `avail`, its free
 //   columns `fc` (the board's columns not taken), and the diagonal masks `ld` and `rd` of the queens above it.
 //   A turn takes the top entry's lowest square, stores the rest back, and pushes the child row's entry if the
