@@ -388,6 +388,17 @@ fn the_kernel_source_counts_rectangles() {
     }
 }
 
+/// The tasks of a board of side `n` with full symmetry, its units cut `depth` rows deeper, and their tables.
+fn full_symmetry_tasks(n: u32, depth: u32) -> (Vec<Task>, Vec<Table>) {
+    let plan = Plan::new(
+        Board::new(n).unwrap(),
+        Symmetry::Full,
+        Split::Auto { threads: 1 },
+    );
+    let (tasks, tables, _) = cut(n, &plan_starts(&plan), depth);
+    (tasks, tables)
+}
+
 #[test]
 fn a_wrong_table_is_caught() {
     // The check above can fail: the same tasks with the end's mark moved a row up give other counts, and so
@@ -396,13 +407,7 @@ fn a_wrong_table_is_caught() {
     if host_kernels().is_none() {
         return;
     }
-    let plan = Plan::new(
-        Board::new(10).unwrap(),
-        Symmetry::Full,
-        Split::Auto { threads: 1 },
-    );
-    let starts = plan_starts(&plan);
-    let (tasks, tables, _) = cut(10, &starts, 1);
+    let (tasks, tables) = full_symmetry_tasks(10, 1);
     let last = VARIANTS
         .iter()
         .position(|v| *v == "-DNQ_AHEAD_XOR -DNQ_AHEAD_CHILDREN -DNQ_AHEAD_LAST")
@@ -433,12 +438,7 @@ fn a_launch_that_spends_its_budget_ends_and_the_batch_is_launched_again() {
     if host_kernels().is_none() {
         return;
     }
-    let plan = Plan::new(
-        Board::new(10).unwrap(),
-        Symmetry::Full,
-        Split::Auto { threads: 1 },
-    );
-    let (tasks, tables, _) = cut(10, &plan_starts(&plan), 1);
+    let (tasks, tables) = full_symmetry_tasks(10, 1);
     assert!(tasks.len() > 20, "{} tasks", tasks.len());
     for (i, variant) in VARIANTS.iter().enumerate() {
         if !takes_tasks(variant, 10, &tasks) || variant.contains("NQ_TRUSTED_TURNS_LOG") {
@@ -464,13 +464,7 @@ fn a_task_that_runs_too_long_to_trust_its_counters_marks_its_unit() {
     if host_kernels().is_none() {
         return;
     }
-    let plan = Plan::new(
-        Board::new(9).unwrap(),
-        Symmetry::Full,
-        Split::Auto { threads: 1 },
-    );
-    let starts = plan_starts(&plan);
-    let (tasks, tables, _) = cut(9, &starts, 1);
+    let (tasks, tables) = full_symmetry_tasks(9, 1);
     let quick = run_on_host(0, &tasks, &tables);
     let slow = run_with_clock(0, &tasks, &tables, 39);
     for (slot, (tally, trouble)) in slow.iter().enumerate() {
