@@ -377,7 +377,7 @@ pub fn device() -> Result<DeviceInfo, Error> {
     }
 }
 
-/// Makes the contexts of the GPUs in use ([`use_gpus`]) and loads the kernel for boards `width` wide on them,
+/// Makes the contexts of the GPUs in use ([`use_gpus`]) and loads the kernel for `board` on them,
 /// as a run will, or says why it cannot: on a thread of its own while the host builds the plan, so that a
 /// small run does not wait for the two one after the other, or before anything is written.
 pub fn open_ahead(board: Board) -> Result<(), Error> {
