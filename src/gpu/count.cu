@@ -586,12 +586,9 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
             *(uint4*)(shared + top) = make_uint4(avail, task.fc, task.ld, task.rd);
             e = *(const uint4*)(shared + top);
 #endif
-#ifdef NQ_AHEAD_LAST
-            // A task whose first row is the last: its squares are solutions, and its turns count none.
-            sol = (rows[high] & NQ_LAST) != 0u ? (u32)__popc(avail) : 0u;
-#else
+            // (No task's first row is the last, whose squares NQ_AHEAD_LAST would count here: the host counts
+            // such a task itself, src/gpu/task.rs `split`.)
             sol = 0u;
-#endif
             passes = 0u;
 #ifdef NQ_AHEAD
 #ifdef NQ_AHEAD_CHILDREN

@@ -668,19 +668,18 @@ impl Device for GpuDevice {
                 );
             }
         }
-        let failed = kernel_failed;
         let trouble = flight
             .stream
             .clone_dtoh(&flight.launch.trouble)
-            .map_err(&failed)?;
+            .map_err(kernel_failed)?;
         let solutions = flight
             .stream
             .clone_dtoh(&flight.launch.solutions)
-            .map_err(&failed)?;
+            .map_err(kernel_failed)?;
         let nodes = flight
             .stream
             .clone_dtoh(&flight.launch.nodes)
-            .map_err(&failed)?;
+            .map_err(kernel_failed)?;
         // A unit with a task that ran too long to trust its 32-bit counters is counted again on the host.
         let doubtful = trouble.iter().filter(|&&t| t > 0).count();
         if doubtful > 0 && verbose() {
