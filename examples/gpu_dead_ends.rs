@@ -6,7 +6,8 @@
 //! searched row) and counts the dead ends (a queen after which the next row, not the end's, has no free
 //! square), those the look-ahead sees from the row above (the next-but-one row's squares free of the queens
 //! placed so far, its own frame left out, all within a column of the queen's: counted without a turn of
-//! their own), those it sees with the bottom queen's diagonals left out of that row too (`NQ_AHEAD_BOTTOM`),
+//! their own), those it sees with the bottom queen's diagonals left out of that row too (the twentieth
+//! session's `NQ_AHEAD_BOTTOM`, which a GPU measured 1 to 2% slower: it is gone from the kernel),
 //! and those a look-ahead with that row's whole frame would see. The kernel takes a turn for each node but
 //! the dead ends it sees. The figures are in `results/gpu.md` (the nineteenth and twentieth sessions).
 
@@ -49,8 +50,8 @@ fn search(frame: &Frame, full: u64, masks: Masks, row: u32, tree: &mut Tree) {
     let next = row + 1;
     let taken = masks.cols | (masks.ld << 1) | (masks.rd >> 1);
     let ahead = full & !taken;
-    // The bottom queen's diagonals in the row after this one, as the kernel takes them (task.rs, `BOTTOM`):
-    // its column shifted by the rows between, from the column one square over.
+    // The bottom queen's diagonals in the row after this one, as `NQ_AHEAD_BOTTOM` took them: its column
+    // shifted by the rows between, from the column one square over.
     let bottom_reach = match &frame.shape {
         Some(shape) if !last && shape.last == frame.end => {
             let up = shape.last - next;

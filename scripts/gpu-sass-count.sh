@@ -10,7 +10,7 @@
 #   scripts/gpu-sass-count.sh -D NQ_UNROLL=4u        the same with a switch of the kernel (as NQUEENS_GPU_DEFINES;
 #                                                    -D NQ_PLAIN, without the look-ahead: 315 for sixteen
 #                                                    turns, 165 for eight; -D NQ_PLAIN -D NQ_TURN_C: 325 for
-#                                                    sixteen; -D NQ_PAIRS_C: 336 and 173; -D NQ_PACKED: 231)
+#                                                    sixteen)
 #   scripts/gpu-sass-count.sh --file K.cu [-D ...]   another kernel (e.g. a peer's), compiled the same way
 #   scripts/gpu-sass-count.sh --ptx K.ptx            PTX made by NVRTC itself, as the program makes it:
 #     NQUEENS_PTX_OUT=K.ptx LD_LIBRARY_PATH=<libnvrtc's folder> \
@@ -20,8 +20,8 @@
 #                                                    script: hand-written PTX is checked only here without a
 #                                                    GPU), its loop's shortest path, that a turn and
 #                                                    that a node (the look-ahead, the default: 0.71 of a
-#                                                    turn a node, 0.64 with NQ_AHEAD_BOTTOM, 0.708 with
-#                                                    NQ_AHEAD_LAST; a turn a node without it)
+#                                                    turn a node, 0.708 with NQ_AHEAD_LAST; a turn a node
+#                                                    without it)
 #   SASS_ARCH=sm_80 scripts/gpu-sass-count.sh        another architecture
 #   SASS_DUMP=1 ...                                  also prints the loop's SASS
 #   SASS_PIPES=1 ...                                 also prints the shortest path's instructions by the pipe
@@ -45,9 +45,9 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 if [ "${1:-}" = --all ]; then
-  # A turn is a node without the look-ahead (NQ_PLAIN, and the layouts that do not take it); with it, the
-  # turns are about 71% of the nodes at n = 19 (64% with NQ_AHEAD_BOTTOM, 70.8% with NQ_AHEAD_LAST, whose
-  # solutions take no turn; tests/gpu_ptx.rs, `instructions_a_node`, results/gpu.md).
+  # A turn is a node without the look-ahead (NQ_PLAIN); with it, the turns are about 71% of the nodes at
+  # n = 19 (70.8% with NQ_AHEAD_LAST, whose solutions take no turn; tests/gpu_ptx.rs, `instructions_a_node`,
+  # results/gpu.md). (The variants a GPU measured slower went from the kernel in the twenty-seventh session.)
   printf '%-52s %8s %8s %8s\n' "variant (turns between tests, sentinels)" shortest "a turn" "a node"
   while read -r turns share label defines; do
     # shellcheck disable=SC2086 # the defines are words
@@ -62,15 +62,10 @@ if [ "${1:-}" = --all ]; then
 8 0.71 default,8,1x8(boards-to-18) -D NQ_UNROLL=8u -D NQ_SENTINEL_SQUARES=8u
 8 0.71 default,8,2x4(boards25-28) -D NQ_UNROLL=8u -D NQ_SENTINEL_SQUARES=4u
 16 0.71 NQ_TURN_C,16,2x8 -D NQ_TURN_C -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
-16 0.71 NQ_AHEAD_MULHI,16,2x8 -D NQ_AHEAD_MULHI -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
-16 0.64 NQ_AHEAD_BOTTOM,16,2x8 -D NQ_AHEAD_BOTTOM -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
-16 0.64 NQ_AHEAD_BOTTOM+NQ_PROBE_ALU,16,2x8 -D NQ_AHEAD_BOTTOM -D NQ_PROBE_ALU -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
-16 0.71 NQ_PROBE_ALU,16,2x8 -D NQ_PROBE_ALU -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
 16 0.71 NQ_UNCOUNTED,16,2x8 -D NQ_UNCOUNTED -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
 16 0.71 NQ_AHEAD_XOR,16,2x8 -D NQ_AHEAD_XOR -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
 8 0.71 NQ_AHEAD_XOR,8,1x8 -D NQ_AHEAD_XOR -D NQ_UNROLL=8u -D NQ_SENTINEL_SQUARES=8u
 16 0.71 NQ_AHEAD_XOR+NQ_UNCOUNTED,16,2x8 -D NQ_AHEAD_XOR -D NQ_UNCOUNTED -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
-16 0.64 NQ_AHEAD_XOR+NQ_AHEAD_BOTTOM,16,2x8 -D NQ_AHEAD_XOR -D NQ_AHEAD_BOTTOM -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
 16 0.71 NQ_AHEAD_CHILDREN,16,2x8 -D NQ_AHEAD_CHILDREN -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
 16 0.71 NQ_AHEAD_XOR+NQ_AHEAD_CHILDREN,16,2x8 -D NQ_AHEAD_XOR -D NQ_AHEAD_CHILDREN -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
 16 0.708 NQ_AHEAD_CHILDREN+NQ_AHEAD_LAST,16,2x8 -D NQ_AHEAD_CHILDREN -D NQ_AHEAD_LAST -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
@@ -82,17 +77,10 @@ if [ "${1:-}" = --all ]; then
 16 0.708 NQ_AHEAD_XOR+CHILDREN+LAST+KEPT_FIRST+PUSH_LAST,16,2x8 -D NQ_AHEAD_XOR -D NQ_AHEAD_CHILDREN -D NQ_AHEAD_LAST -D NQ_AHEAD_KEPT_FIRST -D NQ_PUSH_LAST -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
 16 0.708 NQ_AHEAD_XOR+CHILDREN+LAST+NQ_UNCOUNTED,16,2x8 -D NQ_AHEAD_XOR -D NQ_AHEAD_CHILDREN -D NQ_AHEAD_LAST -D NQ_UNCOUNTED -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
 16 0.71 NQ_AHEAD_XOR+NQ_UNCOUNTED+NQ_PUSH_LAST,16,2x8 -D NQ_AHEAD_XOR -D NQ_UNCOUNTED -D NQ_PUSH_LAST -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
-16 0.71 NQ_PROBE_STS,16,2x8 -D NQ_PROBE_STS -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
 16 1 NQ_PLAIN,16,2x8 -D NQ_PLAIN -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
 8 1 NQ_PLAIN,8,1x8 -D NQ_PLAIN -D NQ_UNROLL=8u -D NQ_SENTINEL_SQUARES=8u
 8 1 NQ_PLAIN,8,2x4 -D NQ_PLAIN -D NQ_UNROLL=8u -D NQ_SENTINEL_SQUARES=4u
 16 1 NQ_PLAIN+NQ_TURN_C,16,2x8 -D NQ_PLAIN -D NQ_TURN_C -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
-16 1 NQ_PLAIN+NQ_PROBE_ALU,16,2x8 -D NQ_PLAIN -D NQ_PROBE_ALU -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
-16 1 NQ_PAIRS_C,16,2x8 -D NQ_PAIRS_C -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
-8 1 NQ_PAIRS_C,8,1x8 -D NQ_PAIRS_C -D NQ_UNROLL=8u -D NQ_SENTINEL_SQUARES=8u
-8 1 NQ_PACKED,8,1x8 -D NQ_PACKED -D NQ_UNROLL=8u -D NQ_SENTINEL_SQUARES=8u
-8 1 NQ_SOA,8,2x4 -D NQ_SOA -D NQ_UNROLL=8u -D NQ_SENTINEL_SQUARES=4u
-8 1 NQ_AOS,8,2x4 -D NQ_AOS -D NQ_UNROLL=8u -D NQ_SENTINEL_SQUARES=4u
 LIST
   exit 0
 fi

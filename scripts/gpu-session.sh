@@ -8,13 +8,12 @@
 # PART    check | small | variants | peers | n22 | bench | cpu | all (all but n22); variant (a variant of the
 #         kernel against the default, VARIANT=its defines); lease: the most telling of them in one call,
 #         within BUDGET seconds (for a lease of 15 minutes); or one question each (the fourteenth session's):
-#         probes (what bounds the kernel: one instruction or one wavefront more a turn, fewer blocks, and
-#         Nsight Compute where installed), packed (NQ_PACKED against the two pairs), timeline (where a small
-#         run's time goes, main's stamps against the shell's), threads (64, 96 and 128 a block), targets
+#         timeline (where a small run's time goes, main's stamps against the shell's), threads (64, 96 and
+#         128 a block), targets
 #         (the issue's boards once each, n = 22 capped at CAP22 seconds); ab (the fifteenth and sixteenth
 #         sessions': this binary against BASE, an older one carried beside it, and sixteen turns against eight);
 #         stragglers (the seventeenth's: n = 19 with smaller blocks and fewer batches); turn (the eighteenth's:
-#         the search loop's turns with fewer copies between registers against the seventeenth's, NQ_PAIRS_C),
+#         kernels' variants side by side, TURNS=their defines, exact first),
 #         start (the driver's start, context and exit with fewer hardware queues); ahead (the nineteenth's:
 #         the look-ahead, the default since the twenty-second session, against its variants and the loop
 #         without it); queues (the twenty-second's: the program's two hardware queues a GPU against the
@@ -89,15 +88,8 @@ small() {
 }
 
 variants() {
-  # The stack's layout: two pairs of words a level (the default since the thirteenth session: 21.75 SASS
-  # instructions a node, 9 wavefronts of shared memory a turn) against the four words apart (NQ_SOA: 25.0 and
-  # 9) and one 16-byte entry a level (NQ_AOS: 19.9 and 13), at n = 20 and 21 (results/gpu.md).
-  for n in 20 21; do
-    timed "$B" count $n --backend gpu --check -q
-    NQUEENS_GPU_DEFINES="NQ_SOA" timed "$B" count $n --backend gpu --check -q
-    NQUEENS_GPU_DEFINES="NQ_AOS" timed "$B" count $n --backend gpu --check -q
-  done
-  # Turns between tests for a task's end, and threads per block.
+  # Turns between tests for a task's end, and threads per block. (The stack's layouts this part once weighed,
+  # NQ_SOA and NQ_AOS, were measured slower and went from the kernel in the twenty-seventh session.)
   for unroll in 8u 4u 2u 1u; do
     NQUEENS_GPU_DEFINES="NQ_UNROLL=$unroll" NQUEENS_GPU_VERBOSE=1 timed "$B" count 20 --backend gpu --check -f json
   done
@@ -250,12 +242,12 @@ lease() {
   capped 300 "$B" count 22 --backend gpu --check -q
 }
 
-# A variant of the kernel against the default (VARIANT: its NQUEENS_GPU_DEFINES, NQ_SOA by default), in one
+# A variant of the kernel against the default (VARIANT: its NQUEENS_GPU_DEFINES, NQ_PLAIN by default), in one
 # call of about three minutes: exact first, then n = 20 and 21 interleaved, threads a block, then n = 17, 19
 # and 22. (The thirteenth session ran it with the stack's two pairs as the variant, before they were the
 # default.)
 variant() {
-  local L=${VARIANT:-NQ_SOA}
+  local L=${VARIANT:-NQ_PLAIN}
   nvidia-smi -L
   "$B" --version
   NQUEENS_GPU_DEFINES=$L timed timeout 60 "$B" count 4..18 --backend gpu --check -q
@@ -289,39 +281,6 @@ variant() {
   NQUEENS_GPU_DEFINES=$L timed timeout 150 "$B" count 22 --backend gpu --check -q
 }
 
-probes() {
-  # What bounds the kernel (results/gpu.md): one more instruction a turn (NQ_PROBE_ALU), one more wavefront of
-  # shared memory a turn (NQ_PROBE_STS, with the 4 bytes a thread it stores to), and fewer blocks a
-  # multiprocessor (NQUEENS_GPU_SHARED_PAD, bytes more a block), each against the default, interleaved.
-  nvidia-smi -L
-  "$B" --version
-  timed timeout 60 "$B" count 4..18 --backend gpu --check -q
-  NQUEENS_GPU_DEFINES=NQ_PROBE_STS NQUEENS_GPU_SHARED_PAD=512 timed timeout 60 "$B" count 4..17 --backend gpu \
-    --check -q
-  local n r spec d pad
-  for n in 20 21; do
-    for r in 1 2; do
-      [ "$n" = 21 ] && [ "$r" = 2 ] && break
-      for spec in "-:0" "NQ_PROBE_ALU:0" "NQ_PROBE_STS:512" "-:512" "-:10240" "-:22528" "-:40960"; do
-        d=${spec%%:*}
-        pad=${spec##*:}
-        [ "$d" = - ] && d=
-        [ "$n" = 21 ] && [ "$pad" = 10240 ] && continue
-        [ "$n" = 21 ] && [ "$pad" = 40960 ] && continue
-        echo "# n = $n, defines: ${d:-none}, pad $pad"
-        NQUEENS_GPU_DEFINES=$d NQUEENS_GPU_SHARED_PAD=$pad NQUEENS_GPU_VERBOSE=1 timed timeout 60 "$B" count $n \
-          --backend gpu --check -q 2>&1 | grep -E "^gpu 0|^ +$n |^wall|blocks a multi" |
-          sed -E 's/^gpu: [0-9]+ tasks, /gpu: tasks, /' | sort | uniq -c |
-          sort -rn | head -6
-      done
-    done
-  done
-  for n in 17 19 17 19; do
-    NQUEENS_GPU_VERBOSE=1 timed timeout 60 "$B" count $n --backend gpu --check -q 2>&1 | grep -vE "blocks a multi"
-  done
-  profile_batch 150
-}
-
 # profile_batch SECONDS: Nsight Compute (`--set full`) on the third batch of n = 20, where it is installed.
 profile_batch() {
   local ncu
@@ -333,38 +292,6 @@ profile_batch() {
   else
     echo "# no ncu"
   fi
-}
-
-packed() {
-  # The stack's levels packed in three words (the program's choice for boards to 23 wide) against two pairs
-  # (NQ_PAIRS, the layout of wider boards), interleaved; exactness of both first.
-  nvidia-smi -L
-  "$B" --version
-  local d n
-  for d in "" NQ_PAIRS; do
-    NQUEENS_GPU_DEFINES=$d timed timeout 60 "$B" count 4..18 --backend gpu --check -q
-    NQUEENS_GPU_DEFINES=$d timed timeout 60 "$B" count 23x9 22x10 20x12 --backend gpu -f csv -o "$out/rect-${d:-packed}.csv"
-  done
-  timed timeout 60 "$B" count 23x9 22x10 20x12 -f csv -o "$out/rect-cpu.csv"
-  for d in packed NQ_PAIRS; do
-    if [ -s "$out/rect-$d.csv" ] && cmp <(cut -d, -f1,2 "$out/rect-$d.csv") <(cut -d, -f1,2 "$out/rect-cpu.csv"); then
-      echo "rectangles, $d: the GPU's totals are the CPU's"
-    else
-      echo "RECTANGLES, $d: THE GPU'S TOTALS DIFFER FROM THE CPU'S"
-    fi
-  done
-  for n in 20 21; do
-    for d in "" NQ_PAIRS "" NQ_PAIRS; do
-      [ "$n" = 21 ] && [ "$d$n" = NQ_PAIRS21 ] && [ -n "${seen21:-}" ] && continue
-      [ "$n" = 21 ] && [ "$d" = NQ_PAIRS ] && seen21=1
-      echo "# n = $n, defines: ${d:-none (packed)}"
-      NQUEENS_GPU_DEFINES=$d NQUEENS_GPU_VERBOSE=1 timed timeout 60 "$B" count $n --backend gpu --check -q 2>&1 |
-        grep -E "^gpu 0|^ +$n |^wall|blocks a multi" | sed -E 's/^gpu: [0-9]+ tasks, /gpu: tasks, /' | sort |
-        uniq -c | sort -rn | head -6
-    done
-  done
-  for n in 17 19 17 19; do timed timeout 60 "$B" count $n --backend gpu --check -q; done
-  timed timeout 150 "$B" count 22 --backend gpu --check -q
 }
 
 timeline() {
@@ -476,19 +403,17 @@ stragglers() {
 }
 
 turn() {
-  # The eighteenth session's turns, read from the SASS without a GPU: without the look-ahead, the rest after
-  # the child's free columns (NQ_PLAIN NQ_TURN_C: 20.5 SASS instructions a node with sixteen turns, 21.0 with
-  # eight) and its shared accesses written in PTX too (NQ_PLAIN: 20.0 and 20.9, no copies between registers
-  # but in the unrolled loop's first half), against the seventeenth's (NQ_PAIRS_C: 21.0 and 21.75). Exactness
-  # on the GPU first (every board 4 to 18; rectangles of eight and sixteen turns against the CPU), then
-  # interleaved, each run's kernels' time and wall; n = 22 once each (about 86 s). About 7 minutes in all:
-  # with less time, set TURNS="NQ_PLAIN NQ_PAIRS_C" or CAP22 (seconds; 0 leaves n = 22 out). The rectangles'
-  # files go to a folder of their own, not OUT: the device brings back only a few files.
+  # Kernels' variants side by side (TURNS: their defines, a variant's joined with commas; the eighteenth
+  # session's turns by default: the look-ahead, the loop without it, and that with its turn in C). Exactness
+  # on the GPU first (every board 4 to 18; rectangles of eight and sixteen turns against the CPU, and their
+  # nodes against the default's), then interleaved, each run's kernels' time and wall; n = 22 once each (CAP22
+  # seconds, 150 by default; 0 leaves it out). The rectangles' files go to a folder of their own, not OUT:
+  # the device brings back only a few files.
   nvidia-smi -L
   "$B" --version
   # A variant of several defines joins them with commas (NQ_PLAIN,NQ_TURN_C).
   local d n turns rect
-  read -r -a turns <<<"${TURNS:-default NQ_PLAIN NQ_PLAIN,NQ_TURN_C NQ_PAIRS_C}"
+  read -r -a turns <<<"${TURNS:-default NQ_PLAIN NQ_PLAIN,NQ_TURN_C}"
   rect=$(mktemp -d)
   for d in "${turns[@]}"; do
     [ "$d" = default ] && d=
@@ -536,12 +461,12 @@ ahead() {
   # since the twenty-second: 33.1 SASS instructions a turn, about 71% of the nodes as turns, where the loop
   # without it, NQ_PLAIN, takes 20.0 a node), as part `turn` measures turns: exactness (boards 4 to 18,
   # rectangles; the nodes against the default's), then n = 20, 21 and 19 interleaved, n = 22 once each (CAP22=0
-  # leaves it out: about 30 s a kernel). Against it: NQ_PROBE_ALU, one instruction more a turn off the chain (548
-  # for sixteen turns rather than 530): how much that costs says what the look-ahead's three instructions of
-  # counting the dead ends cost; NQ_UNCOUNTED, those three left out (494 rather than 530; it reports no node, so
-  # its rectangles' nodes differ from the default's, as they must): together they say whether leaving the
-  # GPU's nodes uncounted (the issue allows it) would pay; NQ_AHEAD_XOR (the twenty-third session's: the row
-  # ahead one column over, 514 rather than 530, the same dead ends); and the twenty-fourth session's
+  # leaves it out: about 30 s a kernel). Against it: NQ_UNCOUNTED, the look-ahead's three instructions of
+  # counting the dead ends left out (494 rather than 530; it reports no node, so its rectangles' nodes differ
+  # from the default's, as they must): whether leaving the GPU's nodes uncounted (the issue allows it) pays
+  # (one instruction more a turn, the probe NQ_PROBE_ALU, cost 2.0 to 2.6% on an H200); NQ_AHEAD_XOR (the
+  # twenty-third session's: the row ahead one column over, 514 rather than 530, the same dead ends); and the
+  # twenty-fourth session's
   # NQ_AHEAD_XOR NQ_AHEAD_CHILDREN NQ_AHEAD_LAST (476: the nodes counted as each turn's children, the last row
   # closed without a turn and without the far bit; its chain from the table's load to the push's test one
   # operation longer), and with NQ_PUSH_LAST (478: the push's add after the stack's accesses, the chain as
@@ -549,11 +474,10 @@ ahead() {
   # table's load, the shortest chain of all, for 20 instructions more): the three say whether the chain or the
   # instructions count (on a square board their stack has no level for the last row, NQ_LAST_UNPUSHED: at
   # n = 20 a sixth block a multiprocessor, which part profile weighs). Their nodes are the default's:
-  # uncounted, they would save one instruction in sixteen
-  # turns, so NQ_UNCOUNTED is timed alone, the kernel of --uncounted-nodes as it is. Left out since
-  # the twenty-second session measured them on an H200 (add them to TURNS to see them on another card):
-  # NQ_PROBE_ALU (2.0 to 2.6% slower), NQ_AHEAD_BOTTOM (the bottom queen's diagonals too: 36.1 a turn for 64%
-  # of the nodes, 1 to 2% slower) and the twenty-first session's default (NQ_PLAIN NQ_TURN_C, 13 to 14% slower).
+  # uncounted, they would save one instruction in sixteen turns, so NQ_UNCOUNTED is timed alone, the kernel of
+  # --uncounted-nodes as it is. Left out since
+  # the twenty-second session measured it on an H200 (add it to TURNS to see it on another card): the
+  # twenty-first session's default (NQ_PLAIN NQ_TURN_C, 13 to 14% slower).
   TURNS=${TURNS:-default NQ_AHEAD_XOR,NQ_AHEAD_CHILDREN,NQ_AHEAD_LAST NQ_AHEAD_XOR,NQ_AHEAD_CHILDREN,NQ_AHEAD_LAST,NQ_PUSH_LAST NQ_AHEAD_XOR,NQ_AHEAD_CHILDREN,NQ_AHEAD_LAST,NQ_AHEAD_KEPT_FIRST,NQ_PUSH_LAST NQ_AHEAD_XOR NQ_UNCOUNTED} turn
 }
 
@@ -720,7 +644,7 @@ run_part() {
 }
 
 case "$part" in
-  check | small | variants | peers | n22 | bench | cpu | lease | variant | probes | packed | timeline | threads | targets | ab | stragglers | turn | ahead | launches | queues | profile | start)
+  check | small | variants | peers | n22 | bench | cpu | lease | variant | timeline | threads | targets | ab | stragglers | turn | ahead | launches | queues | profile | start)
     run_part "$part" 2>&1 | tee "$out/$part.txt" ;;
   all)
     for p in check small variants peers bench cpu; do run_part $p 2>&1 | tee "$out/$p.txt"; done

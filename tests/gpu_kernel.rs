@@ -19,21 +19,16 @@ use units::{cut, deep_start, plan_starts};
 /// look-ahead, eight turns between tests for a task's end, two sentinels of four squares: the program's choice
 /// for boards 25 to 28 wide), the program's choice for boards to 24 wide (one sentinel of eight squares),
 /// four, two and one turns, four sentinels of two squares, the block's threads fixed as the program builds
-/// it; the stack's four
-/// words in arrays of their own (`NQ_SOA`, the kernel of the eleventh and twelfth sessions) and in 16-byte
-/// entries (`NQ_AOS`, the kernel to the eleventh session), as `NQUEENS_GPU_DEFINES` may ask; the stack's levels
-/// packed in three words (`NQ_PACKED`, which it may ask for on boards to 23 wide) with eight, four and one
-/// turns; a kernel that trusts its counters for fewer turns than its words hold, with and without the
-/// look-ahead; sixteen turns; the pairs' turn as the seventeenth session wrote it (`NQ_PAIRS_C`: the rest taken
-/// first, the square by itself); the loop without the look-ahead (`NQ_PLAIN`: a turn a node, the default to
-/// the twenty-first session); the look-ahead with the bottom queen's diagonals too (`NQ_AHEAD_BOTTOM`); the
-/// look-ahead's row taken one column over (`NQ_AHEAD_XOR`), alone and with the bottom queen; the look-ahead's
-/// nodes counted as each turn's children (`NQ_AHEAD_CHILDREN`), and with them the last row closed without a
-/// turn (`NQ_AHEAD_LAST`), in both forms of the look-ahead, with eight, sixteen and one turns, with the bottom
-/// queen, uncounted, and with the kept squares made before the table's word (`NQ_AHEAD_KEPT_FIRST`); and
-/// those of them the program builds on a square board with the stack and table sized without the last row
-/// (`NQ_LAST_UNPUSHED`), which take only tasks whose rows end with no free column.
-const VARIANTS: [&str; 48] = [
+/// it; a kernel that trusts its counters for fewer turns than its words hold, with and without the
+/// look-ahead; sixteen turns; the loop without the look-ahead (`NQ_PLAIN`: a turn a node, the default to the
+/// twenty-first session); the look-ahead's row taken one column over (`NQ_AHEAD_XOR`); the look-ahead's nodes
+/// counted as each turn's children (`NQ_AHEAD_CHILDREN`), and with them the last row closed without a turn
+/// (`NQ_AHEAD_LAST`), in both forms of the look-ahead, with eight, sixteen and one turns, uncounted, and with
+/// the kept squares made before the table's word (`NQ_AHEAD_KEPT_FIRST`); and those of them the program
+/// builds on a square board with the stack and table sized without the last row (`NQ_LAST_UNPUSHED`), which
+/// take only tasks whose rows end with no free column. (The variants a GPU measured slower went from the
+/// kernel in the twenty-seventh session, and from here with them.)
+const VARIANTS: [&str; 31] = [
     "-DNQ_DEFAULT",
     "-DNQ_UNROLL=8u -DNQ_SENTINEL_SQUARES=8u",
     "-DNQ_UNROLL=4u -DNQ_SENTINEL_SQUARES=4u",
@@ -42,17 +37,6 @@ const VARIANTS: [&str; 48] = [
     "-DNQ_UNROLL=8u -DNQ_SENTINEL_SQUARES=2u",
     // As the program builds it: the block's threads fixed (host.h's four).
     "-DNQ_THREADS=4u -DNQ_UNROLL=8u -DNQ_SENTINEL_SQUARES=8u",
-    "-DNQ_SOA",
-    "-DNQ_SOA -DNQ_UNROLL=8u -DNQ_SENTINEL_SQUARES=8u",
-    "-DNQ_SOA -DNQ_UNROLL=1u -DNQ_SENTINEL_SQUARES=1u",
-    "-DNQ_SOA -DNQ_THREADS=4u -DNQ_UNROLL=8u -DNQ_SENTINEL_SQUARES=8u",
-    "-DNQ_AOS",
-    "-DNQ_AOS -DNQ_UNROLL=8u -DNQ_SENTINEL_SQUARES=8u",
-    "-DNQ_AOS -DNQ_UNROLL=1u -DNQ_SENTINEL_SQUARES=1u",
-    "-DNQ_PACKED -DNQ_UNROLL=8u -DNQ_SENTINEL_SQUARES=8u",
-    "-DNQ_PACKED -DNQ_THREADS=4u -DNQ_UNROLL=8u -DNQ_SENTINEL_SQUARES=8u",
-    "-DNQ_PACKED -DNQ_UNROLL=4u -DNQ_SENTINEL_SQUARES=4u",
-    "-DNQ_PACKED -DNQ_UNROLL=1u -DNQ_SENTINEL_SQUARES=1u",
     // Counters trusted below 2^7 turns: tasks of more mark their units.
     "-DNQ_TRUSTED_TURNS_LOG=7u",
     "-DNQ_PLAIN -DNQ_TRUSTED_TURNS_LOG=7u",
@@ -60,31 +44,25 @@ const VARIANTS: [&str; 48] = [
     // wide), four of four (to 28 wide), the block's threads fixed.
     "-DNQ_UNROLL=16u -DNQ_SENTINEL_SQUARES=8u",
     "-DNQ_THREADS=4u -DNQ_UNROLL=16u -DNQ_SENTINEL_SQUARES=4u",
-    "-DNQ_PAIRS_C",
-    "-DNQ_PAIRS_C -DNQ_UNROLL=16u -DNQ_SENTINEL_SQUARES=8u",
-    "-DNQ_PAIRS_C -DNQ_THREADS=4u -DNQ_UNROLL=1u -DNQ_SENTINEL_SQUARES=1u",
     "-DNQ_PLAIN",
     "-DNQ_PLAIN -DNQ_UNROLL=16u -DNQ_SENTINEL_SQUARES=8u",
     "-DNQ_PLAIN -DNQ_THREADS=4u -DNQ_UNROLL=1u -DNQ_SENTINEL_SQUARES=1u",
-    "-DNQ_AHEAD_BOTTOM",
-    "-DNQ_AHEAD_BOTTOM -DNQ_UNROLL=16u -DNQ_SENTINEL_SQUARES=8u",
-    "-DNQ_AHEAD_BOTTOM -DNQ_THREADS=4u -DNQ_UNROLL=1u -DNQ_SENTINEL_SQUARES=1u",
     "-DNQ_AHEAD_XOR",
     "-DNQ_AHEAD_XOR -DNQ_UNROLL=16u -DNQ_SENTINEL_SQUARES=8u",
-    "-DNQ_AHEAD_XOR -DNQ_AHEAD_BOTTOM -DNQ_THREADS=4u -DNQ_UNROLL=1u -DNQ_SENTINEL_SQUARES=1u",
+    "-DNQ_AHEAD_XOR -DNQ_THREADS=4u -DNQ_UNROLL=1u -DNQ_SENTINEL_SQUARES=1u",
     "-DNQ_AHEAD_CHILDREN",
     "-DNQ_AHEAD_XOR -DNQ_AHEAD_CHILDREN -DNQ_UNROLL=16u -DNQ_SENTINEL_SQUARES=8u",
     "-DNQ_AHEAD_CHILDREN -DNQ_AHEAD_LAST",
     "-DNQ_AHEAD_XOR -DNQ_AHEAD_CHILDREN -DNQ_AHEAD_LAST",
     "-DNQ_AHEAD_XOR -DNQ_AHEAD_CHILDREN -DNQ_AHEAD_LAST -DNQ_UNROLL=16u -DNQ_SENTINEL_SQUARES=8u",
-    "-DNQ_AHEAD_XOR -DNQ_AHEAD_CHILDREN -DNQ_AHEAD_LAST -DNQ_AHEAD_BOTTOM -DNQ_THREADS=4u -DNQ_UNROLL=1u -DNQ_SENTINEL_SQUARES=1u",
+    "-DNQ_AHEAD_XOR -DNQ_AHEAD_CHILDREN -DNQ_AHEAD_LAST -DNQ_THREADS=4u -DNQ_UNROLL=1u -DNQ_SENTINEL_SQUARES=1u",
     "-DNQ_AHEAD_XOR -DNQ_AHEAD_CHILDREN -DNQ_AHEAD_LAST -DNQ_UNCOUNTED -DNQ_THREADS=4u -DNQ_UNROLL=8u -DNQ_SENTINEL_SQUARES=8u",
     "-DNQ_AHEAD_XOR -DNQ_AHEAD_CHILDREN -DNQ_AHEAD_LAST -DNQ_AHEAD_KEPT_FIRST -DNQ_UNROLL=16u -DNQ_SENTINEL_SQUARES=8u",
     "-DNQ_AHEAD_CHILDREN -DNQ_AHEAD_LAST -DNQ_AHEAD_KEPT_FIRST",
     "-DNQ_AHEAD_XOR -DNQ_AHEAD_CHILDREN -DNQ_AHEAD_LAST -DNQ_LAST_UNPUSHED",
     "-DNQ_AHEAD_XOR -DNQ_AHEAD_CHILDREN -DNQ_AHEAD_LAST -DNQ_LAST_UNPUSHED -DNQ_THREADS=4u -DNQ_UNROLL=16u -DNQ_SENTINEL_SQUARES=8u",
     "-DNQ_AHEAD_XOR -DNQ_AHEAD_CHILDREN -DNQ_AHEAD_LAST -DNQ_LAST_UNPUSHED -DNQ_THREADS=4u -DNQ_UNROLL=8u -DNQ_SENTINEL_SQUARES=8u",
-    "-DNQ_AHEAD_CHILDREN -DNQ_AHEAD_LAST -DNQ_AHEAD_BOTTOM -DNQ_LAST_UNPUSHED -DNQ_UNROLL=1u -DNQ_SENTINEL_SQUARES=1u",
+    "-DNQ_AHEAD_CHILDREN -DNQ_AHEAD_LAST -DNQ_LAST_UNPUSHED -DNQ_UNROLL=1u -DNQ_SENTINEL_SQUARES=1u",
     "-DNQ_AHEAD_XOR -DNQ_AHEAD_CHILDREN -DNQ_AHEAD_LAST -DNQ_UNCOUNTED -DNQ_LAST_UNPUSHED -DNQ_UNROLL=16u -DNQ_SENTINEL_SQUARES=4u",
 ];
 
@@ -106,13 +84,11 @@ fn turns(define: &str) -> task::Turns {
             "NQ_SENTINEL_SQUARES",
             task::Turns::for_width(task::MAX_SIDE).sentinel_squares,
         ),
-        packed: define.split_whitespace().any(|d| d == "-DNQ_PACKED"),
         unpushed_last: define.split_whitespace().any(|d| d == "-DNQ_LAST_UNPUSHED"),
     }
 }
 
-/// Whether variant `define` takes boards `width` wide: its sentinels' squares lie above the board, or its
-/// levels are packed and the board is at most `task::PACKED_SIDE` wide.
+/// Whether variant `define` takes boards `width` wide: its sentinels' squares lie above the board.
 fn takes(define: &str, width: u32) -> bool {
     turns(define).takes(width)
 }
@@ -533,14 +509,10 @@ fn the_look_ahead_counts_the_dead_ends_without_a_turn_of_their_own() {
         return;
     }
     let position = |name: &str| VARIANTS.iter().position(|v| *v == name).unwrap();
-    let (ahead, plain, bottom) = (
+    let (ahead, plain, shifted) = (
         position("-DNQ_DEFAULT"),
         position("-DNQ_PLAIN"),
-        position("-DNQ_AHEAD_BOTTOM"),
-    );
-    let (shifted, shifted_bottom) = (
         position("-DNQ_AHEAD_XOR"),
-        position("-DNQ_AHEAD_XOR -DNQ_AHEAD_BOTTOM -DNQ_THREADS=4u -DNQ_UNROLL=1u -DNQ_SENTINEL_SQUARES=1u"),
     );
     for n in [10u32, 12] {
         let plan = Plan::new(Board::new(n).unwrap(), Symmetry::Full, Split::Depth(1));
@@ -556,28 +528,10 @@ fn the_look_ahead_counts_the_dead_ends_without_a_turn_of_their_own() {
             (0.6..0.85).contains(&share),
             "n = {n}: {share} of the nodes took turns"
         );
-        // With the bottom queen's diagonals it sees more of them and counts the same: 11.6% and 10.9% of the
-        // turns fewer here (the count of the tree says about a tenth), where one diagonal alone saves 8.0%
-        // and 7.3%.
-        let (framed, bottom_turns) = run_counting_turns(bottom, &tasks, &tables, 0);
-        assert_eq!(plain, framed, "n = {n}");
-        let fewer = 1.0 - bottom_turns as f64 / ahead_turns as f64;
-        assert!(
-            (0.09..0.2).contains(&fewer),
-            "n = {n}: {fewer} of the look-ahead's turns saved by the bottom queen"
-        );
-        // The row taken one column over (NQ_AHEAD_XOR) sees the same dead ends, and with the bottom queen a
-        // few more: a bottom queen in column 0 keeps its diagonal to the right there.
+        // The row taken one column over (NQ_AHEAD_XOR) sees the same dead ends.
         let (over, over_turns) = run_counting_turns(shifted, &tasks, &tables, 0);
         assert_eq!(plain, over, "n = {n}");
         assert_eq!(over_turns, ahead_turns, "n = {n}: the same dead ends");
-        let (over_framed, over_bottom_turns) =
-            run_counting_turns(shifted_bottom, &tasks, &tables, 0);
-        assert_eq!(plain, over_framed, "n = {n}");
-        assert!(
-            over_bottom_turns <= bottom_turns,
-            "n = {n}: {over_bottom_turns} turns against {bottom_turns}"
-        );
         // The nodes counted as each turn's children (NQ_AHEAD_CHILDREN): the same turns, the same counts.
         let (children, children_turns) =
             run_counting_turns(position("-DNQ_AHEAD_CHILDREN"), &tasks, &tables, 0);

@@ -20,8 +20,8 @@
 // without the look-ahead it ran at 98% of what its nine wavefronts of shared memory a turn allow, and the
 // look-ahead takes 29% fewer turns for as many wavefronts a turn. On an H200, the look-ahead took
 // n = 21 in 8.5 s of kernels where NQ_PLAIN NQ_TURN_C took 9.86 s, and n = 22 in 73.9 s where it took 85.5 s
-// (results/gpu.md, the twenty-second session). With NQ_AHEAD_BOTTOM (the twentieth session's) 578 for
-// sixteen turns, for about 65% of the nodes as turns, but 2% slower than the look-ahead alone at n = 21.
+// (results/gpu.md, the twenty-second session). Variants that a GPU measured slower are gone from this source
+// (results/gpu.md, the twenty-seventh session, names them and the commit that still has them).
 // NQ_AHEAD_XOR (the twenty-third session's, not yet timed on a GPU) looks at the row ahead one column over, for
 // the same dead ends in 514 instructions for sixteen turns (22.8 a node; 483 with NQ_UNCOUNTED); with
 // NQ_AHEAD_CHILDREN and NQ_AHEAD_LAST (the twenty-fourth session's, not yet timed either: the nodes counted as
@@ -40,20 +40,18 @@
 //   accesses where four words apart took eight. A turn stores the rest with the row's `rd` (which the push
 //   then need not store), reads the table, and where a child is pushed stores its free columns and left
 //   diagonals, else loads the entry below (two pairs). A warp issues both in most turns: 9 wavefronts, as
-//   many as the four words apart took (NQ_SOA, the kernel of the eleventh and twelfth sessions: 200
-//   instructions for eight turns); 6% less time at n = 20 to 22 on an H200 (results/gpu.md). One 16-byte entry
-//   a level (NQ_AOS: 19.9 instructions a node, 13 wavefronts) took 14.5 s at n = 21 on an H100 where the four
-//   words apart took 11.2 s; entries stored only on a push and loaded only on a pop (16 bytes each, 27
-//   instructions), and one atomic exchange for a push and a pop, were slower too (results/gpu.md).
-// - What bounds the loop (probes, H200, results/gpu.md): one 32-bit store more a turn (NQ_PROBE_STS, a
-//   wavefront) takes 10% longer, one instruction more in 16 (NQ_PROBE_ALU) 1.2%. The two pairs meet both
-//   limits: 9 wavefronts a turn at one a cycle a multiprocessor, 21.75 instructions (the turn of the
-//   seventeenth session, NQ_PAIRS_C) at the 2.3 to 3 a cycle this loop sustains. The levels packed in three
-//   words (NQ_PACKED, boards at most 23 wide: each word's top byte is one of `rd`'s three) move 7 wavefronts a
-//   turn but issue 28.9 instructions, and took 4 to 9% longer; a switch to measure against, as NQ_SOA and
-//   NQ_AOS are. (All of this without the look-ahead. With it the loop runs at 80% of its wavefronts' bound,
-//   about 11.3 cycles of a multiprocessor a warp's turn against 9 wavefronts and 8.3 issue slots: what binds
-//   it waits for a profile, `scripts/gpu-session.sh profile`.)
+//   many as the four words apart took (the kernel of the eleventh and twelfth sessions: 200 instructions for
+//   eight turns); 6% less time at n = 20 to 22 on an H200 (results/gpu.md). One 16-byte entry a level (19.9
+//   instructions a node, 13 wavefronts) took 14.5 s at n = 21 on an H100 where the four words apart took
+//   11.2 s; entries stored only on a push and loaded only on a pop (16 bytes each, 27 instructions), one
+//   atomic exchange for a push and a pop, and the levels packed in three words (7 wavefronts a turn, 28.9
+//   instructions, 4 to 9% longer) were slower too (results/gpu.md).
+// - What bounds the loop (probes, H200, results/gpu.md): one 32-bit store more a turn (a wavefront) takes 10%
+//   longer, one instruction more in 16 1.2%. Without the look-ahead the two pairs meet both limits: 9
+//   wavefronts a turn at one a cycle a multiprocessor, 21.75 instructions at the 2.3 to 3 a cycle this loop
+//   sustains. With it the loop runs at 80% of its wavefronts' bound, about 11.3 cycles of a multiprocessor a
+//   warp's turn against 9 wavefronts and 8.3 issue slots: what binds it waits for a profile,
+//   `scripts/gpu-session.sh profile`.
 // - Below the task's first row lie the sentinels: their squares are the word's top NQ_SENTINEL_SQUARES bits,
 //   beyond any column of a board at most 32 - NQ_SENTINEL_SQUARES wide, so the search is over when the next
 //   entry holds one of them. The loop tests that once every NQ_UNROLL turns; the turns after the task's end
@@ -152,42 +150,30 @@ struct Task {
 #define NQ_TRUSTED_TURNS_LOG 32u
 #endif
 
-// The stack's layout: two pairs of words a level (NQ_PAIRS; see above), unless NQ_SOA asks for the four
-// words in arrays of their own (the kernel of the eleventh and twelfth sessions), NQ_AOS for one 16-byte
-// entry a level (the kernel to the eleventh session) or NQ_PACKED for three words a level in arrays of their
-// own, kept to measure against. NQ_PACKED takes one sentinel, its squares the low NQ_SENTINEL_SQUARES bits,
-// and boards at most 23 wide (the host sizes its shared memory: src/gpu/task.rs, `Turns::packed`).
-#if !defined(NQ_AOS) && !defined(NQ_SOA) && !defined(NQ_PACKED)
-#define NQ_PAIRS
-#endif
-// The pairs' turn takes the square's rest after the child's free columns, and the child's diagonals from the
-// free columns' change, so that ptxas need not copy the right diagonals a turn (see the turn; 328 SASS
-// instructions for sixteen turns without the look-ahead), unless NQ_PAIRS_C asks for the turn of the
-// seventeenth session (336), kept to measure against. Its shared accesses are written in PTX, their addresses
-// the stack's top and the table's row in the shared window, the pop and the push in one block, so that ptxas
-// need not copy the top either (320 without the look-ahead; on the GPU with the block's threads fixed, as the
-// program builds it), unless NQ_TURN_C asks for them in C, to measure against. (NQ_TURN_PTX, the switch that
-// asked for the PTX to the twenty-first session, is the default now, and changes nothing.)
-#if defined(NQ_PAIRS) && !defined(NQ_PAIRS_C)
-#define NQ_TURN_LOP3
+// The turn takes the square's rest after the child's free columns, and the child's diagonals from the free
+// columns' change, so that ptxas need not copy the right diagonals a turn (see the turn; 328 SASS instructions
+// for sixteen turns without the look-ahead, where the seventeenth session's turn took 336). Its shared
+// accesses are written in PTX, their addresses the stack's top and the table's row in the shared window, the
+// pop and the push in one block, so that ptxas need not copy the top either (320 without the look-ahead; on
+// the GPU with the block's threads fixed, as the program builds it), unless NQ_TURN_C asks for them in C, to
+// measure against. (NQ_TURN_PTX, the switch that asked for the PTX to the twenty-first session, is the default
+// now, and changes nothing.)
 #if !defined(NQ_TURN_C) && defined(NQ_THREADS) && defined(__CUDA_ARCH__)
 #define NQ_TURN_IN_PTX
 #endif
+// Switches of variants that a GPU measured slower, gone from this source since the twenty-seventh session
+// (results/gpu.md names the commit that has them): asking for one is an error, not the default in disguise.
+#if defined(NQ_AOS) || defined(NQ_SOA) || defined(NQ_PACKED) || defined(NQ_PAIRS_C) || defined(NQ_AHEAD_MULHI) || \
+    defined(NQ_AHEAD_BOTTOM) || defined(NQ_PROBE_ALU) || defined(NQ_PROBE_STS)
+#error "this variant of the kernel was measured slower and removed (results/gpu.md, the twenty-seventh session)"
 #endif
-#if defined(NQ_PACKED) && NQ_SENTINELS != 1
-#error "NQ_PACKED takes one sentinel: NQ_SENTINEL_SQUARES at least NQ_UNROLL"
-#endif
-// NQ_AHEAD: the look-ahead of the nineteenth session (see the turn), on the pairs' turn: the default, unless
-// NQ_PLAIN asks for the loop without it or another layout or turn is asked for (NQ_PAIRS_C, NQ_SOA, NQ_AOS,
-// NQ_PACKED), which it does not take. Naming NQ_AHEAD asks for it where it cannot be.
-#if defined(NQ_TURN_LOP3) && !defined(NQ_PLAIN) && !defined(NQ_AHEAD)
+// NQ_AHEAD: the look-ahead of the nineteenth session (see the turn): the default, unless NQ_PLAIN asks for the
+// loop without it.
+#if !defined(NQ_PLAIN) && !defined(NQ_AHEAD)
 #define NQ_AHEAD
 #endif
 #if defined(NQ_AHEAD) && defined(NQ_PLAIN)
 #error "NQ_PLAIN is the loop without the look-ahead (NQ_AHEAD)"
-#endif
-#if defined(NQ_AHEAD) && !defined(NQ_TURN_LOP3)
-#error "NQ_AHEAD takes the pairs' turn (neither NQ_PAIRS_C, NQ_SOA, NQ_AOS nor NQ_PACKED)"
 #endif
 // NQ_UNCOUNTED (the twenty-second session's probe; `count --uncounted-nodes` since the twenty-third): the
 // look-ahead's dead ends not counted, and no node reported (a population count, an AND and an add a turn: 494
@@ -196,11 +182,8 @@ struct Task {
 #if defined(NQ_UNCOUNTED) && !defined(NQ_AHEAD)
 #error "NQ_UNCOUNTED leaves the look-ahead's dead ends uncounted: it takes the look-ahead"
 #endif
-#if defined(NQ_AHEAD_BOTTOM) && !defined(NQ_AHEAD)
-#error "NQ_AHEAD_BOTTOM is a part of NQ_AHEAD"
-#endif
-#if defined(NQ_AHEAD_XOR) && (!defined(NQ_AHEAD) || defined(NQ_AHEAD_MULHI))
-#error "NQ_AHEAD_XOR is a form of NQ_AHEAD, its shifts on the integer logic (not NQ_AHEAD_MULHI)"
+#if defined(NQ_AHEAD_XOR) && !defined(NQ_AHEAD)
+#error "NQ_AHEAD_XOR is a form of NQ_AHEAD"
 #endif
 // NQ_AHEAD_CHILDREN (the twenty-fourth session's, not yet timed on a GPU): the look-ahead's nodes counted as
 // each turn's children (every free square of the child's row, one population count of a word the turn makes
@@ -270,13 +253,6 @@ struct Task {
 #define NQ_LAST 0x40000000u
 // NQ_AHEAD_LAST's count of a pass's nodes, in the low bits of a word whose high bits count its solutions.
 #define NQ_PASS_NODES 0x003fffffu
-// The word of a unit's table that holds its bottom queen's column as a bit, or 0 (task.rs, `BOTTOM`): never a
-// row's, a board being at most 28 wide.
-#define NQ_BOTTOM_WORD 31u
-
-// The packed levels' fields (NQ_PACKED): the low three bytes of each word, the top byte one byte of `rd`.
-#define NQ_FIELD 0x00ffffffu
-
 // PTX's three-way logical operation (lop3.b32): bit i of the result is bit (a_i * 4 + b_i * 2 + c_i) of `lut`,
 // the table's bits being those of 0xf0, 0xcc and 0xaa combined as the operation combines a, b and c.
 template <u32 lut>
@@ -344,54 +320,16 @@ __device__ __forceinline__ u32 nq_shift_to_top(u32 x)
 #endif
 }
 
-// `x >> k` for a constant k (1 to 31), a shift on the integer logic's pipe (SHF). NQ_AHEAD_MULHI takes two of
-// the look-ahead's shifts on the multiply pipe instead, as the high word of x * 2^(32 - k) (IMAD.HI): the
-// twentieth session's default, for fewer instructions of integer logic (13.6 a turn rather than 15.6, as many
-// in all), as the pipes' model said would pay. It did not: on an H200 it took 4 to 5% longer than the shifts
-// (n = 21: 9.35 s of kernels against 8.88 s; results/gpu.md, the twenty-second session), the multiply's result
-// coming later on the turn's chain.
-template <u32 k>
-__device__ __forceinline__ u32 nq_shr_k(u32 x)
-{
-#if defined(__CUDA_ARCH__) && defined(NQ_AHEAD) && defined(NQ_AHEAD_MULHI)
-    u32 r;
-    asm("mul.hi.u32 %0, %1, %2;" : "=r"(r) : "r"(x), "n"(1u << (32u - k)));
-    return r;
-#else
-    return x >> k;
-#endif
-}
-
-// A level's words lie `step` bytes apart (NQ_SOA).
-__device__ __forceinline__ void nq_put(char* at, u32 step, uint4 v)
-{
-    *(u32*)at = v.x;
-    *(u32*)(at + step) = v.y;
-    *(u32*)(at + 2u * step) = v.z;
-    *(u32*)(at + 3u * step) = v.w;
-}
-
-__device__ __forceinline__ uint4 nq_get(const char* at, u32 step)
-{
-    return make_uint4(*(const u32*)at, *(const u32*)(at + step), *(const u32*)(at + 2u * step),
-                      *(const u32*)(at + 3u * step));
-}
-
 extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count, u32* next,
                                        const u32* __restrict__ tables, u64* solutions, u64* nodes,
                                        u32* trouble, u32 levels, u32 budget)
 {
     NQ_STACK(shared);
     // Bytes from one level of the stack to the next, and from one row of the table to the next.
-    // (Not const: the NQ_AOS loop makes it opaque with `top`.)
-#if defined(NQ_THREADS) && !defined(NQ_AOS)
+#if defined(NQ_THREADS)
     // The block's threads fixed at compile time, so that the arrays' words are reached with immediate
     // offsets (the four words apart: 25.0 SASS instructions a node with eight turns, 29 with `blockDim.x`).
-#ifdef NQ_PACKED
-    u32 level = 12u * NQ_THREADS;
-#else
-    u32 level = 16u * NQ_THREADS;
-#endif
+    const u32 level = 16u * NQ_THREADS;
     const u32 step = 4u * NQ_THREADS;
 #ifdef __CUDA_ARCH__
     // Launched with other blocks than compiled for, the threads' words would overlap: fail the launch.
@@ -400,11 +338,7 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
     }
 #endif
 #else
-#ifdef NQ_PACKED
-    u32 level = 12u * blockDim.x;
-#else
-    u32 level = 16u * blockDim.x;
-#endif
+    const u32 level = 16u * blockDim.x;
     const u32 step = 4u * blockDim.x;
 #endif
     // The stack's levels: the sentinels', then the task's `levels`; then the table's NQ_TABLE_ROWS(levels) rows,
@@ -433,11 +367,6 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
     // register in every turn.
     const u32 one = (levels >> 31) + 1u;
 #endif
-#ifdef NQ_AHEAD_BOTTOM
-    // The task's bottom queen (NQ_AHEAD_BOTTOM), its column as a bit shifted one square right and one left, or
-    // 0 where its unit has none.
-    u32 bottom_right = 0u, bottom_left = 0u;
-#endif
     long long began = 0;
     // The launch's start, in units of 2^16 cycles of the multiprocessor's clock. A thread takes no task but
     // its first once `budget` such units have gone since (0: no bound), so that a launch ends soon after:
@@ -450,35 +379,12 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
     // column is. The entry starts as a sentinel's, so that the first pass takes a task.
     uint4 e = make_uint4(NQ_SENTINEL, 0u, 0u, 0u);
     u32 top = 0u, tab = 0u;
-#ifdef NQ_PACKED
-    // The task's first level: the stack's top below it is the sentinel's, and the task is over.
-    const u32 first = level + 4u * threadIdx.x;
-#endif
-#if defined(NQ_PROBE_ALU) || defined(NQ_PROBE_STS)
-    // Probes of what bounds the loop (results/gpu.md): one more instruction a turn off the search's chain of
-    // dependent ones (NQ_PROBE_ALU), or one more 32-bit store a turn, one wavefront, to a word of the thread's
-    // beyond the table (NQ_PROBE_STS; the host must pad the block's shared memory by 4 bytes a thread). Never
-    // built by the program unless NQUEENS_GPU_DEFINES asks.
-    u32 probe = 0u;
-#endif
-#ifdef NQ_PROBE_STS
-    const u32 scratch = table + (NQ_TABLE_LEFT_OUT + NQ_TABLE_ROWS(levels)) * step;
-#endif
     // One loop for all the thread's tasks: a thread whose task ends takes the next one here and goes on while
     // the warp's other threads go on with theirs. (A loop for each task would make every thread of a warp wait
     // at its end for the warp's longest task: about half the lanes idle, results/gpu.md.)
     for (;;) {
-#ifdef NQ_PACKED
-        if (top < first || NQ_HOST_GUARD(passes)) {
-#else
         if (e.x >= NQ_SENTINEL_LOW || NQ_HOST_GUARD(passes)) {
-#endif
             if (slot != NQ_NO_TASK) {
-#if defined(NQ_PROBE_ALU) || defined(NQ_PROBE_STS)
-                if (probe == 0x9e3779b9u) {
-                    atomicAdd(&trouble[slot], 0u);
-                }
-#endif
                 // The turns after the task's last took the sentinels' squares: those left are the top
                 // sentinel's and, in its `ld` word, those of the sentinels below it.
                 const u32 nod = passes * NQ_UNROLL + __popc(e.x) + e.z - NQ_SENTINELS * NQ_SENTINEL_SQUARES;
@@ -537,31 +443,9 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
             // the end's count, `low`.
 #if defined(NQ_LAST_UNPUSHED)
             const u32 cols = (1u << low) - 1u;
-#elif !defined(NQ_PACKED)
+#else
             const u32 cols = (1u << (high - 1u)) - 1u;
 #endif
-#if defined(NQ_PACKED)
-            {
-                // One sentinel: its squares the low NQ_SENTINEL_SQUARES bits, its free columns all of them
-                // and `high + 1` in all, or none of them and `high - 1` in all (whichever fits in a field):
-                // with any of its squares taken, `high` are left, the sentinels' row of the table. Its `ld`
-                // and `rd` are 0, so the node count at the task's end reads `e.z` as 0.
-                const u32 squares = (1u << NQ_SENTINEL_SQUARES) - 1u;
-                const u32 sentinel_cols = high + 1u >= NQ_SENTINEL_SQUARES
-                                              ? (2u << high) - 1u
-                                              : ((1u << (high - 1u)) - 1u) << NQ_SENTINEL_SQUARES;
-                top = 4u * threadIdx.x;
-                *(u32*)(shared + top) = squares;
-                *(u32*)(shared + top + step) = sentinel_cols;
-                *(u32*)(shared + top + 2u * step) = 0u;
-                top += level;
-                // The task's row: its free columns and left diagonals, each with a byte of its right
-                // diagonals; its squares, with the first byte of them, stored by its first turn.
-                *(u32*)(shared + top + step) = nq_prmt(task.fc, task.rd, 0x5210u);
-                *(u32*)(shared + top + 2u * step) = nq_prmt(task.ld, task.rd, 0x6210u);
-                e = make_uint4(avail, task.fc, task.ld, task.rd);
-            }
-#elif defined(NQ_PAIRS)
             top = 8u * threadIdx.x;
             for (u32 s = 0u; s < NQ_SENTINELS; s++, top += level) {
                 *(uint2*)(shared + top) = make_uint2(NQ_SENTINEL, ~0u);
@@ -571,21 +455,6 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
             // stored by its first turn.
             *(uint2*)(shared + top + 2u * step) = make_uint2(task.fc, task.ld);
             e = make_uint4(avail, task.fc, task.ld, task.rd);
-#elif defined(NQ_SOA)
-            top = 4u * threadIdx.x;
-            for (u32 s = 0u; s < NQ_SENTINELS; s++, top += level) {
-                nq_put(shared + top, step, make_uint4(NQ_SENTINEL, cols, s * NQ_SENTINEL_SQUARES, ~0u));
-            }
-            nq_put(shared + top, step, make_uint4(avail, task.fc, task.ld, task.rd));
-            e = nq_get(shared + top, step);
-#else
-            top = 16u * threadIdx.x;
-            for (u32 s = 0u; s < NQ_SENTINELS; s++, top += level) {
-                *(uint4*)(shared + top) = make_uint4(NQ_SENTINEL, cols, s * NQ_SENTINEL_SQUARES, ~0u);
-            }
-            *(uint4*)(shared + top) = make_uint4(avail, task.fc, task.ld, task.rd);
-            e = *(const uint4*)(shared + top);
-#endif
             // (No task's first row is the last, whose squares NQ_AHEAD_LAST would count here: the host counts
             // such a task itself, src/gpu/task.rs `split`.)
             sol = 0u;
@@ -601,16 +470,6 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
             end_plus_two = low + 2u;
 #endif
 #endif
-#ifdef NQ_AHEAD_BOTTOM
-#ifdef NQ_AHEAD_XOR
-            // One column over (NQ_AHEAD_XOR): a bottom queen in column 0 keeps its diagonal to the right.
-            bottom_right = rows[NQ_BOTTOM_WORD];
-            bottom_left = rows[NQ_BOTTOM_WORD] << 2;
-#else
-            bottom_right = rows[NQ_BOTTOM_WORD] >> 1;
-            bottom_left = rows[NQ_BOTTOM_WORD] << 1;
-#endif
-#endif
             began = clock64();
 #ifdef NQ_TURN_IN_PTX
             top += window;
@@ -624,17 +483,10 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
 #pragma unroll
 #endif
         for (u32 i = 0; i < NQ_UNROLL; i++) {
-#ifdef NQ_PACKED
-            // The word of squares carries a byte of `rd` above them: the square is the lowest of the low
-            // three bytes (never empty), the rest is taken of those bytes alone.
-            const u32 below = e.x - 1u;
-            const u32 rest = nq_lop3<0x80u>(e.x, below, NQ_FIELD);
-            *(u32*)(shared + top) = nq_prmt(rest, e.w, 0x4210u);
-#elif defined(NQ_TURN_LOP3)
             // The square is the lowest of e.x, e.x & ~below: the child's free columns are e.y less it. The rest,
             // e.x & below, is taken after them (its third operand, fc, is not used: lop3's table 0xc0 is a & b),
             // so that e.x is then used no more and the rest can take its register, beside e.w's for the pair's
-            // store. (Taken first, as NQ_PAIRS_C does, ptxas copied e.w in every turn.)
+            // store. (Taken first, as the seventeenth session's turn did, ptxas copied e.w in every turn.)
             const u32 below = e.x - 1u;
             const u32 fc = nq_lop3<0xb4u>(e.y, e.x, below);
             const u32 rest = nq_lop3<0xc0u>(e.x, below, fc);
@@ -642,15 +494,6 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
             asm volatile("st.shared.v2.u32 [%0], {%1, %2};" ::"r"(top), "r"(rest), "r"(e.w) : "memory");
 #else
             *(uint2*)(shared + top) = make_uint2(rest, e.w);
-#endif
-#else
-            const u32 rest = e.x & (e.x - 1u);
-            const u32 queen = e.x ^ rest;
-#if defined(NQ_PAIRS)
-            *(uint2*)(shared + top) = make_uint2(rest, e.w);
-#else
-            *(u32*)(shared + top) = rest;
-#endif
 #endif
             // Pop the row if this was its last square, then (below) push the child over it or above it.
             // Written here, as a predicated subtraction right after the store, ptxas makes the rest and
@@ -667,22 +510,11 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
                 top -= level;
             }
 #endif
-            // The queen's square is free: in fc, in neither diagonal.
-#ifdef NQ_PACKED
-            // The square is e.x & ~below, each use one three-way operation (a & -a took two more a turn).
-            const u32 fc = nq_lop3<0xb4u>(e.y, e.x, below);
-            const u32 ld = nq_lop3<0xf4u>(e.z, e.x, below) << 1;
-            const u32 rd = nq_lop3<0xf4u>(e.w, e.x, below) >> 1;
-#elif defined(NQ_TURN_LOP3)
-            // The queen is the free columns' change, e.y ^ fc.
+            // The queen's square is free: in fc, in neither diagonal. The queen is the free columns' change,
+            // e.y ^ fc.
             const u32 ld = nq_lop3<0xf6u>(e.z, e.y, fc) << 1;
             const u32 rd_pre = nq_lop3<0xf6u>(e.w, e.y, fc);
-            const u32 rd = nq_shr_k<1u>(rd_pre);
-#else
-            const u32 fc = e.y ^ queen;
-            const u32 ld = (e.z | queen) << 1;
-            const u32 rd = (e.w | queen) >> 1;
-#endif
+            const u32 rd = rd_pre >> 1;
 #ifdef NQ_TURN_IN_PTX
             u32 open;
             asm volatile("ld.shared.u32 %0, [%1];" : "=r"(open) : "r"(tab + __popc(fc) * step) : "memory");
@@ -711,18 +543,7 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
             // took a shift and a negation. One instruction fewer a turn (see below).
             u32 unseen = nq_lop3<0x10u>(fc << 1, ld << 2, rd);
 #else
-            u32 unseen = nq_lop3<0x10u>(fc, ld << 1, nq_shr_k<2u>(rd_pre));
-#endif
-#ifdef NQ_AHEAD_BOTTOM
-            // NQ_AHEAD_BOTTOM: `ahead` without the bottom queen's diagonals too, the most of that row's frame
-            // (results/gpu.md, the twentieth session): the row after the child's lies m - 1 rows above the
-            // bottom's, m the child's count of free columns, where the unit's rows end at the bottom queen's
-            // (the host stores no bottom queen otherwise: task.rs, `BOTTOM`), so the diagonals there are the
-            // bottom queen's column shifted m - 1 squares each way. Shifted from the column one square over,
-            // a shift each; a bottom queen in column 0 loses its diagonal to the right, which only keeps some
-            // dead ends. Three instructions more a turn, all integer logic.
-            const u32 m = __popc(fc);
-            unseen = nq_lop3<0x10u>(unseen, bottom_right << m, bottom_left >> m);
+            u32 unseen = nq_lop3<0x10u>(fc, ld << 1, rd_pre >> 2);
 #endif
 #ifdef NQ_AHEAD_XOR
             // Shifted, the far bit is bit 31, and the highest bit a column's place plus one: the squares up to
@@ -773,7 +594,7 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
             // As above: every free square of the child's row a node, counted below.
             const u32 children = all & open;
 #ifdef NQ_AHEAD_KEPT_FIRST
-            const u32 kept = all & keep;
+            u32 kept = all & keep;
 #ifdef __CUDA_ARCH__
             asm("" : "+r"(kept));
 #endif
@@ -815,39 +636,13 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
 #elif defined(NQ_AHEAD_CHILDREN) && !defined(NQ_UNCOUNTED)
             pass_ahead_nodes += (u32)__popc(children);
 #endif
-#elif defined(NQ_PACKED) || defined(NQ_TURN_LOP3)
-            const u32 free = nq_lop3<0x10u>(fc, ld, rd) & open;
 #else
-            const u32 free = fc & ~(ld | rd) & open;
+            const u32 free = nq_lop3<0x10u>(fc, ld, rd) & open;
 #endif
 #ifndef NQ_AHEAD_LAST
             sol += open >> 31;
 #endif
-#if defined(NQ_PROBE_ALU)
-            probe ^= rd;
-#elif defined(NQ_PROBE_STS)
-            *(u32*)(shared + scratch) = ld;
-#endif
-#if defined(NQ_PACKED)
-            // A pushed row's free columns and left diagonals carry the second and third bytes of its right
-            // diagonals; a loaded row's free columns are cleared of theirs, and its right diagonals gathered
-            // from the three words (the third byte's sign, bit 23 of the free columns, is 0 on a board at
-            // most 23 wide: the fourth byte).
-            if (free != 0u) {
-                top += level;
-                *(u32*)(shared + top + step) = nq_prmt(fc, rd, 0x5210u);
-                *(u32*)(shared + top + 2u * step) = nq_prmt(ld, rd, 0x6210u);
-                e = make_uint4(free, fc, ld, rd);
-            } else {
-                const u32 a = *(const u32*)(shared + top);
-                const u32 f = *(const u32*)(shared + top + step);
-                const u32 l = *(const u32*)(shared + top + 2u * step);
-                e = make_uint4(a, f & NQ_FIELD, l, nq_prmt(nq_prmt(a, f, 0x6673u), l, 0xa710u));
-            }
-#ifdef __CUDA_ARCH__
-            asm("" : "+r"(top));
-#endif
-#elif defined(NQ_TURN_IN_PTX)
+#if defined(NQ_TURN_IN_PTX)
             // As below, in one block with the pop: written in C, ptxas kept the stack's top in two registers, a
             // copy a turn, the push's store and the loads addressed from the top before the push.
             e = make_uint4(free, fc, ld, rd);
@@ -877,7 +672,7 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
                          : "r"(rest), "r"(level), "n"(2u * step)
                          : "memory");
 #endif
-#elif defined(NQ_PAIRS)
+#else
             // The pushed row's squares and right diagonals need no store: its first turn stores them.
             if (free != 0u) {
                 top += level;
@@ -889,36 +684,8 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
                 e = make_uint4(a.x, b.x, b.y, a.y);
             }
 #ifdef __CUDA_ARCH__
-            // Opaque, as below: 174 instructions for eight turns, 186 without.
+            // Opaque: 174 instructions for eight turns, 186 without (the seventeenth session's turn).
             asm("" : "+r"(top));
-#endif
-#elif defined(NQ_SOA)
-            // The pushed row's squares need no store: the next turn stores what is left of them.
-            if (free != 0u) {
-                top += level;
-                *(u32*)(shared + top + step) = fc;
-                *(u32*)(shared + top + 2u * step) = ld;
-                *(u32*)(shared + top + 3u * step) = rd;
-                e = make_uint4(free, fc, ld, rd);
-            } else {
-                e = nq_get(shared + top, step);
-            }
-#ifdef __CUDA_ARCH__
-            // Opaque, `top` costs fewer copies between registers (200 instructions for eight turns, where
-            // `level` opaque too makes 206 and neither 209).
-            asm("" : "+r"(top));
-#endif
-#else
-            if (free != 0u) {
-                top += level;
-                *(uint4*)(shared + top) = make_uint4(free, fc, ld, rd);
-            }
-            e = *(const uint4*)(shared + top);
-#ifdef __CUDA_ARCH__
-            // Unrolled, ptxas otherwise adds the shared window's base to `top` on both sides of the push
-            // for the next turn's store: two instructions a turn. With `level` opaque too, ptxas copies
-            // `top` between registers three times in four turns rather than four (one instruction fewer).
-            asm("" : "+r"(top), "+r"(level));
 #endif
 #endif
         }

@@ -47,7 +47,7 @@ fn threads_per_block() -> u32 {
 }
 
 /// Bytes added to each block's shared memory, for measuring how the blocks a multiprocessor holds bound the
-/// kernel (`NQUEENS_GPU_SHARED_PAD`; the probe `NQ_PROBE_STS` of `count.cu` needs 4 bytes a thread of it).
+/// kernel (`NQUEENS_GPU_SHARED_PAD`).
 fn shared_pad() -> u32 {
     super::knob("NQUEENS_GPU_SHARED_PAD", |&t: &u32| t <= 128 * 1024).unwrap_or(0)
 }
@@ -90,8 +90,8 @@ fn gpu_error(what: &str) -> impl Fn(cudarc::driver::DriverError) -> Error + '_ {
 }
 
 /// The compile-time switches of the kernel (`NQ_*` in `count.cu`) from the environment, for measuring
-/// variants side by side (`NQUEENS_GPU_DEFINES="NQ_SOA"`), but for `NQ_UNROLL`, which
-/// [`super::turns`] reads (and `NQ_SENTINEL_SQUARES`, which it refuses).
+/// variants side by side (`NQUEENS_GPU_DEFINES="NQ_PLAIN"`), but for `NQ_UNROLL`, which
+/// [`super::turns`] reads (and which checks the others against [`super::KERNEL_SWITCHES`]).
 /// `NQ_UNCOUNTED` joins them where the run leaves the nodes uncounted ([`super::leave_nodes_uncounted`]).
 fn defines() -> Vec<String> {
     let asked = std::env::var("NQUEENS_GPU_DEFINES").unwrap_or_default();

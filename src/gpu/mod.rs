@@ -280,12 +280,30 @@ pub fn parse_gpus(s: &str) -> Result<Vec<usize>, String> {
     Ok(gpus)
 }
 
+/// The switches of the kernel (`count.cu`) that `NQUEENS_GPU_DEFINES` may name, for measuring variants side by
+/// side, besides `NQ_UNROLL=`: the loop without the look-ahead, the turn's shared accesses in C, the nodes not
+/// counted, and the look-ahead's forms that wait for a GPU to time them (results/gpu.md). `NQ_AHEAD` and
+/// `NQ_TURN_PTX` name what is the default now, and change nothing.
+pub const KERNEL_SWITCHES: [&str; 10] = [
+    "NQ_PLAIN",
+    "NQ_TURN_C",
+    "NQ_UNCOUNTED",
+    "NQ_AHEAD_XOR",
+    "NQ_AHEAD_CHILDREN",
+    "NQ_AHEAD_LAST",
+    "NQ_AHEAD_KEPT_FIRST",
+    "NQ_PUSH_LAST",
+    "NQ_AHEAD",
+    "NQ_TURN_PTX",
+];
+
 /// How the kernel's loop is built for `board`: [`Turns::for_width`], unless `NQUEENS_GPU_DEFINES` asks for
-/// `NQ_UNROLL=` 1, 2, 4, 8 or 16 turns between tests for a task's end, or for the stack's levels packed in three
-/// words (`NQ_PACKED`), for measuring. The sentinels' squares are the program's to choose by the board: asking
-/// for them is refused, and so is `NQ_PACKED` on a board too wide for it. The loop that closes the last row
-/// without a turn (`NQ_AHEAD_LAST`) gets its stack sized without that row on a square board
-/// ([`Turns::unpushed_last`]); that is the program's to choose too.
+/// `NQ_UNROLL=` 1, 2, 4, 8 or 16 turns between tests for a task's end, for measuring. The sentinels' squares are
+/// the program's to choose by the board: asking for them is refused, and so is any name that is not one of
+/// [`KERNEL_SWITCHES`] (a variant that was measured slower and removed, or a misspelt one, would otherwise build
+/// the default under another name). The loop that closes the last row without a turn (`NQ_AHEAD_LAST`) gets
+/// its stack sized without that row on a square board ([`Turns::unpushed_last`]); that is the program's to
+/// choose too.
 pub fn turns(board: Board) -> Result<Turns, Error> {
     turns_asked(
         &std::env::var("NQUEENS_GPU_DEFINES").unwrap_or_default(),
@@ -305,7 +323,7 @@ fn turns_asked(asked: &str, board: Board) -> Result<Turns, Error> {
              (NQ_UNROLL) alone"
         )));
     }
-    let named = |layout: &str| asked.split_whitespace().any(|d| d == layout);
+    let named = |switch: &str| asked.split_whitespace().any(|d| d == switch);
     if named("NQ_LAST_UNPUSHED") {
         return Err(Error::Gpu(
             "NQ_LAST_UNPUSHED: the program sizes the stack without the last row where the board takes it \
@@ -313,33 +331,28 @@ fn turns_asked(asked: &str, board: Board) -> Result<Turns, Error> {
                 .into(),
         ));
     }
-    // A rectangle's tasks end with free columns left, and their last row may be pushed.
-    let unpushed_last = named("NQ_AHEAD_LAST") && board.is_square();
-    let turns = turns_laid_out(asked, width)?;
-    Ok(turns.with_unpushed_last(unpushed_last && !turns.packed))
-}
-
-/// The turns and layout `asked` names for boards `width` wide (see [`turns`]).
-fn turns_laid_out(asked: &str, width: u32) -> Result<Turns, Error> {
-    let named = |layout: &str| asked.split_whitespace().any(|d| d == layout);
-    if named("NQ_PACKED") && width > task::PACKED_SIDE {
+    if let Some(d) = asked
+        .split_whitespace()
+        .find(|d| !d.starts_with("NQ_UNROLL=") && !KERNEL_SWITCHES.contains(d))
+    {
         return Err(Error::Gpu(format!(
-            "NQ_PACKED: the packed stack takes boards at most {} wide, not {width}",
-            task::PACKED_SIDE
+            "{d}: not a switch of the kernel; NQUEENS_GPU_DEFINES takes NQ_UNROLL=1u, 2u, 4u, 8u or 16u and {} \
+             (variants measured slower were removed: results/gpu.md)",
+            KERNEL_SWITCHES.join(", ")
         )));
     }
-    // The packed levels need the host's sizes of shared memory and sentinels as well as the kernel's switch.
-    let packed = named("NQ_PACKED");
+    // A rectangle's tasks end with free columns left, and their last row may be pushed.
+    let unpushed_last = named("NQ_AHEAD_LAST") && board.is_square();
+    Ok(turns_between_tests(asked, width)?.with_unpushed_last(unpushed_last))
+}
+
+/// The turns `asked` names for boards `width` wide (see [`turns`]).
+fn turns_between_tests(asked: &str, width: u32) -> Result<Turns, Error> {
     let Some(turns) = asked
         .split_whitespace()
         .find_map(|d| d.strip_prefix("NQ_UNROLL="))
     else {
-        // The packed stack takes at most eight turns: the program's own for the board otherwise.
-        return Ok(if packed {
-            Turns::laid_out(task::TURNS, width, true)
-        } else {
-            Turns::for_width(width)
-        });
+        return Ok(Turns::for_width(width));
     };
     let between = match turns.trim_end_matches('u') {
         "1" => 1,
@@ -353,12 +366,7 @@ fn turns_laid_out(asked: &str, width: u32) -> Result<Turns, Error> {
             )))
         }
     };
-    if packed && between > 8 {
-        return Err(Error::Gpu(format!(
-            "NQ_UNROLL={turns} with NQ_PACKED: the packed stack takes at most 8 turns between tests"
-        )));
-    }
-    Ok(Turns::laid_out(between, width, packed))
+    Ok(Turns::asked(between, width))
 }
 
 /// The first GPU in use ([`use_gpus`]), if this build has the backend and the machine has a GPU and its
@@ -2302,7 +2310,6 @@ mod tests {
             turns_asked("", Board::new(19).unwrap()).unwrap(),
             Turns::for_width(19)
         );
-        assert!(!Turns::for_width(19).packed);
         // Sixteen turns on boards 19 to 24 wide, eight elsewhere, unless asked for: eight to measure against.
         assert_eq!(
             turns_asked("", Board::new(21).unwrap())
@@ -2320,29 +2327,12 @@ mod tests {
             turns_asked("NQ_UNROLL=8u", Board::new(21).unwrap()).unwrap(),
             Turns::asked(8, 21)
         );
-        // The packed stack takes eight turns on those boards too.
-        let packed21 = turns_asked("NQ_PACKED", Board::new(21).unwrap()).unwrap();
-        assert_eq!((packed21.packed, packed21.between_tests), (true, 8));
+        // Other switches leave the turns as they are.
         assert_eq!(
-            turns_asked("NQ_AOS", Board::new(27).unwrap()).unwrap(),
+            turns_asked("NQ_PLAIN", Board::new(27).unwrap()).unwrap(),
             Turns::for_width(27)
         );
-        // The packed levels where asked for, on boards narrow enough for them.
-        let packed = turns_asked("NQ_PACKED", Board::new(23).unwrap()).unwrap();
-        assert_eq!(
-            (packed.packed, packed.sentinel_squares, packed.level_bytes()),
-            (true, 8, 12)
-        );
-        assert!(
-            turns_asked("NQ_PACKED NQ_UNROLL=4u", Board::new(12).unwrap())
-                .unwrap()
-                .packed
-        );
-        let wide = turns_asked("NQ_PACKED", Board::new(24).unwrap())
-            .unwrap_err()
-            .to_string();
-        assert!(wide.contains("at most 23"), "{wide}");
-        let two = turns_asked("NQ_AOS NQ_UNROLL=2u", Board::new(28).unwrap()).unwrap();
+        let two = turns_asked("NQ_PLAIN NQ_UNROLL=2u", Board::new(28).unwrap()).unwrap();
         assert_eq!((two.between_tests, two.sentinel_squares), (2, 2));
         assert_eq!(
             turns_asked("NQ_UNROLL=8", Board::new(24).unwrap())
@@ -2358,13 +2348,13 @@ mod tests {
             Turns::asked(4, 28)
         );
         assert_eq!(
-            turns_asked("NQ_UNROLL=1u NQ_AOS", Board::new(28).unwrap())
+            turns_asked("NQ_UNROLL=1u NQ_TURN_C", Board::new(28).unwrap())
                 .unwrap()
                 .between_tests,
             1
         );
         // Sixteen turns: one sentinel of sixteen squares where the board leaves room, else two of eight, else
-        // four of four; never with the packed levels.
+        // four of four.
         for (width, squares, sentinels) in
             [(16, 16, 1), (17, 8, 2), (24, 8, 2), (25, 4, 4), (28, 4, 4)]
         {
@@ -2379,10 +2369,6 @@ mod tests {
                 "{width} wide"
             );
         }
-        let packed16 = turns_asked("NQ_PACKED NQ_UNROLL=16u", Board::new(20).unwrap())
-            .unwrap_err()
-            .to_string();
-        assert!(packed16.contains("at most 8 turns"), "{packed16}");
         let odd = turns_asked("NQ_UNROLL=3u", Board::new(12).unwrap())
             .unwrap_err()
             .to_string();
@@ -2391,6 +2377,34 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(chosen.contains("NQ_UNROLL"), "{chosen}");
+    }
+
+    #[test]
+    fn a_switch_the_kernel_does_not_have_is_refused() {
+        // Every switch named as a switch takes the board; the layouts and probes measured slower and removed
+        // (the twenty-seventh session), and a misspelt name, are refused with the list of those it takes.
+        for switch in KERNEL_SWITCHES {
+            assert!(
+                turns_asked(switch, Board::new(20).unwrap()).is_ok(),
+                "{switch}"
+            );
+        }
+        for gone in [
+            "NQ_SOA",
+            "NQ_PACKED",
+            "NQ_AHEAD_BOTTOM",
+            "NQ_PROBE_ALU",
+            "NQ_AHEAD_XR",
+        ] {
+            let message = turns_asked(&format!("NQ_AHEAD_XOR {gone}"), Board::new(20).unwrap())
+                .unwrap_err()
+                .to_string();
+            assert!(
+                message.contains(&format!("{gone}: not a switch")),
+                "{message}"
+            );
+            assert!(message.contains("NQ_AHEAD_LAST"), "{message}");
+        }
     }
 
     #[test]

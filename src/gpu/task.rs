@@ -17,8 +17,8 @@ use crate::engine::kernel::{full_mask, Frame, Masks, Start, Tally};
 /// Turns the kernel's search loop takes between two tests for a task's end (`NQ_UNROLL` in `count.cu`), but on
 /// the boards of [`SIXTEEN_TURNS`]: with eight, the loop with its look-ahead takes 33.75 SASS instructions a
 /// turn (20.9 a node without it); on an H200, four took 2.4% longer at n = 20 without the look-ahead (with the
-/// stack's four words apart, `NQ_SOA`, the instructions fell from 26.0 with four turns to 25.0 with eight;
-/// results/gpu.md).
+/// stack's four words apart, the eleventh session's layout, the instructions fell from 26.0 with four turns to
+/// 25.0 with eight; results/gpu.md).
 pub const TURNS: u32 = 8;
 
 /// The boards whose kernel takes sixteen turns between tests: 33.1 SASS instructions a turn rather than 33.75
@@ -51,10 +51,8 @@ pub const WIDE_SENTINEL_SQUARES: u32 = 4;
 /// [`WIDE_SENTINEL_SQUARES`] bits are the sentinels' squares (and bit 31 of a table's word marks the end).
 pub const MAX_SIDE: u32 = 32 - WIDE_SENTINEL_SQUARES;
 
-/// The widest board whose stack levels the kernel packs in three words (`NQ_PACKED` in `count.cu`): a
-/// word's low three bytes hold a mask, its top byte one of the right diagonals' three, and bit 23 of the free
-/// columns (never a column) gives the fourth byte of the right diagonals as 0.
-pub const PACKED_SIDE: u32 = 23;
+/// Bytes of a level of the kernel's stack, for each thread: two pairs of words (`count.cu`).
+pub const LEVEL_BYTES: u32 = 16;
 
 /// How the kernel's search loop is built for a board: the turns between two tests for a task's end, the
 /// sentinels that the turns after its end take their squares from (`NQ_UNROLL` and `NQ_SENTINEL_SQUARES` in
@@ -67,12 +65,6 @@ pub struct Turns {
     /// for them (one sentinel), else the most the board leaves room for, halving from the turns down to
     /// [`WIDE_SENTINEL_SQUARES`] (more sentinels: sixteen turns take two of eight on boards to 24 wide).
     pub sentinel_squares: u32,
-    /// The stack's levels in three words (12 bytes; `NQ_PACKED`, for boards at most [`PACKED_SIDE`] wide)
-    /// rather than two pairs (16 bytes; `NQ_PAIRS`): a turn moves 7 wavefronts of shared memory rather than 9,
-    /// but issues 28.9 instructions rather than 21.75, and took 4 to 9% longer at n = 20 to 22 on an H200
-    /// (results/gpu.md). Only where `NQUEENS_GPU_DEFINES` asks for it, to measure against. One sentinel, its
-    /// squares the low bits.
-    pub packed: bool,
     /// The stack and the table sized without what the loop never reads (`NQ_LAST_UNPUSHED`): a level of
     /// stack for the last row, which the loop with `NQ_AHEAD_LAST` never pushes where the tasks' rows end
     /// with no free column (a square board's), and the rows of table after it. 24 bytes a thread fewer
@@ -90,26 +82,15 @@ impl Turns {
         Turns::asked(turns_for(width), width)
     }
 
-    /// `between_tests` turns (1, 2, 4, 8 or 16) on a board `width` wide (at most [`MAX_SIDE`]), the levels in
-    /// two pairs of words.
+    /// `between_tests` turns (1, 2, 4, 8 or 16) on a board `width` wide (at most [`MAX_SIDE`]).
     pub fn asked(between_tests: u32, width: u32) -> Turns {
-        Turns::laid_out(between_tests, width, false)
-    }
-
-    /// `between_tests` turns (1, 2, 4, 8 or 16) on a board `width` wide, the levels packed (only boards at most
-    /// [`PACKED_SIDE`] wide, and at most eight turns: the packed sentinel's squares share a word's low three
-    /// bytes with its free columns) or not.
-    pub fn laid_out(between_tests: u32, width: u32, packed: bool) -> Turns {
-        let packed = packed && width <= PACKED_SIDE && between_tests <= 8;
-        // A packed level's sentinel has its squares in the low bits: one sentinel, whatever the width.
         let mut sentinel_squares = between_tests;
-        while !packed && sentinel_squares > WIDE_SENTINEL_SQUARES && width > 32 - sentinel_squares {
+        while sentinel_squares > WIDE_SENTINEL_SQUARES && width > 32 - sentinel_squares {
             sentinel_squares /= 2;
         }
         Turns {
             between_tests,
             sentinel_squares,
-            packed,
             unpushed_last: false,
         }
     }
@@ -122,23 +103,9 @@ impl Turns {
         }
     }
 
-    /// Whether a loop built so takes boards `width` wide: the sentinels' squares above its columns, or its
-    /// levels packed and the board at most [`PACKED_SIDE`] wide.
+    /// Whether a loop built so takes boards `width` wide: the sentinels' squares above its columns.
     pub fn takes(self, width: u32) -> bool {
-        if self.packed {
-            width <= PACKED_SIDE
-        } else {
-            width <= 32 - self.sentinel_squares
-        }
-    }
-
-    /// Bytes of a level of the stack, for each thread.
-    pub fn level_bytes(self) -> u32 {
-        if self.packed {
-            12
-        } else {
-            16
-        }
+        width <= 32 - self.sentinel_squares
     }
 
     /// The sentinels below a task's first row: enough squares for the `between_tests - 1` turns a pass of
@@ -170,22 +137,18 @@ impl Turns {
     }
 
     /// Bytes of shared memory a thread of the kernel needs for tasks of `levels` levels ([`Task::levels`]):
-    /// the sentinels' and [`Turns::stack_levels`] levels of stack ([`Turns::level_bytes`] each), and
+    /// the sentinels' and [`Turns::stack_levels`] levels of stack ([`LEVEL_BYTES`] each), and
     /// [`Turns::table_rows`] rows of table, 4 bytes each (`count.cu`'s layout).
     pub fn shared_per_thread(self, levels: u32) -> u32 {
-        (self.stack_levels(levels) + self.sentinels()) * self.level_bytes()
-            + self.table_rows(levels) * 4
+        (self.stack_levels(levels) + self.sentinels()) * LEVEL_BYTES + self.table_rows(levels) * 4
     }
 
-    /// The kernel's compile-time switches for these turns and this layout.
+    /// The kernel's compile-time switches for these turns and this layout of the stack.
     pub fn defines(self) -> Vec<String> {
         let mut defines = vec![
             format!("-DNQ_UNROLL={}u", self.between_tests),
             format!("-DNQ_SENTINEL_SQUARES={}u", self.sentinel_squares),
         ];
-        if self.packed {
-            defines.push("-DNQ_PACKED".into());
-        }
         if self.unpushed_last {
             defines.push("-DNQ_LAST_UNPUSHED".into());
         }
@@ -249,16 +212,8 @@ pub const END: u32 = 1 << 31;
 pub const LAST: u32 = 1 << 30;
 
 /// A unit's rows as the kernel reads them: `table[m]` is the open squares of the row that has `m` free
-/// columns, with [`LAST`] for the last row, or [`END`] for the row after the last. Word [`BOTTOM`] holds the
-/// unit's bottom queen.
+/// columns, with [`LAST`] for the last row, or [`END`] for the row after the last; the other words are 0.
 pub type Table = [u32; 32];
-
-/// The word of a [`Table`] that holds the unit's bottom queen, its column as a bit, for the kernel's look-ahead
-/// with the bottom queen's diagonals (`NQ_AHEAD_BOTTOM` in `count.cu`): 0 unless the unit's rows end at the
-/// bottom queen's, so that the row with `m` free columns lies `m` rows above it. No row's: a row has at most
-/// [`MAX_SIDE`] free columns.
-pub const BOTTOM: usize = 31;
-const _: () = assert!((MAX_SIDE as usize) < BOTTOM);
 
 /// One search for the GPU: a partial placement, its first row the next to fill. The layout is the kernel's
 /// `Task` (`count.cu`), four 32-bit words: 16 bytes a task to write, keep and copy to the GPU, where they were
@@ -365,11 +320,6 @@ pub fn table_of(start: &Start, width: u32) -> Option<Table> {
             let last = if row + 1 == frame.end { LAST } else { 0 };
             (allow & !block) as u32 | last
         };
-    }
-    if let Some(shape) = &frame.shape {
-        if shape.last == frame.end && shape.last == start.row + high {
-            table[BOTTOM] = shape.bottom;
-        }
     }
     Some(table)
 }
@@ -713,58 +663,6 @@ mod tests {
     }
 
     #[test]
-    fn the_bottom_word_is_a_queen_whose_diagonals_no_row_leaves_open() {
-        // The look-ahead with the bottom queen (NQ_AHEAD_BOTTOM) takes the row with `m` free columns to lie
-        // `m` rows above the bottom queen's, and leaves out of its squares those the bottom queen's diagonals
-        // reach there. That may only leave out squares the row does not have open: a wrong distance would
-        // leave out open ones (one row off, below, some rows have them).
-        let mut units_with_a_bottom = 0;
-        let mut open_one_row_off = 0;
-        for n in 5..=14 {
-            for (symmetry, depth) in [
-                (Symmetry::Full, 1),
-                (Symmetry::Full, 3),
-                (Symmetry::Mirror, 2),
-                (Symmetry::None, 1),
-            ] {
-                let plan = Plan::new(Board::new(n).unwrap(), symmetry, Split::Depth(depth));
-                // Every unit's start, and the parts of those counted by Burnside's lemma.
-                let starts = plan.units().iter().flat_map(|unit| {
-                    let parts = plan.burnside_parts(unit).map(|p| p.starts);
-                    plan.start(unit)
-                        .into_iter()
-                        .chain(parts.into_iter().flatten())
-                });
-                for (i, start) in starts.enumerate() {
-                    let Some(table) = table_of(&start, n) else {
-                        continue;
-                    };
-                    let bottom = u64::from(table[BOTTOM]);
-                    if bottom == 0 {
-                        continue;
-                    }
-                    assert_eq!(symmetry, Symmetry::Full, "n = {n}: only borders have one");
-                    assert_eq!(bottom.count_ones(), 1);
-                    units_with_a_bottom += 1;
-                    let reach = |m: u32| (((bottom << m) | (bottom >> m)) & full_mask(n)) as u32;
-                    for m in 0..BOTTOM as u32 {
-                        let open = table[m as usize];
-                        if open == 0 || open == END {
-                            continue;
-                        }
-                        assert_eq!(open & reach(m), 0, "n = {n} start {i} row of {m}");
-                        if open & reach(m + 1) != 0 {
-                            open_one_row_off += 1;
-                        }
-                    }
-                }
-            }
-        }
-        assert!(units_with_a_bottom > 100, "{units_with_a_bottom}");
-        assert!(open_one_row_off > 0);
-    }
-
-    #[test]
     fn every_unit_up_to_the_widest_side_has_a_table_and_wider_has_none() {
         for n in [12u32, 17, 21, 27, MAX_SIDE, MAX_SIDE + 1, 32] {
             let plan = Plan::new(Board::new(n).unwrap(), Symmetry::Full, Split::Depth(1));
@@ -824,7 +722,7 @@ mod tests {
         let table = table_of(&start, 9).unwrap();
         let high = free_columns(start.masks, 9).count_ones();
         let rows = start.frame.end - start.row;
-        // One entry a row from the start's on, the last one the end's mark, and the bottom queen; nothing else.
+        // One entry a row from the start's on, the last one the end's mark; nothing else.
         // The last row's carries the last row's mark beside its squares, and no other does.
         assert_eq!(table[(high - rows) as usize], END);
         assert_eq!(table.iter().filter(|&&w| w == END).count(), 1);
@@ -835,12 +733,7 @@ mod tests {
         assert_eq!(last & LAST, LAST);
         assert_ne!(last & !LAST, 0, "the last row has open squares");
         assert_eq!(table.iter().filter(|&&w| w & LAST != 0).count(), 1);
-        assert!(table[high as usize + 1..BOTTOM].iter().all(|&w| w == 0));
-        let bottom = start.frame.shape.as_ref().map(|s| s.bottom);
-        assert_eq!(
-            (Some(table[BOTTOM]), table[BOTTOM].count_ones()),
-            (bottom, 1)
-        );
+        assert!(table[high as usize + 1..].iter().all(|&w| w == 0));
         // The start's own row is there, for the first squares of a task cut no row below it.
         let (fc, masks) = (free_columns(start.masks, 9), start.masks);
         let task = Task::new(fc, masks.ld as u32, masks.rd as u32, 0, high - rows);
@@ -849,26 +742,6 @@ mod tests {
             u64::from(task.avail(&table)),
             start.frame.free(start.row, masks)
         );
-    }
-
-    #[test]
-    fn the_packed_levels_take_only_boards_narrow_enough_and_one_sentinel() {
-        for width in 1..=MAX_SIDE {
-            for between in [1, 2, 4, 8] {
-                let turns = Turns::laid_out(between, width, true);
-                assert_eq!(turns.packed, width <= PACKED_SIDE, "{turns:?}");
-                if turns.packed {
-                    // One sentinel, its squares the low bits: enough for the turns after a task's end.
-                    assert_eq!((turns.sentinels(), turns.sentinel_squares), (1, between));
-                    assert_eq!(turns.shared_per_thread(10), 11 * 12 + 11 * 4);
-                    assert!(turns.defines().contains(&"-DNQ_PACKED".to_string()));
-                } else {
-                    assert_eq!(turns, Turns::asked(between, width));
-                }
-            }
-        }
-        // Bit 23 of the free columns, the sign of the byte the kernel reads as `rd`'s fourth, is no column.
-        assert_eq!(full_mask(PACKED_SIDE) >> 23, 0);
     }
 
     #[test]

@@ -23,11 +23,7 @@ alignas(16) char nq_stack[NQ_HOST_SHARED];
 // The thread whose word of the block's shared memory `at` is, for a stack of `sentinels` and `levels` levels
 // and its table after it (count.cu's layout), or NQ_HOST_THREADS for a byte of neither.
 static unsigned owner(unsigned at, unsigned levels, unsigned sentinels) {
-#if defined(NQ_PACKED)
-    const unsigned stack = (levels + sentinels) * 12u * NQ_HOST_THREADS;
-#else
     const unsigned stack = (levels + sentinels) * 16u * NQ_HOST_THREADS;
-#endif
     // A row of table for each level of stack, and one more, but where the stack has no level for the last
     // row (NQ_LAST_UNPUSHED): then as many as its levels.
 #if defined(NQ_LAST_UNPUSHED)
@@ -36,15 +32,8 @@ static unsigned owner(unsigned at, unsigned levels, unsigned sentinels) {
     const unsigned table = (levels + 1u) * 4u * NQ_HOST_THREADS;
 #endif
     if (at < stack) {
-        // One 16-byte entry a level (NQ_AOS), the four words (NQ_SOA) or three packed words (NQ_PACKED) in
-        // arrays of their own, or two pairs of words in arrays of their own.
-#if defined(NQ_AOS)
-        return at % (16u * NQ_HOST_THREADS) / 16u;
-#elif defined(NQ_SOA) || defined(NQ_PACKED)
-        return at % (4u * NQ_HOST_THREADS) / 4u;
-#else
+        // Two pairs of words a level, each pair in an array of its own.
         return at % (8u * NQ_HOST_THREADS) / 8u;
-#endif
     }
     if (at < stack + table) return (at - stack) % (4u * NQ_HOST_THREADS) / 4u;
     return NQ_HOST_THREADS;
