@@ -30,7 +30,7 @@ const STREAMS: usize = 4;
 /// four did not shorten n = 19 on an H200 (2026-11-27: 0.537 and 0.543 s against 0.529 to 0.554 s), whose
 /// GPU waits about 6 ms for its last batch's copy.
 fn streams() -> usize {
-    super::knob("NQUEENS_GPU_STREAMS", |t| (1..=16).contains(t)).unwrap_or(STREAMS)
+    super::options::knob("NQUEENS_GPU_STREAMS", |t| (1..=16).contains(t)).unwrap_or(STREAMS)
 }
 
 /// Shared memory a block may use without asking for more.
@@ -43,26 +43,26 @@ const DEFAULT_SHARED: u32 = 48 * 1024;
 const THREADS: u32 = 128;
 
 fn threads_per_block() -> u32 {
-    super::knob("NQUEENS_GPU_THREADS", |t| (32..=1024).contains(t)).unwrap_or(THREADS)
+    super::options::knob("NQUEENS_GPU_THREADS", |t| (32..=1024).contains(t)).unwrap_or(THREADS)
 }
 
 /// Bytes added to each block's shared memory, for measuring how the blocks a multiprocessor holds bound the
 /// kernel (`NQUEENS_GPU_SHARED_PAD`).
 fn shared_pad() -> u32 {
-    super::knob("NQUEENS_GPU_SHARED_PAD", |&t: &u32| t <= 128 * 1024).unwrap_or(0)
+    super::options::knob("NQUEENS_GPU_SHARED_PAD", |&t: &u32| t <= 128 * 1024).unwrap_or(0)
 }
 
 /// The most blocks a multiprocessor may hold, by padding each block's shared memory
 /// (`NQUEENS_GPU_MOST_BLOCKS`, 1 to 32; for measuring what the warps a multiprocessor holds are worth:
 /// [`task::pad_for_most_blocks`]).
 fn most_blocks() -> Option<u32> {
-    super::knob("NQUEENS_GPU_MOST_BLOCKS", |&b: &u32| (1..=32).contains(&b))
+    super::options::knob("NQUEENS_GPU_MOST_BLOCKS", |&b: &u32| (1..=32).contains(&b))
 }
 
 /// The seconds a launch takes no new task after (`NQUEENS_GPU_LAUNCH_SECONDS`, for measuring and for testing the
 /// launches again on any GPU): the host then launches the batch again for the tasks left.
 fn launch_seconds() -> Option<f64> {
-    super::knob("NQUEENS_GPU_LAUNCH_SECONDS", |s: &f64| {
+    super::options::knob("NQUEENS_GPU_LAUNCH_SECONDS", |s: &f64| {
         s.is_finite() && *s > 0.0 && *s <= 3600.0
     })
 }

@@ -535,4 +535,15 @@ mod tests {
         assert_eq!(t.avail(&table), 0b0010);
         assert_eq!(t.size_guess(&table), task::size_guess(2, 0b0010));
     }
+
+    #[test]
+    fn a_batch_puts_the_tasks_that_look_largest_first() {
+        let plan = Plan::new(Board::new(12).unwrap(), Symmetry::Full, Split::Depth(2));
+        let all: Vec<usize> = (0..plan.units().len()).collect();
+        let batch = prepare(&plan, &all, 2);
+        let key = |t: &Task| t.size_guess(&batch.tables[t.slot() as usize]);
+        assert!(batch.tasks.windows(2).all(|w| key(&w[0]) >= key(&w[1])));
+        // Rows left and squares on the first row both vary, so the order is not the one cut.
+        assert!(batch.tasks.first().map(key) > batch.tasks.last().map(key));
+    }
 }

@@ -1,0 +1,1028 @@
+//! The host's part of a run: a thread for each GPU in use that opens it and hands it the plan's next batches
+//! ([`dispatch`]), through the [`Device`] trait.
+//!
+//! Each GPU's batches are cut on a thread of their own, ahead of it ([`cut_ahead`]), and the first ones while
+//! the driver starts and finds the GPUs ([`while_opening`]), so that the host's cut overlaps the GPU's opening
+//! and its count. The device of a real run is the `cuda` feature's; the tests count on the host instead, and
+//! hold the whole path to the CPU engine's counts.
+
+use super::batch::{batches, coalesce, finish, first_batch_tasks, tail_deeper, Batch, BATCH_TASKS};
+use super::options::verbose;
+use super::sizing::{cut, Cut};
+use super::{drop_spares, prepare, GpuRun};
+use crate::engine::count::Count;
+use crate::engine::exec::{Progress, Run};
+use crate::engine::kernel::Tally;
+use crate::engine::plan::Plan;
+use crate::error::Error;
+use std::collections::VecDeque;
+use std::io::Write as _;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+// Named in the docs alone.
+#[cfg(doc)]
+use super::leave_nodes_uncounted;
+
+/// Tasks a lone GPU's batches may hold that are cut and not yet taken by its host thread: at least one batch
+/// (several GPUs: one batch each). Its batches are cut on a thread of their own from the time its thread
+/// starts to open it: a batch ahead of a large run (at most [`BATCH_TASKS`]), and in a small run all of its
+/// batches while the GPU opens (n = 17's 3.3 million tasks, 53 MB), so that the GPU's thread need not wait
+/// for a cut once it has opened it.
+pub const CUT_AHEAD_TASKS: usize = BATCH_TASKS;
+
+/// Tasks cut at most while the driver starts and finds the GPUs, before any can take one (about 270 MB): the
+/// whole of a run up to n = 18, whose cut takes less time than the driver's start on a 16-core host.
+const EARLY_TASKS: usize = 1 << 23;
+
+/// The GPUs the first batches are sized for, cut before the GPUs are known (see [`dispatch`]): small enough
+/// that up to this many share them.
+const EARLY_DEVICES: usize = 4;
+
+/// What counts batches for [`dispatch`]: a GPU, or in the tests the host. One host thread drives each.
+pub trait Device {
+    /// Its name, for reports.
+    fn name(&self) -> String;
+    /// The batches it keeps in flight at most.
+    fn depth(&self) -> usize;
+    /// Starts counting `batch`; returns once it is under way.
+    fn submit(&mut self, batch: Batch) -> Result<(), Error>;
+    /// Waits for the oldest batch under way: returns it with each of its slots' tallies, `None` for a slot
+    /// whose tally the device cannot vouch for (the host then counts that unit itself).
+    fn collect(&mut self) -> Result<(Batch, Vec<Option<Tally>>), Error>;
+    /// Seconds from its first kernel's start to its last one's end, once all are collected.
+    fn kernel_seconds(&mut self) -> Result<f64, Error> {
+        Ok(0.0)
+    }
+    /// Whether its tallies count the nodes; a device whose kernel leaves them uncounted
+    /// ([`leave_nodes_uncounted`]) says no, and its units' counts say so.
+    fn counts_nodes(&self) -> bool {
+        true
+    }
+}
+
+/// The batches of `chunk`'s size (its cut) that fit in [`EARLY_TASKS`]: one at least.
+fn early_most(chunk: Cut) -> usize {
+    ((EARLY_TASKS as f64 / chunk.tasks.max(1.0)) as usize).max(1)
+}
+
+/// Runs `open` on a thread of its own and meanwhile `cut` batches, while it has not returned: at least one
+/// (if any is left), at most `most`. Returns what `open` gave, and the batches in order.
+fn while_opening<D: Send, B>(
+    open: impl FnOnce() -> D + Send,
+    mut cut: impl FnMut() -> Option<B>,
+    most: usize,
+) -> (D, VecDeque<B>) {
+    std::thread::scope(|scope| {
+        let opening = scope.spawn(open);
+        let mut ahead = VecDeque::new();
+        while ahead.is_empty() || (ahead.len() < most && !opening.is_finished()) {
+            let Some(batch) = cut() else { break };
+            ahead.push_back(batch);
+        }
+        let opened = opening
+            .join()
+            .unwrap_or_else(|p| std::panic::resume_unwind(p));
+        (opened, ahead)
+    })
+}
+
+/// Gives `body` the batches `cut` makes, in order, cut on a thread of its own while `body` works: ahead of
+/// `body` by `budget` tasks (by `size`) at most, and by one batch at least. So a GPU's host thread copies a
+/// batch to its GPU, waits for a result, or waits for the GPU to open, while the next batches are cut, rather
+/// than one after the other: at n = 19 on an H200, the thread spent 0.17 s cutting and about 0.1 s copying,
+/// one after the other, while the kernels needed 0.145 s (results/gpu.md). Once `body` has returned (or
+/// unwound) no batch is begun; one being cut then is dropped.
+fn cut_ahead<B: Send, R>(
+    budget: usize,
+    size: impl Fn(&B) -> usize + Sync,
+    mut cut: impl FnMut() -> Option<B> + Send,
+    body: impl FnOnce(&mut dyn Iterator<Item = B>) -> R,
+) -> R {
+    let ahead = Ahead {
+        state: Mutex::new(AheadState {
+            batches: VecDeque::new(),
+            tasks: 0,
+            cut_all: false,
+            stopped: false,
+        }),
+        changed: std::sync::Condvar::new(),
+    };
+    std::thread::scope(|scope| {
+        let (ahead, size) = (&ahead, &size);
+        scope.spawn(move || {
+            // However the cutter ends (its last batch cut, or a panic in `cut`), `body` is told: it would wait
+            // for it without end otherwise.
+            let _told = Told(ahead);
+            loop {
+                {
+                    let mut state = ahead.lock();
+                    while !state.stopped && !state.batches.is_empty() && state.tasks >= budget {
+                        state = ahead.wait(state);
+                    }
+                    if state.stopped {
+                        return;
+                    }
+                }
+                let Some(batch) = cut() else { return };
+                let mut state = ahead.lock();
+                state.tasks += size(&batch);
+                state.batches.push_back(batch);
+                ahead.changed.notify_all();
+            }
+        });
+        // Dropped as `body` returns or unwinds, before the scope waits for the cutter: it stops the cutter.
+        let mut taker = Taker { ahead, size };
+        body(&mut taker)
+    })
+}
+
+/// The batches [`cut_ahead`]'s cutter has cut and its body not yet taken.
+struct Ahead<B> {
+    state: Mutex<AheadState<B>>,
+    changed: std::sync::Condvar,
+}
+
+struct AheadState<B> {
+    batches: VecDeque<B>,
+    /// Their tasks.
+    tasks: usize,
+    /// Whether the cutter has ended.
+    cut_all: bool,
+    /// Whether the body has.
+    stopped: bool,
+}
+
+impl<B> Ahead<B> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, AheadState<B>> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn wait<'a>(
+        &self,
+        state: std::sync::MutexGuard<'a, AheadState<B>>,
+    ) -> std::sync::MutexGuard<'a, AheadState<B>> {
+        self.changed.wait(state).unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// Tells [`cut_ahead`]'s body that its cutter has ended, when dropped.
+struct Told<'a, B>(&'a Ahead<B>);
+
+impl<B> Drop for Told<'_, B> {
+    fn drop(&mut self) {
+        self.0.lock().cut_all = true;
+        self.0.changed.notify_all();
+    }
+}
+
+/// [`cut_ahead`]'s body's batches: each as soon as it is cut. Stops the cutter when dropped.
+struct Taker<'a, B, S> {
+    ahead: &'a Ahead<B>,
+    size: &'a S,
+}
+
+impl<B, S: Fn(&B) -> usize> Iterator for Taker<'_, B, S> {
+    type Item = B;
+
+    fn next(&mut self) -> Option<B> {
+        let mut state = self.ahead.lock();
+        loop {
+            if let Some(batch) = state.batches.pop_front() {
+                state.tasks -= (self.size)(&batch);
+                self.ahead.changed.notify_all();
+                return Some(batch);
+            }
+            if state.cut_all {
+                return None;
+            }
+            state = self.ahead.wait(state);
+        }
+    }
+}
+
+impl<B, S> Drop for Taker<'_, B, S> {
+    fn drop(&mut self) {
+        self.ahead.lock().stopped = true;
+        self.ahead.changed.notify_all();
+    }
+}
+
+/// Counts `units` of `plan` on one device of each of the GPUs `ordinals` names (the driver's numbers, opened
+/// by `open`, each on a host thread of its own), until they are done or `stop` is set, reporting each finished
+/// unit to `progress`. The devices take the plan's batches in order, each the next one left when it has room,
+/// so a faster device takes more. The count covers exactly the units reported; on an error, the devices stop
+/// taking batches, and the first error is returned.
+///
+/// `ordinals` is called on a thread of its own while the host cuts the first batches: finding the GPUs starts
+/// the driver, which in a small run takes longer than cutting all of it.
+pub fn dispatch<D: Device + Send>(
+    plan: &Plan,
+    units: &[usize],
+    ordinals: &(dyn Fn() -> Result<Vec<usize>, Error> + Sync),
+    open: &(dyn Fn(usize) -> Result<D, Error> + Sync),
+    stop: &AtomicBool,
+    progress: &dyn Progress,
+) -> Result<(Count, GpuRun), Error> {
+    progress.start(Run {
+        plan,
+        units: Some(units),
+    });
+    let began = std::time::Instant::now();
+    let since = move || began.elapsed().as_secs_f64();
+    let failed = AtomicBool::new(false);
+    let going = || !stop.load(Ordering::Relaxed) && !failed.load(Ordering::Relaxed);
+    let cut = cut(plan, units);
+    if verbose() {
+        let _ = writeln!(
+            std::io::stderr(),
+            "gpu: cut planned at {:.3} s: {} rows below the units, about {:.0} tasks",
+            since(),
+            cut.extra_rows,
+            cut.tasks
+        );
+    }
+    // The first batches, cut while the driver finds the GPUs; as small as for EARLY_DEVICES GPUs, so that
+    // several can share them.
+    let early: Vec<&[usize]> = batches(units, cut, EARLY_DEVICES).collect();
+    let mut taken = 0;
+    let early_from = since();
+    let most = early_most(cut.part(early.first().map_or(0, |c| c.len()), units.len()));
+    let (ordinals, early_batches) = while_opening(
+        ordinals,
+        || {
+            let chunk = early.get(taken).filter(|_| going())?;
+            taken += 1;
+            Some(prepare(plan, chunk, cut.extra_rows))
+        },
+        most,
+    );
+    let ordinals = ordinals?;
+    if ordinals.is_empty() {
+        return Err(Error::Gpu("no GPU to count on".into()));
+    }
+    let early_cutting = since() - early_from;
+    if verbose() {
+        let _ = writeln!(
+            std::io::stderr(),
+            "gpu: {} GPUs found by {:.3} s, {} batches cut by then ({early_cutting:.3} s)",
+            ordinals.len(),
+            since(),
+            early_batches.len()
+        );
+    }
+    let cut_early = early_batches.len();
+    let early_batches = Mutex::new(early_batches);
+    // The rest of the units, in batches for the GPUs found.
+    let covered: usize = early[..taken].iter().map(|c| c.len()).sum();
+    let rest = &units[covered..];
+    let chunks = tail_deeper(
+        batches(rest, cut.part(rest.len(), units.len()), ordinals.len()).collect(),
+        cut,
+        ordinals.len(),
+    );
+    let next = AtomicUsize::new(0);
+    // A device's next batch: one cut early, else the next chunk, cut here (`cutting` adds the seconds).
+    let take = |cutting: &mut f64| -> Option<Batch> {
+        if !going() {
+            return None;
+        }
+        if let Some(batch) = early_batches
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .pop_front()
+        {
+            return Some(batch);
+        }
+        let &(chunk, rows) = chunks.get(next.fetch_add(1, Ordering::Relaxed))?;
+        let cut_from = since();
+        let batch = prepare(plan, chunk, rows);
+        *cutting += since() - cut_from;
+        Some(batch)
+    };
+    // Each device's thread: what it counted, and its part of the report (its name, kernel time, tasks, and
+    // batches cut while it opened).
+    let drive = |ordinal: usize| -> Result<(Count, GpuRun), Error> {
+        // Seconds: cutting batches on the host, waiting for them, waiting for the device's results; and when
+        // the device opened, the batches in hand then, and when the first was sent.
+        let (mut cutting, mut waiting_for_cut, mut waiting) = (0.0, 0.0, 0.0);
+        let (mut opened, mut ahead, mut first) = (0.0, 0, None);
+        let mut sum = Count::default();
+        let mut tasks = 0u64;
+        // Alone, a GPU takes the early batches (cut small, for several) as a few, merged while it opens (see
+        // `merge`; after it opened, their merge held back n = 17's first batch by 0.06 s of its 0.47 s,
+        // results/gpu.md). Taken here, before its cutter starts, which would take them one by one.
+        let alone = ordinals.len() == 1;
+        let early = if alone {
+            std::mem::take(&mut *early_batches.lock().unwrap_or_else(|e| e.into_inner()))
+        } else {
+            VecDeque::new()
+        };
+        // The device's batches are cut on a thread of their own from now on, while it opens too (its context
+        // may still be in the making: `open_ahead`, on a thread of its own): up to CUT_AHEAD_TASKS ahead of a
+        // lone GPU, one batch ahead of each of several, so that a batch cut for one is not held from a faster
+        // one at the run's end. (A batch counts as one task at least, so that batches of units all counted on
+        // the host are not cut ahead without bound.)
+        let mut device = cut_ahead(
+            if alone { CUT_AHEAD_TASKS } else { 1 },
+            |batch: &Batch| batch.tasks.len().max(1),
+            || take(&mut cutting),
+            |batches_cut| -> Result<D, Error> {
+                let (device, mut pending) = std::thread::scope(|scope| {
+                    let opening = scope.spawn(|| open(ordinal));
+                    let merged = coalesce(early, first_batch_tasks(), BATCH_TASKS);
+                    let device = opening
+                        .join()
+                        .unwrap_or_else(|p| std::panic::resume_unwind(p));
+                    (device, merged)
+                });
+                let mut device = device?;
+                let counts_nodes = device.counts_nodes();
+                opened = since();
+                ahead = pending.len();
+                let mut report = |batch: Batch, tallies: Vec<Option<Tally>>| {
+                    for (index, count) in finish(plan, &batch, &tallies, counts_nodes) {
+                        progress.unit_done(&plan.units()[index], &count);
+                        sum += count;
+                    }
+                };
+                let mut in_flight = 0usize;
+                // A stop (or another device's error) leaves the batches in hand and cut ahead uncounted.
+                while going() {
+                    let batch = match pending.pop_front() {
+                        Some(batch) => batch,
+                        None => {
+                            let wait_from = since();
+                            let next = batches_cut.next();
+                            waiting_for_cut += since() - wait_from;
+                            match next {
+                                Some(batch) => batch,
+                                None => break,
+                            }
+                        }
+                    };
+                    tasks += batch.tasks.len() as u64;
+                    device.submit(batch)?;
+                    first.get_or_insert_with(&since);
+                    in_flight += 1;
+                    if in_flight >= device.depth().max(1) {
+                        let wait_from = since();
+                        let (batch, tallies) = device.collect()?;
+                        waiting += since() - wait_from;
+                        in_flight -= 1;
+                        report(batch, tallies);
+                    }
+                }
+                let wait_from = since();
+                for _ in 0..in_flight {
+                    let (batch, tallies) = device.collect()?;
+                    report(batch, tallies);
+                }
+                waiting += since() - wait_from;
+                Ok(device)
+            },
+        )?;
+        let kernel = device.kernel_seconds()?;
+        let done = since();
+        let name = device.name();
+        drop(device);
+        if verbose() {
+            let _ = writeln!(std::io::stderr(),
+                "gpu {ordinal}: opened at {opened:.3} s ({ahead} batches merged by then), first batch sent at \
+                 {:.3} s; {cutting:.3} s cutting {tasks} tasks (on a thread of its own), {waiting_for_cut:.3} s \
+                 waiting for them, {waiting:.3} s waiting for results, {kernel:.3} s of \
+                 kernels; done at {done:.3} s, closed at {:.3} s",
+                first.unwrap_or(0.0),
+                since()
+            );
+        }
+        Ok((
+            sum,
+            GpuRun {
+                device: name,
+                kernel_seconds: kernel,
+                tasks,
+                extra_rows: cut.extra_rows,
+                cut_ahead: 0,
+            },
+        ))
+    };
+    let results: Vec<Result<(Count, GpuRun), Error>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = ordinals
+            .iter()
+            .map(|&ordinal| {
+                let drive = &drive;
+                let failed = &failed;
+                scope.spawn(move || {
+                    let result = drive(ordinal);
+                    if result.is_err() {
+                        failed.store(true, Ordering::Relaxed);
+                    }
+                    result
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect()
+    });
+    // The run's buffers of tasks are not needed any more.
+    drop_spares();
+    if verbose() {
+        let _ = writeln!(
+            std::io::stderr(),
+            "gpu: the buffers of tasks freed at {:.3} s",
+            since()
+        );
+    }
+    let mut sum = Count::default();
+    let mut run = GpuRun {
+        extra_rows: cut.extra_rows,
+        cut_ahead: cut_early,
+        ..GpuRun::default()
+    };
+    let mut names = Vec::new();
+    for result in results {
+        let (count, device) = result?;
+        sum += count;
+        run.tasks += device.tasks;
+        run.kernel_seconds = run.kernel_seconds.max(device.kernel_seconds);
+        names.push(device.device);
+    }
+    run.device = names.join(", ");
+    Ok((sum, run))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::board::Board;
+    use crate::engine::exec;
+    use crate::engine::plan::{Split, WorkUnit};
+    use crate::engine::symmetry::Symmetry;
+    use crate::gpu::testing::tallies_of;
+    use std::sync::{Arc, Barrier};
+
+    /// The batches the host devices counted: which device (in the order opened), the batch's units, its tasks
+    /// and how many batches the device held at once, this one included.
+    type Batches = Vec<(usize, Vec<usize>, usize, usize)>;
+    type Counted = Arc<Mutex<Batches>>;
+
+    /// A device that counts each task on the host with the plain search the kernel mirrors. Devices opened
+    /// for one run may wait for each other at their first batch, so that each is sure to count one.
+    struct HostDevice {
+        ordinal: usize,
+        /// Which of the run's devices this is, in the order they were opened.
+        opened: usize,
+        /// Whether it gives up every third slot's tally.
+        doubtful: bool,
+        queue: VecDeque<Batch>,
+        meet: Option<Arc<Barrier>>,
+        batches: Counted,
+    }
+
+    impl HostDevice {
+        /// A device alone in its run, vouching for every slot, recording its batches in `batches`.
+        fn plain(ordinal: usize, batches: Counted) -> HostDevice {
+            HostDevice {
+                ordinal,
+                opened: 0,
+                doubtful: false,
+                queue: VecDeque::new(),
+                meet: None,
+                batches,
+            }
+        }
+    }
+
+    impl Device for HostDevice {
+        fn name(&self) -> String {
+            format!("host {}", self.ordinal)
+        }
+        fn depth(&self) -> usize {
+            2
+        }
+        fn submit(&mut self, batch: Batch) -> Result<(), Error> {
+            if let Some(meet) = self.meet.take() {
+                meet.wait();
+            }
+            self.queue.push_back(batch);
+            Ok(())
+        }
+        fn collect(&mut self) -> Result<(Batch, Vec<Option<Tally>>), Error> {
+            let batch = self.queue.pop_front().expect("a batch under way");
+            let tallies = tallies_of(&batch);
+            self.batches.lock().unwrap().push((
+                self.opened,
+                batch.units.clone(),
+                batch.tasks.len(),
+                self.queue.len() + 1,
+            ));
+            // A device that cannot vouch for every third slot: the host counts those units again.
+            let tallies = tallies
+                .into_iter()
+                .enumerate()
+                .map(|(slot, t)| (!self.doubtful || slot % 3 != 0).then_some(t))
+                .collect();
+            Ok((batch, tallies))
+        }
+    }
+
+    /// A host device whose kernel leaves the nodes uncounted, as `--uncounted-nodes` builds the GPU's.
+    struct Uncounted(HostDevice);
+
+    impl Device for Uncounted {
+        fn name(&self) -> String {
+            self.0.name()
+        }
+        fn depth(&self) -> usize {
+            self.0.depth()
+        }
+        fn submit(&mut self, batch: Batch) -> Result<(), Error> {
+            self.0.submit(batch)
+        }
+        fn collect(&mut self) -> Result<(Batch, Vec<Option<Tally>>), Error> {
+            // The kernel reports no node; the host's part of a unit still counts its own.
+            let (batch, tallies) = self.0.collect()?;
+            let tallies = tallies
+                .into_iter()
+                .map(|t| t.map(|t| Tally { nodes: 0, ..t }))
+                .collect();
+            Ok((batch, tallies))
+        }
+        fn counts_nodes(&self) -> bool {
+            false
+        }
+    }
+
+    #[test]
+    fn a_device_that_leaves_the_nodes_uncounted_gives_the_same_solutions_and_says_whose_nodes_it_left(
+    ) {
+        let plan = Plan::new(Board::new(12).unwrap(), Symmetry::Full, Split::Depth(2));
+        let all: Vec<usize> = (0..plan.units().len()).collect();
+        let seen = Seen::default();
+        let (sum, _) = dispatch(
+            &plan,
+            &all,
+            &|| Ok(vec![0]),
+            &|ordinal| Ok(Uncounted(HostDevice::plain(ordinal, Counted::default()))),
+            &AtomicBool::new(false),
+            &seen,
+        )
+        .expect("the host device counts");
+        let cpu = exec::run_serial(&plan, &exec::NoProgress);
+        assert_eq!(
+            (sum.total, sum.unique, sum.units),
+            (cpu.total, cpu.unique, cpu.units)
+        );
+        assert_eq!(sum.nodes(), None);
+        // Each unit the device counted is its CPU count without the nodes; the units the host counted whole,
+        // and those fixed by a symmetry (which report no nodes anywhere), are as the CPU counts them.
+        let mut left = 0;
+        for (index, count) in seen.0.into_inner().unwrap() {
+            let expected = plan.count_unit(&plan.units()[index]);
+            if count.uncounted == 1 {
+                assert_eq!(count, expected.without_nodes(), "unit {index}");
+                left += 1;
+            } else {
+                assert_eq!(count, expected, "unit {index}");
+            }
+        }
+        assert_eq!(left, sum.uncounted);
+        assert!(
+            0 < left && left < sum.units,
+            "{left} of {} units",
+            sum.units
+        );
+    }
+
+    /// Records each unit's count as it is reported.
+    #[derive(Default)]
+    struct Seen(Mutex<Vec<(usize, Count)>>);
+
+    impl Progress for Seen {
+        fn unit_done(&self, unit: &WorkUnit, count: &Count) {
+            self.0.lock().unwrap().push((unit.index, *count));
+        }
+    }
+
+    /// Runs `plan` through [`dispatch`] on host devices numbered `ordinals` (`doubtful` ones, if asked): the
+    /// units reported, sorted, and the batches each device counted.
+    fn run_on_host(
+        plan: &Plan,
+        ordinals: &[usize],
+        doubtful: bool,
+    ) -> (Vec<(usize, Count)>, Count, Batches) {
+        let all: Vec<usize> = (0..plan.units().len()).collect();
+        let meet = Arc::new(Barrier::new(ordinals.len()));
+        let enough = batches(&all, cut(plan, &all), ordinals.len()).count() >= ordinals.len();
+        let batches = Arc::new(Mutex::new(Vec::new()));
+        let opened = AtomicUsize::new(0);
+        let open = |ordinal| {
+            Ok(HostDevice {
+                ordinal,
+                opened: opened.fetch_add(1, Ordering::Relaxed),
+                doubtful,
+                queue: VecDeque::new(),
+                meet: enough.then(|| meet.clone()),
+                batches: batches.clone(),
+            })
+        };
+        let seen = Seen::default();
+        let (sum, run) = dispatch(
+            plan,
+            &all,
+            &|| Ok(ordinals.to_vec()),
+            &open,
+            &AtomicBool::new(false),
+            &seen,
+        )
+        .expect("the host devices count");
+        assert_eq!(run.device.split(", ").count(), ordinals.len());
+        // The report says how deep the units were cut, and how many tasks the devices counted.
+        assert_eq!(run.extra_rows, cut(plan, &all).extra_rows);
+        let mut seen = seen.0.into_inner().unwrap();
+        seen.sort_by_key(|&(i, _)| i);
+        let batches = batches.lock().unwrap().clone();
+        assert_eq!(run.tasks, batches.iter().map(|b| b.2 as u64).sum::<u64>());
+        // A device is given as many batches as it keeps in flight (2) before it is asked for one back.
+        if batches.len() > ordinals.len() {
+            assert!(batches.iter().any(|b| b.3 == 2), "{batches:?}");
+        }
+        assert!(batches.iter().all(|b| b.3 <= 2), "{batches:?}");
+        (seen, sum, batches)
+    }
+
+    #[test]
+    fn every_unit_counts_as_on_the_cpu() {
+        for (board, symmetry) in [
+            (Board::new(1).unwrap(), Symmetry::Full),
+            (Board::new(6).unwrap(), Symmetry::Full),
+            (Board::new(10).unwrap(), Symmetry::Full),
+            (Board::new(11).unwrap(), Symmetry::Mirror),
+            (Board::new(9).unwrap(), Symmetry::None),
+            (Board::rect(8, 5).unwrap(), Symmetry::Mirror),
+        ] {
+            let plan = Plan::new(board, symmetry, Split::Auto { threads: 2 });
+            // A device that vouches for every unit, and one that leaves a third of them to the host.
+            for doubtful in [false, true] {
+                let (counts, sum, _) = run_on_host(&plan, &[0], doubtful);
+                assert_eq!(counts.len(), plan.units().len());
+                for (index, count) in counts {
+                    assert_eq!(
+                        count,
+                        plan.count_unit(&plan.units()[index]),
+                        "{board} {symmetry:?} unit {index}"
+                    );
+                }
+                assert_eq!(sum, exec::run_serial(&plan, &exec::NoProgress));
+            }
+        }
+    }
+
+    #[test]
+    fn a_lone_gpu_takes_the_early_batches_as_one() {
+        // The first batches are cut for several GPUs while the driver finds them (here it takes 500 ms, so
+        // all of them are cut by then): one GPU alone takes them as one batch, and counts every unit.
+        let plan = Plan::new(Board::new(12).unwrap(), Symmetry::Full, Split::Depth(2));
+        let all: Vec<usize> = (0..plan.units().len()).collect();
+        let cut = cut(&plan, &all);
+        let early = batches(&all, cut, EARLY_DEVICES).count();
+        assert!(early >= 4, "{early}");
+        let recorded: Counted = Arc::new(Mutex::new(Vec::new()));
+        let slow_driver = || {
+            std::thread::sleep(std::time::Duration::from_millis(500));
+            Ok(vec![0])
+        };
+        let (sum, _) = dispatch(
+            &plan,
+            &all,
+            &slow_driver,
+            &|ordinal| Ok(HostDevice::plain(ordinal, recorded.clone())),
+            &AtomicBool::new(false),
+            &exec::NoProgress,
+        )
+        .expect("the host device counts");
+        assert_eq!(sum, exec::run_serial(&plan, &exec::NoProgress));
+        let counted = recorded.lock().unwrap();
+        let sizes: Vec<usize> = counted.iter().map(|b| b.1.len()).collect();
+        assert!(
+            counted.len() < early,
+            "{} batches of {sizes:?} units",
+            counted.len()
+        );
+        let first_early = batches(&all, cut, EARLY_DEVICES).next().unwrap().len();
+        assert!(
+            sizes[0] > first_early,
+            "{sizes:?}: the first early batch had {first_early}"
+        );
+        // Its first batch is the early ones merged, all of them (the driver gave them time to be cut).
+        let early_chunks: Vec<&[usize]> = batches(&all, cut, EARLY_DEVICES).collect();
+        let most = early_most(cut.part(early_chunks[0].len(), all.len()));
+        let covered: usize = early_chunks.iter().take(most).map(|c| c.len()).sum();
+        assert_eq!(counted[0].1, (0..covered).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn a_lone_gpu_merges_the_early_batches_while_it_opens_and_counts_them_first() {
+        // The driver finds the GPU at once (so few early batches are cut, and the run has more to cut); the
+        // GPU takes 200 ms to open, while its cutter cuts the next batches. Its first batch is the early ones
+        // merged, from the run's first unit: had the cutter taken an early batch, it would have come later.
+        let plan = Plan::new(Board::new(12).unwrap(), Symmetry::Full, Split::Depth(2));
+        let all: Vec<usize> = (0..plan.units().len()).collect();
+        let recorded: Counted = Arc::new(Mutex::new(Vec::new()));
+        let slow_open = |ordinal| {
+            std::thread::sleep(std::time::Duration::from_millis(200));
+            Ok(HostDevice::plain(ordinal, recorded.clone()))
+        };
+        let (sum, _) = dispatch(
+            &plan,
+            &all,
+            &|| Ok(vec![0]),
+            &slow_open,
+            &AtomicBool::new(false),
+            &exec::NoProgress,
+        )
+        .expect("the host device counts");
+        assert_eq!(sum, exec::run_serial(&plan, &exec::NoProgress));
+        let counted = recorded.lock().unwrap();
+        assert!(counted.len() > 1, "the run had more than its early batches");
+        let first = &counted[0].1;
+        assert_eq!(*first, (0..first.len()).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn two_devices_share_the_batches_and_count_each_unit_once() {
+        // One GPU named twice (`--gpus 0,0`) and two GPUs: every unit counted once, by one of them, and both
+        // took batches.
+        for ordinals in [[0, 0], [0, 1]] {
+            let plan = Plan::new(
+                Board::new(11).unwrap(),
+                Symmetry::Full,
+                Split::Auto { threads: 2 },
+            );
+            let (counts, sum, batches) = run_on_host(&plan, &ordinals, false);
+            let units: Vec<usize> = counts.iter().map(|&(i, _)| i).collect();
+            assert_eq!(units, (0..plan.units().len()).collect::<Vec<_>>());
+            assert_eq!(sum, exec::run_serial(&plan, &exec::NoProgress));
+            let mut counted: Vec<usize> =
+                batches.iter().flat_map(|(_, u, _, _)| u.clone()).collect();
+            counted.sort();
+            assert_eq!(counted, units);
+            // Each device (told apart by the order they were opened in) counted a batch at least.
+            for device in 0..2 {
+                assert!(batches.iter().any(|&(d, ..)| d == device), "{batches:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn batches_are_cut_while_the_driver_starts() {
+        // A driver that takes its time to start finds batches cut, up to the most asked for: this one answers
+        // only once the fourth is cut, and no fifth is.
+        let most = 4;
+        let (sender, receiver) = std::sync::mpsc::channel();
+        let mut cut = 0;
+        let (opened, ahead) = while_opening(
+            move || receiver.recv().unwrap(),
+            || {
+                cut += 1;
+                if cut == most {
+                    sender.send("open").unwrap();
+                }
+                Some(cut)
+            },
+            most,
+        );
+        assert_eq!(opened, "open");
+        assert_eq!(ahead, (1..=most).collect::<Vec<_>>());
+        // One that answers at once finds one at least; with none left to cut, none.
+        let (_, ahead) = while_opening(|| (), || Some(()), most);
+        assert!((1..=most).contains(&ahead.len()));
+        let (_, ahead) = while_opening(|| (), || None::<()>, most);
+        assert!(ahead.is_empty());
+        // A run whose driver is slow to find the GPUs, and whose device is slow to open, counts as any
+        // other, and says how many batches were cut while the driver started.
+        let plan = Plan::new(
+            Board::new(11).unwrap(),
+            Symmetry::Full,
+            Split::Auto { threads: 2 },
+        );
+        let all: Vec<usize> = (0..plan.units().len()).collect();
+        let pause = || std::thread::sleep(std::time::Duration::from_millis(100));
+        let open = |ordinal| {
+            pause();
+            Ok(HostDevice::plain(ordinal, Counted::default()))
+        };
+        let ordinals = || {
+            pause();
+            Ok(vec![0, 0])
+        };
+        let seen = Seen::default();
+        let (sum, run) = dispatch(
+            &plan,
+            &all,
+            &ordinals,
+            &open,
+            &AtomicBool::new(false),
+            &seen,
+        )
+        .unwrap();
+        assert!(run.cut_ahead >= 1, "{run:?}");
+        assert_eq!(sum, exec::run_serial(&plan, &exec::NoProgress));
+        let mut seen: Vec<usize> = seen
+            .0
+            .into_inner()
+            .unwrap()
+            .iter()
+            .map(|&(i, _)| i)
+            .collect();
+        seen.sort();
+        assert_eq!(seen, all);
+    }
+
+    #[test]
+    fn the_next_batch_is_cut_while_the_device_takes_the_last_one_ahead_at_most() {
+        use std::sync::mpsc;
+        use std::time::Duration;
+        // The cutter says which batch it cut; the body, holding the first batch, hears of the second: cut while
+        // the body works (a cut that waited for the body would leave it waiting here for a minute, and fail).
+        // Batches of one task each, one task ahead: one batch ahead.
+        let (said, heard) = mpsc::channel();
+        let mut made = 0;
+        let taken = cut_ahead(
+            1,
+            |_: &u32| 1,
+            move || {
+                (made < 4).then(|| {
+                    made += 1;
+                    said.send(made).unwrap();
+                    made
+                })
+            },
+            |batches| {
+                let first = batches.next();
+                assert_eq!(first, Some(1));
+                let minute = Duration::from_secs(60);
+                assert_eq!(heard.recv_timeout(minute), Ok(1));
+                assert_eq!(heard.recv_timeout(minute), Ok(2));
+                // One batch ahead at most: the third is cut only once the second is taken.
+                assert!(heard.recv_timeout(Duration::from_millis(200)).is_err());
+                let mut all = vec![1];
+                all.extend(batches);
+                assert_eq!(heard.recv_timeout(minute), Ok(3));
+                all
+            },
+        );
+        assert_eq!(taken, vec![1, 2, 3, 4]);
+        // A body that stops early (a stop, a device's error) stops the cutter, which would otherwise wait for it
+        // without end: it begins no batch after the one it may be cutting then. (On a thread of its own, so
+        // that a cutter that never stops fails the test rather than hangs it.)
+        let (said, heard) = mpsc::channel();
+        std::thread::spawn(move || {
+            let made = AtomicUsize::new(0);
+            let first = cut_ahead(
+                1,
+                |_| 1,
+                || Some(made.fetch_add(1, Ordering::Relaxed)),
+                |batches| batches.next(),
+            );
+            said.send((first, made.load(Ordering::Relaxed))).unwrap();
+        });
+        let (first, made) = heard.recv_timeout(Duration::from_secs(60)).unwrap();
+        assert_eq!(first, Some(0));
+        assert!((1..=2).contains(&made), "{made} batches cut");
+        // A cut that fails ends the body's batches, and the failure is the caller's, not a wait without end.
+        let (said, heard) = mpsc::channel();
+        std::thread::spawn(move || {
+            let failed = std::panic::catch_unwind(|| {
+                cut_ahead(
+                    1,
+                    |_| 1,
+                    || -> Option<u32> { panic!("a cut failed") },
+                    |b| b.count(),
+                )
+            });
+            said.send(failed.is_err()).unwrap();
+        });
+        assert_eq!(heard.recv_timeout(Duration::from_secs(60)), Ok(true));
+    }
+
+    #[test]
+    fn batches_are_cut_ahead_up_to_the_tasks_asked_for() {
+        use std::sync::mpsc;
+        use std::time::Duration;
+        // Batches of 1, 2, 3 and 4 tasks, 5 ahead at most: the cutter cuts the third (holding 3, fewer than 5),
+        // then waits (holding 6); it cuts the fourth once the body has taken enough to leave fewer than 5.
+        let (said, heard) = mpsc::channel();
+        let mut sizes = 1..=4u32;
+        let taken = cut_ahead(
+            5,
+            |&tasks| tasks as usize,
+            move || {
+                let next = sizes.next()?;
+                said.send(next).unwrap();
+                Some(next)
+            },
+            |batches| {
+                let minute = Duration::from_secs(60);
+                let quickly = Duration::from_millis(200);
+                for cut in 1..=3 {
+                    assert_eq!(heard.recv_timeout(minute), Ok(cut));
+                }
+                assert!(heard.recv_timeout(quickly).is_err());
+                // 6 less 1: 5 held, nothing more cut; less 2 more: 3.
+                assert_eq!(batches.next(), Some(1));
+                assert!(heard.recv_timeout(quickly).is_err());
+                assert_eq!(batches.next(), Some(2));
+                assert_eq!(heard.recv_timeout(minute), Ok(4));
+                batches.collect::<Vec<_>>()
+            },
+        );
+        assert_eq!(taken, vec![3, 4]);
+    }
+
+    #[test]
+    fn a_failing_device_fails_the_run_and_a_stop_reports_nothing() {
+        let plan = Plan::new(
+            Board::new(9).unwrap(),
+            Symmetry::Full,
+            Split::Auto { threads: 2 },
+        );
+        let all: Vec<usize> = (0..plan.units().len()).collect();
+        let open = |_| -> Result<HostDevice, Error> { Err(Error::Gpu("no such GPU".into())) };
+        let err = dispatch(
+            &plan,
+            &all,
+            &|| Ok(vec![0, 1]),
+            &open,
+            &AtomicBool::new(false),
+            &exec::NoProgress,
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("no such GPU"), "{err}");
+        // A driver that finds no GPU, or cannot be asked.
+        for (ordinals, says) in [
+            (Ok(vec![]), "no GPU to count on"),
+            (
+                Err(Error::Gpu("no CUDA driver found".into())),
+                "no CUDA driver",
+            ),
+        ] {
+            let found = Mutex::new(Some(ordinals));
+            let err = dispatch(
+                &plan,
+                &all,
+                &|| found.lock().unwrap().take().unwrap(),
+                &open,
+                &AtomicBool::new(false),
+                &exec::NoProgress,
+            )
+            .unwrap_err();
+            assert!(err.to_string().contains(says), "{err}");
+        }
+        let batches = Arc::new(Mutex::new(Vec::new()));
+        let open = |ordinal| Ok(HostDevice::plain(ordinal, batches.clone()));
+        let seen = Seen::default();
+        let (sum, _) = dispatch(
+            &plan,
+            &all,
+            &|| Ok(vec![0]),
+            &open,
+            &AtomicBool::new(true),
+            &seen,
+        )
+        .unwrap();
+        assert_eq!(sum, Count::default());
+        assert!(seen.0.into_inner().unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_part_of_a_run_has_its_share_of_the_tasks() {
+        let cut = Cut {
+            extra_rows: 3,
+            tasks: 1000.0,
+            tail_rows: 4,
+        };
+        assert_eq!(
+            cut.part(250, 1000),
+            Cut {
+                extra_rows: 3,
+                tasks: 250.0,
+                tail_rows: 4,
+            }
+        );
+        assert_eq!(cut.part(0, 0).tasks, 0.0);
+        // The batches cut while the driver starts hold 2^23 tasks at most, and there is one at least.
+        let chunk = |tasks: f64| Cut {
+            extra_rows: 3,
+            tasks,
+            tail_rows: 4,
+        };
+        assert_eq!(early_most(chunk(EARLY_TASKS as f64 / 10.0)), 10);
+        assert_eq!(early_most(chunk(EARLY_TASKS as f64 / 2.5)), 2);
+        assert_eq!(early_most(chunk(EARLY_TASKS as f64 * 3.0)), 1);
+        assert_eq!(early_most(chunk(0.0)), EARLY_TASKS);
+    }
+}
