@@ -178,7 +178,7 @@ struct Task {
 // NQ_UNCOUNTED (the twenty-second session's probe; `count --uncounted-nodes` since the twenty-third): the
 // look-ahead's dead ends not counted, and no node reported (a population count, an AND and an add a turn: 494
 // SASS instructions for sixteen turns rather than 530, two population counts a turn rather than three). The
-// host then marks the units the GPU counted as without their nodes (src/gpu/mod.rs, `finish`).
+// host then marks the units the GPU counted as without their nodes (src/gpu/batch.rs, `finish`).
 #if defined(NQ_UNCOUNTED) && !defined(NQ_AHEAD)
 #error "NQ_UNCOUNTED leaves the look-ahead's dead ends uncounted: it takes the look-ahead"
 #endif
