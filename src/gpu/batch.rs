@@ -15,24 +15,20 @@ use crate::engine::plan::{BurnsideParts, Plan};
 use rayon::prelude::*;
 use std::collections::VecDeque;
 
-// Named in the docs alone.
-#[cfg(doc)]
-use super::{dispatch, UNIT_TASKS};
-
-/// Tasks a batch holds at most (by the estimate), but for a batch of one unit, which holds all its tasks (up
-/// to [`UNIT_TASKS`]). Four batches in flight keep an H100 busy; a checkpointed run records a batch's units
-/// once it is done, so a batch is also what a crash can lose. The host holds two batches a GPU at most: the
-/// one its thread copies to it, and the next, cut ahead ([`dispatch`]).
+/// Tasks a batch holds at most (by the estimate), but for a batch of one unit, which holds all its tasks (up to
+/// [`UNIT_TASKS`](super::UNIT_TASKS)). Four batches in flight keep an H100 busy; a checkpointed run records a
+/// batch's units once it is done, so a batch is also what a crash can lose. The host holds two batches a GPU at
+/// most: the one its thread copies to it, and the next, cut ahead ([`dispatch`](super::dispatch())).
 pub const BATCH_TASKS: usize = 1 << 23;
 
 /// Tasks a lone GPU's first batch holds at most, of the batches cut before it opened (merged, see
-/// [`dispatch`]), each next one twice as many up to [`BATCH_TASKS`]: the GPU starts counting once the first
-/// is copied, and the next ones are copied while it counts. Copied from memory the driver does not pin, 2^23
-/// tasks (then 32 bytes each) took n = 19's first batch 0.08 s on an H200's host, the GPU idle meanwhile. On
-/// an H200 (2026-11-27, `NQUEENS_GPU_FIRST_BATCH_TASKS`, interleaved), n = 17 took 0.359 to 0.376 s with 2^19
-/// (five runs) where 2^21 took 0.387 to 0.474 s, and 2^20 0.381 to 0.400 s; n = 18 and 19, whose early
-/// batches are larger than 2^19 tasks each (a batch alone larger goes alone), were unchanged within the
-/// runs' spread (results/gpu.md).
+/// [`dispatch`](super::dispatch())), each next one twice as many up to [`BATCH_TASKS`]: the GPU starts counting
+/// once the first is copied, and the next ones are copied while it counts. Copied from memory the driver does not
+/// pin, 2^23 tasks (then 32 bytes each) took n = 19's first batch 0.08 s on an H200's host, the GPU idle meanwhile.
+/// On an H200 (2026-11-27, `NQUEENS_GPU_FIRST_BATCH_TASKS`, interleaved), n = 17 took 0.359 to 0.376 s with 2^19
+/// (five runs) where 2^21 took 0.387 to 0.474 s, and 2^20 0.381 to 0.400 s; n = 18 and 19, whose early batches are
+/// larger than 2^19 tasks each (a batch alone larger goes alone), were unchanged within the runs' spread
+/// (results/gpu.md).
 pub const FIRST_BATCH_TASKS: usize = 1 << 19;
 
 /// [`FIRST_BATCH_TASKS`], unless `NQUEENS_GPU_FIRST_BATCH_TASKS` says otherwise (1 to [`BATCH_TASKS`], for
@@ -105,7 +101,8 @@ pub struct BurnsideSlots {
 /// on the host (`examples/gpu_cut.rs`, n = 17 as the program cuts it, 84,480 threads), the last thread of
 /// the program's batches ends 49% after a perfect share if they overlapped perfectly and 392% after it if
 /// they ran one by one, where all of them as one ends 14% after it. One GPU takes what it has in hand as
-/// one batch, or as a few growing ones where they are many (see [`FIRST_BATCH_TASKS`] and [`dispatch`]).
+/// one batch, or as a few growing ones where they are many (see [`FIRST_BATCH_TASKS`] and
+/// [`dispatch`](super::dispatch())).
 pub fn merge(batches: Vec<Batch>) -> Batch {
     if batches.len() < 2 {
         return batches.into_iter().next().unwrap_or_default();
