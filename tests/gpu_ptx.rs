@@ -130,6 +130,27 @@ fn variants() -> Vec<Variant> {
     v
 }
 
+#[test]
+fn every_switch_built_here_is_one_the_program_takes_and_each_is_built() {
+    // The switches these builds name are those `NQUEENS_GPU_DEFINES` may ask for (`gpu::KERNEL_SWITCHES`), and
+    // every one of those that changes the kernel is built here: a switch added to the kernel and the list
+    // without a build here, or a build of a switch the program refuses, fails this.
+    let built: std::collections::BTreeSet<&str> = variants()
+        .iter()
+        .flat_map(|(_, switches, _, _)| switches.iter().copied())
+        .collect();
+    for switch in &built {
+        assert!(gpu::KERNEL_SWITCHES.contains(switch), "{switch}");
+    }
+    for switch in gpu::KERNEL_SWITCHES {
+        // The default's old names, which change nothing.
+        if ["NQ_AHEAD", "NQ_TURN_PTX"].contains(&switch) {
+            continue;
+        }
+        assert!(built.contains(switch), "{switch} is not built here");
+    }
+}
+
 /// A variant's kernel, read from its PTX, with what it was built for.
 struct Built {
     name: String,
