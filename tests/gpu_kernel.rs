@@ -3,6 +3,7 @@
 //! compiler, GPU or not; `tests/gpu.rs` runs it on a GPU where there is one.
 
 use nqueens::engine::kernel::{self, Kernel, Start, Tally};
+use nqueens::gpu;
 use nqueens::gpu::task::{self, Table, Task, END, LAST};
 use nqueens::report::known;
 use nqueens::{Board, Plan, Split, Symmetry};
@@ -497,6 +498,51 @@ fn a_task_of_more_turns_than_its_counters_hold_marks_its_unit() {
             assert_eq!(*tally, quick[slot], "{variant}");
         }
     }
+}
+
+#[test]
+fn the_program_refuses_exactly_the_sets_of_switches_the_kernel_refuses() {
+    // Every set of the switches `NQUEENS_GPU_DEFINES` may name (but the default's old names, which change
+    // nothing) through the C preprocessor as NVRTC sees the source for a GPU (`__CUDA_ARCH__`, the block's
+    // threads fixed): the kernel's `#error`s must fire exactly where the program refuses the set before a run.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let switches: Vec<&str> = gpu::KERNEL_SWITCHES
+        .into_iter()
+        .filter(|s| !["NQ_AHEAD", "NQ_TURN_PTX"].contains(s))
+        .collect();
+    let (mut refused, mut sets) = (0, 0);
+    for set in 0..1u32 << switches.len() {
+        let named: Vec<&str> = (0..switches.len())
+            .filter(|i| set >> i & 1 == 1)
+            .map(|i| switches[i])
+            .collect();
+        let preprocessed = ["c++", "g++", "clang++"].iter().find_map(|compiler| {
+            Command::new(compiler)
+                .args(["-E", "-D__CUDA_ARCH__=900", "-DNQ_THREADS=128u"])
+                .args(named.iter().map(|s| format!("-D{s}")))
+                .args(["-x", "c++"])
+                .arg(root.join("src/gpu/count.cu"))
+                .args(["-o", "/dev/null"])
+                .stderr(Stdio::null())
+                .status()
+                .ok()
+        });
+        let Some(preprocessed) = preprocessed else {
+            eprintln!("skipped: no C++ compiler (c++, g++ or clang++) to preprocess the GPU kernel's source");
+            return;
+        };
+        let asked = named.join(" ");
+        assert_eq!(
+            gpu::switches_agree(&asked).is_ok(),
+            preprocessed.success(),
+            "{asked}: {:?}",
+            gpu::switches_agree(&asked)
+        );
+        refused += usize::from(!preprocessed.success());
+        sets += 1;
+    }
+    // Neither all refused nor none: the rules are there, and the default builds.
+    assert!(refused > 0 && refused < sets, "{refused} of {sets}");
 }
 
 #[test]

@@ -105,14 +105,60 @@ pub const KERNEL_SWITCHES: [&str; 10] = [
 /// `NQ_UNROLL=` 1, 2, 4, 8 or 16 turns between tests for a task's end, for measuring. The sentinels' squares are
 /// the program's to choose by the board: asking for them is refused, and so is any name that is not one of
 /// [`KERNEL_SWITCHES`] (a variant that was measured slower and removed, or a misspelt one, would otherwise build
-/// the default under another name). The loop that closes the last row without a turn (`NQ_AHEAD_LAST`) gets
-/// its stack sized without that row on a square board ([`Turns::unpushed_last`]); that is the program's to
-/// choose too.
+/// the default under another name), or a set of them that the kernel does not build ([`switches_agree`]), with
+/// `NQ_UNCOUNTED` among them where the run leaves the nodes uncounted ([`leave_nodes_uncounted`]). The loop that
+/// closes the last row without a turn (`NQ_AHEAD_LAST`) gets its stack sized without that row on a square
+/// board ([`Turns::unpushed_last`]); that is the program's to choose too.
 pub fn turns(board: Board) -> Result<Turns, Error> {
-    turns_asked(
-        &std::env::var("NQUEENS_GPU_DEFINES").unwrap_or_default(),
-        board,
-    )
+    let mut asked = std::env::var("NQUEENS_GPU_DEFINES").unwrap_or_default();
+    if nodes_uncounted() {
+        asked.push_str(" NQ_UNCOUNTED");
+    }
+    turns_asked(&asked, board)
+}
+
+/// Whether the kernel builds with the switches `asked` (names of [`KERNEL_SWITCHES`], as `NQUEENS_GPU_DEFINES`
+/// gives them): its `#error`s, said here so that a run that names a set it refuses stops before anything runs,
+/// with the reason, rather than when NVRTC compiles it on the GPU's machine. `tests/gpu_kernel.rs` holds these
+/// rules to the kernel's for every set of its switches.
+pub fn switches_agree(asked: &str) -> Result<(), Error> {
+    let named = |switch: &str| asked.split_whitespace().any(|d| d == switch);
+    let refused = |why: String| Err(Error::Gpu(why));
+    if named("NQ_PLAIN") {
+        for part in [
+            "NQ_AHEAD",
+            "NQ_AHEAD_XOR",
+            "NQ_AHEAD_CHILDREN",
+            "NQ_AHEAD_LAST",
+            "NQ_AHEAD_KEPT_FIRST",
+            "NQ_UNCOUNTED",
+        ] {
+            if named(part) {
+                return refused(format!(
+                    "{part} is a part of the look-ahead, and NQ_PLAIN is the loop without it{}",
+                    if part == "NQ_UNCOUNTED" {
+                        " (NQ_UNCOUNTED is what --uncounted-nodes builds)"
+                    } else {
+                        ""
+                    }
+                ));
+            }
+        }
+    }
+    for (form, of) in [
+        ("NQ_AHEAD_LAST", "NQ_AHEAD_CHILDREN"),
+        ("NQ_AHEAD_KEPT_FIRST", "NQ_AHEAD_CHILDREN"),
+    ] {
+        if named(form) && !named(of) {
+            return refused(format!("{form} is a form of {of}: name both"));
+        }
+    }
+    if named("NQ_PUSH_LAST") && named("NQ_TURN_C") {
+        return refused(
+            "NQ_PUSH_LAST is a form of the turn's accesses written in PTX, which NQ_TURN_C writes in C".into(),
+        );
+    }
+    Ok(())
 }
 
 /// [`turns`] with `NQUEENS_GPU_DEFINES` reading `asked`.
@@ -145,6 +191,7 @@ fn turns_asked(asked: &str, board: Board) -> Result<Turns, Error> {
             KERNEL_SWITCHES.join(", ")
         )));
     }
+    switches_agree(asked)?;
     // A rectangle's tasks end with free columns left, and their last row may be pushed.
     let unpushed_last = named("NQ_AHEAD_LAST") && board.is_square();
     Ok(turns_between_tests(asked, width)?.with_unpushed_last(unpushed_last))
@@ -285,12 +332,18 @@ mod tests {
 
     #[test]
     fn a_switch_the_kernel_does_not_have_is_refused() {
-        // Every switch named as a switch takes the board; the layouts and probes measured slower and removed
-        // (the twenty-seventh session), and a misspelt name, are refused with the list of those it takes.
+        // Every switch, named with the one it is a form of (NQ_AHEAD_CHILDREN for two of them), takes the
+        // board; the layouts and probes measured slower and removed (the twenty-seventh session), and a
+        // misspelt name, are refused with the list of those it takes.
         for switch in KERNEL_SWITCHES {
+            let asked = format!("NQ_AHEAD_CHILDREN {switch}");
+            let asked = match switch {
+                "NQ_AHEAD_LAST" | "NQ_AHEAD_KEPT_FIRST" => asked.as_str(),
+                _ => switch,
+            };
             assert!(
-                turns_asked(switch, Board::new(20).unwrap()).is_ok(),
-                "{switch}"
+                turns_asked(asked, Board::new(20).unwrap()).is_ok(),
+                "{asked}"
             );
         }
         for gone in [
@@ -308,6 +361,33 @@ mod tests {
                 "{message}"
             );
             assert!(message.contains("NQ_AHEAD_LAST"), "{message}");
+        }
+    }
+
+    #[test]
+    fn a_set_of_switches_the_kernel_does_not_build_is_refused_with_the_reason() {
+        // tests/gpu_kernel.rs holds the rules to the kernel's for every set; here, what the messages say.
+        let refused = |asked: &str| {
+            turns_asked(asked, Board::new(20).unwrap())
+                .unwrap_err()
+                .to_string()
+        };
+        let plain = refused("NQ_PLAIN NQ_UNCOUNTED");
+        assert!(plain.contains("--uncounted-nodes"), "{plain}");
+        let form = refused("NQ_AHEAD_XOR NQ_AHEAD_LAST");
+        assert!(
+            form.contains("NQ_AHEAD_LAST is a form of NQ_AHEAD_CHILDREN"),
+            "{form}"
+        );
+        let turn = refused("NQ_TURN_C NQ_PUSH_LAST");
+        assert!(turn.contains("NQ_PUSH_LAST"), "{turn}");
+        // The program's own sets build.
+        for asked in [
+            "",
+            "NQ_PLAIN",
+            "NQ_AHEAD_XOR NQ_AHEAD_CHILDREN NQ_AHEAD_LAST NQ_PUSH_LAST",
+        ] {
+            assert!(switches_agree(asked).is_ok(), "{asked}");
         }
     }
 
