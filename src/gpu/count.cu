@@ -20,8 +20,8 @@
 // without the look-ahead it ran at 98% of what its nine wavefronts of shared memory a turn allow, and the
 // look-ahead takes 29% fewer turns for as many wavefronts a turn. On an H200, the look-ahead took
 // n = 21 in 8.5 s of kernels where NQ_PLAIN NQ_TURN_C took 9.86 s, and n = 22 in 73.9 s where it took 85.5 s
-// (results/gpu.md, the twenty-second session). Variants that a GPU measured slower are gone from this source
-// (results/gpu.md, the twenty-seventh session, names them and the commit that still has them).
+// (results/gpu.md, the twenty-second session). Variants that a GPU measured slower are gone from this source;
+// results/gpu.md (the twenty-seventh session) names them and the commit that still has them.
 // NQ_AHEAD_XOR (the twenty-third session's, not yet timed on a GPU) looks at the row ahead one column over, for
 // the same dead ends in 514 instructions for sixteen turns (22.8 a node; 483 with NQ_UNCOUNTED); with
 // NQ_AHEAD_CHILDREN and NQ_AHEAD_LAST (the twenty-fourth session's, not yet timed either: the nodes counted as
