@@ -4,7 +4,8 @@
 //! The command line sets the first two before a run ([`use_gpus`], [`leave_nodes_uncounted`]); the knobs are
 //! read from the environment as a run needs them, so that a measurement needs no rebuild: the numbers the other
 //! files read through [`knob`], and the kernel's switches and turns between tests that `NQUEENS_GPU_DEFINES`
-//! asks for ([`turns`]), checked here so that a name the kernel does not take is refused before any GPU opens.
+//! asks for ([`turns`]), checked here so that a name the kernel does not take, or a set of them it does not
+//! build ([`switches_agree`]), is refused before any GPU opens.
 
 use super::task::Turns;
 use crate::engine::board::Board;
