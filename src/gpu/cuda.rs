@@ -94,16 +94,11 @@ fn gpu_error(what: &str) -> impl Fn(cudarc::driver::DriverError) -> Error + '_ {
 /// [`super::turns`] reads (and which checks the others against [`super::KERNEL_SWITCHES`]).
 /// `NQ_UNCOUNTED` joins them where the run leaves the nodes uncounted ([`super::leave_nodes_uncounted`]).
 fn defines() -> Vec<String> {
-    let asked = std::env::var("NQUEENS_GPU_DEFINES").unwrap_or_default();
-    let mut defines: Vec<String> = asked
+    super::options::asked_switches()
         .split_whitespace()
         .filter(|d| !d.starts_with("NQ_UNROLL="))
         .map(|d| format!("-D{d}"))
-        .collect();
-    if super::nodes_uncounted() && !defines.iter().any(|d| d == "-DNQ_UNCOUNTED") {
-        defines.push("-DNQ_UNCOUNTED".into());
-    }
-    defines
+        .collect()
 }
 
 /// NVRTC's options for compute capability `(major, minor)`, with the loop built as `turns` says.

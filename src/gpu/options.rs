@@ -111,11 +111,17 @@ pub const KERNEL_SWITCHES: [&str; 10] = [
 /// closes the last row without a turn (`NQ_AHEAD_LAST`) gets its stack sized without that row on a square
 /// board ([`Turns::unpushed_last`]); that is the program's to choose too.
 pub fn turns(board: Board) -> Result<Turns, Error> {
+    turns_asked(&asked_switches(), board)
+}
+
+/// The kernel's switches a run asks for: `NQUEENS_GPU_DEFINES`, and `NQ_UNCOUNTED` where the run leaves the
+/// nodes uncounted ([`leave_nodes_uncounted`]). [`turns`] checks them; `cuda.rs` compiles the kernel with them.
+pub(super) fn asked_switches() -> String {
     let mut asked = std::env::var("NQUEENS_GPU_DEFINES").unwrap_or_default();
-    if nodes_uncounted() {
+    if nodes_uncounted() && !asked.split_whitespace().any(|d| d == "NQ_UNCOUNTED") {
         asked.push_str(" NQ_UNCOUNTED");
     }
-    turns_asked(&asked, board)
+    asked
 }
 
 /// Whether the kernel builds with the switches `asked` (names of [`KERNEL_SWITCHES`], as `NQUEENS_GPU_DEFINES`
@@ -136,7 +142,7 @@ pub fn switches_agree(asked: &str) -> Result<(), Error> {
         ] {
             if named(part) {
                 return refused(format!(
-                    "{part} is a part of the look-ahead, and NQ_PLAIN is the loop without it{}",
+                    "{part} asks for the look-ahead, and NQ_PLAIN is the loop without it{}",
                     if part == "NQ_UNCOUNTED" {
                         " (NQ_UNCOUNTED is what --uncounted-nodes builds)"
                     } else {
