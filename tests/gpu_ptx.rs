@@ -143,10 +143,6 @@ fn every_switch_built_here_is_one_the_program_takes_and_each_is_built() {
         assert!(gpu::KERNEL_SWITCHES.contains(switch), "{switch}");
     }
     for switch in gpu::KERNEL_SWITCHES {
-        // The default's old names, which change nothing.
-        if ["NQ_AHEAD", "NQ_TURN_PTX"].contains(&switch) {
-            continue;
-        }
         assert!(built.contains(switch), "{switch} is not built here");
     }
 }

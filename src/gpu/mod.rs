@@ -59,7 +59,7 @@ pub use batch::{
 pub use dispatch::{dispatch, Device, CUT_AHEAD_TASKS};
 pub use options::{
     leave_nodes_uncounted, nodes_uncounted, parse_gpus, selected_gpus, switches_agree, turns,
-    use_gpus, verbose, KERNEL_SWITCHES,
+    use_gpus, verbose, DEFAULT_NAMES, KERNEL_SWITCHES,
 };
 pub use prepare::{drop_spares, prepare, recycle};
 pub use sizing::{cut, split_for, Cut, MAX_TASK_ROWS, SPLIT_DEPTH, TARGET_TASKS, UNIT_TASKS};

@@ -87,9 +87,9 @@ pub fn parse_gpus(s: &str) -> Result<Vec<usize>, String> {
 
 /// The switches of the kernel (`count.cu`) that `NQUEENS_GPU_DEFINES` may name, for measuring variants side by
 /// side, besides `NQ_UNROLL=`: the loop without the look-ahead, the turn's shared accesses in C, the nodes not
-/// counted, and the look-ahead's forms that wait for a GPU to time them (results/gpu.md). `NQ_AHEAD` and
-/// `NQ_TURN_PTX` name what is the default now, and change nothing.
-pub const KERNEL_SWITCHES: [&str; 10] = [
+/// counted, and the look-ahead's forms that wait for a GPU to time them (results/gpu.md). Each changes the
+/// kernel; [`DEFAULT_NAMES`] are taken too.
+pub const KERNEL_SWITCHES: [&str; 8] = [
     "NQ_PLAIN",
     "NQ_TURN_C",
     "NQ_UNCOUNTED",
@@ -98,9 +98,11 @@ pub const KERNEL_SWITCHES: [&str; 10] = [
     "NQ_AHEAD_LAST",
     "NQ_AHEAD_KEPT_FIRST",
     "NQ_PUSH_LAST",
-    "NQ_AHEAD",
-    "NQ_TURN_PTX",
 ];
+
+/// Names `NQUEENS_GPU_DEFINES` may give that change nothing: switches that asked for what is the kernel's default
+/// now (the look-ahead, and the turn's shared accesses in PTX), still taken so that older commands run.
+pub const DEFAULT_NAMES: [&str; 2] = ["NQ_AHEAD", "NQ_TURN_PTX"];
 
 /// How the kernel's loop is built for `board`: [`Turns::for_width`], unless `NQUEENS_GPU_DEFINES` asks for
 /// `NQ_UNROLL=` 1, 2, 4, 8 or 16 turns between tests for a task's end, for measuring. The sentinels' squares are
@@ -188,10 +190,9 @@ fn turns_asked(asked: &str, board: Board) -> Result<Turns, Error> {
                 .into(),
         ));
     }
-    if let Some(d) = asked
-        .split_whitespace()
-        .find(|d| !d.starts_with("NQ_UNROLL=") && !KERNEL_SWITCHES.contains(d))
-    {
+    if let Some(d) = asked.split_whitespace().find(|d| {
+        !d.starts_with("NQ_UNROLL=") && !KERNEL_SWITCHES.contains(d) && !DEFAULT_NAMES.contains(d)
+    }) {
         return Err(Error::Gpu(format!(
             "{d}: not a switch of the kernel; NQUEENS_GPU_DEFINES takes NQ_UNROLL=1u, 2u, 4u, 8u or 16u and {} \
              (variants measured slower were removed: results/gpu.md)",
@@ -342,7 +343,7 @@ mod tests {
         // Every switch, named with the one it is a form of (NQ_AHEAD_CHILDREN for two of them), takes the
         // board; the layouts and probes measured slower and removed (the twenty-seventh session), and a
         // misspelt name, are refused with the list of those it takes.
-        for switch in KERNEL_SWITCHES {
+        for switch in KERNEL_SWITCHES.into_iter().chain(DEFAULT_NAMES) {
             let asked = format!("NQ_AHEAD_CHILDREN {switch}");
             let asked = match switch {
                 "NQ_AHEAD_LAST" | "NQ_AHEAD_KEPT_FIRST" => asked.as_str(),
