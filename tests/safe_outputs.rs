@@ -857,3 +857,192 @@ fn wrong_places_for_files_are_usage_errors_that_name_them() {
         .stderr(contains("named by two exports"));
     assert_eq!(names(dir.path()), Vec::<String>::new());
 }
+
+#[test]
+fn a_refused_journal_leaves_the_exports_of_an_earlier_run_as_they_were() {
+    // `count 12 --checkpoint notes.txt --export-json sweep.json`: the journal is refused (exit code 2), and
+    // the exports of the earlier run keep their boards; before, they were rewritten as empty "running" files
+    // before the journal was looked at.
+    let dir = tempfile::tempdir().unwrap();
+    let (json, csv) = (dir.path().join("sweep.json"), dir.path().join("sweep.csv"));
+    let exporting = |args: &[&str]| {
+        let mut cmd = nqueens();
+        cmd.args(args)
+            .arg("--export-json")
+            .arg(&json)
+            .arg("--export-csv")
+            .arg(&csv);
+        cmd
+    };
+    exporting(&["count", "10", "-q"]).assert().success();
+    let before = (fs::read(&json).unwrap(), fs::read(&csv).unwrap());
+    assert!(String::from_utf8_lossy(&before.1).contains("\n10,724,92,"));
+    let notes = dir.path().join("notes.txt");
+    fs::write(&notes, "not a journal\n").unwrap();
+    let other = dir.path().join("n11.journal");
+    nqueens()
+        .args(["count", "11", "-q", "--checkpoint"])
+        .arg(&other)
+        .assert()
+        .success();
+    for (journal, why) in [
+        (&notes, "is not an nqueens journal"),
+        (&other, "is the journal of n = 11"),
+    ] {
+        exporting(&["count", "12", "--checkpoint", journal.to_str().unwrap()])
+            .assert()
+            .code(2)
+            .stderr(contains(why));
+        assert_eq!(
+            (fs::read(&json).unwrap(), fs::read(&csv).unwrap()),
+            before,
+            "the exports after {why}"
+        );
+    }
+    assert_eq!(fs::read_to_string(&notes).unwrap(), "not a journal\n");
+    assert!(partials(dir.path()).is_empty());
+}
+
+#[test]
+#[cfg(unix)]
+fn an_export_to_a_stream_gets_one_whole_document_when_the_run_ends() {
+    // A file is rewritten whole as each board is counted; a FIFO or a descriptor cannot be rewritten, and each
+    // rewrite used to add another document to what the reader got (four for two boards).
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("pipe");
+    if !Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .is_ok_and(|s| s.success())
+    {
+        eprintln!("skipped: no mkfifo");
+        return;
+    }
+    let (sent, read) = std::sync::mpsc::channel();
+    {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || sent.send(fs::read_to_string(fifo).unwrap()));
+    }
+    nqueens()
+        .args(["count", "8", "9", "-q", "--export-json"])
+        .arg(&fifo)
+        .timeout(Duration::from_secs(60))
+        .assert()
+        .success();
+    let document = read
+        .recv_timeout(Duration::from_secs(60))
+        .expect("the document was written into the pipe");
+    assert_eq!(
+        document.matches("\"schema_version\"").count(),
+        1,
+        "{document}"
+    );
+    let parsed: serde_json::Value = serde_json::from_str(&document).unwrap();
+    assert_eq!(parsed["status"], "complete");
+    assert_eq!(parsed["results"].as_array().unwrap().len(), 2);
+    // The same through a descriptor of the process (as root, a link of its own to it).
+    let devices = tempfile::tempdir().unwrap();
+    let stderr = common::special_file(devices.path(), "stderr").unwrap();
+    let output = Command::new(binary())
+        .args(["count", "8", "9", "-q", "--export-csv"])
+        .arg(&stderr)
+        .stdout(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let text = String::from_utf8(output.stderr).unwrap();
+    assert_eq!(text.matches("n,total,").count(), 1, "{text}");
+    assert!(
+        text.contains("\n8,92,12,") && text.contains("\n9,352,46,"),
+        "{text}"
+    );
+    assert_eq!(names(dir.path()), ["pipe"]);
+}
+
+#[test]
+fn plot_never_writes_over_a_file_it_plots_and_a_chart_that_fails_leaves_the_others() {
+    let dir = tempfile::tempdir().unwrap();
+    let counts = dir.path().join("counts.json");
+    nqueens()
+        .args(["count", "8..11", "-q", "--format", "json", "-o"])
+        .arg(&counts)
+        .assert()
+        .success();
+    let input = fs::read(&counts).unwrap();
+    // The input is named as a chart's file: in the charts' folder, or through a link there.
+    let charts = dir.path().join("charts");
+    fs::create_dir(&charts).unwrap();
+    let chart = charts.join("time-vs-n.svg");
+    fs::copy(&counts, &chart).unwrap();
+    nqueens()
+        .arg("plot")
+        .arg(&chart)
+        .arg("-o")
+        .arg(&charts)
+        .assert()
+        .code(2)
+        .stderr(contains("a file being plotted"));
+    fs::remove_file(&chart).unwrap();
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink(&counts, &chart).unwrap();
+        nqueens()
+            .arg("plot")
+            .arg(&counts)
+            .arg("-o")
+            .arg(&charts)
+            .assert()
+            .code(2)
+            .stderr(contains("a file being plotted"));
+        fs::remove_file(&chart).unwrap();
+    }
+    assert_eq!(fs::read(&counts).unwrap(), input);
+    // A full device as the second chart: the first, written already, is not moved into place.
+    #[cfg(unix)]
+    {
+        let devices = tempfile::tempdir().unwrap();
+        let Some(full) = Path::new("/dev/full")
+            .exists()
+            .then(|| common::special_file(devices.path(), "full"))
+            .flatten()
+        else {
+            eprintln!("skipped the full device: no stand-in for /dev/full can be made here");
+            return;
+        };
+        let bench = dir.path().join("bench.json");
+        nqueens()
+            .args(["bench", "--quick", "-q", "--export-json"])
+            .arg(&bench)
+            .assert()
+            .success();
+        fs::write(&chart, "an earlier chart\n").unwrap();
+        std::os::unix::fs::symlink(&full, charts.join("scaling.svg")).unwrap();
+        nqueens()
+            .arg("plot")
+            .arg(&counts)
+            .arg(&bench)
+            .arg("-o")
+            .arg(&charts)
+            .assert()
+            .code(1)
+            .stderr(contains("scaling.svg"));
+        assert_eq!(fs::read_to_string(&chart).unwrap(), "an earlier chart\n");
+        assert!(partials(&charts).is_empty());
+    }
+}
+
+#[test]
+#[cfg(target_os = "linux")]
+fn a_journal_its_folder_will_not_take_is_refused_as_any_unwritable_output_is() {
+    // `/proc` takes no new file, even from root; exit code 2 and a message that names the journal, as `-o`
+    // there gets, rather than 1 and the name of a temporary file.
+    nqueens()
+        .args(["count", "8", "--checkpoint", "/proc/n8.journal"])
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(contains(
+            "cannot make the journal '/proc/n8.journal': its folder takes no new file",
+        ))
+        .stderr(contains(".nqueens-journal-").not());
+}

@@ -28,7 +28,16 @@ use std::process::ExitCode;
 
 /// Parses the arguments and runs the command they name.
 pub fn run() -> anyhow::Result<ExitCode> {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            // What clap prints itself (help, version, a usage error) is written here, as any output is, so that
+            // a write that fails (a full disk) is an error, not exit code 0 with the text lost.
+            e.print()?;
+            std::io::Write::flush(&mut std::io::stdout())?;
+            return Ok(ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2)));
+        }
+    };
     let kernel = match &cli.command {
         Command::Count { options, .. } | Command::Verify { options, .. } => options.kernel.kernel,
         Command::List { kernel, .. } => kernel.kernel,

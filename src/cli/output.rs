@@ -197,6 +197,19 @@ impl Output {
         }
     }
 
+    /// Makes what was written durable without moving it to its name: after this, [`Output::finish`] fails only
+    /// if the rename does. So several files can all be written before any of them replaces what it names.
+    pub fn sync(&mut self) -> anyhow::Result<()> {
+        if let Output::File(partial) = self {
+            if let Some(temp) = &partial.temp {
+                temp.as_file().sync_all().map_err(|e| {
+                    anyhow::anyhow!("could not write '{}': {e}", partial.asked.display())
+                })?;
+            }
+        }
+        Ok(())
+    }
+
     /// Completes the output: a file is synced and moved to its name.
     pub fn finish(self) -> anyhow::Result<()> {
         match self {
@@ -517,22 +530,82 @@ impl Write for Writer<'_> {
     }
 }
 
+/// An export file of a run: a document rewritten whole as the run goes ([`Export::write`]).
+pub struct Export {
+    /// Its format.
+    pub format: nqueens::report::export::Format,
+    /// Its name, as asked for.
+    pub path: PathBuf,
+    /// Whether it is a stream rather than a file: a FIFO, a character device (`/dev/null`, a terminal,
+    /// `/dev/stderr`) or a descriptor this process has open (`/dev/fd/3`, `>(jq .)`). A stream cannot be
+    /// rewritten; each rewrite would add another document to what its reader gets.
+    stream: bool,
+}
+
+impl Export {
+    /// Writes `document`, the run's state so far, `last` once the run has ended: a file is replaced by it
+    /// (a temporary file renamed over it), so an interrupted run leaves the last state written; a stream gets
+    /// the last document only, once.
+    pub fn write(&self, document: &[u8], last: bool) -> anyhow::Result<()> {
+        if self.stream && !last {
+            return Ok(());
+        }
+        write_atomic(&self.path, document)
+    }
+}
+
+/// Whether `path` leads to a stream rather than a file: a FIFO, a character device, or a descriptor of this
+/// process ([`Export`]).
+fn is_stream(path: &Path) -> bool {
+    let Ok(path) = follow_links(path) else {
+        return false;
+    };
+    if own_descriptor(&path).is_some() {
+        return true;
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        fs::metadata(&path).is_ok_and(|m| m.file_type().is_fifo() || m.file_type().is_char_device())
+    }
+    #[cfg(not(unix))]
+    {
+        false
+    }
+}
+
+/// Whether `path` leads to a FIFO.
+fn is_fifo(path: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        follow_links(path)
+            .and_then(fs::metadata)
+            .is_ok_and(|m| m.file_type().is_fifo())
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        false
+    }
+}
+
 impl crate::cli::args::ExportOptions {
     /// The export files asked for, each checked writable before anything runs: none may be `-` or
-    /// `/dev/stdout` (the table already goes to standard output), nor named twice, nor be the `-o` file `output`, nor one of the files in
-    /// `keep` (the run's journal), nor any journal ([`Output::open_keeping`]).
+    /// `/dev/stdout` (the table already goes to standard output), nor named twice, nor be the `-o` file
+    /// `output`, nor one of the files in `keep` (the run's journal), nor any journal ([`Output::open_keeping`]).
     pub fn files(
         &self,
         output: Option<&Path>,
         keep: &[(&Path, &str)],
-    ) -> Result<Vec<(nqueens::report::export::Format, PathBuf)>, UsageError> {
+    ) -> Result<Vec<Export>, UsageError> {
         use nqueens::report::export::Format;
         let asked = [
             (Format::Json, "--export-json", &self.export_json),
             (Format::Csv, "--export-csv", &self.export_csv),
             (Format::Markdown, "--export-markdown", &self.export_markdown),
         ];
-        let mut files: Vec<(Format, PathBuf)> = Vec::new();
+        let mut files: Vec<Export> = Vec::new();
         for (format, flag, path) in asked {
             let Some(path) = path else { continue };
             if path.as_os_str() == "-" || is_standard_output(path) {
@@ -540,7 +613,10 @@ impl crate::cli::args::ExportOptions {
                     "{flag} needs a file name: the table already goes to standard output"
                 )));
             }
-            if files.iter().any(|(_, p)| p == path || same_file(p, path)) {
+            if files
+                .iter()
+                .any(|e| e.path == *path || same_file(&e.path, path))
+            {
                 return Err(UsageError(format!(
                     "'{}' is named by two exports: give each its own file",
                     path.display()
@@ -552,9 +628,17 @@ impl crate::cli::args::ExportOptions {
                     path.display()
                 )));
             }
-            // Opening makes (and drops) a temporary file beside the destination: proof it can be written.
-            Output::open_keeping(Some(path), keep)?;
-            files.push((format, path.clone()));
+            // Opening makes (and drops) a temporary file beside the destination: proof it can be written. A
+            // FIFO is not opened until its document is written: opening it now would wait for a reader, and
+            // closing it would end what that reader gets.
+            if !is_fifo(path) {
+                Output::open_keeping(Some(path), keep)?;
+            }
+            files.push(Export {
+                format,
+                path: path.clone(),
+                stream: is_stream(path),
+            });
         }
         Ok(files)
     }

@@ -149,8 +149,10 @@ pub fn split_depth(board: Board, symmetry: Symmetry, depth: u32) -> Result<(), U
     );
     Err(UsageError(if depth > board.lines() {
         format!(
-            "--split-depth {depth} is deeper than {} has rows ({}): {range}",
+            "--split-depth {depth} is deeper than {} has {} ({}): {range}",
             board_words(board),
+            // The lines the search fills, a queen each: a rectangle's columns.
+            if board.is_square() { "rows" } else { "columns" },
             board.lines()
         )
     } else {
@@ -271,6 +273,7 @@ pub fn requests(specs: &[String], options: &CountOptions) -> Result<Vec<CountReq
             requests.push(request);
         }
     }
+    // Last, so that a build without the GPU backend still checks what the GPU is asked (its tests run there).
     backend(options.backend)?;
     Ok(requests)
 }

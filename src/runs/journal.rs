@@ -501,10 +501,13 @@ impl Writer {
             Some(p) if !p.as_os_str().is_empty() => p,
             _ => Path::new("."),
         };
-        let mut temp = tempfile::Builder::new()
-            .prefix(".nqueens-journal-")
-            .tempfile_in(dir)
-            .map_err(io)?;
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(".nqueens-journal-");
+        // A temporary file is private (0600) by default. A journal is a result that other accounts may merge
+        // (a cluster's shards), so it gets the usual mode of a new file, less the umask.
+        #[cfg(unix)]
+        builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o644));
+        let mut temp = builder.tempfile_in(dir).map_err(io)?;
         let mut text = String::new();
         seal(
             &serde_json::to_string(header).expect("headers serialize"),

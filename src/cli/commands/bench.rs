@@ -7,7 +7,7 @@
 
 use crate::cli::args::BenchArgs;
 use crate::cli::errors::{UsageError, EXIT_MISMATCH};
-use crate::cli::output;
+use crate::cli::output::Export;
 use crate::cli::progress::Bar;
 use nqueens::engine::count::Count;
 use nqueens::report::bench::{
@@ -17,7 +17,6 @@ use nqueens::report::export::bench::{exporter, BenchExporter, Table};
 use nqueens::report::machine::{Machine, Program};
 use nqueens::Error;
 use std::io::{self, Write};
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 impl BenchArgs {
@@ -101,9 +100,9 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     let runs_in_all = spec.warmup + spec.runs * spec.thread_counts.len();
     let bar = Bar::total(args.quiet, spec.units * runs_in_all as u64);
     let report = BenchReport::new(spec.clone(), machine, program, clock.timestamp());
-    let exporters: Vec<(Box<dyn BenchExporter>, &PathBuf)> = exports
+    let exporters: Vec<(Box<dyn BenchExporter>, &Export)> = exports
         .iter()
-        .map(|(format, path)| (exporter(*format), path))
+        .map(|export| (exporter(export.format), export))
         .collect();
     let mut stdout = io::stdout();
     let report = bench::run(
@@ -121,8 +120,8 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
                 stdout.write_all(&text)?;
                 stdout.flush()
             })?;
-            for (exporter, path) in &exporters {
-                output::write_atomic(path, &exporter.document(report))?;
+            for (exporter, export) in &exporters {
+                export.write(&exporter.document(report), event == Event::Finished)?;
             }
             if event != Event::Finished {
                 bar.set_message(next_run(report));
@@ -133,8 +132,8 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     bar.finish();
     let report = report?;
     if !args.quiet {
-        for (_, path) in &exports {
-            note!("wrote {}", path.display());
+        for export in &exports {
+            note!("wrote {}", export.path.display());
         }
     }
     if report.status == bench::Status::Failed {

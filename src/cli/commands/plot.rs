@@ -77,7 +77,7 @@ pub fn run(args: &PlotArgs) -> anyhow::Result<()> {
         .into());
     }
     // The folder is made, and every chart's file opened, only once there is something to write and before
-    // any of it is written: a chart that cannot be written leaves the others as they were.
+    // any of it is written.
     let dir = &args.output_dir;
     let cannot = |why: String| UsageError(format!("cannot write into '{}': {why}", dir.display()));
     if dir.exists() && !dir.is_dir() {
@@ -99,14 +99,29 @@ pub fn run(args: &PlotArgs) -> anyhow::Result<()> {
         .into());
     }
     std::fs::create_dir_all(dir).map_err(|e| cannot(format!("could not make the folder: {e}")))?;
+    // A chart may not replace a file being plotted, however either is spelled (a link, `..`).
+    let keep: Vec<(&Path, &str)> = args
+        .files
+        .iter()
+        .map(|f| (f.as_path(), "a file being plotted"))
+        .collect();
     let mut files = Vec::new();
     for (name, text) in charts {
         let path = dir.join(name);
-        files.push((output::Output::open(Some(&path))?, path, text));
+        files.push((
+            output::Output::open_keeping(Some(&path), &keep)?,
+            path,
+            text,
+        ));
     }
-    for (mut out, path, text) in files {
+    // Every chart is written before any is moved into place: one that cannot be written (a full disk) leaves
+    // all of them as they were.
+    for (out, _, text) in &mut files {
         // Both name the file in their errors.
         out.write(text.as_bytes())?;
+        out.sync()?;
+    }
+    for (out, path, _) in files {
         out.finish()?;
         if !args.quiet {
             note!("wrote {}", path.display());

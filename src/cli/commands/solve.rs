@@ -41,6 +41,9 @@ pub fn run(board: &str, method: Method, show: &ShowOptions) -> anyhow::Result<Ex
         Method::Auto => Method::Construct,
         other => other,
     };
+    // Opened before the search, which can take long: a path that cannot be written is refused first. Nothing
+    // appears under its name unless a solution is written.
+    let mut out = Output::open(show.output.as_deref())?;
     let found = match method {
         Method::Backtrack => backtrack(shape)?,
         _ => construction(shape)?,
@@ -59,7 +62,6 @@ pub fn run(board: &str, method: Method, show: &ShowOptions) -> anyhow::Result<Ex
     let renderer = Renderer::new(show.format, shape, show.ascii);
     let mut bytes = renderer.header();
     renderer.render(&queens, &mut bytes);
-    let mut out = Output::open(show.output.as_deref())?;
     out.write(&bytes)?;
     out.finish()?;
     Ok(ExitCode::SUCCESS)

@@ -79,6 +79,10 @@ pub fn resolve(
         ));
     }
     let shard = match d.shard.as_deref() {
+        None if d.shard_count.is_some() => return Err(UsageError(
+            "--shard-count goes with --shard auto: without --shard the run counts the whole board"
+                .into(),
+        )),
         None => None,
         Some("auto") => {
             let (shard, launcher) = Shard::from_env(|k| std::env::var(k).ok(), d.shard_count)
@@ -198,13 +202,20 @@ fn shard_name(path: &std::path::Path, shard: Shard) -> PathBuf {
     }
 }
 
-/// Counts `request` into the journal of `durable`, resuming it if it exists.
-pub fn count(
-    request: &CountRequest,
-    durable: &Durable,
+/// A checkpointed run's journal, opened and held before anything else of the run is written: a journal that is
+/// refused (another run's, in use, not a journal) leaves the run's other files (`-o`, the exports) as they were.
+pub struct Opened {
+    checkpoint: Checkpoint,
+    spec: Spec,
+    signals: Signals,
+    _handled: crate::cli::output::SignalsHandled,
+    started: Instant,
     quiet: bool,
-    progress: &dyn Progress,
-) -> anyhow::Result<Counted> {
+}
+
+/// Opens the journal of `durable` for `request`, creating it or taking it up where it was left, and says so
+/// unless `quiet`.
+pub fn open(request: &CountRequest, durable: &Durable, quiet: bool) -> anyhow::Result<Opened> {
     if !request.board.is_square() {
         return Err(UsageError(format!(
             "--checkpoint and --shard take square boards; count the rectangle {} without them",
@@ -223,14 +234,23 @@ pub fn count(
     };
     // Caught from before the journal exists: a signal that comes while the plan is built waits for the run,
     // which then stops at once, instead of killing the process between the journal's creation and its use.
-    let mut signals = Signals::new([SIGINT, SIGTERM])?;
-    let _handled = crate::cli::output::SignalsHandled::take();
-    let handle = signals.handle();
+    let signals = Signals::new([SIGINT, SIGTERM])?;
+    let handled = crate::cli::output::SignalsHandled::take();
     let checkpoint = Checkpoint::open(&durable.path, &spec).map_err(|e| match e {
         // A journal of another run is a mistake in the arguments, not a failure: exit code 2.
         JournalError::Foreign { .. }
         | JournalError::NotAJournal { .. }
         | JournalError::OutsidePlan { .. } => anyhow::Error::new(UsageError(e.to_string())),
+        // So is a journal that cannot be made where it is asked for, as for any output that cannot be written.
+        JournalError::Io {
+            action: "create",
+            ref reason,
+            ..
+        } if folder_refuses(reason).is_some() => anyhow::Error::new(UsageError(format!(
+            "cannot make the journal '{}': its folder {}; name a journal in a folder you can write",
+            durable.path.display(),
+            folder_refuses(reason).unwrap_or_default()
+        ))),
         other => anyhow::Error::new(other),
     })?;
     if !quiet {
@@ -255,7 +275,45 @@ pub fn count(
             checkpoint.header.fingerprint,
         );
     }
+    Ok(Opened {
+        checkpoint,
+        spec,
+        signals,
+        _handled: handled,
+        started,
+        quiet,
+    })
+}
 
+/// What a folder that refused a new journal did, in words, where that is the folder's doing rather than a
+/// failure of the machine (a full disk is one).
+fn folder_refuses(reason: &std::io::Error) -> Option<&'static str> {
+    use std::io::ErrorKind;
+    match reason.kind() {
+        ErrorKind::PermissionDenied => Some("cannot be written here (permission denied)"),
+        ErrorKind::ReadOnlyFilesystem => Some("is on a read-only file system"),
+        // A folder that exists (checked before) and yet has no room for the name: `/proc`.
+        ErrorKind::NotFound => Some("takes no new file"),
+        _ => None,
+    }
+}
+
+/// Counts `request` into the journal `opened` of `durable` ([`open`]).
+pub fn count(
+    opened: Opened,
+    request: &CountRequest,
+    durable: &Durable,
+    progress: &dyn Progress,
+) -> anyhow::Result<Counted> {
+    let Opened {
+        checkpoint,
+        spec,
+        mut signals,
+        _handled,
+        started,
+        quiet,
+    } = opened;
+    let handle = signals.handle();
     let stop = AtomicBool::new(false);
     let finished = AtomicBool::new(false);
     let signal = AtomicI32::new(0);

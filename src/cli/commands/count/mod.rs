@@ -5,7 +5,7 @@ pub mod checkpointed;
 
 use crate::cli::args::{CountOptions, DurableOptions};
 use crate::cli::errors::EXIT_MISMATCH;
-use crate::cli::output::{self, Output};
+use crate::cli::output::Output;
 use crate::cli::{progress, validate};
 use checkpointed::Durable;
 use nqueens::report::export::Columns;
@@ -91,19 +91,25 @@ pub fn run(
     // it counted, in a document whose status says it did not finish.
     let exporters: Vec<_> = exports
         .iter()
-        .map(|(format, path)| (format.exporter_for(columns), path))
+        .map(|export| (export.format.exporter_for(columns), export))
         .collect();
-    let write_exports = |report: &Report| -> anyhow::Result<()> {
-        for (exporter, path) in &exporters {
-            output::write_atomic(path, &exporter.document(report))?;
+    let write_exports = |report: &Report, last: bool| -> anyhow::Result<()> {
+        for (exporter, export) in &exporters {
+            export.write(&exporter.document(report), last)?;
         }
         Ok(())
     };
     // A run on the GPU without a journal writes its header and exports once the driver has named the GPU,
     // while its first board is counted.
     let mut gpu_unnamed = on_gpu && durable.is_none();
+    // A checkpointed run counts one board. Its journal is opened (or refused) before the exports are first
+    // written: a refused journal leaves the exports of an earlier run as they were.
+    let mut opened = match (&durable, requests.first()) {
+        (Some(d), Some(request)) => Some(checkpointed::open(request, d, options.quiet)?),
+        _ => None,
+    };
     if !gpu_unnamed {
-        write_exports(&report)?;
+        write_exports(&report, false)?;
         // A checkpointed run may stop before its one row: its header waits for the row, so an interrupted
         // run writes nothing that looks like a result.
         if durable.is_none() {
@@ -117,7 +123,7 @@ pub fn run(
             None if std::mem::take(&mut gpu_unnamed) => std::thread::scope(|scope| {
                 let counting = scope.spawn(|| nqueens::count(request, &bar));
                 let started = name_gpu(options.quiet, &bar).and_then(|()| {
-                    write_exports(&report)?;
+                    write_exports(&report, false)?;
                     bar.suspend(|| out.write(&exporter.header(&report)))?;
                     Ok(())
                 });
@@ -129,11 +135,16 @@ pub fn run(
                 anyhow::Ok(counted?)
             })?,
             None => nqueens::count(request, &bar)?,
-            Some(d) => match checkpointed::count(request, d, options.quiet, &bar)? {
-                checkpointed::Counted::Done(result) => *result,
-                // The output file, if any, is dropped unwritten: an interrupted run leaves no result.
-                checkpointed::Counted::Stopped(code) => return Ok(ExitCode::from(code)),
-            },
+            Some(d) => {
+                let opened = opened
+                    .take()
+                    .expect("a checkpointed run counts one board, its journal opened above");
+                match checkpointed::count(opened, request, d, &bar)? {
+                    checkpointed::Counted::Done(result) => *result,
+                    // The output file, if any, is dropped unwritten: an interrupted run leaves no result.
+                    checkpointed::Counted::Stopped(code) => return Ok(ExitCode::from(code)),
+                }
+            }
         };
         result.total += u128::from(options.debug_offset);
         if check {
@@ -163,16 +174,16 @@ pub fn run(
             );
         }
         report.results.push(result);
-        write_exports(&report)?;
+        write_exports(&report, false)?;
     }
     bar.finish();
     report.finish();
     out.write(&exporter.footer(&report))?;
     out.finish()?;
-    write_exports(&report)?;
+    write_exports(&report, true)?;
     if !options.quiet {
-        for (_, path) in &exports {
-            note!("wrote {}", path.display());
+        for export in &exports {
+            note!("wrote {}", export.path.display());
         }
     }
     for mismatch in &mismatches {
