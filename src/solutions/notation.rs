@@ -391,11 +391,14 @@ pub struct Placement {
 }
 
 /// Reads placements in any notation, one after another: lists one per line, drawings separated by blank
-/// lines. With no notation given, each placement's own text says which it is: a list starts with `[` or `(`, a
-/// CSV record with a number and has commas, a list as other solvers print it is numbers separated by spaces
-/// with a digit from 2 to 9 among them, a drawing starts with a box-drawing character, `Q` or `.`, or is made
-/// of `0` and `1`. A list that contains a 0 is read as 0-based, any other as 1-based, unless the notation
-/// given says which.
+/// lines. With no notation given, each placement's own text says which it is: a list starts with `[` or `(`
+/// (its positions separated by commas, or by spaces where it has no comma), a CSV header or record has
+/// commas, a list as other solvers print it is numbers separated by spaces with a digit from 2 to 9 among
+/// them, a drawing starts with a box-drawing character, `Q` or `.`, or is made of `0` and `1`. A board of one
+/// line has a CSV without commas: a header of one name (`r1`, `c1`), then records of one number, which are
+/// read as records up to the first line that is neither (a blank line included), since alone a line of `1`
+/// would be a drawing's. A list that contains a 0 is read as 0-based, any other as 1-based, unless the
+/// notation given says which.
 ///
 /// Lists say nothing of the board, so they are taken as square unless `shape` is given (required for a
 /// rectangle's lists); drawings carry their own size.
@@ -405,6 +408,9 @@ pub struct Reader<R> {
     notation: Option<Notation>,
     shape: Option<Shape>,
     pending: Option<(usize, Line)>,
+    /// Whether the lines since the last blank one are a CSV header and its records, so that a line of one
+    /// number is the next record of a one-column CSV rather than the first row of a drawing.
+    in_csv: bool,
     /// The longest line kept, and the largest drawing: [`MAX_LINE`] (smaller in tests).
     max_line: usize,
 }
@@ -443,6 +449,7 @@ impl<R: std::io::BufRead> Reader<R> {
             notation,
             shape,
             pending: None,
+            in_csv: false,
             max_line: MAX_LINE,
         }
     }
@@ -551,10 +558,22 @@ enum Separator {
     Space,
 }
 
+impl Separator {
+    /// The separator of the positions between a list's brackets: commas where there is one, spaces otherwise
+    /// (`[2 4 1 3]`, as some solvers print a list).
+    fn within_brackets(inner: &str) -> Separator {
+        if inner.contains(',') {
+            Separator::Comma
+        } else {
+            Separator::Space
+        }
+    }
+}
+
 /// How a placement's text is written, as far as reading goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Kind {
-    /// A bracketed list, `[2,4,1,3]` or `(2, 4, 1, 3)`.
+    /// A bracketed list, `[2,4,1,3]`, `(2, 4, 1, 3)` or `[2 4 1 3]`.
     List {
         base: Option<u32>,
     },
@@ -585,6 +604,8 @@ impl<R: std::io::BufRead> Iterator for Reader<R> {
             };
             let trimmed = text.trim();
             if trimmed.is_empty() {
+                // A CSV has no blank lines: one ends it.
+                self.in_csv = false;
                 continue;
             }
             let kind = match self.notation {
@@ -592,12 +613,14 @@ impl<R: std::io::BufRead> Iterator for Reader<R> {
                 Some(Notation::Zero) => Kind::List { base: Some(0) },
                 Some(Notation::Csv) => Kind::Csv { base: Some(1) },
                 Some(Notation::Board | Notation::Matrix) => Kind::Drawing,
+                None if self.in_csv && is_number(trimmed) => Kind::Csv { base: None },
                 None => guess(trimmed),
             };
+            let csv = matches!(kind, Kind::Csv { .. });
+            let header = csv && trimmed.starts_with(|c: char| c.is_ascii_alphabetic());
+            self.in_csv = header || self.in_csv && csv;
             // A CSV header names the lines: skip it.
-            if matches!(kind, Kind::Csv { .. })
-                && trimmed.starts_with(|c: char| c.is_ascii_alphabetic())
-            {
+            if header {
                 continue;
             }
             let placement = match kind {
@@ -609,7 +632,9 @@ impl<R: std::io::BufRead> Iterator for Reader<R> {
                         .ok_or_else(|| {
                             format!("'{}' is not a list: write it as [2,4,1,3]", excerpt(trimmed))
                         })
-                        .and_then(|inner| self.list(inner, base, Separator::Comma))
+                        .and_then(|inner| {
+                            self.list(inner, base, Separator::within_brackets(inner))
+                        })
                 }
                 Kind::Csv { base } => self.list(trimmed, base, Separator::Comma),
                 Kind::Words => self.list(trimmed, None, Separator::Space),
@@ -650,9 +675,25 @@ fn guess(line: &str) -> Kind {
         .all(|c| c.is_whitespace() || "Qq.01♛│┌┐└┘├┤┬┴┼─".contains(c))
     {
         Kind::Drawing
+    } else if is_column_name(line) {
+        // After the drawings, so that a line that reads as both, `Q1`, stays a drawing's row rather than a
+        // header skipped unread.
+        Kind::Csv { base: None }
     } else {
         Kind::Unknown
     }
+}
+
+/// Whether `line` is one name of a CSV header as `list` writes them (`r1`, `c1`): letters, then a number. It is
+/// the whole header of a board of one line, which has no comma to tell it by.
+fn is_column_name(line: &str) -> bool {
+    let number = line.trim_start_matches(|c: char| c.is_ascii_alphabetic());
+    number.len() < line.len() && is_number(number)
+}
+
+/// Whether `text` is a number and nothing else: a record of a one-column CSV.
+fn is_number(text: &str) -> bool {
+    !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit())
 }
 
 impl<R> Reader<R> {
@@ -795,24 +836,124 @@ mod reading {
 
     #[test]
     fn every_notation_reads_back_what_it_wrote() {
-        let queens: [u8; 4] = [1, 3, 0, 2];
-        let expected: Vec<(u32, u32)> = vec![(0, 1), (1, 3), (2, 0), (3, 2)];
-        for notation in Notation::ALL {
-            for ascii in [false, true] {
-                let r = Renderer::new(notation, Shape::square(4), ascii);
-                let mut text = r.header();
-                r.render(&queens, &mut text);
-                r.render(&queens, &mut text);
-                let text = String::from_utf8(text).unwrap();
-                for given in [None, Some(notation)] {
-                    let entries = read(&text, given, None);
-                    assert_eq!(entries.len(), 2, "{notation} {ascii}: {text}");
-                    let mut sorted = entries[1].placement.clone().unwrap().queens;
-                    sorted.sort();
-                    assert_eq!(sorted, expected, "{notation} {ascii} {given:?}");
+        // Every solution of each board: a square, the board of one square, a column of three squares (whose
+        // CSV is a header of one name, then records of one number) and a rectangle.
+        let boards: [(Shape, &[&[u8]]); 4] = [
+            (Shape::square(4), &[&[1, 3, 0, 2], &[2, 0, 3, 1]]),
+            (Shape::square(1), &[&[0]]),
+            (Shape { rows: 3, cols: 1 }, &[&[0], &[1], &[2]]),
+            (Shape { rows: 3, cols: 2 }, &[&[0, 2], &[2, 0]]),
+        ];
+        for (shape, solutions) in boards {
+            let expected: Vec<Vec<(u32, u32)>> = solutions
+                .iter()
+                .map(|queens| {
+                    let mut squares: Vec<(u32, u32)> = (0..)
+                        .zip(queens.iter())
+                        .map(|(i, &q)| shape.square_of(i, q.into()))
+                        .collect();
+                    squares.sort();
+                    squares
+                })
+                .collect();
+            // Lists say nothing of the board: a rectangle's are read with it given, as `check --board` does.
+            let given_shape = (!shape.is_square()).then_some(shape);
+            for notation in Notation::ALL {
+                for ascii in [false, true] {
+                    let r = Renderer::new(notation, shape, ascii);
+                    let mut text = r.header();
+                    for queens in solutions {
+                        r.render(queens, &mut text);
+                    }
+                    let text = String::from_utf8(text).unwrap();
+                    for given in [None, Some(notation)] {
+                        // A 0-based list of a rectangle need not have a 0 in it, so that only the notation
+                        // given says it is 0-based.
+                        if given.is_none() && notation == Notation::Zero && !shape.is_square() {
+                            continue;
+                        }
+                        let read: Vec<Vec<(u32, u32)>> = read(&text, given, given_shape)
+                            .into_iter()
+                            .map(|entry| {
+                                let mut squares = entry.placement.unwrap().queens;
+                                squares.sort();
+                                squares
+                            })
+                            .collect();
+                        assert_eq!(
+                            read, expected,
+                            "{shape} {notation} {ascii} {given:?}: {text}"
+                        );
+                    }
                 }
             }
         }
+    }
+
+    #[test]
+    fn the_empty_board_reads_back_where_its_text_is_not_blank() {
+        // The board of 0 lines has one solution, of no queens. Lists write it `[]`, and the boxed drawing
+        // draws its frame; CSV writes a header of no names and a record of no positions, and the drawings
+        // without boxes no rows: blank lines only, which separate placements and are skipped, so that
+        // reading one as the empty board would make every blank line a solution.
+        let empty = Shape::square(0);
+        for notation in Notation::ALL {
+            for ascii in [false, true] {
+                let r = Renderer::new(notation, empty, ascii);
+                let mut text = r.header();
+                r.render::<u8>(&[], &mut text);
+                let text = String::from_utf8(text).unwrap();
+                let blank = notation == Notation::Csv
+                    || notation == Notation::Matrix
+                    || notation == Notation::Board && ascii;
+                assert_eq!(
+                    text.trim().is_empty(),
+                    blank,
+                    "{notation} {ascii}: {text:?}"
+                );
+                let expected = if blank {
+                    vec![]
+                } else {
+                    vec![Ok(Placement {
+                        shape: empty,
+                        queens: vec![],
+                    })]
+                };
+                for given in [None, Some(notation)] {
+                    let read: Vec<_> = read(&text, given, None)
+                        .into_iter()
+                        .map(|entry| entry.placement)
+                        .collect();
+                    assert_eq!(read, expected, "{notation} {ascii} {given:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_csv_of_one_column_lasts_up_to_a_line_that_is_not_its_own() {
+        // `list 3x1 -f csv`, then, after a blank line, a drawing of the same board: its `1` is a row again.
+        let text = "c1\n1\n3\n\n1\n0\n0\n";
+        let entries = read(text, None, Some(Shape { rows: 3, cols: 1 }));
+        let read: Vec<(usize, Vec<(u32, u32)>)> = entries
+            .into_iter()
+            .map(|entry| (entry.line, entry.placement.unwrap().queens))
+            .collect();
+        assert_eq!(
+            read,
+            [(2, vec![(0, 0)]), (3, vec![(2, 0)]), (5, vec![(0, 0)])]
+        );
+        // Without a header, a line of `1` is the row of a drawing, as it always was; so is a line that reads
+        // as a row and as a name, `Q1` (two queens side by side), rather than a header skipped unread.
+        assert_eq!(read_of_one("1\n0\n"), Ok(Shape { rows: 2, cols: 1 }));
+        assert_eq!(read_of_one("Q1\n"), Ok(Shape { rows: 1, cols: 2 }));
+    }
+
+    /// The board of the one placement read from `text`.
+    fn read_of_one(text: &str) -> Result<Shape, String> {
+        let entries = read(text, None, None);
+        assert_eq!(entries.len(), 1, "{text}: {entries:?}");
+        entries[0].placement.clone().map(|p| p.shape)
     }
 
     /// What a reader keeping lines of at most `max_line` bytes reads from `input`.
@@ -877,6 +1018,9 @@ mod reading {
             "1,3,0,2",
             "2,4,1,3",
             "[1, 3, 0, 2]",
+            "[2 4 1 3]",
+            "(2 4 1 3)",
+            "[ 1\t3  0 2 ]",
         ] {
             let entries = read(text, None, None);
             assert_eq!(entries.len(), 1, "{text}");
