@@ -72,8 +72,8 @@ pub enum Split {
 }
 
 impl Split {
-    /// The split of a run that is checkpointed or sharded, chosen from the symmetry alone: about the units the
-    /// automatic split gives two threads. A journal line per unit stays small against the unit (n = 17 in the
+    /// The split of a run that is checkpointed or sharded, chosen from the symmetry alone: a fixed number of
+    /// units, whatever the thread count. A journal line per unit stays small against the unit (n = 17 in the
     /// full mode: 181,005 units of about 0.1 ms each on one core), and a plan does not change with the machine,
     /// so every shard of a run and every resume of a journal agree on it.
     pub fn durable(symmetry: Symmetry) -> Split {
