@@ -303,7 +303,7 @@ fn two_runs_started_at_once_on_a_new_journal_share_it_as_a_resubmitted_job_does(
 
 #[cfg(unix)]
 #[test]
-fn sigint_and_sigterm_save_the_journal_and_say_how_to_resume() {
+fn sigint_sigterm_and_sighup_save_the_journal_and_say_how_to_resume() {
     let dir = tempfile::tempdir().unwrap();
     let journal = dir.path().join("j");
     // The scalar loop, so that the run lasts seconds on any processor and the signals land while it runs.
@@ -319,7 +319,7 @@ fn sigint_and_sigterm_save_the_journal_and_say_how_to_resume() {
         "--format",
         "csv",
     ];
-    for (signal, code) in [("INT", 130), ("TERM", 143)] {
+    for (signal, code) in [("INT", 130), ("TERM", 143), ("HUP", 129)] {
         let child = Command::new(binary())
             .args(args)
             .stdout(Stdio::piped())

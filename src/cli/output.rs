@@ -469,15 +469,15 @@ pub fn remove_temps() {
     }
 }
 
-/// Set while a command handles SIGINT and SIGTERM itself (a checkpointed count saves its journal and returns);
+/// Set while a command handles SIGINT, SIGTERM and SIGHUP itself (a checkpointed count saves its journal and returns);
 /// the temporary files are then removed as the command unwinds, not by the signal.
 static SIGNALS_HANDLED: AtomicBool = AtomicBool::new(false);
 
-/// While alive, SIGINT and SIGTERM are left to the command that holds it.
+/// While alive, SIGINT, SIGTERM and SIGHUP are left to the command that holds it.
 pub struct SignalsHandled(());
 
 impl SignalsHandled {
-    /// Takes SIGINT and SIGTERM over from the cleanup until dropped.
+    /// Takes SIGINT, SIGTERM and SIGHUP over from the cleanup until dropped.
     pub fn take() -> SignalsHandled {
         SIGNALS_HANDLED.store(true, Ordering::SeqCst);
         SignalsHandled(())
@@ -501,7 +501,7 @@ fn install_signal_cleanup() {
         };
         std::thread::spawn(move || {
             for sig in signals.forever() {
-                if sig != SIGHUP && SIGNALS_HANDLED.load(Ordering::SeqCst) {
+                if SIGNALS_HANDLED.load(Ordering::SeqCst) {
                     continue;
                 }
                 // Held until the end, so that no rename or new temporary file slips in.

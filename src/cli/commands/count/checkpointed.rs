@@ -1,8 +1,9 @@
-//! `count --checkpoint` and `--shard`: validates the options into a checkpoint spec, runs it with SIGINT and
-//! SIGTERM saving the journal, and says how to resume.
+//! `count --checkpoint` and `--shard`: validates the options into a checkpoint spec, runs it with SIGINT,
+//! SIGTERM and SIGHUP saving the journal, and says how to resume.
 //!
 //! On a signal the workers stop taking new units, the units in their lanes finish and are recorded, the
-//! journal is synced, and the command exits with 130 (SIGINT) or 143 (SIGTERM) after printing how to resume.
+//! journal is synced, and the command exits with 130 (SIGINT), 143 (SIGTERM) or 129 (SIGHUP: the terminal closed)
+//! after printing how to resume.
 //! Units of large boards can take minutes, so if the run has not wound down after [`GRACE`] the signal thread
 //! syncs the journal itself and exits: the units in flight are abandoned, never half recorded.
 
@@ -15,7 +16,7 @@ use nqueens::runs::journal::JournalError;
 use nqueens::runs::ranges::Ranges;
 use nqueens::runs::shard::Shard;
 use nqueens::CountRequest;
-use signal_hook::consts::{SIGINT, SIGTERM};
+use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 use signal_hook::iterator::Signals;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
@@ -234,7 +235,8 @@ pub fn open(request: &CountRequest, durable: &Durable, quiet: bool) -> anyhow::R
     };
     // Caught from before the journal exists: a signal that comes while the plan is built waits for the run,
     // which then stops at once, instead of killing the process between the journal's creation and its use.
-    let signals = Signals::new([SIGINT, SIGTERM])?;
+    // SIGHUP too: a run started from a terminal that closes saves what it counted, as for the others.
+    let signals = Signals::new([SIGINT, SIGTERM, SIGHUP])?;
     let handled = crate::cli::output::SignalsHandled::take();
     let checkpoint = Checkpoint::open(&durable.path, &spec).map_err(|e| match e {
         // A journal of another run is a mistake in the arguments, not a failure: exit code 2.
@@ -411,6 +413,7 @@ fn stopped_message(
     let name = match sig {
         SIGINT => "SIGINT",
         SIGTERM => "SIGTERM",
+        SIGHUP => "SIGHUP",
         _ => "a signal",
     };
     let mut command = format!(
