@@ -310,8 +310,9 @@ pub struct DurableOptions {
     /// the name become the shard's number and count.
     #[arg(long, value_name = "FILE")]
     pub checkpoint: Option<PathBuf>,
-    /// Count only shard K of M (the units numbered K modulo M); `auto` reads it from srun, mpirun or a
-    /// Kubernetes indexed Job. Needs --checkpoint, whose journal is the shard's result for `nqueens merge`.
+    /// Count only shard K of M (the units numbered K modulo M), with M at most the plan's units (`nqueens
+    /// units N --summary`); `auto` reads it from srun, mpirun or a Kubernetes indexed Job. Needs --checkpoint,
+    /// whose journal is the shard's result for `nqueens merge`.
     #[arg(long, value_name = "K/M|auto")]
     pub shard: Option<String>,
     /// With `--shard auto`: the number of shards, where the launcher does not say it (Kubernetes).

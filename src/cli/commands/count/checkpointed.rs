@@ -230,7 +230,8 @@ pub fn count(
         // A journal of another run is a mistake in the arguments, not a failure: exit code 2.
         JournalError::Foreign { .. }
         | JournalError::NotAJournal { .. }
-        | JournalError::OutsidePlan { .. } => anyhow::Error::new(UsageError(e.to_string())),
+        | JournalError::OutsidePlan { .. }
+        | JournalError::TooManyShards { .. } => anyhow::Error::new(UsageError(e.to_string())),
         other => anyhow::Error::new(other),
     })?;
     if !quiet {
