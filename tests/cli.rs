@@ -504,6 +504,39 @@ fn a_log_gets_a_plain_line_of_progress_at_the_interval_asked_for() {
 }
 
 #[test]
+fn a_progress_interval_under_a_millisecond_is_refused() {
+    // `count 12 -t 1 --progress-every 1ns` printed its result and never ended. A line every nanosecond is a
+    // slip for another unit, not a log anyone reads: refused as bad usage, for `count` and `verify` alike.
+    for args in [
+        &["count", "12", "-t", "1", "--progress-every", "1ns"][..],
+        &["count", "12", "--progress-every", "30ns"],
+        &["count", "12", "--progress-every", "999us"],
+        &["verify", "4..6", "-t", "1", "--progress-every", "1ns"],
+    ] {
+        nqueens()
+            .args(args)
+            .timeout(std::time::Duration::from_secs(20))
+            .assert()
+            .code(2)
+            .stderr(contains("is too often: give 1ms or more"))
+            .stdout("");
+    }
+    // A zero in any unit writes no lines, as `0` does; a millisecond is the shortest interval, and ends.
+    nqueens()
+        .args(["count", "12", "--progress-every", "0s"])
+        .timeout(std::time::Duration::from_secs(20))
+        .assert()
+        .success()
+        .stderr("");
+    nqueens()
+        .args(["count", "12", "-t", "1", "--progress-every", "1ms"])
+        .timeout(std::time::Duration::from_secs(20))
+        .assert()
+        .success()
+        .stdout(contains("14200"));
+}
+
+#[test]
 fn a_large_board_writes_its_lines_on_time_while_its_units_are_long() {
     // n = 26 on one thread: each unit takes minutes. The lines come at the interval all the same, so a log
     // shows the run alive and how long it has run.
@@ -1202,6 +1235,18 @@ fn estimate_forecasts_the_nodes_and_time_of_the_count_it_would_make() {
     for (args, message) in [
         (
             &["estimate", "12", "--sample", "0"][..],
+            "sample from 1ms to 24h",
+        ),
+        (
+            &["estimate", "12", "--sample", "1ns"],
+            "sample from 1ms to 24h",
+        ),
+        (
+            &["estimate", "12", "--sample", "0.5ms"],
+            "sample from 1ms to 24h",
+        ),
+        (
+            &["estimate", "12", "--sample", "25h"],
             "sample from 1ms to 24h",
         ),
         (

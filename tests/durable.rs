@@ -583,6 +583,91 @@ fn the_shard_can_come_from_the_launcher() {
         .stderr(predicates::str::contains("need --checkpoint"));
 }
 
+#[test]
+fn a_run_of_more_shards_than_the_plan_has_units_is_refused_before_its_journal() {
+    // n = 10 has 2,726 units: shard 0/4294967295 was counted, and its merge went through four billion shards.
+    let dir = tempfile::tempdir().unwrap();
+    let journal = dir.path().join("x.journal");
+    nqueens()
+        .args(["count", "10", "--shard", "0/4294967295", "--checkpoint"])
+        .arg(&journal)
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "shard 0/4294967295: the plan of n = 10, symmetry full, split depth 5 has 2726 units, so \
+             4294964569 of the 4294967295 shards would have nothing to count; split the run into 2726 shards or \
+             fewer",
+        ));
+    assert!(!journal.exists());
+    // From the launcher alike: every task of an srun of 4096 tasks is refused, not only those past the units.
+    for rank in ["0", "4095"] {
+        nqueens()
+            .args(["count", "10", "--shard", "auto", "--checkpoint"])
+            .arg(&journal)
+            .env("SLURM_PROCID", rank)
+            .env("SLURM_NTASKS", "4096")
+            .env_remove("SLURM_ARRAY_TASK_ID")
+            .assert()
+            .code(2)
+            .stderr(predicates::str::contains("2726 shards or fewer"));
+    }
+    assert!(!journal.exists());
+    // As many shards as units: each holds one.
+    let last = shard(dir.path(), 10, "full", 2725, 2726);
+    assert_eq!(journal_lines(&last).len(), 2);
+}
+
+#[test]
+fn a_merge_of_a_run_of_many_shards_says_what_is_missing_at_once_and_in_a_few_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    // Shard 0 of 2726 at n = 10 (one unit each): a command for the first shards that lack units, their number
+    // and the others' numbers, where a command came for each of the 2,725.
+    let zero = shard(dir.path(), 10, "full", 0, 2726);
+    let out = merge(std::slice::from_ref(&zero));
+    assert_refused(&out, "2725 of 2726 units are missing: 1-2725\n");
+    let said = text(&out.stderr);
+    assert_eq!(said.lines().count(), 13, "{said}");
+    assert!(
+        said.contains("count shard 10/2726, whose journal is not here: ")
+            && !said.contains("shard 11/2726")
+            && said.contains("and 2715 more shards of 2726 lack units, to resume or count in the same way: 11-2725")
+            && said.contains("--units 1-2725 --checkpoint missing.journal"),
+        "{said}"
+    );
+    // The journal of shard 0/4294967295, as `count` wrote it before it refused so many shards: the merge
+    // suggests no shard (`count` would refuse it) and ends at once, where it took seconds.
+    let lines = journal_lines(&zero);
+    let header = lines[0]
+        .rsplit_once('\t')
+        .unwrap()
+        .0
+        .replace("\"shard\":\"0/2726\"", "\"shard\":\"0/4294967295\"");
+    assert!(header.contains("4294967295"), "{header}");
+    let header = format!("{header}\t{:08x}", crc32fast::hash(header.as_bytes()));
+    let old = dir.path().join("x.journal");
+    std::fs::write(&old, format!("{header}\n{}\n", lines[1])).unwrap();
+    let started = Instant::now();
+    let out = nqueens()
+        .args(["merge"])
+        .arg(&old)
+        .timeout(Duration::from_secs(20))
+        .output()
+        .unwrap();
+    assert_refused(&out, "2725 of 2726 units are missing: 1-2725\n");
+    let said = text(&out.stderr);
+    assert_eq!(said.lines().count(), 3, "{said}");
+    assert!(
+        said.contains("the run has 4294967295 shards for 2726 units, more than `count` starts")
+            && said.contains("--units 1-2725 --checkpoint missing.journal"),
+        "{said}"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
 /// Asserts that a merge failed with exit code 1, printed no total, and said `needle`.
 fn assert_refused(out: &Output, needle: &str) {
     let stderr = text(&out.stderr);

@@ -202,7 +202,7 @@ pub enum Command {
         /// Symmetry reduction (as for count) [default: full for square boards, mirror for rectangles].
         #[arg(long, value_parser = parse_symmetry)]
         symmetry: Option<Symmetry>,
-        /// How long to sample each board, such as `2s` or `1m`: longer narrows the error.
+        /// How long to sample each board, from 1ms to 24h, such as `2s` or `1m`: longer narrows the error.
         #[arg(long, value_name = "DURATION", default_value = "2s", value_parser = parse_sampling)]
         sample: std::time::Duration,
         /// Output format.
@@ -310,8 +310,9 @@ pub struct DurableOptions {
     /// the name become the shard's number and count.
     #[arg(long, value_name = "FILE")]
     pub checkpoint: Option<PathBuf>,
-    /// Count only shard K of M (the units numbered K modulo M); `auto` reads it from srun, mpirun or a
-    /// Kubernetes indexed Job. Needs --checkpoint, whose journal is the shard's result for `nqueens merge`.
+    /// Count only shard K of M (the units numbered K modulo M), with M at most the plan's units (`nqueens
+    /// units N --summary`); `auto` reads it from srun, mpirun or a Kubernetes indexed Job. Needs --checkpoint,
+    /// whose journal is the shard's result for `nqueens merge`.
     #[arg(long, value_name = "K/M|auto")]
     pub shard: Option<String>,
     /// With `--shard auto`: the number of shards, where the launcher does not say it (Kubernetes).
@@ -349,8 +350,8 @@ pub struct CountOptions {
     #[arg(short, long)]
     pub quiet: bool,
     /// Write a line of progress (units counted, time taken and left) to standard error at this interval, such
-    /// as `30s` or `1h`, in place of the bar; `0` writes none [default: a line every 10m when standard error is
-    /// not a terminal (a log file, a batch job), the bar on a terminal].
+    /// as `30s` or `1h` (1ms at least), in place of the bar; `0` writes none [default: a line every 10m when
+    /// standard error is not a terminal (a log file, a batch job), the bar on a terminal].
     #[arg(long, value_name = "DURATION", value_parser = parse_interval)]
     pub progress_every: Option<std::time::Duration>,
     /// What counts: `cpu` (the worker threads) or `gpu` (the NVIDIA GPUs of `--gpus`, in a build with the
@@ -386,20 +387,35 @@ pub(crate) fn parse_backend(s: &str) -> Result<Backend, String> {
     s.parse()
 }
 
-/// `--progress-every`'s parser: `0`, or a duration in words (`90s`, `10m`, `1h 30m`).
+/// `--progress-every`'s parser: `0`, or a duration in words (`90s`, `10m`, `1h 30m`) of at least
+/// [`MIN_INTERVAL`](crate::cli::progress::MIN_INTERVAL).
 fn parse_interval(s: &str) -> Result<std::time::Duration, String> {
+    use crate::cli::progress::MIN_INTERVAL;
     if s.trim() == "0" {
         return Ok(std::time::Duration::ZERO);
     }
-    humantime::parse_duration(s).map_err(|e| {
+    let every = humantime::parse_duration(s).map_err(|e| {
         format!("{e}: give a duration such as 30s, 10m or 1h, or 0 for no progress lines")
-    })
+    })?;
+    // A line every microsecond is a log nobody can read, and faster than the lines are written: a slip for
+    // `1s` or `1ms`, told here rather than obeyed.
+    if !every.is_zero() && every < MIN_INTERVAL {
+        return Err(format!(
+            "a line of progress every {s} is too often: give {} or more, such as 30s or 10m, or 0 for no \
+             progress lines",
+            humantime::format_duration(MIN_INTERVAL)
+        ));
+    }
+    Ok(every)
 }
 
+/// `--sample`'s parser: a duration from 1ms to 24h.
 fn parse_sampling(s: &str) -> Result<std::time::Duration, String> {
     let sampling = humantime::parse_duration(s)
         .map_err(|e| format!("{e}: give a duration such as 2s or 1m"))?;
-    if sampling.is_zero() || sampling > std::time::Duration::from_secs(24 * 3600) {
+    if sampling < std::time::Duration::from_millis(1)
+        || sampling > std::time::Duration::from_secs(24 * 3600)
+    {
         return Err("sample from 1ms to 24h".into());
     }
     Ok(sampling)

@@ -24,6 +24,10 @@ use std::time::{Duration, Instant};
 /// How often a run whose standard error is not a terminal writes a line of progress, unless told otherwise.
 pub const LOG_INTERVAL: Duration = Duration::from_secs(600);
 
+/// The shortest interval between two lines, and the least the writer waits after each: shorter is never meant
+/// (`1ns` for `1s`), and the wait is the run's turn at the clock, which the writer must never keep from it.
+pub const MIN_INTERVAL: Duration = Duration::from_millis(1);
+
 /// A progress bar over work units, lines of progress at intervals, or nothing.
 pub struct Bar {
     bar: Option<ProgressBar>,
@@ -196,38 +200,46 @@ impl LogShared {
 
     /// The writer's loop: a line each time one is due, until the log is dropped. A run whose units are all
     /// counted gets no more lines (its result follows, or the next board of a sweep starts the clock again).
+    ///
+    /// Every pass ends in a wait of at least [`MIN_INTERVAL`], which lets go of the clock: the run's start and
+    /// the log's drop take it too. A writer that went from a line straight to the next whenever the next was
+    /// already due (an interval shorter than a line takes to write) never let go, and the count printed its
+    /// result and then waited for the clock for ever.
     fn write_lines(&self, every: Duration) {
         let mut clock = self.lock_clock();
-        loop {
-            if clock.stopped {
-                return;
-            }
-            let now = Instant::now();
+        while !clock.stopped {
             let (Some(started), Some(due)) = (clock.started, clock.due) else {
                 clock = self.wake.wait(clock).unwrap_or_else(|e| e.into_inner());
                 continue;
             };
-            if now < due {
-                clock = self
-                    .wake
-                    .wait_timeout(clock, due - now)
-                    .unwrap_or_else(|e| e.into_inner())
-                    .0;
+            let now = Instant::now();
+            if now >= due {
+                clock.due = now.checked_add(every);
+                let (done, units) = (self.done(), self.units.load(Ordering::Relaxed));
+                if done < units {
+                    let message = self.message.lock().map(|m| m.clone()).unwrap_or_default();
+                    let line = progress_line(
+                        &message,
+                        (done, units),
+                        (self.work_done(), self.work.load(Ordering::Relaxed)),
+                        now - started,
+                    );
+                    // A slow standard error holds up the next run's start, never a worker.
+                    (self.sink)(&line);
+                }
+            }
+            let Some(due) = clock.due else {
+                // No line is ever due again (an interval beyond the clock): wait for the next run or the drop.
                 continue;
-            }
-            clock.due = now.checked_add(every);
-            let (done, units) = (self.done(), self.units.load(Ordering::Relaxed));
-            if done < units {
-                let message = self.message.lock().map(|m| m.clone()).unwrap_or_default();
-                let line = progress_line(
-                    &message,
-                    (done, units),
-                    (self.work_done(), self.work.load(Ordering::Relaxed)),
-                    now - started,
-                );
-                // A slow standard error holds up the next run's start, never a worker.
-                (self.sink)(&line);
-            }
+            };
+            let pause = due
+                .saturating_duration_since(Instant::now())
+                .max(MIN_INTERVAL);
+            clock = self
+                .wake
+                .wait_timeout(clock, pause)
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
         }
     }
 }
@@ -822,6 +834,29 @@ mod tests {
         let seen = lines.lock().unwrap().len();
         std::thread::sleep(Duration::from_millis(100));
         assert_eq!(lines.lock().unwrap().len(), seen);
+    }
+
+    #[test]
+    fn an_interval_shorter_than_a_line_takes_lets_each_run_start_and_the_log_end() {
+        // `count 12 --progress-every 1ns` printed its result and never ended: each line was due before the last
+        // was out, and the writer kept the clock that the next run's start and the log's drop wait for. Done on
+        // a thread of its own, so that the test fails rather than hangs if the writer keeps the clock again.
+        let (finished, outcome) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let (log, lines) = log_to_buffer(Duration::from_nanos(1));
+            log.set_message("n = 12");
+            for run in 1..=3 {
+                log.start(10, 0);
+                wait_for(&lines, run);
+            }
+            drop(log);
+            let written = lines.lock().unwrap().len();
+            let _ = finished.send(written);
+        });
+        let written = outcome
+            .recv_timeout(Duration::from_secs(20))
+            .expect("runs start and the log ends within seconds, however short the interval");
+        assert!(written >= 3, "a line for each run at least: {written}");
     }
 
     #[test]

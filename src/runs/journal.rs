@@ -253,6 +253,29 @@ pub enum JournalError {
         /// The last unit's number.
         last: String,
     },
+    /// More shards than the plan has units: every shard beyond the plan's units would have nothing to count.
+    #[error(
+        "shard {shard}: the plan of n = {n}, symmetry {symmetry}, split depth {split_depth} has {units} units, so \
+         {idle} of the {shards} shards would have nothing to count; split the run into {units} shards or fewer, \
+         or into more units with a deeper --split-depth (`nqueens units {n} --symmetry {symmetry} --split-depth \
+         {split_depth} --summary` gives a plan's units)"
+    )]
+    TooManyShards {
+        /// The shard asked for, `K/M`.
+        shard: String,
+        /// The board side.
+        n: u32,
+        /// The symmetry mode.
+        symmetry: String,
+        /// The plan's split depth.
+        split_depth: u32,
+        /// Units in the plan.
+        units: usize,
+        /// Shards asked for.
+        shards: u32,
+        /// Shards that would hold no unit.
+        idle: u64,
+    },
     /// The journal belongs to another run.
     #[error("'{path}' is the journal of {theirs}, but this run is {ours}: {hint}")]
     Foreign {

@@ -204,7 +204,12 @@ pub fn merge(sources: &[Source]) -> Result<Merged, MergeError> {
     let missing = Ranges::from_sorted((0..units).filter(|&u| seen[u].is_none()));
     if !missing.is_empty() {
         return Err(MergeError::Missing {
-            commands: rerun_commands(sources, header, &missing, |u| seen[u].is_none()),
+            commands: rerun_commands(
+                sources,
+                header,
+                &missing,
+                (0..units).filter(|&u| seen[u].is_none()),
+            ),
             missing,
             total: units,
         });
@@ -230,13 +235,20 @@ pub fn merge(sources: &[Source]) -> Result<Merged, MergeError> {
     })
 }
 
+/// Shards that lack units named each with its own command, at most; the others are named by number.
+const SHARD_COMMANDS: usize = 10;
+
 /// Commands that count the missing units: for a shard whose journal is here but incomplete, resuming it; for
 /// a shard with no journal at all, starting it; and always the command that counts exactly the missing units.
+///
+/// The shards that lack units are found from the `missing_units` themselves, never by going through every
+/// shard: a run may have been split into far more shards than its plan has units (`--shard 0/4294967295`, which
+/// `count` accepted once), and going through them took seconds and printed a command for every unit.
 fn rerun_commands(
     sources: &[Source],
     header: &Header,
     missing: &Ranges,
-    is_missing: impl Fn(usize) -> bool,
+    missing_units: impl Iterator<Item = usize>,
 ) -> Vec<String> {
     let base = base_command(header);
     let mut commands = Vec::new();
@@ -258,17 +270,25 @@ fn rerun_commands(
             .find(|s| shard_of(s) == Some((k, m)))
     };
     let counts: Vec<u32> = shards.iter().map(|&(_, m, _)| m).collect();
-    if let Some(&m) = counts
+    let shard_count = counts
         .first()
-        .filter(|&&m| m > 1 && counts.iter().all(|&c| c == m))
-    {
-        for k in 0..m {
-            let lacking = (k as usize..header.units)
-                .step_by(m as usize)
-                .any(&is_missing);
-            if !lacking {
-                continue;
+        .filter(|&&m| m > 1 && counts.iter().all(|&c| c == m));
+    if let Some(&m) = shard_count.filter(|&&m| m as usize > header.units) {
+        // Journals of a run that `count` no longer starts (`Spec::within`): a command for one of its shards would
+        // be refused, so only the missing units by number are suggested.
+        commands.push(format!(
+            "the run has {m} shards for {} units, more than `count` starts: count the missing units by number",
+            header.units
+        ));
+    } else if let Some(&m) = shard_count {
+        let mut lacking = std::collections::BTreeSet::new();
+        for unit in missing_units {
+            lacking.insert((unit % m as usize) as u32);
+            if lacking.len() == m as usize {
+                break;
             }
+        }
+        for &k in lacking.iter().take(SHARD_COMMANDS) {
             match shards.iter().find(|&&(kk, _, _)| kk == k) {
                 Some((_, _, path)) => commands.push(format!(
                     "resume shard {k}/{m}: {base} --shard {k}/{m} --checkpoint {}",
@@ -288,6 +308,15 @@ fn rerun_commands(
                     ))
                 }
             }
+        }
+        if lacking.len() > SHARD_COMMANDS {
+            let more =
+                Ranges::from_sorted(lacking.iter().skip(SHARD_COMMANDS).map(|&k| k as usize));
+            commands.push(format!(
+                "and {} more shards of {m} lack units, to resume or count in the same way: {}",
+                lacking.len() - SHARD_COMMANDS,
+                shorten(&more.to_string())
+            ));
         }
     } else if let [only] = sources {
         commands.push(format!(
@@ -476,6 +505,61 @@ mod tests {
                 "or count exactly the missing units: {base} --units "
             )),
             "{commands:?}"
+        );
+    }
+
+    #[test]
+    fn the_commands_for_a_run_of_many_shards_are_few_and_name_the_rest() {
+        // The journal of shard 0 alone of a run of as many shards as units (145 at n = 8, split depth 2), then
+        // one of far more shards than units, as `count --shard 0/4294967295` once wrote: a merge went through
+        // all the shards (seconds, minutes in a debug build) and suggested a command for every unit. Done on
+        // a thread, so that a merge that goes through the shards again fails the test rather than holds it up.
+        let dir = tempfile::tempdir().unwrap();
+        let base = "nqueens count 8 --symmetry full --split-depth 2";
+        let mut zero = journal_of_eight(dir.path());
+        let units = zero.contents.header.units;
+        assert_eq!(units, 145);
+        zero.contents.entries.retain(|(_, e)| e.unit == 0);
+        let mut of = |shards: u32| {
+            zero.contents.header.shard = format!("0/{shards}");
+            let journal = zero.clone();
+            let (said, suggestion) = std::sync::mpsc::channel();
+            std::thread::spawn(move || said.send(suggested(&[journal])));
+            suggestion
+                .recv_timeout(std::time::Duration::from_secs(10))
+                .expect("the commands come at once, whatever the number of shards")
+        };
+        let exactly = format!(
+            "or count exactly the missing units: {base} --units 1-144 --checkpoint missing.journal"
+        );
+        let commands = of(units as u32);
+        assert_eq!(commands.len(), SHARD_COMMANDS + 2, "{commands:#?}");
+        for (k, command) in (1..).zip(&commands[..SHARD_COMMANDS]) {
+            assert_eq!(
+                *command,
+                format!(
+                    "count shard {k}/145, whose journal is not here: {base} --shard {k}/145 --checkpoint \
+                     shard-{k}-of-145.journal"
+                )
+            );
+        }
+        assert_eq!(
+            commands[SHARD_COMMANDS..],
+            [
+                "and 134 more shards of 145 lack units, to resume or count in the same way: 11-144"
+                    .into(),
+                exactly.clone()
+            ]
+        );
+        // More shards than units: `count` starts none of them, so the units are named instead.
+        assert_eq!(
+            of(u32::MAX),
+            [
+                "the run has 4294967295 shards for 145 units, more than `count` starts: count the missing \
+                 units by number"
+                    .into(),
+                exactly
+            ]
         );
     }
 

@@ -242,7 +242,8 @@ pub fn open(request: &CountRequest, durable: &Durable, quiet: bool) -> anyhow::R
         // A journal of another run is a mistake in the arguments, not a failure: exit code 2.
         JournalError::Foreign { .. }
         | JournalError::NotAJournal { .. }
-        | JournalError::OutsidePlan { .. } => anyhow::Error::new(UsageError(e.to_string())),
+        | JournalError::OutsidePlan { .. }
+        | JournalError::TooManyShards { .. } => anyhow::Error::new(UsageError(e.to_string())),
         // So is a journal that cannot be made where it is asked for, as for any output that cannot be written.
         JournalError::Io {
             action: "create",
