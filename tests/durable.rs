@@ -875,3 +875,44 @@ fn the_units_merge_names_can_be_counted_alone() {
     let (t, u) = published_counts(9);
     assert_eq!(csv_counts(&out), (t, Some(u)));
 }
+
+#[cfg(unix)]
+#[test]
+fn a_finished_journal_made_read_only_still_gives_its_total() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    // Root writes whatever the mode says, so only another account can tell a journal opened for writing from
+    // one opened for reading.
+    if std::fs::metadata("/proc/self").is_ok_and(|m| m.uid() == 0) {
+        eprintln!("skipped: running as root, for whom a read-only file is writable");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let journal = dir.path().join("n10.journal");
+    let args = [
+        "count",
+        "10",
+        "--checkpoint",
+        path_str(&journal),
+        "--format",
+        "csv",
+    ];
+    assert!(run(&args).status.success());
+    let before = std::fs::read(&journal).unwrap();
+    std::fs::set_permissions(&journal, std::fs::Permissions::from_mode(0o444)).unwrap();
+    let out = run(&args);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(csv_counts(&out), {
+        let (t, u) = published_counts(10);
+        (t, Some(u))
+    });
+    assert_eq!(std::fs::read(&journal).unwrap(), before);
+    // One with units left must be written to: refused, and left as it was.
+    let unfinished = dir.path().join("n10-unfinished.journal");
+    let lines: Vec<&[u8]> = before.split_inclusive(|&b| b == b'\n').take(10).collect();
+    std::fs::write(&unfinished, lines.concat()).unwrap();
+    std::fs::set_permissions(&unfinished, std::fs::Permissions::from_mode(0o444)).unwrap();
+    let out = run(&["count", "10", "--checkpoint", path_str(&unfinished)]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("Permission denied"));
+    assert_eq!(std::fs::read(&unfinished).unwrap(), lines.concat());
+}

@@ -222,7 +222,11 @@ impl Checkpoint {
             .filter(|&u| spec.selects(u) && seen[u].is_none())
             .collect();
         let selected = (0..plan.units().len()).filter(|&u| spec.selects(u)).count();
-        let writer = Writer::append(path, contents.valid_len)?;
+        let writer = if todo.is_empty() && contents.torn.is_none() {
+            Writer::finished(path)?
+        } else {
+            Writer::append(path, contents.valid_len)?
+        };
         Ok(Checkpoint {
             plan,
             header: contents.header,

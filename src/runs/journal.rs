@@ -557,6 +557,20 @@ impl Writer {
         }
         drop(file);
         let file = OpenOptions::new().append(true).open(path).map_err(io)?;
+        Writer::over(path, file)
+    }
+
+    /// The writer of a journal that has nothing left to record (every unit of its run is in it, and no line is
+    /// torn), opened for reading alone: a finished journal made read-only, to keep it, still gives its total.
+    /// Syncing it changes nothing; recording a unit in it fails.
+    pub fn finished(path: &Path) -> Result<Writer, JournalError> {
+        let file = File::open(path).map_err(|e| JournalError::io("open", path, e))?;
+        Writer::over(path, file)
+    }
+
+    /// The writer of the journal at `path`, open as `file`.
+    fn over(path: &Path, file: File) -> Result<Writer, JournalError> {
+        let io = |e| JournalError::io("write", path, e);
         let sync_handle = file.try_clone().map_err(io)?;
         let (kick, wake) = mpsc::channel();
         let shared = Arc::new(Shared {
