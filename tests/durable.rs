@@ -724,11 +724,30 @@ fn merges_refuse_missing_conflicting_truncated_and_foreign_journals() {
     );
 
     // Duplicate: an identical copy confirms.
+    let copy = dir.path().join("copy-of-shard-1.journal");
+    std::fs::copy(&files[1], &copy).unwrap();
     let mut twice = files.clone();
-    twice.push(files[1].clone());
+    twice.push(copy);
     let out = merge(&twice);
     assert!(out.status.success());
-    assert!(text(&out.stderr).contains("confirmed by copies that agree"));
+    let said = text(&out.stderr);
+    assert!(said.contains("merged 4 journals"), "{said}");
+    assert!(
+        !said.contains(", 0 confirmed by copies that agree"),
+        "{said}"
+    );
+    // The same file named twice is no copy: it is read once, and confirms nothing.
+    let mut again = files.clone();
+    again.push(files[1].clone());
+    let out = merge(&again);
+    assert!(out.status.success());
+    let said = text(&out.stderr);
+    assert!(said.contains("named again: read once"), "{said}");
+    assert!(said.contains("merged 3 journals"), "{said}");
+    assert!(
+        said.contains(", 0 confirmed by copies that agree"),
+        "{said}"
+    );
 
     // Conflicting: a unit recorded with another count (checksum and residues made to fit) is named.
     let lines = journal_lines(&files[0]);

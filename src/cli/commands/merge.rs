@@ -23,8 +23,21 @@ pub fn run(
         .map(|f| (f.as_path(), "one of the journals merged"))
         .collect();
     let mut out = Output::open_keeping(output, &inputs)?;
-    let mut sources = Vec::new();
+    let mut sources: Vec<Source> = Vec::new();
     for path in files {
+        // The same journal named twice (a glob and its own name, a link) is read once: its second reading would
+        // count as a copy confirming the first, which it is not.
+        if let Some(earlier) = sources
+            .iter()
+            .find(|s| crate::cli::output::same_file(&s.path, path))
+        {
+            note!(
+                "'{}' is '{}' named again: read once",
+                path.display(),
+                earlier.path.display()
+            );
+            continue;
+        }
         // A folder is a mistake in the arguments (exit code 2), not a journal that fails to merge.
         if path.is_dir() {
             return Err(UsageError(format!(
@@ -57,8 +70,8 @@ pub fn run(
         note!(
             "merged {} journal{}: all {} units of n = {}, symmetry {}, split depth {} (fingerprint {}), {} \
              confirmed by copies that agree{}",
-            files.len(),
-            if files.len() == 1 { "" } else { "s" },
+            sources.len(),
+            if sources.len() == 1 { "" } else { "s" },
             h.units,
             h.n,
             h.symmetry,
