@@ -524,6 +524,12 @@ impl<R: std::io::BufRead> Reader<R> {
         while let Some(line) = self.next_line() {
             match line? {
                 (_, Ok(text)) if text.trim().is_empty() => break,
+                // Read by its looks, a drawing also ends at a line that cannot be one of its rows (the next
+                // solution of a list with no blank line between): that line is read on its own.
+                (number, Ok(text)) if self.notation.is_none() && !is_drawing_row(&text) => {
+                    self.pending = Some((number, Ok(text)));
+                    break;
+                }
                 (_, Ok(text)) => {
                     size += text.len();
                     if size > self.max_line {
@@ -644,6 +650,18 @@ impl<R: std::io::BufRead> Iterator for Reader<R> {
                     excerpt(trimmed)
                 )),
                 Kind::Drawing => match self.drawing(text) {
+                    // One row of 0s and 1s alone is no board's drawing but a 1x1's: it is read as a list of
+                    // positions, as a solver that put every queen in one row or column prints it (`1 1 1 1`,
+                    // `0 0 0 0`), and as a 0-based list of n = 1 is written (`0`).
+                    Ok(Ok(rows))
+                        if self.notation.is_none()
+                            && rows.len() == 1
+                            && rows[0]
+                                .split_whitespace()
+                                .all(|w| w.bytes().all(|b| b.is_ascii_digit())) =>
+                    {
+                        self.list(rows[0].trim(), None, Separator::Space)
+                    }
                     Ok(Ok(rows)) => self.grid(&rows),
                     Ok(Err(why)) => Err(why),
                     Err(e) => return Some(Err(e)),
@@ -670,10 +688,7 @@ fn guess(line: &str) -> Kind {
     {
         // A row of a drawing is all 0 and 1; every list of four queens or more has a 2 and a 3 in it.
         Kind::Words
-    } else if line
-        .chars()
-        .all(|c| c.is_whitespace() || "Qq.01♛│┌┐└┘├┤┬┴┼─".contains(c))
-    {
+    } else if is_drawing_row(line) {
         Kind::Drawing
     } else if is_column_name(line) {
         // After the drawings, so that a line that reads as both, `Q1`, stays a drawing's row rather than a
@@ -682,6 +697,12 @@ fn guess(line: &str) -> Kind {
     } else {
         Kind::Unknown
     }
+}
+
+/// Whether `line` can be a row of a drawing: queens, empty squares and the box's lines, nothing else.
+fn is_drawing_row(line: &str) -> bool {
+    line.chars()
+        .all(|c| c.is_whitespace() || "Qq.01♛│┌┐└┘├┤┬┴┼─".contains(c))
 }
 
 /// Whether `line` is one name of a CSV header as `list` writes them (`r1`, `c1`): letters, then a number. It is
@@ -1050,6 +1071,39 @@ mod reading {
         // Words that are not all numbers are nothing known.
         let odd = read("2 4 one 3", None, None);
         assert!(odd[0].placement.clone().unwrap_err().contains("2 4 1 3"));
+    }
+
+    #[test]
+    fn a_list_of_0s_and_1s_alone_on_its_line_is_a_list_and_the_next_line_is_read_on_its_own() {
+        // A broken solver's output: every queen in one column (1-based, then 0-based) among good solutions.
+        // Read as the first row of a drawing, such a line swallowed the lines after it, unjudged.
+        let entries = read("1 1 1 1\n2 4 1 3\n0 0 0 0\n3 1 4 2\n", None, None);
+        let lines: Vec<usize> = entries.iter().map(|e| e.line).collect();
+        assert_eq!(lines, [1, 2, 3, 4]);
+        for entry in [&entries[0], &entries[2]] {
+            let placement = entry.placement.clone().unwrap();
+            assert_eq!(placement.shape, Shape::square(4), "line {}", entry.line);
+            assert!(placement.queens.iter().all(|&(_, column)| column == 0));
+        }
+        for entry in [&entries[1], &entries[3]] {
+            assert_eq!(entry.placement.clone().unwrap().queens.len(), 4);
+        }
+        // n = 1, 0-based, as a list: its one queen (a drawing of it, `1`, has it too).
+        for text in ["0", "1"] {
+            let one = read(text, None, None);
+            assert_eq!(one[0].placement.clone().unwrap().queens, [(0, 0)], "{text}");
+        }
+        // A drawing still takes every row up to a blank line, and a drawing named by --format is read as one.
+        let drawn = read(
+            "0 1 0 0\n0 0 0 1\n1 0 0 0\n0 0 1 0\n\n2 4 1 3\n",
+            None,
+            None,
+        );
+        assert_eq!(drawn.len(), 2);
+        let named = read("0 1\n", Some(Notation::Matrix), None);
+        assert!(
+            named[0].placement.is_err() || named[0].placement.clone().unwrap().queens.len() == 1
+        );
     }
 
     #[test]
