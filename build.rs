@@ -36,4 +36,7 @@ fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     // Any source change may change the "-modified" mark.
     println!("cargo:rerun-if-changed=src");
+    // So may any other tracked file that a build reads (the profile, the published counts it embeds).
+    println!("cargo:rerun-if-changed=Cargo.toml");
+    println!("cargo:rerun-if-changed=data");
 }

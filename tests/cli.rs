@@ -1296,3 +1296,21 @@ fn a_quick_exit_loses_no_output_and_keeps_the_exit_codes() {
         .assert()
         .code(2);
 }
+
+#[test]
+fn units_summary_in_csv_is_one_record_of_the_plan_on_stdout() {
+    // It wrote nothing on stdout (the summary went to stderr alone), and an empty file with -o.
+    let out = nqueens()
+        .args(["units", "12", "--summary", "-f", "csv"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines[0],
+        "fingerprint,n,symmetry,split_depth,units,shard,shard_units"
+    );
+    assert_eq!(lines.len(), 2, "{text}");
+    assert!(lines[1].ends_with(",12,full,6,62437,0/1,62437"), "{text}");
+}

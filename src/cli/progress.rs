@@ -373,13 +373,28 @@ fn new_bar(units: u64) -> ProgressBar {
         Some(units),
         ProgressDrawTarget::stderr(),
     ));
-    bar.set_style(
+    bar.set_style(with_time_left(
         ProgressStyle::with_template(
-            "{msg:24} [{elapsed_precise}] {wide_bar} {human_pos}/{human_len} units, ETA {eta}",
+            "{msg:24} [{elapsed_precise}] {wide_bar} {human_pos}/{human_len} units, ETA {left}",
         )
         .expect("the template is valid"),
-    );
+    ));
     bar
+}
+
+/// `style` with its key `left`: the time left, or `unknown` until some work is done (indicatif's `eta` would
+/// say 0s).
+fn with_time_left(style: ProgressStyle) -> ProgressStyle {
+    style.with_key(
+        "left",
+        |state: &indicatif::ProgressState, out: &mut dyn std::fmt::Write| {
+            let _ = if state.pos() == 0 {
+                write!(out, "unknown")
+            } else {
+                write!(out, "{:#}", indicatif::HumanDuration(state.eta()))
+            };
+        },
+    )
 }
 
 /// `bar`, drawn again every second: its clock moves while no unit is counted (the largest boards' units take
@@ -407,31 +422,23 @@ fn planning_style() -> ProgressStyle {
 /// A bar whose length is the run's estimated work, with its units done and in all (`units`) beside it, and no
 /// time left until some work is done (indicatif's would say 0s).
 fn work_style(units: Arc<[AtomicU64; 2]>) -> ProgressStyle {
-    ProgressStyle::with_template(
-        "{msg:24} [{elapsed_precise}] {wide_bar} {units} units, ETA {left}",
-    )
-    .expect("the template is valid")
-    .with_key(
-        "units",
-        move |_: &indicatif::ProgressState, out: &mut dyn std::fmt::Write| {
-            let [done, all] = &*units;
-            let _ = write!(
-                out,
-                "{}/{}",
-                indicatif::HumanCount(done.load(Ordering::Relaxed)),
-                indicatif::HumanCount(all.load(Ordering::Relaxed))
-            );
-        },
-    )
-    .with_key(
-        "left",
-        |state: &indicatif::ProgressState, out: &mut dyn std::fmt::Write| {
-            let _ = if state.pos() == 0 {
-                write!(out, "unknown")
-            } else {
-                write!(out, "{:#}", indicatif::HumanDuration(state.eta()))
-            };
-        },
+    with_time_left(
+        ProgressStyle::with_template(
+            "{msg:24} [{elapsed_precise}] {wide_bar} {units} units, ETA {left}",
+        )
+        .expect("the template is valid")
+        .with_key(
+            "units",
+            move |_: &indicatif::ProgressState, out: &mut dyn std::fmt::Write| {
+                let [done, all] = &*units;
+                let _ = write!(
+                    out,
+                    "{}/{}",
+                    indicatif::HumanCount(done.load(Ordering::Relaxed)),
+                    indicatif::HumanCount(all.load(Ordering::Relaxed))
+                );
+            },
+        ),
     )
 }
 

@@ -53,7 +53,9 @@ impl Machine {
         Machine {
             cpu_model: cpu_model().unwrap_or_else(|| "unknown".to_string()),
             logical_cores: num_cpus::get(),
-            physical_cores: num_cpus::get_physical(),
+            // The machine's cores, but never more than the logical ones this process may use (a CPU affinity, a
+            // batch job's share), which the machine's count of physical cores does not see.
+            physical_cores: num_cpus::get_physical().min(num_cpus::get()),
             os: std::env::consts::OS.to_string(),
             arch: std::env::consts::ARCH.to_string(),
             os_version: os_version().unwrap_or_default(),

@@ -153,6 +153,10 @@ fn next_run(report: &BenchReport) -> String {
         return format!("warm-up {} of {}", warmups + 1, w.warmup);
     }
     let (done, _) = report.timed_progress();
+    // After the last run, the bar stays on what it measured last rather than name a run past the end.
+    if done >= w.runs * w.thread_counts.len() {
+        return "all runs done".into();
+    }
     let threads = w.thread_counts[done % w.thread_counts.len()];
     format!(
         "{threads} thread{}, run {} of {}",

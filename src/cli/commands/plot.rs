@@ -303,7 +303,7 @@ fn time_vs_n(area: &DrawingArea<SVGBackend, Shift>, reports: &[&Report]) -> anyh
         .x_desc("n (board side)")
         .y_desc("seconds (log scale)")
         .x_labels((n_max - n_min + 1) as usize)
-        .y_label_formatter(&|s| format!("{s}"))
+        .y_label_formatter(&|&s| seconds_tick(s))
         .draw()?;
     for (i, (report, points)) in reports.iter().zip(&points).enumerate() {
         let c = color(i);
@@ -466,7 +466,16 @@ fn machines(area: &DrawingArea<SVGBackend, Shift>, reports: &[&BenchReport]) -> 
     chart.draw_series((0..).step_by(2).zip(&scores).flat_map(|(x, s)| {
         [
             value(x, s.1, format!("{:.2}", s.1)),
-            value(x + 1, s.2, format!("{:.2} ({} threads)", s.2, s.3)),
+            value(
+                x + 1,
+                s.2,
+                format!(
+                    "{:.2} ({} thread{})",
+                    s.2,
+                    s.3,
+                    if s.3 == 1 { "" } else { "s" }
+                ),
+            ),
         ]
     }))?;
     chart
@@ -476,4 +485,34 @@ fn machines(area: &DrawingArea<SVGBackend, Shift>, reports: &[&BenchReport]) -> 
         .border_style(BLACK)
         .draw()?;
     Ok(())
+}
+
+/// A tick of the seconds' axis, as a person writes it: four significant digits at most, no trailing zeros (the
+/// log scale's ticks are sums of floats, such as 0.30000000000000004).
+fn seconds_tick(seconds: f64) -> String {
+    if !seconds.is_finite() || seconds <= 0.0 {
+        return format!("{seconds}");
+    }
+    let decimals = (3 - seconds.log10().floor() as i32).clamp(0, 12) as usize;
+    let text = format!("{seconds:.decimals$}");
+    if text.contains('.') {
+        text.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ticks_of_seconds_read_as_written() {
+        assert_eq!(seconds_tick(0.30000000000000004), "0.3");
+        assert_eq!(seconds_tick(0.7000000000000001), "0.7");
+        assert_eq!(seconds_tick(1.0), "1");
+        assert_eq!(seconds_tick(2000.0), "2000");
+        assert_eq!(seconds_tick(0.00012345678), "0.0001235");
+        assert_eq!(seconds_tick(12.5), "12.5");
+    }
 }

@@ -90,16 +90,37 @@ pub fn run(
             serde_json::to_writer_pretty(&mut out, &doc)?;
             writeln!(out)?;
         }
+        Format::Csv if summary => {
+            // The summary is the result here: a record of the plan, as the JSON's fields.
+            let mut w = csv::Writer::from_writer(&mut out);
+            w.write_record([
+                "fingerprint",
+                "n",
+                "symmetry",
+                "split_depth",
+                "units",
+                "shard",
+                "shard_units",
+            ])?;
+            w.write_record([
+                fingerprint.to_string(),
+                n.to_string(),
+                symmetry.name().to_string(),
+                plan.depth().to_string(),
+                plan.units().len().to_string(),
+                shard.to_string(),
+                units.len().to_string(),
+            ])?;
+            w.flush()?;
+        }
         Format::Csv => {
             note!("{describe}");
-            if !summary {
-                let mut w = csv::Writer::from_writer(&mut out);
-                w.write_record(["unit", "border", "queens", "weight"])?;
-                for u in &units {
-                    w.write_record(cells(u))?;
-                }
-                w.flush()?;
+            let mut w = csv::Writer::from_writer(&mut out);
+            w.write_record(["unit", "border", "queens", "weight"])?;
+            for u in &units {
+                w.write_record(cells(u))?;
             }
+            w.flush()?;
         }
         Format::Table | Format::Markdown => {
             let markdown = format == Format::Markdown;

@@ -107,10 +107,18 @@ fn features_line(report: &BenchReport) -> String {
             f.join(" ")
         }
     };
+    // Of the features the build was compiled for, those the loops can use, as `nqueens --version` says them.
+    let compiled: Vec<String> = report
+        .program
+        .target_features
+        .iter()
+        .filter(|f| crate::report::machine::CPU_FEATURES.contains(&f.as_str()))
+        .cloned()
+        .collect();
     format!(
         "{} (compiled for: {})",
         list(&report.machine.cpu_features),
-        list(&report.program.target_features)
+        list(&compiled)
     )
 }
 
