@@ -107,19 +107,22 @@ fn features_line(report: &BenchReport) -> String {
             f.join(" ")
         }
     };
-    // Of the features the build was compiled for, those the loops can use, as `nqueens --version` says them.
-    let compiled: Vec<String> = report
+    format!(
+        "{} (compiled for: {})",
+        list(&report.machine.cpu_features),
+        list(&compiled_for(report))
+    )
+}
+
+/// Of the features the build was compiled for, those the loops can use, as `nqueens --version` says them.
+fn compiled_for(report: &BenchReport) -> Vec<String> {
+    report
         .program
         .target_features
         .iter()
         .filter(|f| crate::report::machine::CPU_FEATURES.contains(&f.as_str()))
         .cloned()
-        .collect();
-    format!(
-        "{} (compiled for: {})",
-        list(&report.machine.cpu_features),
-        list(&compiled)
-    )
+        .collect()
 }
 
 /// What went wrong or how far it got, in one sentence; `None` for a complete benchmark.
@@ -323,7 +326,7 @@ impl BenchExporter for Json {
 pub struct Csv;
 
 /// The CSV columns, in order.
-pub const CSV_HEADER: [&str; 22] = [
+pub const CSV_HEADER: [&str; 23] = [
     "timestamp",
     "cpu_model",
     "logical_cores",
@@ -346,6 +349,7 @@ pub const CSV_HEADER: [&str; 22] = [
     "nodes_per_second",
     "check",
     "pinned_cpu",
+    "compiled_for",
 ];
 
 impl BenchExporter for Csv {
@@ -379,6 +383,8 @@ impl BenchExporter for Csv {
             format!("{:.0}", run.nodes_per_second),
             run.check.word().to_string(),
             run.pinned_cpu.map_or_else(String::new, |c| c.to_string()),
+            // Two builds of one revision differ by what they were compiled for (`RUSTFLAGS`).
+            compiled_for(report).join(" "),
         ])
     }
 }
