@@ -554,39 +554,33 @@ impl Export {
     }
 }
 
-/// Whether `path` leads to a stream rather than a file: a FIFO, a character device, or a descriptor of this
-/// process ([`Export`]).
-fn is_stream(path: &Path) -> bool {
-    let Ok(path) = follow_links(path) else {
-        return false;
-    };
-    if own_descriptor(&path).is_some() {
-        return true;
-    }
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        fs::metadata(&path).is_ok_and(|m| m.file_type().is_fifo() || m.file_type().is_char_device())
-    }
-    #[cfg(not(unix))]
-    {
-        false
-    }
+/// What kind of stream `path` leads to, if it is one rather than a file ([`Export`]).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Stream {
+    /// A FIFO: opening it for writing waits for a reader.
+    Fifo,
+    /// A character device, or a descriptor of this process.
+    Other,
 }
 
-/// Whether `path` leads to a FIFO.
-fn is_fifo(path: &Path) -> bool {
+fn stream(path: &Path) -> Option<Stream> {
+    let path = follow_links(path).ok()?;
+    if own_descriptor(&path).is_some() {
+        return Some(Stream::Other);
+    }
     #[cfg(unix)]
     {
         use std::os::unix::fs::FileTypeExt;
-        follow_links(path)
-            .and_then(fs::metadata)
-            .is_ok_and(|m| m.file_type().is_fifo())
+        let kind = fs::metadata(&path).ok()?.file_type();
+        if kind.is_fifo() {
+            Some(Stream::Fifo)
+        } else {
+            kind.is_char_device().then_some(Stream::Other)
+        }
     }
     #[cfg(not(unix))]
     {
-        let _ = path;
-        false
+        None
     }
 }
 
@@ -631,13 +625,14 @@ impl crate::cli::args::ExportOptions {
             // Opening makes (and drops) a temporary file beside the destination: proof it can be written. A
             // FIFO is not opened until its document is written: opening it now would wait for a reader, and
             // closing it would end what that reader gets.
-            if !is_fifo(path) {
+            let stream = stream(path);
+            if stream != Some(Stream::Fifo) {
                 Output::open_keeping(Some(path), keep)?;
             }
             files.push(Export {
                 format,
                 path: path.clone(),
-                stream: is_stream(path),
+                stream: stream.is_some(),
             });
         }
         Ok(files)

@@ -162,25 +162,7 @@ pub fn detected_features() -> Vec<String> {
 
 /// The features of [`CPU_FEATURES`] this build was compiled to use (`-C target-cpu`, `-C target-feature`).
 pub fn compiled_features() -> Vec<String> {
-    let compiled = [
-        cfg!(target_feature = "sse4.2"),
-        cfg!(target_feature = "popcnt"),
-        cfg!(target_feature = "lzcnt"),
-        cfg!(target_feature = "bmi1"),
-        cfg!(target_feature = "bmi2"),
-        cfg!(target_feature = "avx"),
-        cfg!(target_feature = "avx2"),
-        cfg!(target_feature = "fma"),
-        cfg!(target_feature = "avx512f"),
-        cfg!(target_feature = "avx512vl"),
-        cfg!(target_feature = "avx512vpopcntdq"),
-    ];
-    CPU_FEATURES
-        .iter()
-        .zip(compiled)
-        .filter(|(_, on)| *on)
-        .map(|(name, _)| name.to_string())
-        .collect()
+    Program::current().loop_features()
 }
 
 fn cpu_model() -> Option<String> {
@@ -223,6 +205,16 @@ impl Program {
                 .map(str::to_string)
                 .collect(),
         }
+    }
+
+    /// The features of [`CPU_FEATURES`] among those it was compiled for, in that list's order: what the loops
+    /// can use, as `nqueens --version` and the benchmark's reports say it.
+    pub fn loop_features(&self) -> Vec<String> {
+        CPU_FEATURES
+            .iter()
+            .filter(|f| self.target_features.iter().any(|t| t == *f))
+            .map(|f| f.to_string())
+            .collect()
     }
 
     /// A build with fixed values, for output that must not depend on the build (snapshot tests).

@@ -654,11 +654,7 @@ impl<R: std::io::BufRead> Iterator for Reader<R> {
                     // positions, as a solver that put every queen in one row or column prints it (`1 1 1 1`,
                     // `0 0 0 0`), and as a 0-based list of n = 1 is written (`0`).
                     Ok(Ok(rows))
-                        if self.notation.is_none()
-                            && rows.len() == 1
-                            && rows[0]
-                                .split_whitespace()
-                                .all(|w| w.bytes().all(|b| b.is_ascii_digit())) =>
+                        if self.notation.is_none() && rows.len() == 1 && is_numbers(&rows[0]) =>
                     {
                         self.list(rows[0].trim(), None, Separator::Space)
                     }
@@ -678,14 +674,11 @@ impl<R: std::io::BufRead> Iterator for Reader<R> {
 /// What a placement's first line says it is. Lists are 0-based where a 0 occurs (a solution of 0-based
 /// positions always has one, a 1-based one never), except where `--format` says otherwise.
 fn guess(line: &str) -> Kind {
-    let numbers = || line.split_whitespace();
     if line.starts_with(['[', '(']) {
         Kind::List { base: None }
     } else if line.contains(',') {
         Kind::Csv { base: None }
-    } else if numbers().all(|w| w.bytes().all(|b| b.is_ascii_digit()))
-        && line.contains(|c: char| ('2'..='9').contains(&c))
-    {
+    } else if is_numbers(line) && line.contains(|c: char| ('2'..='9').contains(&c)) {
         // A row of a drawing is all 0 and 1; every list of four queens or more has a 2 and a 3 in it.
         Kind::Words
     } else if is_drawing_row(line) {
@@ -697,6 +690,12 @@ fn guess(line: &str) -> Kind {
     } else {
         Kind::Unknown
     }
+}
+
+/// Whether `line` is numbers separated by spaces and nothing else, as a list of other solvers is written.
+fn is_numbers(line: &str) -> bool {
+    line.split_whitespace()
+        .all(|w| w.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// Whether `line` can be a row of a drawing: queens, empty squares and the box's lines, nothing else.

@@ -110,19 +110,8 @@ fn features_line(report: &BenchReport) -> String {
     format!(
         "{} (compiled for: {})",
         list(&report.machine.cpu_features),
-        list(&compiled_for(report))
+        list(&report.program.loop_features())
     )
-}
-
-/// Of the features the build was compiled for, those the loops can use, as `nqueens --version` says them.
-fn compiled_for(report: &BenchReport) -> Vec<String> {
-    report
-        .program
-        .target_features
-        .iter()
-        .filter(|f| crate::report::machine::CPU_FEATURES.contains(&f.as_str()))
-        .cloned()
-        .collect()
 }
 
 /// What went wrong or how far it got, in one sentence; `None` for a complete benchmark.
@@ -384,7 +373,7 @@ impl BenchExporter for Csv {
             run.check.word().to_string(),
             run.pinned_cpu.map_or_else(String::new, |c| c.to_string()),
             // Two builds of one revision differ by what they were compiled for (`RUSTFLAGS`).
-            compiled_for(report).join(" "),
+            report.program.loop_features().join(" "),
         ])
     }
 }

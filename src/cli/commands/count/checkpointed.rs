@@ -249,11 +249,13 @@ pub fn open(request: &CountRequest, durable: &Durable, quiet: bool) -> anyhow::R
             action: "create",
             ref reason,
             ..
-        } if folder_refuses(reason).is_some() => anyhow::Error::new(UsageError(format!(
-            "cannot make the journal '{}': its folder {}; name a journal in a folder you can write",
-            durable.path.display(),
-            folder_refuses(reason).unwrap_or_default()
-        ))),
+        } => match folder_refuses(reason) {
+            Some(why) => anyhow::Error::new(UsageError(format!(
+                "cannot make the journal '{}': its folder {why}; name a journal in a folder you can write",
+                durable.path.display(),
+            ))),
+            None => anyhow::Error::new(e),
+        },
         other => anyhow::Error::new(other),
     })?;
     if !quiet {
