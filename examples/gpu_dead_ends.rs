@@ -10,6 +10,9 @@
 //! session's `NQ_AHEAD_BOTTOM`, which a GPU measured 1 to 2% slower: it is gone from the kernel),
 //! and those a look-ahead with that row's whole frame would see. The kernel takes a turn for each node but
 //! the dead ends it sees. The figures are in `results/gpu.md` (the nineteenth and twentieth sessions).
+//! The CPU's vector loops look ahead as `NQ_AHEAD` does since 2026-11-28; before, they saw only the dead ends
+//! whose next-but-one row had no free square whatever the queen (the last column, "seen by the row alone"),
+//! and `results/kernel-variants.md` compares the two.
 
 use nqueens::engine::border::Border;
 use nqueens::engine::kernel::{full_mask, Frame, Masks};
@@ -23,6 +26,7 @@ struct Tree {
     seen: u64,
     seen_with_bottom: u64,
     seen_with_frame: u64,
+    seen_by_row: u64,
 }
 
 impl Tree {
@@ -33,6 +37,7 @@ impl Tree {
             seen: self.seen + o.seen,
             seen_with_bottom: self.seen_with_bottom + o.seen_with_bottom,
             seen_with_frame: self.seen_with_frame + o.seen_with_frame,
+            seen_by_row: self.seen_by_row + o.seen_by_row,
         }
     }
 }
@@ -90,6 +95,7 @@ fn search(frame: &Frame, full: u64, masks: Masks, row: u32, tree: &mut Tree) {
         tree.seen += u64::from(seen);
         tree.seen_with_bottom += u64::from(seen_with_bottom);
         tree.seen_with_frame += u64::from(seen_with_frame);
+        tree.seen_by_row += u64::from(ahead == 0);
         if !dead {
             search(frame, full, child, next, tree);
         }
@@ -105,7 +111,7 @@ fn main() {
     let to = args.get(1).copied().unwrap_or(16);
     println!(
         "board  nodes  dead ends  seen by NQ_AHEAD  turns left  seen by NQ_AHEAD_BOTTOM  turns left  \
-         seen with the row's frame"
+         seen with the row's frame  seen by the row alone  turns left"
     );
     for n in from..=to {
         let full = full_mask(n);
@@ -120,7 +126,7 @@ fn main() {
             .reduce(Tree::default, Tree::add);
         let share = |x: u64| 100.0 * x as f64 / tree.nodes as f64;
         println!(
-            "{n}  {}  {:.1}%  {:.1}%  {:.1}%  {:.1}%  {:.1}%  {:.1}%",
+            "{n}  {}  {:.1}%  {:.1}%  {:.1}%  {:.1}%  {:.1}%  {:.1}%  {:.1}%  {:.1}%",
             tree.nodes,
             share(tree.dead_ends),
             share(tree.seen),
@@ -128,6 +134,8 @@ fn main() {
             share(tree.seen_with_bottom),
             share(tree.nodes - tree.seen_with_bottom),
             share(tree.seen_with_frame),
+            share(tree.seen_by_row),
+            share(tree.nodes - tree.seen_by_row),
         );
     }
 }

@@ -50,6 +50,15 @@ struct Consts {
     rd_lost: __m256i,
     ld_lost: __m256i,
     board: __m256i,
+    /// The board one column over, the look-ahead's bits up to the highest less three, the exponent of 2^31 as
+    /// a float, and -1 (see `step`).
+    board_up: __m256i,
+    high: __m256i,
+    exponent_top: __m256i,
+    minus_one: __m256i,
+    two: __m256i,
+    /// The board's columns but the side ones, one column over (as in the AVX-512 loop).
+    inner_up: __m256i,
     /// The shapes' last row, and their right-hand column as a bit.
     last: __m256i,
     side: __m256i,
@@ -68,6 +77,12 @@ impl Consts {
             rd_lost: _mm256_set1_epi32(RD_LOST as i32),
             ld_lost: _mm256_set1_epi32(LD_LOST as i32),
             board: _mm256_set1_epi32(memory.board as i32),
+            board_up: _mm256_set1_epi32((memory.board << 1) as i32),
+            high: _mm256_set1_epi32(0x1fff_ffff),
+            exponent_top: _mm256_set1_epi32(127 + 31),
+            minus_one: _mm256_set1_epi32(-1),
+            two: _mm256_set1_epi32(2),
+            inner_up: _mm256_set1_epi32(((memory.board & !(1 | 1 << memory.last)) << 1) as i32),
             last: _mm256_set1_epi32(memory.last as i32),
             side: _mm256_set1_epi32((1u32 << memory.last) as i32),
             one: _mm256_set1_epi32(1),
@@ -311,24 +326,45 @@ unsafe fn step<const SHAPED: bool>(g: &mut Group, c: &Consts) -> Stepped {
     let next = _mm256_andnot_si256(attacked, child_open);
     let placed = _mm256_andnot_si256(_mm256_cmpeq_epi32(next, c.zero), has);
     let closes = _mm256_cmpeq_epi32(g.slot, g.closing);
-    // Look-ahead, as in the AVX-512 loop: no square of the board left in the row after the child's means no
-    // child leads anywhere; the children are counted unvisited.
+    // Look-ahead, as in the AVX-512 loop: a child whose queen would leave the row after the child's no free
+    // square of the board is counted unvisited, with that row taken one column over. AVX2 has no count of
+    // leading zeros: the highest bit's place is the exponent of the word as a float. Rounded, a word of more
+    // than 24 bits may read one place high (its 25 highest all set), which keeps one square more: visited,
+    // not lost.
     let ahead = _mm256_andnot_si256(
         _mm256_or_si256(
-            _mm256_or_si256(ncols, _mm256_slli_epi32::<1>(nld)),
-            _mm256_srli_epi32::<1>(nrd),
+            _mm256_or_si256(_mm256_slli_epi32::<1>(ncols), _mm256_slli_epi32::<2>(nld)),
+            nrd,
         ),
-        c.board,
+        c.board_up,
     );
+    // The bottom queen's diagonals in that row, where some lane's shape has one, but in the side columns (as in
+    // the AVX-512 loop).
+    let ahead = if SHAPED {
+        let up = _mm256_sub_epi32(c.last, g.slot);
+        let below = _mm256_or_si256(
+            _mm256_sllv_epi32(g.bottom, up),
+            _mm256_srlv_epi32(g.bottom, _mm256_sub_epi32(up, c.two)),
+        );
+        _mm256_andnot_si256(_mm256_and_si256(below, c.inner_up), ahead)
+    } else {
+        ahead
+    };
+    let exponent = _mm256_srli_epi32::<23>(_mm256_castps_si256(_mm256_cvtepi32_ps(ahead)));
+    // 31 less the highest bit's place (158, the exponent's bias and 31; an empty row's 0 gives 158: no bit).
+    let high = _mm256_srlv_epi32(c.high, _mm256_sub_epi32(c.exponent_top, exponent));
+    let low = _mm256_xor_si256(ahead, _mm256_add_epi32(ahead, c.minus_one));
     let opens = _mm256_andnot_si256(closes, placed);
-    let dead = _mm256_and_si256(opens, _mm256_cmpeq_epi32(ahead, c.zero));
-    let descends = _mm256_andnot_si256(dead, opens);
-    // Conditions are -1, so subtracting one counts it.
-    g.nodes = _mm256_sub_epi32(g.nodes, has);
-    // The child row's free squares: the nodes a dead placement skips, and the solutions a closing one completes
-    // (one at most on a square board; a rectangle's last line may have several).
+    // next & (high | !low), on the lanes that open a row below.
+    let kept = _mm256_and_si256(
+        opens,
+        _mm256_andnot_si256(_mm256_andnot_si256(high, low), next),
+    );
+    let descends = _mm256_andnot_si256(_mm256_cmpeq_epi32(kept, c.zero), opens);
+    // Every square of the child row is a node, visited or not, as in the AVX-512 loop; on a closing lane they
+    // are the solutions (one at most on a square board; a rectangle's last line may have several).
     let free = popcount(next);
-    g.nodes = _mm256_add_epi32(g.nodes, _mm256_and_si256(free, dead));
+    g.nodes = _mm256_add_epi32(g.nodes, _mm256_and_si256(free, has));
     g.solutions = _mm256_add_epi32(
         g.solutions,
         _mm256_and_si256(free, _mm256_and_si256(placed, closes)),
@@ -378,7 +414,7 @@ unsafe fn step<const SHAPED: bool>(g: &mut Group, c: &Consts) -> Stepped {
     // Stay: the row's remaining squares. Descend: the child. Back up: the parent, undone.
     let pick =
         |stay, down, up| _mm256_blendv_epi8(_mm256_blendv_epi8(stay, down, descends), up, pops);
-    g.avail = pick(rest, next, _mm256_xor_si256(parent_avail, pbit));
+    g.avail = pick(rest, kept, _mm256_xor_si256(parent_avail, pbit));
     g.cols = pick(g.cols, ncols, _mm256_andnot_si256(pbit, g.cols));
     g.ld = pick(g.ld, nld, ld_up);
     g.rd = pick(g.rd, nrd, rd_up);

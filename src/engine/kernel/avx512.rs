@@ -49,6 +49,13 @@ struct Consts {
     rd_lost: __m512i,
     ld_lost: __m512i,
     board: __m512i,
+    /// The board one column over, and the look-ahead's bits up to the highest less three (see `step`).
+    board_up: __m512i,
+    high: __m512i,
+    two: __m512i,
+    /// The board's columns but the side ones, one column over: the bottom queen's diagonals may close them in
+    /// the look-ahead's row, not a side row's queen.
+    inner_up: __m512i,
     /// The shapes' last row, and their right-hand column as a bit.
     last: __m512i,
     side: __m512i,
@@ -57,7 +64,7 @@ struct Consts {
 
 impl Consts {
     /// The constants, and the addresses of `memory`'s arrays.
-    #[target_feature(enable = "avx512f")]
+    #[target_feature(enable = "avx512f,avx512cd")]
     fn new(memory: &mut Memory<L>) -> Consts {
         Consts {
             row_stride: _mm512_set1_epi32(L as i32),
@@ -67,6 +74,10 @@ impl Consts {
             rd_lost: _mm512_set1_epi32(RD_LOST as i32),
             ld_lost: _mm512_set1_epi32(LD_LOST as i32),
             board: _mm512_set1_epi32(memory.board as i32),
+            board_up: _mm512_set1_epi32((memory.board << 1) as i32),
+            high: _mm512_set1_epi32(0x1fff_ffff),
+            two: _mm512_set1_epi32(2),
+            inner_up: _mm512_set1_epi32(((memory.board & !(1 | 1 << memory.last)) << 1) as i32),
             last: _mm512_set1_epi32(memory.last as i32),
             side: _mm512_set1_epi32((1u32 << memory.last) as i32),
             stack: memory.stack.as_mut_ptr().cast(),
@@ -78,8 +89,8 @@ impl Consts {
 /// finished lanes. See [`super::vector::StepLoop`].
 ///
 /// # Safety
-/// The processor must support AVX-512F.
-#[target_feature(enable = "avx512f")]
+/// The processor must support AVX-512F and AVX-512CD.
+#[target_feature(enable = "avx512f,avx512cd")]
 pub(super) unsafe fn steps(spill: &mut Spill<L>, memory: &mut Memory<L>, live: u64) -> u64 {
     // SAFETY: passed on.
     unsafe { count_loop::<false>(spill, memory, live) }
@@ -88,8 +99,8 @@ pub(super) unsafe fn steps(spill: &mut Spill<L>, memory: &mut Memory<L>, live: u
 /// [`steps`] counting the nodes the look-ahead skips with the processor's population count.
 ///
 /// # Safety
-/// The processor must support AVX-512F and AVX512-VPOPCNTDQ.
-#[target_feature(enable = "avx512f,avx512vpopcntdq")]
+/// The processor must support AVX-512F, AVX-512CD and AVX512-VPOPCNTDQ.
+#[target_feature(enable = "avx512f,avx512cd,avx512vpopcntdq")]
 pub(super) unsafe fn steps_vpopcnt(spill: &mut Spill<L>, memory: &mut Memory<L>, live: u64) -> u64 {
     // SAFETY: passed on.
     unsafe { count_loop::<true>(spill, memory, live) }
@@ -101,7 +112,7 @@ pub(super) unsafe fn steps_vpopcnt(spill: &mut Spill<L>, memory: &mut Memory<L>,
 ///
 /// # Safety
 /// As [`steps_vpopcnt`] when `VPOPCNT`, else as [`steps`].
-#[target_feature(enable = "avx512f")]
+#[target_feature(enable = "avx512f,avx512cd")]
 #[inline]
 unsafe fn count_loop<const VPOPCNT: bool>(
     spill: &mut Spill<L>,
@@ -120,7 +131,7 @@ unsafe fn count_loop<const VPOPCNT: bool>(
 ///
 /// # Safety
 /// As [`count_loop`].
-#[target_feature(enable = "avx512f")]
+#[target_feature(enable = "avx512f,avx512cd")]
 #[inline]
 unsafe fn count_rows<const VPOPCNT: bool, const SHAPED: bool>(
     spill: &mut Spill<L>,
@@ -133,7 +144,7 @@ unsafe fn count_rows<const VPOPCNT: bool, const SHAPED: bool>(
     loop {
         let mut finished = 0u64;
         for (g, group) in groups.iter_mut().enumerate() {
-            // SAFETY: the caller vouches for AVX-512F; the indices stay within `memory` (see `step`).
+            // SAFETY: the caller vouches for AVX-512F and AVX-512CD; the indices stay within `memory` (see `step`).
             finished |=
                 u64::from(unsafe { step::<VPOPCNT, SHAPED>(group, &c) }.finished) << (g * W);
         }
@@ -155,8 +166,8 @@ unsafe fn count_rows<const VPOPCNT: bool, const SHAPED: bool>(
 /// 0.47 s, alternated four times).
 ///
 /// # Safety
-/// The processor must support AVX-512F.
-#[target_feature(enable = "avx512f")]
+/// The processor must support AVX-512F and AVX-512CD.
+#[target_feature(enable = "avx512f,avx512cd")]
 pub(super) unsafe fn list_steps(
     spill: &mut Spill<L>,
     memory: &mut Memory<L>,
@@ -170,8 +181,8 @@ pub(super) unsafe fn list_steps(
 /// [`list_steps`] with the processor's population count, as [`steps_vpopcnt`].
 ///
 /// # Safety
-/// The processor must support AVX-512F and AVX512-VPOPCNTDQ.
-#[target_feature(enable = "avx512f,avx512vpopcntdq")]
+/// The processor must support AVX-512F, AVX-512CD and AVX512-VPOPCNTDQ.
+#[target_feature(enable = "avx512f,avx512cd,avx512vpopcntdq")]
 pub(super) unsafe fn list_steps_vpopcnt(
     spill: &mut Spill<L>,
     memory: &mut Memory<L>,
@@ -186,7 +197,7 @@ pub(super) unsafe fn list_steps_vpopcnt(
 ///
 /// # Safety
 /// As [`list_steps_vpopcnt`] when `VPOPCNT`, else as [`list_steps`].
-#[target_feature(enable = "avx512f")]
+#[target_feature(enable = "avx512f,avx512cd")]
 #[inline]
 unsafe fn list_loop<const VPOPCNT: bool>(
     spill: &mut Spill<L>,
@@ -206,7 +217,7 @@ unsafe fn list_loop<const VPOPCNT: bool>(
 ///
 /// # Safety
 /// As [`list_loop`].
-#[target_feature(enable = "avx512f")]
+#[target_feature(enable = "avx512f,avx512cd")]
 #[inline]
 unsafe fn list_rows<const VPOPCNT: bool, const SHAPED: bool>(
     spill: &mut Spill<L>,
@@ -248,8 +259,8 @@ unsafe fn list_rows<const VPOPCNT: bool, const SHAPED: bool>(
 /// Copies the solutions of the lanes `first..first + W` that `stepped` completed off their stack words.
 ///
 /// # Safety
-/// AVX-512F, and the lanes' slots within the stack.
-#[target_feature(enable = "avx512f")]
+/// AVX-512F and AVX-512CD, and the lanes' slots within the stack.
+#[target_feature(enable = "avx512f,avx512cd")]
 #[inline]
 unsafe fn record(spill: &Spill<L>, c: &Consts, first: usize, stepped: &Stepped, found: &mut Found) {
     let mut next = [0u32; W];
@@ -264,7 +275,7 @@ unsafe fn record(spill: &Spill<L>, c: &Consts, first: usize, stepped: &Stepped, 
 }
 
 /// The registers of the lanes `first..first + W`.
-#[target_feature(enable = "avx512f")]
+#[target_feature(enable = "avx512f,avx512cd")]
 fn load(spill: &Spill<L>, first: usize, live: u64) -> Group {
     let load = |a: &[u32; L]| unsafe { _mm512_loadu_si512(a[first..].as_ptr().cast()) };
     Group {
@@ -290,7 +301,7 @@ fn load(spill: &Spill<L>, first: usize, live: u64) -> Group {
 }
 
 /// Writes back the registers of the lanes `first..first + W`.
-#[target_feature(enable = "avx512f")]
+#[target_feature(enable = "avx512f,avx512cd")]
 fn store(spill: &mut Spill<L>, first: usize, g: &Group) {
     let store = |a: &mut [u32; L], v: __m512i| unsafe {
         _mm512_storeu_si512(a[first..].as_mut_ptr().cast(), v)
@@ -316,7 +327,7 @@ struct Stepped {
 }
 
 /// The set bits of each lane (at most 32).
-#[target_feature(enable = "avx512f")]
+#[target_feature(enable = "avx512f,avx512cd")]
 #[inline]
 fn popcount(x: __m512i) -> __m512i {
     let x = _mm512_sub_epi32(
@@ -340,7 +351,7 @@ fn popcount(x: __m512i) -> __m512i {
 }
 
 /// The open squares of row `row` of each lane by its shape ([`super::Shape::open_squares`]).
-#[target_feature(enable = "avx512f")]
+#[target_feature(enable = "avx512f,avx512cd")]
 #[inline]
 fn open_squares(g: &Group, c: &Consts, row: __m512i) -> __m512i {
     let up = _mm512_sub_epi32(c.last, row);
@@ -362,9 +373,9 @@ fn open_squares(g: &Group, c: &Consts, row: __m512i) -> __m512i {
 /// One step of every lane of `g`.
 ///
 /// # Safety
-/// The processor must support AVX-512F. A live lane's slot lies between its floor and its closing slot, both
+/// The processor must support AVX-512F and AVX-512CD. A live lane's slot lies between its floor and its closing slot, both
 /// within the stack, so every index below is in bounds.
-#[target_feature(enable = "avx512f")]
+#[target_feature(enable = "avx512f,avx512cd")]
 #[inline]
 unsafe fn step<const VPOPCNT: bool, const SHAPED: bool>(g: &mut Group, c: &Consts) -> Stepped {
     // Where each lane's row sits in the `[slot][lane]` arrays.
@@ -388,28 +399,51 @@ unsafe fn step<const VPOPCNT: bool, const SHAPED: bool>(g: &mut Group, c: &Const
     let next = _mm512_andnot_si512(attacked, child_open);
     let placed = has & _mm512_test_epi32_mask(next, next);
     let closes = _mm512_cmpeq_epi32_mask(g.slot, g.closing);
-    // Look-ahead: if the queens so far leave no square of the board free in the row after the child's (its frame
-    // may close more), no child leads anywhere; each child is a node all the same, so they are counted unvisited.
+    // Look-ahead: a child whose queen would leave the row after the child's no free square (of the board, less
+    // the bottom queen's diagonals where a lane's shape has one: the rest of its frame may close more) leads
+    // nowhere: it is a node all the same, counted unvisited. The row after the
+    // child's is taken one column over (column j at bit j + 1), so that a child on column c keeps a square
+    // there exactly when that row has one above bit c + 2 (c at most the highest less three: the bits up to
+    // there are 0x1fffffff shifted right by the highest's leading zeros) or one below bit c (c above the
+    // lowest: the bits not in `ahead ^ (ahead - 1)`). A closing lane keeps nothing: its child row's squares
+    // are its solutions.
     let ahead = _mm512_andnot_si512(
         _mm512_ternarylogic_epi32::<0xFE>(
-            ncols,
-            _mm512_slli_epi32::<1>(nld),
-            _mm512_srli_epi32::<1>(nrd),
+            _mm512_slli_epi32::<1>(ncols),
+            _mm512_slli_epi32::<2>(nld),
+            nrd,
         ),
-        c.board,
+        c.board_up,
     );
-    let dead = placed & !closes & _mm512_testn_epi32_mask(ahead, ahead);
-    let descends = placed & !closes & !dead;
-    // The child row's free squares: the nodes a dead placement skips, and the solutions a closing one completes
-    // (one at most on a square board; a rectangle's last line may have several).
+    // The bottom queen's diagonals there (`up` rows above it, less one: the child's row is the slot's): they
+    // are a shift of its column each way, in the row one column over one place to the left. Never the side
+    // columns, which a side row's queen holds whatever the diagonals (a border's queens attack no other).
+    let ahead = if SHAPED {
+        let up = _mm512_sub_epi32(c.last, g.slot);
+        let below = _mm512_or_si512(
+            _mm512_sllv_epi32(g.bottom, up),
+            _mm512_srlv_epi32(g.bottom, _mm512_sub_epi32(up, c.two)),
+        );
+        // 0x70: a & !(b & c).
+        _mm512_ternarylogic_epi32::<0x70>(ahead, below, c.inner_up)
+    } else {
+        ahead
+    };
+    let high = _mm512_srlv_epi32(c.high, _mm512_lzcnt_epi32(ahead));
+    let low = _mm512_xor_si512(ahead, _mm512_sub_epi32(ahead, c.one));
+    // 0xD0: a & (b | !c).
+    let kept = _mm512_maskz_ternarylogic_epi32::<0xD0>(!closes, next, high, low);
+    let descends = placed & _mm512_test_epi32_mask(kept, kept);
+    // Every square of the child row is a node, visited or not (each start's row's squares are counted when it
+    // is loaded): counted here, one population count that no test waits for. On a closing lane they are the
+    // solutions (one at most on a square board; a rectangle's last line may have several).
     let free = if VPOPCNT {
         // SAFETY: the caller vouches for AVX512-VPOPCNTDQ when `VPOPCNT`.
         unsafe { _mm512_popcnt_epi32(next) }
     } else {
         popcount(next)
     };
-    g.nodes = _mm512_mask_add_epi32(g.nodes, has, g.nodes, c.one);
-    g.nodes = _mm512_mask_add_epi32(g.nodes, dead, g.nodes, free);
+    g.nodes = _mm512_mask_add_epi32(g.nodes, has, g.nodes, free);
     g.solutions = _mm512_mask_add_epi32(g.solutions, placed & closes, g.solutions, free);
     // The stack word: avail | (rd << 30 & RD_LOST) | (ld & LD_LOST); 0xEA: (a & b) | c.
     let word = _mm512_ternarylogic_epi32::<0xEA>(
@@ -439,7 +473,7 @@ unsafe fn step<const VPOPCNT: bool, const SHAPED: bool>(g: &mut Group, c: &Const
         _mm512_srli_epi32::<30>(_mm512_and_si512(parent_word, c.rd_lost)),
     );
     // Stay: the row's remaining squares. Descend: the child. Back up: the parent, undone.
-    let avail = _mm512_mask_mov_epi32(rest, descends, next);
+    let avail = _mm512_mask_mov_epi32(rest, descends, kept);
     g.avail = _mm512_mask_mov_epi32(avail, pops, _mm512_xor_si512(parent_avail, pbit));
     let cols = _mm512_mask_mov_epi32(g.cols, descends, ncols);
     g.cols = _mm512_mask_andnot_epi32(cols, pops, pbit, cols);

@@ -37,7 +37,9 @@ impl Kernel {
             #[cfg(target_arch = "x86_64")]
             Kernel::Avx2 => is_x86_feature_detected!("avx2"),
             #[cfg(target_arch = "x86_64")]
-            Kernel::Avx512 => is_x86_feature_detected!("avx512f"),
+            Kernel::Avx512 => {
+                is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512cd")
+            }
             #[cfg(not(target_arch = "x86_64"))]
             _ => false,
         }

@@ -28,15 +28,27 @@
 //! the scalar loop, so an arbitrary frame still counts exactly.
 //!
 //! # One row of look-ahead
-//! A queen whose masks leave no square of the board free in the row after its child's cannot lead to a
-//! solution, whatever the child row holds: the step does not descend. The nodes it skips (one for each free
-//! square of the child row, each of which the search would have placed and found dead) are added with a
-//! population count, so every start's node count is exactly that of the search without look-ahead, the scalar
-//! loop's, and journals of earlier versions stay valid. The test is against the board, not the row's frame:
-//! reading the frame's row was a third gather a step, which made n = 17 1.4 times slower (full) and 1.5 times
-//! (mirror); computing it from the shape, as for the child row, still made n = 17 (full) 7% slower (2.35 against
-//! 2.20 s) than the board's test. Measured on one core of a 2.6 GHz Zen 5, n = 17, interleaved: full 3.16 -> 2.70 s and mirror
-//! 4.93 -> 4.07 s with AVX-512; full 4.55 -> 4.20 s and mirror 7.20 -> 6.44 s with AVX2.
+//! A child whose queen would leave no square of the board free in the row after the child's cannot lead to a
+//! solution, whatever that row's frame: the step does not visit it. The queen of a child on column `c` takes
+//! columns `c - 1`, `c` and `c + 1` of the row after (its column and its two diagonals), so the child leads on
+//! exactly when the queens above leave that row a square two columns or more from `c`: the row's highest free
+//! square at `c + 2` or above, or its lowest at `c - 2` or below. The step keeps those children and descends
+//! only if one is left. The nodes it skips (one for each child it does not visit, each of which the search
+//! would have placed and found dead) are added with a population count, so every start's node count is
+//! exactly that of the search without look-ahead, the scalar loop's, and journals of earlier versions stay
+//! valid. The row after the child's is taken one column over (column `j` at bit `j + 1`): then its squares
+//! below `c` are its squares above its lowest (`ahead ^ (ahead - 1)`, negated), and those up to `c`'s highest
+//! allowed place a constant shifted by the highest's leading zeros (AVX-512CD's count, or on AVX2 the
+//! exponent of the row as a float). The test is against the board less the bottom queen's diagonals (two
+//! shifts of the lane's shape, in the full mode), not the row's whole frame: reading the frame's row was a
+//! third gather a step, which made n = 17 1.4 times slower (full) and 1.5 times (mirror), and computing all of
+//! it from the shape, as for the child row, still made n = 17 (full) 7% slower (2.35 against 2.20 s) than the
+//! board's test, with the look-ahead of then. That first look-ahead visited no child when the row after the
+//! child's had no free square at all (on one core of a 2.6 GHz Zen 5, n = 17, interleaved: full 3.16 -> 2.70 s
+//! and mirror 4.93 -> 4.07 s with AVX-512; full 4.55 -> 4.20 s and mirror 7.20 -> 6.44 s with AVX2). Judging
+//! the children one by one and the bottom queen's diagonals take a quarter fewer steps in the full mode at
+//! n = 16 (65.6% of the nodes rather than 86.9%): n = 17 on one core of a 2-core Xeon in 0.81 to 0.93 of the
+//! time (results/kernel-variants.md, 2026-11-28).
 
 use super::{Shape, Start, Tally};
 
@@ -57,9 +69,9 @@ pub(super) const LD_LOST: u32 = 1 << 31;
 /// child of the last row searched.
 pub(super) const SLOTS: usize = MAX_N as usize + 2;
 
-/// Steps a step loop may run before it returns to have its 32-bit counters emptied: a lane adds at most 31 to
-/// either a step (a node and the 30 its look-ahead skips; the solutions of a last line of 30 squares), so 2^26
-/// steps stay below 2^32. That is a return every tenth of a second or so.
+/// Steps a step loop may run before it returns to have its 32-bit counters emptied: a lane adds at most 30 to
+/// either a step (the squares of the row below; the solutions of a last line of 30 squares), and a start's
+/// row gives at most 30 more, so 2^26 steps stay below 2^32. That is a return every tenth of a second or so.
 pub(super) const FLUSH_STEPS: u32 = 1 << 26;
 
 /// Memory the lanes index by slot, `[slot][lane]`, so that one gather or scatter reaches every lane's row.
@@ -108,7 +120,8 @@ pub(super) struct Spill<const L: usize> {
     pub right: [u32; L],
     /// The lanes whose shape closes squares of some row (see [`Spill::shaped`]).
     pub shaped: u64,
-    /// Queens placed by steps (the last queen of a solution is not) and solutions, since the last emptying.
+    /// Queens placed or skipped (each row's squares, counted by the step that places the queen above them, and
+    /// a start's row's when it is loaded) and solutions, since the last emptying.
     pub nodes: [u32; L],
     pub solutions: [u32; L],
     /// Steps before the loop returns to have the counters emptied: [`FLUSH_STEPS`], fewer in tests.
@@ -282,8 +295,7 @@ pub(super) unsafe fn drive_flushing<T, const L: usize>(
         let finished = unsafe { steps(&mut spill, &mut memory, live) };
         for (lane, total) in totals.iter_mut().enumerate() {
             let solutions = std::mem::take(&mut spill.solutions[lane]);
-            // The last queen of each solution is placed without a step of its own.
-            total.nodes += u64::from(std::mem::take(&mut spill.nodes[lane])) + u64::from(solutions);
+            total.nodes += u64::from(std::mem::take(&mut spill.nodes[lane]));
             total.solutions += u64::from(solutions);
         }
         for lane in (0..L).filter(|&l| finished & (1 << l) != 0) {
@@ -373,7 +385,8 @@ fn load<const L: usize>(
         && shape.left == 0
         && shape.right == 0;
     spill.shaped = spill.shaped & !(1 << lane) | u64::from(!open) << lane;
-    spill.nodes[lane] = 0;
+    // The steps count each row's squares as the children of the queen above it: the start's row has none.
+    spill.nodes[lane] = spill.avail[lane].count_ones();
     spill.solutions[lane] = 0;
     true
 }
