@@ -870,6 +870,15 @@ fn the_man_page_names_every_command_and_each_has_its_own_page() {
         .assert()
         .code(2)
         .stderr(contains("count"));
+    // Every page the top page names is one `nqueens man COMMAND` gives: none for clap's own `help` command,
+    // which has no page of its own (`nqueens help count` is `nqueens count --help`).
+    assert!(!page.contains("nqueens\\-help"), "{page}");
+    nqueens()
+        .args(["man", "help"])
+        .assert()
+        .code(2)
+        .stderr(contains("no command 'help'"));
+    nqueens().args(["help", "count"]).assert().success();
 }
 
 #[test]

@@ -615,6 +615,22 @@ fn a_run_of_more_shards_than_the_plan_has_units_is_refused_before_its_journal() 
     // As many shards as units: each holds one.
     let last = shard(dir.path(), 10, "full", 2725, 2726);
     assert_eq!(journal_lines(&last).len(), 2);
+    // The plan's units of a shard are refused alike (they listed nothing), and listed up to as many shards as
+    // units.
+    nqueens()
+        .args(["units", "10", "--shard", "0/2727"])
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicates::str::contains(
+            "shard 0/2727: the plan of n = 10, symmetry full, split depth 5 has 2726 units, so 1 of the 2727 \
+             shards would have nothing to count",
+        ));
+    nqueens()
+        .args(["units", "10", "--shard", "2725/2726", "--summary"])
+        .assert()
+        .success()
+        .stdout(predicates::str::contains("shard 2725/2726: 1 units"));
 }
 
 #[test]

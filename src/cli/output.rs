@@ -490,8 +490,44 @@ impl Drop for SignalsHandled {
     }
 }
 
-/// Once a process has a temporary file: a thread that, on SIGINT, SIGTERM or SIGHUP, removes the temporary
-/// files and then ends the process as the signal would have.
+/// What the clean-up says on standard error when a signal ends the process, after the signal's name: set by a
+/// long command (the benchmark), so that whoever stops it learns what was kept. Empty: nothing.
+static LAST_WORDS: Mutex<String> = Mutex::new(String::new());
+
+/// Has a signal that ends the process say what [`last_words`] holds on standard error first (`stopped by
+/// SIGINT: {words}`); from now on the temporary files are removed on such a signal too.
+pub fn say_on_signal() {
+    install_signal_cleanup();
+}
+
+/// The words a signal that ends the process says ([`say_on_signal`]), to change. A signal waits for the guard
+/// (a second at most) before it reads them: held while the command brings what they describe up to date (a
+/// row printed, its files written), they never say less or more than is there.
+pub fn last_words() -> MutexGuard<'static, String> {
+    LAST_WORDS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// [`LAST_WORDS`], once no command holds them, or nothing after a second: a write that blocks (a full pipe)
+/// must not keep a signal from ending the process.
+fn settled_last_words() -> String {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(1);
+    loop {
+        match LAST_WORDS.try_lock() {
+            Ok(words) => return words.clone(),
+            Err(std::sync::TryLockError::Poisoned(words)) => return words.into_inner().clone(),
+            Err(std::sync::TryLockError::WouldBlock) if std::time::Instant::now() < deadline => {
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+            Err(std::sync::TryLockError::WouldBlock) => return String::new(),
+        }
+    }
+}
+
+/// Once a process has a temporary file, or a command asks for last words: a thread that, on SIGINT, SIGTERM
+/// or SIGHUP, removes the temporary files, says the last words, and then ends the process as the signal would
+/// have.
 fn install_signal_cleanup() {
     use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
     static INSTALLED: OnceLock<()> = OnceLock::new();
@@ -504,10 +540,23 @@ fn install_signal_cleanup() {
                 if SIGNALS_HANDLED.load(Ordering::SeqCst) {
                     continue;
                 }
+                // Before the temporary files' lock: a command that holds the words may be renaming a file.
+                let words = settled_last_words();
                 // Held until the end, so that no rename or new temporary file slips in.
                 let mut temps = temps();
                 for path in temps.drain(..) {
                     let _ = fs::remove_file(path);
+                }
+                if !words.is_empty() {
+                    let name = match sig {
+                        SIGINT => "SIGINT",
+                        SIGTERM => "SIGTERM",
+                        _ => "SIGHUP",
+                    };
+                    use std::io::IsTerminal as _;
+                    // On a terminal, off the line of a progress bar (or the ^C the terminal echoed).
+                    let start = if io::stderr().is_terminal() { "\n" } else { "" };
+                    let _ = writeln!(io::stderr(), "{start}stopped by {name}: {words}");
                 }
                 let _ = signal_hook::low_level::emulate_default_handler(sig);
                 std::process::exit(128 + sig);
@@ -543,6 +592,11 @@ pub struct Export {
 }
 
 impl Export {
+    /// Whether it is a file, rewritten as the run goes, rather than a stream, written once at its end.
+    pub fn is_file(&self) -> bool {
+        !self.stream
+    }
+
     /// Writes `document`, the run's state so far, `last` once the run has ended: a file is replaced by it
     /// (a temporary file renamed over it), so an interrupted run leaves the last state written; a stream gets
     /// the last document only, once.

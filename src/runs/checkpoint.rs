@@ -56,27 +56,11 @@ impl Spec {
         self.shard.contains(unit) && self.only.as_ref().is_none_or(|r| r.contains(unit))
     }
 
-    /// Refuses units asked for beyond the end of `plan`, and more shards than it has units, before a journal
-    /// is written.
-    ///
-    /// A shard beyond the units would count nothing, and a run of more shards than units is always a slip (a
-    /// count meant for another board or split, a launcher of more tasks than the plan can use): every shard of
-    /// the run is refused alike, since they all share `M`, so a job fails at once and whole rather than leaving
-    /// idle tasks and a merge that has to name shards by the billion. Journals already written are resumed as
-    /// they are.
+    /// Refuses units asked for beyond the end of `plan`, and more shards than it has units
+    /// ([`Shard::within`]), before a journal is written. Journals already written are resumed as they are.
     fn within(&self, plan: &Plan) -> Result<(), JournalError> {
         let units = plan.units().len();
-        if self.shard.count as usize > units {
-            return Err(JournalError::TooManyShards {
-                shard: self.shard.to_string(),
-                n: self.board.n(),
-                symmetry: self.symmetry.name().into(),
-                split_depth: plan.depth(),
-                units,
-                shards: self.shard.count,
-                idle: u64::from(self.shard.count) - units as u64,
-            });
-        }
+        self.shard.within(plan)?;
         match self.only.as_ref().and_then(Ranges::last) {
             Some(last) if last >= units => Err(JournalError::OutsidePlan {
                 asked: self

@@ -7,6 +7,8 @@
 //! of the usual launchers ([`Shard::from_env`]); that is only done when asked for (`--shard auto`), so a plain
 //! count inside an unrelated parallel job still counts the whole board.
 
+use crate::engine::plan::Plan;
+use crate::runs::journal::JournalError;
 use std::fmt;
 use std::str::FromStr;
 
@@ -52,6 +54,26 @@ pub enum ShardError {
 }
 
 impl Shard {
+    /// Refuses a run of more shards than `plan` has units: a shard beyond the units would count nothing, and
+    /// such a run is always a slip (a count meant for another board or split, a launcher of more tasks than
+    /// the plan can use). Every shard of the run is refused alike, since they all share `M`, so a job fails at
+    /// once and whole rather than leaving idle tasks and a merge that has to name shards by the billion.
+    pub fn within(self, plan: &Plan) -> Result<(), JournalError> {
+        let units = plan.units().len();
+        if self.count as usize <= units {
+            return Ok(());
+        }
+        Err(JournalError::TooManyShards {
+            shard: self.to_string(),
+            n: plan.board().n(),
+            symmetry: plan.symmetry().name().into(),
+            split_depth: plan.depth(),
+            units,
+            shards: self.count,
+            idle: u64::from(self.count) - units as u64,
+        })
+    }
+
     /// The whole plan as one shard.
     pub const WHOLE: Shard = Shard { index: 0, count: 1 };
 

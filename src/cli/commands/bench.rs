@@ -105,12 +105,21 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         .map(|export| (exporter(export.format), export))
         .collect();
     let mut stdout = io::stdout();
+    let exported: Vec<String> = exports
+        .iter()
+        .filter(|e| e.is_file())
+        .map(|e| e.path.display().to_string())
+        .collect();
+    *crate::cli::output::last_words() = stopped(&report, &exported);
+    crate::cli::output::say_on_signal();
     let report = bench::run(
         &workload,
         report,
         &clock,
         &bar,
         &mut |report: &BenchReport, event| -> anyhow::Result<()> {
+            // Held until the run's row and files are written: a signal then says what they hold.
+            let mut words = crate::cli::output::last_words();
             let text = match event {
                 Event::Started => Table.header(report),
                 Event::RunDone => Table.run(report, report.runs.last().expect("a run is done")),
@@ -123,8 +132,11 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
             for (exporter, export) in &exporters {
                 export.write(&exporter.document(report), event == Event::Finished)?;
             }
-            if event != Event::Finished {
+            if event == Event::Finished {
+                words.clear();
+            } else {
                 bar.set_message(next_run(report));
+                *words = stopped(report, &exported);
             }
             Ok(())
         },
@@ -143,6 +155,24 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::from(EXIT_MISMATCH));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// What the benchmark says if a signal stops it now: how far it got, and where its runs are (the table on
+/// standard output, and the export files, `exported`, marked running; an export to a stream is written at the
+/// end alone, so it has nothing).
+fn stopped(report: &BenchReport, exported: &[String]) -> String {
+    let (done, planned) = report.timed_progress();
+    let kept = if done == 0 {
+        "no timed run had ended".to_string()
+    } else if exported.is_empty() {
+        "the table above has the runs measured".to_string()
+    } else {
+        format!(
+            "the table above has the runs measured, and so has {}, marked \"running\"",
+            exported.join(", ")
+        )
+    };
+    format!("the benchmark ended after {done} of its {planned} timed runs; {kept}")
 }
 
 /// The progress bar's words for the run that comes next.

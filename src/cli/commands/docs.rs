@@ -19,7 +19,10 @@ pub fn completions(shell: Shell) -> anyhow::Result<ExitCode> {
 /// Writes a manual page, in roff, to standard output: `nqueens(1)`, which lists every command, or with
 /// `command` the page `nqueens-COMMAND(1)` of that command and its options.
 pub fn man(command: Option<&str>) -> anyhow::Result<ExitCode> {
-    let mut top = Cli::command();
+    // Without clap's own `help` command: its page would only send the reader to the others' pages, under
+    // names no page has (`nqueens-help-count(1)`), and the top page would name `nqueens-help(1)`, which the
+    // pages installed as README says do not include.
+    let mut top = Cli::command().disable_help_subcommand(true);
     top.build();
     let page = match command {
         None => top,

@@ -50,6 +50,8 @@ pub fn run(
     }
     let split = split_depth.map_or(Split::durable(symmetry), Split::Depth);
     let plan = Plan::new(board, symmetry, split);
+    // As `count --shard` refuses it: with more shards than units, some would list nothing.
+    shard.within(&plan).map_err(|e| UsageError(e.to_string()))?;
     let fingerprint = Fingerprint::of(&plan);
     let units: Vec<&WorkUnit> = plan
         .units()
