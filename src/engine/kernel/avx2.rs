@@ -51,11 +51,10 @@ struct Consts {
     ld_lost: __m256i,
     board: __m256i,
     /// The board one column over, the look-ahead's bits up to the highest less three, the exponent of 2^31 as
-    /// a float, and -1 (see `step`).
+    /// a float, and 2, for the rows between the look-ahead's row and the bottom queen (see `step`).
     board_up: __m256i,
     high: __m256i,
     exponent_top: __m256i,
-    minus_one: __m256i,
     two: __m256i,
     /// The board's columns but the side ones, one column over (as in the AVX-512 loop).
     inner_up: __m256i,
@@ -80,7 +79,6 @@ impl Consts {
             board_up: _mm256_set1_epi32((memory.board << 1) as i32),
             high: _mm256_set1_epi32(0x1fff_ffff),
             exponent_top: _mm256_set1_epi32(127 + 31),
-            minus_one: _mm256_set1_epi32(-1),
             two: _mm256_set1_epi32(2),
             inner_up: _mm256_set1_epi32(((memory.board & !(1 | 1 << memory.last)) << 1) as i32),
             last: _mm256_set1_epi32(memory.last as i32),
@@ -353,7 +351,7 @@ unsafe fn step<const SHAPED: bool>(g: &mut Group, c: &Consts) -> Stepped {
     let exponent = _mm256_srli_epi32::<23>(_mm256_castps_si256(_mm256_cvtepi32_ps(ahead)));
     // 31 less the highest bit's place (158, the exponent's bias and 31; an empty row's 0 gives 158: no bit).
     let high = _mm256_srlv_epi32(c.high, _mm256_sub_epi32(c.exponent_top, exponent));
-    let low = _mm256_xor_si256(ahead, _mm256_add_epi32(ahead, c.minus_one));
+    let low = _mm256_xor_si256(ahead, _mm256_sub_epi32(ahead, c.one));
     let opens = _mm256_andnot_si256(closes, placed);
     // next & (high | !low), on the lanes that open a row below.
     let kept = _mm256_and_si256(

@@ -49,7 +49,8 @@ struct Consts {
     rd_lost: __m512i,
     ld_lost: __m512i,
     board: __m512i,
-    /// The board one column over, and the look-ahead's bits up to the highest less three (see `step`).
+    /// The board one column over, the look-ahead's bits up to the highest less three, and 2, for the rows
+    /// between the look-ahead's row and the bottom queen (see `step`).
     board_up: __m512i,
     high: __m512i,
     two: __m512i,
