@@ -81,7 +81,7 @@ pub(super) fn stream<T, const WIDE: bool>(
             let ld = (stacks.ld[top][lane] | bit) << 1;
             let rd = (stacks.rd[top][lane] | bit) >> 1;
             let child = (s + 1) & (SLOTS - 1);
-            let next = stacks.allow[child][lane] & !(cols | ld | rd | stacks.block[child][lane]);
+            let next = stacks.open[child][lane] & !(cols | ld | rd);
             // Written whether or not the search descends: a slot above the top is dead until rewritten.
             stacks.avail[child][lane] = next;
             stacks.cols[child][lane] = cols;
@@ -140,9 +140,9 @@ struct Stacks {
     cols: [[u64; LANES]; SLOTS],
     ld: [[u64; LANES]; SLOTS],
     rd: [[u64; LANES]; SLOTS],
-    /// The start's [`Frame`](super::Frame), row by row.
-    allow: [[u64; LANES]; SLOTS],
-    block: [[u64; LANES]; SLOTS],
+    /// The start's [`Frame`](super::Frame), row by row: the squares each row may use and no queen below
+    /// attacks (`allow & !block`).
+    open: [[u64; LANES]; SLOTS],
 }
 
 impl Default for Stacks {
@@ -152,8 +152,7 @@ impl Default for Stacks {
             cols: [[0; LANES]; SLOTS],
             ld: [[0; LANES]; SLOTS],
             rd: [[0; LANES]; SLOTS],
-            allow: [[0; LANES]; SLOTS],
-            block: [[0; LANES]; SLOTS],
+            open: [[0; LANES]; SLOTS],
         }
     }
 }
@@ -198,8 +197,7 @@ fn assign<T, const WIDE: bool>(
         let free = frame.free(row.min(n.saturating_sub(1)), masks);
         if row + 2 <= end {
             for r in row as usize..end as usize {
-                stacks.allow[r + 1][lane] = frame.allow[r];
-                stacks.block[r + 1][lane] = frame.block[r];
+                stacks.open[r + 1][lane] = frame.allow[r] & !frame.block[r];
             }
             let row = row as usize;
             stacks.avail[row + 1][lane] = free;
