@@ -361,6 +361,119 @@ fn sigint_sigterm_and_sighup_save_the_journal_and_say_how_to_resume() {
     });
 }
 
+/// Starts `nqueens ARGS` in `dir`, waits until `ready` holds, stops it with SIGTERM, and gives back its
+/// standard output and the line its signal said on standard error.
+#[cfg(unix)]
+fn stopped_by_sigterm(dir: &Path, args: &[&str], ready: impl Fn() -> bool) -> (String, String) {
+    let child = Command::new(binary())
+        .current_dir(dir)
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !ready() {
+        assert!(Instant::now() < deadline, "{args:?}: not ready in 60 s");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    let status = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let out = child.wait_with_output().unwrap();
+    let stderr = text(&out.stderr);
+    // Ended as the signal ends a process (a shell says 143).
+    use std::os::unix::process::ExitStatusExt as _;
+    assert_eq!(out.status.signal(), Some(15), "{args:?}: {stderr}");
+    let said = stderr
+        .lines()
+        .find(|l| l.starts_with("stopped by SIGTERM: "))
+        .unwrap_or_else(|| panic!("{args:?}: no word of the signal: {stderr}"))
+        .to_string();
+    (text(&out.stdout), said)
+}
+
+#[cfg(unix)]
+#[test]
+fn a_count_without_a_journal_stopped_by_a_signal_says_what_it_counted_and_where() {
+    let dir = tempfile::tempdir().unwrap();
+    // A sweep whose last board (n = 30) takes years: the signal lands while it is counted.
+    let json = dir.path().join("c.json");
+    let (stdout, said) = stopped_by_sigterm(
+        dir.path(),
+        &["count", "4..8", "30", "-t", "1", "--export-json", "c.json"],
+        || {
+            std::fs::read(&json)
+                .ok()
+                .and_then(|bytes| serde_json::from_slice::<Value>(&bytes).ok())
+                .is_some_and(|doc| doc["results"].as_array().is_some_and(|r| r.len() == 5))
+        },
+    );
+    assert_eq!(
+        said,
+        "stopped by SIGTERM: 5 of the 6 boards were counted, n = 30 was not; standard output has \
+         their rows, and so has c.json, marked \"running\"; `nqueens count 30 --checkpoint FILE` keeps \
+         a board's work when stopped, and resumes it"
+    );
+    // What it says the rows hold, they hold: the five boards, with the published totals.
+    let rows: Vec<&str> = stdout.lines().skip(1).collect();
+    assert_eq!(rows.len(), 5, "{stdout}");
+    for (row, n) in rows.iter().zip(4..=8) {
+        let fields: Vec<&str> = row.split_whitespace().collect();
+        assert_eq!(fields[0], n.to_string());
+        assert_eq!(fields[1], published_counts(n).0.to_string());
+    }
+
+    // Into a file (-o), which appears only when the count ends, beside an export that has what was counted.
+    let csv = dir.path().join("c.csv");
+    let (stdout, said) = stopped_by_sigterm(
+        dir.path(),
+        &[
+            "count",
+            "8",
+            "30",
+            "-t",
+            "1",
+            "-o",
+            "out.txt",
+            "--export-csv",
+            "c.csv",
+        ],
+        || std::fs::read_to_string(&csv).is_ok_and(|t| t.lines().count() == 2),
+    );
+    assert!(stdout.is_empty(), "{stdout}");
+    assert_eq!(
+        said,
+        "stopped by SIGTERM: 1 of the 2 boards was counted, n = 30 was not; out.txt was not written \
+         (its table is written when the count ends); c.csv has its row, marked \"running\"; \
+         `nqueens count 30 --checkpoint FILE` keeps a board's work when stopped, and resumes it"
+    );
+    assert!(!dir.path().join("out.txt").exists());
+    let leftovers: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.starts_with(".nqueens-partial-"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+
+    // One board, nothing counted yet: it says so, and how to keep a long count's work.
+    let started = dir.path().join("started");
+    let (stdout, said) = stopped_by_sigterm(
+        dir.path(),
+        &["count", "30", "-t", "1", "--export-markdown", "started"],
+        || started.exists(),
+    );
+    assert_eq!(stdout.lines().count(), 1, "the header alone: {stdout}");
+    assert_eq!(
+        said,
+        "stopped by SIGTERM: n = 30 was not finished; `nqueens count 30 --checkpoint FILE` keeps a \
+         board's work when stopped, and resumes it"
+    );
+}
+
 /// Counts shard `k` of `m` of board `n` into `dir`, returning the journal.
 fn shard(dir: &Path, n: u32, symmetry: &str, k: u32, m: u32) -> PathBuf {
     let journal = dir.join(format!("n{n}-{symmetry}-{k}-of-{m}.journal"));

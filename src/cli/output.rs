@@ -166,6 +166,16 @@ impl Output {
         }))
     }
 
+    /// Where the results go, as a message names it, and whether each piece is there as soon as it is written
+    /// (standard output, a special file) rather than when the output is finished (a file).
+    pub fn destination(&self) -> (String, bool) {
+        match self {
+            Output::Stdout(_) => ("standard output".into(), true),
+            Output::Direct { asked, .. } => (asked.display().to_string(), true),
+            Output::File(partial) => (partial.asked.display().to_string(), false),
+        }
+    }
+
     /// Whether the results go to standard output.
     pub fn is_stdout(&self) -> bool {
         matches!(self, Output::Stdout(_))

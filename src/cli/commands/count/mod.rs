@@ -108,6 +108,19 @@ pub fn run(
         (Some(d), Some(request)) => Some(checkpointed::open(request, d, options.quiet)?),
         _ => None,
     };
+    // A run without a journal says, if a signal stops it, what it had counted and where that is (a journal's
+    // run handles the signals itself: it saves the journal and says so).
+    let rows = out.destination();
+    let stopped = |done: usize| Stopped {
+        boards: &requests,
+        done,
+        rows: &rows,
+        exported: &exports,
+    };
+    if durable.is_none() {
+        *crate::cli::output::last_words() = stopped(0).words();
+        crate::cli::output::say_on_signal();
+    }
     if !gpu_unnamed {
         write_exports(&report, false)?;
         // A checkpointed run may stop before its one row: its header waits for the row, so an interrupted
@@ -161,6 +174,8 @@ pub fn run(
                 }
             }
         }
+        // Held until the row and the exports are written: a signal then says what they hold.
+        let mut words = crate::cli::output::last_words();
         if durable.is_some() {
             out.write(&exporter.header(&report))?;
         }
@@ -175,6 +190,9 @@ pub fn run(
         }
         report.results.push(result);
         write_exports(&report, false)?;
+        if durable.is_none() {
+            *words = stopped(report.results.len()).words();
+        }
     }
     bar.finish();
     report.finish();
@@ -186,6 +204,7 @@ pub fn run(
             note!("wrote {}", export.path.display());
         }
     }
+    crate::cli::output::last_words().clear();
     for mismatch in &mismatches {
         note!("error: {mismatch}");
     }
@@ -194,4 +213,82 @@ pub fn run(
     } else {
         ExitCode::from(EXIT_MISMATCH)
     })
+}
+
+/// Where a count without a journal stands, for the words a signal that stops it says: the boards it was asked
+/// for, how many of them it has counted, and where their rows are.
+struct Stopped<'a> {
+    boards: &'a [nqueens::CountRequest],
+    done: usize,
+    /// The output's name, and whether its rows are there as they are written ([`Output::destination`]).
+    rows: &'a (String, bool),
+    exported: &'a [crate::cli::output::Export],
+}
+
+impl Stopped<'_> {
+    /// `3 of the 4 boards were counted, n = 18 was not; standard output has their rows, and so has c.json,
+    /// marked "running"; ...`
+    fn words(&self) -> String {
+        let asked = self.boards.len();
+        let unfinished = self.boards.get(self.done).map(|r| r.board);
+        let mut words = match (self.done, unfinished) {
+            (_, None) => format!(
+                "all {asked} board{} counted, and the count was writing its results",
+                if asked == 1 { " was" } else { "s were" }
+            ),
+            (0, Some(board)) if asked == 1 => {
+                format!("{} was not finished", validate::board_words(board))
+            }
+            (0, Some(board)) => format!(
+                "{}, the first of {asked} boards, was not finished",
+                validate::board_words(board)
+            ),
+            (done, Some(board)) => format!(
+                "{done} of the {asked} boards {} counted, {} was not",
+                if done == 1 { "was" } else { "were" },
+                validate::board_words(board)
+            ),
+        };
+        let files: Vec<String> = self
+            .exported
+            .iter()
+            .filter(|e| e.is_file())
+            .map(|e| e.path.display().to_string())
+            .collect();
+        if self.done > 0 {
+            let rows = match self.rows {
+                (name, true) => Some(name),
+                (name, false) => {
+                    words += &format!(
+                        "; {name} was not written (its table is written when the count ends)"
+                    );
+                    None
+                }
+            };
+            let one = if self.done == 1 {
+                "its row"
+            } else {
+                "their rows"
+            };
+            match (rows, files.is_empty()) {
+                (Some(rows), true) => words += &format!("; {rows} has {one}"),
+                (Some(rows), false) => {
+                    words += &format!(
+                        "; {rows} has {one}, and so has {}, marked \"running\"",
+                        files.join(", ")
+                    )
+                }
+                (None, false) => {
+                    words += &format!("; {} has {one}, marked \"running\"", files.join(", "))
+                }
+                (None, true) => {}
+            }
+        }
+        if let Some(board) = unfinished {
+            words += &format!(
+                "; `nqueens count {board} --checkpoint FILE` keeps a board's work when stopped, and resumes it"
+            );
+        }
+        words
+    }
 }
