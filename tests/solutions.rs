@@ -199,6 +199,35 @@ fn solve_finds_the_first_solution_by_backtracking() {
 }
 
 #[test]
+fn backtracking_more_than_32_columns_warns_that_it_may_take_hours() {
+    // Asked for by name beyond where `auto` backtracks, the search says first what it may cost; a board of
+    // 40 rows and 33 columns is solved at once all the same.
+    nqueens()
+        .args(["solve", "40x33", "--method", "backtrack"])
+        .assert()
+        .success()
+        .stdout(
+            "[1,3,5,2,4,9,11,13,15,6,8,19,7,22,10,25,27,29,34,36,38,40,35,37,39,12,16,21,17,20,14,23,18]\n",
+        )
+        .stderr(predicate::str::contains(
+            "backtracking the 40x33 board for its lexicographically first solution, which with more \
+             than 32 columns may take hours",
+        ));
+    for quiet in [
+        &["solve", "40x33", "--method", "backtrack", "-q"][..],
+        &["solve", "40x8", "--method", "backtrack"],
+        &["solve", "32", "--method", "backtrack"],
+        &["solve", "40"],
+    ] {
+        nqueens()
+            .args(quiet)
+            .assert()
+            .success()
+            .stderr(predicate::str::contains("may take hours").not());
+    }
+}
+
+#[test]
 fn two_and_three_have_no_solution() {
     for n in ["2", "3"] {
         for method in ["auto", "backtrack", "construct"] {
