@@ -443,6 +443,92 @@ fn sigint_and_sigterm_remove_the_temporary_file() {
     interrupted_leaves_no_debris(&["solve", "10000000"], libc::SIGINT);
 }
 
+/// Sets the modification time of `path` to `ago` before now.
+#[cfg(unix)]
+fn age(path: &Path, ago: Duration) {
+    let file = fs::OpenOptions::new().append(true).open(path).unwrap();
+    file.set_modified(std::time::SystemTime::now() - ago)
+        .unwrap();
+}
+
+#[test]
+#[cfg(unix)]
+fn a_partial_file_left_by_kill_9_is_removed_by_the_next_run_in_its_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let start = |args: &[&str]| {
+        Command::new(binary())
+            .current_dir(dir.path())
+            .args(args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let wait_for_partials = |count: usize| {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while partials(dir.path()).len() < count {
+            assert!(Instant::now() < deadline, "no temporary file in 60 s");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        partials(dir.path())
+    };
+    // A run into its own file, still counting (n = 30 takes years): its temporary file is locked, however old
+    // it looks.
+    let mut running = start(&["count", "30", "-t", "1", "-q", "-o", "running.txt"]);
+    let live = wait_for_partials(1);
+    age(&dir.path().join(&live[0]), Duration::from_secs(3600));
+    // Another, killed with SIGKILL: nothing can clean up after it.
+    let mut killed = start(&["count", "30", "-t", "1", "-q", "-o", "killed.txt"]);
+    let both = wait_for_partials(2);
+    killed.kill().unwrap();
+    killed.wait().unwrap();
+    assert_eq!(
+        partials(dir.path()),
+        both,
+        "kill -9 leaves its temporary file"
+    );
+    let left: Vec<String> = both.into_iter().filter(|p| *p != live[0]).collect();
+    age(&dir.path().join(&left[0]), Duration::from_secs(180));
+    // Files that only look like leftovers: one of this machine too young to judge (its lock may not be taken
+    // yet), one of another machine (whose lock may not be seen here), one named as versions before the lock
+    // named theirs, a folder.
+    let this_machine = format!("{}-", live[0].rsplit_once('-').unwrap().0);
+    let young = format!("{this_machine}young1.tmp");
+    let folder = format!("{this_machine}folder1.tmp");
+    let others = [
+        (young.as_str(), 0),
+        (".nqueens-partial-elsewhere-abc123.tmp", 3600),
+        (".nqueens-partial-older", 3600),
+    ];
+    for (name, ago) in others {
+        fs::write(dir.path().join(name), "kept").unwrap();
+        age(&dir.path().join(name), Duration::from_secs(ago));
+    }
+    fs::create_dir(dir.path().join(&folder)).unwrap();
+
+    nqueens()
+        .current_dir(dir.path())
+        .args(["count", "8", "-q", "-o", "eight.txt"])
+        .assert()
+        .success()
+        .stderr(
+            // Its age as the clock says when the run looks (3m, 3m 1s on a slow machine).
+            contains(format!("removed '{}': a partial file left 3m", left[0])).and(contains(
+                " ago by an nqueens run on this machine that did not finish (killed, or the machine \
+                 stopped)\n",
+            )),
+        );
+    let mut expected: Vec<String> = others.iter().map(|(name, _)| name.to_string()).collect();
+    expected.extend([folder, live[0].clone(), "eight.txt".to_string()]);
+    expected.sort();
+    assert_eq!(names(dir.path()), expected);
+    // The run that was counting all along still has its file; stopped now, it removes it itself.
+    // SAFETY: kill only sends a signal to the child this test started.
+    unsafe { libc::kill(running.id() as i32, libc::SIGTERM) };
+    running.wait().unwrap();
+    assert!(!dir.path().join(&live[0]).exists());
+}
+
 #[test]
 #[cfg(unix)]
 fn a_checkpointed_run_stopped_by_a_signal_leaves_its_journal_and_no_temporary_file() {

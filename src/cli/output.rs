@@ -6,7 +6,8 @@
 //! written in place, since renaming a file over it would replace the device or the pipe; so is a descriptor
 //! the process already has open (`/dev/stdout`, `/dev/fd/3`), as the shell opened it. A file the run must
 //! keep (its journal, the journals merged) is refused however it is spelled. The temporary files of the
-//! process are removed when SIGINT, SIGTERM or SIGHUP ends it; only `kill -9` can leave one behind.
+//! process are removed when SIGINT, SIGTERM or SIGHUP ends it; one that `kill -9` leaves behind is removed by
+//! the next run that writes into its folder ([`PARTIAL_PREFIX`]).
 
 use crate::cli::errors::UsageError;
 use std::fs::{self, File, OpenOptions};
@@ -143,8 +144,11 @@ impl Output {
             Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
             _ => PathBuf::from("."),
         };
+        #[cfg(unix)]
+        sweep_leftovers(&dir);
         let mut builder = tempfile::Builder::new();
-        builder.prefix(".nqueens-partial-");
+        let prefix = partial_prefix();
+        builder.prefix(&prefix).suffix(PARTIAL_SUFFIX);
         // A temporary file is private (0600) by default; results are ordinary files once renamed, so they get
         // the usual mode (less the umask), or the mode of the file they replace (set below, past the umask).
         #[cfg(unix)]
@@ -154,6 +158,9 @@ impl Output {
         let temp = builder
             .tempfile_in(&dir)
             .map_err(|e| cannot(folder_trouble(&dir, &e)))?;
+        // Held until the file is renamed or removed: a free lock marks a file whose writer is gone.
+        #[cfg(unix)]
+        let _ = temp.as_file().try_lock();
         temps.push(temp.path().to_path_buf());
         drop(temps);
         if let Some(meta) = &existing {
@@ -462,6 +469,119 @@ fn folder_trouble(dir: &Path, e: &io::Error) -> String {
     } else {
         format!("the folder '{}' does not exist", dir.display())
     }
+}
+
+/// A temporary file's name: `.nqueens-partial-{host}-{random}.tmp`. Each holds an advisory lock (`flock`) from
+/// just after it is made until it is renamed or removed, so a free lock marks a file that its process left
+/// when it ended without cleaning up (`kill -9`, a crash, a power cut). Only this machine's are judged: on a
+/// folder shared over the network, a lock taken on another machine may not be seen here (an NFS mount without
+/// its lock service), and a run there could lose its result. Versions before the lock named theirs without
+/// the machine and `.tmp`; those are never taken for leftovers, since their lock says nothing.
+const PARTIAL_PREFIX: &str = ".nqueens-partial-";
+const PARTIAL_SUFFIX: &str = ".tmp";
+
+/// This machine's temporary files' prefix: [`PARTIAL_PREFIX`], the host's name (its letters, digits, dots
+/// and dashes, at most 40) and a dash.
+fn partial_prefix() -> String {
+    static PREFIX: OnceLock<String> = OnceLock::new();
+    PREFIX
+        .get_or_init(|| {
+            let mut name = [0u8; 256];
+            #[cfg(unix)]
+            // SAFETY: gethostname writes at most `name.len()` bytes into the buffer it is given.
+            let ok = unsafe { libc::gethostname(name.as_mut_ptr().cast(), name.len()) } == 0;
+            #[cfg(not(unix))]
+            let ok = false;
+            let end = name.iter().position(|&b| b == 0).unwrap_or(name.len());
+            let host: String = String::from_utf8_lossy(&name[..end])
+                .chars()
+                .filter(|c| c.is_ascii_alphanumeric() || *c == '.' || *c == '-')
+                .take(40)
+                .collect();
+            let host = if ok && !host.is_empty() {
+                host
+            } else {
+                "host".to_string()
+            };
+            format!("{PARTIAL_PREFIX}{host}-")
+        })
+        .clone()
+}
+
+/// How old a temporary file with a free lock must be to be taken for a leftover: its process locks it at once
+/// when it makes it, so a younger one may be in the instant between the two.
+const LEFTOVER_AGE: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// Removes, once a process for each folder, the temporary files an earlier run left in `dir` (see
+/// [`PARTIAL_PREFIX`]), and says so. A file that is not a regular file of that name, that is younger than
+/// [`LEFTOVER_AGE`], or whose lock another process holds (a run writing it now, on this machine or, through
+/// the file system's locks, another) is left alone, as is any that cannot be opened or locked.
+#[cfg(unix)]
+fn sweep_leftovers(dir: &Path) {
+    static SWEPT: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+    {
+        let mut swept = SWEPT.lock().unwrap_or_else(|p| p.into_inner());
+        if swept.iter().any(|d| d == dir) {
+            return;
+        }
+        swept.push(dir.to_path_buf());
+    }
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    let prefix = partial_prefix();
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        // This machine's own, and nothing more of the name: not another host whose name begins as ours.
+        let Some(random) = name
+            .strip_prefix(prefix.as_str())
+            .and_then(|rest| rest.strip_suffix(PARTIAL_SUFFIX))
+        else {
+            continue;
+        };
+        if random.is_empty() || !random.chars().all(|c| c.is_ascii_alphanumeric()) {
+            continue;
+        }
+        let path = entry.path();
+        if let Some(age) = leftover_age(&path) {
+            let shown = if dir == Path::new(".") {
+                Path::new(name)
+            } else {
+                path.as_path()
+            };
+            note!(
+                "removed '{}': a partial file left {} ago by an nqueens run on this machine that did not \
+                 finish (killed, or the machine stopped)",
+                shown.display(),
+                humantime::format_duration(std::time::Duration::from_secs(age.as_secs()))
+            );
+        }
+    }
+}
+
+/// If `path` is a leftover temporary file (see [`sweep_leftovers`]), removes it and gives its age.
+#[cfg(unix)]
+fn leftover_age(path: &Path) -> Option<std::time::Duration> {
+    let meta = fs::symlink_metadata(path).ok()?;
+    if !meta.file_type().is_file() {
+        return None;
+    }
+    let age = meta.modified().ok()?.elapsed().ok()?;
+    if age < LEFTOVER_AGE {
+        return None;
+    }
+    // Opened for writing, never truncated: a lock over NFS must be taken on a file open for writing.
+    let file = OpenOptions::new().append(true).open(path).ok()?;
+    file.try_lock().ok()?;
+    // The same file as looked at, still: not one renamed into its place since.
+    use std::os::unix::fs::MetadataExt;
+    let (now, then) = (file.metadata().ok()?, meta);
+    if (now.dev(), now.ino()) != (then.dev(), then.ino()) {
+        return None;
+    }
+    fs::remove_file(path).ok()?;
+    Some(age)
 }
 
 /// The temporary files of this process that are not complete yet.
