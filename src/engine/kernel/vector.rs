@@ -50,6 +50,9 @@
 //! n = 16 (65.6% of the nodes rather than 86.9%): n = 17 on one core of a 2-core Xeon in 0.81 to 0.93 of the
 //! time (results/kernel-variants.md, 2026-11-28).
 
+// Only the x86-64 loops use this module; elsewhere its board limit alone is read (`VECTOR_MAX_N`).
+#![cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+
 use super::{Shape, Start, Tally};
 
 /// The widest board the vector searches handle: the lanes are 32 bits, and the stack words keep two bits for
