@@ -472,6 +472,19 @@ fn a_count_without_a_journal_stopped_by_a_signal_says_what_it_counted_and_where(
         "stopped by SIGTERM: n = 30 was not finished; `nqueens count 30 --checkpoint FILE` keeps a \
          board's work when stopped, and resumes it"
     );
+
+    // A check (`verify`, `--check`): the command that keeps the board's work checks it too.
+    let checked = dir.path().join("checked");
+    let (_, said) = stopped_by_sigterm(
+        dir.path(),
+        &["verify", "27", "-t", "1", "--export-markdown", "checked"],
+        || checked.exists(),
+    );
+    assert_eq!(
+        said,
+        "stopped by SIGTERM: n = 27 was not finished; `nqueens count 27 --check --checkpoint FILE` keeps \
+         a board's work when stopped, and resumes it"
+    );
 }
 
 /// Counts shard `k` of `m` of board `n` into `dir`, returning the journal.

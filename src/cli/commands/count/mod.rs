@@ -113,6 +113,7 @@ pub fn run(
     let rows = out.destination();
     let stopped = |done: usize| Stopped {
         boards: &requests,
+        check,
         done,
         rows: &rows,
         exported: &exports,
@@ -219,6 +220,8 @@ pub fn run(
 /// for, how many of them it has counted, and where their rows are.
 struct Stopped<'a> {
     boards: &'a [nqueens::CountRequest],
+    /// Whether the counts are checked (`verify`, `--check`): the command that keeps a board's work checks it too.
+    check: bool,
     done: usize,
     /// The output's name, and whether its rows are there as they are written ([`Output::destination`]).
     rows: &'a (String, bool),
@@ -286,7 +289,8 @@ impl Stopped<'_> {
         }
         if let Some(board) = unfinished {
             words += &format!(
-                "; `nqueens count {board} --checkpoint FILE` keeps a board's work when stopped, and resumes it"
+                "; `nqueens count {board}{} --checkpoint FILE` keeps a board's work when stopped, and resumes it",
+                if self.check { " --check" } else { "" }
             );
         }
         words
