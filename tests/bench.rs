@@ -256,43 +256,32 @@ fn an_interrupted_benchmark_keeps_what_it_measured() {
 fn a_benchmark_stopped_by_a_signal_says_how_far_it_got_and_where_its_runs_are() {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("b.json");
-    let child = Command::new(assert_cmd::cargo::cargo_bin("nqueens"))
-        .args(["bench", "--n", "12", "--runs", "1000", "--threads", "1"])
-        .arg("--export-json")
-        .arg(&json)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while std::fs::read(&json)
-        .ok()
-        .and_then(|bytes| serde_json::from_slice::<BenchReport>(&bytes).ok())
-        .is_none_or(|report| report.runs.len() < 3)
-    {
-        assert!(Instant::now() < deadline, "no runs written in 60 s");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let status = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(status.success());
-    let out = child.wait_with_output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    // Ended as the signal ends a process (a shell says 143), its temporary files removed first.
-    use std::os::unix::process::ExitStatusExt as _;
-    assert_eq!(out.status.signal(), Some(15), "{stderr}");
-    let said = stderr
-        .lines()
-        .find(|l| l.starts_with("stopped by SIGTERM: "))
-        .unwrap_or_else(|| panic!("no word of the signal: {stderr}"));
+    let (_, said) = common::stopped_by_sigterm(
+        dir.path(),
+        &[
+            "bench",
+            "--n",
+            "12",
+            "--runs",
+            "1000",
+            "--threads",
+            "1",
+            "--export-json",
+            "b.json",
+        ],
+        || {
+            std::fs::read(&json)
+                .ok()
+                .and_then(|bytes| serde_json::from_slice::<BenchReport>(&bytes).ok())
+                .is_some_and(|report| report.runs.len() >= 3)
+        },
+    );
     assert!(
         said.starts_with("stopped by SIGTERM: the benchmark ended after ")
             && said.contains(
                 " of its 1000 timed runs; the table above has the runs measured, and so has "
             )
-            && said.ends_with(&format!("{}, marked \"running\"", json.display())),
+            && said.ends_with("b.json, marked \"running\""),
         "{said}"
     );
     // What it says it measured is what the table holds: a row a timed run, after the warm-up's.

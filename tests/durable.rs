@@ -3,6 +3,8 @@
 
 mod common;
 
+#[cfg(unix)]
+use common::stopped_by_sigterm;
 use common::{nqueens, published};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -359,41 +361,6 @@ fn sigint_sigterm_and_sighup_save_the_journal_and_say_how_to_resume() {
         let (t, u) = published_counts(16);
         (t, Some(u))
     });
-}
-
-/// Starts `nqueens ARGS` in `dir`, waits until `ready` holds, stops it with SIGTERM, and gives back its
-/// standard output and the line its signal said on standard error.
-#[cfg(unix)]
-fn stopped_by_sigterm(dir: &Path, args: &[&str], ready: impl Fn() -> bool) -> (String, String) {
-    let child = Command::new(binary())
-        .current_dir(dir)
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while !ready() {
-        assert!(Instant::now() < deadline, "{args:?}: not ready in 60 s");
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    std::thread::sleep(Duration::from_millis(300));
-    let status = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(status.success());
-    let out = child.wait_with_output().unwrap();
-    let stderr = text(&out.stderr);
-    // Ended as the signal ends a process (a shell says 143).
-    use std::os::unix::process::ExitStatusExt as _;
-    assert_eq!(out.status.signal(), Some(15), "{args:?}: {stderr}");
-    let said = stderr
-        .lines()
-        .find(|l| l.starts_with("stopped by SIGTERM: "))
-        .unwrap_or_else(|| panic!("{args:?}: no word of the signal: {stderr}"))
-        .to_string();
-    (text(&out.stdout), said)
 }
 
 #[cfg(unix)]

@@ -188,3 +188,44 @@ pub fn special_file(dir: &std::path::Path, name: &str) -> Option<PathBuf> {
             .is_ok())
     .then_some(stand_in)
 }
+
+/// Starts `nqueens ARGS` in `dir`, waits until `ready` holds, stops it with SIGTERM, and gives back its
+/// standard output and the line its signal said on standard error.
+#[cfg(unix)]
+pub fn stopped_by_sigterm(
+    dir: &std::path::Path,
+    args: &[&str],
+    ready: impl Fn() -> bool,
+) -> (String, String) {
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+    let child = Command::new(assert_cmd::cargo::cargo_bin("nqueens"))
+        .current_dir(dir)
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !ready() {
+        assert!(Instant::now() < deadline, "{args:?}: not ready in 60 s");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    let status = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    // Ended as the signal ends a process (a shell says 143).
+    use std::os::unix::process::ExitStatusExt as _;
+    assert_eq!(out.status.signal(), Some(15), "{args:?}: {stderr}");
+    let said = stderr
+        .lines()
+        .find(|l| l.starts_with("stopped by SIGTERM: "))
+        .unwrap_or_else(|| panic!("{args:?}: no word of the signal: {stderr}"))
+        .to_string();
+    (String::from_utf8_lossy(&out.stdout).into_owned(), said)
+}
