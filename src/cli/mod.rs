@@ -20,6 +20,7 @@ pub mod commands;
 pub mod errors;
 pub mod output;
 pub mod progress;
+pub mod signals;
 pub mod validate;
 
 use args::{Cli, Command};

@@ -22,6 +22,8 @@ pub enum Output {
     /// Standard output; each piece is flushed as soon as it is written.
     Stdout(io::Stdout),
     /// A special file (a character device such as `/dev/null` or a terminal, or a FIFO), written in place.
+    /// Unix alone tells them apart.
+    #[cfg_attr(not(unix), allow(dead_code))]
     Direct {
         /// The open file.
         file: File,
@@ -412,11 +414,6 @@ fn open_special(path: &Path, fifo: bool) -> io::Result<File> {
     OpenOptions::new().write(true).open(path)
 }
 
-#[cfg(not(unix))]
-fn open_special(path: &Path, _fifo: bool) -> io::Result<File> {
-    OpenOptions::new().write(true).open(path)
-}
-
 /// The mode of a file, as `ls -l` users read it.
 fn mode_words(meta: &fs::Metadata) -> String {
     #[cfg(unix)]
@@ -486,6 +483,7 @@ fn partial_prefix() -> String {
     static PREFIX: OnceLock<String> = OnceLock::new();
     PREFIX
         .get_or_init(|| {
+            #[cfg_attr(not(unix), allow(unused_mut))]
             let mut name = [0u8; 256];
             #[cfg(unix)]
             // SAFETY: gethostname writes at most `name.len()` bytes into the buffer it is given.
@@ -510,6 +508,7 @@ fn partial_prefix() -> String {
 
 /// How old a temporary file with a free lock must be to be taken for a leftover: its process locks it at once
 /// when it makes it, so a younger one may be in the instant between the two.
+#[cfg(unix)]
 const LEFTOVER_AGE: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// Removes, once a process for each folder, the temporary files an earlier run left in `dir` (see
@@ -659,14 +658,13 @@ fn settled_last_words() -> String {
 /// or SIGHUP, removes the temporary files, says the last words, and then ends the process as the signal would
 /// have.
 fn install_signal_cleanup() {
-    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
     static INSTALLED: OnceLock<()> = OnceLock::new();
     INSTALLED.get_or_init(|| {
-        let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
+        let Ok(mut signals) = crate::cli::signals::Stops::new() else {
             return;
         };
         std::thread::spawn(move || {
-            for sig in signals.forever() {
+            while let Some(sig) = signals.next() {
                 if SIGNALS_HANDLED.load(Ordering::SeqCst) {
                     continue;
                 }
@@ -678,11 +676,7 @@ fn install_signal_cleanup() {
                     let _ = fs::remove_file(path);
                 }
                 if !words.is_empty() {
-                    let name = match sig {
-                        SIGINT => "SIGINT",
-                        SIGTERM => "SIGTERM",
-                        _ => "SIGHUP",
-                    };
+                    let name = crate::cli::signals::name(sig);
                     use std::io::IsTerminal as _;
                     // On a terminal, off the line of a progress bar (or the ^C the terminal echoed).
                     let start = if io::stderr().is_terminal() { "\n" } else { "" };

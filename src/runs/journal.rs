@@ -290,7 +290,7 @@ pub enum JournalError {
     },
 }
 
-/// An exclusive hold on a journal file (an advisory `flock`), so that two processes never count into one
+/// An exclusive hold on a journal file (an advisory `flock` on Unix, `LockFileEx` on Windows), so that two processes never count into one
 /// journal at once: a resubmitted job whose first run is still going fails at once instead of repeating its
 /// work. The hold ends with the process, however it ends.
 #[derive(Debug)]
@@ -301,18 +301,15 @@ pub struct Lock {
 impl Lock {
     /// Takes the hold on `path`, or says that another process has it.
     pub fn take(path: &Path) -> Result<Lock, JournalError> {
-        use std::os::unix::io::AsRawFd;
         let file = File::open(path).map_err(|e| JournalError::io("open", path, e))?;
-        // SAFETY: `flock` only reads the descriptor, which `file` owns and keeps open for the call.
-        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
-            let e = io::Error::last_os_error();
-            return Err(if e.kind() == io::ErrorKind::WouldBlock {
-                JournalError::Busy {
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => {
+                return Err(JournalError::Busy {
                     path: path.to_path_buf(),
-                }
-            } else {
-                JournalError::io("lock", path, e)
-            });
+                })
+            }
+            Err(std::fs::TryLockError::Error(e)) => return Err(JournalError::io("lock", path, e)),
         }
         Ok(Lock { _file: file })
     }

@@ -9,6 +9,7 @@
 
 use crate::cli::args::DurableOptions;
 use crate::cli::errors::UsageError;
+use crate::cli::signals::{self, Stops, SIGTERM};
 use nqueens::engine::exec::Progress;
 use nqueens::report::{BoardResult, Measured};
 use nqueens::runs::checkpoint::{Checkpoint, Outcome, RunError, Spec};
@@ -16,8 +17,6 @@ use nqueens::runs::journal::JournalError;
 use nqueens::runs::ranges::Ranges;
 use nqueens::runs::shard::Shard;
 use nqueens::CountRequest;
-use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
-use signal_hook::iterator::Signals;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::time::{Duration, Instant};
@@ -208,7 +207,7 @@ fn shard_name(path: &std::path::Path, shard: Shard) -> PathBuf {
 pub struct Opened {
     checkpoint: Checkpoint,
     spec: Spec,
-    signals: Signals,
+    signals: Stops,
     _handled: crate::cli::output::SignalsHandled,
     started: Instant,
     quiet: bool,
@@ -236,7 +235,7 @@ pub fn open(request: &CountRequest, durable: &Durable, quiet: bool) -> anyhow::R
     // Caught from before the journal exists: a signal that comes while the plan is built waits for the run,
     // which then stops at once, instead of killing the process between the journal's creation and its use.
     // SIGHUP too: a run started from a terminal that closes saves what it counted, as for the others.
-    let signals = Signals::new([SIGINT, SIGTERM, SIGHUP])?;
+    let signals = Stops::new()?;
     let handled = crate::cli::output::SignalsHandled::take();
     let checkpoint = Checkpoint::open(&durable.path, &spec).map_err(|e| match e {
         // A journal of another run is a mistake in the arguments, not a failure: exit code 2.
@@ -318,13 +317,13 @@ pub fn count(
         started,
         quiet,
     } = opened;
-    let handle = signals.handle();
+    let handle = signals.closer();
     let stop = AtomicBool::new(false);
     let finished = AtomicBool::new(false);
     let signal = AtomicI32::new(0);
     let outcome = std::thread::scope(|scope| {
         scope.spawn(|| {
-            if let Some(sig) = signals.forever().next() {
+            if let Some(sig) = signals.next() {
                 signal.store(sig, Ordering::SeqCst);
                 stop.store(true, Ordering::SeqCst);
                 let deadline = Instant::now() + GRACE;
@@ -413,12 +412,7 @@ fn stopped_message(
     spec: &Spec,
     error: Option<JournalError>,
 ) -> String {
-    let name = match sig {
-        SIGINT => "SIGINT",
-        SIGTERM => "SIGTERM",
-        SIGHUP => "SIGHUP",
-        _ => "a signal",
-    };
+    let name = signals::name(sig);
     let mut command = format!(
         "nqueens count {} --symmetry {} --checkpoint {}",
         request.board,

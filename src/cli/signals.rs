@@ -1,0 +1,105 @@
+//! The signals that stop a run, waited for on a thread of the command's own: SIGINT, SIGTERM and SIGHUP on
+//! Unix, through `signal-hook`'s iterator; on Windows, where that iterator does not exist, SIGINT (Ctrl-C) and
+//! SIGTERM through its flags, looked at every 20 ms.
+
+#[cfg(unix)]
+pub use signal_hook::consts::SIGHUP;
+pub use signal_hook::consts::{SIGINT, SIGTERM};
+
+/// Windows has no SIGHUP. Unix's number, which no signal there has, keeps one name and exit code for each
+/// signal in the code that says how a run stopped.
+#[cfg(not(unix))]
+pub const SIGHUP: i32 = 1;
+
+/// The name of a signal that stops a run.
+pub fn name(signal: i32) -> &'static str {
+    match signal {
+        SIGINT => "SIGINT",
+        SIGTERM => "SIGTERM",
+        SIGHUP => "SIGHUP",
+        _ => "a signal",
+    }
+}
+
+/// SIGINT, SIGTERM and SIGHUP, caught from the moment this is made until it is dropped, for one thread to
+/// wait for ([`Stops::next`]).
+pub struct Stops {
+    #[cfg(unix)]
+    signals: signal_hook::iterator::Signals,
+    #[cfg(not(unix))]
+    caught: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    #[cfg(not(unix))]
+    closed: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+/// Ends a [`Stops::next`] that waits, from another thread.
+pub struct Closer {
+    #[cfg(unix)]
+    handle: signal_hook::iterator::Handle,
+    #[cfg(not(unix))]
+    closed: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl Stops {
+    /// Catches the signals from now on.
+    pub fn new() -> std::io::Result<Stops> {
+        #[cfg(unix)]
+        {
+            Ok(Stops {
+                signals: signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])?,
+            })
+        }
+        #[cfg(not(unix))]
+        {
+            let caught = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+            for signal in [SIGINT, SIGTERM] {
+                signal_hook::flag::register_usize(signal, caught.clone(), signal as usize)?;
+            }
+            Ok(Stops {
+                caught,
+                closed: Default::default(),
+            })
+        }
+    }
+
+    /// What ends a wait of [`Stops::next`].
+    pub fn closer(&self) -> Closer {
+        Closer {
+            #[cfg(unix)]
+            handle: self.signals.handle(),
+            #[cfg(not(unix))]
+            closed: self.closed.clone(),
+        }
+    }
+
+    /// Waits for the next signal; `None` once closed.
+    pub fn next(&mut self) -> Option<i32> {
+        #[cfg(unix)]
+        {
+            self.signals.forever().next()
+        }
+        #[cfg(not(unix))]
+        {
+            use std::sync::atomic::Ordering;
+            loop {
+                if self.closed.load(Ordering::SeqCst) {
+                    return None;
+                }
+                match self.caught.swap(0, Ordering::SeqCst) {
+                    0 => std::thread::sleep(std::time::Duration::from_millis(20)),
+                    signal => return Some(signal as i32),
+                }
+            }
+        }
+    }
+}
+
+impl Closer {
+    /// Ends the wait: [`Stops::next`] returns `None`.
+    pub fn close(&self) {
+        #[cfg(unix)]
+        self.handle.close();
+        #[cfg(not(unix))]
+        self.closed.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+}
