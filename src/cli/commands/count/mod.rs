@@ -198,14 +198,18 @@ pub fn run(
     bar.finish();
     report.finish();
     out.write(&exporter.footer(&report))?;
-    out.finish()?;
+    {
+        // Held until the output has its name: a signal says it was not written, or nothing (it is complete).
+        let mut words = crate::cli::output::last_words();
+        out.finish()?;
+        words.clear();
+    }
     write_exports(&report, true)?;
     if !options.quiet {
         for export in &exports {
             note!("wrote {}", export.path.display());
         }
     }
-    crate::cli::output::last_words().clear();
     for mismatch in &mismatches {
         note!("error: {mismatch}");
     }
