@@ -112,6 +112,70 @@ fn output_to_a_fifo_writes_into_the_pipe() {
 
 #[test]
 #[cfg(unix)]
+fn reading_a_fifo_with_no_writer_says_it_waits_for_one() {
+    use std::io::{BufRead, BufReader, Write};
+    let dir = tempfile::tempdir().unwrap();
+    let journal = dir.path().join("n8.journal");
+    nqueens()
+        .args(["count", "8", "-q", "--checkpoint"])
+        .arg(&journal)
+        .assert()
+        .success();
+    let solutions = b"2 4 1 3\n".to_vec();
+    for (command, input, says) in [
+        ("check", solutions, "1 valid, 0 invalid, 0 malformed"),
+        (
+            "merge",
+            fs::read(&journal).unwrap(),
+            "merged 1 journal: all 134 units of n = 8",
+        ),
+    ] {
+        let fifo = dir.path().join(format!("{command}-pipe"));
+        if !Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .is_ok_and(|s| s.success())
+        {
+            eprintln!("skipped: no mkfifo");
+            return;
+        }
+        // Under a minute's limit: a run that never says it waits would otherwise hang the test.
+        let mut child = Command::new("timeout")
+            .arg("60")
+            .arg(binary())
+            .arg(command)
+            .arg(&fifo)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // It says, before anything is written, what it waits for; then it reads what comes.
+        let mut stderr = BufReader::new(child.stderr.take().unwrap());
+        let mut line = String::new();
+        stderr.read_line(&mut line).unwrap();
+        assert_eq!(
+            line,
+            format!(
+                "'{}' is a FIFO with no writer yet: waiting for one\n",
+                fifo.display()
+            ),
+            "{command}"
+        );
+        fs::OpenOptions::new()
+            .write(true)
+            .open(&fifo)
+            .unwrap()
+            .write_all(&input)
+            .unwrap();
+        let mut rest = String::new();
+        std::io::Read::read_to_string(&mut stderr, &mut rest).unwrap();
+        assert!(child.wait().unwrap().success(), "{command}: {rest}");
+        assert!(rest.contains(says), "{command}: {rest}");
+    }
+}
+
+#[test]
+#[cfg(unix)]
 fn output_through_a_symlink_replaces_its_target_and_keeps_the_link() {
     let dir = tempfile::tempdir().unwrap();
     let target = dir.path().join("target.csv");

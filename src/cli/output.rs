@@ -262,6 +262,33 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     out.finish()
 }
 
+/// Opens `path` to read it. Opening a FIFO waits for a writer; if none has come after a second, that is said on
+/// standard error, so that a command that seems to hang says what it waits for.
+pub fn open_to_read(path: &Path) -> io::Result<File> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if fs::metadata(path).is_ok_and(|m| m.file_type().is_fifo()) {
+            let opened = std::sync::Arc::new(AtomicBool::new(false));
+            let watch = opened.clone();
+            let shown = path.display().to_string();
+            std::thread::spawn(move || {
+                for _ in 0..20 {
+                    std::thread::sleep(std::time::Duration::from_millis(50));
+                    if watch.load(Ordering::SeqCst) {
+                        return;
+                    }
+                }
+                note!("'{shown}' is a FIFO with no writer yet: waiting for one");
+            });
+            let file = File::open(path);
+            opened.store(true, Ordering::SeqCst);
+            return file;
+        }
+    }
+    File::open(path)
+}
+
 /// Whether `a` and `b` name the same file: the same device and inode when both exist, else the same place once
 /// links and the folders' names are resolved (a journal that a run is about to create).
 pub fn same_file(a: &Path, b: &Path) -> bool {

@@ -332,9 +332,9 @@ const MAX_HEADER_BYTES: u64 = 1 << 16;
 /// The bytes of the journal at `path`, read whole only once its first line is a sealed line: a file that is
 /// not a journal, or a device that never ends (`/dev/zero`, `/dev/urandom`), is refused after at most
 /// [`MAX_HEADER_BYTES`] instead of being read into memory until there is none left.
-fn read_journal_bytes(path: &Path) -> Result<Vec<u8>, JournalError> {
+fn read_journal_bytes(file: File, path: &Path) -> Result<Vec<u8>, JournalError> {
     let read_error = |e| JournalError::io("read", path, e);
-    let mut reader = io::BufReader::new(File::open(path).map_err(read_error)?);
+    let mut reader = io::BufReader::new(file);
     let mut bytes = Vec::new();
     (&mut reader)
         .take(MAX_HEADER_BYTES)
@@ -369,7 +369,13 @@ impl Contents {
     /// Reads and checks the journal at `path`. A damaged last line is taken for a write that a kill
     /// interrupted and dropped; a damaged line anywhere else is an error.
     pub fn read(path: &Path) -> Result<Contents, JournalError> {
-        let bytes = read_journal_bytes(path)?;
+        let file = File::open(path).map_err(|e| JournalError::io("read", path, e))?;
+        Contents::read_from(file, path)
+    }
+
+    /// [`Contents::read`] from `file`, opened already (by a caller that says why an open waits), as `path`.
+    pub fn read_from(file: File, path: &Path) -> Result<Contents, JournalError> {
+        let bytes = read_journal_bytes(file, path)?;
         let corrupt = |line: usize, why: String| JournalError::Corrupt {
             path: path.to_path_buf(),
             line,

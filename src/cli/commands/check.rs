@@ -6,7 +6,6 @@ use crate::cli::output::{Output, Writer};
 use crate::cli::validate;
 use nqueens::solutions::checker;
 use nqueens::solutions::notation::{Notation, Reader};
-use std::fs::File;
 use std::io::{self, BufRead, BufReader, BufWriter, Write};
 use std::path::Path;
 use std::process::ExitCode;
@@ -29,7 +28,7 @@ pub fn run(
                 return Err(cannot("it is a directory; name a file of solutions".into()).into());
             }
             Box::new(BufReader::new(
-                File::open(p).map_err(|e| cannot(e.to_string()))?,
+                crate::cli::output::open_to_read(p).map_err(|e| cannot(e.to_string()))?,
             ))
         }
     };

@@ -5,7 +5,7 @@ use crate::cli::errors::UsageError;
 use crate::cli::output::Output;
 use nqueens::report::export::{Columns, Format};
 use nqueens::report::{BoardResult, Check, Measured, Report};
-use nqueens::runs::journal::Contents;
+use nqueens::runs::journal::{Contents, JournalError};
 use nqueens::runs::merge::{merge, Source};
 use nqueens::Symmetry;
 use std::path::{Path, PathBuf};
@@ -47,7 +47,9 @@ pub fn run(
             ))
             .into());
         }
-        let contents = Contents::read(path)?;
+        let file = crate::cli::output::open_to_read(path)
+            .map_err(|e| JournalError::io("read", path, e))?;
+        let contents = Contents::read_from(file, path)?;
         if let Some(line) = contents.torn {
             note!(
                 "warning: '{}' ends in a torn line ({line}), left by an interrupted write; its unit counts as \

@@ -135,7 +135,7 @@ fn read(path: &Path) -> Result<Input, UsageError> {
     let cannot = |why: String| UsageError(format!("cannot plot '{}': {why}", path.display()));
     // Parsed as it is read, so that a file that is not JSON, or a device that never ends (`/dev/zero`), is
     // refused at its first wrong byte rather than read whole into memory.
-    let file = std::fs::File::open(path).map_err(|e| cannot(e.to_string()))?;
+    let file = crate::cli::output::open_to_read(path).map_err(|e| cannot(e.to_string()))?;
     let value: serde_json::Value =
         serde_json::from_reader(std::io::BufReader::new(file)).map_err(|e| match e.classify() {
             serde_json::error::Category::Io => cannot(e.to_string()),
