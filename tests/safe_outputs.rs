@@ -33,6 +33,15 @@ fn partials(dir: &Path) -> Vec<String> {
         .collect()
 }
 
+/// Makes a FIFO at `path`; false where `mkfifo` cannot (the test then skips that part).
+#[cfg(unix)]
+fn made_fifo(path: &Path) -> bool {
+    Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
 #[cfg(unix)]
 fn mode(path: &Path) -> u32 {
     use std::os::unix::fs::PermissionsExt;
@@ -84,8 +93,7 @@ fn output_to_a_fifo_writes_into_the_pipe() {
     use std::os::unix::fs::FileTypeExt;
     let dir = tempfile::tempdir().unwrap();
     let fifo = dir.path().join("pipe");
-    let made = Command::new("mkfifo").arg(&fifo).status();
-    if !made.is_ok_and(|s| s.success()) {
+    if !made_fifo(&fifo) {
         eprintln!("skipped: no mkfifo");
         return;
     }
@@ -131,11 +139,7 @@ fn reading_a_fifo_with_no_writer_says_it_waits_for_one() {
         ),
     ] {
         let fifo = dir.path().join(format!("{command}-pipe"));
-        if !Command::new("mkfifo")
-            .arg(&fifo)
-            .status()
-            .is_ok_and(|s| s.success())
-        {
+        if !made_fifo(&fifo) {
             eprintln!("skipped: no mkfifo");
             return;
         }
@@ -970,11 +974,7 @@ fn wrong_places_for_files_are_usage_errors_that_name_them() {
     #[cfg(unix)]
     {
         let fifo = dir.path().join("pipe");
-        if Command::new("mkfifo")
-            .arg(&fifo)
-            .status()
-            .is_ok_and(|s| s.success())
-        {
+        if made_fifo(&fifo) {
             nqueens()
                 .args(["count", "8", "--checkpoint"])
                 .arg(&fifo)
@@ -1060,11 +1060,7 @@ fn an_export_to_a_stream_gets_one_whole_document_when_the_run_ends() {
     // rewrite used to add another document to what the reader got (four for two boards).
     let dir = tempfile::tempdir().unwrap();
     let fifo = dir.path().join("pipe");
-    if !Command::new("mkfifo")
-        .arg(&fifo)
-        .status()
-        .is_ok_and(|s| s.success())
-    {
+    if !made_fifo(&fifo) {
         eprintln!("skipped: no mkfifo");
         return;
     }

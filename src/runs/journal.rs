@@ -290,9 +290,10 @@ pub enum JournalError {
     },
 }
 
-/// An exclusive hold on a journal file (an advisory `flock` on Unix, `LockFileEx` on Windows), so that two processes never count into one
-/// journal at once: a resubmitted job whose first run is still going fails at once instead of repeating its
-/// work. The hold ends with the process, however it ends.
+/// An exclusive hold on a journal file (an advisory `flock` on Unix, `LockFileEx` on Windows: the standard
+/// library's `File::try_lock`), so that two processes never count into one journal at once: a resubmitted job
+/// whose first run is still going fails at once instead of repeating its work. The hold ends with the process,
+/// however it ends.
 #[derive(Debug)]
 pub struct Lock {
     _file: File,
