@@ -3,8 +3,8 @@
 //! `cargo run --release --example gpu_levels [FROM] [TO] [TASKS]` (boards 16 to 24 by default; boards from 22 on
 //! count the levels of the first TASKS million tasks' batches only, 20 by default). The blocks are an H100's
 //! and H200's: 228 KiB of shared memory a multiprocessor, 1 KiB of it taken for each block, 128 threads a block;
-//! and in brackets those of the loop that closes the last row without a turn (`NQ_AHEAD_LAST`), whose stack has
-//! no level for that row on a square board (`Turns::unpushed_last`).
+//! and in brackets those of the program's loop on a square board, whose stack has no level for the last row
+//! (`Turns::unpushed_last`: the look-ahead closes that row without a turn).
 
 mod common;
 

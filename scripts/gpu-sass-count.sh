@@ -3,10 +3,10 @@
 #
 #   scripts/gpu-sass-count.sh                        src/gpu/count.cu as the program builds it for boards 19 to
 #                                                    24 wide (sm_90, NQ_UNROLL=16u with two sentinels of 8
-#                                                    squares, blocks of 128 threads, the look-ahead: 530 for
+#                                                    squares, blocks of 128 threads, the look-ahead: 476 for
 #                                                    sixteen turns; narrower boards: eight turns on one
-#                                                    sentinel of 8, wider ones: eight on two of 4, the
-#                                                    kernel's default: 270)
+#                                                    sentinel of 8, 248; wider ones: eight on two of 4, the
+#                                                    kernel's default: 252)
 #   scripts/gpu-sass-count.sh -D NQ_UNROLL=4u        the same with a switch of the kernel (as NQUEENS_GPU_DEFINES;
 #                                                    -D NQ_PLAIN, without the look-ahead: 315 for sixteen
 #                                                    turns, 165 for eight; -D NQ_PLAIN -D NQ_TURN_C: 325 for
@@ -19,9 +19,9 @@
 #                                                    ask for, each assembled (one that does not fails the
 #                                                    script: hand-written PTX is checked only here without a
 #                                                    GPU), its loop's shortest path, that a turn and
-#                                                    that a node (the look-ahead, the default: 0.71 of a
-#                                                    turn a node, 0.708 with NQ_AHEAD_LAST; a turn a node
-#                                                    without it)
+#                                                    that a node (the look-ahead, the default: 0.708 of a
+#                                                    turn a node, its dead ends and last row taking none; a
+#                                                    turn a node without it)
 #   SASS_ARCH=sm_80 scripts/gpu-sass-count.sh        another architecture
 #   SASS_DUMP=1 ...                                  also prints the loop's SASS
 #   SASS_PIPES=1 ...                                 also prints the shortest path's instructions by the pipe
@@ -45,9 +45,10 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 if [ "${1:-}" = --all ]; then
-  # A turn is a node without the look-ahead (NQ_PLAIN); with it, the turns are about 71% of the nodes at
-  # n = 19 (70.8% with NQ_AHEAD_LAST, whose solutions take no turn; tests/gpu_ptx.rs, `instructions_a_node`,
-  # results/gpu.md). (The variants a GPU measured slower went from the kernel in the twenty-seventh session.)
+  # A turn is a node without the look-ahead (NQ_PLAIN); with it, the turns are 70.8% of the nodes at n = 19
+  # (its dead ends and the last row's solutions take none; tests/gpu_ptx.rs, `instructions_a_node`,
+  # results/gpu.md). (The variants a GPU measured slower went from the kernel in the twenty-seventh and
+  # thirty-second sessions.) "square": as the program builds the kernel for a square board (NQ_LAST_UNPUSHED).
   printf '%-52s %8s %8s %8s\n' "variant (turns between tests, sentinels)" shortest "a turn" "a node"
   while read -r turns share label defines; do
     # shellcheck disable=SC2086 # the defines are words
@@ -58,25 +59,15 @@ if [ "${1:-}" = --all ]; then
       "$(awk -v s="$shortest" -v t="$turns" 'BEGIN{printf "%.2f", s/t}')" \
       "$(awk -v s="$shortest" -v t="$turns" -v r="$share" 'BEGIN{printf "%.2f", s/t*r}')"
   done <<'LIST'
-16 0.71 default,16,2x8(boards19-24) -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
-8 0.71 default,8,1x8(boards-to-18) -D NQ_UNROLL=8u -D NQ_SENTINEL_SQUARES=8u
-8 0.71 default,8,2x4(boards25-28) -D NQ_UNROLL=8u -D NQ_SENTINEL_SQUARES=4u
-16 0.71 NQ_TURN_C,16,2x8 -D NQ_TURN_C -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
-16 0.71 NQ_UNCOUNTED,16,2x8 -D NQ_UNCOUNTED -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
-16 0.71 NQ_AHEAD_XOR,16,2x8 -D NQ_AHEAD_XOR -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
-8 0.71 NQ_AHEAD_XOR,8,1x8 -D NQ_AHEAD_XOR -D NQ_UNROLL=8u -D NQ_SENTINEL_SQUARES=8u
-16 0.71 NQ_AHEAD_XOR+NQ_UNCOUNTED,16,2x8 -D NQ_AHEAD_XOR -D NQ_UNCOUNTED -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
-16 0.71 NQ_AHEAD_CHILDREN,16,2x8 -D NQ_AHEAD_CHILDREN -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
-16 0.71 NQ_AHEAD_XOR+NQ_AHEAD_CHILDREN,16,2x8 -D NQ_AHEAD_XOR -D NQ_AHEAD_CHILDREN -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
-16 0.708 NQ_AHEAD_CHILDREN+NQ_AHEAD_LAST,16,2x8 -D NQ_AHEAD_CHILDREN -D NQ_AHEAD_LAST -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
-16 0.708 NQ_AHEAD_XOR+CHILDREN+LAST,16,2x8 -D NQ_AHEAD_XOR -D NQ_AHEAD_CHILDREN -D NQ_AHEAD_LAST -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
-8 0.708 NQ_AHEAD_XOR+CHILDREN+LAST,8,1x8 -D NQ_AHEAD_XOR -D NQ_AHEAD_CHILDREN -D NQ_AHEAD_LAST -D NQ_UNROLL=8u -D NQ_SENTINEL_SQUARES=8u
-16 0.708 NQ_AHEAD_XOR+CHILDREN+LAST+NQ_LAST_UNPUSHED,16,2x8 -D NQ_AHEAD_XOR -D NQ_AHEAD_CHILDREN -D NQ_AHEAD_LAST -D NQ_LAST_UNPUSHED -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
-8 0.708 NQ_AHEAD_XOR+CHILDREN+LAST+NQ_LAST_UNPUSHED,8,1x8 -D NQ_AHEAD_XOR -D NQ_AHEAD_CHILDREN -D NQ_AHEAD_LAST -D NQ_LAST_UNPUSHED -D NQ_UNROLL=8u -D NQ_SENTINEL_SQUARES=8u
-16 0.708 NQ_AHEAD_XOR+CHILDREN+LAST+NQ_PUSH_LAST,16,2x8 -D NQ_AHEAD_XOR -D NQ_AHEAD_CHILDREN -D NQ_AHEAD_LAST -D NQ_PUSH_LAST -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
-16 0.708 NQ_AHEAD_XOR+CHILDREN+LAST+KEPT_FIRST+PUSH_LAST,16,2x8 -D NQ_AHEAD_XOR -D NQ_AHEAD_CHILDREN -D NQ_AHEAD_LAST -D NQ_AHEAD_KEPT_FIRST -D NQ_PUSH_LAST -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
-16 0.708 NQ_AHEAD_XOR+CHILDREN+LAST+NQ_UNCOUNTED,16,2x8 -D NQ_AHEAD_XOR -D NQ_AHEAD_CHILDREN -D NQ_AHEAD_LAST -D NQ_UNCOUNTED -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
-16 0.71 NQ_AHEAD_XOR+NQ_UNCOUNTED+NQ_PUSH_LAST,16,2x8 -D NQ_AHEAD_XOR -D NQ_UNCOUNTED -D NQ_PUSH_LAST -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
+16 0.708 default,16,2x8(boards19-24) -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
+16 0.708 default,16,2x8,square(n19-24) -D NQ_LAST_UNPUSHED -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
+8 0.708 default,8,1x8(boards-to-18) -D NQ_UNROLL=8u -D NQ_SENTINEL_SQUARES=8u
+8 0.708 default,8,1x8,square(n-to-18) -D NQ_LAST_UNPUSHED -D NQ_UNROLL=8u -D NQ_SENTINEL_SQUARES=8u
+8 0.708 default,8,2x4(boards25-28) -D NQ_UNROLL=8u -D NQ_SENTINEL_SQUARES=4u
+8 0.708 default,8,2x4,square(n25-28) -D NQ_LAST_UNPUSHED -D NQ_UNROLL=8u -D NQ_SENTINEL_SQUARES=4u
+16 0.708 NQ_TURN_C,16,2x8 -D NQ_TURN_C -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
+16 0.708 NQ_UNCOUNTED,16,2x8 -D NQ_UNCOUNTED -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
+16 0.708 NQ_UNCOUNTED,16,2x8,square -D NQ_UNCOUNTED -D NQ_LAST_UNPUSHED -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
 16 1 NQ_PLAIN,16,2x8 -D NQ_PLAIN -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
 8 1 NQ_PLAIN,8,1x8 -D NQ_PLAIN -D NQ_UNROLL=8u -D NQ_SENTINEL_SQUARES=8u
 8 1 NQ_PLAIN,8,2x4 -D NQ_PLAIN -D NQ_UNROLL=8u -D NQ_SENTINEL_SQUARES=4u

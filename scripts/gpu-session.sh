@@ -19,9 +19,8 @@
 #         without it); queues (the twenty-second's: the program's two hardware queues a GPU against the
 #         driver's eight, small and large boards); profile (the twenty-second's: what binds the look-ahead's
 #         loop, fewer blocks a multiprocessor and Nsight Compute); launches (the twenty-fifth's: launches with
-#         a budget, as a GPU that drives a display gets them, exact and what they cost); next (the twenty-fourth
-#         and twenty-fifth's plan for the next GPU: launches, ahead without n = 22, queues and profile, in one
-#         call)
+#         a budget, as a GPU that drives a display gets them, exact and what they cost); next (the thirty-second's
+#         plan for the next GPU: targets, peers, ahead without n = 22 and profile, in one call)
 # OUT     a folder for the logs and reports (the device's $OUT); each part writes OUT/PART.txt
 # BINARY  nqueens built on the development machine with `cargo build --release --features cuda` (generic
 #         x86-64: the loops are picked at run time) and carried over; target/release/nqueens by default.
@@ -289,6 +288,12 @@ profile_batch() {
     echo "# Nsight Compute: the third batch of n = 20"
     timeout "$1" "$ncu" --set full --launch-skip 2 --launch-count 1 -k count_tasks "$B" count 20 --backend gpu \
       -q 2>&1 | grep -vE "^==PROF==|^ *$" | head -400
+    # Each SASS instruction's counters (the thirty-first session's profile found 21% of the shared memory's
+    # wavefronts excessive, without saying which accesses make them): whole, to its own file.
+    echo "# Nsight Compute, each instruction's counters: $out/profile-source.txt"
+    timeout "$1" "$ncu" --section SourceCounters --page source --print-source sass --csv --launch-skip 2 \
+      --launch-count 1 -k count_tasks "$B" count 20 --backend gpu -q > "$out/profile-source.txt" 2>&1
+    grep -c . "$out/profile-source.txt"
   else
     echo "# no ncu"
   fi
@@ -458,50 +463,15 @@ turn() {
 
 ahead() {
   # The look-ahead (a dead end counted without a turn of its own; the nineteenth session's NQ_AHEAD, the default
-  # since the twenty-second: 33.1 SASS instructions a turn, about 71% of the nodes as turns, where the loop
-  # without it, NQ_PLAIN, takes 20.0 a node), as part `turn` measures turns: exactness (boards 4 to 18,
-  # rectangles; the nodes against the default's), then n = 20, 21 and 19 interleaved, n = 22 once each (CAP22=0
-  # leaves it out: about 30 s a kernel). Against it: NQ_UNCOUNTED, the look-ahead's three instructions of
-  # counting the dead ends left out (494 rather than 530; it reports no node, so its rectangles' nodes differ
-  # from the default's, as they must): whether leaving the GPU's nodes uncounted (the issue allows it) pays
-  # (one instruction more a turn, the probe NQ_PROBE_ALU, cost 2.0 to 2.6% on an H200); NQ_AHEAD_XOR (the
-  # twenty-third session's: the row ahead one column over, 514 rather than 530, the same dead ends); and the
-  # twenty-fourth session's
-  # NQ_AHEAD_XOR NQ_AHEAD_CHILDREN NQ_AHEAD_LAST (476: the nodes counted as each turn's children, the last row
-  # closed without a turn and without the far bit; its chain from the table's load to the push's test one
-  # operation longer), and with NQ_PUSH_LAST (478: the push's add after the stack's accesses, the chain as
-  # long as the default's), and with NQ_AHEAD_KEPT_FIRST too (496: the push's test one operation after the
-  # table's load, the shortest chain of all, for 20 instructions more): the three say whether the chain or the
-  # instructions count (on a square board their stack has no level for the last row, NQ_LAST_UNPUSHED: at
-  # n = 20 a sixth block a multiprocessor, which part profile weighs). Their nodes are the default's:
-  # uncounted, they would save one instruction in sixteen turns, so NQ_UNCOUNTED is timed alone, the kernel of
-  # --uncounted-nodes as it is. Left out since
-  # the twenty-second session measured it on an H200 (add it to TURNS to see it on another card): the
-  # twenty-first session's default (NQ_PLAIN NQ_TURN_C, 13 to 14% slower).
-  TURNS=${TURNS:-default NQ_AHEAD_XOR,NQ_AHEAD_CHILDREN,NQ_AHEAD_LAST NQ_AHEAD_XOR,NQ_AHEAD_CHILDREN,NQ_AHEAD_LAST,NQ_PUSH_LAST NQ_AHEAD_XOR,NQ_AHEAD_CHILDREN,NQ_AHEAD_LAST,NQ_AHEAD_KEPT_FIRST,NQ_PUSH_LAST NQ_AHEAD_XOR NQ_UNCOUNTED} turn
-}
-
-# fastest_at_21 FILE: the defines of the kernel whose kernels' time at n = 21 was least on average in FILE
-# (what part ahead printed), or nothing where that is the default's or FILE has no such runs. Kernels that
-# leave the nodes uncounted are not candidates: the default counts them.
-fastest_at_21() {
-  [ -s "$1" ] || return 0
-  awk '
-    /^# n = [0-9]+, defines: / {
-      n = $4; sub(/,$/, "", n)
-      d = $0; sub(/^# n = [0-9]+, defines: /, "", d)
-      if (d ~ /^none/) d = ""
-      next
-    }
-    n == 21 && d !~ /NQ_UNCOUNTED/ && / s of kernels/ {
-      line = $0; sub(/ s of kernels.*/, "", line); k = line; sub(/.* /, "", k)
-      sum[d] += k; runs[d]++
-    }
-    END {
-      for (d in sum) if (!found || sum[d] / runs[d] < least) { least = sum[d] / runs[d]; pick = d; found = 1 }
-      printf "%s", pick
-    }
-  ' "$1"
+  # since the twenty-second, in the form the thirty-first timed fastest on an H200 and the thirty-second made the
+  # default: the row ahead one column over, the nodes counted as each turn's children, the last row closed
+  # without a turn, the push's step last; 476 SASS instructions for sixteen turns, 70.8% of the nodes as turns),
+  # as part `turn` measures turns: exactness (boards 4 to 18, rectangles; the nodes against the default's), then
+  # n = 20, 21 and 19 interleaved, n = 22 once each (CAP22=0 leaves it out: about 30 s a kernel). Against it:
+  # NQ_UNCOUNTED (474: the kernel of --uncounted-nodes; it reports no node, so its rectangles' nodes differ from
+  # the default's, as they must), and the loop without the look-ahead (NQ_PLAIN, 315; 13 to 14% slower than the
+  # look-ahead's first form on an H200 in the twenty-second session, in its turn in C).
+  TURNS=${TURNS:-default NQ_UNCOUNTED NQ_PLAIN} turn
 }
 
 launches() {
@@ -570,9 +540,9 @@ profile() {
   # latency, more of them would help and fewer would hurt: at most 5, 4 and 3 blocks a multiprocessor at
   # n = 20 and 4 at n = 21 rather than all that fit (NQUEENS_GPU_MOST_BLOCKS: shared memory padded so that no
   # more fit, whatever the kernel's bytes a thread; the fourteenth session's pads, without the look-ahead, cost
-  # 6% for 4 blocks and 27% for 3), interleaved. With NQ_AHEAD_LAST (the twenty-sixth session's stack without a
-  # level for the last row) 6 fit at n = 20, 5 at n = 21 with sixteen turns and 6 with eight (NQ_UNROLL=8u,
-  # timed beside): what a sixth block is worth. n = 21 also in blocks of 64 and 96 threads. Then Nsight
+  # 6% for 4 blocks and 27% for 3), interleaved. With the stack without a level for the last row (the
+  # twenty-sixth session's, the default on a square board since the thirty-second) 6 fit at n = 20, 5 at n = 21
+  # with sixteen turns and 6 with eight (NQ_UNROLL=8u, timed beside): what a sixth block is worth. n = 21 also in blocks of 64 and 96 threads. Then Nsight
   # Systems on n = 19 (its batches' copies and kernels) and Nsight Compute on n = 20's third batch (stall
   # reasons, issue slots, the pipes' use). About 3 minutes.
   nvidia-smi -L
@@ -586,7 +556,7 @@ profile() {
       # for the last row, 64 a block hold 22 warps a multiprocessor at n = 21 where 128 hold 20; without,
       # 96 hold 21).
       if [ "$round" = 1 ]; then runs=(all 4 t64 t96); else runs=(all t64); fi
-      if [[ "${NQUEENS_GPU_DEFINES:-}" == *NQ_AHEAD_LAST* ]]; then runs+=(eight); fi
+      if [[ "${NQUEENS_GPU_DEFINES:-}" != *NQ_PLAIN* ]]; then runs+=(eight); fi
     fi
     for most in "${runs[@]}"; do
       case "$most" in
@@ -650,32 +620,17 @@ case "$part" in
     for p in check small variants peers bench cpu; do run_part $p 2>&1 | tee "$out/$p.txt"; done
     ;;
   next)
-    # What the next session with a GPU runs first (the twenty-fourth and twenty-fifth sessions' plan), in one
-    # call of about nine minutes: ahead without n = 22 (six kernels, about three minutes: the kernel's next
-    # default), launches (40 seconds: the launches with a budget, exact and what they cost), queues, then
-    # profile, each to its own file; on an H100 the issue's table after ahead (targets, n = 22 capped at
-    # 100 s). A part is not begun once NEXT_BUDGET seconds (420) have gone.
-    # `scripts/gpu-turns-summary.sh OUT/ahead.txt` sums up ahead.
-    # Parts targets (on an H100) and profile run the kernel that ahead found fastest at n = 21
-    # (NQUEENS_GPU_DEFINES, said in the first line of their files), the one the program is to take as its
-    # default.
-    parts="ahead launches queues profile"
-    if nvidia-smi -L 2> /dev/null | grep -q H100; then
-      parts="ahead targets launches queues profile"
-    fi
+    # What the next session with a GPU runs first (the thirty-second session's plan), in one call of about
+    # seven minutes: the issue's boards with the kernel's new default (targets: n = 17 and 19 twice, 21, and 22
+    # capped at 100 s), ygch side by side at n = 20 and 21 (peers: copy ../shared/peers to .peers/ and carry
+    # it), the default against the nodes uncounted and the loop without the look-ahead at n = 19 to 21 (ahead
+    # without n = 22), then profile, each to its own file. A part is not begun once NEXT_BUDGET seconds (420)
+    # have gone. `scripts/gpu-turns-summary.sh OUT/ahead.txt` sums up ahead.
     cap=${CAP22:-}
-    for p in $parts; do
+    for p in targets peers ahead profile; do
       if [ "$p" = targets ]; then export CAP22=${cap:-100}; else export CAP22=${cap:-0}; fi
       if [ "$SECONDS" -gt "${NEXT_BUDGET:-420}" ]; then
         echo "# $p not begun: ${NEXT_BUDGET:-420} s have gone" | tee "$out/$p.txt"
-        continue
-      fi
-      if [ "$p" = targets ] || [ "$p" = profile ]; then
-        best=$(fastest_at_21 "$out/ahead.txt")
-        (
-          echo "# the kernel: NQUEENS_GPU_DEFINES=${best:-(none: the default)}, the fastest of part ahead at n = 21"
-          NQUEENS_GPU_DEFINES=$best run_part $p 2>&1
-        ) | tee "$out/$p.txt"
         continue
       fi
       run_part $p 2>&1 | tee "$out/$p.txt"

@@ -683,14 +683,14 @@ fn the_gpu_backend_says_what_is_missing_before_writing_anything() {
 fn a_kernel_switch_that_is_no_choice_is_refused_before_anything_runs() {
     // `NQUEENS_GPU_DEFINES` picks the kernel's variants for measuring: 3 turns between tests for a task's end
     // is no choice, the sentinels' squares are the program's to fit to the board, a variant measured slower
-    // and removed is no switch any more, and the last row closed without a turn is a form of the nodes counted
-    // as children, which must be named too. Refused as bad input (exit 2), with or without the GPU backend in
-    // the build.
+    // and removed is no switch any more, and the loop without the look-ahead does not take the name of the
+    // look-ahead's form. Refused as bad input (exit 2), with or without the GPU backend in the build.
     for (defines, n) in [
         ("NQ_PLAIN NQ_UNROLL=3u", "8"),
         ("NQ_SENTINEL_SQUARES=8u", "26"),
         ("NQ_AHEAD_XOR NQ_SOA", "20"),
-        ("NQ_AHEAD_LAST", "12"),
+        ("NQ_AHEAD_KEPT_FIRST", "12"),
+        ("NQ_PLAIN NQ_AHEAD_XOR", "12"),
     ] {
         nqueens()
             .env("NQUEENS_GPU_DEFINES", defines)

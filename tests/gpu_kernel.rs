@@ -17,19 +17,16 @@ mod units;
 use units::{cut, deep_start, plan_starts};
 
 /// The kernel's variants (its `NQ_*` switches): the default (the stack in two pairs of words a level, the
-/// look-ahead, eight turns between tests for a task's end, two sentinels of four squares: the program's choice
-/// for boards 25 to 28 wide), the program's choice for boards to 24 wide (one sentinel of eight squares),
-/// four, two and one turns, four sentinels of two squares, the block's threads fixed as the program builds
-/// it; a kernel that trusts its counters for fewer turns than its words hold, with and without the
-/// look-ahead; sixteen turns; the loop without the look-ahead (`NQ_PLAIN`: a turn a node, the default to the
-/// twenty-first session); the look-ahead's row taken one column over (`NQ_AHEAD_XOR`); the look-ahead's nodes
-/// counted as each turn's children (`NQ_AHEAD_CHILDREN`), and with them the last row closed without a turn
-/// (`NQ_AHEAD_LAST`), in both forms of the look-ahead, with eight, sixteen and one turns, uncounted, and with
-/// the kept squares made before the table's word (`NQ_AHEAD_KEPT_FIRST`); and those of them the program
-/// builds on a square board with the stack and table sized without the last row (`NQ_LAST_UNPUSHED`), which
-/// take only tasks whose rows end with no free column. (The variants a GPU measured slower went from the
-/// kernel in the twenty-seventh session, and from here with them.)
-const VARIANTS: [&str; 31] = [
+/// look-ahead in the form an H200 timed fastest, eight turns between tests for a task's end, two sentinels of
+/// four squares: the program's choice for boards 25 to 28 wide), the program's choice for boards to 24 wide
+/// (one sentinel of eight squares), four, two and one turns, four sentinels of two squares, the block's threads
+/// fixed as the program builds it; a kernel that trusts its counters for fewer turns than its words hold, with
+/// and without the look-ahead; sixteen turns; the loop without the look-ahead (`NQ_PLAIN`: a turn a node, the
+/// default to the twenty-first session); the nodes uncounted (`NQ_UNCOUNTED`); and those the program builds on
+/// a square board with the stack and table sized without the last row (`NQ_LAST_UNPUSHED`), which take only
+/// tasks whose rows end with no free column. (The variants a GPU measured slower went from the kernel in the
+/// twenty-seventh and thirty-second sessions, and from here with them.)
+const VARIANTS: [&str; 22] = [
     "-DNQ_DEFAULT",
     "-DNQ_UNROLL=8u -DNQ_SENTINEL_SQUARES=8u",
     "-DNQ_UNROLL=4u -DNQ_SENTINEL_SQUARES=4u",
@@ -38,8 +35,10 @@ const VARIANTS: [&str; 31] = [
     "-DNQ_UNROLL=8u -DNQ_SENTINEL_SQUARES=2u",
     // As the program builds it: the block's threads fixed (host.h's four).
     "-DNQ_THREADS=4u -DNQ_UNROLL=8u -DNQ_SENTINEL_SQUARES=8u",
-    // Counters trusted below 2^7 turns: tasks of more mark their units.
-    "-DNQ_TRUSTED_TURNS_LOG=7u",
+    "-DNQ_THREADS=4u -DNQ_UNROLL=1u -DNQ_SENTINEL_SQUARES=1u",
+    // Counters trusted below 2^7 turns: tasks of more mark their units. (The look-ahead's loop, built for a
+    // rectangle, trusts them for 2^5 times fewer turns than that says: a turn may count 28 solutions.)
+    "-DNQ_TRUSTED_TURNS_LOG=12u",
     "-DNQ_PLAIN -DNQ_TRUSTED_TURNS_LOG=7u",
     // Sixteen turns, as `NQUEENS_GPU_DEFINES=NQ_UNROLL=16` asks: two sentinels of eight squares (boards to 24
     // wide), four of four (to 28 wide), the block's threads fixed.
@@ -48,23 +47,13 @@ const VARIANTS: [&str; 31] = [
     "-DNQ_PLAIN",
     "-DNQ_PLAIN -DNQ_UNROLL=16u -DNQ_SENTINEL_SQUARES=8u",
     "-DNQ_PLAIN -DNQ_THREADS=4u -DNQ_UNROLL=1u -DNQ_SENTINEL_SQUARES=1u",
-    "-DNQ_AHEAD_XOR",
-    "-DNQ_AHEAD_XOR -DNQ_UNROLL=16u -DNQ_SENTINEL_SQUARES=8u",
-    "-DNQ_AHEAD_XOR -DNQ_THREADS=4u -DNQ_UNROLL=1u -DNQ_SENTINEL_SQUARES=1u",
-    "-DNQ_AHEAD_CHILDREN",
-    "-DNQ_AHEAD_XOR -DNQ_AHEAD_CHILDREN -DNQ_UNROLL=16u -DNQ_SENTINEL_SQUARES=8u",
-    "-DNQ_AHEAD_CHILDREN -DNQ_AHEAD_LAST",
-    "-DNQ_AHEAD_XOR -DNQ_AHEAD_CHILDREN -DNQ_AHEAD_LAST",
-    "-DNQ_AHEAD_XOR -DNQ_AHEAD_CHILDREN -DNQ_AHEAD_LAST -DNQ_UNROLL=16u -DNQ_SENTINEL_SQUARES=8u",
-    "-DNQ_AHEAD_XOR -DNQ_AHEAD_CHILDREN -DNQ_AHEAD_LAST -DNQ_THREADS=4u -DNQ_UNROLL=1u -DNQ_SENTINEL_SQUARES=1u",
-    "-DNQ_AHEAD_XOR -DNQ_AHEAD_CHILDREN -DNQ_AHEAD_LAST -DNQ_UNCOUNTED -DNQ_THREADS=4u -DNQ_UNROLL=8u -DNQ_SENTINEL_SQUARES=8u",
-    "-DNQ_AHEAD_XOR -DNQ_AHEAD_CHILDREN -DNQ_AHEAD_LAST -DNQ_AHEAD_KEPT_FIRST -DNQ_UNROLL=16u -DNQ_SENTINEL_SQUARES=8u",
-    "-DNQ_AHEAD_CHILDREN -DNQ_AHEAD_LAST -DNQ_AHEAD_KEPT_FIRST",
-    "-DNQ_AHEAD_XOR -DNQ_AHEAD_CHILDREN -DNQ_AHEAD_LAST -DNQ_LAST_UNPUSHED",
-    "-DNQ_AHEAD_XOR -DNQ_AHEAD_CHILDREN -DNQ_AHEAD_LAST -DNQ_LAST_UNPUSHED -DNQ_THREADS=4u -DNQ_UNROLL=16u -DNQ_SENTINEL_SQUARES=8u",
-    "-DNQ_AHEAD_XOR -DNQ_AHEAD_CHILDREN -DNQ_AHEAD_LAST -DNQ_LAST_UNPUSHED -DNQ_THREADS=4u -DNQ_UNROLL=8u -DNQ_SENTINEL_SQUARES=8u",
-    "-DNQ_AHEAD_CHILDREN -DNQ_AHEAD_LAST -DNQ_LAST_UNPUSHED -DNQ_UNROLL=1u -DNQ_SENTINEL_SQUARES=1u",
-    "-DNQ_AHEAD_XOR -DNQ_AHEAD_CHILDREN -DNQ_AHEAD_LAST -DNQ_UNCOUNTED -DNQ_LAST_UNPUSHED -DNQ_UNROLL=16u -DNQ_SENTINEL_SQUARES=4u",
+    "-DNQ_UNCOUNTED -DNQ_THREADS=4u -DNQ_UNROLL=8u -DNQ_SENTINEL_SQUARES=8u",
+    "-DNQ_UNCOUNTED -DNQ_UNROLL=16u -DNQ_SENTINEL_SQUARES=4u",
+    "-DNQ_LAST_UNPUSHED",
+    "-DNQ_LAST_UNPUSHED -DNQ_THREADS=4u -DNQ_UNROLL=16u -DNQ_SENTINEL_SQUARES=8u",
+    "-DNQ_LAST_UNPUSHED -DNQ_THREADS=4u -DNQ_UNROLL=8u -DNQ_SENTINEL_SQUARES=8u",
+    "-DNQ_LAST_UNPUSHED -DNQ_UNROLL=1u -DNQ_SENTINEL_SQUARES=1u",
+    "-DNQ_UNCOUNTED -DNQ_LAST_UNPUSHED -DNQ_UNROLL=16u -DNQ_SENTINEL_SQUARES=4u",
 ];
 
 /// The value of switch `name` in variant `define`, or `default`.
@@ -378,24 +367,21 @@ fn full_symmetry_tasks(n: u32, depth: u32) -> (Vec<Task>, Vec<Table>) {
 
 #[test]
 fn a_wrong_table_is_caught() {
-    // The check above can fail: the same tasks with the end's mark moved a row up give other counts, and so
-    // do they with the last row's mark moved, for a kernel that counts that row's squares as solutions by it
-    // (NQ_AHEAD_LAST), which the default ignores.
+    // The check above can fail: the same tasks with the last row's mark moved a row up give other counts, for
+    // the default, which counts that row's squares as solutions by it, and so do they with the end's mark
+    // moved, for the loop without the look-ahead (NQ_PLAIN), which counts a solution by that mark.
     if host_kernels().is_none() {
         return;
     }
     let (tasks, tables) = full_symmetry_tasks(10, 1);
-    let last = VARIANTS
-        .iter()
-        .position(|v| *v == "-DNQ_AHEAD_XOR -DNQ_AHEAD_CHILDREN -DNQ_AHEAD_LAST")
-        .unwrap();
+    let plain = VARIANTS.iter().position(|v| *v == "-DNQ_PLAIN").unwrap();
     let right = run_on_host(0, &tasks, &tables);
     assert!(
         right.iter().any(|t| t.solutions > 0),
         "the tasks find solutions"
     );
-    assert_eq!(run_on_host(last, &tasks, &tables), right);
-    for (variant, mark) in [(0, END), (last, LAST)] {
+    assert_eq!(run_on_host(plain, &tasks, &tables), right);
+    for (variant, mark) in [(plain, END), (0, LAST)] {
         let mut moved = tables.clone();
         for table in &mut moved {
             if let Some(m) = table.iter().position(|&w| w & mark != 0) {
@@ -460,7 +446,10 @@ fn a_task_that_runs_too_long_to_trust_its_counters_marks_its_unit() {
 fn a_task_of_more_turns_than_its_counters_hold_marks_its_unit() {
     // Built to trust its counters below 2^7 turns (16 passes), the kernel marks each unit with a task of
     // more, and only those; its counts are still given. Without the look-ahead a task's turns are its nodes;
-    // with it (the default) fewer, as the task alone through the default build shows.
+    // with it (the default) fewer, as the task alone through the default build shows. The look-ahead's
+    // loop on tasks whose last row may have more than one square (all but the square board's build,
+    // NQ_LAST_UNPUSHED) trusts them for 2^5 times fewer turns than NQ_TRUSTED_TURNS_LOG says: built with 12,
+    // for 2^7.
     let Some(kernels) = host_kernels() else {
         return;
     };
@@ -470,7 +459,7 @@ fn a_task_of_more_turns_than_its_counters_hold_marks_its_unit() {
     let (tasks, tables, _) = cut(11, &starts, 0);
     let quick = run_on_host(0, &tasks, &tables);
     for variant in [
-        "-DNQ_TRUSTED_TURNS_LOG=7u",
+        "-DNQ_TRUSTED_TURNS_LOG=12u",
         "-DNQ_PLAIN -DNQ_TRUSTED_TURNS_LOG=7u",
     ] {
         let i = VARIANTS.iter().position(|v| *v == variant).unwrap();
@@ -502,10 +491,15 @@ fn a_task_of_more_turns_than_its_counters_hold_marks_its_unit() {
 
 #[test]
 fn the_program_refuses_exactly_the_sets_of_switches_the_kernel_refuses() {
-    // Every set of the switches `NQUEENS_GPU_DEFINES` may name (`gpu::DEFAULT_NAMES` change nothing) through the C preprocessor as NVRTC sees the source for a GPU (`__CUDA_ARCH__`, the block's
-    // threads fixed): the kernel's `#error`s must fire exactly where the program refuses the set before a run.
+    // Every set of the names `NQUEENS_GPU_DEFINES` may give (the switches, and `gpu::DEFAULT_NAMES`, which
+    // change nothing but may contradict a switch) through the C preprocessor as NVRTC sees the source for a GPU
+    // (`__CUDA_ARCH__`, the block's threads fixed): the kernel's `#error`s must fire exactly where the program
+    // refuses the set before a run.
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let switches = gpu::KERNEL_SWITCHES;
+    let switches: Vec<&str> = gpu::KERNEL_SWITCHES
+        .into_iter()
+        .chain(gpu::DEFAULT_NAMES)
+        .collect();
     let (mut refused, mut sets) = (0, 0);
     for set in 0..1u32 << switches.len() {
         let named: Vec<&str> = (0..switches.len())
@@ -544,17 +538,17 @@ fn the_program_refuses_exactly_the_sets_of_switches_the_kernel_refuses() {
 #[test]
 fn the_look_ahead_counts_the_dead_ends_without_a_turn_of_their_own() {
     // The loop without the look-ahead (NQ_PLAIN) takes one turn a node; the look-ahead (the default) takes
-    // a turn for a node that is not a dead end it can see (by the count of the tree, about three nodes in four
-    // of the border units), and counts the same nodes and solutions. A look-ahead that missed them all would
-    // take a turn a node.
+    // a turn for a node that is neither a dead end it can see (by the count of the tree, about a node in four
+    // of the border units) nor a queen on the last row (a solution, counted by the turn above it), and counts
+    // the same nodes and solutions. A look-ahead that missed them all would take a turn a node.
     if host_kernels().is_none() {
         return;
     }
     let position = |name: &str| VARIANTS.iter().position(|v| *v == name).unwrap();
-    let (ahead, plain, shifted) = (
+    let (ahead, plain, unpushed) = (
         position("-DNQ_DEFAULT"),
         position("-DNQ_PLAIN"),
-        position("-DNQ_AHEAD_XOR"),
+        position("-DNQ_LAST_UNPUSHED"),
     );
     for n in [10u32, 12] {
         let plan = Plan::new(Board::new(n).unwrap(), Symmetry::Full, Split::Depth(1));
@@ -564,35 +558,20 @@ fn the_look_ahead_counts_the_dead_ends_without_a_turn_of_their_own() {
         let (looked, ahead_turns) = run_counting_turns(ahead, &tasks, &tables, 0);
         assert_eq!(plain, looked, "n = {n}");
         let nodes: u64 = plain.iter().map(|(t, _)| t.nodes).sum();
+        let solutions: u64 = plain.iter().map(|(t, _)| t.solutions).sum();
+        assert!(solutions > 0);
         assert_eq!(plain_turns, nodes, "n = {n}: a turn a node");
+        // The last row's queens take no turn; nor do the dead ends.
+        assert!(ahead_turns < nodes - solutions, "n = {n}");
         let share = ahead_turns as f64 / nodes as f64;
         assert!(
             (0.6..0.85).contains(&share),
             "n = {n}: {share} of the nodes took turns"
         );
-        // The row taken one column over (NQ_AHEAD_XOR) sees the same dead ends.
-        let (over, over_turns) = run_counting_turns(shifted, &tasks, &tables, 0);
-        assert_eq!(plain, over, "n = {n}");
-        assert_eq!(over_turns, ahead_turns, "n = {n}: the same dead ends");
-        // The nodes counted as each turn's children (NQ_AHEAD_CHILDREN): the same turns, the same counts.
-        let (children, children_turns) =
-            run_counting_turns(position("-DNQ_AHEAD_CHILDREN"), &tasks, &tables, 0);
-        assert_eq!(plain, children, "n = {n}");
-        assert_eq!(children_turns, ahead_turns, "n = {n}");
-        // The last row closed without a turn (NQ_AHEAD_LAST): a turn fewer for each solution, the last row's
-        // queen, in either form of the look-ahead; the same counts.
-        let solutions: u64 = plain.iter().map(|(t, _)| t.solutions).sum();
-        assert!(solutions > 0);
-        for last in [
-            "-DNQ_AHEAD_CHILDREN -DNQ_AHEAD_LAST",
-            "-DNQ_AHEAD_XOR -DNQ_AHEAD_CHILDREN -DNQ_AHEAD_LAST",
-            "-DNQ_AHEAD_CHILDREN -DNQ_AHEAD_LAST -DNQ_AHEAD_KEPT_FIRST",
-            "-DNQ_AHEAD_XOR -DNQ_AHEAD_CHILDREN -DNQ_AHEAD_LAST -DNQ_LAST_UNPUSHED",
-        ] {
-            let (closed, closed_turns) = run_counting_turns(position(last), &tasks, &tables, 0);
-            assert_eq!(plain, closed, "n = {n} {last}");
-            assert_eq!(closed_turns + solutions, ahead_turns, "n = {n} {last}");
-        }
+        // The stack without a level for the last row (a square board's build): the same turns and counts.
+        let (square, square_turns) = run_counting_turns(unpushed, &tasks, &tables, 0);
+        assert_eq!(plain, square, "n = {n}");
+        assert_eq!(square_turns, ahead_turns, "n = {n}");
     }
 }
 

@@ -12,22 +12,22 @@
 // 2 to 5 instructions either way, the default's 530 and NQ_AHEAD_LAST's 476 not. results/gpu.md holds the
 // latest table, `scripts/gpu-sass-count.sh --all` makes it.)
 // It looks a row ahead (the look-ahead, NQ_AHEAD: the default since the twenty-second session) and counts the
-// dead ends it sees without a turn of their own, about 28% of the nodes (see the turn). SASS on sm_90, nodes
-// counted, the block's threads fixed as the program builds it: 530 instructions for sixteen turns on boards 19
-// to 24 wide, 270 for eight on the others to 28 wide, for 0.71 of a turn a node: 23.6 a node. Without the
-// look-ahead (NQ_PLAIN, the default to the twenty-first session), 320 and 167, 20.0 and 20.9 a node, and 328
-// and 168 with the turn written in C (NQ_PLAIN NQ_TURN_C). Instructions a node are not what bound the loop:
-// without the look-ahead it ran at 98% of what its nine wavefronts of shared memory a turn allow, and the
-// look-ahead takes 29% fewer turns for as many wavefronts a turn. On an H200, the look-ahead took
-// n = 21 in 8.5 s of kernels where NQ_PLAIN NQ_TURN_C took 9.86 s, and n = 22 in 73.9 s where it took 85.5 s
-// (results/gpu.md, the twenty-second session). Variants that a GPU measured slower are gone from this source;
-// results/gpu.md (the twenty-seventh session) names them and the commit that still has them.
-// NQ_AHEAD_XOR (the twenty-third session's, not yet timed on a GPU) looks at the row ahead one column over, for
-// the same dead ends in 514 instructions for sixteen turns (22.8 a node; 483 with NQ_UNCOUNTED); with
-// NQ_AHEAD_CHILDREN and NQ_AHEAD_LAST (the twenty-fourth session's, not yet timed either: the nodes counted as
-// each turn's children, the last row closed without a turn), 476 with the nodes counted (21.1 a node); on a
-// square board that loop's stack has no level for the last row (NQ_LAST_UNPUSHED, the twenty-sixth session's:
-// 24 bytes a thread fewer, a sixth block a multiprocessor at n = 20).
+// dead ends it sees without a turn of their own, about 28% of the nodes (see the turn). Its form since the
+// thirty-second session is the one an H200 timed fastest in the thirty-first (results/gpu.md): the row ahead
+// taken one column over (the twenty-third session's NQ_AHEAD_XOR: one instruction fewer a turn), the nodes
+// counted as each turn's children (the twenty-fourth's NQ_AHEAD_CHILDREN: one population count of a word the
+// turn makes anyway), the last row closed without a turn (NQ_AHEAD_LAST: its squares are solutions, counted
+// with the children), and the push's step of the stack's top after the turn's accesses of the stack
+// (NQ_PUSH_LAST), so that the next entry's load waits for the push's test alone. Those names are taken and
+// change nothing now. SASS on sm_90, nodes counted, the block's threads fixed as the program builds it: 478
+// instructions for sixteen turns on boards 19 to 24 wide, for 0.708 of a turn a node: 21.2 a node. On an H200
+// it took n = 21 in 7.62 s of kernels where the look-ahead's first form (530 instructions) took 8.43 s, n = 20
+// in 0.97 s where that took 1.10 s. On a square board its stack has no level for the last row
+// (NQ_LAST_UNPUSHED, which the program defines: 24 bytes a thread fewer, a sixth block a multiprocessor at
+// n = 20). Without the look-ahead (NQ_PLAIN, the default to the twenty-first session), 320 and 167 for sixteen
+// and eight turns, a turn a node, and 328 and 168 with the turn written in C (NQ_PLAIN NQ_TURN_C). Variants
+// that a GPU measured slower are gone from this source; results/gpu.md (the twenty-seventh and thirty-second
+// sessions) names them and the commits that still have them.
 // - The stack lives in shared memory, four words a level: the row's untried squares `avail`, its free
 //   columns `fc` (the board's columns not taken), and the diagonal masks `ld` and `rd` of the queens above it.
 //   A turn takes the top entry's lowest square, stores the rest back, and pushes the child row's entry if the
@@ -67,19 +67,23 @@
 //   queens attack) come from a table of each row's open squares, one word a row, copied into shared memory
 //   when the thread takes a task. With the popped rows gone from the stack, a level no longer names its row:
 //   the number of free columns does (each row takes one), so the table is indexed by `popc(fc)`.
-// - The row after the last is marked by bit 31 in the table (never a column): a queen whose child
-//   row carries the mark completes a solution, counted with a shift and an add. So the last row is searched
-//   like any other, which needs no test for it, and a rectangle's last line counts each of its free squares.
-// - A node is a queen placed, as the CPU kernel counts them: every turn on the task's rows is one. The
-//   task's counters of solutions and passes are 32-bit (a 64-bit one costs a turn an instruction), added to
-//   its unit once the task is done. They are exact if the task took fewer than 2^32 turns
-//   (NQ_TRUSTED_TURNS_LOG): fewer than 2^32 / NQ_UNROLL passes, which the task's end tests, as long as the
-//   count of passes did not wrap. A turn is more than 16 instructions (the SASS count), issued in order at
-//   most one a cycle, so a pass takes more than 16 * NQ_UNROLL cycles and a task that took fewer than
-//   2^36 * NQ_UNROLL cycles of the multiprocessor's clock (about 4.6 minutes with eight turns a pass) made
-//   fewer than 2^32 passes. (The bound was 2^36 cycles, 35 s, until tasks of n = 26 were seen to take up to
-//   20 s.) A task past either bound marks its unit in `trouble`, and the host counts that unit again on the
-//   CPU.
+// - The last row is marked by NQ_LAST in the table (never a column): the look-ahead counts its free squares
+//   as solutions, a child each, where a turn would take each, so a rectangle's last line counts each of its
+//   free squares. Without the look-ahead (NQ_PLAIN), the row after the last is marked by bit 31: a queen whose
+//   child row carries the mark completes a solution, counted with a shift and an add, the last row searched
+//   like any other.
+// - A node is a queen placed, as the CPU kernel counts them: the task's first row's squares and every turn's
+//   children (without the look-ahead, every turn on the task's rows is one). The task's counters of solutions
+//   and passes are 32-bit (a 64-bit one costs a turn an instruction), added to its unit once the task is done.
+//   They are exact if the task took fewer than 2^32 turns on a square board, whose last row has one square a
+//   turn, and fewer than 2^27 on a rectangle, whose turns may each count up to 28 solutions
+//   (NQ_TRUSTED_TURNS_LOG less NQ_SOLUTIONS_A_TURN_LOG): fewer passes than that over NQ_UNROLL, which the
+//   task's end tests, as long as the count of passes did not wrap. A turn is more than 16 instructions (the
+//   SASS count), issued in order at most one a cycle, so a pass takes more than 16 * NQ_UNROLL cycles and a
+//   task that took fewer than 2^36 * NQ_UNROLL cycles of the multiprocessor's clock (about 4.6 minutes with
+//   eight turns a pass) made fewer than 2^32 passes. (The bound was 2^36 cycles, 35 s, until tasks of n = 26
+//   were seen to take up to 20 s.) A task past either bound marks its unit in `trouble`, and the host counts
+//   that unit again on the CPU.
 // - Threads take tasks from one atomic counter, so tasks of any size mix. A thread whose task ends takes the
 //   next one inside the search loop, while the other threads of its warp wait only for that: with a loop
 //   for each task, the warp waited at its end for its longest task (about half the lanes idle, by the
@@ -162,72 +166,59 @@ struct Task {
 #define NQ_TURN_IN_PTX
 #endif
 // Switches of variants that a GPU measured slower, gone from this source since the twenty-seventh session
-// (results/gpu.md names the commit that has them): asking for one is an error, not the default in disguise.
+// (results/gpu.md names the commit that has them), and since the thirty-second the look-ahead's first form and
+// NQ_AHEAD_KEPT_FIRST (commit 4b1082b has them): asking for one is an error, not the default in disguise.
 #if defined(NQ_AOS) || defined(NQ_SOA) || defined(NQ_PACKED) || defined(NQ_PAIRS_C) || defined(NQ_AHEAD_MULHI) || \
     defined(NQ_AHEAD_BOTTOM) || defined(NQ_PROBE_ALU) || defined(NQ_PROBE_STS)
 #error "this variant of the kernel was measured slower and removed (results/gpu.md, the twenty-seventh session)"
 #endif
-// NQ_AHEAD: the look-ahead of the nineteenth session (see the turn): the default, unless NQ_PLAIN asks for the
-// loop without it.
+#if defined(NQ_AHEAD_KEPT_FIRST)
+#error "this variant of the kernel was measured slower and removed (results/gpu.md, the thirty-second session)"
+#endif
+// NQ_AHEAD: the look-ahead (see the turn): the default, unless NQ_PLAIN asks for the loop without it.
 #if !defined(NQ_PLAIN) && !defined(NQ_AHEAD)
 #define NQ_AHEAD
 #endif
-#if defined(NQ_AHEAD) && defined(NQ_PLAIN)
+// The names of the look-ahead's form (the twenty-third and twenty-fourth sessions' switches) and of the push's
+// step last are taken, and change nothing; a set that contradicts itself is refused.
+#if defined(NQ_PLAIN) && \
+    (defined(NQ_AHEAD) || defined(NQ_AHEAD_XOR) || defined(NQ_AHEAD_CHILDREN) || defined(NQ_AHEAD_LAST))
 #error "NQ_PLAIN is the loop without the look-ahead (NQ_AHEAD)"
 #endif
+#if defined(NQ_PUSH_LAST) && defined(NQ_TURN_C)
+#error "NQ_PUSH_LAST is a form of the turn's accesses written in PTX (not NQ_TURN_C)"
+#endif
 // NQ_UNCOUNTED (the twenty-second session's probe; `count --uncounted-nodes` since the twenty-third): the
-// look-ahead's dead ends not counted, and no node reported (a population count, an AND and an add a turn: 494
-// SASS instructions for sixteen turns rather than 530, two population counts a turn rather than three). The
+// look-ahead's nodes not counted, and no node reported (475 SASS instructions for sixteen turns in the
+// twenty-fourth session's measure, rather than 476: counting the nodes as children costs next to nothing). The
 // host then marks the units the GPU counted as without their nodes (src/gpu/batch.rs, `finish`).
 #if defined(NQ_UNCOUNTED) && !defined(NQ_AHEAD)
-#error "NQ_UNCOUNTED leaves the look-ahead's dead ends uncounted: it takes the look-ahead"
+#error "NQ_UNCOUNTED leaves the look-ahead's nodes uncounted: it takes the look-ahead"
 #endif
-#if defined(NQ_AHEAD_XOR) && !defined(NQ_AHEAD)
-#error "NQ_AHEAD_XOR is a form of NQ_AHEAD"
+// NQ_LAST_UNPUSHED (the twenty-sixth session's), with the look-ahead, where every task's rows end with no free
+// column (`low` 0: a square board's; the host builds it for square boards alone, src/gpu/task.rs
+// `Turns::unpushed_last`): the stack and the table without what that loop never uses there. The last row has
+// one free column, and the row after it none, so the look-ahead keeps none of the last row's squares: it is
+// never pushed, and no turn reads the end's row of the table (a task has two rows or more: the host counts a
+// task of the last row alone itself, src/gpu/task.rs `split`). So the host passes `levels` one fewer, and the
+// table keeps the rows from the last to the one after the first, `levels` words where it kept `levels + 1` (the
+// task's rows but the first, the end's and the sentinels'). The sentinels read the last row's word: a
+// sentinel's child has no square but bit 31 (its `rd` is all ones), and bit 31 marks the end's row alone.
+// 24 bytes of shared memory a thread fewer: n = 20 (14 levels) 292 rather than 316 with sixteen turns, a sixth
+// block of 128 threads on an H100's or H200's multiprocessor (at most 296); n = 21 312 rather than 336 (five
+// still), or 296 with eight turns (six). The loop is the same; ptxas allocates its registers a little
+// differently (a few instructions either way).
+#if defined(NQ_LAST_UNPUSHED) && !defined(NQ_AHEAD)
+#error "NQ_LAST_UNPUSHED sizes the stack for the look-ahead's loop, which never pushes a square board's last row"
 #endif
-// NQ_AHEAD_CHILDREN (the twenty-fourth session's, not yet timed on a GPU): the look-ahead's nodes counted as
-// each turn's children (every free square of the child's row, one population count of a word the turn makes
-// anyway) rather than as its dead ends (a three-way operation more): a task's nodes are then its first row's
-// squares and its turns' children. With NQ_AHEAD_XOR, 498 instructions for sixteen turns rather than 514.
-#if defined(NQ_AHEAD_CHILDREN) && !defined(NQ_AHEAD)
-#error "NQ_AHEAD_CHILDREN counts the look-ahead's nodes: it takes the look-ahead"
-#endif
-// NQ_AHEAD_KEPT_FIRST (the twenty-fourth session's, not yet timed on a GPU), with NQ_AHEAD_CHILDREN: the kept
-// squares of the child's row made from its free squares before the table's word comes, as the look-ahead
-// without NQ_AHEAD_CHILDREN does, so that the push's test is one operation after the load rather than two
-// (the children, then the free squares among them), for an operation more a turn: 495 instructions for
-// sixteen turns with NQ_AHEAD_XOR NQ_AHEAD_LAST, rather than 476. Which counts more, the chain or the
-// instructions, only a GPU says.
-#if defined(NQ_AHEAD_KEPT_FIRST) && !defined(NQ_AHEAD_CHILDREN)
-#error "NQ_AHEAD_KEPT_FIRST is a form of NQ_AHEAD_CHILDREN"
-#endif
-// NQ_AHEAD_LAST (the twenty-fourth session's, not yet timed on a GPU): the last row closed without a turn. Its
-// table's word carries the mark NQ_LAST, and a turn whose child's row it is adds the child's squares (every
-// one a solution) to the solutions; the look-ahead then needs no far bit, and drops them all (a square board's
-// last row has one free column, which the row after it, taken from that row's columns, never leaves two
-// columns away). A turn a solution fewer (0.5% of the turns at n = 19), two instructions fewer a turn for the
-// far bit, and on boards at most 24 wide one multiply-add a turn for the nodes and the solutions together
-// (the population count of the children is NQ_AHEAD_CHILDREN's). With NQ_AHEAD_XOR, 476 instructions for
-// sixteen turns (29.75 a turn, 21.1 a node), where NQ_AHEAD_XOR alone takes 514 and the default 530; with
-// NQ_UNCOUNTED too, 475: counting the nodes then costs next to nothing.
-#if defined(NQ_AHEAD_LAST) && !defined(NQ_AHEAD_CHILDREN)
-#error "NQ_AHEAD_LAST counts the last row's squares with the turn's children: it takes NQ_AHEAD_CHILDREN"
-#endif
-// NQ_LAST_UNPUSHED (the twenty-sixth session's, not yet timed on a GPU), with NQ_AHEAD_LAST, where every task's
-// rows end with no free column (`low` 0: a square board's; the host builds it for square boards alone,
-// src/gpu/task.rs `Turns::unpushed_last`): the stack and the table without what that loop never uses there. The
-// last row has one free column, and the row after it none, so the look-ahead keeps none of the last row's
-// squares: it is never pushed, and no turn reads the end's row of the table (a task has two rows or more: the
-// host counts a task of the last row alone itself, src/gpu/task.rs `split`). So the host passes `levels` one
-// fewer, and the table keeps the rows from the last to the one after the first, `levels` words where it kept
-// `levels + 1` (the task's rows but the first, the end's and the sentinels'). The sentinels read the last row's
-// word: a sentinel's child has no square but bit 31 (its `rd` is all ones), and bit 31 marks the end's row
-// alone. 24 bytes of shared memory a thread fewer: n = 20 (14 levels) 292 rather than 316 with sixteen turns, a
-// sixth block of 128 threads on an H100's or H200's multiprocessor (at most 296); n = 21 312 rather than 336
-// (five still), or 296 with eight turns (six). The loop is the same; ptxas allocates its registers a little
-// differently: 479 SASS instructions for sixteen turns rather than 476, 248 for eight as before.
-#if defined(NQ_LAST_UNPUSHED) && !defined(NQ_AHEAD_LAST)
-#error "NQ_LAST_UNPUSHED sizes the stack for NQ_AHEAD_LAST's loop, which never pushes a square board's last row"
+// log2 of the solutions a turn may count, at most: with the look-ahead, the last row's free squares (one on a
+// square board, whose last row has one free column: NQ_LAST_UNPUSHED is the program's build for them; up to
+// 28 on a rectangle); without it, a turn counts a solution or none. A task's 32-bit count of solutions holds
+// while its turns stay below 2^(NQ_TRUSTED_TURNS_LOG - NQ_SOLUTIONS_A_TURN_LOG).
+#if defined(NQ_AHEAD) && !defined(NQ_LAST_UNPUSHED)
+#define NQ_SOLUTIONS_A_TURN_LOG 5u
+#else
+#define NQ_SOLUTIONS_A_TURN_LOG 0u
 #endif
 // The table's rows for a stack of `levels` levels (see NQ_LAST_UNPUSHED), and the rows it leaves out below
 // its first (the end's, with NQ_LAST_UNPUSHED): the table's row for `m` free columns is where it would be with
@@ -239,19 +230,9 @@ struct Task {
 #define NQ_TABLE_ROWS(levels) ((levels) + 1u)
 #define NQ_TABLE_LEFT_OUT 0u
 #endif
-// NQ_PUSH_LAST (the twenty-fourth session's, not yet timed on a GPU): the push's step of the stack's top
-// after the turn's accesses of the stack, which then address it from the top before the push, so that the
-// next entry's load waits for the push's test alone. Fewer instructions with NQ_UNCOUNTED (478 for sixteen
-// turns with NQ_AHEAD_XOR, rather than 483: fewer copies of the top between registers), a few more without.
-#if defined(NQ_PUSH_LAST) && !defined(NQ_TURN_IN_PTX)
-#error "NQ_PUSH_LAST is a form of the turn's accesses written in PTX (not NQ_TURN_C)"
-#endif
-// The look-ahead's far bit (bit 30: never a column of a board at most 28 wide), set where the row after the
-// child's is the end's.
-#define NQ_AHEAD_FAR 0x40000000u
 // The mark of the last row in a unit's table (task.rs, `LAST`): never a column.
 #define NQ_LAST 0x40000000u
-// NQ_AHEAD_LAST's count of a pass's nodes, in the low bits of a word whose high bits count its solutions.
+// The look-ahead's count of a pass's nodes, in the low bits of a word whose high bits count its solutions.
 #define NQ_PASS_NODES 0x003fffffu
 // PTX's three-way logical operation (lop3.b32): bit i of the result is bit (a_i * 4 + b_i * 2 + c_i) of `lut`,
 // the table's bits being those of 0xf0, 0xcc and 0xaa combined as the operation combines a, b and c.
@@ -352,17 +333,12 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
     // began. `slot` is NQ_NO_TASK before the first task, which has nothing to add.
     u32 slot = NQ_NO_TASK, sol = 0u, passes = 0u;
 #ifdef NQ_AHEAD
-    // The task's nodes that the look-ahead counts apart from its turns: its dead ends (nodes all the same,
-    // without a turn), or with NQ_AHEAD_CHILDREN each turn's children, every free square of the child's row
-    // (from the task's first row's squares on: those are the task's nodes then, its turns not counted). A
+    // The task's nodes as the look-ahead counts them: each turn's children, every free square of the child's
+    // row, from the task's first row's squares on (the turns are not counted: the dead ends take none). A
     // 32-bit count a pass (at most 28 a turn), added up in 64 bits.
     u64 ahead_nodes = 0u;
 #endif
-#if defined(NQ_AHEAD) && !defined(NQ_AHEAD_LAST)
-    // The free columns of the end's row plus two: a child row with one fewer than that is the last searched.
-    u32 end_plus_two = 0u;
-#endif
-#if defined(NQ_AHEAD_LAST) && NQ_SENTINEL_SQUARES >= 8 && !defined(NQ_UNCOUNTED)
+#if defined(NQ_AHEAD) && NQ_SENTINEL_SQUARES >= 8 && !defined(NQ_UNCOUNTED)
     // 1, in a register of its own: PRMT takes one constant, and ptxas otherwise copies the other into a
     // register in every turn.
     const u32 one = (levels >> 31) + 1u;
@@ -390,16 +366,14 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
                 const u32 nod = passes * NQ_UNROLL + __popc(e.x) + e.z - NQ_SENTINELS * NQ_SENTINEL_SQUARES;
                 NQ_HOST_TURNS(nod);
                 if (((unsigned long long)(clock64() - began) >> (36u + NQ_UNROLL_LOG)) != 0u ||
-                    ((u64)passes >> (NQ_TRUSTED_TURNS_LOG - NQ_UNROLL_LOG)) != 0u) {
+                    ((u64)passes >> (NQ_TRUSTED_TURNS_LOG - NQ_SOLUTIONS_A_TURN_LOG - NQ_UNROLL_LOG)) != 0u) {
                     atomicAdd(&trouble[slot], 1u);
                 }
                 atomicAdd(&solutions[slot], (u64)sol);
 #if defined(NQ_UNCOUNTED)
                 // No node reported (the probe: see above).
-#elif defined(NQ_AHEAD_CHILDREN)
-                atomicAdd(&nodes[slot], ahead_nodes);
 #elif defined(NQ_AHEAD)
-                atomicAdd(&nodes[slot], (u64)nod + ahead_nodes);
+                atomicAdd(&nodes[slot], ahead_nodes);
 #else
                 atomicAdd(&nodes[slot], (u64)nod);
 #endif
@@ -455,20 +429,13 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
             // stored by its first turn.
             *(uint2*)(shared + top + 2u * step) = make_uint2(task.fc, task.ld);
             e = make_uint4(avail, task.fc, task.ld, task.rd);
-            // (No task's first row is the last, whose squares NQ_AHEAD_LAST would count here: the host counts
+            // (No task's first row is the last, whose squares the look-ahead would count here: the host counts
             // such a task itself, src/gpu/task.rs `split`.)
             sol = 0u;
             passes = 0u;
 #ifdef NQ_AHEAD
-#ifdef NQ_AHEAD_CHILDREN
             // Every node but the first row's is a child of a turn.
             ahead_nodes = (u64)__popc(avail);
-#else
-            ahead_nodes = 0u;
-#endif
-#ifndef NQ_AHEAD_LAST
-            end_plus_two = low + 2u;
-#endif
 #endif
             began = clock64();
 #ifdef NQ_TURN_IN_PTX
@@ -513,8 +480,7 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
             // The queen's square is free: in fc, in neither diagonal. The queen is the free columns' change,
             // e.y ^ fc.
             const u32 ld = nq_lop3<0xf6u>(e.z, e.y, fc) << 1;
-            const u32 rd_pre = nq_lop3<0xf6u>(e.w, e.y, fc);
-            const u32 rd = rd_pre >> 1;
+            const u32 rd = nq_lop3<0xf6u>(e.w, e.y, fc) >> 1;
 #ifdef NQ_TURN_IN_PTX
             u32 open;
             asm volatile("ld.shared.u32 %0, [%1];" : "=r"(open) : "r"(tab + __popc(fc) * step) : "memory");
@@ -527,98 +493,31 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
             // child's has the squares `ahead` free of the queens placed so far (a superset: its own frame is
             // left out, which only keeps some dead ends), and a queen on square c of the child's row takes c
             // and its two neighbours from it (its column and diagonals). So c leaves a square there exactly
-            // when one of `ahead` lies two columns or more from c: c at most the highest less two (`high`, the
-            // bits up to there: 0x3fffffff shifted right by the shift that takes the highest to bit 31), or at
-            // least the lowest plus two (the bits from the lowest of z = ahead << 2 up: z | -z). None is dead
-            // if the row after the child's is the end's (the child's row has one free column more than the
-            // end's): then `ahead` takes a far bit, bit 30 of m - end_plus_two, from the child's count m.
+            // when one of `ahead` lies two columns or more from c. The row is taken one column over (column c
+            // at bit c + 1), from `rd` itself rather than a shift of its own (the twenty-third session's
+            // NQ_AHEAD_XOR, an instruction fewer than the row as it lies): then c is kept if it is at most the
+            // highest less two (`high`: 0x1fffffff shifted right by the shift that takes the highest to bit
+            // 31), or not among the bits up to the lowest one (`ahead ^ (ahead - 1)`). The last row's squares
+            // are that row's solutions, counted with the children (below), never pushed: so the row after the
+            // last, the end's, needs no exception (a far bit, as the first form took), and a square board's
+            // last row, whose one free column the row after it never leaves two columns away, has none kept.
             // All of it but the free squares' last AND is made from registers, beside the table's load, off
             // the chain from a loaded entry to the next. By a count of the tree (the border units of n = 10 to
-            // 16, results/gpu.md), 27% of the nodes are dead ends caught so, for 13.1 more SASS instructions a
-            // turn (530 for sixteen turns, against 320 without the look-ahead), half of them integer logic.
-#ifdef NQ_AHEAD_XOR
-            // NQ_AHEAD_XOR: the row after the child's taken one column over (column c at bit c + 1), from `rd`
-            // itself rather than a shift of its own: then the squares to keep below the lowest plus two are
-            // those above the lowest bit's, one subtraction and one XOR (`low`), where the row as it lies
-            // took a shift and a negation. One instruction fewer a turn (see below).
-            u32 unseen = nq_lop3<0x10u>(fc << 1, ld << 2, rd);
-#else
-            u32 unseen = nq_lop3<0x10u>(fc, ld << 1, rd_pre >> 2);
-#endif
-#ifdef NQ_AHEAD_XOR
-            // Shifted, the far bit is bit 31, and the highest bit a column's place plus one: the squares up to
-            // the highest less two are 0x1fffffff shifted right by the shift that takes it to bit 31. The squares
-            // up to the lowest plus one are the bits up to the lowest one, `low`; the squares kept are those
-            // up to the highest less two, or not in `low`, one three-way operation with the row's free squares.
-#ifdef NQ_AHEAD_LAST
-            // No far bit (NQ_AHEAD_LAST): the last row's squares are its solutions, counted below, not pushed.
-            const u32 ahead = unseen;
-#else
-            const u32 ahead = nq_lop3<0xf8u>(unseen, (u32)__popc(fc) - end_plus_two, NQ_AHEAD_FAR << 1);
-#endif
+            // 16, results/gpu.md), 27% of the nodes are dead ends caught so, and the last row's solutions are
+            // 0.5% of the turns at n = 19: 0.708 of a turn a node.
+            const u32 ahead = nq_lop3<0x10u>(fc << 1, ld << 2, rd);
             const u32 high = nq_shr(0x1fffffffu, nq_shift_to_top(ahead));
             const u32 all = nq_lop3<0x10u>(fc, ld, rd);
-#ifdef NQ_AHEAD_CHILDREN
-            // The child's row's free squares, every one a node (NQ_AHEAD_CHILDREN: counted below), and those
-            // kept of them. Written in C: ptxas makes `high | ~low` one three-way operation of `high`, `ahead`
-            // and `ahead - 1`, and the AND the push's test (the same written with nq_lop3 ran ptxas for more
-            // than ten minutes without an end, ptxas 13.5).
+            // The child's row's free squares, every one a node (counted below), and those kept of them. Written
+            // in C: ptxas makes `high | ~low` one three-way operation of `high`, `ahead` and `ahead - 1`, and the
+            // AND the push's test (the same written with nq_lop3 ran ptxas for more than ten minutes without an
+            // end, ptxas 13.5). The kept squares made before the table's word comes, so that the push's test is
+            // one operation after the load rather than two, took an operation more a turn and 3 to 5% longer on an
+            // H200 (NQ_AHEAD_KEPT_FIRST, the thirty-first session).
             const u32 children = all & open;
-#ifdef NQ_AHEAD_KEPT_FIRST
-            // The kept squares made before the table's word comes (NQ_AHEAD_KEPT_FIRST, see above).
-            const u32 kept = nq_lop3<0xd0u>(all, high, ahead ^ (ahead - 1u));
-            const u32 free = kept & open;
-#else
             const u32 free = children & (high | ~(ahead ^ (ahead - 1u)));
-#endif
-#else
-            const u32 low = ahead ^ (ahead - 1u);
-            // all & (high | ~low).
-            const u32 kept = nq_lop3<0xd0u>(all, high, low);
-#ifndef NQ_UNCOUNTED
-            // The dead ends: all & ~kept & open.
-            pass_ahead_nodes += (u32)__popc(nq_lop3<0x20u>(all, kept, open));
-#endif
-            const u32 free = kept & open;
-#endif
-#else
-#ifdef NQ_AHEAD_LAST
-            const u32 ahead = unseen;
-#else
-            const u32 ahead = nq_lop3<0xf8u>(unseen, (u32)__popc(fc) - end_plus_two, NQ_AHEAD_FAR);
-#endif
-            const u32 high = nq_shr(0x3fffffffu, nq_shift_to_top(ahead));
-            const u32 keep = nq_lop3<0xfeu>(high, ahead << 2, ahead * 0xfffffffcu);
-            const u32 all = nq_lop3<0x10u>(fc, ld, rd);
-#ifdef NQ_AHEAD_CHILDREN
-            // As above: every free square of the child's row a node, counted below.
-            const u32 children = all & open;
-#ifdef NQ_AHEAD_KEPT_FIRST
-            u32 kept = all & keep;
-#ifdef __CUDA_ARCH__
-            asm("" : "+r"(kept));
-#endif
-            const u32 free = kept & open;
-#else
-            const u32 free = children & keep;
-#endif
-#else
-#ifndef NQ_UNCOUNTED
-            pass_ahead_nodes += (u32)__popc(nq_lop3<0x40u>(all, open, keep));
-#endif
-            // The AND of the table's word last and in C, so that ptxas makes the push's test with it (made
-            // opaque, `kept` is not taken apart again: ptxas put the table's word in first). (NQ_AHEAD_XOR's
-            // `kept` is a three-way operation in PTX, opaque already.)
-            u32 kept = all & keep;
-#ifdef __CUDA_ARCH__
-            asm("" : "+r"(kept));
-#endif
-            const u32 free = kept & open;
-#endif
-#endif
-#if defined(NQ_AHEAD_LAST)
             // The last row's squares (its table's word marked NQ_LAST) are the solutions of the child's queens,
-            // a child each: counted here, where a turn each took them before (NQ_AHEAD_LAST, see above).
+            // a child each: counted here, where a turn each took them before.
             const u32 kids = (u32)__popc(children);
 #if NQ_SENTINEL_SQUARES >= 8 && !defined(NQ_UNCOUNTED)
             // On boards at most 24 wide the table's top byte holds the marks alone: one multiply-add counts the
@@ -633,21 +532,18 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
             pass_ahead_nodes += kids;
 #endif
 #endif
-#elif defined(NQ_AHEAD_CHILDREN) && !defined(NQ_UNCOUNTED)
-            pass_ahead_nodes += (u32)__popc(children);
-#endif
 #else
             const u32 free = nq_lop3<0x10u>(fc, ld, rd) & open;
-#endif
-#ifndef NQ_AHEAD_LAST
+            // The row after the last is marked by bit 31: a queen whose child row is it completes a solution.
             sol += open >> 31;
 #endif
 #if defined(NQ_TURN_IN_PTX)
             // As below, in one block with the pop: written in C, ptxas kept the stack's top in two registers, a
-            // copy a turn, the push's store and the loads addressed from the top before the push.
+            // copy a turn, the push's store and the loads addressed from the top before the push. The child's
+            // pair is stored a level above the top, then the top stepped up (the twenty-fourth session's
+            // NQ_PUSH_LAST), so that the next entry's load waits for the push's test alone: 1 to 2% faster on an
+            // H200 than the step first (the thirty-first session).
             e = make_uint4(free, fc, ld, rd);
-#ifdef NQ_PUSH_LAST
-            // The child's pair a level above the top, then the top stepped up (NQ_PUSH_LAST, see above).
             asm volatile("{\n\t.reg .pred pop, push;\n\t"
                          "setp.eq.u32 pop, %5, 0;\n\t"
                          "@pop sub.u32 %4, %4, %6;\n\t"
@@ -659,19 +555,6 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
                          : "+r"(e.x), "+r"(e.y), "+r"(e.z), "+r"(e.w), "+r"(top)
                          : "r"(rest), "r"(level), "n"(2u * step), "n"(16u * NQ_THREADS + 2u * step)
                          : "memory");
-#else
-            asm volatile("{\n\t.reg .pred pop, push;\n\t"
-                         "setp.eq.u32 pop, %5, 0;\n\t"
-                         "@pop sub.u32 %4, %4, %6;\n\t"
-                         "setp.ne.u32 push, %0, 0;\n\t"
-                         "@push add.u32 %4, %4, %6;\n\t"
-                         "@push st.shared.v2.u32 [%4+%7], {%1, %2};\n\t"
-                         "@!push ld.shared.v2.u32 {%0, %3}, [%4];\n\t"
-                         "@!push ld.shared.v2.u32 {%1, %2}, [%4+%7];\n\t}"
-                         : "+r"(e.x), "+r"(e.y), "+r"(e.z), "+r"(e.w), "+r"(top)
-                         : "r"(rest), "r"(level), "n"(2u * step)
-                         : "memory");
-#endif
 #else
             // The pushed row's squares and right diagonals need no store: its first turn stores them.
             if (free != 0u) {
@@ -691,7 +574,7 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
         }
         // Passes, not turns: ptxas keeps a copy of a counter of turns for after the loop.
         passes++;
-#if defined(NQ_AHEAD_LAST) && NQ_SENTINEL_SQUARES >= 8 && !defined(NQ_UNCOUNTED)
+#if defined(NQ_AHEAD) && NQ_SENTINEL_SQUARES >= 8 && !defined(NQ_UNCOUNTED)
         // The pass's nodes and solutions in one word (see the turn).
         ahead_nodes += pass_ahead_nodes & NQ_PASS_NODES;
         sol += pass_ahead_nodes >> 22;

@@ -86,32 +86,32 @@ pub fn parse_gpus(s: &str) -> Result<Vec<usize>, String> {
 }
 
 /// The switches of the kernel (`count.cu`) that `NQUEENS_GPU_DEFINES` may name, for measuring variants side by
-/// side, besides `NQ_UNROLL=`: the loop without the look-ahead, the turn's shared accesses in C, the nodes not
-/// counted, and the look-ahead's forms that wait for a GPU to time them (results/gpu.md). Each changes the
-/// kernel; [`DEFAULT_NAMES`] are taken too.
-pub const KERNEL_SWITCHES: [&str; 8] = [
-    "NQ_PLAIN",
-    "NQ_TURN_C",
-    "NQ_UNCOUNTED",
+/// side, besides `NQ_UNROLL=`: the loop without the look-ahead, the turn's shared accesses in C, and the nodes
+/// not counted (results/gpu.md). Each changes the kernel; [`DEFAULT_NAMES`] are taken too.
+pub const KERNEL_SWITCHES: [&str; 3] = ["NQ_PLAIN", "NQ_TURN_C", "NQ_UNCOUNTED"];
+
+/// Names `NQUEENS_GPU_DEFINES` may give that change nothing: switches that asked for what is the kernel's default
+/// now (the look-ahead and its form: the row ahead one column over, the nodes counted as children, the last
+/// row closed without a turn, the push's step last; and the turn's shared accesses in PTX), still taken so that
+/// older commands run. With the loop they contradict (`NQ_PLAIN`, `NQ_TURN_C`) they are refused
+/// ([`switches_agree`]).
+pub const DEFAULT_NAMES: [&str; 6] = [
+    "NQ_AHEAD",
+    "NQ_TURN_PTX",
     "NQ_AHEAD_XOR",
     "NQ_AHEAD_CHILDREN",
     "NQ_AHEAD_LAST",
-    "NQ_AHEAD_KEPT_FIRST",
     "NQ_PUSH_LAST",
 ];
-
-/// Names `NQUEENS_GPU_DEFINES` may give that change nothing: switches that asked for what is the kernel's default
-/// now (the look-ahead, and the turn's shared accesses in PTX), still taken so that older commands run.
-pub const DEFAULT_NAMES: [&str; 2] = ["NQ_AHEAD", "NQ_TURN_PTX"];
 
 /// How the kernel's loop is built for `board`: [`Turns::for_width`], unless `NQUEENS_GPU_DEFINES` asks for
 /// `NQ_UNROLL=` 1, 2, 4, 8 or 16 turns between tests for a task's end, for measuring. The sentinels' squares are
 /// the program's to choose by the board: asking for them is refused, and so is any name that is not one of
-/// [`KERNEL_SWITCHES`] (a variant that was measured slower and removed, or a misspelt one, would otherwise build
-/// the default under another name), or a set of them that the kernel does not build ([`switches_agree`]), with
-/// `NQ_UNCOUNTED` among them where the run leaves the nodes uncounted ([`leave_nodes_uncounted`]). The loop that
-/// closes the last row without a turn (`NQ_AHEAD_LAST`) gets its stack sized without that row on a square
-/// board ([`Turns::unpushed_last`]); that is the program's to choose too.
+/// [`KERNEL_SWITCHES`] or [`DEFAULT_NAMES`] (a variant that was measured slower and removed, or a misspelt one,
+/// would otherwise build the default under another name), or a set of them that the kernel does not build
+/// ([`switches_agree`]), with `NQ_UNCOUNTED` among them where the run leaves the nodes uncounted
+/// ([`leave_nodes_uncounted`]). The look-ahead's loop, which closes the last row without a turn, gets its stack
+/// sized without that row on a square board ([`Turns::unpushed_last`]); that is the program's to choose too.
 pub fn turns(board: Board) -> Result<Turns, Error> {
     turns_asked(&asked_switches(), board)
 }
@@ -126,8 +126,8 @@ pub(super) fn asked_switches() -> String {
     asked
 }
 
-/// Whether the kernel builds with the switches `asked` (names of [`KERNEL_SWITCHES`], as `NQUEENS_GPU_DEFINES`
-/// gives them): its `#error`s, said here so that a run that names a set it refuses stops before anything runs,
+/// Whether the kernel builds with the switches `asked` (names of [`KERNEL_SWITCHES`] and [`DEFAULT_NAMES`], as
+/// `NQUEENS_GPU_DEFINES` gives them): its `#error`s, said here so that a run that names a set it refuses stops before anything runs,
 /// with the reason, rather than when NVRTC compiles it on the GPU's machine. `tests/gpu_kernel.rs` holds these
 /// rules to the kernel's for every set of its switches.
 pub fn switches_agree(asked: &str) -> Result<(), Error> {
@@ -139,7 +139,6 @@ pub fn switches_agree(asked: &str) -> Result<(), Error> {
             "NQ_AHEAD_XOR",
             "NQ_AHEAD_CHILDREN",
             "NQ_AHEAD_LAST",
-            "NQ_AHEAD_KEPT_FIRST",
             "NQ_UNCOUNTED",
         ] {
             if named(part) {
@@ -152,14 +151,6 @@ pub fn switches_agree(asked: &str) -> Result<(), Error> {
                     }
                 ));
             }
-        }
-    }
-    for (form, of) in [
-        ("NQ_AHEAD_LAST", "NQ_AHEAD_CHILDREN"),
-        ("NQ_AHEAD_KEPT_FIRST", "NQ_AHEAD_CHILDREN"),
-    ] {
-        if named(form) && !named(of) {
-            return refused(format!("{form} is a form of {of}: name both"));
         }
     }
     if named("NQ_PUSH_LAST") && named("NQ_TURN_C") {
@@ -186,7 +177,7 @@ fn turns_asked(asked: &str, board: Board) -> Result<Turns, Error> {
     if named("NQ_LAST_UNPUSHED") {
         return Err(Error::Gpu(
             "NQ_LAST_UNPUSHED: the program sizes the stack without the last row where the board takes it \
-             (NQ_AHEAD_LAST on a square board); ask for NQ_AHEAD_LAST alone"
+             (the look-ahead's on a square board)"
                 .into(),
         ));
     }
@@ -201,7 +192,7 @@ fn turns_asked(asked: &str, board: Board) -> Result<Turns, Error> {
     }
     switches_agree(asked)?;
     // A rectangle's tasks end with free columns left, and their last row may be pushed.
-    let unpushed_last = named("NQ_AHEAD_LAST") && board.is_square();
+    let unpushed_last = !named("NQ_PLAIN") && board.is_square();
     Ok(turns_between_tests(asked, width)?.with_unpushed_last(unpushed_last))
 }
 
@@ -265,9 +256,10 @@ mod tests {
 
     #[test]
     fn the_turns_between_tests_are_the_programs_unless_asked() {
+        // On a square board, the stack without a level for the last row (see below).
         assert_eq!(
             turns_asked("", Board::new(19).unwrap()).unwrap(),
-            Turns::for_width(19)
+            Turns::for_width(19).with_unpushed_last(true)
         );
         // Sixteen turns on boards 19 to 24 wide, eight elsewhere, unless asked for: eight to measure against.
         assert_eq!(
@@ -284,7 +276,7 @@ mod tests {
         );
         assert_eq!(
             turns_asked("NQ_UNROLL=8u", Board::new(21).unwrap()).unwrap(),
-            Turns::asked(8, 21)
+            Turns::asked(8, 21).with_unpushed_last(true)
         );
         // Other switches leave the turns as they are.
         assert_eq!(
@@ -303,7 +295,7 @@ mod tests {
         let wide = turns_asked("NQ_UNROLL=8u", Board::new(25).unwrap()).unwrap();
         assert_eq!((wide.sentinel_squares, wide.sentinels()), (4, 2));
         assert_eq!(
-            turns_asked("NQ_UNROLL=4u", Board::new(28).unwrap()).unwrap(),
+            turns_asked("NQ_UNROLL=4u", Board::rect(12, 28).unwrap()).unwrap(),
             Turns::asked(4, 28)
         );
         assert_eq!(
@@ -340,18 +332,13 @@ mod tests {
 
     #[test]
     fn a_switch_the_kernel_does_not_have_is_refused() {
-        // Every switch, named with the one it is a form of (NQ_AHEAD_CHILDREN for two of them), takes the
-        // board; the layouts and probes measured slower and removed (the twenty-seventh session), and a
-        // misspelt name, are refused with the list of those it takes.
+        // Every switch takes the board, and so does every name of what is the default now; the layouts,
+        // probes and forms of the look-ahead measured slower and removed (the twenty-seventh and
+        // thirty-second sessions), and a misspelt name, are refused with the list of those it takes.
         for switch in KERNEL_SWITCHES.into_iter().chain(DEFAULT_NAMES) {
-            let asked = format!("NQ_AHEAD_CHILDREN {switch}");
-            let asked = match switch {
-                "NQ_AHEAD_LAST" | "NQ_AHEAD_KEPT_FIRST" => asked.as_str(),
-                _ => switch,
-            };
             assert!(
-                turns_asked(asked, Board::new(20).unwrap()).is_ok(),
-                "{asked}"
+                turns_asked(switch, Board::new(20).unwrap()).is_ok(),
+                "{switch}"
             );
         }
         for gone in [
@@ -359,6 +346,7 @@ mod tests {
             "NQ_PACKED",
             "NQ_AHEAD_BOTTOM",
             "NQ_PROBE_ALU",
+            "NQ_AHEAD_KEPT_FIRST",
             "NQ_AHEAD_XR",
         ] {
             let message = turns_asked(&format!("NQ_AHEAD_XOR {gone}"), Board::new(20).unwrap())
@@ -368,7 +356,7 @@ mod tests {
                 message.contains(&format!("{gone}: not a switch")),
                 "{message}"
             );
-            assert!(message.contains("NQ_AHEAD_LAST"), "{message}");
+            assert!(message.contains("NQ_UNCOUNTED"), "{message}");
         }
     }
 
@@ -382,17 +370,19 @@ mod tests {
         };
         let plain = refused("NQ_PLAIN NQ_UNCOUNTED");
         assert!(plain.contains("--uncounted-nodes"), "{plain}");
-        let form = refused("NQ_AHEAD_XOR NQ_AHEAD_LAST");
+        let form = refused("NQ_PLAIN NQ_AHEAD_XOR");
         assert!(
-            form.contains("NQ_AHEAD_LAST is a form of NQ_AHEAD_CHILDREN"),
+            form.contains("NQ_AHEAD_XOR asks for the look-ahead"),
             "{form}"
         );
         let turn = refused("NQ_TURN_C NQ_PUSH_LAST");
         assert!(turn.contains("NQ_PUSH_LAST"), "{turn}");
-        // The program's own sets build.
+        // The program's own sets build, and so do the names of the default's form.
         for asked in [
             "",
             "NQ_PLAIN",
+            "NQ_UNCOUNTED",
+            "NQ_PLAIN NQ_TURN_C",
             "NQ_AHEAD_XOR NQ_AHEAD_CHILDREN NQ_AHEAD_LAST NQ_PUSH_LAST",
         ] {
             assert!(switches_agree(asked).is_ok(), "{asked}");
@@ -401,8 +391,7 @@ mod tests {
 
     #[test]
     fn the_last_row_gets_no_stack_where_the_loop_never_pushes_it() {
-        let last = "NQ_AHEAD_XOR NQ_AHEAD_CHILDREN NQ_AHEAD_LAST";
-        let square = turns_asked(last, Board::new(20).unwrap()).unwrap();
+        let square = turns_asked("", Board::new(20).unwrap()).unwrap();
         assert!(square.unpushed_last);
         assert!(square.defines().iter().any(|d| d == "-DNQ_LAST_UNPUSHED"));
         // n = 20's tasks of 14 levels: a sixth block of 128 threads on an H100 or H200 multiprocessor.
@@ -411,16 +400,20 @@ mod tests {
         assert_eq!(square.shared_per_thread(14), 292);
         assert_eq!(task::hopper_blocks(full, 128, 14), 5);
         assert_eq!(task::hopper_blocks(square, 128, 14), 6);
-        // A rectangle's last row may be pushed, and so may that of any other loop.
+        // So does the loop that counts no node, and the loop's older names.
+        for asked in ["NQ_UNCOUNTED", "NQ_AHEAD_XOR NQ_AHEAD_LAST", "NQ_UNROLL=8u"] {
+            assert!(
+                turns_asked(asked, Board::new(20).unwrap())
+                    .unwrap()
+                    .unpushed_last,
+                "{asked}"
+            );
+        }
+        // A rectangle's last row may be pushed, and so may that of the loop without the look-ahead.
         let rect = Board::rect(20, 12).unwrap();
-        assert!(!turns_asked(last, rect).unwrap().unpushed_last);
+        assert!(!turns_asked("", rect).unwrap().unpushed_last);
         assert!(
-            !turns_asked("", Board::new(20).unwrap())
-                .unwrap()
-                .unpushed_last
-        );
-        assert!(
-            !turns_asked("NQ_AHEAD_XOR", Board::new(20).unwrap())
+            !turns_asked("NQ_PLAIN", Board::new(20).unwrap())
                 .unwrap()
                 .unpushed_last
         );
@@ -428,6 +421,6 @@ mod tests {
         let asked = turns_asked("NQ_AHEAD_LAST NQ_LAST_UNPUSHED", rect)
             .unwrap_err()
             .to_string();
-        assert!(asked.contains("NQ_AHEAD_LAST alone"), "{asked}");
+        assert!(asked.contains("program sizes the stack"), "{asked}");
     }
 }

@@ -66,10 +66,10 @@ pub struct Turns {
     /// [`WIDE_SENTINEL_SQUARES`] (more sentinels: sixteen turns take two of eight on boards to 24 wide).
     pub sentinel_squares: u32,
     /// The stack and the table sized without what the loop never reads (`NQ_LAST_UNPUSHED`): a level of
-    /// stack for the last row, which the loop with `NQ_AHEAD_LAST` never pushes where the tasks' rows end
-    /// with no free column (a square board's), and the rows of table after it. 24 bytes a thread fewer
+    /// stack for the last row, which the look-ahead's loop (the default) never pushes where the tasks' rows
+    /// end with no free column (a square board's), and the rows of table after it. 24 bytes a thread fewer
     /// ([`Turns::shared_per_thread`]): at n = 20 a sixth block of 128 threads on an H100's or H200's
-    /// multiprocessor. Only for `NQ_AHEAD_LAST` on a square board (`gpu::turns`); the tasks must all have a
+    /// multiprocessor. Only for the look-ahead on a square board (`gpu::turns`); the tasks must all have a
     /// [`Task::low`] of 0.
     pub unpushed_last: bool,
 }
@@ -206,9 +206,9 @@ pub fn launch_budget(seconds: f64, clock_khz: u32) -> u32 {
 /// The mark of the row after the last in a [`Table`]; no square of a board.
 pub const END: u32 = 1 << 31;
 
-/// The mark of the last row in a [`Table`], beside its open squares; no square of a board. The kernel built
-/// with `NQ_AHEAD_LAST` counts that row's squares as solutions where it would take a turn for each; the others
-/// use [`END`].
+/// The mark of the last row in a [`Table`], beside its open squares; no square of a board. The kernel's
+/// look-ahead (its default) counts that row's squares as solutions where it would take a turn for each; the
+/// loop without it (`NQ_PLAIN`) uses [`END`].
 pub const LAST: u32 = 1 << 30;
 
 /// A unit's rows as the kernel reads them: `table[m]` is the open squares of the row that has `m` free
