@@ -26,7 +26,7 @@ use units::{cut, deep_start, plan_starts};
 /// a square board with the stack and table sized without the last row (`NQ_LAST_UNPUSHED`), which take only
 /// tasks whose rows end with no free column. (The variants a GPU measured slower went from the kernel in the
 /// twenty-seventh and thirty-second sessions, and from here with them.)
-const VARIANTS: [&str; 22] = [
+const VARIANTS: [&str; 24] = [
     "-DNQ_DEFAULT",
     "-DNQ_UNROLL=8u -DNQ_SENTINEL_SQUARES=8u",
     "-DNQ_UNROLL=4u -DNQ_SENTINEL_SQUARES=4u",
@@ -36,10 +36,13 @@ const VARIANTS: [&str; 22] = [
     // As the program builds it: the block's threads fixed (host.h's four).
     "-DNQ_THREADS=4u -DNQ_UNROLL=8u -DNQ_SENTINEL_SQUARES=8u",
     "-DNQ_THREADS=4u -DNQ_UNROLL=1u -DNQ_SENTINEL_SQUARES=1u",
-    // Counters trusted below 2^7 turns: tasks of more mark their units. (The look-ahead's loop, built for a
-    // rectangle, trusts them for 2^5 times fewer turns than that says: a turn may count 28 solutions.)
-    "-DNQ_TRUSTED_TURNS_LOG=12u",
+    // Counters trusted below 2^7 turns: tasks of more mark their units.
+    "-DNQ_TRUSTED_TURNS_LOG=7u",
     "-DNQ_PLAIN -DNQ_TRUSTED_TURNS_LOG=7u",
+    // A task's solutions counted from 2^32 - 4, as the build for a rectangle (eight turns on two sentinels of
+    // four squares, the pass's solutions apart; sixteen on two of eight, with the pass's nodes).
+    "-DNQ_SOLUTIONS_FROM=0xfffffffcu",
+    "-DNQ_SOLUTIONS_FROM=0xfffffffcu -DNQ_UNROLL=16u -DNQ_SENTINEL_SQUARES=8u",
     // Sixteen turns, as `NQUEENS_GPU_DEFINES=NQ_UNROLL=16` asks: two sentinels of eight squares (boards to 24
     // wide), four of four (to 28 wide), the block's threads fixed.
     "-DNQ_UNROLL=16u -DNQ_SENTINEL_SQUARES=8u",
@@ -248,7 +251,8 @@ fn check(width: u32, starts: &[Start], depth: u32, what: &str) -> Vec<Tally> {
     let (tasks, tables, host) = cut(width, starts, depth);
     let mut tallies = Vec::new();
     for (i, variant) in VARIANTS.iter().enumerate() {
-        if !takes_tasks(variant, width, &tasks) {
+        // The variants that count solutions from near 2^32 have a test of their own.
+        if !takes_tasks(variant, width, &tasks) || variant.contains("NQ_SOLUTIONS_FROM") {
             continue;
         }
         // The variant that trusts its counters for fewer turns marks units (see below); its counts hold.
@@ -354,6 +358,42 @@ fn the_kernel_source_counts_rectangles() {
     }
 }
 
+#[test]
+fn a_rectangles_task_counts_more_solutions_than_32_bits_hold() {
+    // A turn of the look-ahead counts the last row's free squares as solutions: one on a square board, up to
+    // the board's width on a rectangle, so there a task's 2^32 turns could count more than 32 bits hold. Its
+    // count is 64-bit: started at 2^32 - 4, each task's solutions go past 2^32 and none is lost.
+    if host_kernels().is_none() {
+        return;
+    }
+    let from = 0xffff_fffc_u64;
+    let board = Board::rect(12, 7).unwrap();
+    let plan = Plan::new(board, Symmetry::None, Split::Auto { threads: 1 });
+    let (tasks, tables, _) = cut(board.width(), &plan_starts(&plan), 0);
+    let right = run_on_host(0, &tasks, &tables);
+    let most = tasks
+        .iter()
+        .map(|t| task::count_task(t, &tables[t.slot() as usize]).solutions)
+        .max()
+        .unwrap();
+    assert!(most >= 4, "a task of {most} solutions would not wrap");
+    for (i, variant) in VARIANTS.iter().enumerate() {
+        if !variant.contains("NQ_SOLUTIONS_FROM") || !takes_tasks(variant, board.width(), &tasks) {
+            continue;
+        }
+        let counted = run_on_host(i, &tasks, &tables);
+        for (slot, tally) in counted.iter().enumerate() {
+            let mine = tasks.iter().filter(|t| t.slot() as usize == slot).count() as u64;
+            assert_eq!(
+                tally.solutions,
+                right[slot].solutions + mine * from,
+                "{variant}: slot {slot}"
+            );
+            assert_eq!(tally.nodes, right[slot].nodes, "{variant}: slot {slot}");
+        }
+    }
+}
+
 /// The tasks of a board of side `n` with full symmetry, its units cut `depth` rows deeper, and their tables.
 fn full_symmetry_tasks(n: u32, depth: u32) -> (Vec<Task>, Vec<Table>) {
     let plan = Plan::new(
@@ -446,10 +486,7 @@ fn a_task_that_runs_too_long_to_trust_its_counters_marks_its_unit() {
 fn a_task_of_more_turns_than_its_counters_hold_marks_its_unit() {
     // Built to trust its counters below 2^7 turns (16 passes), the kernel marks each unit with a task of
     // more, and only those; its counts are still given. Without the look-ahead a task's turns are its nodes;
-    // with it (the default) fewer, as the task alone through the default build shows. The look-ahead's
-    // loop on tasks whose last row may have more than one square (all but the square board's build,
-    // NQ_LAST_UNPUSHED) trusts them for 2^5 times fewer turns than NQ_TRUSTED_TURNS_LOG says: built with 12,
-    // for 2^7.
+    // with it (the default) fewer, as the task alone through the default build shows.
     let Some(kernels) = host_kernels() else {
         return;
     };
@@ -459,7 +496,7 @@ fn a_task_of_more_turns_than_its_counters_hold_marks_its_unit() {
     let (tasks, tables, _) = cut(11, &starts, 0);
     let quick = run_on_host(0, &tasks, &tables);
     for variant in [
-        "-DNQ_TRUSTED_TURNS_LOG=12u",
+        "-DNQ_TRUSTED_TURNS_LOG=7u",
         "-DNQ_PLAIN -DNQ_TRUSTED_TURNS_LOG=7u",
     ] {
         let i = VARIANTS.iter().position(|v| *v == variant).unwrap();

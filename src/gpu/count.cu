@@ -19,8 +19,9 @@
 // turn makes anyway), the last row closed without a turn (NQ_AHEAD_LAST: its squares are solutions, counted
 // with the children), and the push's step of the stack's top after the turn's accesses of the stack
 // (NQ_PUSH_LAST), so that the next entry's load waits for the push's test alone. Those names are taken and
-// change nothing now. SASS on sm_90, nodes counted, the block's threads fixed as the program builds it: 478
-// instructions for sixteen turns on boards 19 to 24 wide, for 0.708 of a turn a node: 21.2 a node. On an H200
+// change nothing now. SASS on sm_90, nodes counted, the block's threads fixed as the program builds it: 476
+// instructions for sixteen turns on square boards 19 to 24 wide, for 0.708 of a turn a node: 21.1 a node (482
+// on a rectangle, whose count of solutions is 64-bit: NQ_WIDE_SOLUTIONS). On an H200
 // it took n = 21 in 7.62 s of kernels where the look-ahead's first form (530 instructions) took 8.43 s, n = 20
 // in 0.97 s where that took 1.10 s. On a square board its stack has no level for the last row
 // (NQ_LAST_UNPUSHED, which the program defines: 24 bytes a thread fewer, a sixth block a multiprocessor at
@@ -74,11 +75,11 @@
 //   like any other.
 // - A node is a queen placed, as the CPU kernel counts them: the task's first row's squares and every turn's
 //   children (without the look-ahead, every turn on the task's rows is one). The task's counters of solutions
-//   and passes are 32-bit (a 64-bit one costs a turn an instruction), added to its unit once the task is done.
-//   They are exact if the task took fewer than 2^32 turns on a square board, whose last row has one square a
-//   turn, and fewer than 2^27 on a rectangle, whose turns may each count up to 28 solutions
-//   (NQ_TRUSTED_TURNS_LOG less NQ_SOLUTIONS_A_TURN_LOG): fewer passes than that over NQ_UNROLL, which the
-//   task's end tests, as long as the count of passes did not wrap. A turn is more than 16 instructions (the
+//   and passes are 32-bit (a 64-bit one costs a turn an instruction), added to its unit once the task is done;
+//   on a rectangle, whose turns may each count up to 28 solutions (the last row's free squares), a pass's
+//   solutions are added up in 32 bits and the task's in 64 (NQ_WIDE_SOLUTIONS). They are exact if the task
+//   took fewer than 2^32 turns (NQ_TRUSTED_TURNS_LOG): fewer than 2^32 / NQ_UNROLL passes, which the task's
+//   end tests, as long as the count of passes did not wrap. A turn is more than 16 instructions (the
 //   SASS count), issued in order at most one a cycle, so a pass takes more than 16 * NQ_UNROLL cycles and a
 //   task that took fewer than 2^36 * NQ_UNROLL cycles of the multiprocessor's clock (about 4.6 minutes with
 //   eight turns a pass) made fewer than 2^32 passes. (The bound was 2^36 cycles, 35 s, until tasks of n = 26
@@ -153,6 +154,11 @@ struct Task {
 #ifndef NQ_TRUSTED_TURNS_LOG
 #define NQ_TRUSTED_TURNS_LOG 32u
 #endif
+// A task's count of solutions starts from 0; the tests start it near 2^32, to see a rectangle's count go past
+// what 32 bits hold (NQ_WIDE_SOLUTIONS).
+#ifndef NQ_SOLUTIONS_FROM
+#define NQ_SOLUTIONS_FROM 0u
+#endif
 
 // The turn takes the square's rest after the child's free columns, and the child's diagonals from the free
 // columns' change, so that ptxas need not copy the right diagonals a turn (see the turn; 328 SASS instructions
@@ -189,8 +195,9 @@ struct Task {
 #error "NQ_PUSH_LAST is a form of the turn's accesses written in PTX (not NQ_TURN_C)"
 #endif
 // NQ_UNCOUNTED (the twenty-second session's probe; `count --uncounted-nodes` since the twenty-third): the
-// look-ahead's nodes not counted, and no node reported (475 SASS instructions for sixteen turns in the
-// twenty-fourth session's measure, rather than 476: counting the nodes as children costs next to nothing). The
+// look-ahead's nodes not counted, and no node reported (474 SASS instructions for sixteen turns rather than 476:
+// counting the nodes as children costs next to nothing; an H200 timed the look-ahead's first form 3% faster
+// so, 494 rather than 530, in the thirty-first session). The
 // host then marks the units the GPU counted as without their nodes (src/gpu/batch.rs, `finish`).
 #if defined(NQ_UNCOUNTED) && !defined(NQ_AHEAD)
 #error "NQ_UNCOUNTED leaves the look-ahead's nodes uncounted: it takes the look-ahead"
@@ -211,14 +218,21 @@ struct Task {
 #if defined(NQ_LAST_UNPUSHED) && !defined(NQ_AHEAD)
 #error "NQ_LAST_UNPUSHED sizes the stack for the look-ahead's loop, which never pushes a square board's last row"
 #endif
-// log2 of the solutions a turn may count, at most: with the look-ahead, the last row's free squares (one on a
-// square board, whose last row has one free column: NQ_LAST_UNPUSHED is the program's build for them; up to
-// 28 on a rectangle); without it, a turn counts a solution or none. A task's 32-bit count of solutions holds
-// while its turns stay below 2^(NQ_TRUSTED_TURNS_LOG - NQ_SOLUTIONS_A_TURN_LOG).
+// A turn counts at most one solution without the look-ahead, and with it on a square board (its last row has
+// one free column: NQ_LAST_UNPUSHED is the program's build for them), so a task's 32-bit count of solutions
+// holds as long as its count of turns does. On a rectangle a turn of the look-ahead counts the last row's free
+// squares, up to 28: 2^32 turns could wrap a 32-bit count, so the task's count is 64-bit, a pass's solutions
+// added to it once a pass (at most 28 * 16 of them), for an instruction or two a pass.
 #if defined(NQ_AHEAD) && !defined(NQ_LAST_UNPUSHED)
-#define NQ_SOLUTIONS_A_TURN_LOG 5u
-#else
-#define NQ_SOLUTIONS_A_TURN_LOG 0u
+#define NQ_WIDE_SOLUTIONS
+#endif
+// The look-ahead counts a pass's nodes and solutions in one word on boards at most 24 wide (see the turn), and
+// where the nodes are not counted, or the board is wider, its solutions apart: a pass's on a rectangle
+// (NQ_PASS_SOLUTIONS), else a task's.
+#if defined(NQ_AHEAD) && NQ_SENTINEL_SQUARES >= 8 && !defined(NQ_UNCOUNTED)
+#define NQ_PASS_PACKED
+#elif defined(NQ_WIDE_SOLUTIONS)
+#define NQ_PASS_SOLUTIONS
 #endif
 // The table's rows for a stack of `levels` levels (see NQ_LAST_UNPUSHED), and the rows it leaves out below
 // its first (the end's, with NQ_LAST_UNPUSHED): the table's row for `m` free columns is where it would be with
@@ -331,14 +345,19 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
 #endif
     // The thread's task: its unit, the turns of the search loop and the solutions it found, the clock when it
     // began. `slot` is NQ_NO_TASK before the first task, which has nothing to add.
+#ifdef NQ_WIDE_SOLUTIONS
+    u32 slot = NQ_NO_TASK, passes = 0u;
+    u64 sol = 0u;
+#else
     u32 slot = NQ_NO_TASK, sol = 0u, passes = 0u;
+#endif
 #ifdef NQ_AHEAD
     // The task's nodes as the look-ahead counts them: each turn's children, every free square of the child's
     // row, from the task's first row's squares on (the turns are not counted: the dead ends take none). A
     // 32-bit count a pass (at most 28 a turn), added up in 64 bits.
     u64 ahead_nodes = 0u;
 #endif
-#if defined(NQ_AHEAD) && NQ_SENTINEL_SQUARES >= 8 && !defined(NQ_UNCOUNTED)
+#ifdef NQ_PASS_PACKED
     // 1, in a register of its own: PRMT takes one constant, and ptxas otherwise copies the other into a
     // register in every turn.
     const u32 one = (levels >> 31) + 1u;
@@ -366,7 +385,7 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
                 const u32 nod = passes * NQ_UNROLL + __popc(e.x) + e.z - NQ_SENTINELS * NQ_SENTINEL_SQUARES;
                 NQ_HOST_TURNS(nod);
                 if (((unsigned long long)(clock64() - began) >> (36u + NQ_UNROLL_LOG)) != 0u ||
-                    ((u64)passes >> (NQ_TRUSTED_TURNS_LOG - NQ_SOLUTIONS_A_TURN_LOG - NQ_UNROLL_LOG)) != 0u) {
+                    ((u64)passes >> (NQ_TRUSTED_TURNS_LOG - NQ_UNROLL_LOG)) != 0u) {
                     atomicAdd(&trouble[slot], 1u);
                 }
                 atomicAdd(&solutions[slot], (u64)sol);
@@ -431,7 +450,7 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
             e = make_uint4(avail, task.fc, task.ld, task.rd);
             // (No task's first row is the last, whose squares the look-ahead would count here: the host counts
             // such a task itself, src/gpu/task.rs `split`.)
-            sol = 0u;
+            sol = NQ_SOLUTIONS_FROM;
             passes = 0u;
 #ifdef NQ_AHEAD
             // Every node but the first row's is a child of a turn.
@@ -445,6 +464,9 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
         }
 #ifdef NQ_AHEAD
         u32 pass_ahead_nodes = 0u;
+#endif
+#ifdef NQ_PASS_SOLUTIONS
+        u32 pass_sol = 0u;
 #endif
 #ifdef __CUDA_ARCH__
 #pragma unroll
@@ -519,7 +541,7 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
             // The last row's squares (its table's word marked NQ_LAST) are the solutions of the child's queens,
             // a child each: counted here, where a turn each took them before.
             const u32 kids = (u32)__popc(children);
-#if NQ_SENTINEL_SQUARES >= 8 && !defined(NQ_UNCOUNTED)
+#ifdef NQ_PASS_PACKED
             // On boards at most 24 wide the table's top byte holds the marks alone: one multiply-add counts the
             // children as nodes (the pass's low 22 bits) and, on the last row, as solutions (from bit 22 up:
             // its byte is NQ_LAST's, 0x40, there; the end's row has no child). At most 28 a turn either way,
@@ -527,7 +549,11 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
             pass_ahead_nodes += kids * nq_prmt(open, one, 0x5354u);
 #else
             // `open >> 30` is 1 on the last row, 0 on the others but the end's, where there is no child.
+#ifdef NQ_PASS_SOLUTIONS
+            pass_sol += kids * (open >> 30);
+#else
             sol += kids * (open >> 30);
+#endif
 #ifndef NQ_UNCOUNTED
             pass_ahead_nodes += kids;
 #endif
@@ -574,12 +600,15 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
         }
         // Passes, not turns: ptxas keeps a copy of a counter of turns for after the loop.
         passes++;
-#if defined(NQ_AHEAD) && NQ_SENTINEL_SQUARES >= 8 && !defined(NQ_UNCOUNTED)
+#ifdef NQ_PASS_PACKED
         // The pass's nodes and solutions in one word (see the turn).
         ahead_nodes += pass_ahead_nodes & NQ_PASS_NODES;
         sol += pass_ahead_nodes >> 22;
 #elif defined(NQ_AHEAD)
         ahead_nodes += pass_ahead_nodes;
+#endif
+#ifdef NQ_PASS_SOLUTIONS
+        sol += pass_sol;
 #endif
     }
 }
