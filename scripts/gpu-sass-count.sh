@@ -47,7 +47,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 if [ "${1:-}" = --all ]; then
   # A turn is a node without the look-ahead (NQ_PLAIN); with it, the turns are 70.8% of the nodes at n = 19
   # (its dead ends and the last row's solutions take none; tests/gpu_ptx.rs, `instructions_a_node`,
-  # results/gpu.md). (The variants a GPU measured slower went from the kernel in the twenty-seventh and
+  # results/gpu.md), 63.6% with the next row's frame (NQ_AHEAD_FRAME: 0.898 of the default's passes). (The variants a GPU measured slower went from the kernel in the twenty-seventh and
   # thirty-second sessions.) "square": as the program builds the kernel for a square board (NQ_LAST_UNPUSHED).
   printf '%-52s %8s %8s %8s\n' "variant (turns between tests, sentinels)" shortest "a turn" "a node"
   while read -r turns share label defines; do
@@ -68,6 +68,10 @@ if [ "${1:-}" = --all ]; then
 16 0.708 NQ_TURN_C,16,2x8 -D NQ_TURN_C -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
 16 0.708 NQ_UNCOUNTED,16,2x8 -D NQ_UNCOUNTED -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
 16 0.708 NQ_UNCOUNTED,16,2x8,square -D NQ_UNCOUNTED -D NQ_LAST_UNPUSHED -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
+16 0.636 NQ_AHEAD_FRAME,16,2x8,square -D NQ_AHEAD_FRAME -D NQ_LAST_UNPUSHED -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
+8 0.636 NQ_AHEAD_FRAME,8,1x8,square -D NQ_AHEAD_FRAME -D NQ_LAST_UNPUSHED -D NQ_UNROLL=8u -D NQ_SENTINEL_SQUARES=8u
+16 0.636 NQ_AHEAD_FRAME+NQ_UNCOUNTED,16,2x8,square -D NQ_AHEAD_FRAME -D NQ_UNCOUNTED -D NQ_LAST_UNPUSHED -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
+16 0.636 NQ_AHEAD_FRAME,16,2x8 -D NQ_AHEAD_FRAME -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
 16 1 NQ_PLAIN,16,2x8 -D NQ_PLAIN -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
 8 1 NQ_PLAIN,8,1x8 -D NQ_PLAIN -D NQ_UNROLL=8u -D NQ_SENTINEL_SQUARES=8u
 8 1 NQ_PLAIN,8,2x4 -D NQ_PLAIN -D NQ_UNROLL=8u -D NQ_SENTINEL_SQUARES=4u

@@ -469,9 +469,12 @@ ahead() {
   # as part `turn` measures turns: exactness (boards 4 to 18, rectangles; the nodes against the default's), then
   # n = 20, 21 and 19 interleaved, n = 22 once each (CAP22=0 leaves it out: about 30 s a kernel). Against it:
   # NQ_UNCOUNTED (474: the kernel of --uncounted-nodes; it reports no node, so its rectangles' nodes differ from
-  # the default's, as they must), and the loop without the look-ahead (NQ_PLAIN, 315; 13 to 14% slower than the
-  # look-ahead's first form on an H200 in the twenty-second session, in its turn in C).
-  TURNS=${TURNS:-default NQ_UNCOUNTED NQ_PLAIN} turn
+  # the default's, as they must), the loop without the look-ahead (NQ_PLAIN, 315; 13 to 14% slower than the
+  # look-ahead's first form on an H200 in the twenty-second session, in its turn in C), and the thirty-second
+  # session's NQ_AHEAD_FRAME (the next row taken with its frame, one load from the table more: 511 for sixteen
+  # turns, 0.898 of the default's turns at n = 19, so 20.3 instructions a node where the default takes 21.1,
+  # and as many wavefronts a node: whether it is faster, only a GPU says).
+  TURNS=${TURNS:-default NQ_AHEAD_FRAME NQ_UNCOUNTED NQ_PLAIN} turn
 }
 
 launches() {
@@ -623,8 +626,8 @@ case "$part" in
     # What the next session with a GPU runs first (the thirty-second session's plan), in one call of about
     # seven minutes: the issue's boards with the kernel's new default (targets: n = 17 and 19 twice, 21, and 22
     # capped at 100 s), ygch side by side at n = 20 and 21 (peers: copy ../shared/peers to .peers/ and carry
-    # it), the default against the nodes uncounted and the loop without the look-ahead at n = 19 to 21 (ahead
-    # without n = 22), then profile, each to its own file. A part is not begun once NEXT_BUDGET seconds (420)
+    # it), the default against NQ_AHEAD_FRAME, the nodes uncounted and the loop without the look-ahead at
+    # n = 19 to 21 (ahead without n = 22), then profile, each to its own file. A part is not begun once NEXT_BUDGET seconds (420)
     # have gone. `scripts/gpu-turns-summary.sh OUT/ahead.txt` sums up ahead.
     cap=${CAP22:-}
     for p in targets peers ahead profile; do

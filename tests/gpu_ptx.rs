@@ -47,8 +47,9 @@ type Variant = ((i32, i32), &'static [&'static str], Turns, u32);
 /// checked, and its nodes are 0), on a rectangle and on a square board; the default with one turn a pass. On
 /// the other architectures, the program's builds of the default (on a square board too) and of `NQ_PLAIN` for
 /// boards to 18 and 19 to 24 wide; and on Turing, those for the widest boards in blocks of 64 threads, as the
-/// program builds them there. (The variants a GPU measured slower went from the kernel in the twenty-seventh and
-/// thirty-second sessions, and from here with them.)
+/// program builds them there; and the look-ahead's row taken with its frame (`NQ_AHEAD_FRAME`) on Hopper, on
+/// rectangles and square boards, counted and not. (The variants a GPU measured slower went from the kernel in
+/// the twenty-seventh and thirty-second sessions, and from here with them.)
 fn variants() -> Vec<Variant> {
     let hopper = (9, 0);
     let program = [
@@ -77,6 +78,23 @@ fn variants() -> Vec<Variant> {
         v.push((hopper, &[], turns.with_unpushed_last(true), THREADS));
     }
     v.push((hopper, &[], Turns::asked(1, 12), THREADS));
+    // The look-ahead's row taken with its frame (NQ_AHEAD_FRAME, a variant to measure): on a rectangle and on
+    // a square board (whose table then keeps the end's row), counted and not.
+    const FRAME: &[&str] = &["NQ_AHEAD_FRAME"];
+    for turns in [
+        sixteen,
+        sixteen.with_unpushed_last(true),
+        Turns::for_width(12).with_unpushed_last(true),
+        Turns::for_width(task::MAX_SIDE),
+    ] {
+        v.push((hopper, FRAME, turns.with_ahead_frame(true), THREADS));
+    }
+    v.push((
+        hopper,
+        &["NQ_AHEAD_FRAME", "NQ_UNCOUNTED"],
+        sixteen.with_unpushed_last(true).with_ahead_frame(true),
+        THREADS,
+    ));
     for architecture in OTHER_ARCHITECTURES {
         for turns in [Turns::for_width(12), sixteen] {
             v.push((architecture, &[], turns, THREADS));
@@ -681,6 +699,15 @@ fn a_gpu_run_with_the_compiled_kernel_gives_every_unit_the_cpus_count() {
         .iter()
         .find(|b| b.turns == Turns::for_width(12).with_unpushed_last(true))
         .unwrap();
+    let framed = kernels
+        .iter()
+        .find(|b| {
+            b.turns
+                == Turns::for_width(12)
+                    .with_unpushed_last(true)
+                    .with_ahead_frame(true)
+        })
+        .unwrap();
     for n in [8, 11] {
         for symmetry in [Symmetry::Full, Symmetry::Mirror] {
             let plan = Plan::new(
@@ -697,6 +724,8 @@ fn a_gpu_run_with_the_compiled_kernel_gives_every_unit_the_cpus_count() {
             // The last row closed without a turn, its stack without a level for it, as the program builds it
             // on a square board: the run's batches sized so.
             assert_eq!(dispatch_checked(&plan, unpushed, 1, 0), (sum, 0));
+            // The look-ahead's row with its frame (NQ_AHEAD_FRAME), its table keeping the end's row.
+            assert_eq!(dispatch_checked(&plan, framed, 1, 0), (sum, 0));
             // The kernel that leaves the nodes uncounted (`--uncounted-nodes`): the same solutions, and the
             // units it counted say their nodes are not known (dispatch_checked holds each to the CPU's count
             // without its nodes).

@@ -218,6 +218,20 @@ struct Task {
 #if defined(NQ_LAST_UNPUSHED) && !defined(NQ_AHEAD)
 #error "NQ_LAST_UNPUSHED sizes the stack for the look-ahead's loop, which never pushes a square board's last row"
 #endif
+// NQ_AHEAD_FRAME (the thirty-second session's, not yet timed on a GPU): the look-ahead's row (the one after the
+// child's) taken with its own frame, its word of the unit's table (the row below the child's, one load more
+// from the same address less a row, one wavefront): a square of the child's row is then a dead end exactly
+// when no square of the next row is left to it, so fewer turns (0.898 of the default's at n = 19, by the PTX
+// interpreter's count of a sample: 63.6% of the nodes take a turn rather than 70.8%), for two instructions
+// more a turn (an AND and the load: 511 SASS instructions for sixteen turns on a square board where the default
+// takes 476; 20.3 a node rather than 21.1) and a wavefront (10 a turn, as many a node as the default's). Every
+// turn reads the next row's word, so the end's row must be in the table: with NQ_LAST_UNPUSHED the stack has
+// no level for the last row, but the table keeps the end's row (4 bytes a thread more: n = 20's 296, still six
+// blocks of 128 threads a multiprocessor). A child on the last row is never kept (the end's row has no
+// square), so no turn reads below the end's row.
+#if defined(NQ_AHEAD_FRAME) && !defined(NQ_AHEAD)
+#error "NQ_AHEAD_FRAME is a form of the look-ahead (not NQ_PLAIN)"
+#endif
 // A turn counts at most one solution without the look-ahead, and with it on a square board (its last row has
 // one free column: NQ_LAST_UNPUSHED is the program's build for them), so a task's 32-bit count of solutions
 // holds as long as its count of turns does. On a rectangle a turn of the look-ahead counts the last row's free
@@ -235,9 +249,9 @@ struct Task {
 #define NQ_PASS_SOLUTIONS
 #endif
 // The table's rows for a stack of `levels` levels (see NQ_LAST_UNPUSHED), and the rows it leaves out below
-// its first (the end's, with NQ_LAST_UNPUSHED): the table's row for `m` free columns is where it would be with
-// them, so that the turn reads it as it does without.
-#ifdef NQ_LAST_UNPUSHED
+// its first (the end's, with NQ_LAST_UNPUSHED but for NQ_AHEAD_FRAME): the table's row for `m` free columns is
+// where it would be with them, so that the turn reads it as it does without.
+#if defined(NQ_LAST_UNPUSHED) && !defined(NQ_AHEAD_FRAME)
 #define NQ_TABLE_ROWS(levels) (levels)
 #define NQ_TABLE_LEFT_OUT 1u
 #else
@@ -505,9 +519,22 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
             const u32 rd = nq_lop3<0xf6u>(e.w, e.y, fc) >> 1;
 #ifdef NQ_TURN_IN_PTX
             u32 open;
+#ifdef NQ_AHEAD_FRAME
+            // The child's row's word and, a row of the table below it, the next row's (NQ_AHEAD_FRAME).
+            u32 next;
+            asm volatile("{\n\t.reg .u32 a;\n\tmov.u32 a, %2;\n\tld.shared.u32 %0, [a];\n\t"
+                         "ld.shared.u32 %1, [a+%3];\n\t}"
+                         : "=r"(open), "=r"(next)
+                         : "r"(tab + __popc(fc) * step), "n"(-4 * (int)NQ_THREADS)
+                         : "memory");
+#else
             asm volatile("ld.shared.u32 %0, [%1];" : "=r"(open) : "r"(tab + __popc(fc) * step) : "memory");
+#endif
 #else
             const u32 open = *(const u32*)(shared + tab + __popc(fc) * step);
+#ifdef NQ_AHEAD_FRAME
+            const u32 next = *(const u32*)(shared + tab + __popc(fc) * step - step);
+#endif
 #endif
 #if defined(NQ_AHEAD)
             // The look-ahead (NQ_AHEAD): a square of the child's row whose queen would leave the row after it no
@@ -527,7 +554,12 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
             // the chain from a loaded entry to the next. By a count of the tree (the border units of n = 10 to
             // 16, results/gpu.md), 27% of the nodes are dead ends caught so, and the last row's solutions are
             // 0.5% of the turns at n = 19: 0.708 of a turn a node.
+#ifdef NQ_AHEAD_FRAME
+            // The next row's free columns within its frame (its word's marks are no columns).
+            const u32 ahead = nq_lop3<0x10u>((fc & next) << 1, ld << 2, rd);
+#else
             const u32 ahead = nq_lop3<0x10u>(fc << 1, ld << 2, rd);
+#endif
             const u32 high = nq_shr(0x1fffffffu, nq_shift_to_top(ahead));
             const u32 all = nq_lop3<0x10u>(fc, ld, rd);
             // The child's row's free squares, every one a node (counted below), and those kept of them. Written

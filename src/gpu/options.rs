@@ -86,9 +86,10 @@ pub fn parse_gpus(s: &str) -> Result<Vec<usize>, String> {
 }
 
 /// The switches of the kernel (`count.cu`) that `NQUEENS_GPU_DEFINES` may name, for measuring variants side by
-/// side, besides `NQ_UNROLL=`: the loop without the look-ahead, the turn's shared accesses in C, and the nodes
-/// not counted (results/gpu.md). Each changes the kernel; [`DEFAULT_NAMES`] are taken too.
-pub const KERNEL_SWITCHES: [&str; 3] = ["NQ_PLAIN", "NQ_TURN_C", "NQ_UNCOUNTED"];
+/// side, besides `NQ_UNROLL=`: the loop without the look-ahead, the turn's shared accesses in C, the nodes not
+/// counted, and the look-ahead's row taken with its frame, which waits for a GPU to time it (results/gpu.md).
+/// Each changes the kernel; [`DEFAULT_NAMES`] are taken too.
+pub const KERNEL_SWITCHES: [&str; 4] = ["NQ_PLAIN", "NQ_TURN_C", "NQ_UNCOUNTED", "NQ_AHEAD_FRAME"];
 
 /// Names `NQUEENS_GPU_DEFINES` may give that change nothing: switches that asked for what is the kernel's default
 /// now (the look-ahead and its form: the row ahead one column over, the nodes counted as children, the last
@@ -139,6 +140,7 @@ pub fn switches_agree(asked: &str) -> Result<(), Error> {
             "NQ_AHEAD_XOR",
             "NQ_AHEAD_CHILDREN",
             "NQ_AHEAD_LAST",
+            "NQ_AHEAD_FRAME",
             "NQ_UNCOUNTED",
         ] {
             if named(part) {
@@ -193,7 +195,9 @@ fn turns_asked(asked: &str, board: Board) -> Result<Turns, Error> {
     switches_agree(asked)?;
     // A rectangle's tasks end with free columns left, and their last row may be pushed.
     let unpushed_last = !named("NQ_PLAIN") && board.is_square();
-    Ok(turns_between_tests(asked, width)?.with_unpushed_last(unpushed_last))
+    Ok(turns_between_tests(asked, width)?
+        .with_unpushed_last(unpushed_last)
+        .with_ahead_frame(named("NQ_AHEAD_FRAME")))
 }
 
 /// The turns `asked` names for boards `width` wide (see [`turns`]).
@@ -400,6 +404,12 @@ mod tests {
         assert_eq!(square.shared_per_thread(14), 292);
         assert_eq!(task::hopper_blocks(full, 128, 14), 5);
         assert_eq!(task::hopper_blocks(square, 128, 14), 6);
+        // The look-ahead's row with its frame keeps the end's row of table: 4 bytes more, six blocks still.
+        let framed = turns_asked("NQ_AHEAD_FRAME", Board::new(20).unwrap()).unwrap();
+        assert!(framed.unpushed_last && framed.ahead_frame);
+        assert!(framed.defines().iter().any(|d| d == "-DNQ_AHEAD_FRAME"));
+        assert_eq!(framed.shared_per_thread(14), 296);
+        assert_eq!(task::hopper_blocks(framed, 128, 14), 6);
         // So does the loop that counts no node, and the loop's older names.
         for asked in ["NQ_UNCOUNTED", "NQ_AHEAD_XOR NQ_AHEAD_LAST", "NQ_UNROLL=8u"] {
             assert!(

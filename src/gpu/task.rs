@@ -72,6 +72,10 @@ pub struct Turns {
     /// multiprocessor. Only for the look-ahead on a square board (`gpu::turns`); the tasks must all have a
     /// [`Task::low`] of 0.
     pub unpushed_last: bool,
+    /// The look-ahead's row taken with its frame (`NQ_AHEAD_FRAME`, a variant to measure): every turn reads
+    /// the table's word for the row after the child's, so the table keeps the end's row, with
+    /// [`Turns::unpushed_last`] too (4 bytes a thread more).
+    pub ahead_frame: bool,
 }
 
 impl Turns {
@@ -92,6 +96,7 @@ impl Turns {
             between_tests,
             sentinel_squares,
             unpushed_last: false,
+            ahead_frame: false,
         }
     }
 
@@ -99,6 +104,14 @@ impl Turns {
     pub fn with_unpushed_last(self, unpushed_last: bool) -> Turns {
         Turns {
             unpushed_last,
+            ..self
+        }
+    }
+
+    /// These turns with the look-ahead's row taken with its frame or not ([`Turns::ahead_frame`]).
+    pub fn with_ahead_frame(self, ahead_frame: bool) -> Turns {
+        Turns {
+            ahead_frame,
             ..self
         }
     }
@@ -127,12 +140,12 @@ impl Turns {
 
     /// The rows of table the kernel keeps for tasks of `levels` levels: one for each row after the first,
     /// the end's and the sentinels'; with [`Turns::unpushed_last`], those from the last row to the one after
-    /// the first (at least one, read by the sentinels).
+    /// the first (at least one, read by the sentinels), and the end's too with [`Turns::ahead_frame`].
     pub fn table_rows(self, levels: u32) -> u32 {
-        if self.unpushed_last {
+        if self.unpushed_last && !self.ahead_frame {
             self.stack_levels(levels)
         } else {
-            levels + 1
+            self.stack_levels(levels) + 1
         }
     }
 
@@ -151,6 +164,9 @@ impl Turns {
         ];
         if self.unpushed_last {
             defines.push("-DNQ_LAST_UNPUSHED".into());
+        }
+        if self.ahead_frame {
+            defines.push("-DNQ_AHEAD_FRAME".into());
         }
         defines
     }

@@ -25,8 +25,9 @@ alignas(16) char nq_stack[NQ_HOST_SHARED];
 static unsigned owner(unsigned at, unsigned levels, unsigned sentinels) {
     const unsigned stack = (levels + sentinels) * 16u * NQ_HOST_THREADS;
     // A row of table for each level of stack, and one more, but where the stack has no level for the last
-    // row (NQ_LAST_UNPUSHED): then as many as its levels.
-#if defined(NQ_LAST_UNPUSHED)
+    // row (NQ_LAST_UNPUSHED) and the look-ahead reads no end's row (not NQ_AHEAD_FRAME): then as many as its
+    // levels.
+#if defined(NQ_LAST_UNPUSHED) && !defined(NQ_AHEAD_FRAME)
     const unsigned table = levels * 4u * NQ_HOST_THREADS;
 #else
     const unsigned table = (levels + 1u) * 4u * NQ_HOST_THREADS;
