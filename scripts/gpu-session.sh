@@ -291,7 +291,7 @@ profile_batch() {
     # Each SASS instruction's counters (the thirty-first session's profile found 21% of the shared memory's
     # wavefronts excessive, without saying which accesses make them): whole, to its own file.
     echo "# Nsight Compute, each instruction's counters: $out/profile-source.txt"
-    timeout "$1" "$ncu" --section SourceCounters --page source --print-source sass --csv --launch-skip 2 \
+    timeout $(($1 / 2)) "$ncu" --section SourceCounters --page source --print-source sass --csv --launch-skip 2 \
       --launch-count 1 -k count_tasks "$B" count 20 --backend gpu -q > "$out/profile-source.txt" 2>&1
     grep -c . "$out/profile-source.txt"
   else
@@ -623,14 +623,16 @@ case "$part" in
     for p in check small variants peers bench cpu; do run_part $p 2>&1 | tee "$out/$p.txt"; done
     ;;
   next)
-    # What the next session with a GPU runs first (the thirty-second session's plan), in one call of about
-    # seven minutes: the boards with the kernel's new default (targets: n = 17 and 19 twice, 21, and 22
-    # capped at 100 s), ygch side by side at n = 20 and 21 (peers: copy ../shared/peers to .peers/ and carry
-    # it), the default against NQ_AHEAD_FRAME, the nodes uncounted and the loop without the look-ahead at
-    # n = 19 to 21 (ahead without n = 22), then profile, each to its own file. A part is not begun once NEXT_BUDGET seconds (420)
-    # have gone. `scripts/gpu-turns-summary.sh OUT/ahead.txt` sums up ahead.
+    # What the next session with a GPU runs first (the thirty-second session's plan), in one call of five to
+    # nine minutes: the boards with the kernel's new default (targets: n = 17 and 19 twice, 21, and 22
+    # capped at 100 s; about 1.5 minutes), the default against NQ_AHEAD_FRAME, the nodes uncounted and the loop
+    # without the look-ahead at n = 19 to 21 (ahead without n = 22; about 2 minutes), ygch side by side at
+    # n = 20 and 21 (peers: copy ../shared/peers to .peers/ and carry it; about 1 minute), then profile (up to
+    # 4 minutes), each to its own file. A part is not begun once NEXT_BUDGET seconds (420) have gone: 240 leaves
+    # out the profile where the first three took longer than planned. `scripts/gpu-turns-summary.sh
+    # OUT/ahead.txt` sums up ahead.
     cap=${CAP22:-}
-    for p in targets peers ahead profile; do
+    for p in targets ahead peers profile; do
       if [ "$p" = targets ]; then export CAP22=${cap:-100}; else export CAP22=${cap:-0}; fi
       if [ "$SECONDS" -gt "${NEXT_BUDGET:-420}" ]; then
         echo "# $p not begun: ${NEXT_BUDGET:-420} s have gone" | tee "$out/$p.txt"
