@@ -90,13 +90,14 @@ fn gpu_error(what: &str) -> impl Fn(cudarc::driver::DriverError) -> Error + '_ {
 }
 
 /// The compile-time switches of the kernel (`NQ_*` in `count.cu`) from the environment, for measuring
-/// variants side by side (`NQUEENS_GPU_DEFINES="NQ_PLAIN"`), but for `NQ_UNROLL`, which
-/// [`super::turns`] reads (and which checks the others against [`super::KERNEL_SWITCHES`]).
-/// `NQ_UNCOUNTED` joins them where the run leaves the nodes uncounted ([`super::leave_nodes_uncounted`]).
+/// variants side by side (`NQUEENS_GPU_DEFINES="NQ_PLAIN"`), but for those that shape the loop's shared memory,
+/// `NQ_UNROLL` and `NQ_AHEAD_FRAME`, which [`super::turns`] reads into the [`Turns`] whose defines carry them
+/// (and which checks the others against [`super::KERNEL_SWITCHES`]). `NQ_UNCOUNTED` joins them where the run
+/// leaves the nodes uncounted ([`super::leave_nodes_uncounted`]).
 fn defines() -> Vec<String> {
     super::options::asked_switches()
         .split_whitespace()
-        .filter(|d| !d.starts_with("NQ_UNROLL="))
+        .filter(|d| !d.starts_with("NQ_UNROLL=") && *d != "NQ_AHEAD_FRAME")
         .map(|d| format!("-D{d}"))
         .collect()
 }

@@ -128,8 +128,8 @@ pub(super) fn asked_switches() -> String {
 }
 
 /// Whether the kernel builds with the switches `asked` (names of [`KERNEL_SWITCHES`] and [`DEFAULT_NAMES`], as
-/// `NQUEENS_GPU_DEFINES` gives them): its `#error`s, said here so that a run that names a set it refuses stops before anything runs,
-/// with the reason, rather than when NVRTC compiles it on the GPU's machine. `tests/gpu_kernel.rs` holds these
+/// `NQUEENS_GPU_DEFINES` gives them): its `#error`s, said here so that a run that names a set it refuses stops
+/// before anything runs, with the reason, rather than when NVRTC compiles it on the GPU's machine. `tests/gpu_kernel.rs` holds these
 /// rules to the kernel's for every set of its switches.
 pub fn switches_agree(asked: &str) -> Result<(), Error> {
     let named = |switch: &str| asked.split_whitespace().any(|d| d == switch);
@@ -179,7 +179,7 @@ fn turns_asked(asked: &str, board: Board) -> Result<Turns, Error> {
     if named("NQ_LAST_UNPUSHED") {
         return Err(Error::Gpu(
             "NQ_LAST_UNPUSHED: the program sizes the stack without the last row where the board takes it \
-             (the look-ahead's on a square board)"
+             (the look-ahead's loop on a square board)"
                 .into(),
         ));
     }
