@@ -410,7 +410,7 @@ fn the_compiled_kernel_ends_a_launch_whose_budget_is_spent_and_goes_on_in_the_ne
         Symmetry::Full,
         Split::Auto { threads: 1 },
     );
-    let (tasks, tables, _) = cut(11, &plan_starts(&plan), 2);
+    let (tasks, tables, _) = cut(11, &plan_starts(&plan), 1);
     let threads = (BLOCKS * THREADS) as usize;
     assert!(tasks.len() > 2 * threads, "{} tasks", tasks.len());
     let unpushed = kernels
@@ -446,7 +446,7 @@ fn the_compiled_kernel_marks_the_units_whose_counters_it_cannot_vouch_for() {
         Symmetry::Full,
         Split::Auto { threads: 1 },
     );
-    let (tasks, tables, _) = cut(9, &plan_starts(&plan), 1);
+    let (tasks, tables, _) = cut(9, &plan_starts(&plan), 0);
     let quick = launch(built, &tasks, &tables, 0);
     // With the clock moving on by 2^40 cycles at each reading, every task seems to run too long: each unit is
     // marked once for each of its tasks, and its counts are still given.
@@ -556,7 +556,7 @@ fn the_interpreter_refuses_what_the_gpu_would_not_do() {
         Symmetry::None,
         Split::Auto { threads: 1 },
     );
-    let (tasks, tables, _) = cut(8, &plan_starts(&plan), 2);
+    let (tasks, tables, _) = cut(8, &plan_starts(&plan), 1);
     let levels = tasks.iter().map(task::Task::levels).max().unwrap();
     let args = || {
         let mut words = tasks.iter().flat_map(|t| [t.fc, t.ld, t.rd, t.unit]);

@@ -28,7 +28,10 @@
 // n = 20). Without the look-ahead (NQ_PLAIN, the default to the twenty-first session), 320 and 167 for sixteen
 // and eight turns, a turn a node, and 328 and 168 with the turn written in C (NQ_PLAIN NQ_TURN_C). Variants
 // that a GPU measured slower are gone from this source; results/gpu.md (the twenty-seventh and thirty-second
-// sessions) names them and the commits that still have them.
+// sessions) names them and the commits that still have them. Not yet timed: the look-ahead's row taken with
+// its frame (NQ_AHEAD_FRAME, below), 500 instructions for sixteen turns on a square board with a solution
+// counted a turn without a population count (NQ_SOLUTION_A_TURN), for 0.636 of a turn a node: 19.9 a node,
+// 19.0 with the nodes uncounted (477).
 // - The stack lives in shared memory, four words a level: the row's untried squares `avail`, its free
 //   columns `fc` (the board's columns not taken), and the diagonal masks `ld` and `rd` of the queens above it.
 //   A turn takes the top entry's lowest square, stores the rest back, and pushes the child row's entry if the
@@ -224,7 +227,8 @@ struct Task {
 // when no square of the next row is left to it, so fewer turns (0.898 of the default's at n = 19, by the PTX
 // interpreter's count of a sample: 63.6% of the nodes take a turn rather than 70.8%), for two instructions
 // more a turn (an AND and the load: 511 SASS instructions for sixteen turns on a square board where the default
-// takes 476; 20.3 a node rather than 21.1) and a wavefront (10 a turn, as many a node as the default's). Every
+// takes 476; 20.3 a node rather than 21.1; 500 and 19.9 since the thirty-third session's NQ_SOLUTION_A_TURN,
+// below) and a wavefront (10 a turn, as many a node as the default's). Every
 // turn reads the next row's word, so the end's row must be in the table: with NQ_LAST_UNPUSHED the stack has
 // no level for the last row, but the table keeps the end's row (4 bytes a thread more: n = 20's 296, still six
 // blocks of 128 threads a multiprocessor). A child on the last row is never kept (the end's row has no
@@ -243,7 +247,21 @@ struct Task {
 // The look-ahead counts a pass's nodes and solutions in one word on boards at most 24 wide (see the turn), and
 // where the nodes are not counted, or the board is wider, its solutions apart: a pass's on a rectangle
 // (NQ_PASS_SOLUTIONS), else a task's.
-#if defined(NQ_AHEAD) && NQ_SENTINEL_SQUARES >= 8 && !defined(NQ_UNCOUNTED)
+// NQ_SOLUTION_A_TURN (the thirty-third session's), with NQ_AHEAD_FRAME on a square board (NQ_LAST_UNPUSHED):
+// a turn whose child is on the last row counts one solution, `open >> 30` (one LEA.HI), rather than its
+// children's population count times that. With the frame, the look-ahead keeps a square of the row before the
+// last exactly when the last row has a square left to it, and the last row has one free column: so every turn
+// there has one child, a solution. That holds for the squares the look-ahead kept, so for every turn but those
+// of a task's first row, which is never the row before the last: the host counts a task of the last two rows
+// itself (src/gpu/task.rs, `split`). The sentinels' turns after a task's end read the last row's word too (see
+// NQ_LAST_UNPUSHED): one each, taken back at the task's end, where their number is known. Where the nodes are
+// counted, the children's count goes on alone in 32 bits a pass (ptxas adds two turns' in one IADD3), so no
+// pass is unpacked. 500 SASS instructions for sixteen turns where the frame took 511, 477 uncounted where
+// it took 506: 19.9 and 19.0 a node.
+#if defined(NQ_AHEAD_FRAME) && defined(NQ_LAST_UNPUSHED)
+#define NQ_SOLUTION_A_TURN
+#endif
+#if defined(NQ_AHEAD) && NQ_SENTINEL_SQUARES >= 8 && !defined(NQ_UNCOUNTED) && !defined(NQ_SOLUTION_A_TURN)
 #define NQ_PASS_PACKED
 #elif defined(NQ_WIDE_SOLUTIONS)
 #define NQ_PASS_SOLUTIONS
@@ -397,6 +415,10 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
                 // The turns after the task's last took the sentinels' squares: those left are the top
                 // sentinel's and, in its `ld` word, those of the sentinels below it.
                 const u32 nod = passes * NQ_UNROLL + __popc(e.x) + e.z - NQ_SENTINELS * NQ_SENTINEL_SQUARES;
+#ifdef NQ_SOLUTION_A_TURN
+                // The sentinels' turns counted one each (NQ_SOLUTION_A_TURN).
+                sol -= passes * NQ_UNROLL - nod;
+#endif
                 NQ_HOST_TURNS(nod);
                 if (((unsigned long long)(clock64() - began) >> (36u + NQ_UNROLL_LOG)) != 0u ||
                     ((u64)passes >> (NQ_TRUSTED_TURNS_LOG - NQ_UNROLL_LOG)) != 0u) {
@@ -573,7 +595,13 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
             // The last row's squares (its table's word marked NQ_LAST) are the solutions of the child's queens,
             // a child each: counted here, where a turn each took them before.
             const u32 kids = (u32)__popc(children);
-#ifdef NQ_PASS_PACKED
+#if defined(NQ_SOLUTION_A_TURN)
+            // One solution on the last row, none elsewhere (NQ_SOLUTION_A_TURN).
+            sol += open >> 30;
+#ifndef NQ_UNCOUNTED
+            pass_ahead_nodes += kids;
+#endif
+#elif defined(NQ_PASS_PACKED)
             // On boards at most 24 wide the table's top byte holds the marks alone: one multiply-add counts the
             // children as nodes (the pass's low 22 bits) and, on the last row, as solutions (from bit 22 up:
             // its byte is NQ_LAST's, 0x40, there; the end's row has no child). At most 28 a turn either way,

@@ -396,16 +396,19 @@ impl<E: FnMut(Task, usize)> Place<'_, E> {
     /// Places rows from `row`, whose free squares are `free`, down to `depth` rows below it.
     fn descend(&mut self, row: u32, masks: Masks, mut free: u64, depth: u32) {
         // As the kernel and the CPU kernel: every queen placed is a node, and a queen on the last row
-        // completes a solution. A task of the last row alone would be its squares' count: the host's, so that
-        // every task has two rows or more (the kernel built without a level of stack for the last row,
-        // `NQ_LAST_UNPUSHED`, has no row of table for its turns there).
+        // completes a solution. A task of the last row alone would be its squares' count, and one of the last
+        // two rows little more: the host's, so that every task has three rows or more. The kernel built without
+        // a level of stack for the last row (`NQ_LAST_UNPUSHED`) has no row of table for its turns there; with
+        // the look-ahead's row taken with its frame too (`NQ_AHEAD_FRAME`), a turn on the row before the last
+        // counts one solution without a population count, which holds only for a square it pushed itself (a
+        // task's first row is not looked ahead of).
         if row + 1 == self.frame.end {
             let queens = u64::from(free.count_ones());
             self.tally.nodes += queens;
             self.tally.solutions += queens;
             return;
         }
-        if depth == 0 {
+        if depth == 0 && row + 2 < self.frame.end {
             // A task with no square to place would have the kernel take a square that is not there.
             if free == 0 {
                 return;
@@ -431,7 +434,8 @@ impl<E: FnMut(Task, usize)> Place<'_, E> {
             let child = masks.place(bit);
             let next = allow & !(child.cols | child.ld | child.rd | block);
             if next != 0 {
-                self.descend(row + 1, child, next, depth - 1);
+                // (At depth 0 on the row before the last: the host's, as above.)
+                self.descend(row + 1, child, next, depth.saturating_sub(1));
             }
         }
     }
@@ -629,8 +633,9 @@ mod tests {
     #[test]
     fn a_square_boards_tasks_end_with_no_free_column_and_a_rectangles_with_some() {
         // What the kernel's stack without a level for the last row rests on (`Turns::unpushed_last`): a
-        // square board's every task, in every mode, ends at the row with no free column, and has two rows or
-        // more; a rectangle's end with free columns left.
+        // square board's every task, in every mode, ends at the row with no free column, and has three rows or
+        // more (`NQ_AHEAD_FRAME`'s count of solutions rests on that too); a rectangle's end with free columns
+        // left.
         for n in 1..=13 {
             for symmetry in [Symmetry::Full, Symmetry::Mirror, Symmetry::None] {
                 let board = Board::new(n).unwrap();
@@ -643,8 +648,8 @@ mod tests {
                     for depth in [0, 2] {
                         split(&start, &table, n, depth, 0, &mut |t, _| {
                             assert_eq!(t.low(), 0, "n = {n} {symmetry:?} unit {}", unit.index);
-                            // The last row alone is the host's to count.
-                            assert!(t.levels() >= 2, "n = {n} {symmetry:?} unit {}", unit.index);
+                            // The last two rows alone are the host's to count.
+                            assert!(t.levels() >= 3, "n = {n} {symmetry:?} unit {}", unit.index);
                         });
                     }
                 }
@@ -658,7 +663,7 @@ mod tests {
                 continue;
             };
             let table = table_of(&start, board.width()).unwrap();
-            split(&start, &table, board.width(), 1, 0, &mut |t, _| {
+            split(&start, &table, board.width(), 0, 0, &mut |t, _| {
                 lows.push(t.low())
             });
         }
