@@ -1,5 +1,8 @@
 //! The levels of stack the GPU's batches need, board by board, and what they leave of a multiprocessor's
-//! blocks with eight and with sixteen turns between tests for a task's end, without a GPU:
+//! blocks, without a GPU: with the program's loop, with the look-ahead's row taken with its frame
+//! (`NQ_AHEAD_FRAME`: a row of table more), and with the sentinels the program took to the thirty-second session
+//! (two of eight squares for sixteen turns on boards 19 to 24 wide, one of eight for eight turns on narrower
+//! ones, two of four for eight on wider ones: a level of stack more where there were two):
 //! `cargo run --release --example gpu_levels [FROM] [TO] [TASKS]` (boards 16 to 24 by default; boards from 22 on
 //! count the levels of the first TASKS million tasks' batches only, 20 by default). The blocks are an H100's
 //! and H200's: 228 KiB of shared memory a multiprocessor, 1 KiB of it taken for each block, 128 threads a block;
@@ -30,8 +33,13 @@ fn main() {
         let plan = common::gpu_plan(n);
         let units: Vec<usize> = (0..plan.units().len()).collect();
         let cut = gpu::cut(&plan, &units);
-        let eight = Turns::asked(8, n);
-        let sixteen = Turns::asked(16, n);
+        let program = Turns::for_width(n);
+        let framed = program.with_ahead_frame(true);
+        let before = Turns {
+            between_tests: if (19..=24).contains(&n) { 16 } else { 8 },
+            sentinel_squares: if n <= 24 { 8 } else { 4 },
+            ..program
+        };
         // Tasks by their batch's levels.
         let mut tasks: BTreeMap<u32, usize> = BTreeMap::new();
         let mut seen = 0;
@@ -46,12 +54,14 @@ fn main() {
         }
         for (levels, count) in tasks {
             println!(
-                "n = {n}: {count:>10} tasks in batches of {levels} levels: {} ({}) blocks with 8 turns, {} ({}) \
-                 with 16",
-                blocks(eight, levels),
-                blocks(eight.with_unpushed_last(true), levels),
-                blocks(sixteen, levels),
-                blocks(sixteen.with_unpushed_last(true), levels)
+                "n = {n}: {count:>10} tasks in batches of {levels} levels: {} ({}) blocks, {} ({}) with the \
+                 frame, {} ({}) with the sentinels before",
+                blocks(program, levels),
+                blocks(program.with_unpushed_last(true), levels),
+                blocks(framed, levels),
+                blocks(framed.with_unpushed_last(true), levels),
+                blocks(before, levels),
+                blocks(before.with_unpushed_last(true), levels)
             );
         }
     }

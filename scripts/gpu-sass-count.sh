@@ -2,11 +2,10 @@
 # Counts the SASS instructions of a CUDA kernel's inner loop, without a GPU (a developer tool, not part of CI).
 #
 #   scripts/gpu-sass-count.sh                        src/gpu/count.cu as the program builds it for boards 19 to
-#                                                    24 wide (sm_90, NQ_UNROLL=16u with two sentinels of 8
-#                                                    squares, blocks of 128 threads, the look-ahead: 476 for
-#                                                    sixteen turns; narrower boards: eight turns on one
-#                                                    sentinel of 8, 248; wider ones: eight on two of 4, the
-#                                                    kernel's default: 252)
+#                                                    24 wide (sm_90, NQ_UNROLL=16u on one sentinel of the
+#                                                    whole word, NQ_NARROW, blocks of 128 threads, the
+#                                                    look-ahead; --all has the square boards' and the other
+#                                                    widths' builds)
 #   scripts/gpu-sass-count.sh -D NQ_UNROLL=4u        the same with a switch of the kernel (as NQUEENS_GPU_DEFINES;
 #                                                    -D NQ_PLAIN, without the look-ahead: 315 for sixteen
 #                                                    turns, 165 for eight; -D NQ_PLAIN -D NQ_TURN_C: 325 for
@@ -47,8 +46,10 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 if [ "${1:-}" = --all ]; then
   # A turn is a node without the look-ahead (NQ_PLAIN); with it, the turns are 70.8% of the nodes at n = 19
   # (its dead ends and the last row's solutions take none; tests/gpu_ptx.rs, `instructions_a_node`,
-  # results/gpu.md), 63.6% with the next row's frame (NQ_AHEAD_FRAME: 0.898 of the default's passes). (The variants a GPU measured slower went from the kernel in the twenty-seventh and
-  # thirty-second sessions.) "square": as the program builds the kernel for a square board (NQ_LAST_UNPUSHED).
+  # results/gpu.md), 63.6% with the next row's frame (NQ_AHEAD_FRAME: 0.898 of the default's passes). (The
+  # variants a GPU measured slower went from the kernel in the twenty-seventh and thirty-second sessions.)
+  # "square": as the program builds the kernel for a square board (NQ_LAST_UNPUSHED); "narrow": boards to 24
+  # wide (NQ_NARROW); "to-s32": the program's sentinels to the thirty-second session, in the words' top bits.
   printf '%-52s %8s %8s %8s\n' "variant (turns between tests, sentinels)" shortest "a turn" "a node"
   while read -r turns share label defines; do
     # shellcheck disable=SC2086 # the defines are words
@@ -59,24 +60,26 @@ if [ "${1:-}" = --all ]; then
       "$(awk -v s="$shortest" -v t="$turns" 'BEGIN{printf "%.2f", s/t}')" \
       "$(awk -v s="$shortest" -v t="$turns" -v r="$share" 'BEGIN{printf "%.2f", s/t*r}')"
   done <<'LIST'
-16 0.708 default,16,2x8(boards19-24) -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
-16 0.708 default,16,2x8,square(n19-24) -D NQ_LAST_UNPUSHED -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
-8 0.708 default,8,1x8(boards-to-18) -D NQ_UNROLL=8u -D NQ_SENTINEL_SQUARES=8u
-8 0.708 default,8,1x8,square(n-to-18) -D NQ_LAST_UNPUSHED -D NQ_UNROLL=8u -D NQ_SENTINEL_SQUARES=8u
-8 0.708 default,8,2x4(boards25-28) -D NQ_UNROLL=8u -D NQ_SENTINEL_SQUARES=4u
-8 0.708 default,8,2x4,square(n25-28) -D NQ_LAST_UNPUSHED -D NQ_UNROLL=8u -D NQ_SENTINEL_SQUARES=4u
-16 0.708 NQ_TURN_C,16,2x8 -D NQ_TURN_C -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
-16 0.708 NQ_UNCOUNTED,16,2x8 -D NQ_UNCOUNTED -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
-16 0.708 NQ_UNCOUNTED,16,2x8,square -D NQ_UNCOUNTED -D NQ_LAST_UNPUSHED -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
-16 0.636 NQ_AHEAD_FRAME,16,2x8,square -D NQ_AHEAD_FRAME -D NQ_LAST_UNPUSHED -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
-8 0.636 NQ_AHEAD_FRAME,8,1x8,square -D NQ_AHEAD_FRAME -D NQ_LAST_UNPUSHED -D NQ_UNROLL=8u -D NQ_SENTINEL_SQUARES=8u
-8 0.636 NQ_AHEAD_FRAME,8,2x4,square -D NQ_AHEAD_FRAME -D NQ_LAST_UNPUSHED -D NQ_UNROLL=8u -D NQ_SENTINEL_SQUARES=4u
-16 0.636 NQ_AHEAD_FRAME+NQ_UNCOUNTED,16,2x8,square -D NQ_AHEAD_FRAME -D NQ_UNCOUNTED -D NQ_LAST_UNPUSHED -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
-16 0.636 NQ_AHEAD_FRAME,16,2x8 -D NQ_AHEAD_FRAME -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
-16 1 NQ_PLAIN,16,2x8 -D NQ_PLAIN -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
-8 1 NQ_PLAIN,8,1x8 -D NQ_PLAIN -D NQ_UNROLL=8u -D NQ_SENTINEL_SQUARES=8u
-8 1 NQ_PLAIN,8,2x4 -D NQ_PLAIN -D NQ_UNROLL=8u -D NQ_SENTINEL_SQUARES=4u
-16 1 NQ_PLAIN+NQ_TURN_C,16,2x8 -D NQ_PLAIN -D NQ_TURN_C -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
+16 0.708 default,16,narrow(boards19-24) -D NQ_UNROLL=16u -D NQ_NARROW
+16 0.708 default,16,narrow,square(n19-24) -D NQ_LAST_UNPUSHED -D NQ_UNROLL=16u -D NQ_NARROW
+8 0.708 default,8,narrow(boards-to-18) -D NQ_UNROLL=8u -D NQ_NARROW
+8 0.708 default,8,narrow,square(n-to-18) -D NQ_LAST_UNPUSHED -D NQ_UNROLL=8u -D NQ_NARROW
+16 0.708 default,16,wide(boards25-28) -D NQ_UNROLL=16u
+16 0.708 default,16,wide,square(n25-28) -D NQ_LAST_UNPUSHED -D NQ_UNROLL=16u
+16 0.708 NQ_TURN_C,16,narrow -D NQ_TURN_C -D NQ_UNROLL=16u -D NQ_NARROW
+16 0.708 NQ_UNCOUNTED,16,narrow -D NQ_UNCOUNTED -D NQ_UNROLL=16u -D NQ_NARROW
+16 0.708 NQ_UNCOUNTED,16,narrow,square -D NQ_UNCOUNTED -D NQ_LAST_UNPUSHED -D NQ_UNROLL=16u -D NQ_NARROW
+16 0.636 NQ_AHEAD_FRAME,16,narrow,square -D NQ_AHEAD_FRAME -D NQ_LAST_UNPUSHED -D NQ_UNROLL=16u -D NQ_NARROW
+16 0.636 NQ_AHEAD_FRAME,16,wide,square -D NQ_AHEAD_FRAME -D NQ_LAST_UNPUSHED -D NQ_UNROLL=16u
+8 0.636 NQ_AHEAD_FRAME,8,narrow,square -D NQ_AHEAD_FRAME -D NQ_LAST_UNPUSHED -D NQ_UNROLL=8u -D NQ_NARROW
+16 0.636 NQ_AHEAD_FRAME+NQ_UNCOUNTED,16,narrow,square -D NQ_AHEAD_FRAME -D NQ_UNCOUNTED -D NQ_LAST_UNPUSHED -D NQ_UNROLL=16u -D NQ_NARROW
+16 0.636 NQ_AHEAD_FRAME,16,narrow -D NQ_AHEAD_FRAME -D NQ_UNROLL=16u -D NQ_NARROW
+16 1 NQ_PLAIN,16,narrow -D NQ_PLAIN -D NQ_UNROLL=16u -D NQ_NARROW
+8 1 NQ_PLAIN,8,narrow -D NQ_PLAIN -D NQ_UNROLL=8u -D NQ_NARROW
+16 1 NQ_PLAIN,16,wide -D NQ_PLAIN -D NQ_UNROLL=16u
+16 1 NQ_PLAIN+NQ_TURN_C,16,narrow -D NQ_PLAIN -D NQ_TURN_C -D NQ_UNROLL=16u -D NQ_NARROW
+16 0.708 to-s32:default,16,2x8,square(n19-24) -D NQ_LAST_UNPUSHED -D NQ_UNROLL=16u -D NQ_SENTINEL_SQUARES=8u
+8 0.708 to-s32:default,8,2x4,square(n25-28) -D NQ_LAST_UNPUSHED -D NQ_UNROLL=8u -D NQ_SENTINEL_SQUARES=4u
 LIST
   exit 0
 fi
@@ -94,11 +97,12 @@ while [ $# -gt 0 ]; do
   *) extra+=("$1"); shift ;;
   esac
 done
-# The turns between tests for a task's end and the sentinels' squares, as the program picks them for boards
-# at most 24 wide (src/gpu/task.rs), unless given; another kernel (--file) gets its own default.
+# The turns between tests for a task's end and the sentinel, as the program picks them for boards 19 to 24
+# wide (src/gpu/task.rs: sixteen turns, one sentinel of the whole word, the kernel's default, and NQ_NARROW),
+# unless given; another kernel (--file) gets its own default.
 if [ "$file" = "$root/src/gpu/count.cu" ] && [ -z "$ptx" ]; then
   if [[ " ${defines[*]:-} " != *" -DNQ_UNROLL="* ]] && [[ " ${defines[*]:-} " != *" -DNQ_SENTINEL_SQUARES="* ]]; then
-    defines+=("-DNQ_UNROLL=16u" "-DNQ_SENTINEL_SQUARES=8u")
+    defines+=("-DNQ_UNROLL=16u" "-DNQ_NARROW")
   fi
   # The block's threads, which the program passes too (src/gpu/cuda.rs) and the kernel takes as a constant.
   if [[ " ${defines[*]:-} " != *" -DNQ_THREADS="* ]]; then

@@ -546,10 +546,11 @@ profile() {
   # n = 20 and 4 at n = 21 rather than all that fit (NQUEENS_GPU_MOST_BLOCKS: shared memory padded so that no
   # more fit, whatever the kernel's bytes a thread; the fourteenth session's pads, without the look-ahead, cost
   # 6% for 4 blocks and 27% for 3), interleaved. With the stack without a level for the last row (the
-  # twenty-sixth session's, the default on a square board since the thirty-second) 6 fit at n = 20, 5 at n = 21
-  # with sixteen turns and 6 with eight (NQ_UNROLL=8u, timed beside): what a sixth block is worth. n = 21 also in blocks of 64 and 96 threads. Then Nsight
-  # Systems on n = 19 (its batches' copies and kernels) and Nsight Compute on n = 20's third batch (stall
-  # reasons, issue slots, the pipes' use). About 3 minutes.
+  # twenty-sixth session's, the default on a square board since the thirty-second) and one sentinel of the
+  # whole word (the thirty-third's) 6 fit at n = 20 and 21 (n = 21 held 5 before): at n = 21 at most 5 and 4
+  # timed beside, what a sixth block is worth. n = 21 also in blocks of 64 and 96 threads. Then Nsight Systems
+  # on n = 19 (its batches' copies and kernels) and Nsight Compute on n = 20's third batch (stall reasons, issue
+  # slots, the pipes' use). About 3 minutes.
   nvidia-smi -L
   local n most round=0 runs=()
   for n in 20 21 20 21; do
@@ -557,22 +558,18 @@ profile() {
       runs=(all 5 4 3)
     else
       round=$((round + 1))
-      # Blocks of 64 and 96 threads: as many warps or more in smaller blocks (with the stack without a level
-      # for the last row, 64 a block hold 22 warps a multiprocessor at n = 21 where 128 hold 20; without,
-      # 96 hold 21).
-      if [ "$round" = 1 ]; then runs=(all 4 t64 t96); else runs=(all t64); fi
-      if [[ "${NQUEENS_GPU_DEFINES:-}" != *NQ_PLAIN* ]]; then runs+=(eight); fi
+      # Blocks of 64 and 96 threads: smaller blocks, nearly as many warps (at n = 21's 296 bytes a thread,
+      # 128 a block hold 24 warps a multiprocessor, 96 hold 21 and 64 hold 22).
+      if [ "$round" = 1 ]; then runs=(all 5 4 t64 t96); else runs=(all 5 t64); fi
     fi
     for most in "${runs[@]}"; do
       case "$most" in
-        eight) echo "# n = $n, blocks a multiprocessor: all, eight turns between tests" ;;
         t*) echo "# n = $n, blocks a multiprocessor: all, ${most#t} threads a block" ;;
         *) echo "# n = $n, blocks a multiprocessor: $most" ;;
       esac
       (
         case "$most" in
           all) ;;
-          eight) export NQUEENS_GPU_DEFINES="${NQUEENS_GPU_DEFINES:-} NQ_UNROLL=8u" ;;
           t*) export NQUEENS_GPU_THREADS=${most#t} ;;
           *) export NQUEENS_GPU_MOST_BLOCKS=$most ;;
         esac

@@ -17,17 +17,29 @@ mod units;
 use units::{cut, deep_start, plan_starts};
 
 /// The kernel's variants (its `NQ_*` switches): the default (the stack in two pairs of words a level, the
-/// look-ahead in the form an H200 timed fastest, eight turns between tests for a task's end, two sentinels of
-/// four squares: the program's choice for boards 25 to 28 wide), the program's choice for boards to 24 wide
-/// (one sentinel of eight squares), four, two and one turns, four sentinels of two squares, the block's threads
-/// fixed as the program builds it; a kernel that trusts its counters for fewer turns than its words hold, with
-/// and without the look-ahead; sixteen turns; the loop without the look-ahead (`NQ_PLAIN`: a turn a node, the
-/// default to the twenty-first session); the nodes uncounted (`NQ_UNCOUNTED`); and those the program builds on
-/// a square board with the stack and table sized without the last row (`NQ_LAST_UNPUSHED`), which take only
-/// tasks whose rows end with no free column. (The variants a GPU measured slower went from the kernel in the
-/// twenty-seventh and thirty-second sessions, and from here with them.)
-const VARIANTS: [&str; 31] = [
+/// look-ahead in the form an H200 timed fastest, sixteen turns between tests for a task's end, one sentinel of
+/// the whole word: the program's choice for boards 25 to 28 wide), the program's other builds; sentinels in the
+/// words' top bits (the program's to the thirty-second session: one of eight squares, two of four, four of
+/// two), four, two and one turns, the block's threads fixed as the program builds it; a kernel that trusts its
+/// counters for fewer turns than its words hold, with and without the look-ahead; sixteen turns; the loop
+/// without the look-ahead (`NQ_PLAIN`: a turn a node, the default to the twenty-first session); the nodes
+/// uncounted (`NQ_UNCOUNTED`); and those the program builds on a square board with the stack and table sized
+/// without the last row (`NQ_LAST_UNPUSHED`), which take only tasks whose rows end with no free column. (The
+/// variants a GPU measured slower went from the kernel in the twenty-seventh and thirty-second sessions, and
+/// from here with them.)
+const VARIANTS: [&str; 39] = [
     "-DNQ_DEFAULT",
+    // The program's builds since the thirty-third session: one sentinel of the whole word (the kernel's
+    // default), sixteen turns on boards 19 to 28 wide and eight on narrower ones, narrow to 24 wide; on a
+    // square board without a level of stack for the last row; the frame's; without the look-ahead.
+    "-DNQ_NARROW",
+    "-DNQ_NARROW -DNQ_LAST_UNPUSHED -DNQ_THREADS=4u",
+    "-DNQ_LAST_UNPUSHED -DNQ_THREADS=4u",
+    "-DNQ_NARROW -DNQ_LAST_UNPUSHED -DNQ_UNROLL=8u",
+    "-DNQ_NARROW -DNQ_AHEAD_FRAME -DNQ_LAST_UNPUSHED -DNQ_THREADS=4u",
+    "-DNQ_NARROW -DNQ_AHEAD_FRAME -DNQ_LAST_UNPUSHED -DNQ_UNCOUNTED",
+    "-DNQ_NARROW -DNQ_PLAIN -DNQ_THREADS=4u",
+    "-DNQ_NARROW -DNQ_UNCOUNTED -DNQ_LAST_UNPUSHED",
     "-DNQ_UNROLL=8u -DNQ_SENTINEL_SQUARES=8u",
     "-DNQ_UNROLL=4u -DNQ_SENTINEL_SQUARES=4u",
     "-DNQ_UNROLL=2u -DNQ_SENTINEL_SQUARES=2u",
@@ -79,13 +91,14 @@ fn switch(define: &str, name: &str, default: u32) -> u32 {
 /// How variant `define` builds its loop; the kernel's defaults are the program's choice for the widest
 /// boards, which the harness's check of the shared memory's layout holds it to.
 fn turns(define: &str) -> task::Turns {
+    let widest = task::Turns::for_width(task::MAX_SIDE);
+    let sentinel_squares = switch(define, "NQ_SENTINEL_SQUARES", widest.sentinel_squares);
     task::Turns {
-        between_tests: switch(define, "NQ_UNROLL", task::TURNS),
-        sentinel_squares: switch(
-            define,
-            "NQ_SENTINEL_SQUARES",
-            task::Turns::for_width(task::MAX_SIDE).sentinel_squares,
-        ),
+        between_tests: switch(define, "NQ_UNROLL", widest.between_tests),
+        sentinel_squares,
+        // Narrow as the kernel reads it: asked for, or sentinels of eight or sixteen squares in the top bits.
+        narrow: define.split_whitespace().any(|d| d == "-DNQ_NARROW")
+            || (8..32).contains(&sentinel_squares),
         unpushed_last: define.split_whitespace().any(|d| d == "-DNQ_LAST_UNPUSHED"),
         ahead_frame: define.split_whitespace().any(|d| d == "-DNQ_AHEAD_FRAME"),
     }
@@ -471,31 +484,31 @@ fn a_launch_that_spends_its_budget_ends_and_the_batch_is_launched_again() {
 
 #[test]
 fn a_task_that_runs_too_long_to_trust_its_counters_marks_its_unit() {
-    // With the clock moving on by 2^39 cycles at each reading, every task seems to run long (eight turns a
-    // pass: 2^36 * 8 cycles are the bound): each unit with tasks is marked once a task, and its counts are
+    // With the clock moving on by 2^40 cycles at each reading, every task seems to run long (sixteen turns a
+    // pass: 2^36 * 16 cycles are the bound): each unit with tasks is marked once a task, and its counts are
     // still given.
     if host_kernels().is_none() {
         return;
     }
     let (tasks, tables) = full_symmetry_tasks(9, 0);
     let quick = run_on_host(0, &tasks, &tables);
-    let slow = run_with_clock(0, &tasks, &tables, 39);
+    let slow = run_with_clock(0, &tasks, &tables, 40);
     for (slot, (tally, trouble)) in slow.iter().enumerate() {
         let mine = tasks.iter().filter(|t| t.slot() as usize == slot).count() as u32;
         assert_eq!(*trouble, mine, "slot {slot}");
         assert_eq!(*tally, quick[slot]);
     }
     assert!(slow.iter().any(|&(_, t)| t > 0));
-    // A clock that moves less leaves them all trusted (2^38 cycles: the bound before the twelfth session).
-    assert!(run_with_clock(0, &tasks, &tables, 38)
+    // A clock that moves less leaves them all trusted (2^39 cycles).
+    assert!(run_with_clock(0, &tasks, &tables, 39)
         .iter()
         .all(|&(_, t)| t == 0));
 }
 
 #[test]
 fn a_task_of_more_turns_than_its_counters_hold_marks_its_unit() {
-    // Built to trust its counters below 2^7 turns (16 passes), the kernel marks each unit with a task of
-    // more, and only those; its counts are still given. Without the look-ahead a task's turns are its nodes;
+    // Built to trust its counters below 2^7 turns (8 passes of sixteen), the kernel marks each unit with a task
+    // of more, and only those; its counts are still given. Without the look-ahead a task's turns are its nodes;
     // with it (the default) fewer, as the task alone through the default build shows.
     let Some(kernels) = host_kernels() else {
         return;
@@ -512,7 +525,7 @@ fn a_task_of_more_turns_than_its_counters_hold_marks_its_unit() {
         let i = VARIANTS.iter().position(|v| *v == variant).unwrap();
         assert!(kernels.len() > i);
         let marked = run_with_clock(i, &tasks, &tables, 0);
-        let passes = turns(variant).between_tests as u64;
+        let between = turns(variant).between_tests as u64;
         let mut long = vec![0u32; tables.len()];
         for t in &tasks {
             let turns = if variant.contains("NQ_PLAIN") {
@@ -521,7 +534,7 @@ fn a_task_of_more_turns_than_its_counters_hold_marks_its_unit() {
                 run_counting_turns(0, std::slice::from_ref(t), &tables, 0).1
             };
             // The turns of its passes: its turns, and the turns after its end that a last pass took.
-            if turns.div_ceil(passes) >= 16 {
+            if turns.div_ceil(between) >= (1 << 7) / between {
                 long[t.slot() as usize] += 1;
             }
         }

@@ -57,16 +57,23 @@
 //   warp's turn against 9 wavefronts and 8.3 issue slots: what binds it waits for a profile,
 //   `scripts/gpu-session.sh profile`.
 // - Below the task's first row lie the sentinels: their squares are the word's top NQ_SENTINEL_SQUARES bits,
-//   beyond any column of a board at most 32 - NQ_SENTINEL_SQUARES wide, so the search is over when the next
-//   entry holds one of them. The loop tests that once every NQ_UNROLL turns; the turns after the task's end
-//   (at most NQ_UNROLL - 1) take the sentinels' squares one by one, the top sentinel's first, then, once it
-//   is popped, the next one's. There are enough sentinels never to run out of squares (NQ_SENTINELS), so
-//   the last is never popped. Those turns find nothing to push or count (their rows of the table have no
-//   square and no mark), and the squares left on the sentinels say how many there were, so the nodes are the
-//   turns less those. A sentinel's `ld` word holds the squares of the sentinels below it, for that count: its
-//   diagonals are never used, the table's row having no square.
-//   With eight turns, boards to 24 wide take one sentinel of eight squares, wider ones (to 28) two of four
-//   (src/gpu/task.rs): the loop is the same, only the task's start stores one entry more.
+//   bit 31 among them, which no board's column is, so the search is over when the next entry holds bit 31
+//   (a sentinel's squares are taken from the lowest, so it holds bit 31 until it is popped). The loop tests
+//   that once every NQ_UNROLL turns; the turns after the task's end (at most NQ_UNROLL - 1) take the
+//   sentinels' squares one by one, the top sentinel's first, then, once it is popped, the next one's. There
+//   are enough sentinels never to run out of squares (NQ_SENTINELS), so the last is never popped. Those
+//   turns find nothing to push or count (their rows of the table have no square and no mark, or the
+//   sentinel's right diagonals, all ones, leave its child no square), and the squares left on the sentinels
+//   say how many there were, so the nodes are the turns less those. A sentinel's `ld` word holds the squares
+//   of the sentinels below it, for that count: its diagonals are never used.
+//   Since the thirty-third session the program builds one sentinel of 32 squares, the whole word, for every
+//   board (src/gpu/task.rs): its squares below bit 28 are columns of the board too, and a turn that takes
+//   one of them reads a row of the task's table rather than the sentinels' (its free columns less that
+//   column), which is harmless: the sentinel's right diagonals leave its child no square, and that row is
+//   not the end's, whose mark NQ_PLAIN counts, since every task has three rows or more (src/gpu/task.rs,
+//   `split`). One level of stack a thread, 16 bytes, where sixteen turns took two sentinels of eight squares
+//   on boards 19 to 24 wide, and boards 25 to 28 wide, which took eight turns on two sentinels of four
+//   squares, take sixteen.
 // - The rows' constraints (the frame of the full symmetry mode: its side rows, and the squares its border
 //   queens attack) come from a table of each row's open squares, one word a row, copied into shared memory
 //   when the thread takes a task. With the popped rows gone from the stack, a level no longer names its row:
@@ -131,22 +138,22 @@ struct Task {
 #endif
 
 // Turns a pass of the search loop takes before it tests for the task's end (see above): 1, 2, 4, 8 or 16,
-// and the squares of each sentinel: 1, 2, 4, 8 or 16, the board at most 32 - NQ_SENTINEL_SQUARES wide. The
-// program passes both (src/gpu/task.rs: sixteen turns on two sentinels of eight squares for boards 19 to 24
-// wide, 20.5 SASS instructions a node; eight turns, 21.0 a node, elsewhere: one sentinel of eight squares on
-// narrower boards, two of four on wider ones); the defaults take every board to 28 wide.
+// and the squares of each sentinel: 1, 2, 4, 8 or 16 (the board at most 32 - NQ_SENTINEL_SQUARES wide), or
+// 32, the whole word (any board the kernel takes, at most 28 wide). The program passes both
+// (src/gpu/task.rs: sixteen turns for boards 19 to 28 wide, eight for narrower ones, one sentinel of 32
+// squares); the defaults are its build for boards 25 to 28 wide, so they take every board.
 #ifndef NQ_UNROLL
-#define NQ_UNROLL 8u
+#define NQ_UNROLL 16u
 #endif
 #ifndef NQ_SENTINEL_SQUARES
-#define NQ_SENTINEL_SQUARES 4u
+#define NQ_SENTINEL_SQUARES 32u
 #endif
 // The sentinels below a task's first row: enough squares for the NQ_UNROLL - 1 turns a pass may take after
 // the task's end.
 #define NQ_SENTINELS ((NQ_UNROLL - 1u) / NQ_SENTINEL_SQUARES + 1u)
-// A sentinel's squares, and the lowest of them.
+// A sentinel's squares, and the square every sentinel holds until it is popped, which no board's column is.
 #define NQ_SENTINEL (~0u << (32u - NQ_SENTINEL_SQUARES))
-#define NQ_SENTINEL_LOW (1u << (32u - NQ_SENTINEL_SQUARES))
+#define NQ_SENTINEL_LOW 0x80000000u
 // No task's slot: the thread's, before its first task.
 #define NQ_NO_TASK 0xffffffffu
 // log2(NQ_UNROLL).
@@ -216,8 +223,9 @@ struct Task {
 // sentinel's child has no square but bit 31 (its `rd` is all ones), and bit 31 marks the end's row alone.
 // 24 bytes of shared memory a thread fewer: n = 20 (14 levels) 292 rather than 316 with sixteen turns, a sixth
 // block of 128 threads on an H100's or H200's multiprocessor (at most 296); n = 21 312 rather than 336 (five
-// still), or 296 with eight turns (six). The loop is the same; ptxas allocates its registers a little
-// differently (a few instructions either way).
+// still), or 296 with eight turns (six). With the one sentinel of the whole word (the thirty-third session's)
+// 16 bytes fewer again: n = 20 276, n = 21 296 with sixteen turns, six blocks. The loop is the same; ptxas
+// allocates its registers a little differently (a few instructions either way).
 #if defined(NQ_LAST_UNPUSHED) && !defined(NQ_AHEAD)
 #error "NQ_LAST_UNPUSHED sizes the stack for the look-ahead's loop, which never pushes a square board's last row"
 #endif
@@ -261,7 +269,12 @@ struct Task {
 #if defined(NQ_AHEAD_FRAME) && defined(NQ_LAST_UNPUSHED)
 #define NQ_SOLUTION_A_TURN
 #endif
-#if defined(NQ_AHEAD) && NQ_SENTINEL_SQUARES >= 8 && !defined(NQ_UNCOUNTED) && !defined(NQ_SOLUTION_A_TURN)
+// NQ_NARROW: the board is at most 24 wide, so a table's top byte holds its marks alone. Sentinels of 8 or 16
+// squares in the top bits say so themselves; the program passes it with its sentinel of 32 squares.
+#if defined(NQ_NARROW) || (NQ_SENTINEL_SQUARES >= 8u && NQ_SENTINEL_SQUARES < 32u)
+#define NQ_MARKS_BYTE
+#endif
+#if defined(NQ_AHEAD) && defined(NQ_MARKS_BYTE) && !defined(NQ_UNCOUNTED) && !defined(NQ_SOLUTION_A_TURN)
 #define NQ_PASS_PACKED
 #elif defined(NQ_WIDE_SOLUTIONS)
 #define NQ_PASS_SOLUTIONS
@@ -463,9 +476,10 @@ extern "C" __global__ void count_tasks(const Task* __restrict__ tasks, u32 count
 #ifdef __CUDA_ARCH__
             asm("" : "+r"(tab));
 #endif
-            // The sentinels (levels 0 to NQ_SENTINELS - 1): squares beyond the board, so the turns after the
-            // task's last take one each and never pop the last; free columns that, with the square taken,
-            // read the sentinels' row of the table, which has no square, so they push nothing; in `ld`, the
+            // The sentinels (levels 0 to NQ_SENTINELS - 1): squares the turns after the task's last take one
+            // each, never popping the last; free columns that, with the square taken, read the sentinels' row
+            // of the table, which has no square (or with a square of the board's columns taken, a row of the
+            // task's, see above), and all-ones right diagonals, so they push nothing; in `ld`, the
             // squares of the sentinels below, for the count of nodes. (Their columns are not the task's:
             // ptxas allocates the loop's registers worse when the same value is stored twice.) With
             // NQ_LAST_UNPUSHED they read the last row's word, which has no bit 31 either: their columns are

@@ -805,8 +805,8 @@ mod tests {
             options[..4],
             [
                 "--gpu-architecture=sm_90",
-                "-DNQ_UNROLL=8u",
-                "-DNQ_SENTINEL_SQUARES=4u",
+                "-DNQ_UNROLL=16u",
+                "-DNQ_SENTINEL_SQUARES=32u",
                 &format!("-DNQ_THREADS={THREADS}u")
             ]
         );

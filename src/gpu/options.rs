@@ -265,7 +265,7 @@ mod tests {
             turns_asked("", Board::new(19).unwrap()).unwrap(),
             Turns::for_width(19).with_unpushed_last(true)
         );
-        // Sixteen turns on boards 19 to 24 wide, eight elsewhere, unless asked for: eight to measure against.
+        // Sixteen turns on boards 19 to 28 wide, eight on narrower ones, unless asked for: eight to measure against.
         assert_eq!(
             turns_asked("", Board::new(21).unwrap())
                 .unwrap()
@@ -288,19 +288,14 @@ mod tests {
             Turns::for_width(27)
         );
         let two = turns_asked("NQ_PLAIN NQ_UNROLL=2u", Board::new(28).unwrap()).unwrap();
-        assert_eq!((two.between_tests, two.sentinel_squares), (2, 2));
         assert_eq!(
-            turns_asked("NQ_UNROLL=8", Board::new(24).unwrap())
-                .unwrap()
-                .sentinels(),
-            1
+            (two.between_tests, two.sentinel_squares, two.narrow),
+            (2, 32, false)
         );
-        // Eight turns on a board too wide for a sentinel of eight squares: two of four.
-        let wide = turns_asked("NQ_UNROLL=8u", Board::new(25).unwrap()).unwrap();
-        assert_eq!((wide.sentinel_squares, wide.sentinels()), (4, 2));
+        let rect = Board::rect(12, 28).unwrap();
         assert_eq!(
-            turns_asked("NQ_UNROLL=4u", Board::rect(12, 28).unwrap()).unwrap(),
-            Turns::asked(4, 28)
+            turns_asked("NQ_UNROLL=4u", rect).unwrap(),
+            Turns::asked(4, rect.width())
         );
         assert_eq!(
             turns_asked("NQ_UNROLL=1u NQ_TURN_C", Board::new(28).unwrap())
@@ -308,21 +303,17 @@ mod tests {
                 .between_tests,
             1
         );
-        // Sixteen turns: one sentinel of sixteen squares where the board leaves room, else two of eight, else
-        // four of four.
-        for (width, squares, sentinels) in
-            [(16, 16, 1), (17, 8, 2), (24, 8, 2), (25, 4, 4), (28, 4, 4)]
-        {
-            let sixteen = turns_asked("NQ_UNROLL=16u", Board::new(width).unwrap()).unwrap();
-            assert_eq!(
-                (
-                    sixteen.between_tests,
-                    sixteen.sentinel_squares,
-                    sixteen.sentinels()
-                ),
-                (16, squares, sentinels),
-                "{width} wide"
-            );
+        // Any turns on one sentinel of the whole word, on every board; narrow to 24 wide.
+        for width in [16, 17, 24, 25, 28] {
+            for between in ["1u", "8u", "16u"] {
+                let asked = format!("NQ_UNROLL={between}");
+                let turns = turns_asked(&asked, Board::new(width).unwrap()).unwrap();
+                assert_eq!(
+                    (turns.sentinel_squares, turns.sentinels(), turns.narrow),
+                    (32, 1, width <= 24),
+                    "{width} wide, {asked}"
+                );
+            }
         }
         let odd = turns_asked("NQ_UNROLL=3u", Board::new(12).unwrap())
             .unwrap_err()
@@ -400,15 +391,15 @@ mod tests {
         assert!(square.defines().iter().any(|d| d == "-DNQ_LAST_UNPUSHED"));
         // n = 20's tasks of 14 levels: a sixth block of 128 threads on an H100 or H200 multiprocessor.
         let full = Turns::for_width(20);
-        assert_eq!(full.shared_per_thread(14), 316);
-        assert_eq!(square.shared_per_thread(14), 292);
+        assert_eq!(full.shared_per_thread(14), 300);
+        assert_eq!(square.shared_per_thread(14), 276);
         assert_eq!(task::hopper_blocks(full, 128, 14), 5);
         assert_eq!(task::hopper_blocks(square, 128, 14), 6);
         // The look-ahead's row with its frame keeps the end's row of table: 4 bytes more, six blocks still.
         let framed = turns_asked("NQ_AHEAD_FRAME", Board::new(20).unwrap()).unwrap();
         assert!(framed.unpushed_last && framed.ahead_frame);
         assert!(framed.defines().iter().any(|d| d == "-DNQ_AHEAD_FRAME"));
-        assert_eq!(framed.shared_per_thread(14), 296);
+        assert_eq!(framed.shared_per_thread(14), 280);
         assert_eq!(task::hopper_blocks(framed, 128, 14), 6);
         // So does the loop that counts no node, and the loop's older names.
         for asked in ["NQ_UNCOUNTED", "NQ_AHEAD_XOR NQ_AHEAD_LAST", "NQ_UNROLL=8u"] {

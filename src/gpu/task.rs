@@ -25,12 +25,13 @@ pub const TURNS: u32 = 8;
 /// with the look-ahead (the default since the twenty-second session), and on an H200 1.4% less time of kernels
 /// at n = 21 (9.35 s twice against 9.46 and 9.50, with the look-ahead's shifts on the multiply pipe as it was
 /// measured); without it 20.0 a node rather than 20.9 (and with the seventeenth session's turn 21.0 and 21.75,
-/// as measured: 0.5% less time at n = 21, 9.787 s twice against 9.835 to 9.844 s four times). Sixteen
-/// turns need two sentinels of eight squares (a level of stack more a thread, 16 bytes), which at the levels
-/// the program's cut gives these boards (12 to 16) cost no block of an H100's or H200's multiprocessor
-/// (`examples/gpu_levels`); at n = 17 and 18 (10 and 11 levels) they cost one, and boards from 25 wide need
-/// four sentinels of four squares (n = 25: a block fewer).
-pub const SIXTEEN_TURNS: std::ops::RangeInclusive<u32> = 19..=24;
+/// as measured: 0.5% less time at n = 21, 9.787 s twice against 9.835 to 9.844 s four times). Until the
+/// thirty-third session sixteen turns took two sentinels of eight squares (a level of stack more a thread, 16
+/// bytes), and boards from 25 wide would have needed four of four (a block fewer at n = 25), so those took
+/// eight turns; the one sentinel of the whole word ([`WORD_SENTINEL_SQUARES`]) takes sixteen turns on any
+/// board, and boards 25 to 28 wide take them too (486 SASS instructions for sixteen turns on a square board
+/// rather than 252 for eight: 21.5 a node rather than 22.3).
+pub const SIXTEEN_TURNS: std::ops::RangeInclusive<u32> = 19..=MAX_SIDE;
 
 /// The turns between tests the program builds the kernel with for boards `width` wide: sixteen on
 /// [`SIXTEEN_TURNS`], else [`TURNS`].
@@ -42,10 +43,21 @@ pub fn turns_for(width: u32) -> u32 {
     }
 }
 
-/// The fewest squares a sentinel of the kernel has (`NQ_SENTINEL_SQUARES`), on the widest boards. The turns
-/// past a task's end are taken on sentinels below its first row, whose squares lie beyond the board: a board
-/// may be at most `32 - squares` wide.
+/// The fewest squares a sentinel of the kernel in the top bits of its words has (`NQ_SENTINEL_SQUARES`), on the
+/// widest boards. The turns past a task's end are taken on sentinels below its first row; where their squares
+/// are the words' top bits, a board may be at most `32 - squares` wide.
 pub const WIDE_SENTINEL_SQUARES: u32 = 4;
+
+/// The squares of the one sentinel the program builds the kernel with since the thirty-third session: the whole
+/// word (`NQ_SENTINEL_SQUARES=32u`), for up to 31 turns after a task's end on any board the kernel takes. Its
+/// squares below bit 28 are columns of the board too, which is harmless (`count.cu`: its turns push and count
+/// nothing, given tasks of three rows or more, which [`split`] makes); the end's test looks for bit 31, which
+/// every sentinel holds until it is popped. One level of stack a thread where sixteen turns took two.
+pub const WORD_SENTINEL_SQUARES: u32 = 32;
+
+/// The widest board whose table's words keep their top byte for the marks alone (`NQ_NARROW`): the look-ahead
+/// then counts a pass's nodes and solutions in one word (`count.cu`, `NQ_PASS_PACKED`).
+pub const NARROW_SIDE: u32 = 24;
 
 /// The largest board side the GPU kernel takes: its masks are 32-bit words, whose top
 /// [`WIDE_SENTINEL_SQUARES`] bits are the sentinels' squares (and bit 31 of a table's word marks the end).
@@ -56,15 +68,20 @@ pub const LEVEL_BYTES: u32 = 16;
 
 /// How the kernel's search loop is built for a board: the turns between two tests for a task's end, the
 /// sentinels that the turns after its end take their squares from (`NQ_UNROLL` and `NQ_SENTINEL_SQUARES` in
-/// `count.cu`, which sets the sentinels' number the same way as [`Turns::sentinels`]), and the stack's layout.
+/// `count.cu`, which sets the sentinels' number the same way as [`Turns::sentinels`]), whether the board is
+/// narrow, and the stack's layout.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Turns {
     /// Turns between two tests for a task's end: 1, 2, 4, 8 or 16.
     pub between_tests: u32,
-    /// Squares of each sentinel, the top bits of the masks: as many as the turns where the board leaves room
-    /// for them (one sentinel), else the most the board leaves room for, halving from the turns down to
-    /// [`WIDE_SENTINEL_SQUARES`] (more sentinels: sixteen turns take two of eight on boards to 24 wide).
+    /// Squares of each sentinel, the top bits of the masks: the program's is [`WORD_SENTINEL_SQUARES`], one
+    /// sentinel of the whole word. (The kernel also takes sentinels of 1 to 16 squares, more of them where the
+    /// turns need more squares, on boards at most `32 - squares` wide: the program's until the
+    /// thirty-third session, and the tests'.)
     pub sentinel_squares: u32,
+    /// The board is at most [`NARROW_SIDE`] wide (`NQ_NARROW`): the look-ahead counts a pass's nodes and
+    /// solutions in one word.
+    pub narrow: bool,
     /// The stack and the table sized without what the loop never reads (`NQ_LAST_UNPUSHED`): a level of
     /// stack for the last row, which the look-ahead's loop (the default) never pushes where the tasks' rows
     /// end with no free column (a square board's), and the rows of table after it. 24 bytes a thread fewer
@@ -79,22 +96,19 @@ pub struct Turns {
 }
 
 impl Turns {
-    /// The program's choice for boards `width` wide: [`turns_for`] turns (sixteen on two sentinels of eight
-    /// squares for boards 19 to 24 wide; eight on one sentinel of eight squares for narrower ones, and on two
-    /// of four for wider ones: one more level of stack a thread, 16 bytes of shared memory).
+    /// The program's choice for boards `width` wide: [`turns_for`] turns (sixteen for boards 19 to 28 wide,
+    /// eight for narrower ones) on one sentinel of the whole word.
     pub fn for_width(width: u32) -> Turns {
         Turns::asked(turns_for(width), width)
     }
 
-    /// `between_tests` turns (1, 2, 4, 8 or 16) on a board `width` wide (at most [`MAX_SIDE`]).
+    /// `between_tests` turns (1, 2, 4, 8 or 16) on a board `width` wide (at most [`MAX_SIDE`]), on one sentinel
+    /// of the whole word.
     pub fn asked(between_tests: u32, width: u32) -> Turns {
-        let mut sentinel_squares = between_tests;
-        while sentinel_squares > WIDE_SENTINEL_SQUARES && width > 32 - sentinel_squares {
-            sentinel_squares /= 2;
-        }
         Turns {
             between_tests,
-            sentinel_squares,
+            sentinel_squares: WORD_SENTINEL_SQUARES,
+            narrow: width <= NARROW_SIDE,
             unpushed_last: false,
             ahead_frame: false,
         }
@@ -116,9 +130,15 @@ impl Turns {
         }
     }
 
-    /// Whether a loop built so takes boards `width` wide: the sentinels' squares above its columns.
+    /// Whether a loop built so takes boards `width` wide: the sentinels' squares above its columns, unless a
+    /// sentinel is the whole word, and the board narrow if the loop was built for one.
     pub fn takes(self, width: u32) -> bool {
-        width <= 32 - self.sentinel_squares
+        let widest = if self.sentinel_squares >= WORD_SENTINEL_SQUARES {
+            MAX_SIDE
+        } else {
+            32 - self.sentinel_squares
+        };
+        width <= widest && (!self.narrow || width <= NARROW_SIDE)
     }
 
     /// The sentinels below a task's first row: enough squares for the `between_tests - 1` turns a pass of
@@ -162,6 +182,9 @@ impl Turns {
             format!("-DNQ_UNROLL={}u", self.between_tests),
             format!("-DNQ_SENTINEL_SQUARES={}u", self.sentinel_squares),
         ];
+        if self.narrow {
+            defines.push("-DNQ_NARROW".into());
+        }
         if self.unpushed_last {
             defines.push("-DNQ_LAST_UNPUSHED".into());
         }
@@ -557,9 +580,9 @@ mod tests {
     #[test]
     fn a_block_has_the_threads_asked_for_where_they_fit_and_fewer_where_they_do_not() {
         let wide = Turns::for_width(MAX_SIDE);
-        // 596 bytes a thread with tasks of 28 rows: 128 threads fit an H100's 227 KB and an RTX's 99 KB, not a
+        // 580 bytes a thread with tasks of 28 rows: 128 threads fit an H100's 227 KB and an RTX's 99 KB, not a
         // Turing GPU's 64 KB, where 64 do.
-        assert_eq!(wide.shared_per_thread(28), 596);
+        assert_eq!(wide.shared_per_thread(28), 580);
         assert_eq!(block_threads(wide, 128, 28, 0, 227 * 1024), Some(128));
         assert_eq!(block_threads(wide, 128, 28, 0, 99 * 1024), Some(128));
         assert_eq!(block_threads(wide, 128, 28, 0, 64 * 1024), Some(64));
@@ -575,12 +598,12 @@ mod tests {
             Some(256)
         );
         assert_eq!(
-            block_threads(wide, 256, 28, 80 * 1024, 227 * 1024),
+            block_threads(wide, 256, 28, 90 * 1024, 227 * 1024),
             Some(128)
         );
         // Never fewer than a warp: a block of 32 that does not fit is refused.
         assert_eq!(block_threads(wide, 128, 28, 0, 18 * 1024), None);
-        assert_eq!(block_threads(wide, 32, 28, 0, 32 * 596), Some(32));
+        assert_eq!(block_threads(wide, 32, 28, 0, 32 * 580), Some(32));
     }
     use crate::engine::board::Board;
     use crate::engine::kernel::{self, Kernel};
@@ -767,65 +790,69 @@ mod tests {
 
     #[test]
     fn the_turns_between_tests_leave_room_for_the_sentinels_on_every_board() {
-        assert_eq!(Turns::for_width(18).sentinels(), 1);
-        assert_eq!(Turns::for_width(19).sentinels(), 2);
-        assert_eq!(Turns::for_width(24).sentinels(), 2);
-        assert_eq!(Turns::for_width(25).sentinels(), 2);
-        assert_eq!(Turns::for_width(25).between_tests, 8);
-        assert_eq!(
-            Turns::for_width(MAX_SIDE).sentinel_squares,
-            WIDE_SENTINEL_SQUARES
-        );
-        assert_eq!(Turns::asked(4, MAX_SIDE).sentinels(), 1);
-        assert_eq!(Turns::asked(1, MAX_SIDE).sentinels(), 1);
         for width in 1..=MAX_SIDE {
+            let chosen = Turns::for_width(width);
+            assert_eq!(
+                chosen.between_tests,
+                if (19..=MAX_SIDE).contains(&width) {
+                    16
+                } else {
+                    8
+                }
+            );
             for between in [1, 2, 4, 8, 16] {
                 let turns = Turns::asked(between, width);
-                let chosen = Turns::for_width(width).between_tests;
-                assert_eq!(chosen, if (19..=24).contains(&width) { 16 } else { 8 });
-                // The sentinels' squares, the top bits, are no column of the board, and there are enough
-                // of them for the turns after a task's end.
-                let squares = turns.sentinel_squares;
-                assert_eq!(u64::from(!0u32 << (32 - squares)) & full_mask(width), 0);
-                assert!(turns.sentinels() * squares >= between - 1, "{turns:?}");
-                assert!((turns.sentinels() - 1) * squares < between - 1 || turns.sentinels() == 1);
+                // One sentinel of the whole word, enough squares for the turns after a task's end; its bit 31,
+                // which the end's test looks for, is no column of the board.
+                assert_eq!(turns.sentinel_squares, WORD_SENTINEL_SQUARES);
+                assert_eq!(turns.sentinels(), 1);
+                assert!(turns.sentinel_squares > between - 1);
+                assert_eq!(full_mask(width) & (1 << 31), 0);
+                assert!(turns.takes(width), "{turns:?}");
+                assert_eq!(turns.narrow, width <= NARROW_SIDE);
             }
         }
-        // The second sentinel's 16 bytes a thread cost the widest boards no block of 128 threads on an
-        // H100's or H200's multiprocessor (228 KB of shared memory, 1 KB of it kept for each block; 2,048
-        // threads), at the depths of task the cut leaves them: MAX_TASK_ROWS levels (n = 25: 16 levels, 15
-        // in the last batches, cut a row deeper), and a few less. Its eight turns come for free there. (On
-        // shallow tasks, 4 to 11 levels, it may cost a block: only rectangles whose lines are 25 to 28 wide
-        // and few, runs of seconds, have those.)
+        // A build for narrow boards packs its counts in the table's top byte: it takes no wider board.
+        assert!(!Turns::for_width(NARROW_SIDE).takes(NARROW_SIDE + 1));
+        assert!(Turns::for_width(NARROW_SIDE + 1).takes(NARROW_SIDE));
+        // Sentinels in the words' top bits take boards below them (the kernel's other builds, the tests').
+        let top = |squares| Turns {
+            sentinel_squares: squares,
+            narrow: false,
+            ..Turns::asked(16, 12)
+        };
+        assert!(top(4).takes(MAX_SIDE) && !top(8).takes(25) && top(8).takes(24));
+        assert_eq!((top(8).sentinels(), top(4).sentinels()), (2, 4));
+        // Sixteen turns cost no shared memory more than eight (one sentinel either way), and the one sentinel
+        // of the whole word saves a level a thread where sixteen turns took two of eight squares (boards 19 to
+        // 24) and eight took two of four (25 to 28): at n = 21's 15 levels (`examples/gpu_levels`), with the
+        // stack without the last row, a sixth block of 128 threads on an H100's or H200's multiprocessor (228
+        // KB of shared memory, 1 KB of it kept for each block).
         let blocks = |turns: Turns, levels: u32| hopper_blocks(turns, 128, levels);
-        for levels in crate::gpu::MAX_TASK_ROWS - 4..=crate::gpu::MAX_TASK_ROWS {
-            assert_eq!(
-                blocks(Turns::for_width(MAX_SIDE), levels),
-                blocks(Turns::asked(4, MAX_SIDE), levels),
-                "{levels} levels"
-            );
-        }
-        // Sixteen turns' second sentinel costs boards 19 to 24 wide no block at the levels the cut gives
-        // them (`examples/gpu_levels`: 12 and 13 at n = 19, 14 at n = 20, 15 at n = 21, 16 at n = 22 to 24).
-        for width in SIXTEEN_TURNS {
-            for levels in 12..=16 {
+        for width in [12, 18, 21, 25, MAX_SIDE] {
+            for levels in 4..=crate::gpu::MAX_TASK_ROWS {
                 assert_eq!(
-                    blocks(Turns::for_width(width), levels),
+                    blocks(Turns::asked(16, width), levels),
                     blocks(Turns::asked(8, width), levels),
                     "n = {width}, {levels} levels"
                 );
             }
         }
-        // Where it would cost one, the program keeps eight: n = 17 and 18's 11 levels, n = 25's 16.
-        assert!(blocks(Turns::asked(16, 18), 11) < blocks(Turns::asked(8, 18), 11));
-        assert!(blocks(Turns::asked(16, 25), 16) < blocks(Turns::asked(8, 25), 16));
+        let square = |turns: Turns| turns.with_unpushed_last(true);
+        assert_eq!(blocks(square(Turns::for_width(21)), 15), 6);
+        assert_eq!(blocks(square(top(8)), 15), 5);
+        assert!(blocks(Turns::for_width(25), 16) >= blocks(top(4), 16));
         assert_eq!(
             Turns::for_width(26).defines(),
-            ["-DNQ_UNROLL=8u", "-DNQ_SENTINEL_SQUARES=4u"]
+            ["-DNQ_UNROLL=16u", "-DNQ_SENTINEL_SQUARES=32u"]
         );
         assert_eq!(
             Turns::for_width(21).defines(),
-            ["-DNQ_UNROLL=16u", "-DNQ_SENTINEL_SQUARES=8u"]
+            [
+                "-DNQ_UNROLL=16u",
+                "-DNQ_SENTINEL_SQUARES=32u",
+                "-DNQ_NARROW"
+            ]
         );
     }
 }
