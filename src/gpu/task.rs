@@ -60,7 +60,9 @@ pub const WORD_SENTINEL_SQUARES: u32 = 32;
 pub const NARROW_SIDE: u32 = 24;
 
 /// The largest board side the GPU kernel takes: its masks are 32-bit words, whose top
-/// [`WIDE_SENTINEL_SQUARES`] bits are the sentinels' squares (and bit 31 of a table's word marks the end).
+/// [`WIDE_SENTINEL_SQUARES`] bits are no column, so that every build of the kernel takes it (its sentinels'
+/// squares there, where they are the words' top bits; the end's test on bit 31; bits 30 and 31 of a table's
+/// word for its marks).
 pub const MAX_SIDE: u32 = 32 - WIDE_SENTINEL_SQUARES;
 
 /// Bytes of a level of the kernel's stack, for each thread: two pairs of words (`count.cu`).
