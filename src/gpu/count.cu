@@ -239,8 +239,11 @@ struct Task {
 // below) and a wavefront (10 a turn, as many a node as the default's). Every
 // turn reads the next row's word, so the end's row must be in the table: with NQ_LAST_UNPUSHED the stack has
 // no level for the last row, but the table keeps the end's row (4 bytes a thread more: n = 20's 296, still six
-// blocks of 128 threads a multiprocessor). A child on the last row is never kept (the end's row has no
-// square), so no turn reads below the end's row.
+// blocks of 128 threads a multiprocessor; n = 21's 300, five where the default's 296 holds six). A child on
+// the last row is never kept (the end's row has no square), so no turn reads below the end's row. The word
+// it reads there cannot change what it keeps, but the row cannot be left out as the default's is: its place
+// would be another thread's word of the stack, read unsynchronised (results/gpu.md, the thirty-fourth
+// session).
 #if defined(NQ_AHEAD_FRAME) && !defined(NQ_AHEAD)
 #error "NQ_AHEAD_FRAME is a form of the look-ahead (not NQ_PLAIN)"
 #endif
