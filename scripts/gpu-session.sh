@@ -20,7 +20,8 @@
 #         driver's eight, small and large boards); profile (the twenty-second's: what binds the look-ahead's
 #         loop, fewer blocks a multiprocessor and Nsight Compute); launches (the twenty-fifth's: launches with
 #         a budget, as a GPU that drives a display gets them, exact and what they cost); next (the thirty-second's
-#         plan for the next GPU: targets, peers, ahead without n = 22 and profile, in one call)
+#         plan for the next GPU: targets, peers, ahead without n = 22 and profile, in one call); rows (the
+#         thirty-fourth's: n = 22 in tasks a row shorter, for a sixth block a multiprocessor)
 # OUT     a folder for the logs and reports (the device's $OUT); each part writes OUT/PART.txt
 # BINARY  nqueens built on the development machine with `cargo build --release --features cuda` (generic
 #         x86-64: the loops are picked at run time) and carried over; target/release/nqueens by default.
@@ -601,6 +602,23 @@ timeline_n19() {
   rm -rf "$d"
 }
 
+rows() {
+  # The thirty-fourth session's: a sixth block at n = 22 from tasks a row shorter. n = 22's tasks have 16 rows
+  # (MAX_TASK_ROWS): 316 bytes of shared memory a thread, five blocks of 128 threads a multiprocessor. With 15
+  # (NQUEENS_GPU_TASK_ROWS=15, for measuring) 296 bytes, six blocks, for 5.7 times the tasks (593 million
+  # rather than 105: 21 s of cutting on the 2-core development machine rather than 9.5 s, on a thread of
+  # their own beside the kernels). If part `profile` finds a sixth block worth more than the cut costs, the
+  # program's bound on a task's rows should follow the blocks. Both interleaved, once each: about 2.5 minutes.
+  nvidia-smi -L
+  local r
+  for r in 15 16; do
+    echo "# n = 22, tasks of at most $r rows"
+    NQUEENS_GPU_TASK_ROWS=$r NQUEENS_GPU_VERBOSE=1 timed timeout 150 "$B" count 22 --backend gpu --check -q 2>&1 |
+      grep -E "^gpu 0:.*waiting|^ +22 |^wall|blocks a multi|cut planned" |
+      sed -E 's/^gpu: [0-9]+ tasks, /gpu: tasks, /; s/; tasks copied in.*//' | sort -u
+  done
+}
+
 start() {
   # The driver's part of a small run (about 0.32 s of n = 17's 0.36 s on the H200, the seventeenth session): its
   # start, the context and the process's exit. A context opens a hardware queue for each of up to
@@ -616,7 +634,7 @@ run_part() {
 }
 
 case "$part" in
-  check | small | variants | peers | n22 | bench | cpu | lease | variant | timeline | threads | targets | ab | stragglers | turn | ahead | launches | queues | profile | start)
+  check | small | variants | peers | n22 | bench | cpu | lease | variant | timeline | threads | targets | ab | stragglers | turn | ahead | launches | queues | profile | rows | start)
     run_part "$part" 2>&1 | tee "$out/$part.txt" ;;
   all)
     for p in check small variants peers bench cpu; do run_part $p 2>&1 | tee "$out/$p.txt"; done
@@ -627,11 +645,11 @@ case "$part" in
     # capped at 100 s; about 1.5 minutes), the default against NQ_AHEAD_FRAME, the nodes uncounted and the loop
     # without the look-ahead at n = 19 to 21 (ahead without n = 22; about 2 minutes), ygch side by side at
     # n = 20 and 21 (peers: copy ../shared/peers to .peers/ and carry it; about 1 minute), then profile (up to
-    # 4 minutes), each to its own file. A part is not begun once NEXT_BUDGET seconds (420) have gone: 240 leaves
-    # out the profile where the first three took longer than planned. `scripts/gpu-turns-summary.sh
-    # OUT/ahead.txt` sums up ahead.
+    # 4 minutes), then rows (n = 22's tasks a row shorter for a sixth block; 2.5 minutes), each to its own
+    # file. A part is not begun once NEXT_BUDGET seconds (420) have gone: 240 leaves out the profile where the
+    # first three took longer than planned. `scripts/gpu-turns-summary.sh OUT/ahead.txt` sums up ahead.
     cap=${CAP22:-}
-    for p in targets ahead peers profile; do
+    for p in targets ahead peers profile rows; do
       if [ "$p" = targets ]; then export CAP22=${cap:-100}; else export CAP22=${cap:-0}; fi
       if [ "$SECONDS" -gt "${NEXT_BUDGET:-420}" ]; then
         echo "# $p not begun: ${NEXT_BUDGET:-420} s have gone" | tee "$out/$p.txt"

@@ -77,6 +77,17 @@ const MAX_EXTRA_ROWS: u32 = 16;
 /// more than [`UNIT_TASKS`] tasks (see [`cut`]).
 pub const MAX_TASK_ROWS: u32 = 16;
 
+/// [`MAX_TASK_ROWS`], unless `NQUEENS_GPU_TASK_ROWS` says otherwise (3 to 28 rows), for measuring: a batch's
+/// tasks of fewer rows need a shallower stack, 20 bytes a thread a row on a square board, so a multiprocessor
+/// holds more blocks (n = 22: tasks of 15 rows, 296 bytes a thread, six blocks of 128 threads on an H100 or
+/// H200, where 16 rows, 316 bytes, give five), for several times the tasks to cut and copy.
+fn max_task_rows() -> u32 {
+    knob("NQUEENS_GPU_TASK_ROWS", |rows: &u32| {
+        (3..=task::MAX_SIDE).contains(rows)
+    })
+    .unwrap_or(MAX_TASK_ROWS)
+}
+
 /// Tasks the estimate of [`cut`] enumerates at most; deeper, it extrapolates.
 const SAMPLE_TASKS: usize = 1 << 22;
 
@@ -112,7 +123,8 @@ impl Cut {
 /// How to cut `units` of `plan`: the fewest extra rows that make at least the run's target of tasks (its
 /// size's: see [`TARGET_TASKS`]; for a run smaller than that of [`TARGET_TASKS`], the depth whose tasks are
 /// nearer its target, on a log scale) and
-/// leave none more than [`MAX_TASK_ROWS`] rows to search, or the most that still leave tasks to search.
+/// leave none more than [`MAX_TASK_ROWS`] rows to search (or what `NQUEENS_GPU_TASK_ROWS` says, for
+/// measuring), or the most that still leave tasks to search.
 /// Estimated from a sample of the units.
 ///
 /// But never so many rows that a unit of the sample has more than [`UNIT_TASKS`] tasks: a unit's tasks go to
@@ -126,7 +138,8 @@ pub fn cut(plan: &Plan, units: &[usize]) -> Cut {
         .step_by((sample.len() / SIZING_UNITS).max(1))
         .map(|(_, s)| s)
         .collect();
-    cut_for(plan, units, &sample, target_tasks(&starts, units.len()))
+    let target = target_tasks(&starts, units.len());
+    cut_for(plan, units, &sample, target, max_task_rows())
 }
 
 /// About 256 of `units` spread over them, with their starts and tables (those the kernel takes).
@@ -175,8 +188,14 @@ fn target_tasks_within(starts: &[&Start], units: usize, sizing_budget: u64) -> f
     (run * balance).sqrt().min(TARGET_TASKS as f64)
 }
 
-/// [`cut`] with its target and sample given.
-fn cut_for(plan: &Plan, units: &[usize], sample: &[(Table, Start)], target: f64) -> Cut {
+/// [`cut`] with its sample, its target and the most rows a task leaves to search given.
+fn cut_for(
+    plan: &Plan,
+    units: &[usize],
+    sample: &[(Table, Start)],
+    target: f64,
+    most_rows: u32,
+) -> Cut {
     let width = plan.board().width();
     if sample.is_empty() {
         return Cut {
@@ -189,7 +208,7 @@ fn cut_for(plan: &Plan, units: &[usize], sample: &[(Table, Start)], target: f64)
     // Bounded tasks keep a long run's batches short, so its journal keeps up with it.
     let deep_enough = sample
         .iter()
-        .map(|(_, s)| (s.frame.end - s.row).saturating_sub(MAX_TASK_ROWS))
+        .map(|(_, s)| (s.frame.end - s.row).saturating_sub(most_rows))
         .max()
         .unwrap_or(0);
     let mut previous = 0.0;
@@ -278,7 +297,13 @@ mod tests {
         let plan = Plan::new(Board::new(8).unwrap(), Symmetry::Full, Split::Depth(1));
         let all: Vec<usize> = (0..plan.units().len()).collect();
         // Eight rows cannot make 2^24 tasks: the cut goes as deep as the rows allow and no further.
-        let c = cut_for(&plan, &all, &sample(&plan, &all), TARGET_TASKS as f64);
+        let c = cut_for(
+            &plan,
+            &all,
+            &sample(&plan, &all),
+            TARGET_TASKS as f64,
+            MAX_TASK_ROWS,
+        );
         assert!(c.extra_rows < MAX_EXTRA_ROWS, "{c:?}");
         let deeper = prepare(&plan, &all, c.extra_rows + 1).tasks.len();
         assert!(deeper <= prepare(&plan, &all, c.extra_rows).tasks.len());
@@ -322,7 +347,7 @@ mod tests {
         let cut_one = |n: u32, target: f64| {
             let plan = Plan::new(Board::new(n).unwrap(), Symmetry::Full, Split::Depth(0));
             let sample = sample(&plan, &[0]);
-            (cut_for(&plan, &[0], &sample, target), sample)
+            (cut_for(&plan, &[0], &sample, target, MAX_TASK_ROWS), sample)
         };
         // n = 20: 1,721 tasks at row 4, a few ten thousand a row deeper: the last batches take it.
         let (c, _) = cut_one(20, 1000.0);
@@ -390,6 +415,14 @@ mod tests {
         assert!(c.tasks > 2.0 * TARGET_TASKS as f64, "{c:?}");
         // A row more keeps every unit within a batch: the last batches take it.
         assert_eq!(c.tail_rows, c.extra_rows + 1, "{c:?}");
+        // Tasks of a row fewer asked for (NQUEENS_GPU_TASK_ROWS, for measuring): a row deeper, several times
+        // the tasks.
+        let sampled = sample(&plan, &first);
+        let target = TARGET_TASKS as f64;
+        assert_eq!(cut_for(&plan, &first, &sampled, target, MAX_TASK_ROWS), c);
+        let shorter = cut_for(&plan, &first, &sampled, target, MAX_TASK_ROWS - 1);
+        assert_eq!(shorter.extra_rows, c.extra_rows + 1, "{shorter:?}");
+        assert!(shorter.tasks > 4.0 * c.tasks, "{shorter:?} against {c:?}");
         // n = 26: so many rows would make a unit too large for a batch. The cut stops a row before that.
         let plan = Plan::new(Board::new(26).unwrap(), Symmetry::Full, split_for(16));
         let c = cut(&plan, &[0]);
