@@ -605,7 +605,7 @@ timeline_n19() {
 rows() {
   # The thirty-fourth session's: a sixth block at n = 22 from tasks a row shorter. n = 22's tasks have 16 rows
   # (MAX_TASK_ROWS): 316 bytes of shared memory a thread, five blocks of 128 threads a multiprocessor. With 15
-  # (NQUEENS_GPU_TASK_ROWS=15, for measuring) 296 bytes, six blocks, for 5.7 times the tasks (593 million
+  # (NQUEENS_GPU_TASK_ROWS=15, for measuring) 296 bytes, six blocks, for 5.7 times the tasks (592 million
   # rather than 105: 21 s of cutting on the 2-core development machine rather than 9.5 s, on a thread of
   # their own beside the kernels). If part `profile` finds a sixth block worth more than the cut costs, the
   # program's bound on a task's rows should follow the blocks. Both interleaved, once each: about 2.5 minutes.
