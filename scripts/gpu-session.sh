@@ -21,7 +21,9 @@
 #         loop, fewer blocks a multiprocessor and Nsight Compute); launches (the twenty-fifth's: launches with
 #         a budget, as a GPU that drives a display gets them, exact and what they cost); next (the thirty-second's
 #         plan for the next GPU: targets, peers, ahead without n = 22 and profile, in one call); rows (the
-#         thirty-fourth's: n = 22 in tasks a row shorter, for a sixth block a multiprocessor)
+#         thirty-fourth's: n = 22 in tasks a row shorter, for a sixth block a multiprocessor); trial (the
+#         thirty-fifth's: the kernel's two loops timed on the same sample by the program's own trial, n = 19
+#         to 21)
 # OUT     a folder for the logs and reports (the device's $OUT); each part writes OUT/PART.txt
 # BINARY  nqueens built on the development machine with `cargo build --release --features cuda` (generic
 #         x86-64: the loops are picked at run time) and carried over; target/release/nqueens by default.
@@ -614,8 +616,25 @@ rows() {
   for r in 15 16; do
     echo "# n = 22, tasks of at most $r rows"
     NQUEENS_GPU_TASK_ROWS=$r NQUEENS_GPU_VERBOSE=1 timed timeout 150 "$B" count 22 --backend gpu --check -q 2>&1 |
-      grep -E "^gpu 0:.*waiting|^ +22 |^wall|blocks a multi|cut planned" |
+      grep -E "^gpu 0:.*waiting|^gpu 0: the kernel's loops|^ +22 |^wall|blocks a multi|cut planned" |
       sed -E 's/^gpu: [0-9]+ tasks, /gpu: tasks, /; s/; tasks copied in.*//' | sort -u
+  done
+}
+
+trial() {
+  # The thirty-fifth session's: a large run (2^26 tasks a GPU and more: n = 22 and up) times the kernel's two
+  # loops, the program's and NQ_AHEAD_FRAME, on every eighth task of its first batch of 2^22 tasks or more,
+  # and counts the rest with the faster (src/gpu/trial.rs). Here the trial is asked of n = 19 to 21 too
+  # (NQUEENS_GPU_TRIAL=1), on a first batch of up to 2^23 tasks (NQUEENS_GPU_FIRST_BATCH_TASKS), so that each
+  # run says both loops' seconds for the same sample: the frame against the default where it holds as many
+  # blocks (n = 19, 20) and one fewer (21). About 30 s.
+  nvidia-smi -L
+  local n
+  for n in 19 20 21 21; do
+    NQUEENS_GPU_TRIAL=1 NQUEENS_GPU_FIRST_BATCH_TASKS=8388608 NQUEENS_GPU_VERBOSE=1 \
+      timed timeout 60 "$B" count $n --backend gpu --check -q 2>&1 |
+      grep -E "^gpu 0: the kernel's loops|^gpu: [0-9]+ tasks, .*blocks a multi|^ +$n |^wall" |
+      sed -E 's/; tasks copied in.*//' | sort -u
   done
 }
 
@@ -634,7 +653,7 @@ run_part() {
 }
 
 case "$part" in
-  check | small | variants | peers | n22 | bench | cpu | lease | variant | timeline | threads | targets | ab | stragglers | turn | ahead | launches | queues | profile | rows | start)
+  check | small | variants | peers | n22 | bench | cpu | lease | variant | timeline | threads | targets | ab | stragglers | turn | ahead | launches | queues | profile | rows | trial | start)
     run_part "$part" 2>&1 | tee "$out/$part.txt" ;;
   all)
     for p in check small variants peers bench cpu; do run_part $p 2>&1 | tee "$out/$p.txt"; done
@@ -642,14 +661,15 @@ case "$part" in
   next)
     # What the next session with a GPU runs first (the thirty-second session's plan), in one call of five to
     # nine minutes: the issue's boards with the kernel's new default (targets: n = 17 and 19 twice, 21, and 22
-    # capped at 100 s; about 1.5 minutes), the default against NQ_AHEAD_FRAME, the nodes uncounted and the loop
+    # capped at 100 s, which times the loops itself; about 1.5 minutes), the loops' trial at n = 19 to 21
+    # (trial, the thirty-fifth session's; 30 s), the default against NQ_AHEAD_FRAME, the nodes uncounted and the loop
     # without the look-ahead at n = 19 to 21 (ahead without n = 22; about 2 minutes), ygch side by side at
     # n = 20 and 21 (peers: copy ../shared/peers to .peers/ and carry it; about 1 minute), then profile (up to
     # 4 minutes), then rows (n = 22's tasks a row shorter for a sixth block; 2.5 minutes), each to its own
     # file. A part is not begun once NEXT_BUDGET seconds (420) have gone: 240 leaves out the profile where the
     # first three took longer than planned. `scripts/gpu-turns-summary.sh OUT/ahead.txt` sums up ahead.
     cap=${CAP22:-}
-    for p in targets ahead peers profile rows; do
+    for p in targets trial ahead peers profile rows; do
       if [ "$p" = targets ]; then export CAP22=${cap:-100}; else export CAP22=${cap:-0}; fi
       if [ "$SECONDS" -gt "${NEXT_BUDGET:-420}" ]; then
         echo "# $p not begun: ${NEXT_BUDGET:-420} s have gone" | tee "$out/$p.txt"

@@ -173,3 +173,39 @@ fn the_compiled_kernel_is_kept_and_a_corrupt_one_is_rebuilt() {
     count();
     assert_eq!(std::fs::read_to_string(&kept[0]).unwrap(), entry);
 }
+
+#[test]
+fn a_trial_of_the_loops_on_the_gpu_agrees_and_the_report_names_the_loop_that_counted() {
+    if !gpu_here() {
+        return;
+    }
+    // NQUEENS_GPU_TRIAL=1 times the loops on any run's first batch of two tasks or more; a run of n = 16 is
+    // far below the size at which the program times them itself.
+    let output = assert_cmd::Command::cargo_bin("nqueens")
+        .unwrap()
+        .args([
+            "count",
+            "16",
+            "--backend",
+            "gpu",
+            "--check",
+            "--format",
+            "json",
+        ])
+        .env("NQUEENS_GPU_TRIAL", "1")
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let gpu = &report["results"][0]["gpu"];
+    let kernel_loop = gpu["kernel_loop"].as_str().unwrap();
+    let trial = gpu["loop_trial"].as_str().unwrap();
+    assert!(
+        trial.starts_with("look-ahead ") && trial.contains("look-ahead with the next row's frame "),
+        "{trial}"
+    );
+    assert!(trial.contains(kernel_loop), "{kernel_loop} in {trial}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("the kernel's loops timed in"), "{stderr}");
+}

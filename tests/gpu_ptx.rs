@@ -607,9 +607,14 @@ fn the_interpreter_refuses_what_the_gpu_would_not_do() {
 struct InterpretedGpu<'a> {
     built: &'static Built,
     clock_step: u64,
-    done: VecDeque<(Batch, Vec<Option<Tally>>)>,
+    done: VecDeque<(Batch, Vec<Option<Tally>>, usize)>,
     /// Slots whose tally the kernel did not vouch for, all GPUs together.
     doubtful: &'a AtomicUsize,
+    /// The loops a trial may choose from (none: it offers no choice), each with the seconds its clock
+    /// gives any batch; the one it counts with, and the seconds of the last batch collected.
+    loops: Vec<(&'static Built, f64)>,
+    current: usize,
+    last: Option<f64>,
 }
 
 impl Device for InterpretedGpu<'_> {
@@ -630,18 +635,37 @@ impl Device for InterpretedGpu<'_> {
             tallies.iter().filter(|t| t.is_none()).count(),
             Ordering::Relaxed,
         );
-        self.done.push_back((batch, tallies));
+        self.done.push_back((batch, tallies, self.current));
         Ok(())
     }
 
     fn collect(&mut self) -> Result<(Batch, Vec<Option<Tally>>), Error> {
-        self.done
+        let (batch, tallies, used) = self
+            .done
             .pop_front()
-            .ok_or_else(|| Error::Gpu("no batch under way".into()))
+            .ok_or_else(|| Error::Gpu("no batch under way".into()))?;
+        self.last = self.loops.get(used).map(|l| l.1);
+        Ok((batch, tallies))
     }
 
     fn counts_nodes(&self) -> bool {
         self.built.counts_nodes()
+    }
+
+    fn loops(&self) -> Vec<String> {
+        self.loops.iter().map(|l| l.0.name.clone()).collect()
+    }
+
+    fn use_loop(&mut self, index: usize) -> Result<(), Error> {
+        if let Some(&(built, _)) = self.loops.get(index) {
+            self.built = built;
+            self.current = index;
+        }
+        Ok(())
+    }
+
+    fn last_seconds(&mut self) -> Result<Option<f64>, Error> {
+        Ok(self.last)
     }
 }
 
@@ -663,6 +687,9 @@ fn dispatch_checked(
             clock_step,
             done: VecDeque::new(),
             doubtful: &doubtful,
+            loops: Vec::new(),
+            current: 0,
+            last: None,
         })
     };
     let (sum, run) = gpu::dispatch(
@@ -746,6 +773,64 @@ fn a_gpu_run_with_the_compiled_kernel_gives_every_unit_the_cpus_count() {
     let (sum, doubtful) = dispatch_checked(&plan, built, 1, 1 << 40);
     assert_eq!(sum.total, 724);
     assert!(doubtful > 0);
+}
+
+/// A large run's trial of the program's loop and the look-ahead's row with its frame (`src/gpu/trial.rs`),
+/// both as NVRTC compiles them, on a square board: both count the same sample, the run goes on with the one
+/// its clock timed faster, and every unit gets the CPU's count, whichever loop counted it.
+#[test]
+fn a_trial_of_the_compiled_loops_goes_on_with_the_faster_and_every_unit_counts_as_on_the_cpu() {
+    let Some(kernels) = kernels() else {
+        return;
+    };
+    let program = Turns::for_width(12).with_unpushed_last(true);
+    let find = |turns: Turns| {
+        kernels
+            .iter()
+            .find(|b| b.turns == turns && b.counts_nodes() && b.threads == kernels[0].threads)
+            .unwrap()
+    };
+    let (unpushed, framed) = (find(program), find(program.with_ahead_frame(true)));
+    for n in [10, 11] {
+        let plan = Plan::new(
+            Board::new(n).unwrap(),
+            Symmetry::Full,
+            Split::Auto { threads: 16 },
+        );
+        let all: Vec<usize> = (0..plan.units().len()).collect();
+        for (seconds, chosen) in [([1.0, 0.5], framed), ([1.0, 1.5], unpushed)] {
+            let seen = Units::default();
+            let doubtful = AtomicUsize::new(0);
+            let open = |_| {
+                Ok(InterpretedGpu {
+                    built: unpushed,
+                    clock_step: 0,
+                    done: VecDeque::new(),
+                    doubtful: &doubtful,
+                    loops: vec![(unpushed, seconds[0]), (framed, seconds[1])],
+                    current: 0,
+                    last: None,
+                })
+            };
+            let (sum, run) = gpu::dispatch_with(
+                &plan,
+                &all,
+                &|| Ok(vec![0]),
+                &open,
+                &AtomicBool::new(false),
+                &seen,
+                gpu::When::Always,
+            )
+            .expect("the interpreted GPU counts");
+            check_reported(&plan, seen, &all, sum);
+            assert_eq!(sum.total, nqueens::report::known::lookup(n).unwrap().total);
+            assert_eq!(doubtful.into_inner(), 0);
+            assert_eq!(run.kernel_loop, chosen.name, "n = {n}");
+            assert!(run
+                .loop_trial
+                .starts_with(&format!("{} 1.000 s, ", unpushed.name)));
+        }
+    }
 }
 
 /// PTX instructions a node on a sample of the tasks of n = `NQUEENS_PTX_BOARD` (19 if not given) as the program

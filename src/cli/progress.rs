@@ -492,6 +492,16 @@ impl Progress for Bar {
             log.unit_done(work.unwrap_or(0));
         }
     }
+
+    fn note(&self, line: &str) {
+        // Quiet (no bar, no lines of progress): nothing.
+        if self.bar.is_some() || self.log.is_some() {
+            self.suspend(|| {
+                use std::io::Write as _;
+                let _ = writeln!(std::io::stderr(), "{line}");
+            });
+        }
+    }
 }
 
 #[cfg(test)]

@@ -54,6 +54,9 @@ pub trait Progress: Sync {
     fn start(&self, _run: Run<'_>) {}
     /// One more unit was counted.
     fn unit_done(&self, _unit: &WorkUnit, _count: &Count) {}
+    /// A line worth telling whoever watches the run, once, as it goes on: what a GPU's trial of its loops
+    /// measured, say. The binary writes it on standard error, out of a progress bar's way.
+    fn note(&self, _line: &str) {}
 }
 
 /// What a run counts, as it starts: a plan's units, all of them or some.
@@ -228,11 +231,35 @@ impl Progress for Tee<'_> {
         self.0.unit_done(unit, count);
         self.1.unit_done(unit, count);
     }
+    fn note(&self, line: &str) {
+        self.0.note(line);
+        self.1.note(line);
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_tee_tells_both_watchers_each_note() {
+        #[derive(Default)]
+        struct Notes(std::sync::Mutex<Vec<String>>);
+        impl Progress for Notes {
+            fn note(&self, line: &str) {
+                self.0.lock().unwrap().push(line.to_string());
+            }
+        }
+        let (a, b) = (Notes::default(), Notes::default());
+        Tee(&a, &b).note("gpu 0: the kernel's loops timed");
+        NoProgress.note("nobody hears this");
+        for notes in [a, b] {
+            assert_eq!(
+                notes.0.into_inner().unwrap(),
+                ["gpu 0: the kernel's loops timed"]
+            );
+        }
+    }
 
     #[test]
     fn a_backend_is_named_as_the_command_line_spells_it() {

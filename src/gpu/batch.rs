@@ -72,6 +72,9 @@ pub struct Batch {
     pub tasks: Vec<Task>,
     /// The most levels of stack any task needs.
     pub levels: u32,
+    /// Each slot's tally of tasks of the batch counted before it, apart (a loops' trial's sample,
+    /// `trial.rs`), added to the device's tallies of the batch when it is done; empty for none.
+    pub sampled: Vec<Option<Tally>>,
 }
 
 impl Batch {

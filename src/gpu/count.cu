@@ -229,8 +229,10 @@ struct Task {
 #if defined(NQ_LAST_UNPUSHED) && !defined(NQ_AHEAD)
 #error "NQ_LAST_UNPUSHED sizes the stack for the look-ahead's loop, which never pushes a square board's last row"
 #endif
-// NQ_AHEAD_FRAME (the thirty-second session's, not yet timed on a GPU): the look-ahead's row (the one after the
-// child's) taken with its own frame, its word of the unit's table (the row below the child's, one load more
+// NQ_AHEAD_FRAME (the thirty-second session's, not yet timed by us on a GPU; since the thirty-fifth session a
+// large run times it against the program's loop on the GPU at hand and counts with the faster, the host's
+// src/gpu/trial.rs, which holds the two loops' counts of the same tasks equal): the look-ahead's row (the one
+// after the child's) taken with its own frame, its word of the unit's table (the row below the child's, one load more
 // from the same address less a row, one wavefront): a square of the child's row is then a dead end exactly
 // when no square of the next row is left to it, so fewer turns (0.898 of the default's at n = 19, by the PTX
 // interpreter's count of a sample: 63.6% of the nodes take a turn rather than 70.8%), for two instructions

@@ -365,15 +365,19 @@ pub struct GpuDevice {
     ordinal: usize,
     context: Arc<CudaContext>,
     streams: Vec<Arc<CudaStream>>,
-    /// The kernel for blocks of the threads asked for ([`threads_per_block`]).
+    /// The kernel for blocks of the threads asked for ([`threads_per_block`]), its loop built as `turns` says.
     function: CudaFunction,
     /// How the kernel's loop is built: its sentinels take levels of the stack.
     turns: Turns,
+    /// The loops it may count with ([`super::loops`]), `turns` among them: the program's first.
+    loops: Vec<Turns>,
+    /// The seconds the last batch collected took on the GPU's clock, if it could be read.
+    last_seconds: Option<f64>,
     info: DeviceInfo,
-    /// Shared memory a block may have at most, and what each kernel (by its block's threads) has been allowed
-    /// so far.
+    /// Shared memory a block may have at most, and what each kernel (by its loop and its block's threads) has
+    /// been allowed so far.
     max_shared: u32,
-    shared_allowed: Vec<(u32, u32)>,
+    shared_allowed: Vec<((Turns, u32), u32)>,
     /// Where `NQUEENS_GPU_MOST_BLOCKS` asks for at most so many blocks a multiprocessor: that many, the shared
     /// memory of a multiprocessor and what it keeps for each block.
     most_blocks: Option<(u32, u32, u32)>,
@@ -389,8 +393,12 @@ pub struct GpuDevice {
 }
 
 impl GpuDevice {
-    /// Opens GPU `ordinal` and loads the kernel with its loop built as `turns` says on it.
-    pub fn open(ordinal: usize, turns: Turns) -> Result<GpuDevice, Error> {
+    /// Opens GPU `ordinal` and loads the kernel with its loop built as the first of `loops` says on it; the
+    /// others are loaded if a trial asks for them ([`Device::use_loop`]).
+    pub fn open(ordinal: usize, loops: Vec<Turns>) -> Result<GpuDevice, Error> {
+        let turns = *loops
+            .first()
+            .ok_or_else(|| Error::Gpu("no loop of the kernel to count with".into()))?;
         let counts_nodes = !super::nodes_uncounted();
         let context = context(ordinal)?;
         let info = info(ordinal)?;
@@ -453,6 +461,8 @@ impl GpuDevice {
             streams,
             function,
             turns,
+            loops,
+            last_seconds: None,
             info,
             max_shared,
             shared_allowed: Vec::new(),
@@ -478,6 +488,32 @@ impl Device for GpuDevice {
 
     fn counts_nodes(&self) -> bool {
         self.counts_nodes
+    }
+
+    fn loops(&self) -> Vec<String> {
+        self.loops.iter().map(|&t| super::loop_name(t)).collect()
+    }
+
+    fn use_loop(&mut self, index: usize) -> Result<(), Error> {
+        let turns = *self
+            .loops
+            .get(index)
+            .ok_or_else(|| Error::Gpu(format!("no loop {index} of the kernel")))?;
+        if turns != self.turns {
+            self.function = kernel(
+                self.ordinal,
+                &self.context,
+                self.info.compute_capability,
+                turns,
+                threads_per_block(),
+            )?;
+            self.turns = turns;
+        }
+        Ok(())
+    }
+
+    fn last_seconds(&mut self) -> Result<Option<f64>, Error> {
+        Ok(self.last_seconds)
     }
 
     fn submit(&mut self, mut batch: Batch) -> Result<(), Error> {
@@ -555,10 +591,11 @@ impl Device for GpuDevice {
             )?
         };
         // Beyond 48 KB a block, the kernel must ask for it, once for each size it grows to.
-        let allowed = match self.shared_allowed.iter_mut().find(|(t, _)| *t == threads) {
+        let built = (self.turns, threads);
+        let allowed = match self.shared_allowed.iter_mut().find(|(b, _)| *b == built) {
             Some((_, allowed)) => allowed,
             None => {
-                self.shared_allowed.push((threads, DEFAULT_SHARED));
+                self.shared_allowed.push((built, DEFAULT_SHARED));
                 &mut self.shared_allowed.last_mut().expect("just pushed").1
             }
         };
@@ -692,6 +729,12 @@ impl Device for GpuDevice {
                 (trouble == 0).then_some(Tally { solutions, nodes })
             })
             .collect();
+        // The batch's seconds, for a trial of the loops: a clock that cannot be read gives none.
+        self.last_seconds = flight
+            .start
+            .elapsed_ms(&flight.end)
+            .ok()
+            .map(|ms| f64::from(ms) / 1e3);
         // A measuring aid: a clock that cannot be read leaves the count alone.
         if verbose() {
             if let Err(e) = self.report(&flight, &tallies) {

@@ -9,6 +9,7 @@
 use super::batch::{batches, coalesce, finish, first_batch_tasks, tail_deeper, Batch, BATCH_TASKS};
 use super::options::verbose;
 use super::sizing::{cut, Cut};
+use super::trial::{self, Trial, When};
 use super::{drop_spares, prepare, GpuRun};
 use crate::engine::count::Count;
 use crate::engine::exec::{Progress, Run};
@@ -58,6 +59,21 @@ pub trait Device {
     /// ([`leave_nodes_uncounted`]) says no, and its units' counts say so.
     fn counts_nodes(&self) -> bool {
         true
+    }
+    /// The loops of the kernel it can count with, by name, the one it opened with first: more than one where a
+    /// large run times them against each other ([`Trial`]). None where it does not say.
+    fn loops(&self) -> Vec<String> {
+        Vec::new()
+    }
+    /// Counts the batches submitted from now on with loop `index` of [`Device::loops`].
+    fn use_loop(&mut self, index: usize) -> Result<(), Error> {
+        let _ = index;
+        Ok(())
+    }
+    /// The seconds the last batch collected took on its own clock, from its kernel's start to its end; `None`
+    /// where it cannot say (a [`Trial`] then keeps the loop it opened with).
+    fn last_seconds(&mut self) -> Result<Option<f64>, Error> {
+        Ok(None)
     }
 }
 
@@ -216,6 +232,9 @@ impl<B, S> Drop for Taker<'_, B, S> {
 ///
 /// `ordinals` is called on a thread of its own while the host cuts the first batches: finding the GPUs starts
 /// the driver, which in a small run takes longer than cutting all of it.
+///
+/// A large run's devices time their loops first ([`Trial`]; `NQUEENS_GPU_TRIAL` says otherwise: see
+/// [`When::from_environment`]).
 pub fn dispatch<D: Device + Send>(
     plan: &Plan,
     units: &[usize],
@@ -223,6 +242,27 @@ pub fn dispatch<D: Device + Send>(
     open: &(dyn Fn(usize) -> Result<D, Error> + Sync),
     stop: &AtomicBool,
     progress: &dyn Progress,
+) -> Result<(Count, GpuRun), Error> {
+    dispatch_with(
+        plan,
+        units,
+        ordinals,
+        open,
+        stop,
+        progress,
+        When::from_environment(),
+    )
+}
+
+/// [`dispatch`], with the devices' loops timed `when` says rather than as the environment says.
+pub fn dispatch_with<D: Device + Send>(
+    plan: &Plan,
+    units: &[usize],
+    ordinals: &(dyn Fn() -> Result<Vec<usize>, Error> + Sync),
+    open: &(dyn Fn(usize) -> Result<D, Error> + Sync),
+    stop: &AtomicBool,
+    progress: &dyn Progress,
+    when: When,
 ) -> Result<(Count, GpuRun), Error> {
     progress.start(Run {
         plan,
@@ -307,6 +347,9 @@ pub fn dispatch<D: Device + Send>(
         // the device opened, the batches in hand then, and when the first was sent.
         let (mut cutting, mut waiting_for_cut, mut waiting) = (0.0, 0.0, 0.0);
         let (mut opened, mut ahead, mut first) = (0.0, 0, None);
+        // The device's loops, and what their trial measured.
+        let mut loops: Vec<String> = Vec::new();
+        let mut tried: Option<Trial> = None;
         let mut sum = Count::default();
         let mut tasks = 0u64;
         // Alone, a GPU takes the early batches (cut small, for several) as a few, merged while it opens (see
@@ -340,7 +383,11 @@ pub fn dispatch<D: Device + Send>(
                 let counts_nodes = device.counts_nodes();
                 opened = since();
                 ahead = pending.len();
-                let mut report = |batch: Batch, tallies: Vec<Option<Tally>>| {
+                loops = device.loops();
+                // The loops are timed on the device's first batch large enough, if the run is large enough.
+                let mut to_try = loops.len() > 1 && when.wanted(&cut, ordinals.len());
+                let mut report = |batch: Batch, mut tallies: Vec<Option<Tally>>| {
+                    trial::add_sampled(&batch, &mut tallies);
                     for (index, count) in finish(plan, &batch, &tallies, counts_nodes) {
                         progress.unit_done(&plan.units()[index], &count);
                         sum += count;
@@ -362,6 +409,35 @@ pub fn dispatch<D: Device + Send>(
                         }
                     };
                     tasks += batch.tasks.len() as u64;
+                    let batch = if to_try && when.takes(&batch) {
+                        to_try = false;
+                        // The device alone with the trial: the batches under way are collected first.
+                        let wait_from = since();
+                        for _ in 0..in_flight {
+                            let (batch, tallies) = device.collect()?;
+                            report(batch, tallies);
+                        }
+                        in_flight = 0;
+                        waiting += since() - wait_from;
+                        let trial_from = since();
+                        let (rest, measured) = trial::trial(&mut device, batch)?;
+                        let line = format!(
+                            "gpu {ordinal}: the kernel's loops timed in {:.3} s: {}; counting with {}",
+                            since() - trial_from,
+                            measured.describe(),
+                            measured.loops[measured.chosen]
+                        );
+                        // Measuring (verbose), said however quiet the run; else as its progress says.
+                        if verbose() {
+                            let _ = writeln!(std::io::stderr(), "{line}");
+                        } else {
+                            progress.note(&line);
+                        }
+                        tried = Some(measured);
+                        rest
+                    } else {
+                        batch
+                    };
                     device.submit(batch)?;
                     first.get_or_insert_with(&since);
                     in_flight += 1;
@@ -404,6 +480,12 @@ pub fn dispatch<D: Device + Send>(
                 tasks,
                 extra_rows: cut.extra_rows,
                 cut_ahead: 0,
+                kernel_loop: tried
+                    .as_ref()
+                    .map(|t| t.loops[t.chosen].clone())
+                    .or_else(|| loops.first().cloned())
+                    .unwrap_or_default(),
+                loop_trial: tried.as_ref().map(Trial::describe).unwrap_or_default(),
             },
         ))
     };
@@ -442,15 +524,23 @@ pub fn dispatch<D: Device + Send>(
         cut_ahead: cut_early,
         ..GpuRun::default()
     };
-    let mut names = Vec::new();
+    let (mut names, mut kernel_loops, mut trials) = (Vec::new(), Vec::new(), Vec::new());
     for result in results {
         let (count, device) = result?;
         sum += count;
         run.tasks += device.tasks;
         run.kernel_seconds = run.kernel_seconds.max(device.kernel_seconds);
         names.push(device.device);
+        if !device.kernel_loop.is_empty() {
+            kernel_loops.push(device.kernel_loop);
+        }
+        if !device.loop_trial.is_empty() {
+            trials.push(device.loop_trial);
+        }
     }
     run.device = names.join(", ");
+    run.kernel_loop = kernel_loops.join(", ");
+    run.loop_trial = trials.join("; ");
     Ok((sum, run))
 }
 
@@ -1024,5 +1114,182 @@ mod tests {
         assert_eq!(early_most(chunk(EARLY_TASKS as f64 / 2.5)), 2);
         assert_eq!(early_most(chunk(EARLY_TASKS as f64 * 3.0)), 1);
         assert_eq!(early_most(chunk(0.0)), EARLY_TASKS);
+    }
+
+    /// A host device with two loops, "slow" and "fast" by name, which its clock says take `seconds` each for
+    /// any batch; the second gives the first slot it vouches for one solution too many from its `wrong`th
+    /// batch on (counted from 0), if asked. It records the loop each batch was counted with, and the batch's
+    /// tasks.
+    struct TwoLoops {
+        host: HostDevice,
+        seconds: [Option<f64>; 2],
+        wrong: Option<usize>,
+        current: usize,
+        queued: VecDeque<usize>,
+        last: Option<f64>,
+        used: Arc<Mutex<Vec<(usize, usize)>>>,
+    }
+
+    impl TwoLoops {
+        fn new(seconds: [Option<f64>; 2], wrong: Option<usize>) -> TwoLoops {
+            TwoLoops {
+                host: HostDevice::plain(0, Counted::default()),
+                seconds,
+                wrong,
+                current: 0,
+                queued: VecDeque::new(),
+                last: None,
+                used: Arc::default(),
+            }
+        }
+    }
+
+    impl Device for TwoLoops {
+        fn name(&self) -> String {
+            self.host.name()
+        }
+        fn depth(&self) -> usize {
+            self.host.depth()
+        }
+        fn submit(&mut self, batch: Batch) -> Result<(), Error> {
+            self.queued.push_back(self.current);
+            self.host.submit(batch)
+        }
+        fn collect(&mut self) -> Result<(Batch, Vec<Option<Tally>>), Error> {
+            let used = self.queued.pop_front().expect("a batch under way");
+            let (batch, mut tallies) = self.host.collect()?;
+            let mut record = self.used.lock().unwrap();
+            let before = record.iter().filter(|u| u.0 == 1).count();
+            record.push((used, batch.tasks.len()));
+            if used == 1 && self.wrong.is_some_and(|w| before >= w) {
+                if let Some(t) = tallies.iter_mut().flatten().next() {
+                    t.solutions += 1;
+                }
+            }
+            self.last = self.seconds[used];
+            Ok((batch, tallies))
+        }
+        fn loops(&self) -> Vec<String> {
+            vec!["slow".into(), "fast".into()]
+        }
+        fn use_loop(&mut self, index: usize) -> Result<(), Error> {
+            assert!(index < 2, "loop {index}");
+            self.current = index;
+            Ok(())
+        }
+        fn last_seconds(&mut self) -> Result<Option<f64>, Error> {
+            Ok(self.last)
+        }
+    }
+
+    /// What [`run_two_loops`] gives back.
+    type TwoLoopsRun = (
+        Result<(Count, GpuRun), Error>,
+        Vec<(usize, Count)>,
+        Vec<(usize, usize)>,
+        Plan,
+    );
+
+    /// n = 12's plan on one `device`, its loops timed `when` says: the run's count and report, each unit as
+    /// reported, and the loops each batch was counted with (and its tasks).
+    fn run_two_loops(device: TwoLoops, when: When) -> TwoLoopsRun {
+        let plan = Plan::new(Board::new(12).unwrap(), Symmetry::Full, Split::Depth(2));
+        let all: Vec<usize> = (0..plan.units().len()).collect();
+        let used = device.used.clone();
+        let device = Mutex::new(Some(device));
+        let seen = Seen::default();
+        let result = dispatch_with(
+            &plan,
+            &all,
+            &|| Ok(vec![0]),
+            &|_| Ok(device.lock().unwrap().take().expect("opened once")),
+            &AtomicBool::new(false),
+            &seen,
+            when,
+        );
+        let used = used.lock().unwrap().clone();
+        (result, seen.0.into_inner().unwrap(), used, plan)
+    }
+
+    #[test]
+    fn a_run_counts_with_the_loop_its_trial_timed_faster_and_every_unit_as_on_the_cpu() {
+        for (seconds, chosen) in [([1.0, 0.5], 1), ([1.0, 2.0], 0), ([1.0, 0.995], 0)] {
+            let device = TwoLoops::new(seconds.map(Some), None);
+            let (result, seen, used, plan) = run_two_loops(device, When::Always);
+            let (sum, run) = result.expect("the host device counts");
+            assert_eq!(sum, exec::run_serial(&plan, &exec::NoProgress));
+            assert_eq!(seen.len(), plan.units().len());
+            for (index, count) in seen {
+                assert_eq!(count, plan.count_unit(&plan.units()[index]), "unit {index}");
+            }
+            // The warm-up, the program's loop last, then the sample with each loop, the same tasks, then the
+            // rest of the run with the loop chosen.
+            assert!(used.len() > 4, "{used:?}");
+            assert_eq!(
+                (used[0].0, used[1].0, used[2].0, used[3].0),
+                (1, 0, 0, 1),
+                "{used:?}"
+            );
+            assert_eq!(used[0].1, used[1].1);
+            assert_eq!(used[2].1, used[3].1);
+            assert!(used[0].1 <= used[2].1 && used[2].1 > 0, "{used:?}");
+            assert!(used[4..].iter().all(|&(l, _)| l == chosen), "{used:?}");
+            let names = ["slow", "fast"];
+            assert_eq!(run.kernel_loop, names[chosen]);
+            assert_eq!(
+                run.loop_trial,
+                format!(
+                    "slow {:.3} s, fast {:.3} s on {} tasks",
+                    seconds[0], seconds[1], used[2].1
+                )
+            );
+            // The tasks counted are the run's, the sample's once more for each loop beyond the first.
+            let counted: usize = used[2..].iter().map(|u| u.1).sum();
+            assert_eq!(run.tasks as usize, counted - used[3].1);
+        }
+    }
+
+    #[test]
+    fn a_run_without_a_trial_counts_with_the_programs_loop() {
+        for (when, seconds) in [
+            (When::Never, [Some(1.0), Some(0.5)]),
+            // A run too small for a trial.
+            (When::Large, [Some(1.0), Some(0.5)]),
+        ] {
+            let (result, seen, used, plan) = run_two_loops(TwoLoops::new(seconds, None), when);
+            let (sum, run) = result.expect("the host device counts");
+            assert_eq!(sum, exec::run_serial(&plan, &exec::NoProgress));
+            assert_eq!(seen.len(), plan.units().len());
+            assert!(used.iter().all(|&(l, _)| l == 0), "{used:?}");
+            assert_eq!(
+                (run.kernel_loop.as_str(), run.loop_trial.as_str()),
+                ("slow", "")
+            );
+        }
+        // A device whose clock gives no time keeps the program's loop, and counts as it should.
+        let (result, _, used, plan) =
+            run_two_loops(TwoLoops::new([None, None], None), When::Always);
+        let (sum, run) = result.expect("the host device counts");
+        assert_eq!(sum, exec::run_serial(&plan, &exec::NoProgress));
+        assert_eq!(run.kernel_loop, "slow");
+        assert!(run.loop_trial.contains("not timed"), "{}", run.loop_trial);
+        assert!(used[3..].iter().all(|&(l, _)| l == 0), "{used:?}");
+    }
+
+    #[test]
+    fn a_loop_that_disagrees_with_the_programs_stops_the_run_before_it_records_the_batch() {
+        // Wrong from the warm-up on, and from the timed sample on.
+        for (wrong, what) in [(0, "tasks of a warm-up"), (1, "tasks (slow")] {
+            let device = TwoLoops::new([Some(1.0), Some(0.5)], Some(wrong));
+            let (result, seen, used, _) = run_two_loops(device, When::Always);
+            let error = result.expect_err("the loops disagree").to_string();
+            assert!(
+                error.contains(&format!("disagree on the same {what}"))
+                    && error.contains("slow and fast"),
+                "{error}"
+            );
+            assert!(seen.is_empty(), "{seen:?}");
+            assert_eq!(used.len(), 2 + 2 * wrong, "{used:?}");
+        }
     }
 }

@@ -25,6 +25,10 @@
 //!     beside the next ones' first.
 //!   - A unit's count is reported once its batch is done. So a stop leaves every reported unit whole, and a
 //!     journal lags a long run by a few batches a GPU at most.
+//!   - **A large run times the kernel's loops** on each GPU before it counts with one ([`Trial`], [`When`]):
+//!     the program's loop and the look-ahead's row taken with its frame count the same sample of the GPU's
+//!     first large batch, their tallies must agree, and the faster counts the rest (which is faster depends
+//!     on the GPU: its shared memory decides how many blocks each loop's stack leaves room for).
 //! - The few units counted by Burnside's lemma (a border that a symmetry fixes) go to the GPU as their parts,
 //!   each in a slot of its own ([`BurnsideSlots`]); the host adds the solutions each symmetry fixes, which a
 //!   small search finds. Any start with no row left to search is counted on the host by the CPU kernel, and
@@ -36,8 +40,8 @@
 //!
 //! This file holds the backend's entry points ([`run`], [`device`], [`open_ahead`]). What the user chose for it
 //! is in `options.rs`, how many tasks a run is cut into in `sizing.rs`, its batches and their units' counts in
-//! `batch.rs`, and the threads that hand them to the GPUs in `dispatch.rs`; the tasks are cut in `task.rs` and
-//! `prepare.rs`, and the GPU driven by `cuda.rs`.
+//! `batch.rs`, the threads that hand them to the GPUs in `dispatch.rs`, and the trial of the kernel's loops in
+//! `trial.rs`; the tasks are cut in `task.rs` and `prepare.rs`, and the GPU driven by `cuda.rs`.
 
 mod batch;
 pub mod cache;
@@ -48,6 +52,7 @@ mod sizing;
 pub mod task;
 #[cfg(test)]
 mod testing;
+mod trial;
 
 #[cfg(feature = "cuda")]
 mod cuda;
@@ -56,14 +61,15 @@ pub use batch::{
     batches, finish, merge, tail_deeper, Batch, BurnsideSlots, BATCHES, BATCH_TASKS,
     FIRST_BATCH_TASKS, TAIL_PIECES,
 };
-pub use dispatch::{dispatch, Device, CUT_AHEAD_TASKS};
+pub use dispatch::{dispatch, dispatch_with, Device, CUT_AHEAD_TASKS};
 pub use options::{
-    leave_nodes_uncounted, nodes_uncounted, parse_gpus, selected_gpus, switches_agree, turns,
-    use_gpus, verbose, DEFAULT_NAMES, KERNEL_SWITCHES,
+    leave_nodes_uncounted, loop_name, loops, nodes_uncounted, parse_gpus, selected_gpus,
+    switches_agree, turns, use_gpus, verbose, DEFAULT_NAMES, KERNEL_SWITCHES,
 };
 pub use prepare::{drop_spares, prepare, recycle};
 pub use sizing::{cut, split_for, Cut, MAX_TASK_ROWS, SPLIT_DEPTH, TARGET_TASKS, UNIT_TASKS};
 pub use task::Turns;
+pub use trial::{Trial, When, MARGIN, SAMPLE_SHARE, TRIAL_BATCH_TASKS, TRIAL_FROM_TASKS};
 
 use crate::engine::board::Board;
 use crate::engine::count::Count;
@@ -89,6 +95,12 @@ pub struct GpuRun {
     /// Batches the host cut while the driver started and found the GPUs: at least one if any units were
     /// left, and up to about 8 million tasks.
     pub cut_ahead: usize,
+    /// The kernel's loop that counted the run (after its trial, if it had one), by name; one for each GPU,
+    /// joined by ", " as [`GpuRun::device`]. Empty where the devices do not say.
+    pub kernel_loop: String,
+    /// What each GPU's trial of the loops measured ([`Trial::describe`]), joined by "; "; empty for a run
+    /// without one.
+    pub loop_trial: String,
 }
 
 /// A GPU as the driver describes it.
@@ -205,7 +217,7 @@ pub fn run(
             Some(gpus) => Ok(gpus),
             None => Ok((0..cuda::visible()?).collect()),
         };
-        let turns = turns(plan.board())?;
+        let loops = loops(plan.board())?;
         let all: Vec<usize>;
         let units = match units {
             Some(units) => units,
@@ -218,7 +230,7 @@ pub fn run(
             plan,
             units,
             &ordinals,
-            &|ordinal| cuda::GpuDevice::open(ordinal, turns),
+            &|ordinal| cuda::GpuDevice::open(ordinal, loops.clone()),
             stop,
             progress,
         )

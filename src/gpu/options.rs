@@ -117,6 +117,32 @@ pub fn turns(board: Board) -> Result<Turns, Error> {
     turns_asked(&asked_switches(), board)
 }
 
+/// The loops of the kernel a run on `board` may count with, the program's first ([`turns`]): also the
+/// look-ahead's row taken with its frame (`NQ_AHEAD_FRAME`), unless `NQUEENS_GPU_DEFINES` asks for a build of its
+/// own. A large run times them on each GPU and counts with the faster (`trial.rs`).
+pub fn loops(board: Board) -> Result<Vec<Turns>, Error> {
+    let turns = turns(board)?;
+    let asked = std::env::var("NQUEENS_GPU_DEFINES").unwrap_or_default();
+    Ok(if asked.trim().is_empty() {
+        vec![turns, turns.with_ahead_frame(true)]
+    } else {
+        vec![turns]
+    })
+}
+
+/// A loop of the kernel by name, for reports: the look-ahead, with its row's frame or not, or the build
+/// `NQUEENS_GPU_DEFINES` asked for.
+pub fn loop_name(turns: Turns) -> String {
+    let asked = std::env::var("NQUEENS_GPU_DEFINES").unwrap_or_default();
+    if !asked.trim().is_empty() {
+        format!("the build of {}", asked.trim())
+    } else if turns.ahead_frame {
+        "look-ahead with the next row's frame".to_string()
+    } else {
+        "look-ahead".to_string()
+    }
+}
+
 /// The kernel's switches a run asks for: `NQUEENS_GPU_DEFINES`, and `NQ_UNCOUNTED` where the run leaves the
 /// nodes uncounted ([`leave_nodes_uncounted`]). [`turns`] checks them; `cuda.rs` compiles the kernel with them.
 pub(super) fn asked_switches() -> String {

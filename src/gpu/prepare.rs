@@ -284,6 +284,7 @@ pub fn prepare(plan: &Plan, units: &[usize], extra_rows: u32) -> Batch {
         burnside,
         tasks,
         levels,
+        sampled: Vec::new(),
     }
 }
 

@@ -177,6 +177,12 @@ pub struct GpuRecord {
     pub tasks: u64,
     /// Rows the host placed below each unit to cut it into tasks.
     pub extra_rows: u32,
+    /// The kernel's loop that counted, one for each GPU (after a trial of the loops, where the run had one).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub kernel_loop: String,
+    /// What the trial of the loops measured on each GPU: each loop's seconds for the same sample of tasks.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub loop_trial: String,
 }
 
 impl From<&crate::gpu::GpuRun> for GpuRecord {
@@ -186,6 +192,8 @@ impl From<&crate::gpu::GpuRun> for GpuRecord {
             kernel_seconds: run.kernel_seconds,
             tasks: run.tasks,
             extra_rows: run.extra_rows,
+            kernel_loop: run.kernel_loop.clone(),
+            loop_trial: run.loop_trial.clone(),
         }
     }
 }

@@ -1,0 +1,382 @@
+//! The kernel's loops timed against each other on the GPU at hand, at the start of a large run ([`trial`]).
+//!
+//! Which of the kernel's loops is faster depends on the GPU: its multiprocessors' shared memory decides how
+//! many blocks each loop's stack leaves room for, and the loops trade instructions for wavefronts of shared
+//! memory differently (`count.cu`). A run long enough for it ([`Trial::wanted`]) times them on a sample of its
+//! first large batch, each counting the same tasks, and counts the rest of the run with the fastest. It costs
+//! the sample's count once more for each loop beyond the first (an eighth of a batch: about a second at n = 22
+//! on an H200, whose count takes about 70), and checks the GPU on the way: the loops must give every slot of
+//! the sample the same tally, or the run stops before it records any unit of that batch.
+
+use super::batch::Batch;
+use super::dispatch::Device;
+use super::options::knob;
+use super::sizing::Cut;
+use crate::engine::kernel::Tally;
+use crate::error::Error;
+
+/// A run's tasks on each of its GPUs from which the GPUs time their loops (`NQUEENS_GPU_TRIAL` aside): about
+/// a minute of an H100's or H200's count (n = 22: 105 million tasks in about 70 s), where the trial's second
+/// or so of a sample counted again is worth the gain of a faster loop.
+pub const TRIAL_FROM_TASKS: f64 = (1u64 << 26) as f64;
+
+/// Tasks a batch holds at least for its sample to be timed (`NQUEENS_GPU_TRIAL` aside): its eighth, half a
+/// million tasks, is then several for each of the 100,000 or so threads an H100 or H200 runs at once, so that
+/// the sample's time is the loops' rate more than its last tasks' wait.
+pub const TRIAL_BATCH_TASKS: usize = 1 << 22;
+
+/// The sample is every `SAMPLE_SHARE`th task of the batch: in the batch's order (largest first), and of the
+/// same sizes as the rest of it.
+pub const SAMPLE_SHARE: usize = 8;
+
+/// The warm-up, a launch of each loop before any is timed (its first launch loads it on the GPU), is every
+/// `WARM_SHARE`th task of the sample; it is checked as the sample is.
+pub const WARM_SHARE: usize = 64;
+
+/// A loop other than the first (the program's) is chosen only if it took less than this share of the first's
+/// time: a difference within the noise of one launch keeps the program's loop.
+pub const MARGIN: f64 = 0.01;
+
+/// When a run's GPUs time their loops.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum When {
+    /// Never (`NQUEENS_GPU_TRIAL=0`).
+    Never,
+    /// In a run of at least [`TRIAL_FROM_TASKS`] tasks a GPU, on its first batch of at least
+    /// [`TRIAL_BATCH_TASKS`]: the program's choice.
+    Large,
+    /// On the first batch of two tasks or more, whatever the run (`NQUEENS_GPU_TRIAL=1`, for measuring and
+    /// for the tests).
+    Always,
+}
+
+impl When {
+    /// The program's choice, unless `NQUEENS_GPU_TRIAL` says `0` (never) or `1` (always).
+    pub fn from_environment() -> When {
+        match knob("NQUEENS_GPU_TRIAL", |t: &u32| *t <= 1) {
+            Some(0) => When::Never,
+            Some(_) => When::Always,
+            None => When::Large,
+        }
+    }
+
+    /// Whether a run cut as `cut` on `devices` GPUs times its loops at all.
+    pub fn wanted(self, cut: &Cut, devices: usize) -> bool {
+        match self {
+            When::Never => false,
+            When::Large => cut.tasks / devices.max(1) as f64 >= TRIAL_FROM_TASKS,
+            When::Always => true,
+        }
+    }
+
+    /// Whether `batch` is large enough for the trial's sample.
+    pub fn takes(self, batch: &Batch) -> bool {
+        match self {
+            When::Never => false,
+            When::Large => batch.tasks.len() >= TRIAL_BATCH_TASKS,
+            When::Always => batch.tasks.len() >= 2,
+        }
+    }
+}
+
+/// What a trial measured: each loop's seconds for the same sample, and the loop chosen.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Trial {
+    /// The loops' names, the program's first ([`Device::loops`]).
+    pub loops: Vec<String>,
+    /// Each loop's seconds for the sample, on the device's clock.
+    pub seconds: Vec<f64>,
+    /// The sample's tasks.
+    pub tasks: usize,
+    /// The loop that counts the rest of the run: an index of `loops`.
+    pub chosen: usize,
+}
+
+impl Trial {
+    /// The trial in a line: "look-ahead 0.812 s, ... on 1048576 tasks".
+    pub fn describe(&self) -> String {
+        if self.seconds.len() < self.loops.len() {
+            return format!(
+                "{} not timed (the device gives no clock) on {} tasks",
+                self.loops.join(", "),
+                self.tasks
+            );
+        }
+        let times: Vec<String> = self
+            .loops
+            .iter()
+            .zip(&self.seconds)
+            .map(|(name, s)| format!("{name} {s:.3} s"))
+            .collect();
+        format!("{} on {} tasks", times.join(", "), self.tasks)
+    }
+}
+
+/// The loop to count with, given each loop's `seconds` for the same sample, the program's first: the fastest,
+/// if it took less than `1 - MARGIN` of the program's time; else the program's.
+pub fn choose(seconds: &[f64]) -> usize {
+    let Some(&first) = seconds.first() else {
+        return 0;
+    };
+    let (fastest, &best) = seconds
+        .iter()
+        .enumerate()
+        .min_by(|a, b| a.1.total_cmp(b.1))
+        .expect("one at least");
+    if best < first * (1.0 - MARGIN) {
+        fastest
+    } else {
+        0
+    }
+}
+
+/// `batch` in two: every `share`th task in a batch of its own (its sample, with the batch's tables and
+/// levels, and nothing the host counted), and the batch with the others.
+pub fn split(mut batch: Batch, share: usize) -> (Batch, Batch) {
+    let share = share.max(1);
+    let (mut sample, mut rest) = (Vec::new(), Vec::new());
+    for (i, task) in batch.tasks.iter().enumerate() {
+        if i % share == 0 {
+            sample.push(*task);
+        } else {
+            rest.push(*task);
+        }
+    }
+    super::recycle(std::mem::replace(&mut batch.tasks, rest));
+    (
+        Batch {
+            tables: batch.tables.clone(),
+            tasks: sample,
+            levels: batch.levels,
+            ..Batch::default()
+        },
+        batch,
+    )
+}
+
+/// A copy of `sample` for a device to count: its tables, tasks and levels.
+fn copy(sample: &Batch) -> Batch {
+    Batch {
+        tables: sample.tables.clone(),
+        tasks: sample.tasks.clone(),
+        levels: sample.levels,
+        ..Batch::default()
+    }
+}
+
+/// Adds the tallies of the batch's sample, counted before it ([`Batch::sampled`]), to `tallies`, the device's
+/// for the rest of it: a slot's is vouched for if both are.
+pub fn add_sampled(batch: &Batch, tallies: &mut [Option<Tally>]) {
+    for (tally, sampled) in tallies.iter_mut().zip(&batch.sampled) {
+        *tally = match (*tally, *sampled) {
+            (Some(a), Some(b)) => Some(Tally {
+                solutions: a.solutions + b.solutions,
+                nodes: a.nodes + b.nodes,
+            }),
+            _ => None,
+        };
+    }
+}
+
+/// Whether two loops' tallies of the same tasks agree: every slot that both vouch for is the same.
+fn agree(a: &[Option<Tally>], b: &[Option<Tally>]) -> bool {
+    a.len() == b.len()
+        && a.iter().zip(b).all(|pair| match pair {
+            (Some(x), Some(y)) => x == y,
+            _ => true,
+        })
+}
+
+/// Counts `sample` with loop `index` of `device`: its tallies, and its seconds on the device's clock if it
+/// gives them.
+fn count_with<D: Device>(
+    device: &mut D,
+    index: usize,
+    sample: &Batch,
+) -> Result<(Vec<Option<Tally>>, Option<f64>), Error> {
+    device.use_loop(index)?;
+    device.submit(copy(sample))?;
+    let (_, tallies) = device.collect()?;
+    Ok((tallies, device.last_seconds()?))
+}
+
+/// Times each of `device`'s loops on a sample of `batch` (every [`SAMPLE_SHARE`]th task), after a warm-up of
+/// each, and leaves the device counting with the fastest ([`choose`]). The device must have nothing under
+/// way, so that the loops' times are theirs alone. Returns the rest of the batch, with the program's loop's
+/// tallies of the sample in it ([`Batch::sampled`], which [`add_sampled`] adds to the rest's), and what the trial
+/// measured. A loop whose tallies differ from the program's on any slot that both vouch for stops the run with
+/// an error: a fault of the GPU or of its compiler, which no count should be recorded over.
+pub fn trial<D: Device>(device: &mut D, batch: Batch) -> Result<(Batch, Trial), Error> {
+    let loops = device.loops();
+    let (sample, mut rest) = split(batch, SAMPLE_SHARE);
+    let tasks = sample.tasks.len();
+    let disagree = |one: usize, other: usize, what: &str| {
+        Error::Gpu(format!(
+            "the kernel's loops disagree on the same {what} ({} and {}): the GPU or its compiler is at \
+             fault; nothing of the batch was recorded",
+            loops[one], loops[other]
+        ))
+    };
+    // The warm-up, the program's loop last, so that the first timed launch is not the first of its loop.
+    let (warm, _) = split(copy(&sample), WARM_SHARE);
+    let mut warmed: Option<Vec<Option<Tally>>> = None;
+    for index in (0..loops.len()).rev() {
+        let (tallies, _) = count_with(device, index, &warm)?;
+        match &warmed {
+            Some(first) if !agree(first, &tallies) => {
+                return Err(disagree(index, loops.len() - 1, "tasks of a warm-up"))
+            }
+            Some(_) => {}
+            None => warmed = Some(tallies),
+        }
+    }
+    let mut seconds = Vec::with_capacity(loops.len());
+    let mut program: Vec<Option<Tally>> = Vec::new();
+    for index in 0..loops.len() {
+        let (tallies, timed) = count_with(device, index, &sample)?;
+        // A device that cannot time its kernels has nothing to choose by: the program's loop.
+        let Some(timed) = timed else {
+            device.use_loop(0)?;
+            rest.sampled = if index == 0 { tallies } else { program };
+            let trial = Trial {
+                loops,
+                seconds,
+                tasks,
+                chosen: 0,
+            };
+            return Ok((rest, trial));
+        };
+        if index == 0 {
+            program = tallies;
+        } else if !agree(&program, &tallies) {
+            return Err(disagree(0, index, "tasks"));
+        }
+        seconds.push(timed);
+    }
+    let chosen = choose(&seconds);
+    device.use_loop(chosen)?;
+    rest.sampled = program;
+    Ok((
+        rest,
+        Trial {
+            loops,
+            seconds,
+            tasks,
+            chosen,
+        },
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::board::Board;
+    use crate::engine::plan::{Plan, Split};
+    use crate::engine::symmetry::Symmetry;
+    use crate::gpu::prepare;
+    use crate::gpu::testing::tallies_of;
+
+    #[test]
+    fn the_fastest_loop_is_chosen_only_past_the_margin() {
+        assert_eq!(choose(&[1.0, 0.9]), 1);
+        assert_eq!(choose(&[1.0, 1.1]), 0);
+        // Within 1% the program's loop stays.
+        assert_eq!(choose(&[1.0, 0.995]), 0);
+        assert_eq!(choose(&[1.0, 0.985]), 1);
+        assert_eq!(choose(&[1.0, 0.95, 0.9]), 2);
+        assert_eq!(choose(&[1.0]), 0);
+        assert_eq!(choose(&[]), 0);
+    }
+
+    /// n = 12's plan and a batch of all its units, cut two rows below them.
+    fn n12_batch() -> Batch {
+        let plan = Plan::new(Board::new(12).unwrap(), Symmetry::Full, Split::Depth(2));
+        let all: Vec<usize> = (0..plan.units().len()).collect();
+        prepare(&plan, &all, 2)
+    }
+
+    #[test]
+    fn a_sample_and_the_rest_hold_the_batchs_tasks_once_and_their_tallies_add_up() {
+        let batch = n12_batch();
+        let whole = tallies_of(&batch);
+        let (tasks, levels, slots) = (batch.tasks.clone(), batch.levels, batch.slots());
+        let (sample, mut rest) = split(batch, SAMPLE_SHARE);
+        assert_eq!(sample.tasks.len(), tasks.len().div_ceil(SAMPLE_SHARE));
+        assert_eq!(sample.tasks.len() + rest.tasks.len(), tasks.len());
+        // The sample keeps the batch's order (largest first): every eighth task, from the first.
+        assert!(sample
+            .tasks
+            .iter()
+            .zip(tasks.iter().step_by(SAMPLE_SHARE))
+            .all(|(a, b)| a == b));
+        assert_eq!((sample.levels, sample.slots()), (levels, slots));
+        // The sample holds nothing the host counted; the rest holds the batch's units.
+        assert!(sample.units.is_empty() && sample.whole.is_empty() && sample.host.is_empty());
+        assert!(!rest.units.is_empty());
+        // The rest's tallies and the sample's add up to the batch's.
+        rest.sampled = tallies_of(&sample).into_iter().map(Some).collect();
+        let mut tallies: Vec<Option<Tally>> = tallies_of(&rest).into_iter().map(Some).collect();
+        add_sampled(&rest, &mut tallies);
+        let whole: Vec<Option<Tally>> = whole.into_iter().map(Some).collect();
+        assert_eq!(tallies, whole);
+        assert!(whole.iter().flatten().any(|t| t.solutions > 0));
+    }
+
+    #[test]
+    fn a_slot_is_vouched_for_only_if_its_sample_and_rest_are() {
+        let mut batch = Batch {
+            sampled: vec![
+                Some(Tally {
+                    solutions: 1,
+                    nodes: 2,
+                }),
+                None,
+                Some(Tally::default()),
+            ],
+            ..Batch::default()
+        };
+        let mut tallies = vec![
+            Some(Tally {
+                solutions: 3,
+                nodes: 4,
+            }),
+            Some(Tally::default()),
+            None,
+        ];
+        add_sampled(&batch, &mut tallies);
+        assert_eq!(
+            tallies,
+            [
+                Some(Tally {
+                    solutions: 4,
+                    nodes: 6
+                }),
+                None,
+                None
+            ]
+        );
+        // A batch with no sample is left as the device gave it.
+        batch.sampled.clear();
+        let before = tallies.clone();
+        add_sampled(&batch, &mut tallies);
+        assert_eq!(tallies, before);
+    }
+
+    #[test]
+    fn a_run_times_its_loops_only_where_it_is_large_and_asks_for_a_large_batch() {
+        let cut = |tasks: f64| Cut {
+            extra_rows: 3,
+            tasks,
+            tail_rows: 4,
+        };
+        assert!(When::Large.wanted(&cut(TRIAL_FROM_TASKS), 1));
+        assert!(!When::Large.wanted(&cut(TRIAL_FROM_TASKS), 2));
+        assert!(!When::Large.wanted(&cut(TRIAL_FROM_TASKS / 2.0), 1));
+        assert!(When::Always.wanted(&cut(1.0), 8));
+        assert!(!When::Never.wanted(&cut(1e12), 1));
+        let batch = n12_batch();
+        assert!(batch.tasks.len() < TRIAL_BATCH_TASKS);
+        assert!(!When::Large.takes(&batch) && When::Always.takes(&batch));
+        assert!(!When::Never.takes(&batch));
+    }
+}
