@@ -48,7 +48,8 @@ type Variant = ((i32, i32), &'static [&'static str], Turns, u32);
 /// the other architectures, the program's builds of the default (on a square board too) and of `NQ_PLAIN` for
 /// boards to 18 and 19 to 24 wide; and on Turing, those for the widest boards in blocks of 64 threads, as the
 /// program builds them there; and the look-ahead's row taken with its frame (`NQ_AHEAD_FRAME`) on Hopper, on
-/// rectangles and square boards, counted and not. (The variants a GPU measured slower went from the kernel in
+/// rectangles and square boards, counted and not, and on the other architectures on a square board (a large
+/// run's trial of the loops may choose it on any GPU). (The variants a GPU measured slower went from the kernel in
 /// the twenty-seventh and thirty-second sessions, and from here with them.)
 fn variants() -> Vec<Variant> {
     let hopper = (9, 0);
@@ -78,14 +79,15 @@ fn variants() -> Vec<Variant> {
         v.push((hopper, &[], turns.with_unpushed_last(true), THREADS));
     }
     v.push((hopper, &[], Turns::asked(1, 12), THREADS));
-    // The look-ahead's row taken with its frame (NQ_AHEAD_FRAME, a variant to measure): on a rectangle and on
-    // a square board (whose table then keeps the end's row), counted and not.
+    // The look-ahead's row taken with its frame (NQ_AHEAD_FRAME, which a large run's trial may choose): on a
+    // rectangle and on a square board (whose table then keeps the end's row), narrow and wide, counted and not.
     const FRAME: &[&str] = &["NQ_AHEAD_FRAME"];
     for turns in [
         sixteen,
         sixteen.with_unpushed_last(true),
         Turns::for_width(12).with_unpushed_last(true),
         Turns::for_width(task::MAX_SIDE),
+        Turns::for_width(task::MAX_SIDE).with_unpushed_last(true),
     ] {
         v.push((hopper, FRAME, turns.with_ahead_frame(true), THREADS));
     }
@@ -101,6 +103,13 @@ fn variants() -> Vec<Variant> {
             v.push((architecture, &[], turns.with_unpushed_last(true), THREADS));
             v.push((architecture, &["NQ_PLAIN"], turns, THREADS));
         }
+        // The loop a large run's trial may choose on any GPU (`src/gpu/trial.rs`), on a square board.
+        v.push((
+            architecture,
+            FRAME,
+            sixteen.with_unpushed_last(true).with_ahead_frame(true),
+            THREADS,
+        ));
     }
     // A Turing GPU gives a block 64 KB of shared memory: with tasks of 28 rows the program halves the block to
     // 64 threads, and compiles the kernel for them (`task::block_threads`).

@@ -1124,6 +1124,8 @@ mod tests {
         host: HostDevice,
         seconds: [Option<f64>; 2],
         wrong: Option<usize>,
+        /// Whether its second loop cannot be loaded.
+        unloadable: bool,
         current: usize,
         queued: VecDeque<usize>,
         last: Option<f64>,
@@ -1136,6 +1138,7 @@ mod tests {
                 host: HostDevice::plain(0, Counted::default()),
                 seconds,
                 wrong,
+                unloadable: false,
                 current: 0,
                 queued: VecDeque::new(),
                 last: None,
@@ -1174,6 +1177,9 @@ mod tests {
         }
         fn use_loop(&mut self, index: usize) -> Result<(), Error> {
             assert!(index < 2, "loop {index}");
+            if index == 1 && self.unloadable {
+                return Err(Error::Gpu("cannot load the kernel: no sm_75 PTX".into()));
+            }
             self.current = index;
             Ok(())
         }
@@ -1274,6 +1280,24 @@ mod tests {
         assert_eq!(run.kernel_loop, "slow");
         assert!(run.loop_trial.contains("not timed"), "{}", run.loop_trial);
         assert!(used[3..].iter().all(|&(l, _)| l == 0), "{used:?}");
+    }
+
+    #[test]
+    fn a_loop_the_device_cannot_load_is_left_out_of_the_trial_and_the_run_goes_on() {
+        let mut device = TwoLoops::new([Some(1.0), Some(0.5)], None);
+        device.unloadable = true;
+        let (result, seen, used, plan) = run_two_loops(device, When::Always);
+        let (sum, run) = result.expect("the host device counts");
+        assert_eq!(sum, exec::run_serial(&plan, &exec::NoProgress));
+        assert_eq!(seen.len(), plan.units().len());
+        assert!(used.iter().all(|&(l, _)| l == 0), "{used:?}");
+        assert_eq!(run.kernel_loop, "slow");
+        assert!(
+            run.loop_trial
+                .starts_with("slow 1.000 s, fast not loaded (GPU backend: cannot load"),
+            "{}",
+            run.loop_trial
+        );
     }
 
     #[test]

@@ -84,8 +84,12 @@ impl When {
 pub struct Trial {
     /// The loops' names, the program's first ([`Device::loops`]).
     pub loops: Vec<String>,
-    /// Each loop's seconds for the sample, on the device's clock.
-    pub seconds: Vec<f64>,
+    /// Each loop's seconds for the sample, on the device's clock: `None` for a loop that could not be loaded
+    /// (`left_out`), and for all of them where the device gives no clock.
+    pub seconds: Vec<Option<f64>>,
+    /// The loops the device could not load (their compilation for its architecture failed, say), and why:
+    /// left out of the trial rather than failing the run.
+    pub left_out: Vec<(usize, String)>,
     /// The sample's tasks.
     pub tasks: usize,
     /// The loop that counts the rest of the run: an index of `loops`.
@@ -93,40 +97,42 @@ pub struct Trial {
 }
 
 impl Trial {
-    /// The trial in a line: "look-ahead 0.812 s, ... on 1048576 tasks".
+    /// The trial in a line: "look-ahead 0.812 s, look-ahead with the next row's frame 0.776 s on 1048576
+    /// tasks".
     pub fn describe(&self) -> String {
-        if self.seconds.len() < self.loops.len() {
-            return format!(
-                "{} not timed (the device gives no clock) on {} tasks",
-                self.loops.join(", "),
-                self.tasks
-            );
-        }
         let times: Vec<String> = self
             .loops
             .iter()
-            .zip(&self.seconds)
-            .map(|(name, s)| format!("{name} {s:.3} s"))
+            .enumerate()
+            .map(|(index, name)| {
+                match (
+                    self.seconds.get(index).copied().flatten(),
+                    self.left_out.iter().find(|(i, _)| *i == index),
+                ) {
+                    (Some(s), _) => format!("{name} {s:.3} s"),
+                    (None, Some((_, why))) => format!("{name} not loaded ({why})"),
+                    (None, None) => format!("{name} not timed (the device gives no clock)"),
+                }
+            })
             .collect();
         format!("{} on {} tasks", times.join(", "), self.tasks)
     }
 }
 
-/// The loop to count with, given each loop's `seconds` for the same sample, the program's first: the fastest,
-/// if it took less than `1 - MARGIN` of the program's time; else the program's.
-pub fn choose(seconds: &[f64]) -> usize {
-    let Some(&first) = seconds.first() else {
+/// The loop to count with, given each loop's `seconds` for the same sample (`None`: not timed), the program's
+/// first: the fastest, if it took less than `1 - MARGIN` of the program's time; else the program's.
+pub fn choose(seconds: &[Option<f64>]) -> usize {
+    let Some(Some(first)) = seconds.first().copied() else {
         return 0;
     };
-    let (fastest, &best) = seconds
+    let fastest = seconds
         .iter()
         .enumerate()
-        .min_by(|a, b| a.1.total_cmp(b.1))
-        .expect("one at least");
-    if best < first * (1.0 - MARGIN) {
-        fastest
-    } else {
-        0
+        .filter_map(|(i, s)| s.map(|s| (i, s)))
+        .min_by(|a, b| a.1.total_cmp(&b.1));
+    match fastest {
+        Some((index, best)) if best < first * (1.0 - MARGIN) => index,
+        _ => 0,
     }
 }
 
@@ -187,14 +193,12 @@ fn agree(a: &[Option<Tally>], b: &[Option<Tally>]) -> bool {
         })
 }
 
-/// Counts `sample` with loop `index` of `device`: its tallies, and its seconds on the device's clock if it
-/// gives them.
-fn count_with<D: Device>(
-    device: &mut D,
-    index: usize,
+/// Counts `sample` with the loop `device` counts with now: its tallies, and its seconds on the device's clock
+/// if it gives them.
+fn count(
+    device: &mut impl Device,
     sample: &Batch,
 ) -> Result<(Vec<Option<Tally>>, Option<f64>), Error> {
-    device.use_loop(index)?;
     device.submit(copy(sample))?;
     let (_, tallies) = device.collect()?;
     Ok((tallies, device.last_seconds()?))
@@ -204,8 +208,12 @@ fn count_with<D: Device>(
 /// each, and leaves the device counting with the fastest ([`choose`]). The device must have nothing under
 /// way, so that the loops' times are theirs alone. Returns the rest of the batch, with the program's loop's
 /// tallies of the sample in it ([`Batch::sampled`], which [`add_sampled`] adds to the rest's), and what the trial
-/// measured. A loop whose tallies differ from the program's on any slot that both vouch for stops the run with
-/// an error: a fault of the GPU or of its compiler, which no count should be recorded over.
+/// measured.
+///
+/// A loop other than the program's that the device cannot load ([`Device::use_loop`] fails: its compilation
+/// for the GPU's architecture, say) is left out, and the run goes on. A loop whose tallies differ from the
+/// program's on any slot that both vouch for stops the run with an error: a fault of the GPU or of its
+/// compiler, which no count should be recorded over.
 pub fn trial<D: Device>(device: &mut D, batch: Batch) -> Result<(Batch, Trial), Error> {
     let loops = device.loops();
     let (sample, mut rest) = split(batch, SAMPLE_SHARE);
@@ -217,41 +225,47 @@ pub fn trial<D: Device>(device: &mut D, batch: Batch) -> Result<(Batch, Trial), 
             loops[one], loops[other]
         ))
     };
-    // The warm-up, the program's loop last, so that the first timed launch is not the first of its loop.
+    // The loops the device loads, the program's last: each counts the warm-up, so that no timed launch is
+    // the first of its loop.
     let (warm, _) = split(copy(&sample), WARM_SHARE);
-    let mut warmed: Option<Vec<Option<Tally>>> = None;
+    let mut left_out = Vec::new();
+    let mut warmed: Option<(usize, Vec<Option<Tally>>)> = None;
     for index in (0..loops.len()).rev() {
-        let (tallies, _) = count_with(device, index, &warm)?;
+        match device.use_loop(index) {
+            Ok(()) => {}
+            Err(e) if index > 0 => {
+                left_out.push((index, e.to_string()));
+                continue;
+            }
+            Err(e) => return Err(e),
+        }
+        let (tallies, _) = count(device, &warm)?;
         match &warmed {
-            Some(first) if !agree(first, &tallies) => {
-                return Err(disagree(index, loops.len() - 1, "tasks of a warm-up"))
+            Some((first, before)) if !agree(before, &tallies) => {
+                return Err(disagree(index, *first, "tasks of a warm-up"))
             }
             Some(_) => {}
-            None => warmed = Some(tallies),
+            None => warmed = Some((index, tallies)),
         }
     }
-    let mut seconds = Vec::with_capacity(loops.len());
+    let mut seconds = vec![None; loops.len()];
     let mut program: Vec<Option<Tally>> = Vec::new();
     for index in 0..loops.len() {
-        let (tallies, timed) = count_with(device, index, &sample)?;
-        // A device that cannot time its kernels has nothing to choose by: the program's loop.
-        let Some(timed) = timed else {
-            device.use_loop(0)?;
-            rest.sampled = if index == 0 { tallies } else { program };
-            let trial = Trial {
-                loops,
-                seconds,
-                tasks,
-                chosen: 0,
-            };
-            return Ok((rest, trial));
-        };
+        if left_out.iter().any(|(i, _)| *i == index) {
+            continue;
+        }
+        device.use_loop(index)?;
+        let (tallies, timed) = count(device, &sample)?;
         if index == 0 {
             program = tallies;
         } else if !agree(&program, &tallies) {
             return Err(disagree(0, index, "tasks"));
         }
-        seconds.push(timed);
+        seconds[index] = timed;
+        // A device that cannot time its kernels has nothing to choose by: the program's loop.
+        if timed.is_none() {
+            break;
+        }
     }
     let chosen = choose(&seconds);
     device.use_loop(chosen)?;
@@ -261,6 +275,7 @@ pub fn trial<D: Device>(device: &mut D, batch: Batch) -> Result<(Batch, Trial), 
         Trial {
             loops,
             seconds,
+            left_out,
             tasks,
             chosen,
         },
@@ -278,6 +293,8 @@ mod tests {
 
     #[test]
     fn the_fastest_loop_is_chosen_only_past_the_margin() {
+        let choose =
+            |seconds: &[f64]| choose(&seconds.iter().map(|&s| Some(s)).collect::<Vec<_>>());
         assert_eq!(choose(&[1.0, 0.9]), 1);
         assert_eq!(choose(&[1.0, 1.1]), 0);
         // Within 1% the program's loop stays.
@@ -286,6 +303,37 @@ mod tests {
         assert_eq!(choose(&[1.0, 0.95, 0.9]), 2);
         assert_eq!(choose(&[1.0]), 0);
         assert_eq!(choose(&[]), 0);
+    }
+
+    #[test]
+    fn a_loop_not_timed_is_never_chosen() {
+        assert_eq!(super::choose(&[Some(1.0), None, Some(0.5)]), 2);
+        assert_eq!(super::choose(&[Some(1.0), None]), 0);
+        // Without the program's time there is nothing to weigh against.
+        assert_eq!(super::choose(&[None, Some(0.5)]), 0);
+    }
+
+    #[test]
+    fn a_trial_says_each_loops_time_or_why_it_has_none() {
+        let trial = Trial {
+            loops: vec!["look-ahead".into(), "framed".into(), "other".into()],
+            seconds: vec![Some(0.8125), None, Some(0.5)],
+            left_out: vec![(1, "no PTX for sm_75".into())],
+            tasks: 1024,
+            chosen: 2,
+        };
+        assert_eq!(
+            trial.describe(),
+            "look-ahead 0.812 s, framed not loaded (no PTX for sm_75), other 0.500 s on 1024 tasks"
+        );
+        let untimed = Trial {
+            seconds: vec![None; 3],
+            left_out: Vec::new(),
+            ..trial
+        };
+        assert!(untimed
+            .describe()
+            .starts_with("look-ahead not timed (the device gives no clock), framed not timed"));
     }
 
     /// n = 12's plan and a batch of all its units, cut two rows below them.
