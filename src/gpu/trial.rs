@@ -250,7 +250,7 @@ pub fn trial<D: Device>(device: &mut D, batch: Batch) -> Result<(Batch, Trial), 
     }
     let mut seconds = vec![None; loops.len()];
     let mut program: Vec<Option<Tally>> = Vec::new();
-    for index in 0..loops.len() {
+    for (index, seconds) in seconds.iter_mut().enumerate() {
         if left_out.iter().any(|(i, _)| *i == index) {
             continue;
         }
@@ -261,7 +261,7 @@ pub fn trial<D: Device>(device: &mut D, batch: Batch) -> Result<(Batch, Trial), 
         } else if !agree(&program, &tallies) {
             return Err(disagree(0, index, "tasks"));
         }
-        seconds[index] = timed;
+        *seconds = timed;
         // A device that cannot time its kernels has nothing to choose by: the program's loop.
         if timed.is_none() {
             break;
