@@ -624,14 +624,14 @@ rows() {
 trial() {
   # The thirty-fifth session's: a large run (2^26 tasks a GPU and more: n = 22 and up) times the kernel's two
   # loops, the program's and NQ_AHEAD_FRAME, on every eighth task of its first batch of 2^22 tasks or more,
-  # and counts the rest with the faster (src/gpu/trial.rs). Here the trial is asked of n = 19 to 21 too
-  # (NQUEENS_GPU_TRIAL=1), on a first batch of up to 2^23 tasks (NQUEENS_GPU_FIRST_BATCH_TASKS), so that each
-  # run says both loops' seconds for the same sample: the frame against the default where it holds as many
-  # blocks (n = 19, 20) and one fewer (21). About 30 s.
+  # and counts the rest with the faster (src/gpu/trial.rs). Here the trial is asked of n = 19 to 21 too, on
+  # each batch (NQUEENS_GPU_TRIAL=2), the first of up to 2^23 tasks (NQUEENS_GPU_FIRST_BATCH_TASKS), so that
+  # each batch says both loops' seconds for the same sample: the frame against the default where it holds as
+  # many blocks (n = 19, 20) and one fewer (21). About 30 s.
   nvidia-smi -L
   local n
   for n in 19 20 21 21; do
-    NQUEENS_GPU_TRIAL=1 NQUEENS_GPU_FIRST_BATCH_TASKS=8388608 NQUEENS_GPU_VERBOSE=1 \
+    NQUEENS_GPU_TRIAL=2 NQUEENS_GPU_FIRST_BATCH_TASKS=8388608 NQUEENS_GPU_VERBOSE=1 \
       timed timeout 60 "$B" count $n --backend gpu --check -q 2>&1 |
       grep -E "^gpu 0: the kernel's loops|^gpu: [0-9]+ tasks, .*blocks a multi|^ +$n |^wall" |
       sed -E 's/; tasks copied in.*//' | sort -u

@@ -347,9 +347,10 @@ pub fn dispatch_with<D: Device + Send>(
         // the device opened, the batches in hand then, and when the first was sent.
         let (mut cutting, mut waiting_for_cut, mut waiting) = (0.0, 0.0, 0.0);
         let (mut opened, mut ahead, mut first) = (0.0, 0, None);
-        // The device's loops, and what their trial measured.
+        // The device's loops, what their trials measured, and the tasks each loop counted.
         let mut loops: Vec<String> = Vec::new();
-        let mut tried: Option<Trial> = None;
+        let mut trials: Vec<Trial> = Vec::new();
+        let mut by_loop: Vec<u64> = Vec::new();
         let mut sum = Count::default();
         let mut tasks = 0u64;
         // Alone, a GPU takes the early batches (cut small, for several) as a few, merged while it opens (see
@@ -384,8 +385,11 @@ pub fn dispatch_with<D: Device + Send>(
                 opened = since();
                 ahead = pending.len();
                 loops = device.loops();
-                // The loops are timed on the device's first batch large enough, if the run is large enough.
-                let mut to_try = loops.len() > 1 && when.wanted(&cut, ordinals.len());
+                by_loop = vec![0; loops.len()];
+                // The loops are timed on the device's first batch large enough, if the run is large enough,
+                // and again after a while (`When::again`): the loop chosen and the tasks since the last trial.
+                let to_try = loops.len() > 1 && when.wanted(&cut, ordinals.len());
+                let (mut chosen, mut since_trial) = (0usize, 0u64);
                 let mut report = |batch: Batch, mut tallies: Vec<Option<Tally>>| {
                     trial::add_sampled(&batch, &mut tallies);
                     for (index, count) in finish(plan, &batch, &tallies, counts_nodes) {
@@ -409,8 +413,12 @@ pub fn dispatch_with<D: Device + Send>(
                         }
                     };
                     tasks += batch.tasks.len() as u64;
-                    let batch = if to_try && when.takes(&batch) {
-                        to_try = false;
+                    let due = to_try
+                        && when.takes(&batch)
+                        && (trials.is_empty() || when.again(since_trial));
+                    since_trial += batch.tasks.len() as u64;
+                    let batch = if due {
+                        since_trial = 0;
                         // The device alone with the trial: the batches under way are collected first.
                         let wait_from = since();
                         for _ in 0..in_flight {
@@ -427,17 +435,26 @@ pub fn dispatch_with<D: Device + Send>(
                             measured.describe(),
                             measured.loops[measured.chosen]
                         );
-                        // Measuring (verbose), said however quiet the run; else as its progress says.
+                        // Measuring (verbose), said however quiet the run; else as its progress says, the
+                        // first trial and any that changes the loop.
                         if verbose() {
                             let _ = writeln!(std::io::stderr(), "{line}");
-                        } else {
+                        } else if trials.is_empty() || measured.chosen != chosen {
                             progress.note(&line);
                         }
-                        tried = Some(measured);
+                        // The sample was counted with the program's loop, the rest with the one chosen.
+                        if let Some(program) = by_loop.first_mut() {
+                            *program += measured.tasks as u64;
+                        }
+                        chosen = measured.chosen;
+                        trials.push(measured);
                         rest
                     } else {
                         batch
                     };
+                    if let Some(counted) = by_loop.get_mut(chosen) {
+                        *counted += batch.tasks.len() as u64;
+                    }
                     device.submit(batch)?;
                     first.get_or_insert_with(&since);
                     in_flight += 1;
@@ -480,12 +497,8 @@ pub fn dispatch_with<D: Device + Send>(
                 tasks,
                 extra_rows: cut.extra_rows,
                 cut_ahead: 0,
-                kernel_loop: tried
-                    .as_ref()
-                    .map(|t| t.loops[t.chosen].clone())
-                    .or_else(|| loops.first().cloned())
-                    .unwrap_or_default(),
-                loop_trial: tried.as_ref().map(Trial::describe).unwrap_or_default(),
+                kernel_loop: trial::counted_with(&loops, &by_loop),
+                loop_trial: trial::summary(&trials),
             },
         ))
     };
@@ -1240,8 +1253,16 @@ mod tests {
             assert_eq!(used[2].1, used[3].1);
             assert!(used[0].1 <= used[2].1 && used[2].1 > 0, "{used:?}");
             assert!(used[4..].iter().all(|&(l, _)| l == chosen), "{used:?}");
-            let names = ["slow", "fast"];
-            assert_eq!(run.kernel_loop, names[chosen]);
+            // The sample counted with the program's loop, the rest with the one chosen.
+            if chosen == 0 {
+                assert_eq!(run.kernel_loop, "slow");
+            } else {
+                assert!(
+                    run.kernel_loop.starts_with("fast ") && run.kernel_loop.contains("%, slow "),
+                    "{}",
+                    run.kernel_loop
+                );
+            }
             assert_eq!(
                 run.loop_trial,
                 format!(
@@ -1253,6 +1274,38 @@ mod tests {
             let counted: usize = used[2..].iter().map(|u| u.1).sum();
             assert_eq!(run.tasks as usize, counted - used[3].1);
         }
+    }
+
+    #[test]
+    fn a_run_that_times_its_loops_on_each_batch_counts_every_unit_as_on_the_cpu() {
+        let (result, seen, used, plan) =
+            run_two_loops(TwoLoops::new([Some(1.0), Some(0.5)], None), When::Each);
+        let (sum, run) = result.expect("the host device counts");
+        assert_eq!(sum, exec::run_serial(&plan, &exec::NoProgress));
+        assert_eq!(seen.len(), plan.units().len());
+        for (index, count) in seen {
+            assert_eq!(count, plan.count_unit(&plan.units()[index]), "unit {index}");
+        }
+        // Each trial counts its warm-up and its sample with both loops: four batches, then the rest.
+        let trials = run
+            .loop_trial
+            .split("timed ")
+            .nth(1)
+            .and_then(|t| t.split(' ').next())
+            .and_then(|t| t.parse::<usize>().ok())
+            .expect("several trials");
+        assert!(trials > 1, "{}", run.loop_trial);
+        assert!(
+            run.loop_trial
+                .ends_with(&format!("chosen: slow 0, fast {trials}")),
+            "{}",
+            run.loop_trial
+        );
+        assert!(used.len() >= 5 * trials, "{used:?}");
+        // The program's loop counts each trial's warm-up and sample, and nothing else once it has lost.
+        let first = used.iter().position(|u| u.0 == 1).expect("a trial");
+        let program = used[first..].iter().filter(|u| u.0 == 0).count();
+        assert_eq!(program, 2 * trials, "{used:?}");
     }
 
     #[test]

@@ -37,25 +37,36 @@ pub const WARM_SHARE: usize = 64;
 /// time: a difference within the noise of one launch keeps the program's loop.
 pub const MARGIN: f64 = 0.01;
 
+/// A run times its loops again once this many tasks have gone to the GPU since its last trial (with
+/// [`When::Large`]): 128 batches, about twelve minutes of an H200's count (n = 22: 105 million tasks in about
+/// 70 s), for an eighth of a batch each time (0.1% of the count), in case units later in the plan favour the
+/// other loop.
+pub const TRIAL_AGAIN_TASKS: u64 = 1 << 30;
+
 /// When a run's GPUs time their loops.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum When {
     /// Never (`NQUEENS_GPU_TRIAL=0`).
     Never,
     /// In a run of at least [`TRIAL_FROM_TASKS`] tasks a GPU, on its first batch of at least
-    /// [`TRIAL_BATCH_TASKS`]: the program's choice.
+    /// [`TRIAL_BATCH_TASKS`], and again on the first such batch after each [`TRIAL_AGAIN_TASKS`]: the
+    /// program's choice.
     Large,
-    /// On the first batch of two tasks or more, whatever the run (`NQUEENS_GPU_TRIAL=1`, for measuring and
-    /// for the tests).
+    /// On the first batch of two tasks or more, whatever the run, and again as [`When::Large`] does
+    /// (`NQUEENS_GPU_TRIAL=1`, for measuring and for the tests).
     Always,
+    /// On every batch of two tasks or more (`NQUEENS_GPU_TRIAL=2`: for measuring, each batch's sample timed,
+    /// and for the tests).
+    Each,
 }
 
 impl When {
-    /// The program's choice, unless `NQUEENS_GPU_TRIAL` says `0` (never) or `1` (always).
+    /// The program's choice, unless `NQUEENS_GPU_TRIAL` says `0` (never), `1` (always) or `2` (on each batch).
     pub fn from_environment() -> When {
-        match knob("NQUEENS_GPU_TRIAL", |t: &u32| *t <= 1) {
+        match knob("NQUEENS_GPU_TRIAL", |t: &u32| *t <= 2) {
             Some(0) => When::Never,
-            Some(_) => When::Always,
+            Some(1) => When::Always,
+            Some(_) => When::Each,
             None => When::Large,
         }
     }
@@ -65,7 +76,7 @@ impl When {
         match self {
             When::Never => false,
             When::Large => cut.tasks / devices.max(1) as f64 >= TRIAL_FROM_TASKS,
-            When::Always => true,
+            When::Always | When::Each => true,
         }
     }
 
@@ -74,7 +85,16 @@ impl When {
         match self {
             When::Never => false,
             When::Large => batch.tasks.len() >= TRIAL_BATCH_TASKS,
-            When::Always => batch.tasks.len() >= 2,
+            When::Always | When::Each => batch.tasks.len() >= 2,
+        }
+    }
+
+    /// Whether a run that has timed its loops before, `since` tasks ago, times them again.
+    pub fn again(self, since: u64) -> bool {
+        match self {
+            When::Never => false,
+            When::Large | When::Always => since >= TRIAL_AGAIN_TASKS,
+            When::Each => true,
         }
     }
 }
@@ -116,6 +136,55 @@ impl Trial {
             })
             .collect();
         format!("{} on {} tasks", times.join(", "), self.tasks)
+    }
+}
+
+/// What a run's `trials` on one GPU measured, in a line: the first trial's ([`Trial::describe`]), and how
+/// often each loop won the others; empty for none.
+pub fn summary(trials: &[Trial]) -> String {
+    let Some(first) = trials.first() else {
+        return String::new();
+    };
+    if trials.len() == 1 {
+        return first.describe();
+    }
+    let wins: Vec<String> = first
+        .loops
+        .iter()
+        .enumerate()
+        .map(|(index, name)| {
+            let won = trials.iter().filter(|t| t.chosen == index).count();
+            format!("{name} {won}")
+        })
+        .collect();
+    format!(
+        "{}; timed {} times in all, chosen: {}",
+        first.describe(),
+        trials.len(),
+        wins.join(", ")
+    )
+}
+
+/// The loops that counted a run's tasks on one GPU, by name, each with its share where there were several:
+/// "look-ahead" or "look-ahead with the next row's frame 92%, look-ahead 8%". `tasks` is each loop's, in the
+/// order of `loops`.
+pub fn counted_with(loops: &[String], tasks: &[u64]) -> String {
+    let total: u64 = tasks.iter().sum();
+    let mut used: Vec<(&String, u64)> = loops
+        .iter()
+        .zip(tasks)
+        .filter(|(_, &t)| t > 0)
+        .map(|(name, &t)| (name, t))
+        .collect();
+    used.sort_by_key(|u| std::cmp::Reverse(u.1));
+    match used.as_slice() {
+        [] => loops.first().cloned().unwrap_or_default(),
+        [(name, _)] => (*name).clone(),
+        _ => used
+            .iter()
+            .map(|(name, t)| format!("{name} {:.0}%", 100.0 * *t as f64 / total as f64))
+            .collect::<Vec<_>>()
+            .join(", "),
     }
 }
 
@@ -306,6 +375,31 @@ mod tests {
     }
 
     #[test]
+    fn several_trials_are_summed_up_and_a_runs_loops_named_by_their_share() {
+        let trial = |chosen| Trial {
+            loops: vec!["look-ahead".into(), "framed".into()],
+            seconds: vec![Some(1.0), Some(if chosen == 1 { 0.5 } else { 1.5 })],
+            left_out: Vec::new(),
+            tasks: 8,
+            chosen,
+        };
+        assert_eq!(summary(&[]), "");
+        assert_eq!(
+            summary(&[trial(1)]),
+            "look-ahead 1.000 s, framed 0.500 s on 8 tasks"
+        );
+        assert_eq!(
+            summary(&[trial(1), trial(0), trial(1)]),
+            "look-ahead 1.000 s, framed 0.500 s on 8 tasks; timed 3 times in all, chosen: look-ahead 1, framed 2"
+        );
+        let loops = ["look-ahead".to_string(), "framed".to_string()];
+        assert_eq!(counted_with(&loops, &[0, 0]), "look-ahead");
+        assert_eq!(counted_with(&loops, &[0, 7]), "framed");
+        assert_eq!(counted_with(&loops, &[8, 92]), "framed 92%, look-ahead 8%");
+        assert_eq!(counted_with(&[], &[]), "");
+    }
+
+    #[test]
     fn a_loop_not_timed_is_never_chosen() {
         assert_eq!(super::choose(&[Some(1.0), None, Some(0.5)]), 2);
         assert_eq!(super::choose(&[Some(1.0), None]), 0);
@@ -420,8 +514,13 @@ mod tests {
         assert!(When::Large.wanted(&cut(TRIAL_FROM_TASKS), 1));
         assert!(!When::Large.wanted(&cut(TRIAL_FROM_TASKS), 2));
         assert!(!When::Large.wanted(&cut(TRIAL_FROM_TASKS / 2.0), 1));
-        assert!(When::Always.wanted(&cut(1.0), 8));
+        assert!(When::Always.wanted(&cut(1.0), 8) && When::Each.wanted(&cut(1.0), 8));
         assert!(!When::Never.wanted(&cut(1e12), 1));
+        // Again after 2^30 tasks, or on each batch.
+        assert!(When::Large.again(TRIAL_AGAIN_TASKS) && !When::Large.again(TRIAL_AGAIN_TASKS - 1));
+        assert!(
+            !When::Always.again(1 << 20) && When::Each.again(0) && !When::Never.again(u64::MAX)
+        );
         let batch = n12_batch();
         assert!(batch.tasks.len() < TRIAL_BATCH_TASKS);
         assert!(!When::Large.takes(&batch) && When::Always.takes(&batch));
