@@ -69,7 +69,9 @@ pub use options::{
 pub use prepare::{drop_spares, prepare, recycle};
 pub use sizing::{cut, split_for, Cut, MAX_TASK_ROWS, SPLIT_DEPTH, TARGET_TASKS, UNIT_TASKS};
 pub use task::Turns;
-pub use trial::{Trial, When, MARGIN, SAMPLE_SHARE, TRIAL_BATCH_TASKS, TRIAL_FROM_TASKS};
+pub use trial::{
+    Trial, When, MARGIN, SAMPLE_SHARE, TRIAL_AGAIN_TASKS, TRIAL_BATCH_TASKS, TRIAL_FROM_TASKS,
+};
 
 use crate::engine::board::Board;
 use crate::engine::count::Count;

@@ -1,9 +1,11 @@
-//! The kernel's loops timed against each other on the GPU at hand, at the start of a large run ([`trial`]).
+//! The kernel's loops timed against each other on the GPU at hand, at the start of a large run and again
+//! after a while ([`trial`]).
 //!
 //! Which of the kernel's loops is faster depends on the GPU: its multiprocessors' shared memory decides how
 //! many blocks each loop's stack leaves room for, and the loops trade instructions for wavefronts of shared
-//! memory differently (`count.cu`). A run long enough for it ([`Trial::wanted`]) times them on a sample of its
-//! first large batch, each counting the same tasks, and counts the rest of the run with the fastest. It costs
+//! memory differently (`count.cu`). A run long enough for it ([`When::wanted`]) times them on a sample of its
+//! first large batch, each counting the same tasks, and counts the rest of the run with the fastest, until it
+//! times them again ([`When::again`]). It costs
 //! the sample's count once more for each loop beyond the first (an eighth of a batch: about a second at n = 22
 //! on an H200, whose count takes about 70), and checks the GPU on the way: the loops must give every slot of
 //! the sample the same tally, or the run stops before it records any unit of that batch.
