@@ -121,19 +121,32 @@ pub fn turns(board: Board) -> Result<Turns, Error> {
 /// look-ahead's row taken with its frame (`NQ_AHEAD_FRAME`), unless `NQUEENS_GPU_DEFINES` asks for a build of its
 /// own. A large run times them on each GPU and counts with the faster (`trial.rs`).
 pub fn loops(board: Board) -> Result<Vec<Turns>, Error> {
-    let turns = turns(board)?;
-    let asked = std::env::var("NQUEENS_GPU_DEFINES").unwrap_or_default();
-    Ok(if asked.trim().is_empty() {
+    Ok(loops_asked(
+        turns(board)?,
+        &std::env::var("NQUEENS_GPU_DEFINES").unwrap_or_default(),
+    ))
+}
+
+/// [`loops`] of the program's `turns`, with `NQUEENS_GPU_DEFINES` reading `asked`.
+fn loops_asked(turns: Turns, asked: &str) -> Vec<Turns> {
+    if asked.trim().is_empty() {
         vec![turns, turns.with_ahead_frame(true)]
     } else {
         vec![turns]
-    })
+    }
 }
 
 /// A loop of the kernel by name, for reports: the look-ahead, with its row's frame or not, or the build
 /// `NQUEENS_GPU_DEFINES` asked for.
 pub fn loop_name(turns: Turns) -> String {
-    let asked = std::env::var("NQUEENS_GPU_DEFINES").unwrap_or_default();
+    loop_name_asked(
+        turns,
+        &std::env::var("NQUEENS_GPU_DEFINES").unwrap_or_default(),
+    )
+}
+
+/// [`loop_name`] with `NQUEENS_GPU_DEFINES` reading `asked`.
+fn loop_name_asked(turns: Turns, asked: &str) -> String {
     if !asked.trim().is_empty() {
         format!("the build of {}", asked.trim())
     } else if turns.ahead_frame {
@@ -349,6 +362,28 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(chosen.contains("NQ_UNROLL"), "{chosen}");
+    }
+
+    #[test]
+    fn a_run_may_count_with_the_frames_loop_too_unless_a_build_is_asked_for() {
+        let program = turns_asked("", Board::new(22).unwrap()).unwrap();
+        assert!(program.unpushed_last && !program.ahead_frame);
+        let loops = loops_asked(program, " ");
+        assert_eq!(loops, [program, program.with_ahead_frame(true)]);
+        assert_eq!(
+            loops
+                .iter()
+                .map(|&t| loop_name_asked(t, ""))
+                .collect::<Vec<_>>(),
+            ["look-ahead", "look-ahead with the next row's frame"]
+        );
+        // A build asked for is the only loop, and goes by its switches.
+        let asked = turns_asked("NQ_AHEAD_FRAME", Board::new(22).unwrap()).unwrap();
+        assert_eq!(loops_asked(asked, "NQ_AHEAD_FRAME"), [asked]);
+        assert_eq!(
+            loop_name_asked(asked, " NQ_AHEAD_FRAME NQ_UNROLL=8u "),
+            "the build of NQ_AHEAD_FRAME NQ_UNROLL=8u"
+        );
     }
 
     #[test]
