@@ -14,6 +14,7 @@ use super::batch::Batch;
 use super::dispatch::Device;
 use super::options::knob;
 use super::sizing::Cut;
+use super::task::Task;
 use crate::engine::kernel::Tally;
 use crate::error::Error;
 
@@ -220,25 +221,23 @@ pub fn split(mut batch: Batch, share: usize) -> (Batch, Batch) {
         }
     }
     super::recycle(std::mem::replace(&mut batch.tasks, rest));
-    (
-        Batch {
-            tables: batch.tables.clone(),
-            tasks: sample,
-            levels: batch.levels,
-            ..Batch::default()
-        },
-        batch,
-    )
+    (with_tasks(&batch, sample), batch)
 }
 
-/// A copy of `sample` for a device to count: its tables, tasks and levels.
-fn copy(sample: &Batch) -> Batch {
+/// A batch of `tasks` with `of`'s tables and levels, and nothing the host counted: what a device needs to
+/// count them.
+fn with_tasks(of: &Batch, tasks: Vec<Task>) -> Batch {
     Batch {
-        tables: sample.tables.clone(),
-        tasks: sample.tasks.clone(),
-        levels: sample.levels,
+        tables: of.tables.clone(),
+        tasks,
+        levels: of.levels,
         ..Batch::default()
     }
+}
+
+/// A copy of `sample` for a device to count.
+fn copy(sample: &Batch) -> Batch {
+    with_tasks(sample, sample.tasks.clone())
 }
 
 /// Adds the tallies of the batch's sample, counted before it ([`Batch::sampled`]), to `tallies`, the device's
