@@ -786,16 +786,18 @@ mod tests {
 
     #[test]
     fn a_lone_gpu_takes_the_early_batches_as_one() {
-        // The first batches are cut for several GPUs while the driver finds them (here it takes 500 ms, so
-        // all of them are cut by then): one GPU alone takes them as one batch, and counts every unit.
+        // The first batches are cut for several GPUs while the driver finds them (here it takes a second): one
+        // GPU alone takes those cut by then as one batch, and counts every unit. (How many are cut in that
+        // second depends on the machine's load: at least two, but not always all of them, as a debug build
+        // beside another build on two cores showed.)
         let plan = Plan::new(Board::new(12).unwrap(), Symmetry::Full, Split::Depth(2));
         let all: Vec<usize> = (0..plan.units().len()).collect();
         let cut = cut(&plan, &all);
-        let early = batches(&all, cut, EARLY_DEVICES).count();
-        assert!(early >= 4, "{early}");
+        let early_chunks: Vec<&[usize]> = batches(&all, cut, EARLY_DEVICES).collect();
+        assert!(early_chunks.len() >= 4, "{}", early_chunks.len());
         let recorded: Counted = Arc::new(Mutex::new(Vec::new()));
         let slow_driver = || {
-            std::thread::sleep(std::time::Duration::from_millis(500));
+            std::thread::sleep(std::time::Duration::from_millis(1000));
             Ok(vec![0])
         };
         let (sum, _) = dispatch(
@@ -811,20 +813,27 @@ mod tests {
         let counted = recorded.lock().unwrap();
         let sizes: Vec<usize> = counted.iter().map(|b| b.1.len()).collect();
         assert!(
-            counted.len() < early,
+            counted.len() < early_chunks.len(),
             "{} batches of {sizes:?} units",
             counted.len()
         );
-        let first_early = batches(&all, cut, EARLY_DEVICES).next().unwrap().len();
-        assert!(
-            sizes[0] > first_early,
-            "{sizes:?}: the first early batch had {first_early}"
-        );
-        // Its first batch is the early ones merged, all of them (the driver gave them time to be cut).
-        let early_chunks: Vec<&[usize]> = batches(&all, cut, EARLY_DEVICES).collect();
+        // Its first batch is the first early ones merged, two at least, and no more than are cut while the
+        // driver starts.
         let most = early_most(cut.part(early_chunks[0].len(), all.len()));
-        let covered: usize = early_chunks.iter().take(most).map(|c| c.len()).sum();
-        assert_eq!(counted[0].1, (0..covered).collect::<Vec<_>>());
+        let merged: Vec<usize> = early_chunks
+            .iter()
+            .scan(0, |covered, c| {
+                *covered += c.len();
+                Some(*covered)
+            })
+            .take(most)
+            .collect();
+        let first = counted[0].1.len();
+        assert!(
+            merged[1..].contains(&first),
+            "{sizes:?}: the early ones cover {merged:?} units"
+        );
+        assert_eq!(counted[0].1, (0..first).collect::<Vec<_>>());
     }
 
     #[test]
