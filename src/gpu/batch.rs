@@ -253,12 +253,7 @@ pub fn finish(
 ) -> Vec<(usize, Count)> {
     let mut whole = batch.whole.iter().peekable();
     let mut burnside = batch.burnside.iter().peekable();
-    let tally = |slot: usize| {
-        device[slot].map(|d| Tally {
-            solutions: batch.host[slot].solutions + d.solutions,
-            nodes: batch.host[slot].nodes + d.nodes,
-        })
-    };
+    let tally = |slot: usize| device[slot].map(|d| batch.host[slot] + d);
     (0..batch.units.len())
         .map(|slot| {
             let unit = &plan.units()[batch.units[slot]];

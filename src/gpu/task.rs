@@ -636,9 +636,7 @@ mod tests {
                 assert_eq!(task.slot(), 7);
                 let avail = task.avail(&table);
                 assert!(avail != 0 && avail & !task.fc == 0);
-                let t = count_task(task, &table);
-                got.solutions += t.solutions;
-                got.nodes += t.nodes;
+                got += count_task(task, &table);
             }
             assert_eq!(got, expected, "{board} {symmetry:?} unit {}", unit.index);
         }

@@ -11,9 +11,7 @@ pub(super) fn tallies_of(batch: &Batch) -> Vec<Tally> {
     let mut tallies = vec![Tally::default(); batch.slots()];
     for t in &batch.tasks {
         let slot = t.slot() as usize;
-        let tally = task::count_task(t, &batch.tables[slot]);
-        tallies[slot].solutions += tally.solutions;
-        tallies[slot].nodes += tally.nodes;
+        tallies[slot] += task::count_task(t, &batch.tables[slot]);
     }
     tallies
 }

@@ -245,10 +245,7 @@ fn copy(sample: &Batch) -> Batch {
 pub fn add_sampled(batch: &Batch, tallies: &mut [Option<Tally>]) {
     for (tally, sampled) in tallies.iter_mut().zip(&batch.sampled) {
         *tally = match (*tally, *sampled) {
-            (Some(a), Some(b)) => Some(Tally {
-                solutions: a.solutions + b.solutions,
-                nodes: a.nodes + b.nodes,
-            }),
+            (Some(a), Some(b)) => Some(a + b),
             _ => None,
         };
     }

@@ -54,6 +54,24 @@ pub struct Tally {
     pub nodes: u64,
 }
 
+/// Tallies of parts of a search add up to the whole's: a unit's tasks, cut on the host and counted on the GPU
+/// in pieces.
+impl std::ops::Add for Tally {
+    type Output = Tally;
+    fn add(self, other: Tally) -> Tally {
+        Tally {
+            solutions: self.solutions + other.solutions,
+            nodes: self.nodes + other.nodes,
+        }
+    }
+}
+
+impl std::ops::AddAssign for Tally {
+    fn add_assign(&mut self, other: Tally) {
+        *self = *self + other;
+    }
+}
+
 /// Counts the ways to complete a board of side `n` from a partial placement: rows `0..row` hold queens that
 /// leave `masks` for row `row`.
 pub fn count_completions(n: u32, row: u32, masks: Masks) -> Tally {
