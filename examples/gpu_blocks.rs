@@ -196,11 +196,8 @@ fn main() {
     let plan = common::gpu_plan(n);
     let units: Vec<usize> = (0..plan.units().len()).collect();
     let cut = gpu::cut(&plan, &units);
-    let chunks = gpu::tail_deeper(gpu::batches(&units, cut, 1).collect(), cut, 1);
-    let batches: Vec<Batch> = chunks
-        .iter()
-        .map(|&(chunk, rows)| {
-            let batch = gpu::prepare(&plan, chunk, rows);
+    let batches: Vec<Batch> = gpu::run_batches(&plan, &units, cut, 1)
+        .map(|batch| {
             let mut nodes: Vec<u64> = batch
                 .tasks
                 .par_iter()

@@ -107,6 +107,7 @@ fn main() {
             extra_rows: depth,
             tasks: tasks as f64,
             tail_rows: depth + 1,
+            ..gpu::Cut::default()
         };
         let chunks: Vec<&[usize]> = gpu::batches(&units, cut_here, 1).collect();
         let keyed_batch = |chunk: &[usize], rows: u32| -> Vec<(u32, u32, u64)> {

@@ -23,10 +23,8 @@ fn main() {
     let mut times = Vec::new();
     for _ in 0..repeats {
         let started = Instant::now();
-        let chunks = gpu::tail_deeper(gpu::batches(&units, cut, 1).collect(), cut, 1);
         let mut tasks = 0;
-        for (chunk, rows) in chunks {
-            let batch = gpu::prepare(&plan, chunk, rows);
+        for batch in gpu::run_batches(&plan, &units, cut, 1) {
             tasks += batch.tasks.len();
             // As the GPU's driver hands it back once the tasks are on the GPU.
             gpu::recycle(batch.tasks);

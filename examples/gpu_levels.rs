@@ -43,8 +43,7 @@ fn main() {
         // Tasks by their batch's levels.
         let mut tasks: BTreeMap<u32, usize> = BTreeMap::new();
         let mut seen = 0;
-        for (chunk, rows) in gpu::tail_deeper(gpu::batches(&units, cut, 1).collect(), cut, 1) {
-            let batch = gpu::prepare(&plan, chunk, rows);
+        for batch in gpu::run_batches(&plan, &units, cut, 1) {
             *tasks.entry(batch.levels).or_default() += batch.tasks.len();
             seen += batch.tasks.len();
             gpu::recycle(batch.tasks);

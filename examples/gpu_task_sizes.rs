@@ -33,16 +33,15 @@ fn main() {
         cut.tail_rows,
         cut.tasks
     );
-    let chunks = gpu::tail_deeper(gpu::batches(&units, cut, 1).collect(), cut, 1);
-    let Some(&(chunk, rows)) = chunks.first() else {
+    let Some(batch) = gpu::run_batches(&plan, &units, cut, 1).next() else {
         println!("no batch");
         return;
     };
-    let batch = gpu::prepare(&plan, chunk, rows);
     let tasks = &batch.tasks;
     println!(
-        "first batch: {} units, {} tasks, {} levels",
-        chunk.len(),
+        "first batch: {} slots ({} of them parts of units), {} tasks, {} levels",
+        batch.slots(),
+        batch.parts.len(),
         tasks.len(),
         batch.levels
     );

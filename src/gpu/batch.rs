@@ -3,7 +3,9 @@
 //! A run's units are cut into batches of a bounded number of tasks ([`batches`]), the last ones a row deeper
 //! ([`tail_deeper`]); `prepare.rs` cuts each into a [`Batch`]. A lone GPU takes the small batches cut before it
 //! opened as a few merged ones ([`merge`], [`coalesce`]), and once a device has counted a batch, [`finish`]
-//! makes its units' counts of its tallies and the host's part. `dispatch.rs` decides which batch goes where.
+//! makes its units' counts of its tallies and the host's part. A unit too large for a batch is counted in
+//! [`Part`]s, which may go to several batches and devices: its count is made once all are in ([`Unfinished`]).
+//! `dispatch.rs` decides which batch goes where.
 
 use super::options::knob;
 use super::sizing::Cut;
@@ -13,10 +15,11 @@ use crate::engine::count::Count;
 use crate::engine::kernel::Tally;
 use crate::engine::plan::{BurnsideParts, Plan};
 use rayon::prelude::*;
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
+use std::sync::Mutex;
 
 /// Tasks a batch holds at most (by the estimate), but for a batch of one unit, which holds all its tasks (up to
-/// [`UNIT_TASKS`](super::UNIT_TASKS)). Four batches in flight keep an H100 busy; a checkpointed run records a
+/// [`UNIT_TASKS`](super::UNIT_TASKS); a larger unit is counted in [`Part`]s). Four batches in flight keep an H100 busy; a checkpointed run records a
 /// batch's units once it is done, so a batch is also what a crash can lose. The host holds two batches a GPU at
 /// most: the one its thread copies to it, and the next, cut ahead ([`dispatch`](super::dispatch())).
 pub const BATCH_TASKS: usize = 1 << 23;
@@ -75,6 +78,60 @@ pub struct Batch {
     /// Each slot's tally of tasks of the batch counted before it, apart (a loops' trial's sample,
     /// `trial.rs`), added to the device's tallies of the batch when it is done; empty for none.
     pub sampled: Vec<Option<Tally>>,
+    /// The slots that hold a part of a unit rather than a whole one, with the part.
+    pub parts: Vec<(usize, Part)>,
+}
+
+/// A part of a unit with more tasks than a batch holds whole ([`Cut::unit_tasks`]): the tasks below a run of
+/// its branches ([`task::branches`]), with what the host decides between them and the tasks, and for its
+/// first part also what it decides above the branches. A unit's parts cover its branches once each, in order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Part {
+    /// The plan's number of the unit.
+    pub unit: usize,
+    /// Rows placed below the unit's start: the tasks'.
+    pub extra_rows: u32,
+    /// Rows below the unit's start of its branches.
+    pub branch_rows: u32,
+    /// The first of its branches, by their place in the unit's.
+    pub first: u32,
+    /// The branch after its last.
+    pub end: u32,
+    /// The unit's branches.
+    pub of: u32,
+}
+
+/// The units counted in [`Part`]s some of whose parts are still to come: for each, the branches its parts
+/// counted so far covered, and their tally (none once a device could not vouch for a part's). Shared by the
+/// devices of a run, as a unit's parts may go to several.
+#[derive(Debug, Default)]
+pub struct Unfinished(Mutex<HashMap<usize, (u32, Option<Tally>)>>);
+
+impl Unfinished {
+    /// Adds `part`'s tally (`None` where the device could not vouch for it): the unit's whole tally (or
+    /// `None`, to be counted again) once its parts are all in, else nothing yet.
+    fn add(&self, part: &Part, tally: Option<Tally>) -> Option<Option<Tally>> {
+        let mut waiting = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let (covered, sum) = waiting
+            .entry(part.unit)
+            .or_insert((0, Some(Tally::default())));
+        *covered += part.end - part.first;
+        *sum = sum.zip(tally).map(|(a, b)| a + b);
+        if *covered < part.of {
+            return None;
+        }
+        debug_assert_eq!(
+            *covered, part.of,
+            "unit {}'s parts cover a branch twice",
+            part.unit
+        );
+        waiting.remove(&part.unit).map(|(_, sum)| sum)
+    }
+
+    /// The units some of whose parts are counted and others not.
+    pub fn units(&self) -> usize {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).len()
+    }
 }
 
 impl Batch {
@@ -137,6 +194,9 @@ pub fn merge(batches: Vec<Batch>) -> Batch {
         merged
             .whole
             .extend(b.whole.iter().map(|&(s, c)| (slot(shift, n, s), c)));
+        merged
+            .parts
+            .extend(b.parts.iter().map(|&(s, part)| (slot(shift, n, s), part)));
         merged
             .burnside
             .extend(b.burnside.iter().map(|u| BurnsideSlots {
@@ -245,22 +305,40 @@ pub fn tail_deeper(chunks: Vec<&[usize]>, cut: Cut, devices: usize) -> Vec<(&[us
 /// device could not vouch for (`None`, for its slot or one of its parts') is counted again by the CPU kernel.
 /// Where the device leaves the nodes uncounted (`counts_nodes` false), so are those of the units it counted
 /// (but for the units fixed by a symmetry, which report no nodes on any backend: [`BurnsideParts::count`]).
+/// A unit's [`Part`]s wait in `unfinished` for the others: its count comes with the batch of its last part.
 pub fn finish(
     plan: &Plan,
     batch: &Batch,
     device: &[Option<Tally>],
     counts_nodes: bool,
+    unfinished: &Unfinished,
 ) -> Vec<(usize, Count)> {
     let mut whole = batch.whole.iter().peekable();
     let mut burnside = batch.burnside.iter().peekable();
+    let mut parts = batch.parts.iter().peekable();
     let tally = |slot: usize| device[slot].map(|d| batch.host[slot] + d);
+    let weigh = |index: usize, tally: Option<Tally>| {
+        let unit = &plan.units()[index];
+        match tally {
+            Some(tally) if counts_nodes => plan.weigh(unit, tally),
+            Some(tally) => plan.weigh(unit, tally).without_nodes(),
+            None => plan.count_unit(unit),
+        }
+    };
     (0..batch.units.len())
-        .map(|slot| {
+        .filter_map(|slot| {
             let unit = &plan.units()[batch.units[slot]];
             if let Some(&&(s, count)) = whole.peek() {
                 if s == slot {
                     whole.next();
-                    return (batch.units[slot], count);
+                    return Some((batch.units[slot], count));
+                }
+            }
+            if let Some(&&(s, part)) = parts.peek() {
+                if s == slot {
+                    parts.next();
+                    let done = unfinished.add(&part, tally(slot))?;
+                    return Some((part.unit, weigh(part.unit, done)));
                 }
             }
             if let Some(&b) = burnside.peek() {
@@ -275,15 +353,10 @@ pub fn finish(
                         Some(solutions) => b.weight.count(solutions),
                         None => plan.count_unit(unit),
                     };
-                    return (batch.units[slot], count);
+                    return Some((batch.units[slot], count));
                 }
             }
-            let count = match tally(slot) {
-                Some(tally) if counts_nodes => plan.weigh(unit, tally),
-                Some(tally) => plan.weigh(unit, tally).without_nodes(),
-                None => plan.count_unit(unit),
-            };
-            (batch.units[slot], count)
+            Some((batch.units[slot], weigh(batch.units[slot], tally(slot))))
         })
         .collect()
 }
@@ -387,7 +460,7 @@ mod tests {
         let key = |t: &Task| t.size_guess(&merged.tables[t.slot() as usize]);
         assert!(merged.tasks.windows(2).all(|w| key(&w[0]) >= key(&w[1])));
         let device: Vec<Option<Tally>> = tallies_of(&merged).into_iter().map(Some).collect();
-        let counted = finish(&plan, &merged, &device, true);
+        let counted = finish(&plan, &merged, &device, true, &Unfinished::default());
         let expected: Vec<(usize, Count)> = all
             .iter()
             .map(|&i| (i, plan.count_unit(&plan.units()[i])))
@@ -414,7 +487,10 @@ mod tests {
             .iter()
             .map(|&i| (i, plan.count_unit(&plan.units()[i])))
             .collect();
-        assert_eq!(finish(&plan, &batch, &device, true), expected);
+        assert_eq!(
+            finish(&plan, &batch, &device, true, &Unfinished::default()),
+            expected
+        );
         // A part the device cannot vouch for (the one with the most solutions): its unit is counted again on
         // the host, the same.
         let doubtful = (batch.units.len()..batch.slots())
@@ -422,7 +498,10 @@ mod tests {
             .unwrap();
         assert!(tallies[doubtful].solutions > 0);
         device[doubtful] = None;
-        assert_eq!(finish(&plan, &batch, &device, true), expected);
+        assert_eq!(
+            finish(&plan, &batch, &device, true, &Unfinished::default()),
+            expected
+        );
     }
 
     #[test]
@@ -433,6 +512,7 @@ mod tests {
             extra_rows: 3,
             tasks: 1e6,
             tail_rows: 4,
+            ..Cut::default()
         };
         for devices in [1, 2] {
             let batches = tail_deeper(chunks.clone(), cut, devices);
@@ -474,6 +554,7 @@ mod tests {
             extra_rows: 1,
             tasks: 1e6,
             tail_rows: 2,
+            ..Cut::default()
         };
         let joined: Vec<usize> = batches(&units, few, 1).flatten().copied().collect();
         assert_eq!(joined, units);
@@ -484,6 +565,7 @@ mod tests {
             extra_rows: 5,
             tasks: 100.0 * BATCH_TASKS as f64,
             tail_rows: 6,
+            ..Cut::default()
         };
         let count = batches(&units, many, 1).count();
         assert!((100..=112).contains(&count), "{count}");
@@ -491,6 +573,7 @@ mod tests {
             extra_rows: 9,
             tasks: 1e15,
             tail_rows: 10,
+            ..Cut::default()
         };
         assert_eq!(batches(&units, huge, 1).count(), units.len());
     }

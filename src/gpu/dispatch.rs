@@ -6,9 +6,12 @@
 //! and its count. The device of a real run is the `cuda` feature's; the tests count on the host instead, and
 //! hold the whole path to the CPU engine's counts.
 
-use super::batch::{batches, coalesce, finish, first_batch_tasks, tail_deeper, Batch, BATCH_TASKS};
+use super::batch::{
+    batches, coalesce, finish, first_batch_tasks, tail_deeper, Batch, Part, Unfinished, BATCH_TASKS,
+};
 use super::options::verbose;
-use super::sizing::{cut, Cut};
+use super::prepare::{parts_of, prepare_parts};
+use super::sizing::{cut_with, Cut, UNIT_TASKS};
 use super::trial::{self, Trial, When};
 use super::{drop_spares, prepare, GpuRun};
 use crate::engine::count::Count;
@@ -264,6 +267,108 @@ pub fn dispatch_with<D: Device + Send>(
     progress: &dyn Progress,
     when: When,
 ) -> Result<(Count, GpuRun), Error> {
+    let devices = Devices { ordinals, open };
+    dispatch_within(plan, units, devices, stop, progress, when, UNIT_TASKS)
+}
+
+/// How [`dispatch`] finds its devices, and opens one.
+struct Devices<'d, D> {
+    ordinals: &'d (dyn Fn() -> Result<Vec<usize>, Error> + Sync),
+    open: &'d (dyn Fn(usize) -> Result<D, Error> + Sync),
+}
+
+/// What waits to be cut in batches of its own ([`parts_of`]): a part of a unit, with its tasks' estimate, or a
+/// unit counted by Burnside's lemma to be cut alone, with its rows.
+#[derive(Clone, Copy, Debug)]
+enum Aside {
+    Part(Part, f64),
+    Alone(usize, u32),
+}
+
+/// What waits to be cut, shared by the run's devices.
+type Waiting = Mutex<VecDeque<Aside>>;
+
+/// The next batch of what waits in `waiting`, if anything does: a unit alone, or the parts that come first,
+/// about `most` tasks of them, one at least.
+fn next_aside(plan: &Plan, waiting: &Waiting, most: f64) -> Option<Batch> {
+    let mut waiting = waiting.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(&Aside::Alone(unit, rows)) = waiting.front() {
+        waiting.pop_front();
+        drop(waiting);
+        return Some(prepare(plan, &[unit], rows));
+    }
+    let mut parts = Vec::new();
+    let mut tasks = 0.0;
+    while let Some(&Aside::Part(part, guess)) = waiting.front() {
+        if !parts.is_empty() && tasks + guess > most {
+            break;
+        }
+        parts.push(part);
+        tasks += guess;
+        waiting.pop_front();
+    }
+    drop(waiting);
+    (!parts.is_empty()).then(|| prepare_parts(plan, &parts))
+}
+
+/// The next batch of a run: what waits to be cut in batches of its own first, then the units of the next of
+/// `chunks` (each with the rows to cut it to) that the cut leaves whole, its units' parts and those to be cut
+/// alone left waiting for the batches after it; `None` once all are taken.
+fn next_batch<'c>(
+    plan: &Plan,
+    cut: Cut,
+    waiting: &Waiting,
+    mut chunks: impl FnMut() -> Option<(&'c [usize], u32)>,
+) -> Option<Batch> {
+    loop {
+        if let Some(batch) = next_aside(plan, waiting, cut.part_tasks()) {
+            return Some(batch);
+        }
+        let (chunk, rows) = chunks()?;
+        let cutting = parts_of(plan, chunk, rows, cut);
+        let mut aside = waiting.lock().unwrap_or_else(|e| e.into_inner());
+        aside.extend(cutting.parts.into_iter().map(|(p, t)| Aside::Part(p, t)));
+        aside.extend(cutting.alone.into_iter().map(|(u, r)| Aside::Alone(u, r)));
+        drop(aside);
+        if !cutting.whole.is_empty() {
+            return Some(prepare(plan, &cutting.whole, rows));
+        }
+    }
+}
+
+/// The batches of a run of `units` of `plan` cut as `cut` says for `devices` GPUs, in the order its GPUs take
+/// them but for the first ones (which [`dispatch`] cuts smaller while the driver starts, and may merge): the
+/// units' batches, the last ones a row deeper ([`tail_deeper`]), and the parts of units too large for a batch
+/// ([`parts_of`]) in batches of their own. For weighing a run's batches without a GPU (the examples).
+pub fn run_batches<'p>(
+    plan: &'p Plan,
+    units: &'p [usize],
+    cut: Cut,
+    devices: usize,
+) -> impl Iterator<Item = Batch> + 'p {
+    let chunks = tail_deeper(batches(units, cut, devices).collect(), cut, devices);
+    let waiting: Waiting = Mutex::new(VecDeque::new());
+    let mut next = 0;
+    std::iter::from_fn(move || {
+        next_batch(plan, cut, &waiting, || {
+            let chunk = chunks.get(next).copied();
+            next += 1;
+            chunk
+        })
+    })
+}
+
+/// [`dispatch_with`], counting units of more than `unit_tasks` tasks in parts.
+fn dispatch_within<D: Device + Send>(
+    plan: &Plan,
+    units: &[usize],
+    devices: Devices<'_, D>,
+    stop: &AtomicBool,
+    progress: &dyn Progress,
+    when: When,
+    unit_tasks: usize,
+) -> Result<(Count, GpuRun), Error> {
+    let Devices { ordinals, open } = devices;
     progress.start(Run {
         plan,
         units: Some(units),
@@ -272,14 +377,26 @@ pub fn dispatch_with<D: Device + Send>(
     let since = move || began.elapsed().as_secs_f64();
     let failed = AtomicBool::new(false);
     let going = || !stop.load(Ordering::Relaxed) && !failed.load(Ordering::Relaxed);
-    let cut = cut(plan, units);
+    let cut = cut_with(plan, units, unit_tasks);
+    // Parts of units too large for a batch, waiting to be cut; and the units some of whose parts are counted.
+    let waiting: Waiting = Mutex::new(VecDeque::new());
+    let unfinished = Unfinished::default();
     if verbose() {
         let _ = writeln!(
             std::io::stderr(),
-            "gpu: cut planned at {:.3} s: {} rows below the units, about {:.0} tasks",
+            "gpu: cut planned at {:.3} s: {} rows below the units (the last batches {}), about {:.0} tasks{}",
             since(),
             cut.extra_rows,
-            cut.tasks
+            cut.tail_rows,
+            cut.tasks,
+            if cut.parts_at(cut.tail_rows) {
+                format!(
+                    "; units of more than {} tasks in parts from {} rows on",
+                    cut.unit_tasks, cut.parted_from
+                )
+            } else {
+                String::new()
+            }
         );
     }
     // The first batches, cut while the driver finds the GPUs; as small as for EARLY_DEVICES GPUs, so that
@@ -291,9 +408,11 @@ pub fn dispatch_with<D: Device + Send>(
     let (ordinals, early_batches) = while_opening(
         ordinals,
         || {
-            let chunk = early.get(taken).filter(|_| going())?;
-            taken += 1;
-            Some(prepare(plan, chunk, cut.extra_rows))
+            next_batch(plan, cut, &waiting, || {
+                let chunk = early.get(taken).filter(|_| going())?;
+                taken += 1;
+                Some((*chunk, cut.extra_rows))
+            })
         },
         most,
     );
@@ -334,11 +453,12 @@ pub fn dispatch_with<D: Device + Send>(
         {
             return Some(batch);
         }
-        let &(chunk, rows) = chunks.get(next.fetch_add(1, Ordering::Relaxed))?;
         let cut_from = since();
-        let batch = prepare(plan, chunk, rows);
+        let batch = next_batch(plan, cut, &waiting, || {
+            chunks.get(next.fetch_add(1, Ordering::Relaxed)).copied()
+        });
         *cutting += since() - cut_from;
-        Some(batch)
+        batch
     };
     // Each device's thread: what it counted, and its part of the report (its name, kernel time, tasks, and
     // batches cut while it opened).
@@ -392,7 +512,8 @@ pub fn dispatch_with<D: Device + Send>(
                 let (mut chosen, mut since_trial) = (0usize, 0u64);
                 let mut report = |batch: Batch, mut tallies: Vec<Option<Tally>>| {
                     trial::add_sampled(&batch, &mut tallies);
-                    for (index, count) in finish(plan, &batch, &tallies, counts_nodes) {
+                    for (index, count) in finish(plan, &batch, &tallies, counts_nodes, &unfinished)
+                    {
                         progress.unit_done(&plan.units()[index], &count);
                         sum += count;
                     }
@@ -532,6 +653,13 @@ pub fn dispatch_with<D: Device + Send>(
         );
     }
     let mut sum = Count::default();
+    // A unit some of whose parts were counted and others not: a stop's, or another device's error's.
+    let parted = waiting.lock().unwrap_or_else(|e| e.into_inner()).len() + unfinished.units();
+    if parted != 0 && !stop.load(Ordering::Relaxed) && !failed.load(Ordering::Relaxed) {
+        return Err(Error::Gpu(format!(
+            "{parted} parts or units in parts left uncounted by a run that was not stopped"
+        )));
+    }
     let mut run = GpuRun {
         extra_rows: cut.extra_rows,
         cut_ahead: cut_early,
@@ -564,6 +692,7 @@ mod tests {
     use crate::engine::exec;
     use crate::engine::plan::{Split, WorkUnit};
     use crate::engine::symmetry::Symmetry;
+    use crate::gpu::cut;
     use crate::gpu::testing::tallies_of;
     use std::sync::{Arc, Barrier};
 
@@ -780,6 +909,84 @@ mod tests {
                     );
                 }
                 assert_eq!(sum, exec::run_serial(&plan, &exec::NoProgress));
+            }
+        }
+    }
+
+    #[test]
+    fn units_too_large_for_a_batch_are_counted_in_parts_across_batches_and_devices() {
+        // n = 12 in whole borders (730 units) cut 4 rows below them, where a unit may go to a batch whole
+        // with 256 tasks at most: the larger ones go in parts, which may land in several batches and on
+        // several devices. Every unit is counted once, as the CPU counts it, on one device or two, and with
+        // a device that leaves every third slot to the host (its unit then counted again).
+        let plan = Plan::new(Board::new(12).unwrap(), Symmetry::Full, Split::Depth(0));
+        let all: Vec<usize> = (0..plan.units().len()).collect();
+        let expected: Vec<(usize, Count)> = all
+            .iter()
+            .map(|&i| (i, plan.count_unit(&plan.units()[i])))
+            .collect();
+        let unit_tasks = 256;
+        let c = crate::gpu::cut_with(&plan, &all, unit_tasks);
+        assert!(c.parts_at(c.extra_rows) && c.extra_rows >= 4, "{c:?}");
+        for ordinals in [vec![0], vec![0, 1]] {
+            for doubtful in [false, true] {
+                let recorded: Counted = Arc::new(Mutex::new(Vec::new()));
+                let opened = AtomicUsize::new(0);
+                let open = |ordinal| {
+                    Ok(HostDevice {
+                        ordinal,
+                        opened: opened.fetch_add(1, Ordering::Relaxed),
+                        doubtful,
+                        queue: VecDeque::new(),
+                        meet: None,
+                        batches: recorded.clone(),
+                    })
+                };
+                let devices = Devices {
+                    ordinals: &|| Ok(ordinals.clone()),
+                    open: &open,
+                };
+                let seen = Seen::default();
+                let (sum, run) = dispatch_within(
+                    &plan,
+                    &all,
+                    devices,
+                    &AtomicBool::new(false),
+                    &seen,
+                    When::Never,
+                    unit_tasks,
+                )
+                .expect("the host devices count");
+                let mut seen = seen.0.into_inner().unwrap();
+                seen.sort_by_key(|&(i, _)| i);
+                assert_eq!(seen, expected, "{ordinals:?} doubtful {doubtful}");
+                assert_eq!(sum, exec::run_serial(&plan, &exec::NoProgress));
+                let batches = recorded.lock().unwrap();
+                assert_eq!(run.tasks, batches.iter().map(|b| b.2 as u64).sum::<u64>());
+                // A unit's parts in several batches; with two devices, on both.
+                let mut found: std::collections::HashMap<usize, Vec<(usize, usize)>> =
+                    Default::default();
+                for (i, b) in batches.iter().enumerate() {
+                    for &unit in &b.1 {
+                        found.entry(unit).or_default().push((i, b.0));
+                    }
+                }
+                let spread = |unit: &Vec<(usize, usize)>, of: fn(&(usize, usize)) -> usize| {
+                    let mut seen: Vec<usize> = unit.iter().map(of).collect();
+                    seen.sort_unstable();
+                    seen.dedup();
+                    seen.len()
+                };
+                assert!(
+                    found.values().any(|u| spread(u, |b| b.0) > 1),
+                    "{batches:?}"
+                );
+                if ordinals.len() > 1 {
+                    assert!(
+                        found.values().any(|u| spread(u, |b| b.1) > 1),
+                        "{batches:?}"
+                    );
+                }
             }
         }
     }
@@ -1116,6 +1323,7 @@ mod tests {
             extra_rows: 3,
             tasks: 1000.0,
             tail_rows: 4,
+            ..Cut::default()
         };
         assert_eq!(
             cut.part(250, 1000),
@@ -1123,6 +1331,7 @@ mod tests {
                 extra_rows: 3,
                 tasks: 250.0,
                 tail_rows: 4,
+                ..Cut::default()
             }
         );
         assert_eq!(cut.part(0, 0).tasks, 0.0);
@@ -1131,6 +1340,7 @@ mod tests {
             extra_rows: 3,
             tasks,
             tail_rows: 4,
+            ..Cut::default()
         };
         assert_eq!(early_most(chunk(EARLY_TASKS as f64 / 10.0)), 10);
         assert_eq!(early_most(chunk(EARLY_TASKS as f64 / 2.5)), 2);

@@ -7,9 +7,10 @@
 //! # How
 //! - **Tasks.** The host cuts each unit into small searches by placing a few more rows ([`task::split`]). It
 //!   places the fewest rows that give at least [`TARGET_TASKS`] tasks in the run and leave no task more than
-//!   [`MAX_TASK_ROWS`] rows, but no more rows than keep each unit within a batch of [`UNIT_TASKS`] ([`cut`]).
-//!   What it decides on the way goes into the unit's tally. Each unit's rows go with its tasks as a table of
-//!   their open squares ([`task::Table`]), so the kernel takes any frame.
+//!   [`MAX_TASK_ROWS`] rows, where its tasks keep [`MIN_TASK_NODES`] each on average ([`cut`]). What it decides
+//!   on the way goes into the unit's tally. A unit of more than [`UNIT_TASKS`] tasks is counted in parts, each
+//!   the tasks below a run of its branches, which may go to several batches and GPUs ([`Part`]). Each unit's
+//!   rows go with its tasks as a table of their open squares ([`task::Table`]), so the kernel takes any frame.
 //! - **The kernel** (`src/gpu/count.cu`, compiled at run time by NVRTC for the GPU at hand, and kept on disk
 //!   by `cache` so later runs start at once) runs one task per thread, every thread taking its next task
 //!   from an atomic counter, and adds each task's counts to its unit's slot. Its loop is described in the
@@ -23,8 +24,8 @@
 //!     while the driver starts and finds the GPUs, so that a small run's cut and the GPUs' opening overlap.
 //!   - Up to four batches run at once on a GPU, on their own streams, so that one batch's last tasks run
 //!     beside the next ones' first.
-//!   - A unit's count is reported once its batch is done. So a stop leaves every reported unit whole, and a
-//!     journal lags a long run by a few batches a GPU at most.
+//!   - A unit's count is reported once its batch is done (a unit in parts: its last part's). So a stop leaves
+//!     every reported unit whole, and a journal lags a long run by a few batches a GPU at most.
 //!   - **A large run times the kernel's loops** on each GPU before it counts with one ([`Trial`], [`When`]):
 //!     the program's loop and the look-ahead's row taken with its frame count the same sample of the GPU's
 //!     first large batch, their tallies must agree, and the faster counts the rest (which is faster depends
@@ -58,16 +59,19 @@ mod trial;
 mod cuda;
 
 pub use batch::{
-    batches, finish, merge, tail_deeper, Batch, BurnsideSlots, BATCHES, BATCH_TASKS,
-    FIRST_BATCH_TASKS, TAIL_PIECES,
+    batches, finish, merge, tail_deeper, Batch, BurnsideSlots, Part, Unfinished, BATCHES,
+    BATCH_TASKS, FIRST_BATCH_TASKS, TAIL_PIECES,
 };
-pub use dispatch::{dispatch, dispatch_with, Device, CUT_AHEAD_TASKS};
+pub use dispatch::{dispatch, dispatch_with, run_batches, Device, CUT_AHEAD_TASKS};
 pub use options::{
     leave_nodes_uncounted, loop_name, loops, nodes_uncounted, parse_gpus, selected_gpus,
     switches_agree, turns, use_gpus, verbose, DEFAULT_NAMES, KERNEL_SWITCHES,
 };
-pub use prepare::{drop_spares, prepare, recycle};
-pub use sizing::{cut, split_for, Cut, MAX_TASK_ROWS, SPLIT_DEPTH, TARGET_TASKS, UNIT_TASKS};
+pub use prepare::{drop_spares, parts_of, prepare, prepare_parts, recycle, PART_ROWS};
+pub use sizing::{
+    cut, cut_with, split_for, Cut, MAX_TASK_ROWS, MIN_TASK_NODES, SPLIT_DEPTH, TARGET_TASKS,
+    UNIT_TASKS,
+};
 pub use task::Turns;
 pub use trial::{
     Trial, When, MARGIN, SAMPLE_SHARE, TRIAL_AGAIN_TASKS, TRIAL_BATCH_TASKS, TRIAL_FROM_TASKS,

@@ -13,7 +13,9 @@
 //! unit, the second writing the tasks into their places: n = 19 in 0.59 to 0.62 s on two cores, where
 //! keeping the first pass's tasks in reused buffers takes 0.49 to 0.52 s (results/gpu.md).
 
-use super::task::{self, Table, Task, SIZE_GUESSES};
+use super::batch::Part;
+use super::sizing::Cut;
+use super::task::{self, Branch, Table, Task, SIZE_GUESSES};
 use super::{Batch, BurnsideSlots};
 use crate::engine::count::Count;
 use crate::engine::kernel::{self, Kernel, Start, Tally};
@@ -116,7 +118,7 @@ impl Pieces {
 }
 
 /// Where the first pass puts a unit's tasks: its slot, and its piece's [`Cuts`].
-struct Cut<'c> {
+struct CutInto<'c> {
     slot: u32,
     cuts: &'c mut Cuts,
 }
@@ -124,7 +126,7 @@ struct Cut<'c> {
 /// What the first pass found for a start: the tally the host made, and the table of the start's tasks: `None`
 /// where the kernel cannot take it, which the CPU kernel then counted into the tally (no row left to search,
 /// or too wide a board).
-type Part = (Tally, Option<Table>);
+type Found = (Tally, Option<Table>);
 
 /// What the first pass found for one unit.
 enum Sized {
@@ -134,7 +136,7 @@ enum Sized {
     Tasks(Tally, Option<Table>, std::ops::Range<usize>),
     /// A unit counted by Burnside's lemma: each part's tally and table, as for a unit's, and what the host
     /// keeps for the unit's count, with the parts' starts.
-    Burnside(Vec<Part>, BurnsideParts),
+    Burnside(Vec<Found>, BurnsideParts),
 }
 
 /// Cuts `units` of `plan` into tasks `extra_rows` rows below their starts, on all cores: a batch whose tasks
@@ -162,7 +164,7 @@ pub fn prepare(plan: &Plan, units: &[usize], extra_rows: u32) -> Batch {
                 .map(|(i, &index)| {
                     let unit = &plan.units()[index];
                     let slot = (p * piece_len + i) as u32;
-                    let at = Cut {
+                    let at = CutInto {
                         slot,
                         cuts: &mut cuts,
                     };
@@ -285,7 +287,223 @@ pub fn prepare(plan: &Plan, units: &[usize], extra_rows: u32) -> Batch {
         tasks,
         levels,
         sampled: Vec::new(),
+        parts: Vec::new(),
     }
+}
+
+/// Rows below a unit's start at which its branches are taken for its parts ([`Part`]): a few hundred of them on
+/// the frontier's boards (n = 28: about 500 below its largest units), so that parts of about a batch's tasks
+/// are made of runs of them, however large the unit.
+pub const PART_ROWS: u32 = 2;
+
+/// How a batch's units are cut ([`parts_of`]).
+#[derive(Debug, Default, PartialEq)]
+pub struct Cutting {
+    /// Units cut whole, in their order.
+    pub whole: Vec<usize>,
+    /// Parts of units with more tasks than a batch holds whole, each with its tasks' estimate.
+    pub parts: Vec<(Part, f64)>,
+    /// Units counted by Burnside's lemma whose parts would have more tasks than a batch holds whole: each to
+    /// be cut alone, the rows below its parts' starts that keep their tasks within it.
+    pub alone: Vec<(usize, u32)>,
+}
+
+/// `units` of `plan` to be cut `extra_rows` rows below their starts, as `cut` says: those to cut whole, and the
+/// parts of those with more tasks than a batch holds whole ([`Cut::unit_tasks`], by an estimate: the tasks a
+/// row less, times the cut's growth). Looked at only where the cut says a unit may be that large
+/// ([`Cut::parts_at`]), on all cores: the estimate costs about a tenth of the cut.
+///
+/// A unit counted by Burnside's lemma (a whole border that a symmetry fixes: 169 of n = 28's 788,882 units)
+/// is counted from hundreds or thousands of starts of its own, cut together: where their tasks would pass
+/// half of what a batch holds whole (by the tasks two rows below the starts, times the cut's growth for each
+/// row more), it is cut alone, as deep as keeps them within that (n = 28's first: 403 starts, the first with
+/// 31,000 tasks four rows below it, about 8e10 in all eight rows below; alone, four rows below its starts,
+/// 8.9 million tasks).
+/// Looked at only in a run whose cut says some unit may be too large ([`Cut::parted_from`]).
+///
+/// A part holds runs of the unit's branches [`PART_ROWS`] rows below its start (fewer where the tasks are
+/// less deep) of about [`Cut::part_tasks`] tasks (a batch's): a branch more than that is a part alone.
+pub fn parts_of(plan: &Plan, units: &[usize], extra_rows: u32, cut: Cut) -> Cutting {
+    // The branches are a row above the rows estimated, which are a row above the tasks.
+    let branch_rows = PART_ROWS.min(extra_rows.saturating_sub(2));
+    let width = plan.board().width();
+    let whole_most = cut.unit_tasks as f64 / 2.0;
+    let part_most = cut.part_tasks();
+    // A Burnside unit's rows, if it is to be cut alone.
+    let alone = |index: usize| -> Option<u32> {
+        // (Only in a run with units that large: a Burnside unit's parts take n = 28's host seconds to find.)
+        if cut.parted_from == u32::MAX {
+            return None;
+        }
+        let parts = plan.burnside_parts(&plan.units()[index])?;
+        let probe = PART_ROWS.min(extra_rows);
+        let tasks: usize = parts
+            .starts
+            .par_iter()
+            .filter_map(|s| Some(task::tasks_at(s, &task::table_of(s, width)?, width, probe)))
+            .sum();
+        let guess = |rows: u32| tasks as f64 * cut.growth.max(1.0).powi((rows - probe) as i32);
+        if guess(extra_rows) <= whole_most {
+            return None;
+        }
+        Some(
+            (probe..extra_rows)
+                .rev()
+                .find(|&rows| guess(rows) <= whole_most)
+                .unwrap_or(probe),
+        )
+    };
+    // Whole, in parts, or alone.
+    enum Looked {
+        Whole,
+        Parts(Vec<(Part, f64)>),
+        Alone(u32),
+    }
+    let looked: Vec<Looked> = units
+        .par_iter()
+        .map(|&index| {
+            let Some(start) = plan.start(&plan.units()[index]) else {
+                return alone(index).map_or(Looked::Whole, Looked::Alone);
+            };
+            if !cut.parts_at(extra_rows) || branch_rows == 0 {
+                return Looked::Whole;
+            }
+            let Some(table) = task::table_of(&start, width) else {
+                return Looked::Whole;
+            };
+            let (branches, _) = task::branches(&start, branch_rows);
+            let guesses: Vec<f64> = branches
+                .par_iter()
+                .map(|b| {
+                    let mut tasks = 0usize;
+                    let below = std::slice::from_ref(b);
+                    task::split_below(
+                        &start,
+                        &table,
+                        width,
+                        extra_rows - 1,
+                        below,
+                        branch_rows,
+                        0,
+                        &mut |_, _| tasks += 1,
+                    );
+                    tasks as f64 * cut.growth
+                })
+                .collect();
+            if guesses.iter().sum::<f64>() <= whole_most {
+                return Looked::Whole;
+            }
+            // Runs of branches of at most `part_most` tasks, a branch more than that alone.
+            let mut parts = Vec::new();
+            let (mut first, mut tasks) = (0usize, 0.0);
+            for (i, &guess) in guesses.iter().enumerate() {
+                if i > first && tasks + guess > part_most {
+                    parts.push((first, i, tasks));
+                    (first, tasks) = (i, 0.0);
+                }
+                tasks += guess;
+            }
+            parts.push((first, guesses.len(), tasks));
+            let of = branches.len() as u32;
+            Looked::Parts(
+                parts
+                    .into_iter()
+                    .map(|(first, end, tasks)| {
+                        let part = Part {
+                            unit: index,
+                            extra_rows,
+                            branch_rows,
+                            first: first as u32,
+                            end: end as u32,
+                            of,
+                        };
+                        (part, tasks)
+                    })
+                    .collect(),
+            )
+        })
+        .collect();
+    let mut cutting = Cutting::default();
+    for (&index, looked) in units.iter().zip(looked) {
+        match looked {
+            Looked::Whole => cutting.whole.push(index),
+            Looked::Parts(parts) => cutting.parts.extend(parts),
+            Looked::Alone(rows) => cutting.alone.push((index, rows)),
+        }
+    }
+    cutting
+}
+
+/// Cuts `parts` of units of `plan` (of [`parts_of`]) into tasks, a slot each, on all cores: a batch whose tasks
+/// come largest first by the host's guess, as [`prepare`]'s do.
+pub fn prepare_parts(plan: &Plan, parts: &[Part]) -> Batch {
+    let width = plan.board().width();
+    // Each part's tally and table, its tasks cut into a buffer of its own, counted by guess.
+    let sized: Vec<(Tally, Table, Vec<usize>, Cuts)> = parts
+        .par_iter()
+        .enumerate()
+        .map(|(slot, part)| {
+            let mut counts = vec![0usize; SIZE_GUESSES];
+            let mut cuts = CUTS.take();
+            let start = plan
+                .start(&plan.units()[part.unit])
+                .expect("a unit counted in parts has a start");
+            let table = task::table_of(&start, width).expect("a unit counted in parts has a table");
+            let (branches, above): (Vec<Branch>, Tally) = task::branches(&start, part.branch_rows);
+            debug_assert_eq!(branches.len() as u32, part.of);
+            let run = &branches[part.first as usize..part.end as usize];
+            let mut tally = task::split_below(
+                &start,
+                &table,
+                width,
+                part.extra_rows,
+                run,
+                part.branch_rows,
+                slot as u32,
+                &mut |t, guess| {
+                    counts[guess] += 1;
+                    cuts.tasks.push(t);
+                    cuts.guesses.push(guess as u16);
+                },
+            );
+            if part.first == 0 {
+                tally += above;
+            }
+            (tally, table, counts, cuts)
+        })
+        .collect();
+    let total: usize = sized.iter().map(|(_, _, _, c)| c.tasks.len()).sum();
+    let levels = (0..SIZE_GUESSES)
+        .filter(|&g| sized.iter().any(|(_, _, c, _)| c[g] != 0))
+        .map(|g| (g / 33) as u32)
+        .max()
+        .unwrap_or(1)
+        .max(1);
+    let mut tasks = buffer(total);
+    let counts: Vec<&[usize]> = sized.iter().map(|(_, _, c, _)| c.as_slice()).collect();
+    let places = places(&mut tasks, &counts);
+    drop(counts);
+    sized
+        .par_iter()
+        .zip(places)
+        .for_each(|((_, _, _, cuts), mut places)| {
+            for (&t, &g) in cuts.tasks.iter().zip(&cuts.guesses) {
+                put(&mut places, t, g as usize);
+            }
+        });
+    let mut batch = Batch {
+        units: parts.iter().map(|p| p.unit).collect(),
+        tasks,
+        levels,
+        parts: parts.iter().copied().enumerate().collect(),
+        ..Batch::default()
+    };
+    for (tally, table, _, cuts) in sized {
+        batch.host.push(tally);
+        batch.tables.push(table);
+        CUTS.keep(cuts);
+    }
+    batch
 }
 
 /// `total` tasks to overwrite, in memory a batch handed back if there is some ([`recycle`]).
@@ -341,14 +559,14 @@ fn size_unit(
     start: Option<&Start>,
     extra_rows: u32,
     counts: &mut [usize],
-    at: Cut,
+    at: CutInto,
 ) -> Sized {
     let Some(start) = start else {
         // A unit counted by Burnside's lemma: its parts' solutions on the GPU, what each symmetry fixes here.
         return match plan.burnside_parts(unit) {
             Some(parts) => {
                 // A whole border: hundreds of parts, sized on all cores.
-                let sized: Vec<(Part, Vec<usize>)> = parts
+                let sized: Vec<(Found, Vec<usize>)> = parts
                     .starts
                     .par_iter()
                     .map(|start| {
@@ -397,7 +615,7 @@ fn count_on_host(start: &Start, width: u32) -> Tally {
 
 /// The tally and table of `start`'s tasks, its tasks added to `counts` by guess; or, where the kernel cannot
 /// take it, its tally counted here.
-fn size_start(plan: &Plan, start: &Start, extra_rows: u32, counts: &mut [usize]) -> Part {
+fn size_start(plan: &Plan, start: &Start, extra_rows: u32, counts: &mut [usize]) -> Found {
     let width = plan.board().width();
     match task::table_of(start, width) {
         Some(table) => {
@@ -483,6 +701,128 @@ mod tests {
             .max()
             .unwrap();
         assert_ne!(batch.levels, squares);
+    }
+
+    #[test]
+    fn units_too_large_for_a_batch_are_cut_in_parts_that_add_up_to_them() {
+        // n = 13 cut 4 rows below its units, where a unit may have 64 tasks whole: the large ones go in
+        // parts of runs of their branches two rows below, each part a slot of its own, its first holding what
+        // the host decided above the branches. Whole and in parts, every unit counts as the CPU counts it,
+        // its parts' tasks are its own cut whole, and a part's tally the device cannot vouch for has its unit
+        // counted again.
+        use crate::gpu::batch::{finish, Unfinished};
+        use crate::gpu::testing::tallies_of;
+        let plan = Plan::new(Board::new(13).unwrap(), Symmetry::Full, Split::Depth(1));
+        let all: Vec<usize> = (0..plan.units().len()).collect();
+        let rows = 4;
+        let cut = Cut {
+            extra_rows: rows,
+            tail_rows: rows + 1,
+            growth: 4.0,
+            parted_from: rows,
+            unit_tasks: 64,
+            ..Cut::default()
+        };
+        let Cutting {
+            whole,
+            parts,
+            alone,
+        } = parts_of(&plan, &all, rows, cut);
+        let parted = all.len() - whole.len() - alone.len();
+        assert!(
+            whole.len() > 1 && parted > 1 && parts.len() > 2 * parted,
+            "{whole:?} {parts:?}"
+        );
+        // The units counted by Burnside's lemma (whole borders a symmetry fixes), more than 64 tasks each,
+        // are cut alone, less deep.
+        let burnside: Vec<usize> = all
+            .iter()
+            .copied()
+            .filter(|&i| plan.start(&plan.units()[i]).is_none())
+            .collect();
+        assert!(!burnside.is_empty());
+        assert_eq!(alone.iter().map(|&(u, _)| u).collect::<Vec<_>>(), burnside);
+        assert!(alone
+            .iter()
+            .all(|&(_, r)| r < rows && prepare(&plan, &[burnside[0]], r).tasks.len() <= 64));
+        // Not looked at where the cut says no unit is that large.
+        let never = Cut {
+            parted_from: rows + 1,
+            ..cut
+        };
+        let left = parts_of(&plan, &all, rows, never);
+        assert!(left.parts.is_empty());
+        assert_eq!(left.whole.len() + left.alone.len(), all.len());
+        // Each parted unit's parts cover its branches once, in order, about a quarter of 64 tasks each.
+        let parts: Vec<Part> = parts.into_iter().map(|(p, _)| p).collect();
+        let mut covered: std::collections::HashMap<usize, u32> = Default::default();
+        for p in &parts {
+            let at = covered.entry(p.unit).or_default();
+            assert_eq!(
+                (p.first, p.extra_rows, p.branch_rows),
+                (*at, rows, PART_ROWS),
+                "{p:?}"
+            );
+            assert!(p.end > p.first && p.end <= p.of);
+            *at = p.end;
+        }
+        assert!(covered.iter().all(|(&u, &at)| parts
+            .iter()
+            .any(|p| p.unit == u && p.end == p.of && at == p.of)));
+        let whole_batch = prepare(&plan, &whole, rows);
+        // The parts in three batches, out of order.
+        let thirds: Vec<&[Part]> = parts.chunks(parts.len().div_ceil(3)).collect();
+        let batches: Vec<Batch> = [thirds[2], thirds[0], thirds[1]]
+            .iter()
+            .map(|p| prepare_parts(&plan, p))
+            .collect();
+        for (batch, p) in batches.iter().zip([thirds[2], thirds[0], thirds[1]]) {
+            assert_eq!(batch.slots(), p.len());
+            assert_eq!(
+                batch.parts,
+                p.iter().copied().enumerate().collect::<Vec<_>>()
+            );
+            let key = |t: &Task| t.size_guess(&batch.tables[t.slot() as usize]);
+            assert!(batch.tasks.windows(2).all(|w| key(&w[0]) >= key(&w[1])));
+        }
+        // A parted unit's tasks are its cut whole.
+        let unit = parts[0].unit;
+        let mut expected = cut_alone(&plan, &[unit], rows);
+        let mut got: Vec<Task> = batches
+            .iter()
+            .flat_map(|b| {
+                b.tasks
+                    .iter()
+                    .filter(|t| b.units[t.slot() as usize] == unit)
+            })
+            .map(|t| Task::new(t.fc, t.ld, t.rd, 0, t.low()))
+            .collect();
+        expected.sort();
+        got.sort();
+        assert_eq!(got, expected);
+        for doubtful in [false, true] {
+            let unfinished = Unfinished::default();
+            let mut counted = Vec::new();
+            let alone: Vec<Batch> = alone
+                .iter()
+                .map(|&(u, r)| prepare(&plan, &[u], r))
+                .collect();
+            for batch in std::iter::once(&whole_batch).chain(&batches).chain(&alone) {
+                let mut device: Vec<Option<Tally>> =
+                    tallies_of(batch).into_iter().map(Some).collect();
+                if doubtful && !batch.parts.is_empty() {
+                    device[0] = None;
+                }
+                counted.extend(finish(&plan, batch, &device, true, &unfinished));
+            }
+            assert_eq!(unfinished.units(), 0);
+            counted.sort_by_key(|&(i, _)| i);
+            let expected: Vec<(usize, Count)> = all
+                .iter()
+                .map(|&i| (i, plan.count_unit(&plan.units()[i])))
+                .collect();
+            assert_eq!(counted, expected);
+        }
     }
 
     #[test]

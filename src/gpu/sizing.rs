@@ -1,9 +1,10 @@
 //! How many tasks a run is cut into: the rows the host places below each unit's start ([`cut`]).
 //!
 //! The rows are the fewest that give the run its target of tasks ([`TARGET_TASKS`], less for a smaller run:
-//! [`TASK_BALANCE`]) and leave no task more than [`MAX_TASK_ROWS`] rows, estimated from a sample of the units,
-//! within what a batch holds of one unit ([`UNIT_TASKS`]). The batches are cut by the tasks this estimates
-//! (`batch.rs`), and every unit of them with the rows it chose (`prepare.rs`).
+//! [`TASK_BALANCE`]) and leave no task more than [`MAX_TASK_ROWS`] rows where the tasks keep
+//! [`MIN_TASK_NODES`] each, estimated from a sample of the units. The batches are cut by the tasks this
+//! estimates (`batch.rs`), and every unit of them with the rows it chose (`prepare.rs`), a unit of more than
+//! [`UNIT_TASKS`] tasks in parts ([`Cut::parted_from`]).
 
 use super::options::knob;
 use super::task::{self, Table};
@@ -73,29 +74,48 @@ const SIZING_DESCENTS: u32 = 1024;
 const MAX_EXTRA_ROWS: u32 = 16;
 
 /// The most rows a task leaves to search, so that tasks stay small on large boards: n = 21 leaves 16 at the
-/// target's depth (its measured runs), n = 27 would leave 22 without this bound. Unless a unit would then have
-/// more than [`UNIT_TASKS`] tasks (see [`cut`]).
+/// target's depth (its measured runs), n = 27 would leave 22 without this bound. Unless its tasks would then be
+/// smaller than [`MIN_TASK_NODES`] (see [`cut`]).
 pub const MAX_TASK_ROWS: u32 = 16;
+
+/// The fewest nodes a task should have on average where the cut goes deeper than its target for the bound on
+/// rows ([`MAX_TASK_ROWS`]): each task costs the host its cut (100 to 740 ns of a core) and 16 bytes to copy,
+/// so the host keeps up with a GPU whose tasks are large enough. n = 22's, which a 16-core host cuts ahead
+/// of an H200, have about 1.2 million (Knuth's estimate of its nodes over its tasks); n = 24's and 25's,
+/// at the bound, 740,000 and 750,000. n = 26 would have 330,000 a row deeper, n = 27 120,000 two rows deeper,
+/// n = 28 100,000 three rows deeper: each stops a row before that (results/gpu.md).
+pub const MIN_TASK_NODES: f64 = 500_000.0;
+
+/// Random descents an estimate of a run's nodes takes below each start of the cut's sample, for
+/// [`MIN_TASK_NODES`].
+const RUN_DESCENTS: u32 = 1024;
 
 /// [`MAX_TASK_ROWS`], unless `NQUEENS_GPU_TASK_ROWS` says otherwise (3 to 28 rows), for measuring: a batch's
 /// tasks of fewer rows need a shallower stack, 20 bytes a thread a row on a square board, so a multiprocessor
 /// holds more blocks (n = 22: tasks of 15 rows, 296 bytes a thread, six blocks of 128 threads on an H100 or
 /// H200, where 16 rows, 316 bytes, give five), for several times the tasks to cut and copy.
-fn max_task_rows() -> u32 {
-    knob("NQUEENS_GPU_TASK_ROWS", |rows: &u32| {
+/// The bounds of the program's cut with units of more than `unit_tasks` tasks in parts: [`MAX_TASK_ROWS`] and
+/// [`MIN_TASK_NODES`], unless `NQUEENS_GPU_TASK_ROWS` asks for other rows (3 to 28), for measuring; then the
+/// tasks are cut to them however small they come.
+fn bounds(unit_tasks: usize) -> Bounds {
+    let asked = knob("NQUEENS_GPU_TASK_ROWS", |rows: &u32| {
         (3..=task::MAX_SIDE).contains(rows)
-    })
-    .unwrap_or(MAX_TASK_ROWS)
+    });
+    Bounds {
+        most_rows: asked.unwrap_or(MAX_TASK_ROWS),
+        min_task_nodes: if asked.is_some() { 0.0 } else { MIN_TASK_NODES },
+        unit_tasks,
+    }
 }
 
 /// Tasks the estimate of [`cut`] enumerates at most; deeper, it extrapolates.
 const SAMPLE_TASKS: usize = 1 << 22;
 
-/// Tasks a unit is cut into at most ([`cut`]): a unit's tasks go to the GPU in one batch, which holds them all
-/// in the host's memory and the GPU's (16 bytes a task: 512 MiB). Four times [`BATCH_TASKS`], so that the
-/// units of n = 27 and 28 take 6 rows, not 5: with 5, a task of n = 27 is 4.7e8 nodes on average (the
-/// largest of 48 counted, 1.15e9), about a minute of a GPU thread, near the bound past which the kernel does
-/// not trust its 32-bit counters (2^32 turns; results/gpu.md); with 6, about ten times fewer.
+/// Tasks a unit goes to a batch with, whole, at most (16 bytes a task: 512 MiB of the host's memory and the
+/// GPU's); a larger one is counted in parts, each the tasks below a run of its branches a few rows below its
+/// start, of about a quarter of this each (a batch's, [`BATCH_TASKS`]), which may go to different batches
+/// and GPUs (`prepare.rs`, [`Cut::parted_from`]). The units of n = 27 and 28 cut as deep as their tasks'
+/// size allows ([`MIN_TASK_NODES`]: 7 and 8 rows) have up to 8e7 and 1.1e9 tasks each.
 pub const UNIT_TASKS: usize = 1 << 25;
 
 /// How a run's units are cut into tasks.
@@ -105,12 +125,44 @@ pub struct Cut {
     pub extra_rows: u32,
     /// The tasks that makes, estimated from a sample of the units.
     pub tasks: f64,
-    /// Rows placed below the units of the run's last batches ([`tail_deeper`]): one more than `extra_rows`,
-    /// unless a unit's tasks would then be more than a batch holds ([`UNIT_TASKS`]).
+    /// Rows placed below the units of the run's last batches ([`tail_deeper`]): one more than `extra_rows`
+    /// where there are rows left.
     pub tail_rows: u32,
+    /// The tasks a row more makes of each, about: the sample's last row's growth.
+    pub growth: f64,
+    /// Units cut this many rows below their starts or more may have more than `unit_tasks` tasks: where they
+    /// do, they are counted in parts (`prepare.rs`). `u32::MAX` where none of the sample's would.
+    pub parted_from: u32,
+    /// The most tasks a unit goes to a batch with, whole ([`UNIT_TASKS`]; fewer in the tests).
+    pub unit_tasks: usize,
+}
+
+/// The cut of one unit in one task, none of it parted.
+impl Default for Cut {
+    fn default() -> Self {
+        Cut {
+            extra_rows: 0,
+            tasks: 1.0,
+            tail_rows: 0,
+            growth: 1.0,
+            parted_from: u32::MAX,
+            unit_tasks: UNIT_TASKS,
+        }
+    }
 }
 
 impl Cut {
+    /// Whether units cut `rows` rows below their starts are to be looked at for parts.
+    pub fn parts_at(self, rows: u32) -> bool {
+        rows >= self.parted_from
+    }
+
+    /// The tasks a part of a unit holds about, and the parts a batch of them (`prepare.rs`): a quarter of
+    /// [`Cut::unit_tasks`], the program's [`BATCH_TASKS`].
+    pub fn part_tasks(self) -> f64 {
+        self.unit_tasks as f64 / 4.0
+    }
+
     /// The cut of `part` of a run's `whole` units: the same rows, its share of the tasks.
     pub fn part(self, part: usize, whole: usize) -> Cut {
         Cut {
@@ -127,11 +179,17 @@ impl Cut {
 /// measuring), or the most that still leave tasks to search.
 /// Estimated from a sample of the units.
 ///
-/// But never so many rows that a unit of the sample has more than [`UNIT_TASKS`] tasks: a unit's tasks go to
-/// the GPU in one batch, which holds them all in the host's memory and the GPU's. At n = 26, the rows bound
-/// asked for 8 rows below the first unit: 518 million tasks (16.6 GB), which took one core of the
-/// development machine 57 s to cut; it now takes 6 (8.3 million tasks).
+/// But the bound on rows takes the cut past its target only while the tasks keep [`MIN_TASK_NODES`] each on
+/// average (by an estimate of the run's nodes), so that the host keeps up with the GPU: n = 27 and 28 stop
+/// at 7 and 8 rows below their units (17 rows left to search, 5 blocks of 128 threads on an H100 or H200
+/// with either loop), where the bound asks for 8 and 9. A unit with more than [`UNIT_TASKS`] tasks is then
+/// counted in parts ([`Cut::parted_from`]).
 pub fn cut(plan: &Plan, units: &[usize]) -> Cut {
+    cut_with(plan, units, UNIT_TASKS)
+}
+
+/// [`cut`], with units of more than `unit_tasks` tasks counted in parts.
+pub fn cut_with(plan: &Plan, units: &[usize], unit_tasks: usize) -> Cut {
     let sample = sample(plan, units);
     let starts: Vec<&Start> = sample
         .iter()
@@ -139,7 +197,31 @@ pub fn cut(plan: &Plan, units: &[usize]) -> Cut {
         .map(|(_, s)| s)
         .collect();
     let target = target_tasks(&starts, units.len());
-    cut_for(plan, units, &sample, target, max_task_rows())
+    let nodes = || run_nodes(&starts, units.len());
+    cut_for(plan, units, &sample, target, &nodes, bounds(unit_tasks))
+}
+
+/// Knuth's estimate of the nodes of a run of `units` units of which `starts` are a sample.
+fn run_nodes(starts: &[&Start], units: usize) -> f64 {
+    let sum: f64 = starts
+        .par_iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let mut random = fastrand::Rng::with_seed(i as u64);
+            estimate::nodes_below(s, RUN_DESCENTS, &mut random)
+        })
+        .sum();
+    sum * units as f64 / starts.len().max(1) as f64
+}
+
+/// What bounds a cut besides its target: the rows a task leaves to search ([`MAX_TASK_ROWS`]), the nodes a task
+/// keeps on average where that bound takes the cut past its target ([`MIN_TASK_NODES`]), and the tasks a unit
+/// goes to a batch with, whole ([`UNIT_TASKS`]).
+#[derive(Clone, Copy, Debug)]
+struct Bounds {
+    most_rows: u32,
+    min_task_nodes: f64,
+    unit_tasks: usize,
 }
 
 /// About 256 of `units` spread over them, with their starts and tables (those the kernel takes).
@@ -188,34 +270,63 @@ fn target_tasks_within(starts: &[&Start], units: usize, sizing_budget: u64) -> f
     (run * balance).sqrt().min(TARGET_TASKS as f64)
 }
 
-/// [`cut`] with its sample, its target and the most rows a task leaves to search given.
+/// [`cut`] with its sample, its target, the run's nodes (asked for only where the bound on rows would take the
+/// cut past its target) and its bounds given.
 fn cut_for(
     plan: &Plan,
     units: &[usize],
     sample: &[(Table, Start)],
     target: f64,
-    most_rows: u32,
+    nodes: &dyn Fn() -> f64,
+    bounds: Bounds,
 ) -> Cut {
     let width = plan.board().width();
+    let of = |extra_rows: u32, tasks: f64, tail_rows: u32| Cut {
+        extra_rows,
+        tasks,
+        tail_rows,
+        unit_tasks: bounds.unit_tasks,
+        ..Cut::default()
+    };
     if sample.is_empty() {
-        return Cut {
-            extra_rows: 0,
-            tasks: units.len() as f64,
-            tail_rows: 1,
-        };
+        return of(0, units.len() as f64, 1);
     }
     let scale = units.len() as f64 / sample.len() as f64;
     // Bounded tasks keep a long run's batches short, so its journal keeps up with it.
     let deep_enough = sample
         .iter()
-        .map(|(_, s)| (s.frame.end - s.row).saturating_sub(most_rows))
+        .map(|(_, s)| (s.frame.end - s.row).saturating_sub(bounds.most_rows))
         .max()
         .unwrap_or(0);
+    let mut run_nodes = None;
     let mut previous = 0.0;
     let mut growth = 1.0;
     let mut sampled = 0usize;
-    // The most tasks a unit of the sample has.
-    let mut largest = 1.0;
+    // The most tasks a unit of the sample has, by depth.
+    let mut largest = Vec::new();
+    // The cut at `extra_rows` (`tasks` of them), its last batches at `tail_rows`.
+    let done = |extra_rows: u32, tasks: f64, tail_rows: u32, growth: f64, largest: &[f64]| {
+        // The first depth at which a unit of the sample passes half the bound, or would a row past the
+        // sample's depths.
+        let half = bounds.unit_tasks as f64 / 2.0;
+        let last = largest.len() as u32;
+        let parted_from = (0..=tail_rows)
+            .find(|&d| {
+                let most = match largest.get(d as usize) {
+                    Some(&most) => most,
+                    None => {
+                        largest.last().copied().unwrap_or(1.0) * growth.powi((d + 1 - last) as i32)
+                    }
+                };
+                most > half
+            })
+            .unwrap_or(u32::MAX);
+        Cut {
+            growth,
+            parted_from,
+            ..of(extra_rows, tasks, tail_rows)
+        }
+    };
     for depth in 0..=MAX_EXTRA_ROWS {
         let estimate = if sampled <= SAMPLE_TASKS {
             let each: Vec<usize> = sample
@@ -223,7 +334,7 @@ fn cut_for(
                 .map(|(table, start)| task::tasks_at(start, table, width, depth))
                 .collect();
             sampled = each.iter().sum();
-            largest = each.iter().copied().max().unwrap_or(0) as f64;
+            largest.push(each.iter().copied().max().unwrap_or(0) as f64);
             let estimate = sampled as f64 * scale;
             if previous > 0.0 {
                 growth = estimate / previous;
@@ -231,26 +342,21 @@ fn cut_for(
             estimate
         } else {
             // The sample is too large to enumerate again: each row multiplies the tasks as the last did.
-            largest *= growth;
+            let most = largest.last().copied().unwrap_or(1.0);
+            largest.push(most * growth);
             previous * growth
         };
         // Past the rows that can be searched the tasks fall away: go no deeper. (As many tasks as a row
         // before is a row with one square open, a border queen's: the rows below it still multiply them.)
         if depth > 0 && estimate < previous {
-            return Cut {
-                extra_rows: depth - 1,
-                tasks: previous,
-                tail_rows: depth,
-            };
+            return done(depth - 1, previous, depth, growth, &largest);
         }
-        // Past UNIT_TASKS a unit is too large for a batch: go no deeper, not even for the last batches.
-        let within_a_batch = |largest: f64| largest <= UNIT_TASKS as f64;
-        if depth > 0 && !within_a_batch(largest) {
-            return Cut {
-                extra_rows: depth - 1,
-                tasks: previous,
-                tail_rows: depth - 1,
-            };
+        // Past its target, the bound on rows takes the cut deeper only while the tasks keep enough nodes.
+        if estimate >= target && depth <= deep_enough && depth > 0 && previous >= target {
+            let nodes = *run_nodes.get_or_insert_with(nodes);
+            if nodes / estimate < bounds.min_task_nodes {
+                return done(depth - 1, previous, depth, growth, &largest);
+            }
         }
         if estimate >= target && depth >= deep_enough {
             // A smaller run takes the depth nearer its target, a row less if need be: its tasks multiply by
@@ -258,31 +364,19 @@ fn cut_for(
             // TARGET_TASKS, as measured.
             let nearer = target / previous < estimate / target;
             if target < TARGET_TASKS as f64 && depth > deep_enough && nearer {
-                return Cut {
-                    extra_rows: depth - 1,
-                    tasks: previous,
-                    tail_rows: depth,
-                };
+                return done(depth - 1, previous, depth, growth, &largest);
             }
-            // A row deeper, the largest unit's tasks would multiply as the run's did in this row.
-            let deeper = if within_a_batch(largest * growth) {
-                depth + 1
-            } else {
-                depth
-            };
-            return Cut {
-                extra_rows: depth,
-                tasks: estimate,
-                tail_rows: deeper.min(MAX_EXTRA_ROWS),
-            };
+            return done(
+                depth,
+                estimate,
+                (depth + 1).min(MAX_EXTRA_ROWS),
+                growth,
+                &largest,
+            );
         }
         previous = estimate;
     }
-    Cut {
-        extra_rows: MAX_EXTRA_ROWS,
-        tasks: previous,
-        tail_rows: MAX_EXTRA_ROWS,
-    }
+    done(MAX_EXTRA_ROWS, previous, MAX_EXTRA_ROWS, growth, &largest)
 }
 
 #[cfg(test)]
@@ -292,12 +386,29 @@ mod tests {
     use crate::engine::symmetry::Symmetry;
     use crate::gpu::prepare;
 
+    /// [`cut_for`] with the program's bound on a unit's tasks, `most_rows` rows left at most, and tasks never
+    /// too small.
+    fn cut_within(
+        plan: &Plan,
+        units: &[usize],
+        sample: &[(Table, Start)],
+        target: f64,
+        most_rows: u32,
+    ) -> Cut {
+        let bounds = Bounds {
+            most_rows,
+            min_task_nodes: MIN_TASK_NODES,
+            unit_tasks: UNIT_TASKS,
+        };
+        cut_for(plan, units, sample, target, &|| f64::INFINITY, bounds)
+    }
+
     #[test]
     fn the_cut_aims_at_the_target_and_stops_where_rows_run_out() {
         let plan = Plan::new(Board::new(8).unwrap(), Symmetry::Full, Split::Depth(1));
         let all: Vec<usize> = (0..plan.units().len()).collect();
         // Eight rows cannot make 2^24 tasks: the cut goes as deep as the rows allow and no further.
-        let c = cut_for(
+        let c = cut_within(
             &plan,
             &all,
             &sample(&plan, &all),
@@ -342,25 +453,43 @@ mod tests {
     }
 
     #[test]
-    fn a_run_cut_at_its_target_takes_a_deeper_tail_only_where_a_unit_still_fits_a_batch() {
+    fn a_run_cut_at_its_target_takes_a_deeper_tail_and_its_units_too_large_for_a_batch_go_in_parts()
+    {
         // One whole border of n = 20 and of n = 24 (the first), cut for a target that rows 4 and 7 reach.
         let cut_one = |n: u32, target: f64| {
             let plan = Plan::new(Board::new(n).unwrap(), Symmetry::Full, Split::Depth(0));
             let sample = sample(&plan, &[0]);
-            (cut_for(&plan, &[0], &sample, target, MAX_TASK_ROWS), sample)
+            (
+                cut_within(&plan, &[0], &sample, target, MAX_TASK_ROWS),
+                sample,
+            )
         };
-        // n = 20: 1,721 tasks at row 4, a few ten thousand a row deeper: the last batches take it.
+        // n = 20: 1,721 tasks at row 4, a few ten thousand a row deeper: the last batches take it, the unit
+        // whole.
         let (c, _) = cut_one(20, 1000.0);
         assert_eq!((c.extra_rows, c.tail_rows), (4, 5), "{c:?}");
-        // n = 24: 3.6 million tasks at row 7, 25 million a row deeper: the last batches take it.
+        assert!(
+            !c.parts_at(c.tail_rows) && c.parted_from == u32::MAX,
+            "{c:?}"
+        );
+        // n = 24: 3.6 million tasks at row 7, 25 million a row deeper, more than half what a batch holds of a
+        // unit: the last batches take it, the unit in parts.
         let (c, sample) = cut_one(24, 3e6);
         assert_eq!((c.extra_rows, c.tail_rows), (7, 8), "{c:?}");
+        assert_eq!(c.parted_from, 8, "{c:?}");
         let (table, start) = &sample[0];
-        assert!(task::tasks_at(start, table, 24, 8) <= UNIT_TASKS);
-        // Cut at row 8 for a larger target, a row deeper would be more than a batch of one unit holds.
+        assert!(task::tasks_at(start, table, 24, 7) <= UNIT_TASKS / 2);
+        assert!(task::tasks_at(start, table, 24, 8) > UNIT_TASKS / 2);
+        // Cut at row 8 for a larger target, the unit goes in parts; its last batches are a row deeper still,
+        // 170 million tasks.
         let (c, _) = cut_one(24, 2e7);
-        assert_eq!((c.extra_rows, c.tail_rows), (8, 8), "{c:?}");
+        assert_eq!(
+            (c.extra_rows, c.tail_rows, c.parted_from),
+            (8, 9, 8),
+            "{c:?}"
+        );
         assert!(task::tasks_at(start, table, 24, 9) > UNIT_TASKS);
+        assert!((5.0..10.0).contains(&c.growth), "{c:?}");
     }
 
     #[test]
@@ -419,27 +548,77 @@ mod tests {
         // the tasks.
         let sampled = sample(&plan, &first);
         let target = TARGET_TASKS as f64;
-        assert_eq!(cut_for(&plan, &first, &sampled, target, MAX_TASK_ROWS), c);
-        let shorter = cut_for(&plan, &first, &sampled, target, MAX_TASK_ROWS - 1);
+        let nodes = || {
+            run_nodes(
+                &sampled.iter().map(|(_, s)| s).collect::<Vec<_>>(),
+                first.len(),
+            )
+        };
+        let within = |most_rows, min_task_nodes| {
+            let bounds = Bounds {
+                most_rows,
+                min_task_nodes,
+                unit_tasks: UNIT_TASKS,
+            };
+            cut_for(&plan, &first, &sampled, target, &nodes, bounds)
+        };
+        assert_eq!(within(MAX_TASK_ROWS, MIN_TASK_NODES), c);
+        // (Asked for, however small the tasks then come: these 1,000 units of 3e13 nodes in 700 million
+        // tasks.)
+        let shorter = within(MAX_TASK_ROWS - 1, 0.0);
+        assert!(within(MAX_TASK_ROWS - 1, MIN_TASK_NODES).extra_rows == c.extra_rows);
         assert_eq!(shorter.extra_rows, c.extra_rows + 1, "{shorter:?}");
         assert!(shorter.tasks > 4.0 * c.tasks, "{shorter:?} against {c:?}");
-        // n = 26: so many rows would make a unit too large for a batch. The cut stops a row before that.
-        let plan = Plan::new(Board::new(26).unwrap(), Symmetry::Full, split_for(16));
-        let c = cut(&plan, &[0]);
-        let start = plan.start(&plan.units()[0]).unwrap();
-        let table = task::table_of(&start, 26).unwrap();
-        assert!(
-            start.frame.end - start.row - c.extra_rows > MAX_TASK_ROWS,
-            "{c:?}"
-        );
-        let tasks = task::tasks_at(&start, &table, 26, c.extra_rows);
-        assert!(
-            (tasks as f64 - c.tasks).abs() < 1.0,
-            "{c:?} against {tasks}"
-        );
-        assert!(tasks <= UNIT_TASKS && tasks > UNIT_TASKS / 32, "{tasks}");
-        // Nor are the last batches cut deeper: a row more makes the unit too large.
-        assert_eq!(c.tail_rows, c.extra_rows, "{c:?}");
-        assert!(task::tasks_at(&start, &table, 26, c.extra_rows + 1) > UNIT_TASKS);
+    }
+
+    #[test]
+    fn the_frontiers_boards_are_cut_as_deep_as_their_tasks_size_allows_their_largest_units_in_parts(
+    ) {
+        // Whole runs of n = 24 to 28 (every unit: 300,000 to 790,000 of them): up to n = 25, the bound on
+        // rows decides (16 left to search), as it did; from n = 26 on, the tasks' size, with 17 rows left
+        // where the bound would take 18 to 20 rows below the units. n = 28 goes from 6 rows to 8, 1.6e14
+        // tasks; its largest units, and n = 27's, are counted in parts.
+        // (n, rows left to search, units in parts, units of the last batches in parts)
+        let boards = [
+            (24, 16, false, false),
+            (25, 16, false, true),
+            (26, 17, false, true),
+            (27, 17, true, true),
+            (28, 17, true, true),
+        ];
+        for (n, rows_left, parted, tail_parted) in boards {
+            let plan = Plan::new(Board::new(n).unwrap(), Symmetry::Full, split_for(16));
+            let all: Vec<usize> = (0..plan.units().len()).collect();
+            let c = cut(&plan, &all);
+            let start = plan.start(&plan.units()[0]).unwrap();
+            assert_eq!(
+                start.frame.end - start.row - c.extra_rows,
+                rows_left,
+                "n = {n}: {c:?}"
+            );
+            assert_eq!(c.parts_at(c.extra_rows), parted, "n = {n}: {c:?}");
+            assert_eq!(c.parts_at(c.tail_rows), tail_parted, "n = {n}: {c:?}");
+            assert_eq!(c.tail_rows, c.extra_rows + 1, "n = {n}: {c:?}");
+            // The tasks keep half a million nodes each, and would not a row deeper but where the bound on
+            // rows stopped the cut.
+            let sampled = sample(&plan, &all);
+            let starts: Vec<&Start> = sampled
+                .iter()
+                .step_by((sampled.len() / SIZING_UNITS).max(1))
+                .map(|(_, s)| s)
+                .collect();
+            let nodes = run_nodes(&starts, all.len());
+            assert!(
+                nodes / c.tasks >= MIN_TASK_NODES,
+                "n = {n}: {nodes:e} nodes, {c:?}"
+            );
+            if rows_left > MAX_TASK_ROWS {
+                let deeper = c.tasks * c.growth;
+                assert!(
+                    nodes / deeper < MIN_TASK_NODES,
+                    "n = {n}: {nodes:e} nodes, {c:?}"
+                );
+            }
+        }
     }
 }

@@ -403,6 +403,100 @@ pub fn split(
     tally
 }
 
+/// Where [`split`]'s search of a start stands some rows below it: the row to fill next, its masks and its
+/// free squares. A unit too large for a batch is counted in parts, each the tasks below a run of its branches
+/// ([`branches`], [`split_below`]), which may go to different batches and GPUs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Branch {
+    /// The row to fill next.
+    pub row: u32,
+    /// Its masks.
+    pub masks: Masks,
+    /// Its free squares (never none).
+    pub free: u64,
+}
+
+/// The branches of `start`'s search `rows` rows below it (at least 1), in the order [`split`] reaches them,
+/// and what the host decides above them: the queens placed on those rows and the solutions they close. With
+/// [`split_below`] over all of them, in runs, that is [`split`]'s tally and its tasks, in its order, for any
+/// `depth` above `rows`.
+pub fn branches(start: &Start, rows: u32) -> (Vec<Branch>, Tally) {
+    /// [`Place::descend`]'s search, down to the branches.
+    fn go(
+        frame: &Frame,
+        row: u32,
+        masks: Masks,
+        mut free: u64,
+        rows: u32,
+        found: &mut (Vec<Branch>, Tally),
+    ) {
+        if row + 1 == frame.end {
+            let queens = u64::from(free.count_ones());
+            found.1.nodes += queens;
+            found.1.solutions += queens;
+            return;
+        }
+        if rows == 0 {
+            found.0.push(Branch { row, masks, free });
+            return;
+        }
+        let next_row = row as usize + 1;
+        let (allow, block) = (frame.allow[next_row], frame.block[next_row]);
+        while free != 0 {
+            let bit = free & free.wrapping_neg();
+            free ^= bit;
+            found.1.nodes += 1;
+            let child = masks.place(bit);
+            let next = allow & !(child.cols | child.ld | child.rd | block);
+            if next != 0 {
+                go(frame, row + 1, child, next, rows - 1, found);
+            }
+        }
+    }
+    let mut found = (Vec::new(), Tally::default());
+    let frame = &start.frame;
+    if start.row < frame.end {
+        let free = frame.free(start.row, start.masks);
+        go(frame, start.row, start.masks, free, rows.max(1), &mut found);
+    }
+    found
+}
+
+/// [`split`] of `start` below `branches` alone (its own, `rows` rows below it, as [`branches`] gives them):
+/// their tasks `depth` rows below the start (`depth` more than `rows`), in [`split`]'s order, to `emit`; returns
+/// what the host decides below the branches.
+#[allow(clippy::too_many_arguments)]
+pub fn split_below(
+    start: &Start,
+    table: &Table,
+    width: u32,
+    depth: u32,
+    branches: &[Branch],
+    rows: u32,
+    slot: u32,
+    emit: &mut impl FnMut(Task, usize),
+) -> Tally {
+    debug_assert!(depth > rows && start.row < start.frame.end);
+    debug_assert_eq!(table_of(start, width).as_ref(), Some(table));
+    let high = free_columns(start.masks, width).count_ones();
+    let low = high.saturating_sub(start.frame.end - start.row);
+    let mut tally = Tally::default();
+    let mut place = Place {
+        frame: &start.frame,
+        full: full_mask(width),
+        slot,
+        low,
+        levels: high.saturating_sub(depth + low).max(1),
+        tally: &mut tally,
+        emit,
+    };
+    for b in branches {
+        debug_assert_eq!(b.row, start.row + rows);
+        place.descend(b.row, b.masks, b.free, depth - rows);
+    }
+    tally
+}
+
 /// The search of [`split`]. (Generic over `emit`, rather than taking it as a `dyn`: the host's cut of n = 19
 /// on one thread took 1.08 s rather than 1.29 s once the call was inlined.)
 struct Place<'a, E> {
@@ -694,6 +788,62 @@ mod tests {
             !lows.is_empty() && lows.iter().all(|&low| low == 3),
             "{lows:?}"
         );
+    }
+
+    #[test]
+    fn a_unit_in_parts_below_its_branches_is_the_unit_cut_whole() {
+        // Every unit of square boards in every mode and of a rectangle, branched 1 to 3 rows below its start
+        // and cut deeper: the runs of its branches, in order, give split's tasks in its order, and the tally
+        // above the branches and each run's below add up to split's.
+        let boards = [
+            (Board::new(10).unwrap(), Symmetry::Full),
+            (Board::new(11).unwrap(), Symmetry::Mirror),
+            (Board::new(9).unwrap(), Symmetry::None),
+            (Board::new(13).unwrap(), Symmetry::Full),
+            (Board::rect(9, 7).unwrap(), Symmetry::Mirror),
+        ];
+        let mut parted = 0;
+        for (board, symmetry) in boards {
+            let plan = Plan::new(board, symmetry, Split::Depth(2));
+            let width = board.width();
+            for unit in plan.units() {
+                let Some(start) = plan.start(unit).filter(|s| s.row < s.frame.end) else {
+                    continue;
+                };
+                let table = table_of(&start, width).unwrap();
+                for (rows, depth) in [(1, 2), (1, 4), (2, 3), (3, 5)] {
+                    let mut whole = Vec::new();
+                    let expected = split(&start, &table, width, depth, 3, &mut |t, g| {
+                        whole.push((t, g))
+                    });
+                    let (branches, above) = branches(&start, rows);
+                    assert!(branches
+                        .iter()
+                        .all(|b| b.free != 0 && b.row == start.row + rows));
+                    // In runs of three branches, and of one.
+                    for run in [3, 1] {
+                        let mut tasks = Vec::new();
+                        let mut tally = above;
+                        for part in branches.chunks(run) {
+                            tally += split_below(
+                                &start,
+                                &table,
+                                width,
+                                depth,
+                                part,
+                                rows,
+                                3,
+                                &mut |t, g| tasks.push((t, g)),
+                            );
+                        }
+                        assert_eq!(tasks, whole, "{board} {symmetry:?} unit {}", unit.index);
+                        assert_eq!(tally, expected, "{board} {symmetry:?} unit {}", unit.index);
+                    }
+                    parted += usize::from(branches.len() > 3 && !whole.is_empty());
+                }
+            }
+        }
+        assert!(parted > 100, "{parted}");
     }
 
     #[test]

@@ -508,6 +508,7 @@ mod tests {
             extra_rows: 3,
             tasks,
             tail_rows: 4,
+            ..Cut::default()
         };
         assert!(When::Large.wanted(&cut(TRIAL_FROM_TASKS), 1));
         assert!(!When::Large.wanted(&cut(TRIAL_FROM_TASKS), 2));
