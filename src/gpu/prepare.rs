@@ -330,11 +330,15 @@ pub fn parts_of(plan: &Plan, units: &[usize], extra_rows: u32, cut: Cut) -> Cutt
     let whole_most = cut.unit_tasks as f64 / 2.0;
     let part_most = cut.part_tasks();
     // A Burnside unit's rows, if it is to be cut alone.
+    // A run none of whose units is that large is cut as it was, at no cost. (A Burnside unit's parts take
+    // n = 28's host seconds to find.)
+    if cut.parted_from == u32::MAX {
+        return Cutting {
+            whole: units.to_vec(),
+            ..Cutting::default()
+        };
+    }
     let alone = |index: usize| -> Option<u32> {
-        // (Only in a run with units that large: a Burnside unit's parts take n = 28's host seconds to find.)
-        if cut.parted_from == u32::MAX {
-            return None;
-        }
         let parts = plan.burnside_parts(&plan.units()[index])?;
         let probe = PART_ROWS.min(extra_rows);
         let tasks: usize = parts
@@ -362,12 +366,15 @@ pub fn parts_of(plan: &Plan, units: &[usize], extra_rows: u32, cut: Cut) -> Cutt
     let looked: Vec<Looked> = units
         .par_iter()
         .map(|&index| {
-            let Some(start) = plan.start(&plan.units()[index]) else {
-                return alone(index).map_or(Looked::Whole, Looked::Alone);
-            };
+            if let Some(rows) = alone(index) {
+                return Looked::Alone(rows);
+            }
             if !cut.parts_at(extra_rows) || branch_rows == 0 {
                 return Looked::Whole;
             }
+            let Some(start) = plan.start(&plan.units()[index]) else {
+                return Looked::Whole;
+            };
             let Some(table) = task::table_of(&start, width) else {
                 return Looked::Whole;
             };
