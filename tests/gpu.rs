@@ -175,6 +175,37 @@ fn the_compiled_kernel_is_kept_and_a_corrupt_one_is_rebuilt() {
 }
 
 #[test]
+fn units_counted_in_parts_on_the_gpu_give_the_published_count() {
+    if !gpu_here() {
+        return;
+    }
+    // A unit may have 4,096 tasks whole (NQUEENS_GPU_UNIT_TASKS; 32 million in the program's runs): n = 16's
+    // larger units, cut in parts that go to several batches, still give the published count.
+    let output = assert_cmd::Command::cargo_bin("nqueens")
+        .unwrap()
+        .args([
+            "count",
+            "16",
+            "--backend",
+            "gpu",
+            "--check",
+            "--split-depth",
+            "0",
+        ])
+        .env("NQUEENS_GPU_UNIT_TASKS", "4096")
+        .env("NQUEENS_GPU_VERBOSE", "1")
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("units of more than 4096 tasks in parts"),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn a_trial_of_the_loops_on_the_gpu_agrees_and_the_report_names_the_loop_that_counted() {
     if !gpu_here() {
         return;

@@ -11,7 +11,7 @@ use super::batch::{
 };
 use super::options::verbose;
 use super::prepare::{parts_of, prepare_parts};
-use super::sizing::{cut_with, Cut, UNIT_TASKS};
+use super::sizing::{cut_with, unit_tasks, Cut};
 use super::trial::{self, Trial, When};
 use super::{drop_spares, prepare, GpuRun};
 use crate::engine::count::Count;
@@ -268,7 +268,7 @@ pub fn dispatch_with<D: Device + Send>(
     when: When,
 ) -> Result<(Count, GpuRun), Error> {
     let devices = Devices { ordinals, open };
-    dispatch_within(plan, units, devices, stop, progress, when, UNIT_TASKS)
+    dispatch_within(plan, units, devices, stop, progress, when, unit_tasks())
 }
 
 /// How [`dispatch`] finds its devices, and opens one.

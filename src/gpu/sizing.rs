@@ -118,6 +118,15 @@ const SAMPLE_TASKS: usize = 1 << 22;
 /// size allows ([`MIN_TASK_NODES`]: 7 and 8 rows) have up to 8e7 and 1.1e9 tasks each.
 pub const UNIT_TASKS: usize = 1 << 25;
 
+/// [`UNIT_TASKS`], unless `NQUEENS_GPU_UNIT_TASKS` says otherwise (64 to [`UNIT_TASKS`]): for testing the parts
+/// of units on a GPU with a board whose count is known (`tests/gpu.rs`).
+pub(super) fn unit_tasks() -> usize {
+    knob("NQUEENS_GPU_UNIT_TASKS", |t: &usize| {
+        (64..=UNIT_TASKS).contains(t)
+    })
+    .unwrap_or(UNIT_TASKS)
+}
+
 /// How a run's units are cut into tasks.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Cut {
