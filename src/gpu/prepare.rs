@@ -318,8 +318,8 @@ pub struct Cutting {
 /// half of what a batch holds whole (by the tasks two rows below the starts, times the cut's growth for each
 /// row more), it is cut alone, as deep as keeps them within that (n = 28's first: 403 starts, the first with
 /// 31,000 tasks four rows below it, about 8e10 in all eight rows below; alone, four rows below its starts,
-/// 8.9 million tasks).
-/// Looked at only in a run whose cut says some unit may be too large ([`Cut::parted_from`]).
+/// 8.9 million tasks). Looked at only in a run whose cut says some unit may be too large
+/// ([`Cut::parted_from`]).
 ///
 /// A part holds runs of the unit's branches [`PART_ROWS`] rows below its start (fewer where the tasks are
 /// less deep) of about [`Cut::part_tasks`] tasks (a batch's): a branch more than that is a part alone.
@@ -329,7 +329,6 @@ pub fn parts_of(plan: &Plan, units: &[usize], extra_rows: u32, cut: Cut) -> Cutt
     let width = plan.board().width();
     let whole_most = cut.unit_tasks as f64 / 2.0;
     let part_most = cut.part_tasks();
-    // A Burnside unit's rows, if it is to be cut alone.
     // A run none of whose units is that large is cut as it was, at no cost. (A Burnside unit's parts take
     // n = 28's host seconds to find.)
     if cut.parted_from == u32::MAX {
@@ -338,6 +337,7 @@ pub fn parts_of(plan: &Plan, units: &[usize], extra_rows: u32, cut: Cut) -> Cutt
             ..Cutting::default()
         };
     }
+    // A Burnside unit's rows, if it is to be cut alone.
     let alone = |index: usize| -> Option<u32> {
         let parts = plan.burnside_parts(&plan.units()[index])?;
         let probe = PART_ROWS.min(extra_rows);
