@@ -383,23 +383,16 @@ pub fn split(
     slot: u32,
     emit: &mut impl FnMut(Task, usize),
 ) -> Tally {
-    let frame = &start.frame;
-    debug_assert!(start.row < frame.end);
-    let high = free_columns(start.masks, width).count_ones();
-    let low = high.saturating_sub(frame.end - start.row);
+    debug_assert!(start.row < start.frame.end);
     debug_assert_eq!(table_of(start, width).as_ref(), Some(table));
     let mut tally = Tally::default();
-    let free = frame.free(start.row, start.masks);
-    let mut place = Place {
-        frame,
-        full: full_mask(width),
-        slot,
-        low,
-        levels: high.saturating_sub(depth + low).max(1),
-        tally: &mut tally,
-        emit,
-    };
-    place.descend(start.row, start.masks, free, depth);
+    let free = start.frame.free(start.row, start.masks);
+    Place::new(start, width, depth, slot, &mut tally, emit).descend(
+        start.row,
+        start.masks,
+        free,
+        depth,
+    );
     tally
 }
 
@@ -478,18 +471,8 @@ pub fn split_below(
 ) -> Tally {
     debug_assert!(depth > rows && start.row < start.frame.end);
     debug_assert_eq!(table_of(start, width).as_ref(), Some(table));
-    let high = free_columns(start.masks, width).count_ones();
-    let low = high.saturating_sub(start.frame.end - start.row);
     let mut tally = Tally::default();
-    let mut place = Place {
-        frame: &start.frame,
-        full: full_mask(width),
-        slot,
-        low,
-        levels: high.saturating_sub(depth + low).max(1),
-        tally: &mut tally,
-        emit,
-    };
+    let mut place = Place::new(start, width, depth, slot, &mut tally, emit);
     for b in branches {
         debug_assert_eq!(b.row, start.row + rows);
         place.descend(b.row, b.masks, b.free, depth - rows);
@@ -511,7 +494,30 @@ struct Place<'a, E> {
     emit: &'a mut E,
 }
 
-impl<E: FnMut(Task, usize)> Place<'_, E> {
+impl<'a, E: FnMut(Task, usize)> Place<'a, E> {
+    /// The search that cuts `start` of a board `width` wide into tasks `depth` rows below it, in `slot`, its
+    /// tally into `tally` and its tasks to `emit`.
+    fn new(
+        start: &'a Start,
+        width: u32,
+        depth: u32,
+        slot: u32,
+        tally: &'a mut Tally,
+        emit: &'a mut E,
+    ) -> Self {
+        let high = free_columns(start.masks, width).count_ones();
+        let low = high.saturating_sub(start.frame.end - start.row);
+        Place {
+            frame: &start.frame,
+            full: full_mask(width),
+            slot,
+            low,
+            levels: high.saturating_sub(depth + low).max(1),
+            tally,
+            emit,
+        }
+    }
+
     /// Places rows from `row`, whose free squares are `free`, down to `depth` rows below it.
     fn descend(&mut self, row: u32, masks: Masks, mut free: u64, depth: u32) {
         // As the kernel and the CPU kernel: every queen placed is a node, and a queen on the last row
