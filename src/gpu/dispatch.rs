@@ -846,6 +846,16 @@ mod tests {
         ordinals: &[usize],
         doubtful: bool,
     ) -> (Vec<(usize, Count)>, Count, Batches) {
+        run_on_host_within(plan, ordinals, doubtful, crate::gpu::UNIT_TASKS)
+    }
+
+    /// [`run_on_host`], with units of more than `unit_tasks` tasks counted in parts.
+    fn run_on_host_within(
+        plan: &Plan,
+        ordinals: &[usize],
+        doubtful: bool,
+        unit_tasks: usize,
+    ) -> (Vec<(usize, Count)>, Count, Batches) {
         let all: Vec<usize> = (0..plan.units().len()).collect();
         let meet = Arc::new(Barrier::new(ordinals.len()));
         let enough = batches(&all, cut(plan, &all), ordinals.len()).count() >= ordinals.len();
@@ -862,13 +872,18 @@ mod tests {
             })
         };
         let seen = Seen::default();
-        let (sum, run) = dispatch(
+        let devices = Devices {
+            ordinals: &|| Ok(ordinals.to_vec()),
+            open: &open,
+        };
+        let (sum, run) = dispatch_within(
             plan,
             &all,
-            &|| Ok(ordinals.to_vec()),
-            &open,
+            devices,
             &AtomicBool::new(false),
             &seen,
+            When::from_environment(),
+            unit_tasks,
         )
         .expect("the host devices count");
         assert_eq!(run.device.split(", ").count(), ordinals.len());
@@ -930,39 +945,10 @@ mod tests {
         assert!(c.parts_at(c.extra_rows) && c.extra_rows >= 4, "{c:?}");
         for ordinals in [vec![0], vec![0, 1]] {
             for doubtful in [false, true] {
-                let recorded: Counted = Arc::new(Mutex::new(Vec::new()));
-                let opened = AtomicUsize::new(0);
-                let open = |ordinal| {
-                    Ok(HostDevice {
-                        ordinal,
-                        opened: opened.fetch_add(1, Ordering::Relaxed),
-                        doubtful,
-                        queue: VecDeque::new(),
-                        meet: None,
-                        batches: recorded.clone(),
-                    })
-                };
-                let devices = Devices {
-                    ordinals: &|| Ok(ordinals.clone()),
-                    open: &open,
-                };
-                let seen = Seen::default();
-                let (sum, run) = dispatch_within(
-                    &plan,
-                    &all,
-                    devices,
-                    &AtomicBool::new(false),
-                    &seen,
-                    When::Never,
-                    unit_tasks,
-                )
-                .expect("the host devices count");
-                let mut seen = seen.0.into_inner().unwrap();
-                seen.sort_by_key(|&(i, _)| i);
+                let (seen, sum, batches) =
+                    run_on_host_within(&plan, &ordinals, doubtful, unit_tasks);
                 assert_eq!(seen, expected, "{ordinals:?} doubtful {doubtful}");
                 assert_eq!(sum, exec::run_serial(&plan, &exec::NoProgress));
-                let batches = recorded.lock().unwrap();
-                assert_eq!(run.tasks, batches.iter().map(|b| b.2 as u64).sum::<u64>());
                 // A unit's parts in several batches; with two devices, on both.
                 let mut found: std::collections::HashMap<usize, Vec<(usize, usize)>> =
                     Default::default();
