@@ -23,7 +23,7 @@
 #         plan for the next GPU: targets, peers, ahead without n = 22 and profile, in one call); rows (the
 #         thirty-fourth's: n = 22 in tasks a row shorter, for a sixth block a multiprocessor); trial (the
 #         thirty-fifth's: the kernel's two loops timed on the same sample by the program's own trial, n = 19
-#         to 21)
+#         to 21); estimate (the thirty-seventh's: `estimate --backend gpu` of n = 22 and the frontier)
 # OUT     a folder for the logs and reports (the device's $OUT); each part writes OUT/PART.txt
 # BINARY  nqueens built on the development machine with `cargo build --release --features cuda` (generic
 #         x86-64: the loops are picked at run time) and carried over; target/release/nqueens by default.
@@ -644,6 +644,16 @@ trial() {
     grep -E "^gpu: cut planned|^ +16 |^wall|rror"
 }
 
+estimate() {
+  # The thirty-seventh session's `estimate --backend gpu`: the GPU counts samples of a run's own tasks (drawn
+  # uniformly from its units, cut as the run cuts them) and the time to count is the board's nodes over its
+  # rate. n = 22 against its count in `targets` (74 s on the H200 in the thirty-first session's build), and the
+  # first forecasts of the frontier on this GPU: n = 26, 27 and 28 (never counted on it). About 1.5 minutes.
+  nvidia-smi -L
+  timed timeout 120 "$B" estimate 22 26 27 28 --backend gpu --sample 8s -f json -o "$out/estimate.json"
+  [ -f "$out/estimate.json" ] && grep -E '"(n|nodes|nodes_per_second|seconds|tasks|task_rows|loop|trial)"' "$out/estimate.json"
+}
+
 start() {
   # The driver's part of a small run (about 0.32 s of n = 17's 0.36 s on the H200, the seventeenth session): its
   # start, the context and the process's exit. A context opens a hardware queue for each of up to
@@ -659,7 +669,7 @@ run_part() {
 }
 
 case "$part" in
-  check | small | variants | peers | n22 | bench | cpu | lease | variant | timeline | threads | targets | ab | stragglers | turn | ahead | launches | queues | profile | rows | trial | start)
+  check | small | variants | peers | n22 | bench | cpu | lease | variant | timeline | threads | targets | ab | stragglers | turn | ahead | launches | queues | profile | rows | trial | start | estimate)
     run_part "$part" 2>&1 | tee "$out/$part.txt" ;;
   all)
     for p in check small variants peers bench cpu; do run_part $p 2>&1 | tee "$out/$p.txt"; done
@@ -668,14 +678,15 @@ case "$part" in
     # What the next session with a GPU runs first (the thirty-second session's plan), in one call of five to
     # nine minutes: the issue's boards with the kernel's new default (targets: n = 17 and 19 twice, 21, and 22
     # capped at 100 s, which times the loops itself; about 1.5 minutes), the loops' trial at n = 19 to 21
-    # (trial, the thirty-fifth session's; 30 s), the default against NQ_AHEAD_FRAME, the nodes uncounted and the loop
+    # (trial, the thirty-fifth session's; 30 s), the GPU's estimate of n = 22 and 26 to 28 (estimate, the
+    # thirty-seventh's; 1.5 minutes), the default against NQ_AHEAD_FRAME, the nodes uncounted and the loop
     # without the look-ahead at n = 19 to 21 (ahead without n = 22; about 2 minutes), ygch side by side at
     # n = 20 and 21 (peers: copy ../shared/peers to .peers/ and carry it; about 1 minute), then profile (up to
     # 4 minutes), then rows (n = 22's tasks a row shorter for a sixth block; 2.5 minutes), each to its own
     # file. A part is not begun once NEXT_BUDGET seconds (420) have gone: 240 leaves out the profile where the
     # first three took longer than planned. `scripts/gpu-turns-summary.sh OUT/ahead.txt` sums up ahead.
     cap=${CAP22:-}
-    for p in targets trial ahead peers profile rows; do
+    for p in targets trial estimate ahead peers profile rows; do
       if [ "$p" = targets ]; then export CAP22=${cap:-100}; else export CAP22=${cap:-0}; fi
       if [ "$SECONDS" -gt "${NEXT_BUDGET:-420}" ]; then
         echo "# $p not begun: ${NEXT_BUDGET:-420} s have gone" | tee "$out/$p.txt"

@@ -723,6 +723,48 @@ fn the_gpu_benchmark_without_a_gpu_exits_as_count_does() {
 }
 
 #[test]
+fn a_gpu_estimate_without_a_gpu_exits_as_count_does_and_writes_nothing() {
+    // `estimate --backend gpu` measures the GPUs on samples of the run's tasks: exit 2 without the `cuda`
+    // feature, 1 with it but without a GPU, before any board is sampled or any file written.
+    if nqueens::gpu::device().is_ok() {
+        eprintln!("skipped: this machine has a GPU, so the backend does not fail");
+        return;
+    }
+    let code = if cfg!(feature = "cuda") { 1 } else { 2 };
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("e.json");
+    nqueens()
+        .args(["estimate", "14", "--backend", "gpu", "-f", "json", "-o"])
+        .arg(&file)
+        .assert()
+        .code(code)
+        .stdout("")
+        .stderr(contains("GPU"));
+    assert!(!file.exists(), "nothing written before the GPU is found");
+    // Bad input, found before the GPU is looked for: a board too wide for the kernel, GPUs named for the
+    // threads, an unknown backend.
+    for (args, message) in [
+        (
+            &["estimate", "12", "29", "--backend", "gpu"][..],
+            if cfg!(feature = "cuda") {
+                "up to 28 columns wide"
+            } else {
+                "without the GPU backend"
+            },
+        ),
+        (&["estimate", "12", "--gpus", "0"], "add --backend gpu"),
+        (&["estimate", "12", "--backend", "tpu"], "cpu or gpu"),
+    ] {
+        nqueens()
+            .args(args)
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(contains(message));
+    }
+}
+
+#[test]
 fn the_gpu_backend_refuses_boards_beyond_its_masks_and_unknown_backends() {
     nqueens()
         .args(["count", "29", "--backend", "gpu"])

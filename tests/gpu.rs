@@ -242,3 +242,52 @@ fn a_trial_of_the_loops_on_the_gpu_agrees_and_the_report_names_the_loop_that_cou
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("the kernel's loops timed in"), "{stderr}");
 }
+
+#[test]
+fn a_gpu_estimate_measures_each_gpu_on_the_runs_own_tasks() {
+    if !gpu_here() {
+        return;
+    }
+    // n = 18 on GPU 0 named twice: each counts samples of the run's tasks for a second, and the time to count
+    // is the board's estimated nodes over their rates together.
+    let output = assert_cmd::Command::cargo_bin("nqueens")
+        .unwrap()
+        .args([
+            "estimate",
+            "18",
+            "--backend",
+            "gpu",
+            "--gpus",
+            "0,0",
+            "--sample",
+            "1s",
+            "-f",
+            "json",
+        ])
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["backend"], "gpu");
+    let row = &report["results"][0];
+    let gpus = row["gpus"].as_array().unwrap();
+    assert_eq!(gpus.len(), 2);
+    let mut rate = 0.0;
+    for gpu in gpus {
+        assert!(gpu["nodes"].as_f64().unwrap() > 0.0 && gpu["tasks"].as_f64().unwrap() > 0.0);
+        assert!(
+            gpu["loop"].as_str().unwrap().starts_with("look-ahead"),
+            "{gpu}"
+        );
+        rate += gpu["nodes_per_second"].as_f64().unwrap();
+    }
+    let (nodes, seconds) = (
+        row["nodes"].as_f64().unwrap(),
+        row["seconds"].as_f64().unwrap(),
+    );
+    assert!((row["nodes_per_second"].as_f64().unwrap() - rate).abs() <= 1e-9 * rate);
+    assert!((seconds - nodes / rate).abs() <= 1e-6 * seconds, "{row}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("18: GPU 1 ("), "{stderr}");
+}

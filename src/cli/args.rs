@@ -205,6 +205,14 @@ pub enum Command {
         /// How long to sample each board, from 1ms to 24h, such as `2s` or `1m`: longer narrows the error.
         #[arg(long, value_name = "DURATION", default_value = "2s", value_parser = parse_sampling)]
         sample: std::time::Duration,
+        /// What would count: `cpu` (the worker threads) or `gpu` (the NVIDIA GPUs of `--gpus`, in a build with
+        /// the `cuda` feature: each GPU counts samples of the run's own tasks for the time of `--sample`, after the
+        /// threads sample the nodes for as long).
+        #[arg(long, default_value = "cpu", value_parser = parse_backend)]
+        backend: Backend,
+        /// The GPUs `--backend gpu` would count on, by the driver's numbers: `0,1` [default: all visible].
+        #[arg(long, value_name = "LIST", value_parser = parse_gpus)]
+        gpus: Option<GpuList>,
         /// Output format.
         #[arg(short, long, default_value = "table", value_parser = FormatParser)]
         format: Format,

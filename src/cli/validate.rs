@@ -193,6 +193,19 @@ pub fn gpus(backend: Backend, gpus: Option<&[usize]>) -> Result<(), UsageError> 
     }
 }
 
+/// Refuses a board the GPU backend does not count: wider than its kernel takes, or with a kernel switch asked
+/// for in the environment (for measuring) that is no choice for it.
+pub fn gpu_board(board: Board) -> Result<(), UsageError> {
+    if !nqueens::gpu::handles(board.width(), board.lines()) {
+        return Err(UsageError(format!(
+            "the GPU backend counts boards up to {0} columns wide; count {board} with --backend cpu",
+            nqueens::gpu::task::MAX_SIDE
+        )));
+    }
+    nqueens::gpu::turns(board).map_err(|e| UsageError(e.to_string()))?;
+    Ok(())
+}
+
 /// "n = 16" for a square, "the board 8x6" for a rectangle.
 pub fn board_words(board: Board) -> String {
     if board.is_square() {
@@ -249,17 +262,8 @@ pub fn requests(specs: &[String], options: &CountOptions) -> Result<Vec<CountReq
     let mut requests = Vec::new();
     for spec in specs {
         for board in parse_boards(spec)? {
-            if options.backend == Backend::Gpu
-                && !nqueens::gpu::handles(board.width(), board.lines())
-            {
-                return Err(UsageError(format!(
-                    "the GPU backend counts boards up to {0} columns wide; count {board} with --backend cpu",
-                    nqueens::gpu::task::MAX_SIDE
-                )));
-            }
-            // A kernel switch asked for in the environment (for measuring) that is no choice.
             if options.backend == Backend::Gpu {
-                nqueens::gpu::turns(board).map_err(|e| UsageError(e.to_string()))?;
+                gpu_board(board)?;
             }
             let symmetry = symmetry_for(board, options.symmetry)?;
             if let Some(depth) = options.split_depth {

@@ -47,6 +47,7 @@
 mod batch;
 pub mod cache;
 mod dispatch;
+pub mod forecast;
 mod options;
 mod prepare;
 mod sizing;
@@ -63,6 +64,7 @@ pub use batch::{
     BATCH_TASKS, FIRST_BATCH_TASKS, TAIL_PIECES,
 };
 pub use dispatch::{dispatch, dispatch_with, run_batches, Device, CUT_AHEAD_TASKS};
+pub use forecast::{Drawing, GpuRate, GpuSample};
 pub use options::{
     leave_nodes_uncounted, loop_name, loops, nodes_uncounted, parse_gpus, selected_gpus,
     switches_agree, turns, use_gpus, verbose, DEFAULT_NAMES, KERNEL_SWITCHES,
@@ -244,6 +246,41 @@ pub fn run(
     #[cfg(not(feature = "cuda"))]
     {
         let _ = (plan, units, stop, progress);
+        Err(not_built())
+    }
+}
+
+/// Measures the GPUs in use ([`use_gpus`]) on samples of the tasks a count of all of `plan`'s units would give
+/// them, each for about `budget` once open (its first batch however long), each with the loop such a run would
+/// count with: the rate `nqueens estimate --backend gpu` forecasts with ([`forecast`]).
+pub fn sample_rate(plan: &Plan, budget: std::time::Duration) -> Result<GpuSample, Error> {
+    #[cfg(feature = "cuda")]
+    {
+        let ordinals = match selected_gpus() {
+            Some(gpus) => gpus,
+            None => (0..cuda::visible()?).collect(),
+        };
+        let all: Vec<usize> = (0..plan.units().len()).collect();
+        let cut = cut(plan, &all);
+        // The loops the run would time against each other: the program's alone where it would not.
+        let mut loops = loops(plan.board())?;
+        if !When::from_environment().wanted(&cut, ordinals.len()) {
+            loops.truncate(1);
+        }
+        let drawing = Drawing::new(cut, all.len(), forecast::SAMPLE_TASKS);
+        forecast::sample_on(
+            plan,
+            cut,
+            drawing,
+            &ordinals,
+            &|ordinal| cuda::GpuDevice::open(ordinal, loops.clone()),
+            budget,
+            forecast::SEED,
+        )
+    }
+    #[cfg(not(feature = "cuda"))]
+    {
+        let _ = (plan, budget);
         Err(not_built())
     }
 }

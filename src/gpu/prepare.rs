@@ -445,6 +445,22 @@ pub fn parts_of(plan: &Plan, units: &[usize], extra_rows: u32, cut: Cut) -> Cutt
 /// come largest first by the host's guess, as [`prepare`]'s do.
 pub fn prepare_parts(plan: &Plan, parts: &[Part]) -> Batch {
     let width = plan.board().width();
+    // Each unit's start, table and branches, found once however many of its parts the batch holds (a sample of
+    // a run's tasks, `forecast.rs`, holds single branches of a unit by the dozen, each of thousands).
+    let mut units: Vec<(usize, u32)> = parts.iter().map(|p| (p.unit, p.branch_rows)).collect();
+    units.sort_unstable();
+    units.dedup();
+    let found: Vec<(Start, Table, Vec<Branch>, Tally)> = units
+        .par_iter()
+        .map(|&(unit, branch_rows)| {
+            let start = plan
+                .start(&plan.units()[unit])
+                .expect("a unit counted in parts has a start");
+            let table = task::table_of(&start, width).expect("a unit counted in parts has a table");
+            let (branches, above) = task::branches(&start, branch_rows);
+            (start, table, branches, above)
+        })
+        .collect();
     // Each part's tally and table, its tasks cut into a buffer of its own, counted by guess.
     let sized: Vec<(Tally, Table, Vec<usize>, Cuts)> = parts
         .par_iter()
@@ -452,16 +468,15 @@ pub fn prepare_parts(plan: &Plan, parts: &[Part]) -> Batch {
         .map(|(slot, part)| {
             let mut counts = vec![0usize; SIZE_GUESSES];
             let mut cuts = CUTS.take();
-            let start = plan
-                .start(&plan.units()[part.unit])
-                .expect("a unit counted in parts has a start");
-            let table = task::table_of(&start, width).expect("a unit counted in parts has a table");
-            let (branches, above): (Vec<Branch>, Tally) = task::branches(&start, part.branch_rows);
+            let unit = units
+                .binary_search(&(part.unit, part.branch_rows))
+                .expect("every part's unit is found");
+            let (start, table, branches, above) = &found[unit];
             debug_assert_eq!(branches.len() as u32, part.of);
             let run = &branches[part.first as usize..part.end as usize];
             let mut tally = task::split_below(
-                &start,
-                &table,
+                start,
+                table,
                 width,
                 part.extra_rows,
                 run,
@@ -474,9 +489,9 @@ pub fn prepare_parts(plan: &Plan, parts: &[Part]) -> Batch {
                 },
             );
             if part.first == 0 {
-                tally += above;
+                tally += *above;
             }
-            (tally, table, counts, cuts)
+            (tally, *table, counts, cuts)
         })
         .collect();
     let total: usize = sized.iter().map(|(_, _, _, c)| c.tasks.len()).sum();

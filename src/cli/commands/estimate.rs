@@ -1,49 +1,110 @@
 //! `nqueens estimate`: how long counting a board would take on this machine, from seconds of samples of its
 //! search ([`nqueens::engine::forecast`]), one row a board as each is sampled.
 
+use crate::cli::errors::UsageError;
 use crate::cli::output::Output;
 use crate::cli::validate::{parse_boards, symmetry_for};
+use nqueens::engine::exec::Backend;
 use nqueens::engine::forecast::Forecast;
+use nqueens::gpu::GpuSample;
 use nqueens::report::export::{si, Format};
 use nqueens::report::machine::{Machine, Program};
 use nqueens::{Board, CountRequest, Symmetry};
 use serde_json::json;
+use std::io::Write as _;
 use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
 
-/// Estimates each board of `sizes` on `threads` threads (all cores by default), sampling each for `sample`.
+/// What `estimate` is asked, beside the boards and where the estimates go.
+pub struct Options {
+    /// Threads that would count, and that sample the nodes [default: all cores].
+    pub threads: Option<u32>,
+    /// The symmetry reduction [default: the board's best].
+    pub symmetry: Option<Symmetry>,
+    /// How long to sample each board (with `--backend gpu`: the nodes, then each GPU, for as long).
+    pub sample: Duration,
+    /// What would count.
+    pub backend: Backend,
+    /// The GPUs named with `--gpus`.
+    pub gpus: Option<Vec<usize>>,
+}
+
+/// Estimates each board of `sizes` as `options` say: its nodes sampled on the threads, and its rate measured on
+/// them or, with `--backend gpu`, on the GPUs.
 pub fn run(
     sizes: &[String],
-    threads: Option<u32>,
-    symmetry: Option<Symmetry>,
-    sample: Duration,
+    options: Options,
     format: Format,
     output: Option<&Path>,
 ) -> anyhow::Result<ExitCode> {
-    let threads = threads.map_or_else(num_cpus::get, |t| t as usize);
+    let threads = options.threads.map_or_else(num_cpus::get, |t| t as usize);
+    let gpu = options.backend == Backend::Gpu;
+    crate::cli::validate::gpus(options.backend, options.gpus.as_deref())?;
+    crate::cli::validate::backend(options.backend)?;
+    if gpu {
+        nqueens::gpu::use_gpus(options.gpus.clone());
+        // A rate is of nodes: a kernel asked (for measuring) to leave them uncounted has none.
+        if nqueens::gpu::nodes_uncounted() {
+            return Err(UsageError(
+                "cannot estimate: NQUEENS_GPU_DEFINES asks for NQ_UNCOUNTED, a kernel that leaves the nodes \
+                 uncounted, and an estimate measures the GPUs' nodes a second; leave it out"
+                    .into(),
+            )
+            .into());
+        }
+    }
     // Every board is checked before any is sampled: a bad one later in the list wastes no sampling.
     let mut boards = Vec::new();
     for spec in sizes {
         for board in parse_boards(spec)? {
-            boards.push((board, symmetry_for(board, symmetry)?));
+            if gpu {
+                crate::cli::validate::gpu_board(board)?;
+            }
+            boards.push((board, symmetry_for(board, options.symmetry)?));
         }
     }
+    // No GPU (or no driver) is the machine's, not the command line's: exit code 1, said before anything is
+    // written or sampled.
+    if gpu {
+        nqueens::gpu::device().map_err(|e| anyhow::anyhow!("cannot estimate on the GPU: {e}"))?;
+    }
     let mut out = Output::open(output)?;
-    out.write(header(format).as_bytes())?;
+    out.write(header(format, gpu).as_bytes())?;
     let mut rows = Vec::new();
     for (board, symmetry) in boards {
-        // The plan `count` would make for these threads: its units are the ones sampled.
+        // The plan `count` would make for these threads and this backend: its units are the ones sampled.
         let plan = CountRequest::board(board)
             .symmetry(symmetry)
             .threads(threads)
+            .backend(options.backend)
             .plan();
-        let forecast = Forecast::sample(&plan, threads.min(num_cpus::get()), sample);
+        let forecast = Forecast::sample(&plan, threads.min(num_cpus::get()), options.sample);
+        let gpus = if gpu {
+            let sample = nqueens::gpu::sample_rate(&plan, options.sample)
+                .map_err(|e| anyhow::anyhow!("cannot estimate {board} on the GPU: {e}"))?;
+            for (k, measured) in sample.gpus.iter().enumerate() {
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "{board}: GPU {k} ({}) counted {} nodes of {} tasks in {:.2} s with the {} loop: {}nodes/s",
+                    measured.device,
+                    scientific(measured.nodes as f64),
+                    measured.tasks,
+                    measured.seconds,
+                    measured.loop_name,
+                    si(measured.rate())
+                );
+            }
+            Some(sample)
+        } else {
+            None
+        };
         let row = Row {
             board,
             symmetry,
             threads,
             forecast,
+            gpus,
         };
         out.write(row.line(format).as_bytes())?;
         rows.push(row);
@@ -52,9 +113,10 @@ pub fn run(
         let doc = json!({
             "schema_version": nqueens::report::SCHEMA_VERSION,
             "kind": "estimate",
+            "backend": options.backend.name(),
             "program": Program::current(),
             "machine": Machine::detect(),
-            "sample_seconds": sample.as_secs_f64(),
+            "sample_seconds": options.sample.as_secs_f64(),
             "results": rows.iter().map(Row::json).collect::<Vec<_>>(),
         });
         out.write(format!("{}\n", serde_json::to_string_pretty(&doc)?).as_bytes())?;
@@ -69,10 +131,13 @@ struct Row {
     symmetry: Symmetry,
     /// The threads the count would have (the sampling took no more than the cores).
     threads: usize,
+    /// The nodes, sampled on the threads, and the threads' rate.
     forecast: Forecast,
+    /// With `--backend gpu`: the GPUs' rate, measured on samples of the run's tasks.
+    gpus: Option<GpuSample>,
 }
 
-/// The columns of the table and of Markdown, with the table's widths.
+/// The columns of the table and of Markdown, with the table's widths; the sixth is "GPUs" with `--backend gpu`.
 const COLUMNS: [(&str, usize); 8] = [
     ("n", 6),
     ("symmetry", 8),
@@ -95,11 +160,19 @@ fn line(format: Format, cells: [String; 8]) -> String {
     format!("{}\n", padded.join("  "))
 }
 
-fn header(format: Format) -> String {
-    let names = COLUMNS.map(|(name, _)| name.to_string());
+fn header(format: Format, gpu: bool) -> String {
+    let mut names = COLUMNS.map(|(name, _)| name.to_string());
+    if gpu {
+        names[5] = "GPUs".into();
+    }
     match format {
         Format::Table => line(format, names),
         Format::Markdown => line(format, names) + "|--:|---|--:|--:|--:|--:|--:|--:|\n",
+        Format::Csv if gpu => {
+            "n,symmetry,units,nodes,nodes_error,gpus,nodes_per_second,seconds,samples,\
+                               sampled_nodes,sampled_seconds,gpu_tasks,gpu_nodes,gpu_seconds\n"
+                .into()
+        }
         Format::Csv => {
             "n,symmetry,units,nodes,nodes_error,threads,nodes_per_second,seconds,samples,\
                         sampled_nodes,sampled_seconds\n"
@@ -110,8 +183,22 @@ fn header(format: Format) -> String {
 }
 
 impl Row {
+    /// The rate the time to count is of (the GPUs' with `--backend gpu`), and that time.
+    fn rate_and_seconds(&self) -> (f64, Option<f64>) {
+        match &self.gpus {
+            Some(sample) => (sample.rate(), sample.seconds(self.forecast.nodes)),
+            None => (self.forecast.rate(), self.forecast.seconds()),
+        }
+    }
+
+    /// What counts, for its column: the threads, or the GPUs.
+    fn counting(&self) -> usize {
+        self.gpus.as_ref().map_or(self.threads, |s| s.gpus.len())
+    }
+
     fn line(&self, format: Format) -> String {
         let f = &self.forecast;
+        let (rate, seconds) = self.rate_and_seconds();
         match format {
             Format::Table | Format::Markdown => line(
                 format,
@@ -121,31 +208,44 @@ impl Row {
                     f.units.to_string(),
                     scientific(f.nodes),
                     relative_error(f),
-                    self.threads.to_string(),
-                    si(f.rate()),
-                    f.seconds().map_or("-".to_string(), span),
+                    self.counting().to_string(),
+                    si(rate),
+                    seconds.map_or("-".to_string(), span),
                 ],
             ),
-            Format::Csv => format!(
-                "{},{},{},{:.0},{:.0},{},{:.0},{},{},{},{:.6}\n",
-                self.board,
-                self.symmetry,
-                f.units,
-                f.nodes,
-                f.nodes_error,
-                self.threads,
-                f.rate(),
-                f.seconds().map_or(String::new(), |s| format!("{s:.3}")),
-                f.samples,
-                f.sampled_nodes,
-                f.sampled_seconds
-            ),
+            Format::Csv => {
+                let mut line = format!(
+                    "{},{},{},{:.0},{:.0},{},{:.0},{},{},{},{:.6}",
+                    self.board,
+                    self.symmetry,
+                    f.units,
+                    f.nodes,
+                    f.nodes_error,
+                    self.counting(),
+                    rate,
+                    seconds.map_or(String::new(), |s| format!("{s:.3}")),
+                    f.samples,
+                    f.sampled_nodes,
+                    f.sampled_seconds
+                );
+                if let Some(sample) = &self.gpus {
+                    let g = &sample.gpus;
+                    line += &format!(
+                        ",{},{},{:.6}",
+                        g.iter().map(|m| m.tasks).sum::<u64>(),
+                        g.iter().map(|m| m.nodes).sum::<u64>(),
+                        g.iter().map(|m| m.seconds).sum::<f64>()
+                    );
+                }
+                line + "\n"
+            }
             Format::Json => String::new(),
         }
     }
 
     fn json(&self) -> serde_json::Value {
         let f = &self.forecast;
+        let (rate, seconds) = self.rate_and_seconds();
         // As count's reports write a board: `n` its rows, and `cols` for a rectangle.
         let mut row = json!({
             "n": self.board.rows(),
@@ -154,8 +254,8 @@ impl Row {
             "nodes": f.nodes,
             "nodes_error": f.nodes_error,
             "threads": self.threads,
-            "nodes_per_second": f.rate(),
-            "seconds": f.seconds(),
+            "nodes_per_second": rate,
+            "seconds": seconds,
             "cut_depth": f.cut_depth,
             "samples": f.samples,
             "sampled_nodes": f.sampled_nodes,
@@ -163,6 +263,31 @@ impl Row {
         });
         if !self.board.is_square() {
             row["cols"] = json!(self.board.cols());
+        }
+        if let Some(sample) = &self.gpus {
+            row["task_rows"] = json!(sample.cut.extra_rows);
+            row["tasks"] = json!(sample.cut.tasks);
+            row["drawn"] = json!({
+                "units": sample.drawing.units,
+                "branch_rows": sample.drawing.branch_rows,
+                "keep": sample.drawing.keep,
+            });
+            row["gpus"] = sample
+                .gpus
+                .iter()
+                .map(|m| {
+                    json!({
+                        "device": m.device,
+                        "loop": m.loop_name,
+                        "trial": m.trial.as_ref().map(|t| t.describe()),
+                        "batches": m.batches,
+                        "tasks": m.tasks,
+                        "nodes": m.nodes,
+                        "seconds": m.seconds,
+                        "nodes_per_second": m.rate(),
+                    })
+                })
+                .collect();
         }
         row
     }
@@ -209,6 +334,81 @@ fn span(seconds: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_gpu_estimate_gives_the_gpus_rate_and_time_and_each_gpus_figures() {
+        use nqueens::gpu::{Cut, Drawing, GpuRate};
+        let forecast = Forecast {
+            units: 632_022,
+            nodes: 7.4e18,
+            nodes_error: 4.4e16,
+            cut_depth: 9,
+            samples: 1000,
+            sampled_nodes: 1 << 30,
+            threads: 16,
+            sampled_seconds: 8.0,
+        };
+        let gpu = |device: &str, nodes: u64| GpuRate {
+            device: device.into(),
+            loop_name: "look-ahead".into(),
+            trial: None,
+            batches: 3,
+            tasks: 6_000_000,
+            nodes,
+            seconds: 8.0,
+        };
+        let cut = Cut {
+            extra_rows: 7,
+            tasks: 9.65e12,
+            ..Cut::default()
+        };
+        let row = Row {
+            board: Board::new(27).unwrap(),
+            symmetry: Symmetry::Full,
+            threads: 16,
+            forecast,
+            gpus: Some(GpuSample {
+                cut,
+                drawing: Drawing::new(cut, 632_022, 1 << 21),
+                gpus: vec![
+                    gpu("H200", 8_000_000_000_000),
+                    gpu("H100", 6_400_000_000_000),
+                ],
+            }),
+        };
+        // 1.8e12 nodes a second together: 7.4e18 nodes in 4.1e6 s, 47.6 days.
+        let (rate, seconds) = row.rate_and_seconds();
+        assert!((rate - 1.8e12).abs() < 1.0 && (seconds.unwrap() - 7.4e18 / 1.8e12).abs() < 1e-3);
+        let table = row.line(Format::Table);
+        assert!(
+            table.contains("  2  ") && table.contains("1.800 T") && table.contains("1month 17days"),
+            "{table}"
+        );
+        assert!(
+            header(Format::Table, true).contains("GPUs")
+                && header(Format::Table, false).contains("threads")
+        );
+        let csv = row.line(Format::Csv);
+        let header = header(Format::Csv, true);
+        assert_eq!(
+            csv.trim_end().split(',').count(),
+            header.trim_end().split(',').count(),
+            "{header}{csv}"
+        );
+        assert!(
+            csv.trim_end()
+                .ends_with(",12000000,14400000000000,16.000000"),
+            "{csv}"
+        );
+        let json = row.json();
+        assert_eq!(json["gpus"][1]["device"], "H100");
+        assert_eq!(json["gpus"][0]["nodes_per_second"], 1e12);
+        assert_eq!(
+            (json["task_rows"].as_u64(), json["threads"].as_u64()),
+            (Some(7), Some(16))
+        );
+        assert_eq!(json["drawn"]["units"], 256);
+    }
 
     #[test]
     fn figures_are_written_as_an_estimate_deserves() {
