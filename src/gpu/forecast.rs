@@ -342,21 +342,26 @@ fn measure<D: Device>(
     let first_seconds = counted.elapsed().as_secs_f64();
     rate.seconds += first_seconds;
     rate.nodes += nodes_of(&tallies);
-    // The batches after it: as many as the budget's rest holds at the first's pace, cut first, then counted back
-    // to back.
+    // The batches after it, drawn to the size asked for by the first's (its tasks' seconds scaled to that): as
+    // many as the budget's rest holds at the first's pace, cut first, then counted back to back.
+    let later = drawing.resized(held, plan.units().len());
+    let grown = if drawing.whole() {
+        later.units as f64 / drawing.units as f64
+    } else {
+        later.keep / drawing.keep
+    };
+    let per_batch = first_seconds * held as f64 * grown / rate.tasks.max(1) as f64;
     let left = budget.as_secs_f64() - began.elapsed().as_secs_f64();
-    let more = if left > 0.0 && first_seconds > 0.0 {
-        ((left / first_seconds) as usize).min(MOST_BATCHES)
+    let more = if left > 0.0 && per_batch > 0.0 {
+        ((left / per_batch) as usize).min(MOST_BATCHES)
     } else {
         0
     };
     if more == 0 {
         return Ok(rate);
     }
-    // Drawn to the size asked for, by the first batch's.
-    let drawing = drawing.resized(held, plan.units().len());
     let batches: Vec<Batch> = (1..=more as u64)
-        .map(|number| drawing.batch(plan, seed, number).1)
+        .map(|number| later.batch(plan, seed, number).1)
         .collect();
     rate.batches += batches.len();
     rate.tasks += batches.iter().map(|b| b.tasks.len() as u64).sum::<u64>();
