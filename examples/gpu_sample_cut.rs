@@ -1,5 +1,5 @@
 //! The host's part of `nqueens estimate --backend gpu` without a GPU: how each board's sampled batches are
-//! drawn and how long the host takes to cut them. `cargo run --release --example gpu_sample_cut [FROM] [TO]
+//! drawn, how long the host takes to cut them, and the run's tasks they say against the cut's estimate. `cargo run --release --example gpu_sample_cut [FROM] [TO]
 //! [BATCHES]` (boards 18 to 28, 3 batches each, by default); `RAYON_NUM_THREADS` sets the cores.
 
 mod common;
@@ -32,9 +32,13 @@ fn main() {
             drawing.branch_rows,
             drawing.keep
         );
+        // The run's tasks as the samples say: each task was drawn with the same chance.
+        let chance = drawing.units as f64 / all.len() as f64 * drawing.keep;
+        let mut sampled = 0usize;
         for number in 0..batches {
             let started = Instant::now();
             let (units, batch) = drawing.batch(&plan, forecast::SEED, number);
+            sampled += batch.tasks.len();
             println!(
                 "  batch {number}: {} tasks of {} units in {} slots, {} levels, cut in {:.3} s",
                 batch.tasks.len(),
@@ -45,5 +49,10 @@ fn main() {
             );
             gpu::recycle(batch.tasks);
         }
+        let run = sampled as f64 / batches as f64 / chance;
+        println!(
+            "  the run's tasks by the samples: {run:.3e}, the cut's estimate {:.2} times that",
+            cut.tasks / run
+        );
     }
 }
