@@ -82,8 +82,8 @@ pub const MAX_TASK_ROWS: u32 = 16;
 /// rows ([`MAX_TASK_ROWS`]): each task costs the host its cut (100 to 740 ns of a core) and 16 bytes to copy,
 /// so the host keeps up with a GPU whose tasks are large enough. n = 22's, which a 16-core host cuts ahead
 /// of an H200, have about 1.2 million (Knuth's estimate of its nodes over its tasks); n = 24's and 25's,
-/// at the bound, 740,000 and 750,000. n = 26 would have 330,000 a row deeper, n = 27 120,000 two rows deeper,
-/// n = 28 100,000 three rows deeper: each stops a row before that (results/gpu.md).
+/// at the bound, 740,000 and 830,000, n = 26's and 27's 570,000 and 580,000; n = 28's would have 480,000 at the
+/// bound, and stop a row before it with 3.5 million (results/gpu.md).
 pub const MIN_TASK_NODES: f64 = 500_000.0;
 
 /// Random descents an estimate of a run's nodes takes below each start of the cut's sample, for
@@ -108,14 +108,15 @@ fn bounds(unit_tasks: usize) -> Bounds {
     }
 }
 
-/// Tasks the estimate of [`cut`] enumerates at most; deeper, it extrapolates.
+/// Tasks the estimate of [`cut`] enumerates at most; deeper, it counts those below a share of the branches
+/// at the last depth it enumerated ([`tasks_below_share`]).
 const SAMPLE_TASKS: usize = 1 << 22;
 
 /// Tasks a unit goes to a batch with, whole, at most (16 bytes a task: 512 MiB of the host's memory and the
 /// GPU's); a larger one is counted in parts, each the tasks below a run of its branches a few rows below its
 /// start, of about a quarter of this each (a batch's, [`BATCH_TASKS`]), which may go to different batches
-/// and GPUs (`prepare.rs`, [`Cut::parted_from`]). The units of n = 27 and 28 cut as deep as their tasks'
-/// size allows ([`MIN_TASK_NODES`]: 7 and 8 rows) have up to 8e7 and 1.1e9 tasks each.
+/// and GPUs (`prepare.rs`, [`Cut::parted_from`]). The largest units of n = 26 to 28, cut 7, 8 and 8 rows
+/// below their starts, have hundreds of millions of tasks each.
 pub const UNIT_TASKS: usize = 1 << 25;
 
 /// [`UNIT_TASKS`], unless `NQUEENS_GPU_UNIT_TASKS` says otherwise (64 to [`UNIT_TASKS`]): for testing the parts
@@ -189,10 +190,10 @@ impl Cut {
 /// Estimated from a sample of the units.
 ///
 /// But the bound on rows takes the cut past its target only while the tasks keep [`MIN_TASK_NODES`] each on
-/// average (by an estimate of the run's nodes), so that the host keeps up with the GPU: n = 27 and 28 stop
-/// at 7 and 8 rows below their units (17 rows left to search, 5 blocks of 128 threads on an H100 or H200
-/// with either loop), where the bound asks for 8 and 9. A unit with more than [`UNIT_TASKS`] tasks is then
-/// counted in parts ([`Cut::parted_from`]).
+/// average (by an estimate of the run's nodes), so that the host keeps up with the GPU: n = 26 and 27 reach the
+/// bound (7 and 8 rows below their units), and n = 28 stops at 8 rows (17 rows left to search) where the bound
+/// asks for 9; either way 5 blocks of 128 threads on an H100 or H200 with either loop. A unit with more than
+/// [`UNIT_TASKS`] tasks is then counted in parts ([`Cut::parted_from`]).
 pub fn cut(plan: &Plan, units: &[usize]) -> Cut {
     cut_with(plan, units, UNIT_TASKS)
 }
@@ -311,6 +312,8 @@ fn cut_for(
     let mut previous = 0.0;
     let mut growth = 1.0;
     let mut sampled = 0usize;
+    // The last depth whose tasks were enumerated whole.
+    let mut whole_rows = 0;
     // The most tasks a unit of the sample has, by depth.
     let mut largest = Vec::new();
     // The cut at `extra_rows` (`tasks` of them), its last batches at `tail_rows`.
@@ -348,12 +351,22 @@ fn cut_for(
             if previous > 0.0 {
                 growth = estimate / previous;
             }
+            whole_rows = depth;
             estimate
         } else {
-            // The sample is too large to enumerate again: each row multiplies the tasks as the last did.
+            // The sample is too large to enumerate again: the tasks below a share of its branches at the last
+            // depth enumerated whole, each kept with the same chance, over that chance (where each row
+            // multiplying the tasks as the last did took n = 27's and 28's tasks 2.8 and 3.9 times too many:
+            // a row's growth falls with the rows left). The largest unit's tasks are still taken to grow
+            // so, which rather over-counts them: a unit that may be too large for a batch is looked at.
             let most = largest.last().copied().unwrap_or(1.0);
             largest.push(most * growth);
-            previous * growth
+            let keep = (SAMPLE_TASKS as f64 / (previous / scale * growth)).min(1.0);
+            let estimate = tasks_below_share(sample, width, whole_rows, depth, keep) / keep * scale;
+            if previous > 0.0 && estimate > 0.0 {
+                growth = estimate / previous;
+            }
+            estimate
         };
         // Past the rows that can be searched the tasks fall away: go no deeper. (As many tasks as a row
         // before is a row with one square open, a border queen's: the rows below it still multiply them.)
@@ -388,6 +401,44 @@ fn cut_for(
     done(MAX_EXTRA_ROWS, previous, MAX_EXTRA_ROWS, growth, &largest)
 }
 
+/// About `keep` of the tasks of `sample` (its starts with their tables, for a board `width` wide) at `depth`
+/// rows below the starts: those below its branches `rows` rows below them (at least one row, and fewer than
+/// `depth`; asked for lower, a row above `depth`), each kept at random with the chance `keep`, seeded by its
+/// start's place and the depth, so that a cut is the same on every run and thread count.
+fn tasks_below_share(
+    sample: &[(Table, Start)],
+    width: u32,
+    rows: u32,
+    depth: u32,
+    keep: f64,
+) -> f64 {
+    let rows = rows.clamp(1, depth.saturating_sub(1).max(1));
+    if depth <= rows {
+        return sample
+            .par_iter()
+            .map(|(table, start)| task::tasks_at(start, table, width, depth))
+            .sum::<usize>() as f64
+            * keep;
+    }
+    sample
+        .par_iter()
+        .enumerate()
+        .map(|(i, (table, start))| {
+            let (branches, _) = task::branches(start, rows);
+            let mut random = fastrand::Rng::with_seed(u64::from(depth) << 32 | i as u64);
+            let kept: Vec<task::Branch> = branches
+                .into_iter()
+                .filter(|_| random.f64() < keep)
+                .collect();
+            let mut tasks = 0usize;
+            task::split_below(start, table, width, depth, &kept, rows, 0, &mut |_, _| {
+                tasks += 1
+            });
+            tasks
+        })
+        .sum::<usize>() as f64
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -410,6 +461,37 @@ mod tests {
             unit_tasks: UNIT_TASKS,
         };
         cut_for(plan, units, sample, target, &|| f64::INFINITY, bounds)
+    }
+
+    #[test]
+    fn a_share_of_the_samples_branches_gives_its_share_of_the_tasks_below() {
+        // n = 15's sample, 5 rows below its starts: every branch two rows down gives the tasks exactly, and a
+        // quarter of them about a quarter (the same on every call).
+        let plan = Plan::new(Board::new(15).unwrap(), Symmetry::Full, Split::Depth(2));
+        let all: Vec<usize> = (0..plan.units().len()).collect();
+        let sample = sample(&plan, &all);
+        let width = plan.board().width();
+        let exact: usize = sample
+            .iter()
+            .map(|(table, start)| task::tasks_at(start, table, width, 5))
+            .sum();
+        assert_eq!(tasks_below_share(&sample, width, 2, 5, 1.0), exact as f64);
+        let quarter = tasks_below_share(&sample, width, 2, 5, 0.25);
+        assert!(
+            (quarter / (exact as f64 / 4.0) - 1.0).abs() < 0.1,
+            "{quarter} of {exact}"
+        );
+        assert_eq!(tasks_below_share(&sample, width, 2, 5, 0.25), quarter);
+        assert_ne!(tasks_below_share(&sample, width, 3, 5, 0.25), quarter);
+        // Branches asked for at or below the depth are taken a row above it.
+        let at_three: usize = sample
+            .iter()
+            .map(|(table, start)| task::tasks_at(start, table, width, 3))
+            .sum();
+        assert_eq!(
+            tasks_below_share(&sample, width, 4, 3, 1.0),
+            at_three as f64
+        );
     }
 
     #[test]
@@ -583,16 +665,15 @@ mod tests {
     #[test]
     fn the_frontiers_boards_are_cut_as_deep_as_their_tasks_size_allows_their_largest_units_in_parts(
     ) {
-        // Whole runs of n = 24 to 28 (every unit: 300,000 to 790,000 of them): up to n = 25, the bound on
-        // rows decides (16 left to search), as it did; from n = 26 on, the tasks' size, with 17 rows left
-        // where the bound would take 18 to 20 rows below the units. n = 28 goes from 6 rows to 8, 1.6e14
-        // tasks; its largest units, and n = 27's, are counted in parts.
+        // Whole runs of n = 24 to 28 (every unit: 300,000 to 790,000 of them): up to n = 27, the bound on
+        // rows decides (16 left to search); at n = 28, the tasks' size, with 17 rows left, 8 rows below the
+        // units (4.6e13 tasks). The largest units of n = 26 to 28 are counted in parts.
         // (n, rows left to search, units in parts, units of the last batches in parts)
         let boards = [
             (24, 16, false, false),
             (25, 16, false, true),
-            (26, 17, false, true),
-            (27, 17, true, true),
+            (26, 16, true, true),
+            (27, 16, true, true),
             (28, 17, true, true),
         ];
         for (n, rows_left, parted, tail_parted) in boards {
