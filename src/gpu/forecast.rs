@@ -37,6 +37,12 @@ pub const SAMPLE_TASKS: usize = 1 << 21;
 /// about.
 pub const DRAWN_UNITS: usize = 256;
 
+/// Rows below a drawn unit's start of the branches kept at random, at most: the frontier's rows near the top have
+/// ten squares or so each, so four rows give a unit some ten thousand branches to find, twice (for the draw and
+/// for the cut). Six rows, which the cut's growth of its last row asked for at n = 27, gave a million a unit and
+/// took a batch 23 to 33 s of two cores to cut, where four take under a second.
+pub const MOST_BRANCH_ROWS: u32 = 4;
+
 /// Batches counted back to back after the first, at most: 16 million tasks, 256 MB of the host's memory.
 pub const MOST_BATCHES: usize = 8;
 
@@ -65,8 +71,8 @@ impl Drawing {
     /// - else units whole, as many as hold that, where the units are small: [`DRAWN_UNITS`] hold more, or the
     ///   tasks lie fewer than two rows below the units;
     /// - else [`DRAWN_UNITS`] units, each of whose branches some rows below the start (the fewest that leave a
-    ///   branch about its share of the batch, by the cut's growth a row) is kept with the chance that makes
-    ///   the batch's tasks about `tasks`.
+    ///   branch about its share of the batch, by the cut's growth a row, and [`MOST_BRANCH_ROWS`] at most) is
+    ///   kept with the chance that makes the batch's tasks about `tasks`.
     pub fn new(cut: Cut, units: usize, tasks: usize) -> Drawing {
         let units = units.max(1);
         let per_unit = (cut.tasks / units as f64).max(1.0);
@@ -88,7 +94,8 @@ impl Drawing {
         let growth = cut.growth.max(2.0);
         let branch_rows = (1..cut.extra_rows)
             .find(|&rows| per_unit / growth.powi(rows as i32) <= share)
-            .unwrap_or(cut.extra_rows - 1);
+            .unwrap_or(cut.extra_rows - 1)
+            .min(MOST_BRANCH_ROWS);
         Drawing {
             units: drawn,
             branch_rows,
@@ -99,9 +106,9 @@ impl Drawing {
     }
 
     /// This drawing with its chance to keep a branch (or its units, where they are taken whole, of `of`) scaled
-    /// so that a batch that held `held` tasks would hold the tasks asked for: the cut's estimate of the run's tasks, which the
-    /// drawing is made from, may be some times off on the largest boards (n = 27's batches came out a third of
-    /// their size). Every batch is still a uniform sample of the run's tasks.
+    /// so that a batch that held `held` tasks would hold the tasks asked for: the cut's estimate of the run's
+    /// tasks, which the drawing is made from, is an estimate (within 0.9 to 1.3 times the samples' count on
+    /// boards 24 to 28, results/gpu.md). Every batch is still a uniform sample of the run's tasks.
     pub fn resized(self, held: usize, of: usize) -> Drawing {
         if held == 0 {
             return self;
@@ -491,9 +498,11 @@ mod tests {
             (w.resized(8192, 1000).units, w.resized(1, 1000).units),
             (205, 1000)
         );
-        // Branches a row above the tasks at most.
+        // Branches a row above the tasks at most, and MOST_BRANCH_ROWS.
         let d = Drawing::new(cut(1e15, 3), 1000, 4096);
         assert_eq!(d.branch_rows, 2);
+        let d = Drawing::new(cut(1e15, 9), 1000, 4096);
+        assert_eq!(d.branch_rows, MOST_BRANCH_ROWS);
     }
 
     #[test]
