@@ -107,7 +107,7 @@ impl Drawing {
 
     /// This drawing with its chance to keep a branch (or its units, where they are taken whole, of `of`) scaled
     /// so that a batch that held `held` tasks would hold the tasks asked for: the cut's estimate of the run's
-    /// tasks, which the drawing is made from, is an estimate (within 0.9 to 1.3 times the samples' count on
+    /// tasks, which the drawing is made from, is an estimate (0.8 to 1.35 times the samples' count on
     /// boards 24 to 28, results/gpu.md). Every batch is still a uniform sample of the run's tasks.
     pub fn resized(self, held: usize, of: usize) -> Drawing {
         if held == 0 {
