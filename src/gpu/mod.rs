@@ -147,10 +147,7 @@ pub fn open_ahead(board: Board) -> Result<(), Error> {
     #[cfg(feature = "cuda")]
     {
         let turns = turns(board)?;
-        let ordinals = match selected_gpus() {
-            Some(gpus) => gpus,
-            None => (0..cuda::visible()?).collect(),
-        };
+        let ordinals = in_use()?;
         std::thread::scope(|scope| {
             let opening: Vec<_> = ordinals
                 .into_iter()
@@ -173,10 +170,7 @@ pub fn open_ahead(board: Board) -> Result<(), Error> {
 pub fn names_in_use() -> Result<String, Error> {
     #[cfg(feature = "cuda")]
     {
-        let ordinals = match selected_gpus() {
-            Some(gpus) => gpus,
-            None => (0..cuda::visible()?).collect(),
-        };
+        let ordinals = in_use()?;
         let names = ordinals
             .iter()
             .map(|&o| cuda::info(o).map(|i| i.name))
@@ -221,10 +215,7 @@ pub fn run(
     #[cfg(feature = "cuda")]
     {
         // Found on a thread of dispatch's while the first batches are cut.
-        let ordinals = || match selected_gpus() {
-            Some(gpus) => Ok(gpus),
-            None => Ok((0..cuda::visible()?).collect()),
-        };
+        let ordinals = in_use;
         let loops = loops(plan.board())?;
         let all: Vec<usize>;
         let units = match units {
@@ -256,10 +247,7 @@ pub fn run(
 pub fn sample_rate(plan: &Plan, budget: std::time::Duration) -> Result<GpuSample, Error> {
     #[cfg(feature = "cuda")]
     {
-        let ordinals = match selected_gpus() {
-            Some(gpus) => gpus,
-            None => (0..cuda::visible()?).collect(),
-        };
+        let ordinals = in_use()?;
         let all: Vec<usize> = (0..plan.units().len()).collect();
         let cut = cut(plan, &all);
         // The loops the run would time against each other: the program's alone where it would not.
@@ -282,6 +270,15 @@ pub fn sample_rate(plan: &Plan, budget: std::time::Duration) -> Result<GpuSample
     {
         let _ = (plan, budget);
         Err(not_built())
+    }
+}
+
+/// The driver's numbers of the GPUs in use ([`use_gpus`]): those named, or every one it sees.
+#[cfg(feature = "cuda")]
+fn in_use() -> Result<Vec<usize>, Error> {
+    match selected_gpus() {
+        Some(gpus) => Ok(gpus),
+        None => Ok((0..cuda::visible()?).collect()),
     }
 }
 
