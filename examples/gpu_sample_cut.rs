@@ -21,7 +21,7 @@ fn main() {
         let all: Vec<usize> = (0..plan.units().len()).collect();
         let cut = gpu::cut(&plan, &all);
         let planned = started.elapsed().as_secs_f64();
-        let drawing = gpu::Drawing::new(cut, all.len(), forecast::SAMPLE_TASKS);
+        let drawing = gpu::Drawing::new(cut, all.len(), gpu::batch_tasks(cut, 1));
         println!(
             "n = {n}: {} units, {:.3e} tasks {} rows below them, planned and cut in {planned:.2} s; drawn: {} \
              units, branches {} rows down kept with a chance of {:.3e}",

@@ -622,9 +622,10 @@ rows() {
 }
 
 trial() {
-  # The thirty-fifth session's: a large run (2^26 tasks a GPU and more: n = 22 and up) times the kernel's two
-  # loops, the program's and NQ_AHEAD_FRAME, on every eighth task of its first batch of 2^22 tasks or more,
-  # and counts the rest with the faster (src/gpu/trial.rs). Here the trial is asked of n = 19 to 21 too, on
+  # The thirty-fifth session's: a run asked for it (NQUEENS_GPU_TRIAL; the program's choice for runs of 2^26
+  # tasks a GPU until the thirty-eighth session, which found its sample's time to be its largest task's) times
+  # the kernel's two loops, the program's and NQ_AHEAD_FRAME, on every eighth task of a batch, and counts the
+  # rest with the faster (src/gpu/trial.rs). Here the trial is asked of n = 19 to 21, on
   # each batch (NQUEENS_GPU_TRIAL=2), the first of up to 2^23 tasks (NQUEENS_GPU_FIRST_BATCH_TASKS), so that
   # each batch says both loops' seconds for the same sample: the frame against the default where it holds as
   # many blocks (n = 19, 20) and one fewer (21). About 30 s.
@@ -647,10 +648,11 @@ trial() {
 estimate() {
   # The thirty-seventh session's `estimate --backend gpu`: the GPU counts samples of a run's own tasks (drawn
   # uniformly from its units, cut as the run cuts them) and the time to count is the board's nodes over its
-  # rate. n = 22 against its count in `targets` (74 s on the H200 in the thirty-first session's build), and the
-  # first forecasts of the frontier on this GPU: n = 26, 27 and 28 (never counted on it). About 1.5 minutes.
+  # rate. n = 22 against its count in `targets` (66.1 s on the H200 in the thirty-eighth session, whose
+  # estimate forecast 67.0 s with batches of the run's size), and the frontier on this GPU: n = 26, 27 and 28
+  # (never counted on it; n = 28 not yet sampled: its batches are about 15 s each). About 3 minutes.
   nvidia-smi -L
-  timed timeout 120 "$B" estimate 22 26 27 28 --backend gpu --sample 8s -f json -o "$out/estimate.json"
+  timed timeout 240 "$B" estimate 22 26 27 28 --backend gpu --sample 4s -f json -o "$out/estimate.json"
   [ -f "$out/estimate.json" ] && grep -E '"(n|nodes|nodes_per_second|seconds|tasks|task_rows|loop|trial)"' "$out/estimate.json"
 }
 
@@ -679,7 +681,7 @@ case "$part" in
     # nine minutes: the issue's boards with the kernel's new default (targets: n = 17 and 19 twice, 21, and 22
     # capped at 100 s, which times the loops itself; about 1.5 minutes), the loops' trial at n = 19 to 21
     # (trial, the thirty-fifth session's; 30 s), the GPU's estimate of n = 22 and 26 to 28 (estimate, the
-    # thirty-seventh's; 1.5 minutes), the default against NQ_AHEAD_FRAME, the nodes uncounted and the loop
+    # thirty-seventh's; 3 minutes), the default against NQ_AHEAD_FRAME, the nodes uncounted and the loop
     # without the look-ahead at n = 19 to 21 (ahead without n = 22; about 2 minutes), ygch side by side at
     # n = 20 and 21 (peers: copy ../shared/peers to .peers/ and carry it; about 1 minute), then profile (up to
     # 4 minutes), then rows (n = 22's tasks a row shorter for a sixth block; 2.5 minutes), each to its own

@@ -206,8 +206,8 @@ pub enum Command {
         #[arg(long, value_name = "DURATION", default_value = "2s", value_parser = parse_sampling)]
         sample: std::time::Duration,
         /// What would count: `cpu` (the worker threads) or `gpu` (the NVIDIA GPUs of `--gpus`, in a build with
-        /// the `cuda` feature: each GPU counts samples of the run's own tasks for the time of `--sample`, after the
-        /// threads sample the nodes for as long).
+        /// the `cuda` feature: each GPU counts samples of the run's own tasks for the time of `--sample`, two of
+        /// the run's batches at least, after the threads sample the nodes for as long).
         #[arg(long, default_value = "cpu", value_parser = parse_backend)]
         backend: Backend,
         /// The GPUs `--backend gpu` would count on, by the driver's numbers: `0,1` [default: all visible].

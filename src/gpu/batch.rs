@@ -275,6 +275,13 @@ pub fn batches(units: &[usize], cut: Cut, devices: usize) -> impl Iterator<Item 
     units.chunks(even.min(by_tasks).max(1))
 }
 
+/// Tasks each of a run's batches holds, about, by `cut`'s estimate, on `devices` GPUs ([`batches`]): the
+/// run's tasks over the batches it is cut into at least, [`BATCH_TASKS`] at most.
+pub fn batch_tasks(cut: Cut, devices: usize) -> usize {
+    let even = cut.tasks / (batches_at_least() * devices.max(1)) as f64;
+    (even.ceil() as usize).clamp(1, BATCH_TASKS)
+}
+
 /// `chunks` of a run with the rows `cut` places below their units, the last one for each of `devices` (the
 /// batches that end the run) cut a row deeper, in [`TAIL_PIECES`] batches of a part of it each: the last
 /// tasks to start are then the smallest (with [`prepare`]'s order, largest first in each batch), so that the
@@ -576,5 +583,11 @@ mod tests {
             ..Cut::default()
         };
         assert_eq!(batches(&units, huge, 1).count(), units.len());
+        // A batch's tasks, about: the run's over its batches, as many as the units are cut into.
+        assert_eq!(batch_tasks(few, 1), 125_000);
+        assert_eq!(batch_tasks(few, 3), 41_667);
+        assert_eq!(batch_tasks(many, 1), BATCH_TASKS);
+        assert_eq!(batch_tasks(huge, 4), BATCH_TASKS);
+        assert_eq!(batch_tasks(Cut::default(), 1), 1);
     }
 }

@@ -64,7 +64,8 @@ pub trait Device {
         true
     }
     /// The loops of the kernel it can count with, by name, the one it opened with first: more than one where a
-    /// large run times them against each other ([`Trial`]). None where it does not say.
+    /// run times them against each other ([`Trial`], where `NQUEENS_GPU_TRIAL` asks). None where it does not
+    /// say.
     fn loops(&self) -> Vec<String> {
         Vec::new()
     }
@@ -236,7 +237,7 @@ impl<B, S> Drop for Taker<'_, B, S> {
 /// `ordinals` is called on a thread of its own while the host cuts the first batches: finding the GPUs starts
 /// the driver, which in a small run takes longer than cutting all of it.
 ///
-/// A large run's devices time their loops first ([`Trial`]; `NQUEENS_GPU_TRIAL` says otherwise: see
+/// The devices time their loops first where `NQUEENS_GPU_TRIAL` asks for it ([`Trial`]; see
 /// [`When::from_environment`]).
 pub fn dispatch<D: Device + Send>(
     plan: &Plan,

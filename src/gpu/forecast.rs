@@ -11,11 +11,18 @@
 //! lemma are drawn only where units are drawn whole: a run cuts them alone, and at n = 28 they are 169 of
 //! 788,882 units.
 //!
-//! Each GPU counts on a thread of its own, as in a run. Its first batch is counted alone, after a trial of
-//! the kernel's loops where it has several (`trial.rs`): the rest of the sample is counted with the loop a
-//! large run would choose. The batches after it are cut first and then counted back to back, as many at once
-//! as the GPU takes ([`Device::depth`]), so that one batch's last tasks run beside the next one's first, as a
-//! run's do: the rate is the whole time of those counts, copies and launches included, over their nodes.
+//! Each GPU counts on a thread of its own, as in a run. Its first batch is counted after a trial of the
+//! kernel's loops where a run would time them (`trial.rs`; none by default), with the loop the run would
+//! count with. The batches after it are each cut while the GPU counts those under way, as many under way as
+//! the GPU takes ([`Device::depth`]: four on a CUDA GPU), as in a run: one at least, more while the sample's
+//! time lasts. The rate is the whole time of those counts, copies and launches included, over their nodes.
+//!
+//! **The sampled batches are as large as the run's** (`gpu::batch_tasks`: 2^23 tasks on large boards), so
+//! that a batch's largest tasks, which one thread counts for seconds, run beside its others, as in the run.
+//! n = 22's tasks of up to 35 million nodes take 2.7 s each on an H200's thread (`examples/gpu_task_sizes`),
+//! where a batch of 2^21 tasks holds about 1.4 s of the whole GPU's work: with such batches, the sample
+//! counted at 455 to 631 G nodes a second (8 and 30 s of sample) a board whose run counts at 1,161 G
+//! (results/gpu.md, the thirty-eighth session).
 
 use super::batch::{Batch, Part};
 use super::dispatch::Device;
@@ -28,11 +35,6 @@ use crate::error::Error;
 use rayon::prelude::*;
 use std::time::{Duration, Instant};
 
-/// Tasks a sampled batch holds, about: 2 million, some twenty for each of the 84,000 or so threads an H100
-/// or H200 runs at once with the program's loop (5 blocks of 128 on each of 132 multiprocessors), and about
-/// 2.3 s of an H200's count at n = 28 (a million nodes a task).
-pub const SAMPLE_TASKS: usize = 1 << 21;
-
 /// Units drawn for a batch whose units are too large to take whole: as many units as the sample's branches,
 /// about.
 pub const DRAWN_UNITS: usize = 256;
@@ -43,7 +45,8 @@ pub const DRAWN_UNITS: usize = 256;
 /// took a batch 23 to 33 s of two cores to cut, where four take under a second.
 pub const MOST_BRANCH_ROWS: u32 = 4;
 
-/// Batches counted back to back after the first, at most: 16 million tasks, 256 MB of the host's memory.
+/// Batches counted after the first, at most: with a run's batches of 2^23 tasks, a minute or more of an H200
+/// on the frontier's boards. The host holds those under way and the next one, 256 MB each at most.
 pub const MOST_BATCHES: usize = 8;
 
 /// The seed of the program's samples: the same batches on every run, so that two machines' rates are of the
@@ -258,7 +261,7 @@ fn nodes_of(tallies: &[Option<Tally>]) -> u64 {
 }
 
 /// Counts batches of `plan`'s tasks drawn as `drawing` says on the devices `open` opens for `ordinals`, each on a
-/// thread of its own, for about `budget` of each device's time once open (its first batch however long),
+/// thread of its own, for about `budget` of each device's time once open (its first two batches however long),
 /// and returns each device's measure. Device `k` draws from seed `seed + k`.
 pub fn sample_on<D: Device>(
     plan: &Plan,
@@ -342,45 +345,29 @@ fn measure<D: Device>(
         rate.loop_name = loops.first().cloned().unwrap_or_default();
         first
     };
+    // The first batch's rest, then the batches after it, each cut while the GPU counts those under way, as
+    // many under way as the GPU takes (`Device::depth`), as in a run: one batch's last tasks run beside the
+    // next ones' first. One batch after the first at least, then more while the budget lasts (checked as a
+    // batch is due to be cut, after one ends where the GPU is full). The rate is their whole time over their
+    // nodes.
     rate.tasks += rest.tasks.len() as u64;
+    let later = drawing.resized(held, plan.units().len());
+    let in_flight = device.depth().max(1);
     let counted = Instant::now();
     device.submit(rest)?;
-    let (_, tallies) = device.collect()?;
-    let first_seconds = counted.elapsed().as_secs_f64();
-    rate.seconds += first_seconds;
-    rate.nodes += nodes_of(&tallies);
-    // The batches after it, drawn to the size asked for by the first's (its tasks' seconds scaled to that): as
-    // many as the budget's rest holds at the first's pace, cut first, then counted back to back.
-    let later = drawing.resized(held, plan.units().len());
-    let grown = if drawing.whole() {
-        later.units as f64 / drawing.units as f64
-    } else {
-        later.keep / drawing.keep
-    };
-    let per_batch = first_seconds * held as f64 * grown / rate.tasks.max(1) as f64;
-    let left = budget.as_secs_f64() - began.elapsed().as_secs_f64();
-    let more = if left > 0.0 && per_batch > 0.0 {
-        ((left / per_batch) as usize).min(MOST_BATCHES)
-    } else {
-        0
-    };
-    if more == 0 {
-        return Ok(rate);
-    }
-    let batches: Vec<Batch> = (1..=more as u64)
-        .map(|number| later.batch(plan, seed, number).1)
-        .collect();
-    rate.batches += batches.len();
-    rate.tasks += batches.iter().map(|b| b.tasks.len() as u64).sum::<u64>();
-    let counted = Instant::now();
-    let depth = device.depth().max(1);
-    let mut under_way = 0;
-    for batch in batches {
-        if under_way == depth {
+    let mut under_way = 1;
+    for number in 1..=MOST_BATCHES as u64 {
+        if under_way == in_flight {
             let (_, tallies) = device.collect()?;
             rate.nodes += nodes_of(&tallies);
             under_way -= 1;
         }
+        if number > 1 && began.elapsed() >= budget {
+            break;
+        }
+        let (_, batch) = later.batch(plan, seed, number);
+        rate.batches += 1;
+        rate.tasks += batch.tasks.len() as u64;
         device.submit(batch)?;
         under_way += 1;
     }
@@ -388,7 +375,7 @@ fn measure<D: Device>(
         let (_, tallies) = device.collect()?;
         rate.nodes += nodes_of(&tallies);
     }
-    rate.seconds += counted.elapsed().as_secs_f64();
+    rate.seconds = counted.elapsed().as_secs_f64();
     Ok(rate)
 }
 
@@ -430,6 +417,10 @@ mod tests {
             2
         }
         fn submit(&mut self, batch: Batch) -> Result<(), Error> {
+            assert!(
+                self.queue.len() < self.depth(),
+                "more batches under way than the device takes"
+            );
             let pace = self.loops.get(self.using).map_or(1.0, |l| l.1);
             self.queue.push_back((batch, pace));
             Ok(())
@@ -645,17 +636,25 @@ mod tests {
             tasks: 2000,
         };
         let open = |_: usize| Ok(HostDevice::new(&[("slow", 1.0), ("fast", 0.5)]));
-        // No time but the first batch's: its tasks less the trial's sample, each GPU its own.
+        // No time but the first two batches': the first's tasks less the trial's sample, and the next one's,
+        // each GPU its own.
         let sample = sample_on(&plan, run_cut, drawing, &[0, 1], &open, Duration::ZERO, 3).unwrap();
         assert_eq!(sample.gpus.len(), 2);
         for (k, gpu) in sample.gpus.iter().enumerate() {
-            let (_, rest) =
-                trial::split(drawing.batch(&plan, 3 + k as u64, 0).1, trial::SAMPLE_SHARE);
-            assert_eq!(gpu.batches, 1);
-            assert_eq!(gpu.tasks, rest.tasks.len() as u64);
+            let seed = 3 + k as u64;
+            let first = drawing.batch(&plan, seed, 0).1;
+            let later = drawing.resized(first.tasks.len(), plan.units().len());
+            let (_, rest) = trial::split(first, trial::SAMPLE_SHARE);
+            let second = later.batch(&plan, seed, 1).1;
+            assert_eq!(gpu.batches, 2);
+            assert_eq!(gpu.tasks, (rest.tasks.len() + second.tasks.len()) as u64);
             assert_eq!(
                 gpu.nodes,
-                tallies_of(&rest).iter().map(|t| t.nodes).sum::<u64>()
+                tallies_of(&rest)
+                    .iter()
+                    .chain(&tallies_of(&second))
+                    .map(|t| t.nodes)
+                    .sum::<u64>()
             );
             assert_eq!(gpu.loop_name, "fast");
             assert_eq!(gpu.trial.as_ref().map(|t| t.chosen), Some(1));

@@ -26,10 +26,10 @@
 //!     beside the next ones' first.
 //!   - A unit's count is reported once its batch is done (a unit in parts: its last part's). So a stop leaves
 //!     every reported unit whole, and a journal lags a long run by a few batches a GPU at most.
-//!   - **A large run times the kernel's loops** on each GPU before it counts with one ([`Trial`], [`When`]):
-//!     the program's loop and the look-ahead's row taken with its frame count the same sample of the GPU's
-//!     first large batch, their tallies must agree, and the faster counts the rest (which is faster depends
-//!     on the GPU: its shared memory decides how many blocks each loop's stack leaves room for).
+//!   - **A run that asks for it times the kernel's loops** on each GPU before it counts with one
+//!     (`NQUEENS_GPU_TRIAL`; [`Trial`], [`When`]): the program's loop and the look-ahead's row taken with its
+//!     frame count the same sample of the GPU's first large batch, their tallies must agree, and the faster
+//!     counts the rest. No run does by default: the sample's time is its largest task's (`trial.rs`).
 //! - The few units counted by Burnside's lemma (a border that a symmetry fixes) go to the GPU as their parts,
 //!   each in a slot of its own ([`BurnsideSlots`]); the host adds the solutions each symmetry fixes, which a
 //!   small search finds. Any start with no row left to search is counted on the host by the CPU kernel, and
@@ -60,8 +60,8 @@ mod trial;
 mod cuda;
 
 pub use batch::{
-    batches, finish, merge, tail_deeper, Batch, BurnsideSlots, Part, Unfinished, BATCHES,
-    BATCH_TASKS, FIRST_BATCH_TASKS, TAIL_PIECES,
+    batch_tasks, batches, finish, merge, tail_deeper, Batch, BurnsideSlots, Part, Unfinished,
+    BATCHES, BATCH_TASKS, FIRST_BATCH_TASKS, TAIL_PIECES,
 };
 pub use dispatch::{dispatch, dispatch_with, run_batches, Device, CUT_AHEAD_TASKS};
 pub use forecast::{Drawing, GpuRate, GpuSample};
@@ -255,7 +255,7 @@ pub fn sample_rate(plan: &Plan, budget: std::time::Duration) -> Result<GpuSample
         if !When::from_environment().wanted(&cut, ordinals.len()) {
             loops.truncate(1);
         }
-        let drawing = Drawing::new(cut, all.len(), forecast::SAMPLE_TASKS);
+        let drawing = Drawing::new(cut, all.len(), batch_tasks(cut, ordinals.len()));
         forecast::sample_on(
             plan,
             cut,

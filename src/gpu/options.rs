@@ -119,7 +119,8 @@ pub fn turns(board: Board) -> Result<Turns, Error> {
 
 /// The loops of the kernel a run on `board` may count with, the program's first ([`turns`]): also the
 /// look-ahead's row taken with its frame (`NQ_AHEAD_FRAME`), unless `NQUEENS_GPU_DEFINES` asks for a build of its
-/// own. A large run times them on each GPU and counts with the faster (`trial.rs`).
+/// own. A run that asks for it (`NQUEENS_GPU_TRIAL`) times them on each GPU and counts with the faster
+/// (`trial.rs`); the others count with the program's.
 pub fn loops(board: Board) -> Result<Vec<Turns>, Error> {
     Ok(loops_asked(
         turns(board)?,

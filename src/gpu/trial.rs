@@ -1,14 +1,20 @@
-//! The kernel's loops timed against each other on the GPU at hand, at the start of a large run and again
-//! after a while ([`trial`]).
+//! The kernel's loops timed against each other on the GPU at hand, where a run asks for it
+//! (`NQUEENS_GPU_TRIAL`), at the start of a run and again after a while ([`trial`]).
 //!
 //! Which of the kernel's loops is faster depends on the GPU: its multiprocessors' shared memory decides how
 //! many blocks each loop's stack leaves room for, and the loops trade instructions for wavefronts of shared
-//! memory differently (`count.cu`). A run long enough for it ([`When::wanted`]) times them on a sample of its
+//! memory differently (`count.cu`). A run that asks for it ([`When::wanted`]) times them on a sample of its
 //! first large batch, each counting the same tasks, and counts the rest of the run with the fastest, until it
-//! times them again ([`When::again`]). It costs
-//! the sample's count once more for each loop beyond the first (an eighth of a batch: about a second at n = 22
-//! on an H200, whose count takes about 70), and checks the GPU on the way: the loops must give every slot of
-//! the sample the same tally, or the run stops before it records any unit of that batch.
+//! times them again ([`When::again`]). It checks the GPU on the way: the loops must give every slot of the
+//! sample the same tally, or the run stops before it records any unit of that batch.
+//!
+//! **No run times them unless asked** (the thirty-eighth session, on an H200): a sample's time is its largest
+//! task's, not the loops' rate. n = 22's first batch holds tasks of 35 million nodes (`examples/gpu_task_sizes`:
+//! 23 times the mean), 2.7 s on one thread, and the eighth of a batch the trial times takes 0.4 s at the rate
+//! of a full GPU. So the trial timed each loop at about 2.7 s, chose the loop with the next row's frame, and
+//! cost n = 22 10 s: 77.0 s, where the program's loop alone took 66.9 s and the frame's alone 68.6 s (n = 21:
+//! 7.64 s and 8.06 s). A sample large enough for its largest task not to matter would cost more than the
+//! few percent between the loops can gain.
 
 use super::batch::Batch;
 use super::dispatch::Device;
@@ -18,22 +24,23 @@ use super::task::Task;
 use crate::engine::kernel::Tally;
 use crate::error::Error;
 
-/// A run's tasks on each of its GPUs from which the GPUs time their loops (`NQUEENS_GPU_TRIAL` aside): about
-/// a minute of an H100's or H200's count (n = 22: 105 million tasks in about 70 s), where the trial's second
-/// or so of a sample counted again is worth the gain of a faster loop.
+/// A run's tasks on each of its GPUs from which the GPUs time their loops with [`When::Large`]: about a minute
+/// of an H100's or H200's count (n = 22: 112 million tasks in about 67 s).
 pub const TRIAL_FROM_TASKS: f64 = (1u64 << 26) as f64;
 
-/// Tasks a batch holds at least for its sample to be timed (`NQUEENS_GPU_TRIAL` aside): its eighth, half a
-/// million tasks, is then several for each of the 100,000 or so threads an H100 or H200 runs at once, so that
-/// the sample's time is the loops' rate more than its last tasks' wait.
+/// Tasks a batch holds at least for its sample to be timed with [`When::Large`]: its eighth, half a million
+/// tasks, is then several for each of the 100,000 or so threads an H100 or H200 runs at once (which is not
+/// enough for the sample's time to be the loops' rate rather than its largest task's: the module's note).
 pub const TRIAL_BATCH_TASKS: usize = 1 << 22;
 
 /// The sample is every `SAMPLE_SHARE`th task of the batch: in the batch's order (largest first), and of the
 /// same sizes as the rest of it.
 pub const SAMPLE_SHARE: usize = 8;
 
-/// The warm-up, a launch of each loop before any is timed (its first launch loads it on the GPU), is every
-/// `WARM_SHARE`th task of the sample; it is checked as the sample is.
+/// The warm-up, a launch of each loop before any is timed (its first launch loads it on the GPU), is the
+/// sample's last `WARM_SHARE`th: its smallest by the host's guess, so that no warm-up waits for one of the
+/// batch's largest tasks (as every `WARM_SHARE`th task from the first did: about 2 s a loop at n = 22 on an
+/// H200). It is checked as the sample is.
 pub const WARM_SHARE: usize = 64;
 
 /// A loop other than the first (the program's) is chosen only if it took less than this share of the first's
@@ -49,11 +56,11 @@ pub const TRIAL_AGAIN_TASKS: u64 = 1 << 30;
 /// When a run's GPUs time their loops.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum When {
-    /// Never (`NQUEENS_GPU_TRIAL=0`).
+    /// Never: the program's choice (see the module's note), and `NQUEENS_GPU_TRIAL=0`.
     Never,
     /// In a run of at least [`TRIAL_FROM_TASKS`] tasks a GPU, on its first batch of at least
-    /// [`TRIAL_BATCH_TASKS`], and again on the first such batch after each [`TRIAL_AGAIN_TASKS`]: the
-    /// program's choice.
+    /// [`TRIAL_BATCH_TASKS`], and again on the first such batch after each [`TRIAL_AGAIN_TASKS`]
+    /// (`NQUEENS_GPU_TRIAL=3`: the program's choice until the thirty-eighth session).
     Large,
     /// On the first batch of two tasks or more, whatever the run, and again as [`When::Large`] does
     /// (`NQUEENS_GPU_TRIAL=1`, for measuring and for the tests).
@@ -64,13 +71,19 @@ pub enum When {
 }
 
 impl When {
-    /// The program's choice, unless `NQUEENS_GPU_TRIAL` says `0` (never), `1` (always) or `2` (on each batch).
+    /// The program's choice (never), unless `NQUEENS_GPU_TRIAL` says otherwise ([`When::from_knob`]).
     pub fn from_environment() -> When {
-        match knob("NQUEENS_GPU_TRIAL", |t: &u32| *t <= 2) {
-            Some(0) => When::Never,
+        When::from_knob(knob("NQUEENS_GPU_TRIAL", |t: &u32| *t <= 3))
+    }
+
+    /// What `NQUEENS_GPU_TRIAL` set to `knob` asks for: never by default (see the module's note), `1`
+    /// always, `2` on each batch, `3` on large runs only ([`When::Large`]).
+    pub fn from_knob(knob: Option<u32>) -> When {
+        match knob {
+            None | Some(0) => When::Never,
             Some(1) => When::Always,
-            Some(_) => When::Each,
-            None => When::Large,
+            Some(2) => When::Each,
+            Some(_) => When::Large,
         }
     }
 
@@ -235,6 +248,14 @@ fn with_tasks(of: &Batch, tasks: Vec<Task>) -> Batch {
     }
 }
 
+/// The last `share`th of `batch`'s tasks (one at least, where it has any), in a batch of their own: its
+/// smallest by the host's guess.
+fn smallest(batch: &Batch, share: usize) -> Batch {
+    let len = batch.tasks.len();
+    let from = len - len.div_ceil(share.max(1));
+    with_tasks(batch, batch.tasks[from..].to_vec())
+}
+
 /// A copy of `sample` for a device to count.
 fn copy(sample: &Batch) -> Batch {
     with_tasks(sample, sample.tasks.clone())
@@ -294,7 +315,7 @@ pub fn trial<D: Device>(device: &mut D, batch: Batch) -> Result<(Batch, Trial), 
     };
     // The loops the device loads, the program's last: each counts the warm-up, so that no timed launch is
     // the first of its loop.
-    let (warm, _) = split(copy(&sample), WARM_SHARE);
+    let warm = smallest(&sample, WARM_SHARE);
     let mut left_out = Vec::new();
     let mut warmed: Option<(usize, Vec<Option<Tally>>)> = None;
     for index in (0..loops.len()).rev() {
@@ -500,6 +521,31 @@ mod tests {
         let before = tallies.clone();
         add_sampled(&batch, &mut tallies);
         assert_eq!(tallies, before);
+    }
+
+    #[test]
+    fn no_run_times_its_loops_unless_the_environment_asks() {
+        assert_eq!(When::from_knob(None), When::Never);
+        assert_eq!(When::from_knob(Some(0)), When::Never);
+        assert_eq!(When::from_knob(Some(1)), When::Always);
+        assert_eq!(When::from_knob(Some(2)), When::Each);
+        assert_eq!(When::from_knob(Some(3)), When::Large);
+    }
+
+    #[test]
+    fn the_warm_up_is_the_samples_smallest_tasks_by_the_guess() {
+        let (sample, _) = split(n12_batch(), SAMPLE_SHARE);
+        let warm = smallest(&sample, WARM_SHARE);
+        let len = sample.tasks.len();
+        assert!(len > WARM_SHARE);
+        assert_eq!(warm.tasks.len(), len.div_ceil(WARM_SHARE));
+        assert_eq!(warm.tasks[..], sample.tasks[len - warm.tasks.len()..]);
+        assert_eq!((warm.levels, warm.slots()), (sample.levels, sample.slots()));
+        // The batch's first task (its largest by the guess) is in the sample, not in the warm-up.
+        assert!(!warm.tasks.contains(&sample.tasks[0]));
+        // A sample of one task warms up with it.
+        let one = with_tasks(&sample, sample.tasks[..1].to_vec());
+        assert_eq!(smallest(&one, WARM_SHARE).tasks, one.tasks);
     }
 
     #[test]
