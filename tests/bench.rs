@@ -428,9 +428,36 @@ fn the_help_names_the_workloads_that_run() {
             bench::QUICK_N
         )))
         .stdout(contains(format!(
-            "the standard measurement on n = {}",
-            bench::QUICK_N
+            "on the GPU (--backend gpu) {}, and {} with --quick",
+            bench::STANDARD_GPU_N,
+            bench::QUICK_GPU_N
+        )))
+        .stdout(contains(format!(
+            "the standard measurement on n = {} (n = {} on the GPU)",
+            bench::QUICK_N,
+            bench::QUICK_GPU_N
         )));
+}
+
+#[test]
+fn each_backend_has_its_own_standard_workload() {
+    // The GPU's standard board is larger than the CPU's: on the CPU's board a GPU's run is mostly the host's.
+    use nqueens::engine::exec::Backend;
+    for (backend, standard, quick) in [
+        (Backend::Cpu, bench::STANDARD_N, bench::QUICK_N),
+        (Backend::Gpu, bench::STANDARD_GPU_N, bench::QUICK_GPU_N),
+    ] {
+        let request = BenchRequest::standard_on(backend);
+        assert_eq!((request.n, request.backend), (standard, backend));
+        let request = BenchRequest::quick_on(backend);
+        assert_eq!((request.n, request.backend), (quick, backend));
+        assert_eq!(request.symmetry, Symmetry::Full);
+    }
+    assert_eq!(
+        BenchRequest::standard(),
+        BenchRequest::standard_on(Backend::Cpu)
+    );
+    assert_eq!(BenchRequest::quick(), BenchRequest::quick_on(Backend::Cpu));
 }
 
 #[test]
@@ -453,6 +480,34 @@ fn a_gpu_benchmark_names_its_gpus_and_gives_their_own_rate() {
     let seconds = median.gpu_seconds.unwrap();
     assert!(line.contains(&format!("{seconds:.3} s")), "{line}");
     assert!(line.ends_with("nodes/s"), "{line}");
+    // The Markdown report has them in a table of their own; the CSV names the GPUs and each run's kernel time.
+    let markdown = text(Format::Markdown, &report);
+    assert!(
+        markdown.contains(&format!(
+            "## GPUs\n\n| GPUs | median kernel time (s) | solutions/s | nodes/s |\n|---|--:|--:|--:|\n\
+             | Fake GPU, Fake GPU | {seconds:.3} |"
+        )),
+        "{markdown}"
+    );
+    let csv = text(Format::Csv, &report);
+    let mut reader = csv::Reader::from_reader(csv.as_bytes());
+    let column = |name: &str| CSV_HEADER.iter().position(|h| *h == name).unwrap();
+    for (row, run) in reader.records().map(Result::unwrap).zip(&report.runs) {
+        assert_eq!(&row[column("gpus")], "Fake GPU, Fake GPU");
+        let kernel: f64 = row[column("gpu_seconds")].parse().unwrap();
+        assert_eq!(kernel, run.gpu_seconds.unwrap());
+    }
+    // A CPU benchmark has neither.
+    let cpu = fake_report();
+    assert!(!text(Format::Markdown, &cpu).contains("## GPUs"));
+    let csv = text(Format::Csv, &cpu);
+    let mut reader = csv::Reader::from_reader(csv.as_bytes());
+    for row in reader.records().map(Result::unwrap) {
+        assert_eq!(
+            (&row[column("gpus")], &row[column("gpu_seconds")]),
+            ("", "")
+        );
+    }
 }
 
 #[test]

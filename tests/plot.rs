@@ -242,16 +242,82 @@ fn the_readme_plot_of_every_results_file_draws_the_charts() {
         .arg(&out)
         .assert()
         .success();
-    for chart in ["time-vs-n.svg", "scaling.svg", "machines.svg"] {
+    for chart in ["time-vs-n.svg", "scaling.svg", "machines.svg", "gpus.svg"] {
         svg_texts(&out.join(chart));
     }
-    // The GPU benchmark alone has nothing to draw, and says so.
+    // The GPU benchmark alone draws the GPUs' chart, and only that: its rate over the whole runs and over the
+    // GPU's own time (the timed runs' median: 1.197 G solutions/s over the whole run, 1.52 G over 3.26 s
+    // of kernels).
+    let alone = dir.path().join("gpu");
     nqueens()
         .arg("plot")
         .arg(results.join("h100/bench-gpu-n19.json"))
         .arg("-o")
+        .arg(&alone)
+        .assert()
+        .success()
+        .stderr(contains("gpus.svg"));
+    let names: Vec<_> = std::fs::read_dir(&alone)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, ["gpus.svg"]);
+    let (texts, _) = svg_texts(&alone.join("gpus.svg"));
+    for text in [
+        "GPUs: billion solutions per second",
+        "NVIDIA H100 80GB HBM3 (n = 19)",
+        "the whole run",
+        "the GPUs' own time",
+        "1.20",
+        "1.52",
+    ] {
+        assert!(texts.iter().any(|t| t == text), "{text}: {texts:?}");
+    }
+}
+
+#[test]
+fn a_gpu_sweep_is_named_by_its_gpu_and_a_gpu_benchmark_with_impossible_times_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let (count, _) = count_and_bench_reports(dir.path(), "8..10", "8");
+    // The same sweep, as if counted on a GPU: named by the GPU, not by the CPU's threads that cut its tasks.
+    let mut report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&count).unwrap()).unwrap();
+    for result in report["results"].as_array_mut().unwrap() {
+        result["gpu"] = serde_json::json!({
+            "device": "Example GPU", "kernel_seconds": 0.001, "tasks": 10, "extra_rows": 2
+        });
+    }
+    let on_gpu = dir.path().join("on-gpu.json");
+    std::fs::write(&on_gpu, report.to_string()).unwrap();
+    let out = dir.path().join("plots");
+    nqueens()
+        .arg("plot")
+        .arg(&on_gpu)
+        .arg("-o")
         .arg(&out)
         .assert()
+        .success();
+    let (texts, _) = svg_texts(&out.join("time-vs-n.svg"));
+    assert!(
+        texts.contains(&"Example GPU (GPU), full symmetry".to_string()),
+        "{texts:?}"
+    );
+    // A GPU benchmark whose kernels took no time that a run can take: refused, with the field named.
+    let results = Path::new(env!("CARGO_MANIFEST_DIR")).join("results");
+    let mut bench: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(results.join("h100/bench-gpu-n19.json")).unwrap(),
+    )
+    .unwrap();
+    bench["runs"][2]["gpu_seconds"] = serde_json::json!(-1.0);
+    let wrong = dir.path().join("wrong.json");
+    std::fs::write(&wrong, bench.to_string()).unwrap();
+    nqueens()
+        .arg("plot")
+        .arg(&wrong)
+        .arg("-o")
+        .arg(dir.path().join("none"))
+        .assert()
         .code(2)
-        .stderr(contains("nothing to plot"));
+        .stderr(contains("runs[2].gpu_seconds is -1"));
+    assert!(!dir.path().join("none").exists());
 }

@@ -243,6 +243,7 @@ pub enum Command {
     },
     /// Benchmark this CPU: the standard workload (n = 18, full symmetry) timed on 1, 2, 4, … threads and
     /// all threads, every count checked (exit code 3 on a mismatch). `--quick` takes a few seconds.
+    /// `--backend gpu` benchmarks the GPUs on a workload of their own (n = 21).
     Bench(BenchArgs),
     /// Draw SVG charts (time against n, thread scaling, machines side by side) from count and bench JSON.
     Plot(PlotArgs),
@@ -484,10 +485,11 @@ static LONG_VERSION: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
 /// Options of `nqueens bench`.
 #[derive(Debug, Args)]
 pub struct BenchArgs {
-    /// Board side [default: 18, the standard workload; 16 with --quick].
+    /// Board side [default: 18, the standard workload; 16 with --quick; on the GPU (--backend gpu) 21,
+    /// and 19 with --quick].
     #[arg(long, value_name = "N")]
     pub n: Option<u32>,
-    /// A run of a few seconds: the standard measurement on n = 16.
+    /// A run of a few seconds: the standard measurement on n = 16 (n = 19 on the GPU).
     #[arg(long)]
     pub quick: bool,
     /// Timed runs per thread count; the median, min and max are reported.

@@ -1,7 +1,8 @@
 //! The benchmark: a standard workload, timed runs on 1, 2, 4, … threads, statistics and scores.
 //!
 //! A benchmark is only worth comparing if everyone runs the same work, so the workload is fixed: one board
-//! ([`STANDARD_N`]) in the full symmetry mode, with one plan (split depth and work units) shared by every
+//! ([`STANDARD_N`]; [`STANDARD_GPU_N`] on the GPU, which counts the CPU's board in a blink) in the full
+//! symmetry mode, with one plan (split depth and work units) shared by every
 //! thread count, so that 1 thread and 16 threads count exactly the same units. Planning happens once and is
 //! not timed; each timed run counts the plan's units on a fresh pool and is checked against the published
 //! value, and a wrong count ends the benchmark. Runs are interleaved (round 1 on every thread count, then
@@ -32,6 +33,14 @@ pub const BENCH_SCHEMA_VERSION: u32 = 1;
 pub const STANDARD_N: u32 = 18;
 /// The board of `--quick`: about half a second on one core of the same Xeon.
 pub const QUICK_N: u32 = 16;
+/// The board of the standard workload on the GPU (`--backend gpu`). An H200 with its context open counts
+/// n = 18 in 0.13 s, mostly the host's plan, cut and copies and the batches' tails, at 133 G nodes a second
+/// of its own time, where it counts n = 21 in 7.6 s (7.4 s of kernels) at 1.16 T, within 2% of n = 22's rate
+/// (results/gpu.md, the thirty-eighth session): n = 18's rate says little of the GPU. A small GPU takes some
+/// minutes for n = 21.
+pub const STANDARD_GPU_N: u32 = 21;
+/// The board of `--quick` on the GPU: 0.2 s on an H200 with its context open, at a third of its large runs' rate.
+pub const QUICK_GPU_N: u32 = 19;
 /// Timed runs per thread count, by default.
 pub const STANDARD_RUNS: usize = 3;
 
@@ -78,22 +87,38 @@ pub enum BenchError {
 impl BenchRequest {
     /// The standard workload on every available core.
     pub fn standard() -> BenchRequest {
-        BenchRequest {
-            n: STANDARD_N,
-            symmetry: Symmetry::Full,
-            runs: STANDARD_RUNS,
-            warmup: 1,
-            max_threads: num_cpus::get(),
-            backend: Backend::Cpu,
-            pin: true,
-        }
+        BenchRequest::standard_on(Backend::Cpu)
     }
 
     /// The quick workload: the same measurement on a smaller board, a few seconds in all.
     pub fn quick() -> BenchRequest {
+        BenchRequest::quick_on(Backend::Cpu)
+    }
+
+    /// The standard workload of `backend`: [`STANDARD_N`] on the CPU's cores, [`STANDARD_GPU_N`] on the GPUs.
+    pub fn standard_on(backend: Backend) -> BenchRequest {
         BenchRequest {
-            n: QUICK_N,
-            ..BenchRequest::standard()
+            n: match backend {
+                Backend::Cpu => STANDARD_N,
+                Backend::Gpu => STANDARD_GPU_N,
+            },
+            symmetry: Symmetry::Full,
+            runs: STANDARD_RUNS,
+            warmup: 1,
+            max_threads: num_cpus::get(),
+            backend,
+            pin: true,
+        }
+    }
+
+    /// The quick workload of `backend`: [`QUICK_N`] on the CPU's cores, [`QUICK_GPU_N`] on the GPUs.
+    pub fn quick_on(backend: Backend) -> BenchRequest {
+        BenchRequest {
+            n: match backend {
+                Backend::Cpu => QUICK_N,
+                Backend::Gpu => QUICK_GPU_N,
+            },
+            ..BenchRequest::standard_on(backend)
         }
     }
 
@@ -124,11 +149,12 @@ impl BenchRequest {
         let request = CountRequest::new(self.n)?
             .symmetry(self.symmetry)
             .threads(self.max_threads);
-        let plan = request.plan();
+        // A missing GPU is found before the plan is made.
         let gpu = match self.backend {
             Backend::Cpu => None,
             Backend::Gpu => Some(crate::gpu::names_in_use()?),
         };
+        let plan = request.plan();
         Ok(Workload {
             spec: WorkloadSpec {
                 n: self.n,
@@ -295,6 +321,21 @@ pub struct Scores {
     pub multi_thread: Score,
 }
 
+/// The GPUs' headline figures in a benchmark of the GPU backend: rates over the GPUs' own time (their kernels,
+/// from the first's start to the last's end, on the GPU's clock), the median of the timed runs'. Beside the
+/// whole run's rate (the scaling row's), which holds the host's plan, cut and copies too.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GpuScore {
+    /// The GPUs that counted, as the workload names them.
+    pub gpus: String,
+    /// The median of the timed runs' kernel seconds.
+    pub kernel_seconds: f64,
+    /// Solutions per second of that time.
+    pub solutions_per_second: f64,
+    /// Nodes (queens placed) per second of that time.
+    pub nodes_per_second: f64,
+}
+
 /// How far a benchmark got.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -331,6 +372,10 @@ pub struct BenchReport {
     /// The headline figures, once a run on 1 thread and one on all threads exist.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scores: Option<Scores>,
+    /// A GPU benchmark's headline figures ([`BenchReport::gpu_score_of_runs`]), once a timed run has its
+    /// kernel time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpu_score: Option<GpuScore>,
 }
 
 impl BenchReport {
@@ -347,7 +392,28 @@ impl BenchReport {
             runs: Vec::new(),
             scaling: Vec::new(),
             scores: None,
+            gpu_score: None,
         }
+    }
+
+    /// A GPU benchmark's headline figures, from its timed runs with a kernel time (a report written before
+    /// [`BenchReport::gpu_score`] was has them too); `None` for a CPU benchmark or before such a run.
+    pub fn gpu_score_of_runs(&self) -> Option<GpuScore> {
+        let gpus = self.workload.gpu.clone()?;
+        let timed: Vec<&Run> = self
+            .runs
+            .iter()
+            .filter(|r| !r.warmup && r.gpu_seconds.is_some())
+            .collect();
+        let first = timed.first()?;
+        let kernel_seconds = median(timed.iter().filter_map(|r| r.gpu_seconds));
+        Some(GpuScore {
+            gpus,
+            kernel_seconds,
+            // Every run counts the same plan, so the first run's counts stand for all of them.
+            solutions_per_second: per_second(first.total, kernel_seconds),
+            nodes_per_second: per_second(first.nodes, kernel_seconds),
+        })
     }
 
     /// Timed runs planned in all, and done so far.
@@ -357,7 +423,7 @@ impl BenchReport {
         (done, planned)
     }
 
-    /// Recomputes the scaling rows and the scores from the timed runs.
+    /// Recomputes the scaling rows and the scores (the GPUs' too) from the timed runs.
     fn summarise(&mut self) {
         let rows: Vec<(usize, Vec<&Run>)> = self
             .workload
@@ -421,6 +487,7 @@ impl BenchReport {
             }),
             _ => None,
         };
+        self.gpu_score = self.gpu_score_of_runs();
     }
 }
 
@@ -743,6 +810,49 @@ mod tests {
             "median step {median} s of {} steps",
             steps.len()
         );
+    }
+
+    #[test]
+    fn a_gpu_benchmark_scores_the_median_kernel_time_and_a_cpu_one_has_no_gpu_score() {
+        let (mut report, _) = bench(&small(4), &FakeClock::default());
+        assert_eq!(
+            (report.gpu_score.as_ref(), report.gpu_score_of_runs()),
+            (None, None)
+        );
+        // The same runs, as if on two GPUs whose kernels took 100 s in the warm-up and 4, 1, 3 and 2 s in the
+        // timed runs: their median is 2.5 s, whatever the order.
+        report.workload.gpu = Some("GPU A, GPU B".to_string());
+        let mut kernel = [4.0, 1.0, 3.0, 2.0].into_iter();
+        for run in &mut report.runs {
+            run.gpu_seconds = Some(if run.warmup {
+                100.0
+            } else {
+                kernel.next().unwrap_or(50.0)
+            });
+        }
+        report
+            .runs
+            .retain(|r| r.warmup || r.gpu_seconds != Some(50.0));
+        report.summarise();
+        let score = report.gpu_score.clone().expect("a GPU score");
+        assert_eq!(Some(&score), report.gpu_score_of_runs().as_ref());
+        assert_eq!(
+            (score.gpus.as_str(), score.kernel_seconds),
+            ("GPU A, GPU B", 2.5)
+        );
+        let run = &report.runs[1];
+        assert_eq!(score.solutions_per_second, run.total as f64 / 2.5);
+        assert_eq!(score.nodes_per_second, run.nodes as f64 / 2.5);
+        // Written with the report and read back.
+        let json = serde_json::to_string(&report).unwrap();
+        let back: BenchReport = serde_json::from_str(&json).unwrap();
+        assert_eq!(back.gpu_score, Some(score));
+        // A run without a kernel time (none measured) leaves no score.
+        for run in &mut report.runs {
+            run.gpu_seconds = None;
+        }
+        report.summarise();
+        assert_eq!(report.gpu_score, None);
     }
 
     #[test]

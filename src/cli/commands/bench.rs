@@ -23,9 +23,9 @@ impl BenchArgs {
     /// The library request these options ask for.
     fn request(&self) -> BenchRequest {
         let base = if self.quick {
-            BenchRequest::quick()
+            BenchRequest::quick_on(self.backend)
         } else {
-            BenchRequest::standard()
+            BenchRequest::standard_on(self.backend)
         };
         BenchRequest {
             n: self.n.unwrap_or(base.n),

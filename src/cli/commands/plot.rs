@@ -1,8 +1,9 @@
 //! The `plot` command: SVG charts from count and bench JSON files, drawn with plotters.
 //!
-//! Three charts, each drawn when its data is there: `time-vs-n.svg` (seconds against n on a log scale, one
+//! Four charts, each drawn when its data is there: `time-vs-n.svg` (seconds against n on a log scale, one
 //! line per count sweep), `scaling.svg` (speedup against threads, one line per benchmark, with the ideal
-//! line) and `machines.svg` (the single-thread and multi-thread scores of each benchmark side by side).
+//! line), `machines.svg` (the single-thread and multi-thread scores of each benchmark side by side) and
+//! `gpus.svg` (each GPU benchmark's rate over its whole runs and over the GPUs' own time).
 //! Files from several machines go on the same charts, each named by its machine.
 //!
 //! plotters is built with its SVG backend only: text becomes SVG `<text>` elements that the viewer renders
@@ -69,9 +70,18 @@ pub fn run(args: &PlotArgs) -> anyhow::Result<()> {
     if !scored.is_empty() {
         charts.push(("machines.svg", svg(|area| machines(area, &scored))?));
     }
+    let on_gpus: Vec<&BenchReport> = benches
+        .iter()
+        .copied()
+        .filter(|r| r.gpu_score_of_runs().is_some() && !r.scaling.is_empty())
+        .collect();
+    if !on_gpus.is_empty() {
+        charts.push(("gpus.svg", svg(|area| gpus(area, &on_gpus))?));
+    }
     if charts.is_empty() {
         return Err(UsageError(
-            "nothing to plot: the files hold no timed counts of whole boards and no benchmark runs on one thread"
+            "nothing to plot: the files hold no timed counts of whole boards, no benchmark runs on one thread \
+             and no GPU benchmark's timed runs"
                 .to_string(),
         )
         .into());
@@ -212,6 +222,18 @@ fn plottable(input: &Input) -> Result<(), String> {
                     within(format!("scaling[{i}].speedup"), s.speedup, MAX_RATE)?;
                 }
             }
+            for (i, run) in r.runs.iter().enumerate() {
+                if let Some(seconds) = run.gpu_seconds {
+                    within(format!("runs[{i}].gpu_seconds"), seconds, MAX_SECONDS)?;
+                }
+            }
+            for (i, s) in r.scaling.iter().enumerate() {
+                within(
+                    format!("scaling[{i}].solutions_per_second"),
+                    s.solutions_per_second,
+                    MAX_RATE,
+                )?;
+            }
             if let Some(scores) = &r.scores {
                 for (what, score) in [
                     ("single_thread", &scores.single_thread),
@@ -308,11 +330,18 @@ fn time_vs_n(area: &DrawingArea<SVGBackend, Shift>, reports: &[&Report]) -> anyh
     for (i, (report, points)) in reports.iter().zip(&points).enumerate() {
         let c = color(i);
         let first = report.results.first();
+        // A sweep on the GPU is named by its GPUs: the CPU's threads only cut their tasks.
+        let counted_on = match first.and_then(|b| b.gpu.as_ref()) {
+            Some(gpu) => format!("{} (GPU)", gpu.device),
+            None => format!(
+                "{}, {} thread{}",
+                machine_label(&report.machine),
+                report.threads,
+                if report.threads == 1 { "" } else { "s" }
+            ),
+        };
         let label = format!(
-            "{}, {} thread{}, {} symmetry",
-            machine_label(&report.machine),
-            report.threads,
-            if report.threads == 1 { "" } else { "s" },
+            "{counted_on}, {} symmetry",
             first.map_or("", |b| b.symmetry.as_str())
         );
         chart
@@ -399,24 +428,81 @@ fn scaling(area: &DrawingArea<SVGBackend, Shift>, reports: &[&BenchReport]) -> a
 
 /// Each benchmark's single-thread and multi-thread scores as a pair of bars.
 fn machines(area: &DrawingArea<SVGBackend, Shift>, reports: &[&BenchReport]) -> anyhow::Result<()> {
-    let scores: Vec<(String, f64, f64, usize)> = reports
+    let plural = |threads: usize| if threads == 1 { "" } else { "s" };
+    let pairs: Vec<Pair> = reports
         .iter()
         .filter_map(|r| {
             let s = r.scores.as_ref()?;
-            Some((
-                format!("{} (n = {})", machine_label(&r.machine), r.workload.n),
-                s.single_thread.solutions_per_second / 1e6,
-                s.multi_thread.solutions_per_second / 1e6,
-                s.multi_thread.threads,
-            ))
+            let threads = s.multi_thread.threads;
+            Some(Pair {
+                label: format!("{} (n = {})", machine_label(&r.machine), r.workload.n),
+                left: s.single_thread.solutions_per_second / 1e6,
+                right: s.multi_thread.solutions_per_second / 1e6,
+                right_note: format!(" ({threads} thread{})", plural(threads)),
+            })
         })
         .collect();
-    let top = scores.iter().map(|s| s.2.max(s.1)).fold(0.0, f64::max) * 1.2;
-    // Machine i takes the x interval [2i, 2i + 2]: one thread on its left half, all threads on its right,
-    // and its name under the middle.
-    let width = 2 * scores.len() as i32;
+    paired_bars(
+        area,
+        &pairs,
+        "Scores: million solutions per second",
+        "million solutions/s",
+        ("1 thread", "all threads"),
+    )
+}
+
+/// Each GPU benchmark's rate as a pair of bars: over the whole runs' time (the host's plan, cut and copies
+/// included), and over the GPUs' own (their kernels).
+fn gpus(area: &DrawingArea<SVGBackend, Shift>, reports: &[&BenchReport]) -> anyhow::Result<()> {
+    let pairs: Vec<Pair> = reports
+        .iter()
+        .filter_map(|r| {
+            let gpu = r.gpu_score_of_runs()?;
+            let whole = r.scaling.last()?;
+            Some(Pair {
+                label: format!("{} (n = {})", gpu.gpus, r.workload.n),
+                left: whole.solutions_per_second / 1e9,
+                right: gpu.solutions_per_second / 1e9,
+                right_note: String::new(),
+            })
+        })
+        .collect();
+    paired_bars(
+        area,
+        &pairs,
+        "GPUs: billion solutions per second",
+        "billion solutions/s",
+        ("the whole run", "the GPUs' own time"),
+    )
+}
+
+/// Two bars for each of some benchmarks, named below them.
+struct Pair {
+    label: String,
+    left: f64,
+    right: f64,
+    /// Written after the right bar's value.
+    right_note: String,
+}
+
+/// A chart of a pair of bars for each of `pairs`, the two kinds named by `legends`.
+fn paired_bars(
+    area: &DrawingArea<SVGBackend, Shift>,
+    pairs: &[Pair],
+    caption: &str,
+    y_desc: &str,
+    legends: (&str, &str),
+) -> anyhow::Result<()> {
+    let top = pairs
+        .iter()
+        .map(|p| p.left.max(p.right))
+        .fold(0.0, f64::max)
+        * 1.2;
+    // Benchmark i takes the x interval [2i, 2i + 2]: its left bar on its left half, its right bar on its
+    // right, and its name under the middle.
+    let width = 2 * pairs.len() as i32;
     let mut chart = ChartBuilder::on(area)
-        .caption("Scores: million solutions per second", ("sans-serif", 22))
+        .caption(caption, ("sans-serif", 22))
         .margin(15)
         .x_label_area_size(40)
         .y_label_area_size(60)
@@ -425,10 +511,10 @@ fn machines(area: &DrawingArea<SVGBackend, Shift>, reports: &[&BenchReport]) -> 
         .configure_mesh()
         .disable_x_mesh()
         .x_labels(width as usize + 1)
-        .y_desc("million solutions/s")
+        .y_desc(y_desc)
         .x_label_formatter(&|&x| {
-            let machine = (x % 2 == 1).then(|| scores.get((x / 2) as usize)).flatten();
-            machine.map_or_else(String::new, |s| s.0.clone())
+            let pair = (x % 2 == 1).then(|| pairs.get((x / 2) as usize)).flatten();
+            pair.map_or_else(String::new, |p| p.label.clone())
         })
         .draw()?;
     let half = chart.plotting_area().dim_in_pixel().0 as i32 / width;
@@ -454,28 +540,29 @@ fn machines(area: &DrawingArea<SVGBackend, Shift>, reports: &[&BenchReport]) -> 
                     .pos(Pos::new(HPos::Center, VPos::Bottom)),
             )
     };
-    let (one, all) = (color(0), color(1));
+    let (one, two) = (color(0), color(1));
     chart
-        .draw_series((0..).step_by(2).zip(&scores).map(|(x, s)| bar(x, s.1, one)))?
-        .label("1 thread")
+        .draw_series(
+            (0..)
+                .step_by(2)
+                .zip(pairs)
+                .map(|(x, p)| bar(x, p.left, one)),
+        )?
+        .label(legends.0)
         .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 15, y + 5)], one.filled()));
     chart
-        .draw_series((1..).step_by(2).zip(&scores).map(|(x, s)| bar(x, s.2, all)))?
-        .label("all threads")
-        .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 15, y + 5)], all.filled()));
-    chart.draw_series((0..).step_by(2).zip(&scores).flat_map(|(x, s)| {
+        .draw_series(
+            (1..)
+                .step_by(2)
+                .zip(pairs)
+                .map(|(x, p)| bar(x, p.right, two)),
+        )?
+        .label(legends.1)
+        .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 15, y + 5)], two.filled()));
+    chart.draw_series((0..).step_by(2).zip(pairs).flat_map(|(x, p)| {
         [
-            value(x, s.1, format!("{:.2}", s.1)),
-            value(
-                x + 1,
-                s.2,
-                format!(
-                    "{:.2} ({} thread{})",
-                    s.2,
-                    s.3,
-                    if s.3 == 1 { "" } else { "s" }
-                ),
-            ),
+            value(x, p.left, format!("{:.2}", p.left)),
+            value(x + 1, p.right, format!("{:.2}{}", p.right, p.right_note)),
         ]
     }))?;
     chart

@@ -273,29 +273,16 @@ impl BenchExporter for Table {
     }
 }
 
-/// For a GPU benchmark: the GPUs' own time and rate, from the timed run with the median kernel time, or
-/// `None` where no run has a kernel time.
+/// For a GPU benchmark: the GPUs' own time and rate ([`BenchReport::gpu_score_of_runs`]), or `None` where no
+/// timed run has a kernel time.
 fn gpu_line(report: &BenchReport) -> Option<String> {
-    let gpu = report.workload.gpu.as_deref()?;
-    let mut runs: Vec<&Run> = report
-        .runs
-        .iter()
-        .filter(|r| !r.warmup && r.gpu_seconds.is_some())
-        .collect();
-    runs.sort_by(|a, b| a.gpu_seconds.partial_cmp(&b.gpu_seconds).expect("no NaN"));
-    let run = runs.get(runs.len() / 2)?;
-    let seconds = run.gpu_seconds?;
-    let rate = |x: u128| {
-        if seconds > 0.0 {
-            x as f64 / seconds
-        } else {
-            0.0
-        }
-    };
+    let score = report.gpu_score_of_runs()?;
     Some(format!(
-        "GPU ({gpu}), median kernel time {seconds:.3} s: {} solutions/s, {} nodes/s",
-        si(rate(run.total)),
-        si(rate(run.nodes))
+        "GPU ({}), median kernel time {:.3} s: {} solutions/s, {} nodes/s",
+        score.gpus,
+        score.kernel_seconds,
+        si(score.solutions_per_second),
+        si(score.nodes_per_second)
     ))
 }
 
@@ -314,8 +301,8 @@ impl BenchExporter for Json {
 /// from several machines can be concatenated.
 pub struct Csv;
 
-/// The CSV columns, in order.
-pub const CSV_HEADER: [&str; 23] = [
+/// The CSV columns, in order (a GPU benchmark's last: its GPUs, and each run's kernel seconds).
+pub const CSV_HEADER: [&str; 25] = [
     "timestamp",
     "cpu_model",
     "logical_cores",
@@ -339,6 +326,8 @@ pub const CSV_HEADER: [&str; 23] = [
     "check",
     "pinned_cpu",
     "compiled_for",
+    "gpus",
+    "gpu_seconds",
 ];
 
 impl BenchExporter for Csv {
@@ -374,6 +363,9 @@ impl BenchExporter for Csv {
             run.pinned_cpu.map_or_else(String::new, |c| c.to_string()),
             // Two builds of one revision differ by what they were compiled for (`RUSTFLAGS`).
             report.program.loop_features().join(" "),
+            w.gpu.clone().unwrap_or_default(),
+            run.gpu_seconds
+                .map_or_else(String::new, |s| format!("{s:.6}")),
         ])
     }
 }
@@ -414,6 +406,16 @@ impl BenchExporter for Markdown {
                     si(score.nodes_per_second)
                 );
             }
+        }
+        if let Some(gpu) = report.gpu_score_of_runs() {
+            md += &format!(
+                "\n## GPUs\n\n| GPUs | median kernel time (s) | solutions/s | nodes/s |\n|---|--:|--:|--:|\n\
+                 | {} | {:.3} | {} | {} |\n",
+                gpu.gpus.replace('|', "\\|"),
+                gpu.kernel_seconds,
+                si(gpu.solutions_per_second),
+                si(gpu.nodes_per_second)
+            );
         }
         if !report.scaling.is_empty() {
             md += "\n## Thread scaling\n\n\
