@@ -231,8 +231,9 @@ impl<B, S> Drop for Taker<'_, B, S> {
 /// Counts `units` of `plan` on one device of each of the GPUs `ordinals` names (the driver's numbers, opened
 /// by `open`, each on a host thread of its own), until they are done or `stop` is set, reporting each finished
 /// unit to `progress`. The devices take the plan's batches in order, each the next one left when it has room,
-/// so a faster device takes more. The count covers exactly the units reported; on an error, the devices stop
-/// taking batches, and the first error is returned.
+/// so a faster device takes more. The count covers exactly the units reported. A device that fails leaves the
+/// others going, and they count the units it left once they are done; the run fails only when every device
+/// has, with the first one's error ([`dispatch_within`]).
 ///
 /// `ordinals` is called on a thread of its own while the host cuts the first batches: finding the GPUs starts
 /// the driver, which in a small run takes longer than cutting all of it.
@@ -360,6 +361,12 @@ pub fn run_batches<'p>(
 }
 
 /// [`dispatch_with`], counting units of more than `unit_tasks` tasks in parts.
+///
+/// A device that fails (its driver's error, a kernel's fault) leaves the others going: the units it left
+/// uncounted (those of its batches under way or cut ahead for it, and the units in parts some of which it
+/// held) are counted again once the others are done, on them, in as many rounds as failures ask for. The run
+/// fails only when no device is left, with the first failed device's error. The count still covers exactly
+/// the units reported, each once.
 fn dispatch_within<D: Device + Send>(
     plan: &Plan,
     units: &[usize],
@@ -374,10 +381,91 @@ fn dispatch_within<D: Device + Send>(
         plan,
         units: Some(units),
     });
+    let first = count_round(
+        plan, units, ordinals, open, stop, progress, when, unit_tasks,
+    )?;
+    let (mut sum, mut run) = (first.sum, first.run);
+    let mut round = (first.failed, first.survivors, first.left);
+    loop {
+        let (mut failed, survivors, left) = round;
+        if failed.is_empty() || left.is_empty() || stop.load(Ordering::Relaxed) {
+            return Ok((sum, run));
+        }
+        if survivors.is_empty() {
+            let (_, error) = failed.swap_remove(0);
+            return Err(error);
+        }
+        progress.note(&format!(
+            "gpu: counting again the {} unit{} that {} left, on {}",
+            left.len(),
+            if left.len() == 1 { "" } else { "s" },
+            gpus_named(failed.iter().map(|(ordinal, _)| *ordinal)),
+            gpus_named(survivors.iter().copied())
+        ));
+        let found = survivors.clone();
+        let next = count_round(
+            plan,
+            &left,
+            &|| Ok(found.clone()),
+            open,
+            stop,
+            progress,
+            When::Never,
+            unit_tasks,
+        )?;
+        sum += next.sum;
+        run.tasks += next.run.tasks;
+        run.kernel_seconds += next.run.kernel_seconds;
+        round = (next.failed, next.survivors, next.left);
+    }
+}
+
+/// "GPU 3", "GPUs 1 and 3" or "GPUs 0, 2 and 5", by the driver's numbers.
+fn gpus_named(ordinals: impl Iterator<Item = usize>) -> String {
+    let names: Vec<String> = ordinals.map(|o| o.to_string()).collect();
+    match names.as_slice() {
+        [] => "no GPU".to_string(),
+        [one] => format!("GPU {one}"),
+        [rest @ .., last] => format!("GPUs {} and {last}", rest.join(", ")),
+    }
+}
+
+/// What a round of [`dispatch_within`] counted, and what it left.
+struct Round {
+    /// The units reported, counted.
+    sum: Count,
+    /// The devices that did not fail, together.
+    run: GpuRun,
+    /// The devices that failed, by the driver's numbers, each with its error, in the order found.
+    failed: Vec<(usize, Error)>,
+    /// The devices that did not.
+    survivors: Vec<usize>,
+    /// The round's units left unreported, in order: none unless a device failed or the run was stopped.
+    left: Vec<usize>,
+}
+
+/// One round of [`dispatch_within`]: `units` counted on the devices `ordinals` finds, a device's failure
+/// left to the caller, with the units it left.
+#[allow(clippy::too_many_arguments)]
+fn count_round<D: Device + Send>(
+    plan: &Plan,
+    units: &[usize],
+    ordinals: &(dyn Fn() -> Result<Vec<usize>, Error> + Sync),
+    open: &(dyn Fn(usize) -> Result<D, Error> + Sync),
+    stop: &AtomicBool,
+    progress: &dyn Progress,
+    when: When,
+    unit_tasks: usize,
+) -> Result<Round, Error> {
     let began = std::time::Instant::now();
     let since = move || began.elapsed().as_secs_f64();
-    let failed = AtomicBool::new(false);
-    let going = || !stop.load(Ordering::Relaxed) && !failed.load(Ordering::Relaxed);
+    // A device's failure stops it alone: the others go on.
+    let going = || !stop.load(Ordering::Relaxed);
+    // The units reported, by the plan's numbers, and what they counted.
+    let reported: Vec<AtomicBool> = (0..plan.units().len())
+        .map(|_| AtomicBool::new(false))
+        .collect();
+    let counted = Mutex::new(Count::default());
     let cut = cut_with(plan, units, unit_tasks);
     // Parts of units too large for a batch, waiting to be cut; and the units some of whose parts are counted.
     let waiting: Waiting = Mutex::new(VecDeque::new());
@@ -461,9 +549,9 @@ fn dispatch_within<D: Device + Send>(
         *cutting += since() - cut_from;
         batch
     };
-    // Each device's thread: what it counted, and its part of the report (its name, kernel time, tasks, and
-    // batches cut while it opened).
-    let drive = |ordinal: usize| -> Result<(Count, GpuRun), Error> {
+    // Each device's thread: its part of the report (its name, kernel time, tasks, and batches cut while it
+    // opened). What it counts goes to `counted` as each unit is reported, so that a device that fails keeps it.
+    let drive = |ordinal: usize| -> Result<GpuRun, Error> {
         // Seconds: cutting batches on the host, waiting for them, waiting for the device's results; and when
         // the device opened, the batches in hand then, and when the first was sent.
         let (mut cutting, mut waiting_for_cut, mut waiting) = (0.0, 0.0, 0.0);
@@ -472,7 +560,6 @@ fn dispatch_within<D: Device + Send>(
         let mut loops: Vec<String> = Vec::new();
         let mut trials: Vec<Trial> = Vec::new();
         let mut by_loop: Vec<u64> = Vec::new();
-        let mut sum = Count::default();
         let mut tasks = 0u64;
         // Alone, a GPU takes the early batches (cut small, for several) as a few, merged while it opens (see
         // `merge`; after it opened, their merge held back n = 17's first batch by 0.06 s of its 0.47 s,
@@ -511,13 +598,16 @@ fn dispatch_within<D: Device + Send>(
                 // and again after a while (`When::again`): the loop chosen and the tasks since the last trial.
                 let to_try = loops.len() > 1 && when.wanted(&cut, ordinals.len());
                 let (mut chosen, mut since_trial) = (0usize, 0u64);
-                let mut report = |batch: Batch, mut tallies: Vec<Option<Tally>>| {
+                let report = |batch: Batch, mut tallies: Vec<Option<Tally>>| {
                     trial::add_sampled(&batch, &mut tallies);
+                    let mut sum = Count::default();
                     for (index, count) in finish(plan, &batch, &tallies, counts_nodes, &unfinished)
                     {
                         progress.unit_done(&plan.units()[index], &count);
                         sum += count;
+                        reported[index].store(true, Ordering::Relaxed);
                     }
+                    *counted.lock().unwrap_or_else(|e| e.into_inner()) += sum;
                 };
                 let mut in_flight = 0usize;
                 // A stop (or another device's error) leaves the batches in hand and cut ahead uncounted.
@@ -611,29 +701,30 @@ fn dispatch_within<D: Device + Send>(
                 since()
             );
         }
-        Ok((
-            sum,
-            GpuRun {
-                device: name,
-                kernel_seconds: kernel,
-                tasks,
-                extra_rows: cut.extra_rows,
-                cut_ahead: 0,
-                kernel_loop: trial::counted_with(&loops, &by_loop),
-                loop_trial: trial::summary(&trials),
-            },
-        ))
+        Ok(GpuRun {
+            device: name,
+            kernel_seconds: kernel,
+            tasks,
+            extra_rows: cut.extra_rows,
+            cut_ahead: 0,
+            kernel_loop: trial::counted_with(&loops, &by_loop),
+            loop_trial: trial::summary(&trials),
+        })
     };
-    let results: Vec<Result<(Count, GpuRun), Error>> = std::thread::scope(|scope| {
+    let several = ordinals.len() > 1;
+    let results: Vec<Result<GpuRun, Error>> = std::thread::scope(|scope| {
         let handles: Vec<_> = ordinals
             .iter()
             .map(|&ordinal| {
                 let drive = &drive;
-                let failed = &failed;
                 scope.spawn(move || {
                     let result = drive(ordinal);
-                    if result.is_err() {
-                        failed.store(true, Ordering::Relaxed);
+                    // Said as it happens: the others may go on for months.
+                    if let (Err(e), true) = (&result, several) {
+                        progress.note(&format!(
+                            "gpu {ordinal} failed: {e}; the other GPUs go on, and count what it left once \
+                             they are done"
+                        ));
                     }
                     result
                 })
@@ -653,10 +744,16 @@ fn dispatch_within<D: Device + Send>(
             since()
         );
     }
-    let mut sum = Count::default();
-    // A unit some of whose parts were counted and others not: a stop's, or another device's error's.
+    let (mut failed, mut survived) = (Vec::new(), Vec::new());
+    for (&ordinal, result) in ordinals.iter().zip(results) {
+        match result {
+            Ok(device) => survived.push((ordinal, device)),
+            Err(e) => failed.push((ordinal, e)),
+        }
+    }
+    // A unit some of whose parts were counted and others not: a stop's, or a failed device's.
     let parted = waiting.lock().unwrap_or_else(|e| e.into_inner()).len() + unfinished.units();
-    if parted != 0 && !stop.load(Ordering::Relaxed) && !failed.load(Ordering::Relaxed) {
+    if parted != 0 && !stop.load(Ordering::Relaxed) && failed.is_empty() {
         return Err(Error::Gpu(format!(
             "{parted} parts or units in parts left uncounted by a run that was not stopped"
         )));
@@ -667,9 +764,9 @@ fn dispatch_within<D: Device + Send>(
         ..GpuRun::default()
     };
     let (mut names, mut kernel_loops, mut trials) = (Vec::new(), Vec::new(), Vec::new());
-    for result in results {
-        let (count, device) = result?;
-        sum += count;
+    let mut survivors = Vec::new();
+    for (ordinal, device) in survived {
+        survivors.push(ordinal);
         run.tasks += device.tasks;
         run.kernel_seconds = run.kernel_seconds.max(device.kernel_seconds);
         names.push(device.device);
@@ -683,7 +780,18 @@ fn dispatch_within<D: Device + Send>(
     run.device = names.join(", ");
     run.kernel_loop = kernel_loops.join(", ");
     run.loop_trial = trials.join("; ");
-    Ok((sum, run))
+    let left = units
+        .iter()
+        .copied()
+        .filter(|&u| !reported[u].load(Ordering::Relaxed))
+        .collect();
+    Ok(Round {
+        sum: counted.into_inner().unwrap_or_else(|e| e.into_inner()),
+        run,
+        failed,
+        survivors,
+        left,
+    })
 }
 
 #[cfg(test)]
@@ -1309,6 +1417,159 @@ mod tests {
         .unwrap();
         assert_eq!(sum, Count::default());
         assert!(seen.0.into_inner().unwrap().is_empty());
+    }
+
+    /// A host device that fails (the driver's error) at its `fails_at`-th collect, counted from 0, and every
+    /// one after: a GPU lost in the middle of a run.
+    struct Failing {
+        device: HostDevice,
+        fails_at: usize,
+        collected: usize,
+    }
+
+    impl Device for Failing {
+        fn name(&self) -> String {
+            self.device.name()
+        }
+        fn depth(&self) -> usize {
+            self.device.depth()
+        }
+        fn submit(&mut self, batch: Batch) -> Result<(), Error> {
+            self.device.submit(batch)
+        }
+        fn collect(&mut self) -> Result<(Batch, Vec<Option<Tally>>), Error> {
+            self.collected += 1;
+            if self.collected > self.fails_at {
+                return Err(Error::Gpu(format!("{} lost", self.name())));
+            }
+            self.device.collect()
+        }
+    }
+
+    /// What a run reported: its units' counts, and its notes.
+    #[derive(Default)]
+    struct Heard {
+        units: Mutex<Vec<(usize, Count)>>,
+        notes: Mutex<Vec<String>>,
+    }
+
+    impl Progress for Heard {
+        fn unit_done(&self, unit: &WorkUnit, count: &Count) {
+            self.units.lock().unwrap().push((unit.index, *count));
+        }
+        fn note(&self, line: &str) {
+            self.notes.lock().unwrap().push(line.to_string());
+        }
+    }
+
+    /// Counts n = 12 in whole borders (730 units, the larger ones in parts of at most 256 tasks) on host devices
+    /// `ordinals`, the device of each ordinal in `failing` failing at its collect of that number: what the run
+    /// gave, and what it reported.
+    fn run_failing(
+        ordinals: &[usize],
+        failing: &[(usize, usize)],
+    ) -> (Plan, Result<(Count, GpuRun), Error>, Heard) {
+        let plan = Plan::new(Board::new(12).unwrap(), Symmetry::Full, Split::Depth(0));
+        let all: Vec<usize> = (0..plan.units().len()).collect();
+        // Each of the first devices opened counts a batch at least before any is asked for one back.
+        let meet = Arc::new(Barrier::new(ordinals.len()));
+        let opened = AtomicUsize::new(0);
+        let open = |ordinal| {
+            let number = opened.fetch_add(1, Ordering::Relaxed);
+            Ok(Failing {
+                device: HostDevice {
+                    ordinal,
+                    opened: number,
+                    doubtful: false,
+                    queue: VecDeque::new(),
+                    meet: (number < ordinals.len()).then(|| meet.clone()),
+                    batches: Counted::default(),
+                },
+                fails_at: failing
+                    .iter()
+                    .find(|&&(o, _)| o == ordinal)
+                    .map_or(usize::MAX, |&(_, at)| at),
+                collected: 0,
+            })
+        };
+        let heard = Heard::default();
+        let devices = Devices {
+            ordinals: &|| Ok(ordinals.to_vec()),
+            open: &open,
+        };
+        let result = dispatch_within(
+            &plan,
+            &all,
+            devices,
+            &AtomicBool::new(false),
+            &heard,
+            When::Never,
+            256,
+        );
+        (plan, result, heard)
+    }
+
+    #[test]
+    fn a_gpu_that_fails_leaves_its_units_to_the_others_and_each_unit_is_counted_once() {
+        // Device 1 (or 1 and 2) lost at its first, second or fourth result: the units of its batches under
+        // way and cut ahead, and the units in parts some of whose parts it held, are counted again on the
+        // others once they are done. Every unit is reported once, with the CPU's count.
+        for (ordinals, failing) in [
+            (vec![0, 1], vec![(1, 0)]),
+            (vec![0, 1], vec![(1, 1)]),
+            (vec![0, 1], vec![(1, 3)]),
+            (vec![0, 1, 2], vec![(1, 1), (2, 0)]),
+            (vec![3, 1], vec![(3, 2)]),
+        ] {
+            let (plan, result, heard) = run_failing(&ordinals, &failing);
+            let (sum, run) = result.expect("the others count the run");
+            let expected: Vec<(usize, Count)> = (0..plan.units().len())
+                .map(|i| (i, plan.count_unit(&plan.units()[i])))
+                .collect();
+            let mut units = heard.units.into_inner().unwrap();
+            units.sort_by_key(|&(i, _)| i);
+            assert_eq!(units, expected, "{ordinals:?} failing {failing:?}");
+            assert_eq!(sum, exec::run_serial(&plan, &exec::NoProgress));
+            // The report names the devices that did not fail.
+            assert_eq!(
+                run.device.split(", ").count(),
+                ordinals.len() - failing.len()
+            );
+            let notes = heard.notes.into_inner().unwrap();
+            for (ordinal, _) in &failing {
+                let said = format!(
+                    "gpu {ordinal} failed: GPU backend: host {ordinal} lost; the other GPUs go on"
+                );
+                assert!(notes.iter().any(|n| n.starts_with(&said)), "{notes:?}");
+            }
+            assert!(
+                notes
+                    .iter()
+                    .any(|n| n.starts_with("gpu: counting again the ")),
+                "{notes:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_run_whose_gpus_all_fail_fails_with_the_first_error() {
+        for (ordinals, failing) in [
+            (vec![0], vec![(0, 1)]),
+            (vec![0, 1], vec![(0, 0), (1, 2)]),
+            // One lost at once, the other while it counts what the first left.
+            (vec![0, 1], vec![(0, 0), (1, 6)]),
+        ] {
+            let (_, result, heard) = run_failing(&ordinals, &failing);
+            let err = result.expect_err("no GPU left");
+            assert!(err.to_string().ends_with(" lost"), "{err}");
+            let notes = heard.notes.into_inner().unwrap();
+            // A lone GPU's failure is the run's error, said once.
+            assert_eq!(
+                notes.iter().any(|n| n.contains("the other GPUs go on")),
+                ordinals.len() > 1,
+                "{notes:?}"
+            );
+        }
     }
 
     #[test]
