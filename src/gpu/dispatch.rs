@@ -233,7 +233,7 @@ impl<B, S> Drop for Taker<'_, B, S> {
 /// unit to `progress`. The devices take the plan's batches in order, each the next one left when it has room,
 /// so a faster device takes more. The count covers exactly the units reported. A device that fails leaves the
 /// others going, and they count the units it left once they are done; the run fails only when every device
-/// has, with the first one's error ([`dispatch_within`]).
+/// has, with the first one's error.
 ///
 /// `ordinals` is called on a thread of its own while the host cuts the first batches: finding the GPUs starts
 /// the driver, which in a small run takes longer than cutting all of it.
