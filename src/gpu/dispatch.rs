@@ -610,7 +610,8 @@ fn count_round<D: Device + Send>(
                     *counted.lock().unwrap_or_else(|e| e.into_inner()) += sum;
                 };
                 let mut in_flight = 0usize;
-                // A stop (or another device's error) leaves the batches in hand and cut ahead uncounted.
+                // A stop leaves the batches in hand and cut ahead uncounted, as this device's failure does (a
+                // later round counts those).
                 while going() {
                     let batch = match pending.pop_front() {
                         Some(batch) => batch,

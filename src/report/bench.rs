@@ -1,9 +1,9 @@
 //! The benchmark: a standard workload, timed runs on 1, 2, 4, … threads, statistics and scores.
 //!
 //! A benchmark is only worth comparing if everyone runs the same work, so the workload is fixed: one board
-//! ([`STANDARD_N`]; [`STANDARD_GPU_N`] on the GPU, which counts the CPU's board in a blink) in the full
-//! symmetry mode, with one plan (split depth and work units) shared by every
-//! thread count, so that 1 thread and 16 threads count exactly the same units. Planning happens once and is
+//! ([`STANDARD_N`]; on the GPU [`STANDARD_GPU_N`], whose run is the GPU's where the CPU's board is mostly the
+//! host's) in the full symmetry mode, with one plan (split depth and work units) shared by every thread
+//! count, so that 1 thread and 16 threads count exactly the same units. Planning happens once and is
 //! not timed; each timed run counts the plan's units on a fresh pool and is checked against the published
 //! value, and a wrong count ends the benchmark. Runs are interleaved (round 1 on every thread count, then
 //! round 2, …) so that a machine that slows down or speeds up during the benchmark skews every thread count
