@@ -386,9 +386,13 @@ fn dispatch_within<D: Device + Send>(
     )?;
     let (mut sum, mut run) = (first.sum, first.run);
     let mut round = (first.failed, first.survivors, first.left);
+    // Each failed GPU with its error, for the report.
+    let mut failures: Vec<String> = Vec::new();
     loop {
         let (mut failed, survivors, left) = round;
+        failures.extend(failed.iter().map(|(o, e)| format!("GPU {o}: {e}")));
         if failed.is_empty() || left.is_empty() || stop.load(Ordering::Relaxed) {
+            run.failed = failures.join("; ");
             return Ok((sum, run));
         }
         if survivors.is_empty() {
@@ -710,6 +714,7 @@ fn count_round<D: Device + Send>(
             cut_ahead: 0,
             kernel_loop: trial::counted_with(&loops, &by_loop),
             loop_trial: trial::summary(&trials),
+            failed: String::new(),
         })
     };
     let several = ordinals.len() > 1;
@@ -1531,11 +1536,18 @@ mod tests {
             units.sort_by_key(|&(i, _)| i);
             assert_eq!(units, expected, "{ordinals:?} failing {failing:?}");
             assert_eq!(sum, exec::run_serial(&plan, &exec::NoProgress));
-            // The report names the devices that did not fail.
+            // The report names the devices that did not fail, and those that did with their errors.
             assert_eq!(
                 run.device.split(", ").count(),
                 ordinals.len() - failing.len()
             );
+            let said: Vec<String> = failing
+                .iter()
+                .map(|(o, _)| format!("GPU {o}: GPU backend: host {o} lost"))
+                .collect();
+            let mut failed: Vec<&str> = run.failed.split("; ").collect();
+            failed.sort_unstable();
+            assert_eq!(failed, said, "{ordinals:?} failing {failing:?}");
             let notes = heard.notes.into_inner().unwrap();
             for (ordinal, _) in &failing {
                 let said = format!(

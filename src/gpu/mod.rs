@@ -109,6 +109,9 @@ pub struct GpuRun {
     /// What each GPU's trial of the loops measured ([`Trial::describe`]), joined by "; "; empty for a run
     /// without one.
     pub loop_trial: String,
+    /// The GPUs that failed during the run, each with its error (`GPU 3: ...`), joined by "; ": the others
+    /// counted what they left. Empty where none did.
+    pub failed: String,
 }
 
 /// A GPU as the driver describes it.

@@ -183,6 +183,10 @@ pub struct GpuRecord {
     /// What the trial of the loops measured on each GPU: each loop's seconds for the same sample of tasks.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub loop_trial: String,
+    /// The GPUs that failed during the count, each with its error, joined by "; ": the others counted what
+    /// they left. Absent where none did.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub failed_gpus: String,
 }
 
 impl From<&crate::gpu::GpuRun> for GpuRecord {
@@ -194,6 +198,7 @@ impl From<&crate::gpu::GpuRun> for GpuRecord {
             extra_rows: run.extra_rows,
             kernel_loop: run.kernel_loop.clone(),
             loop_trial: run.loop_trial.clone(),
+            failed_gpus: run.failed.clone(),
         }
     }
 }
@@ -333,6 +338,22 @@ impl Report {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_gpu_record_names_the_gpus_that_failed_and_only_where_some_did() {
+        let mut run = crate::gpu::GpuRun {
+            device: "GPU A".into(),
+            ..Default::default()
+        };
+        assert!(!serde_json::to_string(&GpuRecord::from(&run))
+            .unwrap()
+            .contains("failed_gpus"));
+        run.failed = "GPU 1: GPU backend: lost".into();
+        let json = serde_json::to_value(GpuRecord::from(&run)).unwrap();
+        assert_eq!(json["failed_gpus"], "GPU 1: GPU backend: lost");
+        let back: GpuRecord = serde_json::from_value(json).unwrap();
+        assert_eq!(back.failed_gpus, run.failed);
+    }
 
     #[test]
     fn checks_keep_their_json_form_and_read_back() {
