@@ -125,7 +125,8 @@ pub fn count(request: &CountRequest, progress: &dyn exec::Progress) -> Result<Bo
             }
             let stop = std::sync::atomic::AtomicBool::new(false);
             let counted = gpu::run(&plan, None, &stop, progress);
-            // A GPU that could not be opened says why first: the run's own error only repeats it.
+            // Where a GPU named is not there, or none could be opened, the opening says why first: the run's
+            // own error only repeats it. (A run counts on the GPUs that could be opened.)
             opening
                 .join()
                 .unwrap_or_else(|p| std::panic::resume_unwind(p))?;

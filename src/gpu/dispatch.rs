@@ -434,6 +434,12 @@ fn gpus_named(ordinals: impl Iterator<Item = usize>) -> String {
     }
 }
 
+/// A device's failure in a round of [`dispatch_within`]: its error, and whether the device had opened.
+struct Failure {
+    error: Error,
+    opened: bool,
+}
+
 /// What a round of [`dispatch_within`] counted, and what it left.
 struct Round {
     /// The units reported, counted.
@@ -555,7 +561,9 @@ fn count_round<D: Device + Send>(
     };
     // Each device's thread: its part of the report (its name, kernel time, tasks, and batches cut while it
     // opened). What it counts goes to `counted` as each unit is reported, so that a device that fails keeps it.
-    let drive = |ordinal: usize| -> Result<GpuRun, Error> {
+    let drive = |ordinal: usize| -> Result<GpuRun, Failure> {
+        // Whether the device opened: one that could not is said so.
+        let mut is_open = false;
         // Seconds: cutting batches on the host, waiting for them, waiting for the device's results; and when
         // the device opened, the batches in hand then, and when the first was sent.
         let (mut cutting, mut waiting_for_cut, mut waiting) = (0.0, 0.0, 0.0);
@@ -593,6 +601,7 @@ fn count_round<D: Device + Send>(
                     (device, merged)
                 });
                 let mut device = device?;
+                is_open = true;
                 let counts_nodes = device.counts_nodes();
                 opened = since();
                 ahead = pending.len();
@@ -691,8 +700,15 @@ fn count_round<D: Device + Send>(
                 waiting += since() - wait_from;
                 Ok(device)
             },
-        )?;
-        let kernel = device.kernel_seconds()?;
+        )
+        .map_err(|error| Failure {
+            error,
+            opened: is_open,
+        })?;
+        let kernel = device.kernel_seconds().map_err(|error| Failure {
+            error,
+            opened: true,
+        })?;
         let done = since();
         let name = device.name();
         drop(device);
@@ -726,13 +742,18 @@ fn count_round<D: Device + Send>(
                 scope.spawn(move || {
                     let result = drive(ordinal);
                     // Said as it happens: the others may go on for months.
-                    if let (Err(e), true) = (&result, several) {
-                        progress.note(&format!(
-                            "gpu {ordinal} failed: {e}; the other GPUs go on, and count what it left once \
-                             they are done"
-                        ));
+                    match (&result, several) {
+                        (Err(Failure { error, opened: true }), true) => progress.note(&format!(
+                            "gpu {ordinal} failed: {error}; the other GPUs go on, and count what it left \
+                             once they are done"
+                        )),
+                        (Err(Failure { error, opened: false }), true) => progress.note(&format!(
+                            "gpu {ordinal} could not be opened: {error}; the other GPUs count the run \
+                             without it"
+                        )),
+                        _ => {}
                     }
-                    result
+                    result.map_err(|f| f.error)
                 })
             })
             .collect();
@@ -1475,12 +1496,27 @@ mod tests {
         ordinals: &[usize],
         failing: &[(usize, usize)],
     ) -> (Plan, Result<(Count, GpuRun), Error>, Heard) {
+        run_failing_or_unopened(ordinals, failing, &[])
+    }
+
+    /// [`run_failing`], the devices of the ordinals in `unopened` failing as they open.
+    fn run_failing_or_unopened(
+        ordinals: &[usize],
+        failing: &[(usize, usize)],
+        unopened: &[usize],
+    ) -> (Plan, Result<(Count, GpuRun), Error>, Heard) {
         let plan = Plan::new(Board::new(12).unwrap(), Symmetry::Full, Split::Depth(0));
         let all: Vec<usize> = (0..plan.units().len()).collect();
         // Each of the first devices opened counts a batch at least before any is asked for one back.
-        let meet = Arc::new(Barrier::new(ordinals.len()));
+        let first = ordinals.iter().filter(|o| !unopened.contains(o)).count();
+        let meet = Arc::new(Barrier::new(first));
         let opened = AtomicUsize::new(0);
         let open = |ordinal| {
+            if unopened.contains(&ordinal) {
+                return Err(Error::Gpu(format!(
+                    "cannot open GPU {ordinal}: host {ordinal} broken"
+                )));
+            }
             let number = opened.fetch_add(1, Ordering::Relaxed);
             Ok(Failing {
                 device: HostDevice {
@@ -1488,7 +1524,7 @@ mod tests {
                     opened: number,
                     doubtful: false,
                     queue: VecDeque::new(),
-                    meet: (number < ordinals.len()).then(|| meet.clone()),
+                    meet: (number < first).then(|| meet.clone()),
                     batches: Counted::default(),
                 },
                 fails_at: failing
@@ -1565,6 +1601,51 @@ mod tests {
     }
 
     #[test]
+    fn a_gpu_that_cannot_be_opened_leaves_the_run_to_the_others() {
+        // Device 1 (or 0 and 2) cannot be opened: the others count every unit once, with the CPU's count, and
+        // the run says which could not be opened and why; so does its report. With a device that fails later
+        // as well, the one left counts what both left.
+        for (ordinals, unopened, failing) in [
+            (vec![0, 1], vec![1], vec![]),
+            (vec![0, 1, 2], vec![0, 2], vec![]),
+            (vec![0, 1, 2], vec![2], vec![(0, 1)]),
+        ] {
+            let (plan, result, heard) = run_failing_or_unopened(&ordinals, &failing, &unopened);
+            let (sum, run) = result.expect("the others count the run");
+            let mut units = heard.units.into_inner().unwrap();
+            units.sort_by_key(|&(i, _)| i);
+            let indices: Vec<usize> = units.iter().map(|&(i, _)| i).collect();
+            assert_eq!(indices, (0..plan.units().len()).collect::<Vec<_>>());
+            assert_eq!(sum, exec::run_serial(&plan, &exec::NoProgress));
+            let notes = heard.notes.into_inner().unwrap();
+            for ordinal in &unopened {
+                let said = format!(
+                    "gpu {ordinal} could not be opened: GPU backend: cannot open GPU {ordinal}: host {ordinal} \
+                     broken; the other GPUs count the run without it"
+                );
+                assert!(notes.contains(&said), "{notes:?}");
+                assert!(
+                    run.failed.contains(&format!(
+                        "GPU {ordinal}: GPU backend: cannot open GPU {ordinal}"
+                    )),
+                    "{}",
+                    run.failed
+                );
+            }
+            // Said once, and not as a failure of a GPU that was counting.
+            assert_eq!(
+                notes.iter().filter(|n| n.starts_with("gpu ")).count(),
+                unopened.len() + failing.len(),
+                "{notes:?}"
+            );
+            assert_eq!(
+                run.device.split(", ").count(),
+                ordinals.len() - unopened.len() - failing.len()
+            );
+        }
+    }
+
+    #[test]
     fn a_run_whose_gpus_all_fail_fails_with_the_first_error() {
         for (ordinals, failing) in [
             (vec![0], vec![(0, 1)]),
@@ -1583,6 +1664,14 @@ mod tests {
                 "{notes:?}"
             );
         }
+        // None could be opened: the first one's error, each said as it was found.
+        let (_, result, heard) = run_failing_or_unopened(&[0, 1], &[], &[0, 1]);
+        let err = result.expect_err("no GPU opened");
+        assert_eq!(
+            err.to_string(),
+            "GPU backend: cannot open GPU 0: host 0 broken"
+        );
+        assert_eq!(heard.notes.into_inner().unwrap().len(), 2);
     }
 
     #[test]

@@ -203,6 +203,8 @@ fn draw(of: usize, count: usize, random: &mut fastrand::Rng) -> Vec<usize> {
 /// What one GPU measured on its sample.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GpuRate {
+    /// The GPU, by the driver's number.
+    pub ordinal: usize,
     /// The GPU, by name.
     pub device: String,
     /// The loop that counted the timed tasks ([`Device::loops`]; empty where the device names none).
@@ -237,8 +239,11 @@ pub struct GpuSample {
     pub cut: Cut,
     /// How its batches were drawn.
     pub drawing: Drawing,
-    /// Each GPU's measure, in the order of the ordinals.
+    /// Each GPU's measure, in the order of the ordinals: those that did not fail.
     pub gpus: Vec<GpuRate>,
+    /// The GPUs that failed, each with its error (`GPU 3: ...`), joined by "; ": the rate is the others'.
+    /// Empty where none did.
+    pub failed: String,
 }
 
 impl GpuSample {
@@ -263,6 +268,10 @@ fn nodes_of(tallies: &[Option<Tally>]) -> u64 {
 /// Counts batches of `plan`'s tasks drawn as `drawing` says on the devices `open` opens for `ordinals`, each on a
 /// thread of its own, for about `budget` of each device's time once open (its first two batches however long),
 /// and returns each device's measure. Device `k` draws from seed `seed + k`.
+///
+/// A device that fails (or cannot be opened) leaves the measure to the others, as it would leave a count to
+/// them ([`super::dispatch`]): the sample names it with its error. It fails only where every device does,
+/// with the first one's error.
 pub fn sample_on<D: Device>(
     plan: &Plan,
     cut: Cut,
@@ -281,6 +290,7 @@ pub fn sample_on<D: Device>(
                     measure(
                         plan,
                         drawing,
+                        ordinal,
                         || open(ordinal),
                         budget,
                         seed.wrapping_add(k as u64),
@@ -293,10 +303,25 @@ pub fn sample_on<D: Device>(
             .map(|t| t.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
             .collect()
     });
+    let (mut gpus, mut failed) = (Vec::new(), Vec::new());
+    for (&ordinal, outcome) in ordinals.iter().zip(measured) {
+        match outcome {
+            Ok(rate) => gpus.push(rate),
+            Err(e) => failed.push((ordinal, e)),
+        }
+    }
+    if gpus.is_empty() && !failed.is_empty() {
+        return Err(failed.swap_remove(0).1);
+    }
     Ok(GpuSample {
         cut,
         drawing,
-        gpus: measured.into_iter().collect::<Result<_, _>>()?,
+        gpus,
+        failed: failed
+            .iter()
+            .map(|(ordinal, e)| format!("GPU {ordinal}: {e}"))
+            .collect::<Vec<_>>()
+            .join("; "),
     })
 }
 
@@ -304,6 +329,7 @@ pub fn sample_on<D: Device>(
 fn measure<D: Device>(
     plan: &Plan,
     drawing: Drawing,
+    ordinal: usize,
     open: impl FnOnce() -> Result<D, Error> + Send,
     budget: Duration,
     seed: u64,
@@ -326,6 +352,7 @@ fn measure<D: Device>(
     }
     let began = Instant::now();
     let mut rate = GpuRate {
+        ordinal,
         device: device.name(),
         loop_name: String::new(),
         trial: None,
@@ -692,7 +719,8 @@ mod tests {
     }
 
     #[test]
-    fn a_device_that_cannot_open_or_leaves_the_nodes_uncounted_gives_no_rate() {
+    fn a_device_that_cannot_open_or_leaves_the_nodes_uncounted_gives_no_rate_and_the_others_go_on()
+    {
         let plan = plan(12);
         let drawing = Drawing {
             units: 16,
@@ -713,6 +741,27 @@ mod tests {
         )
         .unwrap_err();
         assert!(err.to_string().contains("no GPU 3"), "{err}");
+        // Beside one that opens, it is named with its error, and the rate is the other's.
+        let open = |ordinal: usize| -> Result<HostDevice, Error> {
+            match ordinal {
+                3 => Err(Error::Gpu("cannot open GPU 3".into())),
+                _ => Ok(HostDevice::new(&[("only", 1.0)])),
+            }
+        };
+        let sample = sample_on(
+            &plan,
+            Cut::default(),
+            drawing,
+            &[3, 1],
+            &open,
+            Duration::ZERO,
+            0,
+        )
+        .unwrap();
+        assert_eq!(sample.failed, "GPU 3: GPU backend: cannot open GPU 3");
+        assert_eq!(sample.gpus.len(), 1);
+        assert_eq!(sample.gpus[0].ordinal, 1);
+        assert!(sample.rate() > 0.0 && sample.rate() == sample.gpus[0].rate());
         struct Uncounted(HostDevice);
         impl Device for Uncounted {
             fn name(&self) -> String {

@@ -145,7 +145,8 @@ pub fn device() -> Result<DeviceInfo, Error> {
 
 /// Makes the contexts of the GPUs in use ([`use_gpus`]) and loads the kernel for `board` on them,
 /// as a run will, or says why it cannot: on a thread of its own while the host builds the plan, so that a
-/// small run does not wait for the two one after the other, or before anything is written.
+/// small run does not wait for the two one after the other, or before anything is written. An error where a
+/// GPU named is not there, or where none could be opened; a run counts on those that could (see [`run`]).
 pub fn open_ahead(board: Board) -> Result<(), Error> {
     #[cfg(feature = "cuda")]
     {
@@ -156,10 +157,13 @@ pub fn open_ahead(board: Board) -> Result<(), Error> {
                 .into_iter()
                 .map(|ordinal| scope.spawn(move || cuda::open_ahead(ordinal, turns)))
                 .collect();
-            // The scope waits for every thread; the first error is the run's.
-            opening
-                .into_iter()
-                .try_for_each(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            // The scope waits for every thread.
+            opened_any(
+                opening
+                    .into_iter()
+                    .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+                    .collect(),
+            )
         })
     }
     #[cfg(not(feature = "cuda"))]
@@ -279,10 +283,40 @@ pub fn sample_rate(plan: &Plan, budget: std::time::Duration) -> Result<GpuSample
 /// The driver's numbers of the GPUs in use ([`use_gpus`]): those named, or every one it sees.
 #[cfg(feature = "cuda")]
 fn in_use() -> Result<Vec<usize>, Error> {
-    match selected_gpus() {
-        Some(gpus) => Ok(gpus),
-        None => Ok((0..cuda::visible()?).collect()),
+    gpus_in_use(selected_gpus(), cuda::visible()?)
+}
+
+/// The GPUs a run uses where the driver sees `visible`: those `selected` names, or all of them. A GPU named
+/// that the driver does not have is a mistake to say before anything is counted, where a GPU it has that
+/// cannot be opened leaves the run to the others ([`opened_any`]).
+#[cfg_attr(not(feature = "cuda"), allow(dead_code))]
+fn gpus_in_use(selected: Option<Vec<usize>>, visible: usize) -> Result<Vec<usize>, Error> {
+    match selected {
+        None => Ok((0..visible).collect()),
+        Some(gpus) => match gpus.iter().find(|&&ordinal| ordinal >= visible) {
+            Some(missing) => Err(Error::Gpu(format!(
+                "there is no GPU {missing}: the driver sees {visible} (numbered from 0)"
+            ))),
+            None => Ok(gpus),
+        },
     }
+}
+
+/// How the opening of the GPUs in use went, from each one's outcome: fine where one at least opened, else
+/// the first one's error. A run counts on those that opened: it tries the others again, and says why they
+/// could not be opened as it goes on without them ([`dispatch`]).
+#[cfg_attr(not(feature = "cuda"), allow(dead_code))]
+fn opened_any(outcomes: Vec<Result<(), Error>>) -> Result<(), Error> {
+    let mut first = None;
+    for outcome in outcomes {
+        match outcome {
+            Ok(()) => return Ok(()),
+            Err(e) => {
+                first.get_or_insert(e);
+            }
+        }
+    }
+    first.map_or(Ok(()), Err)
 }
 
 #[cfg(not(feature = "cuda"))]
@@ -298,10 +332,31 @@ pub fn handles(width: u32, lines: u32) -> bool {
     width <= task::MAX_SIDE && lines <= kernel::MAX_N
 }
 
-#[cfg(all(test, not(feature = "cuda")))]
+#[cfg(test)]
 mod tests {
     use super::*;
 
+    #[test]
+    fn a_gpu_named_must_be_one_the_driver_sees() {
+        assert_eq!(gpus_in_use(None, 3).unwrap(), vec![0, 1, 2]);
+        assert_eq!(gpus_in_use(Some(vec![2, 0, 2]), 3).unwrap(), vec![2, 0, 2]);
+        let err = gpus_in_use(Some(vec![0, 3, 5]), 3).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "GPU backend: there is no GPU 3: the driver sees 3 (numbered from 0)"
+        );
+    }
+
+    #[test]
+    fn the_gpus_open_where_one_at_least_does_else_with_the_first_error() {
+        let broken = |o: usize| Err(Error::Gpu(format!("cannot open GPU {o}")));
+        assert!(opened_any(vec![broken(0), Ok(()), broken(2)]).is_ok());
+        assert!(opened_any(vec![Ok(())]).is_ok());
+        let err = opened_any(vec![broken(1), broken(0)]).unwrap_err();
+        assert_eq!(err.to_string(), "GPU backend: cannot open GPU 1");
+    }
+
+    #[cfg(not(feature = "cuda"))]
     #[test]
     fn without_the_feature_the_gpu_is_refused_with_a_message() {
         let err = device().unwrap_err().to_string();

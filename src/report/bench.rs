@@ -643,6 +643,20 @@ pub enum Event {
     Finished,
 }
 
+/// An error where a GPU failed during a benchmark's run: the others counted the run, and what it left again,
+/// so its time is neither the machine's GPUs' nor the GPUs' left.
+fn every_gpu_counted(run: &crate::gpu::GpuRun) -> Result<(), Error> {
+    if run.failed.is_empty() {
+        Ok(())
+    } else {
+        Err(Error::Gpu(format!(
+            "a GPU failed during the benchmark ({}): the others counted the run without it, so its time is \
+             not the machine's; benchmark the others alone",
+            run.failed
+        )))
+    }
+}
+
 /// Runs the benchmark: warm-up, then `runs` rounds over the thread counts, each run checked.
 ///
 /// `observe` sees the report after every event, so that a caller can write it out as it grows; an error from
@@ -675,6 +689,7 @@ pub fn run<E: From<Error>>(
             Some(_) => {
                 let stop = std::sync::atomic::AtomicBool::new(false);
                 let (count, run) = crate::gpu::run(&workload.plan, None, &stop, progress)?;
+                every_gpu_counted(&run)?;
                 gpu_seconds.set(Some(run.kernel_seconds));
                 Ok(count)
             }
@@ -809,6 +824,20 @@ mod tests {
             median < 1e-3,
             "median step {median} s of {} steps",
             steps.len()
+        );
+    }
+
+    #[test]
+    fn a_gpu_that_fails_during_a_benchmark_fails_it() {
+        let mut run = crate::gpu::GpuRun::default();
+        assert!(every_gpu_counted(&run).is_ok());
+        run.failed = "GPU 1: GPU backend: cannot open GPU 1".into();
+        let err = every_gpu_counted(&run).unwrap_err().to_string();
+        assert!(
+            err.contains(
+                "a GPU failed during the benchmark (GPU 1: GPU backend: cannot open GPU 1)"
+            ),
+            "{err}"
         );
     }
 

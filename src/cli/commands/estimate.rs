@@ -83,16 +83,26 @@ pub fn run(
         let gpus = if gpu {
             let sample = nqueens::gpu::sample_rate(&plan, options.sample)
                 .map_err(|e| anyhow::anyhow!("cannot estimate {board} on the GPU: {e}"))?;
-            for (k, measured) in sample.gpus.iter().enumerate() {
+            for measured in &sample.gpus {
                 let _ = writeln!(
                     std::io::stderr(),
-                    "{board}: GPU {k} ({}) counted {} nodes of {} tasks in {:.2} s with the {} loop: {}nodes/s",
+                    "{board}: GPU {} ({}) counted {} nodes of {} tasks in {:.2} s with the {} loop: {}nodes/s",
+                    measured.ordinal,
                     measured.device,
                     scientific(measured.nodes as f64),
                     measured.tasks,
                     measured.seconds,
                     measured.loop_name,
                     si(measured.rate())
+                );
+            }
+            if !sample.failed.is_empty() {
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "{board}: the forecast is of the GPUs that did not fail ({}), as a count would go on \
+                     without the others: {}",
+                    sample.gpus.len(),
+                    sample.failed
                 );
             }
             Some(sample)
@@ -277,6 +287,7 @@ impl Row {
                 .iter()
                 .map(|m| {
                     json!({
+                        "gpu": m.ordinal,
                         "device": m.device,
                         "loop": m.loop_name,
                         "trial": m.trial.as_ref().map(|t| t.describe()),
@@ -288,6 +299,9 @@ impl Row {
                     })
                 })
                 .collect();
+            if !sample.failed.is_empty() {
+                row["failed_gpus"] = json!(sample.failed);
+            }
         }
         row
     }
@@ -348,7 +362,8 @@ mod tests {
             threads: 16,
             sampled_seconds: 8.0,
         };
-        let gpu = |device: &str, nodes: u64| GpuRate {
+        let gpu = |ordinal: usize, device: &str, nodes: u64| GpuRate {
+            ordinal,
             device: device.into(),
             loop_name: "look-ahead".into(),
             trial: None,
@@ -362,7 +377,7 @@ mod tests {
             tasks: 9.65e12,
             ..Cut::default()
         };
-        let row = Row {
+        let mut row = Row {
             board: Board::new(27).unwrap(),
             symmetry: Symmetry::Full,
             threads: 16,
@@ -371,9 +386,10 @@ mod tests {
                 cut,
                 drawing: Drawing::new(cut, 632_022, 1 << 21),
                 gpus: vec![
-                    gpu("H200", 8_000_000_000_000),
-                    gpu("H100", 6_400_000_000_000),
+                    gpu(0, "H200", 8_000_000_000_000),
+                    gpu(2, "H100", 6_400_000_000_000),
                 ],
+                failed: String::new(),
             }),
         };
         // 1.8e12 nodes a second together: 7.4e18 nodes in 4.1e6 s, 47.6 days.
@@ -400,14 +416,24 @@ mod tests {
                 .ends_with(",12000000,14400000000000,16.000000"),
             "{csv}"
         );
-        let json = row.json();
+        let mut json = row.json();
         assert_eq!(json["gpus"][1]["device"], "H100");
+        assert_eq!(json["gpus"][1]["gpu"], 2);
+        assert!(json.get("failed_gpus").is_none());
         assert_eq!(json["gpus"][0]["nodes_per_second"], 1e12);
         assert_eq!(
             (json["task_rows"].as_u64(), json["threads"].as_u64()),
             (Some(7), Some(16))
         );
         assert_eq!(json["drawn"]["units"], 256);
+        // A GPU that failed is named, with its error: the rate is the others'.
+        if let Some(sample) = row.gpus.as_mut() {
+            sample.failed = "GPU 1: GPU backend: lost".into();
+        }
+        let rate = json["nodes_per_second"].clone();
+        json = row.json();
+        assert_eq!(json["failed_gpus"], "GPU 1: GPU backend: lost");
+        assert_eq!(json["nodes_per_second"], rate);
     }
 
     #[test]
