@@ -13,7 +13,7 @@ use super::options::verbose;
 use super::prepare::{parts_of, prepare_parts};
 use super::sizing::{cut_with, unit_tasks, Cut};
 use super::trial::{self, Trial, When};
-use super::{drop_spares, prepare, GpuRun};
+use super::{drop_spares, prepare, GpuRun, GpuShare};
 use crate::engine::count::Count;
 use crate::engine::exec::{Progress, Run};
 use crate::engine::kernel::Tally;
@@ -420,7 +420,22 @@ fn dispatch_within<D: Device + Send>(
         sum += next.sum;
         run.tasks += next.run.tasks;
         run.kernel_seconds += next.run.kernel_seconds;
+        add_shares(&mut run.gpus, &next.run.gpus);
         round = (next.failed, next.survivors, next.left);
+    }
+}
+
+/// Adds each GPU's share of a later round to its share of the run so far: the `k`th share of a GPU in the
+/// round to its `k`th in the run (a GPU named twice has two).
+fn add_shares(run: &mut [GpuShare], round: &[GpuShare]) {
+    for (at, later) in round.iter().enumerate() {
+        let k = round[..at]
+            .iter()
+            .filter(|s| s.ordinal == later.ordinal)
+            .count();
+        if let Some(share) = run.iter_mut().filter(|s| s.ordinal == later.ordinal).nth(k) {
+            share.add(later);
+        }
     }
 }
 
@@ -573,6 +588,9 @@ fn count_round<D: Device + Send>(
         let mut trials: Vec<Trial> = Vec::new();
         let mut by_loop: Vec<u64> = Vec::new();
         let mut tasks = 0u64;
+        // The nodes of the tasks it counted, and whether its kernel counts them.
+        let nodes = std::cell::Cell::new(0u64);
+        let mut counts_nodes = true;
         // Alone, a GPU takes the early batches (cut small, for several) as a few, merged while it opens (see
         // `merge`; after it opened, their merge held back n = 17's first batch by 0.06 s of its 0.47 s,
         // results/gpu.md). Taken here, before its cutter starts, which would take them one by one.
@@ -602,7 +620,7 @@ fn count_round<D: Device + Send>(
                 });
                 let mut device = device?;
                 is_open = true;
-                let counts_nodes = device.counts_nodes();
+                counts_nodes = device.counts_nodes();
                 opened = since();
                 ahead = pending.len();
                 loops = device.loops();
@@ -613,6 +631,7 @@ fn count_round<D: Device + Send>(
                 let (mut chosen, mut since_trial) = (0usize, 0u64);
                 let report = |batch: Batch, mut tallies: Vec<Option<Tally>>| {
                     trial::add_sampled(&batch, &mut tallies);
+                    nodes.set(nodes.get() + tallies.iter().flatten().map(|t| t.nodes).sum::<u64>());
                     let mut sum = Count::default();
                     for (index, count) in finish(plan, &batch, &tallies, counts_nodes, &unfinished)
                     {
@@ -723,7 +742,7 @@ fn count_round<D: Device + Send>(
             );
         }
         Ok(GpuRun {
-            device: name,
+            device: name.clone(),
             kernel_seconds: kernel,
             tasks,
             extra_rows: cut.extra_rows,
@@ -731,6 +750,13 @@ fn count_round<D: Device + Send>(
             kernel_loop: trial::counted_with(&loops, &by_loop),
             loop_trial: trial::summary(&trials),
             failed: String::new(),
+            gpus: vec![GpuShare {
+                ordinal,
+                device: name,
+                tasks,
+                nodes: counts_nodes.then(|| nodes.get()),
+                kernel_seconds: kernel,
+            }],
         })
     };
     let several = ordinals.len() > 1;
@@ -797,6 +823,7 @@ fn count_round<D: Device + Send>(
         run.tasks += device.tasks;
         run.kernel_seconds = run.kernel_seconds.max(device.kernel_seconds);
         names.push(device.device);
+        run.gpus.extend(device.gpus);
         if !device.kernel_loop.is_empty() {
             kernel_loops.push(device.kernel_loop);
         }
@@ -834,7 +861,9 @@ mod tests {
 
     /// The batches the host devices counted: which device (in the order opened), the batch's units, its tasks
     /// and how many batches the device held at once, this one included.
-    type Batches = Vec<(usize, Vec<usize>, usize, usize)>;
+    /// Each batch a host device counted: the device (in the order opened), the batch's units, its tasks, the
+    /// batches under way then, and the nodes of the tallies the device vouched for.
+    type Batches = Vec<(usize, Vec<usize>, usize, usize, u64)>;
     type Counted = Arc<Mutex<Batches>>;
 
     /// A device that counts each task on the host with the plain search the kernel mirrors. Devices opened
@@ -880,19 +909,19 @@ mod tests {
         }
         fn collect(&mut self) -> Result<(Batch, Vec<Option<Tally>>), Error> {
             let batch = self.queue.pop_front().expect("a batch under way");
-            let tallies = tallies_of(&batch);
+            // A device that cannot vouch for every third slot: the host counts those units again.
+            let tallies: Vec<Option<Tally>> = tallies_of(&batch)
+                .into_iter()
+                .enumerate()
+                .map(|(slot, t)| (!self.doubtful || slot % 3 != 0).then_some(t))
+                .collect();
             self.batches.lock().unwrap().push((
                 self.opened,
                 batch.units.clone(),
                 batch.tasks.len(),
                 self.queue.len() + 1,
+                tallies.iter().flatten().map(|t| t.nodes).sum(),
             ));
-            // A device that cannot vouch for every third slot: the host counts those units again.
-            let tallies = tallies
-                .into_iter()
-                .enumerate()
-                .map(|(slot, t)| (!self.doubtful || slot % 3 != 0).then_some(t))
-                .collect();
             Ok((batch, tallies))
         }
     }
@@ -1034,6 +1063,26 @@ mod tests {
             assert!(batches.iter().any(|b| b.3 == 2), "{batches:?}");
         }
         assert!(batches.iter().all(|b| b.3 <= 2), "{batches:?}");
+        // Each device's share, in the order the GPUs were named: the tasks of its batches and the nodes of
+        // the tallies it vouched for.
+        assert_eq!(
+            run.gpus.iter().map(|g| g.ordinal).collect::<Vec<_>>(),
+            ordinals
+        );
+        let mut shares: Vec<(u64, Option<u64>)> =
+            run.gpus.iter().map(|g| (g.tasks, g.nodes)).collect();
+        let mut by_device: Vec<(u64, Option<u64>)> = (0..ordinals.len())
+            .map(|d| {
+                let of = batches.iter().filter(|b| b.0 == d);
+                (
+                    of.clone().map(|b| b.2 as u64).sum(),
+                    Some(of.map(|b| b.4).sum()),
+                )
+            })
+            .collect();
+        shares.sort_unstable();
+        by_device.sort_unstable();
+        assert_eq!(shares, by_device);
         (seen, sum, batches)
     }
 
@@ -1214,8 +1263,7 @@ mod tests {
             let units: Vec<usize> = counts.iter().map(|&(i, _)| i).collect();
             assert_eq!(units, (0..plan.units().len()).collect::<Vec<_>>());
             assert_eq!(sum, exec::run_serial(&plan, &exec::NoProgress));
-            let mut counted: Vec<usize> =
-                batches.iter().flat_map(|(_, u, _, _)| u.clone()).collect();
+            let mut counted: Vec<usize> = batches.iter().flat_map(|(_, u, ..)| u.clone()).collect();
             counted.sort();
             assert_eq!(counted, units);
             // Each device (told apart by the order they were opened in) counted a batch at least.
@@ -1572,11 +1620,22 @@ mod tests {
             units.sort_by_key(|&(i, _)| i);
             assert_eq!(units, expected, "{ordinals:?} failing {failing:?}");
             assert_eq!(sum, exec::run_serial(&plan, &exec::NoProgress));
-            // The report names the devices that did not fail, and those that did with their errors.
+            // The report names the devices that did not fail, and those that did with their errors, and gives
+            // the share of each that did not, what it counted again included.
             assert_eq!(
                 run.device.split(", ").count(),
                 ordinals.len() - failing.len()
             );
+            let survivors: Vec<usize> = ordinals
+                .iter()
+                .copied()
+                .filter(|o| failing.iter().all(|(f, _)| f != o))
+                .collect();
+            assert_eq!(
+                run.gpus.iter().map(|g| g.ordinal).collect::<Vec<_>>(),
+                survivors
+            );
+            assert_eq!(run.gpus.iter().map(|g| g.tasks).sum::<u64>(), run.tasks);
             let said: Vec<String> = failing
                 .iter()
                 .map(|(o, _)| format!("GPU {o}: GPU backend: host {o} lost"))
@@ -1643,6 +1702,43 @@ mod tests {
                 ordinals.len() - unopened.len() - failing.len()
             );
         }
+    }
+
+    #[test]
+    fn a_gpus_share_of_a_later_round_adds_to_its_own() {
+        let share =
+            |ordinal: usize, tasks: u64, nodes: Option<u64>, kernel_seconds: f64| GpuShare {
+                ordinal,
+                device: format!("GPU {ordinal}"),
+                tasks,
+                nodes,
+                kernel_seconds,
+            };
+        // GPU 0 named twice, GPU 2 once; a second round on one of GPU 0's devices and on GPU 2, a third on
+        // both of GPU 0's.
+        let mut run = vec![
+            share(0, 10, Some(100), 1.0),
+            share(0, 20, Some(200), 1.0),
+            share(2, 30, None, 1.0),
+        ];
+        add_shares(
+            &mut run,
+            &[share(0, 1, Some(5), 0.5), share(2, 3, None, 0.5)],
+        );
+        assert_eq!(
+            run,
+            [
+                share(0, 11, Some(105), 1.5),
+                share(0, 20, Some(200), 1.0),
+                share(2, 33, None, 1.5),
+            ]
+        );
+        add_shares(
+            &mut run,
+            &[share(0, 1, Some(5), 0.5), share(0, 2, Some(6), 0.5)],
+        );
+        assert_eq!((run[0].tasks, run[1].tasks), (12, 22));
+        assert_eq!((run[0].nodes, run[1].nodes), (Some(110), Some(206)));
     }
 
     #[test]

@@ -112,6 +112,41 @@ pub struct GpuRun {
     /// The GPUs that failed during the run, each with its error (`GPU 3: ...`), joined by "; ": the others
     /// counted what they left. Empty where none did.
     pub failed: String,
+    /// Each GPU's share of the run, in the order they were named (a GPU named twice has two): of the rounds
+    /// it finished (a GPU that failed in the first is left out).
+    pub gpus: Vec<GpuShare>,
+}
+
+/// What one GPU of a run counted ([`GpuRun::gpus`]), so that a slow or idle one among several shows.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct GpuShare {
+    /// The GPU, by the driver's number.
+    pub ordinal: usize,
+    /// Its name.
+    pub device: String,
+    /// Tasks its kernel counted.
+    pub tasks: u64,
+    /// Nodes of the tasks it counted, of the units it could vouch for; `None` where it left them uncounted
+    /// ([`leave_nodes_uncounted`]).
+    pub nodes: Option<u64>,
+    /// Seconds from its first kernel's start to its last one's end, on its clock.
+    pub kernel_seconds: f64,
+}
+
+impl GpuShare {
+    /// Nodes a second of its kernels' time, where its nodes were counted and its kernels timed.
+    pub fn rate(&self) -> Option<f64> {
+        self.nodes
+            .filter(|_| self.kernel_seconds > 0.0)
+            .map(|n| n as f64 / self.kernel_seconds)
+    }
+
+    /// Adds what the same GPU counted in a later round of the run.
+    fn add(&mut self, later: &GpuShare) {
+        self.tasks += later.tasks;
+        self.nodes = self.nodes.zip(later.nodes).map(|(a, b)| a + b);
+        self.kernel_seconds += later.kernel_seconds;
+    }
 }
 
 /// A GPU as the driver describes it.

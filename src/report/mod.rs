@@ -187,6 +187,24 @@ pub struct GpuRecord {
     /// they left. Absent where none did.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub failed_gpus: String,
+    /// Each GPU's share, where several counted: in the order they were named. Absent for one GPU.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub gpus: Vec<GpuShareRecord>,
+}
+
+/// One GPU's share of a count made on several ([`crate::gpu::GpuShare`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GpuShareRecord {
+    /// The GPU, by the driver's number.
+    pub gpu: usize,
+    /// Its name.
+    pub device: String,
+    /// Tasks its kernel counted.
+    pub tasks: u64,
+    /// Nodes of the tasks it counted; `null` where its kernel left them uncounted.
+    pub nodes: Option<u64>,
+    /// Seconds from its first kernel's start to its last one's end, on its clock.
+    pub kernel_seconds: f64,
 }
 
 impl From<&crate::gpu::GpuRun> for GpuRecord {
@@ -199,7 +217,52 @@ impl From<&crate::gpu::GpuRun> for GpuRecord {
             kernel_loop: run.kernel_loop.clone(),
             loop_trial: run.loop_trial.clone(),
             failed_gpus: run.failed.clone(),
+            gpus: if run.gpus.len() > 1 {
+                run.gpus
+                    .iter()
+                    .map(|share| GpuShareRecord {
+                        gpu: share.ordinal,
+                        device: share.device.clone(),
+                        tasks: share.tasks,
+                        nodes: share.nodes,
+                        kernel_seconds: share.kernel_seconds,
+                    })
+                    .collect()
+            } else {
+                Vec::new()
+            },
         }
+    }
+}
+
+impl GpuRecord {
+    /// A line for each GPU's share, where several counted, so that a slow one shows: `gpu 1 (NVIDIA H100 80GB
+    /// HBM3): 2048000 tasks (49.8%), 1.150 Tnodes/s over 60.12 s of kernels`.
+    pub fn share_lines(&self) -> Vec<String> {
+        let tasks: u64 = self.gpus.iter().map(|g| g.tasks).sum();
+        self.gpus
+            .iter()
+            .map(|g| {
+                let time = format!("{:.2} s of kernels", g.kernel_seconds);
+                let rate = match g.nodes {
+                    Some(nodes) if g.kernel_seconds > 0.0 => format!(
+                        "{}nodes/s over {time}",
+                        export::si(nodes as f64 / g.kernel_seconds)
+                    ),
+                    Some(_) => time,
+                    None => format!("nodes uncounted, {time}"),
+                };
+                let share = if tasks > 0 {
+                    100.0 * g.tasks as f64 / tasks as f64
+                } else {
+                    0.0
+                };
+                format!(
+                    "gpu {} ({}): {} tasks ({share:.1}%), {rate}",
+                    g.gpu, g.device, g.tasks
+                )
+            })
+            .collect()
     }
 }
 
@@ -353,6 +416,42 @@ mod tests {
         assert_eq!(json["failed_gpus"], "GPU 1: GPU backend: lost");
         let back: GpuRecord = serde_json::from_value(json).unwrap();
         assert_eq!(back.failed_gpus, run.failed);
+    }
+
+    #[test]
+    fn a_gpu_record_gives_each_gpus_share_where_several_counted() {
+        let share = |ordinal: usize, tasks: u64, nodes: Option<u64>| crate::gpu::GpuShare {
+            ordinal,
+            device: format!("GPU {ordinal}"),
+            tasks,
+            nodes,
+            kernel_seconds: 2.0,
+        };
+        let mut run = crate::gpu::GpuRun {
+            device: "GPU 0".into(),
+            gpus: vec![share(0, 300, Some(4_000_000_000))],
+            ..Default::default()
+        };
+        let record = GpuRecord::from(&run);
+        assert!(record.share_lines().is_empty());
+        assert!(!serde_json::to_string(&record).unwrap().contains("\"gpus\""));
+        run.gpus.push(share(0, 100, Some(1_000_000_000)));
+        run.gpus.push(share(3, 0, None));
+        let json = serde_json::to_value(GpuRecord::from(&run)).unwrap();
+        assert_eq!(json["gpus"][1]["gpu"], 0);
+        assert_eq!(json["gpus"][1]["tasks"], 100);
+        assert_eq!(json["gpus"][2]["gpu"], 3);
+        assert!(json["gpus"][2]["nodes"].is_null());
+        let back: GpuRecord = serde_json::from_value(json).unwrap();
+        assert_eq!(back, GpuRecord::from(&run));
+        assert_eq!(
+            back.share_lines(),
+            [
+                "gpu 0 (GPU 0): 300 tasks (75.0%), 2.000 Gnodes/s over 2.00 s of kernels",
+                "gpu 0 (GPU 0): 100 tasks (25.0%), 500.000 Mnodes/s over 2.00 s of kernels",
+                "gpu 3 (GPU 3): 0 tasks (0.0%), nodes uncounted, 2.00 s of kernels",
+            ]
+        );
     }
 
     #[test]

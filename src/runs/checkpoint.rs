@@ -277,12 +277,16 @@ impl Checkpoint {
             stop,
         };
         let watchers = Tee(&watcher, &stopper);
+        let mut gpu = None;
         let counted = match backend {
             crate::engine::exec::Backend::Cpu => {
                 exec::run_selected(&self.plan, &self.todo, threads, stop, &watchers)?
             }
             crate::engine::exec::Backend::Gpu => {
-                crate::gpu::run(&self.plan, Some(&self.todo), stop, &watchers)?.0
+                let (counted, run) =
+                    crate::gpu::run(&self.plan, Some(&self.todo), stop, &watchers)?;
+                gpu = Some(run);
+                counted
             }
         };
         self.writer.sync()?;
@@ -291,6 +295,7 @@ impl Checkpoint {
             count,
             complete: count.units as usize == self.selected,
             stopped: stop.load(Ordering::Relaxed),
+            gpu,
         })
     }
 }
@@ -311,7 +316,7 @@ impl Progress for StopOnFailure<'_> {
 }
 
 /// What a checkpointed run reached.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Outcome {
     /// The journal's units, summed: this run's and the earlier runs'.
     pub count: Count,
@@ -319,6 +324,8 @@ pub struct Outcome {
     pub complete: bool,
     /// Whether the run was asked to stop.
     pub stopped: bool,
+    /// What the GPUs did in this run, for one on the GPU.
+    pub gpu: Option<crate::gpu::GpuRun>,
 }
 
 /// A checkpointed run that failed.

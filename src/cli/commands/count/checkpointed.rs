@@ -353,6 +353,12 @@ pub fn count(
         RunError::Engine(e) => anyhow::Error::new(e),
         RunError::Journal(e) => anyhow::Error::new(e),
     })?;
+    // Where several GPUs counted, what each did in this run, whether or not it was stopped.
+    if let (Some(run), false) = (&outcome.gpu, quiet) {
+        for line in nqueens::report::GpuRecord::from(run).share_lines() {
+            note!("{line}");
+        }
+    }
     let sig = signal.load(Ordering::SeqCst);
     if !outcome.complete {
         let sig = if sig == 0 { SIGTERM } else { sig };
@@ -380,8 +386,8 @@ pub fn count(
         seconds: started.elapsed().as_secs_f64(),
     });
     result.part = part;
-    if request.backend == nqueens::engine::exec::Backend::Gpu {
-        result.kernel = nqueens::engine::exec::Backend::Gpu.name().to_string();
+    if let Some(run) = &outcome.gpu {
+        result = result.on_gpu(run);
     }
     // The journal's total includes the earlier runs' units, counted in time this run did not measure: the
     // rates are of this run's units alone, and zero (shown as none) when nothing was left to count.

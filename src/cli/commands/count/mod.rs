@@ -189,6 +189,12 @@ pub fn run(
                 result.seconds
             );
         }
+        // Where several GPUs counted, what each did: a slow or idle one shows (a checkpointed run has said it).
+        if !options.quiet && durable.is_none() {
+            for line in result.gpu.iter().flat_map(|g| g.share_lines()) {
+                note!("{line}");
+            }
+        }
         report.results.push(result);
         write_exports(&report, false)?;
         if durable.is_none() {
