@@ -61,9 +61,12 @@ check() {
   nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total --format=csv
   lscpu | grep -E 'Model name|Thread|Core|Socket|MHz' || true
   "$B" --version
-  # Every board against the published counts, then one GPU named twice (two host threads, one GPU).
+  # Every board against the published counts, then one GPU named twice (two host threads, one GPU): each
+  # one's share on standard error and in the JSON `gpu` record (`gpus`, the fortieth session's).
   timed "$B" count 4..17 --backend gpu --check -q
   timed "$B" count 18 --backend gpu --gpus 0,0 --check -f json
+  # A GPU the driver does not have is refused before anything is counted (exit code 1, at once).
+  timed "$B" count 19 --backend gpu --gpus 0,$(nvidia-smi -L | wc -l) --check
   # A GPU shard merged with a CPU shard must give the exact total (merge checks it against the published one).
   local j
   j=$(mktemp -d)

@@ -497,6 +497,43 @@ fn a_gpu_benchmark_names_its_gpus_and_gives_their_own_rate() {
         let kernel: f64 = row[column("gpu_seconds")].parse().unwrap();
         assert_eq!(kernel, run.gpu_seconds.unwrap());
     }
+    // Two GPUs' shares in every run: each one's medians below the line, and in a table of their own. GPU 1
+    // takes 3 tasks of 4 in 1 s, with 3 G nodes; GPU 0 the other one in 0.5 s, its nodes uncounted.
+    assert!(!markdown.contains("Each GPU"));
+    for run in &mut report.runs {
+        run.gpus = vec![
+            nqueens::report::GpuShareRecord {
+                gpu: 1,
+                device: "Fake GPU".into(),
+                tasks: 3,
+                nodes: Some(3_000_000_000),
+                kernel_seconds: 1.0,
+            },
+            nqueens::report::GpuShareRecord {
+                gpu: 0,
+                device: "Fake GPU".into(),
+                tasks: 1,
+                nodes: None,
+                kernel_seconds: 0.5,
+            },
+        ];
+    }
+    let table = text(Format::Table, &report);
+    assert!(
+        table.contains(
+            "nodes/s\n  gpu 1 (Fake GPU): 75.0% of the tasks, 3.000 G nodes/s over 1.000 s of kernels\n  \
+             gpu 0 (Fake GPU): 25.0% of the tasks, - nodes/s over 0.500 s of kernels\n"
+        ),
+        "{table}"
+    );
+    let markdown = text(Format::Markdown, &report);
+    assert!(
+        markdown.contains(
+            "| GPU | device | share of the tasks | kernel time (s) | nodes/s |\n|--:|---|--:|--:|--:|\n\
+             | 1 | Fake GPU | 75.0% | 1.000 | 3.000 G |\n| 0 | Fake GPU | 25.0% | 0.500 | - |\n"
+        ),
+        "{markdown}"
+    );
     // A CPU benchmark has neither.
     let cpu = fake_report();
     assert!(!text(Format::Markdown, &cpu).contains("## GPUs"));

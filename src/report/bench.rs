@@ -241,6 +241,9 @@ pub struct Run {
     /// For a GPU run: seconds from its first kernel's start to its last one's end, on the GPU's clock.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gpu_seconds: Option<f64>,
+    /// For a run on several GPUs: each one's share, in the order named. Absent for one GPU.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub gpus: Vec<crate::report::GpuShareRecord>,
     /// All solutions.
     pub total: u128,
     /// Unique solutions, where the mode counts them.
@@ -334,6 +337,26 @@ pub struct GpuScore {
     pub solutions_per_second: f64,
     /// Nodes (queens placed) per second of that time.
     pub nodes_per_second: f64,
+    /// Where several GPUs counted, each one's figures, in the order named; absent for one GPU.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub each: Vec<GpuEach>,
+}
+
+/// One GPU's figures in a benchmark on several ([`GpuScore::each`]): medians of the timed runs', so that a
+/// slow one among them shows.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GpuEach {
+    /// The GPU, by the driver's number.
+    pub gpu: usize,
+    /// Its name.
+    pub device: String,
+    /// The median of its share of each run's tasks, 0 to 1.
+    pub task_share: f64,
+    /// The median of its kernel seconds.
+    pub kernel_seconds: f64,
+    /// The median of its nodes a second of its kernels' time, where its nodes were counted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nodes_per_second: Option<f64>,
 }
 
 /// How far a benchmark got.
@@ -413,6 +436,7 @@ impl BenchReport {
             // Every run counts the same plan, so the first run's counts stand for all of them.
             solutions_per_second: per_second(first.total, kernel_seconds),
             nodes_per_second: per_second(first.nodes, kernel_seconds),
+            each: each_gpu(&timed),
         })
     }
 
@@ -643,6 +667,51 @@ pub enum Event {
     Finished,
 }
 
+/// Each GPU's medians over `timed` runs on several GPUs: the `k`th share of each run is the same GPU's (the
+/// GPUs in use are the same in every run). Empty where the runs have no shares, or differ in their GPUs.
+fn each_gpu(timed: &[&Run]) -> Vec<GpuEach> {
+    let Some(first) = timed.first() else {
+        return Vec::new();
+    };
+    let same = |r: &&&Run| {
+        r.gpus.len() == first.gpus.len()
+            && r.gpus.iter().zip(&first.gpus).all(|(a, b)| a.gpu == b.gpu)
+    };
+    if !timed.iter().all(|r| same(&r)) {
+        return Vec::new();
+    }
+    first
+        .gpus
+        .iter()
+        .enumerate()
+        .map(|(k, gpu)| {
+            let shares = timed.iter().map(|r| {
+                let tasks: u64 = r.gpus.iter().map(|g| g.tasks).sum();
+                (&r.gpus[k], tasks)
+            });
+            let rates: Vec<f64> = shares
+                .clone()
+                .filter_map(|(g, _)| {
+                    g.nodes
+                        .filter(|_| g.kernel_seconds > 0.0)
+                        .map(|n| n as f64 / g.kernel_seconds)
+                })
+                .collect();
+            GpuEach {
+                gpu: gpu.gpu,
+                device: gpu.device.clone(),
+                task_share: median(
+                    shares
+                        .clone()
+                        .map(|(g, all)| g.tasks as f64 / all.max(1) as f64),
+                ),
+                kernel_seconds: median(shares.map(|(g, _)| g.kernel_seconds)),
+                nodes_per_second: (rates.len() == timed.len()).then(|| median(rates)),
+            }
+        })
+        .collect()
+}
+
 /// An error where a GPU failed during a benchmark's run: the others counted the run, and what it left again,
 /// so its time is neither the machine's GPUs' nor the GPUs' left.
 fn every_gpu_counted(run: &crate::gpu::GpuRun) -> Result<(), Error> {
@@ -680,6 +749,7 @@ pub fn run<E: From<Error>>(
     observe(&report, Event::Started)?;
     for (threads, round, warmup) in warmups.chain(rounds) {
         let gpu_seconds = std::cell::Cell::new(None);
+        let gpu_shares = std::cell::Cell::new(Vec::new());
         // The pool is built inside the timed run by this thread, so its one worker inherits the pinning.
         let pinned = (threads == 1 && spec.pin_single_thread)
             .then(crate::report::pin::Pinned::here)
@@ -691,11 +761,13 @@ pub fn run<E: From<Error>>(
                 let (count, run) = crate::gpu::run(&workload.plan, None, &stop, progress)?;
                 every_gpu_counted(&run)?;
                 gpu_seconds.set(Some(run.kernel_seconds));
+                gpu_shares.set(crate::report::GpuRecord::from(&run).gpus);
                 Ok(count)
             }
         })?;
         let mut run = spec.record(threads, round, warmup, count, timing);
         run.gpu_seconds = gpu_seconds.get();
+        run.gpus = gpu_shares.take();
         run.pinned_cpu = pinned.as_ref().map(|p| p.cpu);
         drop(pinned);
         let failed = matches!(run.check, Check::Mismatch { .. });
@@ -747,6 +819,7 @@ impl WorkloadSpec {
             cpu_seconds: timing.cpu_seconds,
             pinned_cpu: None,
             gpu_seconds: None,
+            gpus: Vec::new(),
             total: count.total,
             unique,
             nodes: count.nodes,
@@ -873,9 +946,64 @@ mod tests {
         assert_eq!(score.solutions_per_second, run.total as f64 / 2.5);
         assert_eq!(score.nodes_per_second, run.nodes as f64 / 2.5);
         // Written with the report and read back.
+        assert!(score.each.is_empty());
         let json = serde_json::to_string(&report).unwrap();
         let back: BenchReport = serde_json::from_str(&json).unwrap();
         assert_eq!(back.gpu_score, Some(score));
+        // Each GPU's share of the four timed runs: its medians. GPU 3's nodes a second: 2, 8, 6 and 4 G (its
+        // tasks' share 0.25, 0.5, 0.75 and 0.5); GPU 1's nodes uncounted in one run, so none.
+        let share = |gpu: usize, tasks: u64, nodes: Option<u64>, kernel_seconds: f64| {
+            crate::report::GpuShareRecord {
+                gpu,
+                device: format!("GPU {gpu}"),
+                tasks,
+                nodes,
+                kernel_seconds,
+            }
+        };
+        let mut timed = [
+            (1, 2_000_000_000, 3, Some(4_000_000_000)),
+            (2, 8_000_000_000, 2, None),
+            (3, 6_000_000_000, 1, Some(1_000_000_000)),
+            (2, 4_000_000_000, 2, Some(1_000_000_000)),
+        ]
+        .into_iter();
+        assert_eq!(report.runs.iter().filter(|r| !r.warmup).count(), 4);
+        for run in report.runs.iter_mut().filter(|r| !r.warmup) {
+            let (tasks, nodes, other, other_nodes) = timed.next().expect("four timed runs");
+            run.gpus = vec![
+                share(3, tasks, Some(nodes), 1.0),
+                share(1, other, other_nodes, 2.0),
+            ];
+        }
+        report.summarise();
+        let each = report.gpu_score.clone().expect("a GPU score").each;
+        assert_eq!(
+            each,
+            [
+                GpuEach {
+                    gpu: 3,
+                    device: "GPU 3".into(),
+                    task_share: 0.5,
+                    kernel_seconds: 1.0,
+                    nodes_per_second: Some(5e9),
+                },
+                GpuEach {
+                    gpu: 1,
+                    device: "GPU 1".into(),
+                    task_share: 0.5,
+                    kernel_seconds: 2.0,
+                    nodes_per_second: None,
+                },
+            ]
+        );
+        let json = serde_json::to_string(&report).unwrap();
+        let back: BenchReport = serde_json::from_str(&json).unwrap();
+        assert_eq!(back.gpu_score.unwrap().each, each);
+        // Runs on different GPUs give no GPU's figures.
+        report.runs[2].gpus[0].gpu = 0;
+        report.summarise();
+        assert!(report.gpu_score.clone().unwrap().each.is_empty());
         // A run without a kernel time (none measured) leaves no score.
         for run in &mut report.runs {
             run.gpu_seconds = None;

@@ -277,13 +277,25 @@ impl BenchExporter for Table {
 /// timed run has a kernel time.
 fn gpu_line(report: &BenchReport) -> Option<String> {
     let score = report.gpu_score_of_runs()?;
-    Some(format!(
+    let mut line = format!(
         "GPU ({}), median kernel time {:.3} s: {} solutions/s, {} nodes/s",
         score.gpus,
         score.kernel_seconds,
         si(score.solutions_per_second),
         si(score.nodes_per_second)
-    ))
+    );
+    // Where several counted, each one's medians, so that a slow one shows.
+    for each in &score.each {
+        line += &format!(
+            "\n  gpu {} ({}): {:.1}% of the tasks, {} nodes/s over {:.3} s of kernels",
+            each.gpu,
+            each.device,
+            100.0 * each.task_share,
+            each.nodes_per_second.map_or("-".to_string(), si),
+            each.kernel_seconds
+        );
+    }
+    Some(line)
 }
 
 /// One JSON document: the whole report, every run included.
@@ -416,6 +428,20 @@ impl BenchExporter for Markdown {
                 si(gpu.solutions_per_second),
                 si(gpu.nodes_per_second)
             );
+            if !gpu.each.is_empty() {
+                md += "\nEach GPU, the medians of the timed runs:\n\n\
+                       | GPU | device | share of the tasks | kernel time (s) | nodes/s |\n|--:|---|--:|--:|--:|\n";
+                for each in &gpu.each {
+                    md += &format!(
+                        "| {} | {} | {:.1}% | {:.3} | {} |\n",
+                        each.gpu,
+                        each.device.replace('|', "\\|"),
+                        100.0 * each.task_share,
+                        each.kernel_seconds,
+                        each.nodes_per_second.map_or("-".to_string(), si)
+                    );
+                }
+            }
         }
         if !report.scaling.is_empty() {
             md += "\n## Thread scaling\n\n\
