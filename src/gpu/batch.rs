@@ -368,6 +368,11 @@ pub fn finish(
         .collect()
 }
 
+/// The nodes a device's `tallies` count, of the slots it vouched for: the nodes of the tasks it counted.
+pub(super) fn nodes_vouched(tallies: &[Option<Tally>]) -> u64 {
+    tallies.iter().flatten().map(|t| t.nodes).sum()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

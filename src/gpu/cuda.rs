@@ -770,7 +770,7 @@ impl GpuDevice {
         let clock = gpu_error("cannot read the GPU's clock");
         let began = f64::from(first.elapsed_ms(&flight.start).map_err(&clock)?) / 1e3;
         let ended = f64::from(first.elapsed_ms(&flight.end).map_err(&clock)?) / 1e3;
-        let nodes: u64 = tallies.iter().flatten().map(|t| t.nodes).sum();
+        let nodes = super::batch::nodes_vouched(tallies);
         let rate = nodes as f64 / (ended - began).max(1e-9) / 1e9;
         let counted = if self.counts_nodes {
             format!("{nodes} nodes, {rate:.1} G nodes/s")

@@ -7,7 +7,8 @@
 //! hold the whole path to the CPU engine's counts.
 
 use super::batch::{
-    batches, coalesce, finish, first_batch_tasks, tail_deeper, Batch, Part, Unfinished, BATCH_TASKS,
+    batches, coalesce, finish, first_batch_tasks, nodes_vouched, tail_deeper, Batch, Part,
+    Unfinished, BATCH_TASKS,
 };
 use super::options::verbose;
 use super::prepare::{parts_of, prepare_parts};
@@ -631,7 +632,7 @@ fn count_round<D: Device + Send>(
                 let (mut chosen, mut since_trial) = (0usize, 0u64);
                 let report = |batch: Batch, mut tallies: Vec<Option<Tally>>| {
                     trial::add_sampled(&batch, &mut tallies);
-                    nodes.set(nodes.get() + tallies.iter().flatten().map(|t| t.nodes).sum::<u64>());
+                    nodes.set(nodes.get() + nodes_vouched(&tallies));
                     let mut sum = Count::default();
                     for (index, count) in finish(plan, &batch, &tallies, counts_nodes, &unfinished)
                     {

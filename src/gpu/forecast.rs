@@ -24,12 +24,11 @@
 //! counted at 455 to 631 G nodes a second (8 and 30 s of sample) a board whose run counts at 1,161 G
 //! (results/gpu.md, the thirty-eighth session).
 
-use super::batch::{Batch, Part};
+use super::batch::{nodes_vouched, Batch, Part};
 use super::dispatch::Device;
 use super::prepare::{prepare, prepare_parts};
 use super::sizing::Cut;
 use super::trial::{self, Trial};
-use crate::engine::kernel::Tally;
 use crate::engine::plan::Plan;
 use crate::error::Error;
 use rayon::prelude::*;
@@ -260,11 +259,6 @@ impl GpuSample {
     }
 }
 
-/// The nodes `tallies` count, of the slots vouched for.
-fn nodes_of(tallies: &[Option<Tally>]) -> u64 {
-    tallies.iter().flatten().map(|t| t.nodes).sum()
-}
-
 /// Counts batches of `plan`'s tasks drawn as `drawing` says on the devices `open` opens for `ordinals`, each on a
 /// thread of its own, for about `budget` of each device's time once open (its first two batches however long),
 /// and returns each device's measure. Device `k` draws from seed `seed + k`.
@@ -386,7 +380,7 @@ fn measure<D: Device>(
     for number in 1..=MOST_BATCHES as u64 {
         if under_way == in_flight {
             let (_, tallies) = device.collect()?;
-            rate.nodes += nodes_of(&tallies);
+            rate.nodes += nodes_vouched(&tallies);
             under_way -= 1;
         }
         if number > 1 && began.elapsed() >= budget {
@@ -400,7 +394,7 @@ fn measure<D: Device>(
     }
     for _ in 0..under_way {
         let (_, tallies) = device.collect()?;
-        rate.nodes += nodes_of(&tallies);
+        rate.nodes += nodes_vouched(&tallies);
     }
     rate.seconds = counted.elapsed().as_secs_f64();
     Ok(rate)
@@ -410,6 +404,7 @@ fn measure<D: Device>(
 mod tests {
     use super::*;
     use crate::engine::board::Board;
+    use crate::engine::kernel::Tally;
     use crate::engine::plan::Split;
     use crate::engine::symmetry::Symmetry;
     use crate::gpu::sizing::cut;

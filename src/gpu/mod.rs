@@ -134,13 +134,6 @@ pub struct GpuShare {
 }
 
 impl GpuShare {
-    /// Nodes a second of its kernels' time, where its nodes were counted and its kernels timed.
-    pub fn rate(&self) -> Option<f64> {
-        self.nodes
-            .filter(|_| self.kernel_seconds > 0.0)
-            .map(|n| n as f64 / self.kernel_seconds)
-    }
-
     /// Adds what the same GPU counted in a later round of the run.
     fn add(&mut self, later: &GpuShare) {
         self.tasks += later.tasks;

@@ -691,11 +691,7 @@ fn each_gpu(timed: &[&Run]) -> Vec<GpuEach> {
             });
             let rates: Vec<f64> = shares
                 .clone()
-                .filter_map(|(g, _)| {
-                    g.nodes
-                        .filter(|_| g.kernel_seconds > 0.0)
-                        .map(|n| n as f64 / g.kernel_seconds)
-                })
+                .filter_map(|(g, _)| g.nodes_per_second())
                 .collect();
             GpuEach {
                 gpu: gpu.gpu,

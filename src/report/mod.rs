@@ -207,6 +207,15 @@ pub struct GpuShareRecord {
     pub kernel_seconds: f64,
 }
 
+impl GpuShareRecord {
+    /// Nodes a second of its kernels' time, where its nodes were counted and its kernels timed.
+    pub fn nodes_per_second(&self) -> Option<f64> {
+        self.nodes
+            .filter(|_| self.kernel_seconds > 0.0)
+            .map(|n| n as f64 / self.kernel_seconds)
+    }
+}
+
 impl From<&crate::gpu::GpuRun> for GpuRecord {
     fn from(run: &crate::gpu::GpuRun) -> GpuRecord {
         GpuRecord {
@@ -244,13 +253,10 @@ impl GpuRecord {
             .iter()
             .map(|g| {
                 let time = format!("{:.2} s of kernels", g.kernel_seconds);
-                let rate = match g.nodes {
-                    Some(nodes) if g.kernel_seconds > 0.0 => format!(
-                        "{}nodes/s over {time}",
-                        export::si(nodes as f64 / g.kernel_seconds)
-                    ),
-                    Some(_) => time,
-                    None => format!("nodes uncounted, {time}"),
+                let rate = match (g.nodes_per_second(), g.nodes) {
+                    (Some(rate), _) => format!("{}nodes/s over {time}", export::si(rate)),
+                    (None, Some(_)) => time,
+                    (None, None) => format!("nodes uncounted, {time}"),
                 };
                 let share = if tasks > 0 {
                     100.0 * g.tasks as f64 / tasks as f64
