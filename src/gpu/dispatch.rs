@@ -860,8 +860,6 @@ mod tests {
     use crate::gpu::testing::tallies_of;
     use std::sync::{Arc, Barrier};
 
-    /// The batches the host devices counted: which device (in the order opened), the batch's units, its tasks
-    /// and how many batches the device held at once, this one included.
     /// Each batch a host device counted: the device (in the order opened), the batch's units, its tasks, the
     /// batches under way then, and the nodes of the tallies the device vouched for.
     type Batches = Vec<(usize, Vec<usize>, usize, usize, u64)>;

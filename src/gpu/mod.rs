@@ -335,16 +335,13 @@ fn gpus_in_use(selected: Option<Vec<usize>>, visible: usize) -> Result<Vec<usize
 /// could not be opened as it goes on without them ([`dispatch`]).
 #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
 fn opened_any(outcomes: Vec<Result<(), Error>>) -> Result<(), Error> {
-    let mut first = None;
-    for outcome in outcomes {
-        match outcome {
-            Ok(()) => return Ok(()),
-            Err(e) => {
-                first.get_or_insert(e);
-            }
-        }
+    if outcomes.iter().any(Result::is_ok) {
+        return Ok(());
     }
-    first.map_or(Ok(()), Err)
+    outcomes
+        .into_iter()
+        .find_map(Result::err)
+        .map_or(Ok(()), Err)
 }
 
 #[cfg(not(feature = "cuda"))]
