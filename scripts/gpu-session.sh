@@ -118,6 +118,8 @@ bench() {
   # an H200), then --quick (n = 19).
   timed "$B" bench --backend gpu --export-json "$out/bench-gpu.json" --export-markdown "$out/bench-gpu.md"
   timed "$B" bench --backend gpu --quick --export-json "$out/bench-gpu-quick.json"
+  # The sweep of the GPUs (1, then 2): on one GPU, GPU 0 named twice, so the two runs share it.
+  timed "$B" bench --backend gpu --quick --gpus 0,0 --runs 2 --export-json "$out/bench-gpu-sweep.json"
 }
 
 cpu() {

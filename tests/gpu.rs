@@ -126,6 +126,26 @@ fn dump_ptx() {
 }
 
 #[test]
+fn a_run_on_the_gpus_named_counts_on_them_alone() {
+    if !gpu_here() {
+        return;
+    }
+    // What a benchmark's sweep counts with: GPU 0 alone, then named twice.
+    let plan = Plan::new(
+        Board::new(13).unwrap(),
+        Symmetry::Full,
+        Split::Auto { threads: 16 },
+    );
+    let all: Vec<usize> = (0..plan.units().len()).collect();
+    for gpus in [&[0][..], &[0, 0]] {
+        let seen = Units::default();
+        let (sum, run) = gpu::run_on(&plan, None, gpus, &AtomicBool::new(false), &seen).unwrap();
+        check_reported(&plan, seen, &all, sum);
+        assert_eq!(run.device.split(", ").count(), gpus.len(), "{}", run.device);
+    }
+}
+
+#[test]
 fn one_gpu_named_twice_counts_every_unit_once() {
     if !gpu_here() {
         return;

@@ -321,3 +321,72 @@ fn a_gpu_sweep_is_named_by_its_gpu_and_a_gpu_benchmark_with_impossible_times_is_
         .stderr(contains("runs[2].gpu_seconds is -1"));
     assert!(!dir.path().join("none").exists());
 }
+
+#[test]
+fn a_gpu_benchmark_on_several_gpus_draws_their_scaling_and_not_the_threads() {
+    // The H100's benchmark, as if it had timed 1 GPU and 2 (its one GPU named twice): 1.9 times as fast.
+    let results = Path::new(env!("CARGO_MANIFEST_DIR")).join("results");
+    let mut bench: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(results.join("h100/bench-gpu-n19.json")).unwrap(),
+    )
+    .unwrap();
+    bench["workload"]["gpu_numbers"] = serde_json::json!([0, 0]);
+    bench["workload"]["gpu_counts"] = serde_json::json!([1, 2]);
+    let row = bench["scaling"][0].clone();
+    let mut one = row.clone();
+    one["gpus"] = serde_json::json!(1);
+    one["speedup"] = serde_json::json!(1.0);
+    one["efficiency"] = serde_json::json!(1.0);
+    let mut two = row;
+    two["gpus"] = serde_json::json!(2);
+    two["speedup"] = serde_json::json!(1.9);
+    two["efficiency"] = serde_json::json!(0.95);
+    bench["scaling"] = serde_json::json!([one, two]);
+    // Its runs as those on both.
+    for run in bench["runs"].as_array_mut().unwrap() {
+        run["gpu_count"] = serde_json::json!(2);
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let swept = dir.path().join("swept.json");
+    std::fs::write(&swept, bench.to_string()).unwrap();
+    let out = dir.path().join("plots");
+    nqueens()
+        .arg("plot")
+        .arg(&swept)
+        .arg("-o")
+        .arg(&out)
+        .assert()
+        .success();
+    let mut names: Vec<_> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["gpu-scaling.svg", "gpus.svg"]);
+    let (texts, _) = svg_texts(&out.join("gpu-scaling.svg"));
+    for text in [
+        "GPU scaling (median of the timed runs)",
+        "GPUs",
+        "speedup over 1 GPU",
+        "ideal (speedup = GPUs)",
+    ] {
+        assert!(texts.iter().any(|t| t == text), "{text}: {texts:?}");
+    }
+    assert!(
+        texts
+            .iter()
+            .any(|t| t.starts_with("NVIDIA H100 80GB HBM3, n = 19, ")),
+        "{texts:?}"
+    );
+    // A row of more GPUs than a machine has is refused, the field named.
+    bench["scaling"][1]["gpus"] = serde_json::json!(1_000_000);
+    std::fs::write(&swept, bench.to_string()).unwrap();
+    nqueens()
+        .arg("plot")
+        .arg(&swept)
+        .arg("-o")
+        .arg(dir.path().join("none"))
+        .assert()
+        .code(2)
+        .stderr(contains("scaling[1].gpus is 1000000"));
+}

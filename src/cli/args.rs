@@ -243,7 +243,7 @@ pub enum Command {
     },
     /// Benchmark this CPU: the standard workload (n = 18, full symmetry) timed on 1, 2, 4, … threads and
     /// all threads, every count checked (exit code 3 on a mismatch). `--quick` takes a few seconds.
-    /// `--backend gpu` benchmarks the GPUs on a workload of their own (n = 21).
+    /// `--backend gpu` benchmarks the GPUs on a workload of their own (n = 21), on 1, 2, 4, … and all of them.
     Bench(BenchArgs),
     /// Draw SVG charts (time against n, thread scaling, machines side by side) from count and bench JSON.
     Plot(PlotArgs),
@@ -492,21 +492,23 @@ pub struct BenchArgs {
     /// A run of a few seconds: the standard measurement on n = 16 (n = 19 on the GPU).
     #[arg(long)]
     pub quick: bool,
-    /// Timed runs per thread count; the median, min and max are reported.
+    /// Timed runs per thread count (GPU count); the median, min and max are reported.
     #[arg(long, default_value_t = bench::STANDARD_RUNS, value_parser = clap::value_parser!(u32).range(1..=1000).map(|r| r as usize))]
     pub runs: usize,
-    /// Untimed warm-up runs on all threads before the timed ones.
+    /// Untimed warm-up runs on all threads (all GPUs) before the timed ones.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(0..=100).map(|r| r as usize))]
     pub warmup: usize,
     /// All threads: the multi-thread score uses this many, and the scaling table goes 1, 2, 4, … up to it
     /// [default: all available cores].
     #[arg(short, long, value_parser = clap::value_parser!(u32).range(1..=4096))]
     pub threads: Option<u32>,
-    /// What counts: `cpu`, or `gpu` (the GPUs of `--gpus`, in a build with the `cuda` feature), timed on all
-    /// threads only, which cut its tasks; the report names the GPUs, and gives their kernel time and nodes/s.
+    /// What counts: `cpu`, or `gpu` (the GPUs of `--gpus`, in a build with the `cuda` feature), timed on 1, 2,
+    /// 4, … and all of them, the host's threads cutting their tasks; the report names the GPUs, gives their
+    /// scaling, and their kernel time and nodes/s on all of them.
     #[arg(long, default_value = "cpu", value_parser = parse_backend)]
     pub backend: nqueens::engine::exec::Backend,
-    /// The GPUs `--backend gpu` counts on, by the driver's numbers: `0,1` [default: all visible].
+    /// The GPUs `--backend gpu` counts on, by the driver's numbers: `0,1` [default: all visible]. A run on `k`
+    /// of them counts on the first `k` named.
     #[arg(long, value_name = "LIST", value_parser = parse_gpus)]
     pub gpus: Option<GpuList>,
     /// Leave the runs on one thread to the scheduler instead of pinning each to one processor: to see what a

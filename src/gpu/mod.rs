@@ -53,7 +53,7 @@ mod prepare;
 mod sizing;
 pub mod task;
 #[cfg(test)]
-mod testing;
+pub(crate) mod testing;
 mod trial;
 
 #[cfg(feature = "cuda")]
@@ -201,16 +201,15 @@ pub fn open_ahead(board: Board) -> Result<(), Error> {
     }
 }
 
-/// The names of the GPUs in use ([`use_gpus`]), joined by ", ", as [`GpuRun::device`] gives them.
-pub fn names_in_use() -> Result<String, Error> {
+/// The GPUs in use ([`use_gpus`]), each by the driver's number with its name, in the order named (a GPU
+/// named twice twice).
+pub fn named_in_use() -> Result<Vec<(usize, String)>, Error> {
     #[cfg(feature = "cuda")]
     {
-        let ordinals = in_use()?;
-        let names = ordinals
-            .iter()
-            .map(|&o| cuda::info(o).map(|i| i.name))
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(names.join(", "))
+        in_use()?
+            .into_iter()
+            .map(|o| cuda::info(o).map(|i| (o, i.name)))
+            .collect()
     }
     #[cfg(not(feature = "cuda"))]
     {
@@ -250,30 +249,61 @@ pub fn run(
     #[cfg(feature = "cuda")]
     {
         // Found on a thread of dispatch's while the first batches are cut.
-        let ordinals = in_use;
-        let loops = loops(plan.board())?;
-        let all: Vec<usize>;
-        let units = match units {
-            Some(units) => units,
-            None => {
-                all = (0..plan.units().len()).collect();
-                &all
-            }
-        };
-        dispatch(
-            plan,
-            units,
-            &ordinals,
-            &|ordinal| cuda::GpuDevice::open(ordinal, loops.clone()),
-            stop,
-            progress,
-        )
+        count_on(plan, units, &in_use, stop, progress)
     }
     #[cfg(not(feature = "cuda"))]
     {
         let _ = (plan, units, stop, progress);
         Err(not_built())
     }
+}
+
+/// [`run`] on the GPUs numbered `gpus` (the driver's numbers, as [`named_in_use`] gives them) rather than those
+/// in use: what a benchmark's runs on 1, 2, 4, … of its GPUs count with.
+pub fn run_on(
+    plan: &Plan,
+    units: Option<&[usize]>,
+    gpus: &[usize],
+    stop: &AtomicBool,
+    progress: &dyn Progress,
+) -> Result<(Count, GpuRun), Error> {
+    #[cfg(feature = "cuda")]
+    {
+        count_on(plan, units, &|| Ok(gpus.to_vec()), stop, progress)
+    }
+    #[cfg(not(feature = "cuda"))]
+    {
+        let _ = (plan, units, gpus, stop, progress);
+        Err(not_built())
+    }
+}
+
+/// [`run`] on the GPUs `ordinals` gives.
+#[cfg(feature = "cuda")]
+fn count_on(
+    plan: &Plan,
+    units: Option<&[usize]>,
+    ordinals: &(dyn Fn() -> Result<Vec<usize>, Error> + Sync),
+    stop: &AtomicBool,
+    progress: &dyn Progress,
+) -> Result<(Count, GpuRun), Error> {
+    let loops = loops(plan.board())?;
+    let all: Vec<usize>;
+    let units = match units {
+        Some(units) => units,
+        None => {
+            all = (0..plan.units().len()).collect();
+            &all
+        }
+    };
+    dispatch(
+        plan,
+        units,
+        ordinals,
+        &|ordinal| cuda::GpuDevice::open(ordinal, loops.clone()),
+        stop,
+        progress,
+    )
 }
 
 /// Measures the GPUs in use ([`use_gpus`]) on samples of the tasks a count of all of `plan`'s units would give

@@ -15,3 +15,56 @@ pub(super) fn tallies_of(batch: &Batch) -> Vec<Tally> {
     }
     tallies
 }
+
+/// A GPU made of the host, for the tests of what drives GPUs from outside this module: it counts each batch
+/// as the kernel would ([`tallies_of`]), and says its kernels took a microsecond a task.
+pub(crate) struct HostGpu {
+    ordinal: usize,
+    queue: std::collections::VecDeque<Batch>,
+    seconds: f64,
+}
+
+impl super::Device for HostGpu {
+    fn name(&self) -> String {
+        format!("host GPU {}", self.ordinal)
+    }
+    fn depth(&self) -> usize {
+        2
+    }
+    fn submit(&mut self, batch: Batch) -> Result<(), crate::Error> {
+        self.seconds += batch.tasks.len() as f64 * 1e-6;
+        self.queue.push_back(batch);
+        Ok(())
+    }
+    fn collect(&mut self) -> Result<(Batch, Vec<Option<Tally>>), crate::Error> {
+        let batch = self.queue.pop_front().expect("a batch under way");
+        let tallies = tallies_of(&batch).into_iter().map(Some).collect();
+        Ok((batch, tallies))
+    }
+    fn kernel_seconds(&mut self) -> Result<f64, crate::Error> {
+        Ok(self.seconds)
+    }
+}
+
+/// Counts all of `plan`'s units on host GPUs numbered `gpus`, as [`super::run_on`] does on real ones.
+pub(crate) fn count_on_host(
+    plan: &crate::engine::plan::Plan,
+    gpus: &[usize],
+    progress: &dyn crate::engine::exec::Progress,
+) -> Result<(crate::engine::count::Count, super::GpuRun), crate::Error> {
+    let all: Vec<usize> = (0..plan.units().len()).collect();
+    super::dispatch(
+        plan,
+        &all,
+        &|| Ok(gpus.to_vec()),
+        &|ordinal| {
+            Ok(HostGpu {
+                ordinal,
+                queue: Default::default(),
+                seconds: 0.0,
+            })
+        },
+        &std::sync::atomic::AtomicBool::new(false),
+        progress,
+    )
+}

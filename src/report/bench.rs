@@ -1,9 +1,10 @@
-//! The benchmark: a standard workload, timed runs on 1, 2, 4, … threads, statistics and scores.
+//! The benchmark: a standard workload, timed runs on 1, 2, 4, … threads (or GPUs), statistics and scores.
 //!
 //! A benchmark is only worth comparing if everyone runs the same work, so the workload is fixed: one board
 //! ([`STANDARD_N`]; on the GPU [`STANDARD_GPU_N`], whose run is the GPU's where the CPU's board is mostly the
 //! host's) in the full symmetry mode, with one plan (split depth and work units) shared by every thread
-//! count, so that 1 thread and 16 threads count exactly the same units. Planning happens once and is
+//! count, so that 1 thread and 16 threads count exactly the same units. A benchmark of the GPU backend sweeps
+//! the GPUs instead: 1, 2, 4, … and all of those in use, the host's cores cutting their tasks in every run. Planning happens once and is
 //! not timed; each timed run counts the plan's units on a fresh pool and is checked against the published
 //! value, and a wrong count ends the benchmark. Runs are interleaved (round 1 on every thread count, then
 //! round 2, …) so that a machine that slows down or speeds up during the benchmark skews every thread count
@@ -127,33 +128,56 @@ impl BenchRequest {
         if self.backend == Backend::Gpu {
             return vec![self.max_threads.max(1)];
         }
-        let mut counts: Vec<usize> = std::iter::successors(Some(1usize), |t| t.checked_mul(2))
-            .take_while(|&t| t < self.max_threads)
-            .collect();
-        counts.push(self.max_threads.max(1));
-        counts
+        doubling(self.max_threads.max(1))
     }
 
-    /// Checks the request and makes its plan, split for `max_threads` and used for every thread count.
+    /// Checks the request and makes its plan, split for `max_threads` and used for every thread count (on the
+    /// GPU, every GPU count, among the GPUs in use: [`crate::gpu::use_gpus`]).
     pub fn workload(&self) -> Result<Workload, BenchError> {
+        self.checked()?;
+        // A missing GPU is found before the plan is made.
+        let gpus = match self.backend {
+            Backend::Cpu => None,
+            Backend::Gpu => Some(crate::gpu::named_in_use()?),
+        };
+        self.workload_on(gpus)
+    }
+
+    /// What [`BenchRequest::workload`] refuses before it looks for a GPU.
+    fn checked(&self) -> Result<(), BenchError> {
         if self.runs == 0 {
             return Err(BenchError::NoRuns);
         }
         if self.max_threads == 0 {
             return Err(Error::NoThreads.into());
         }
-        let published = known::lookup(self.n).ok_or(BenchError::Unpublished {
+        self.published()?;
+        CountRequest::new(self.n)?;
+        Ok(())
+    }
+
+    fn published(&self) -> Result<known::Known, BenchError> {
+        known::lookup(self.n).ok_or(BenchError::Unpublished {
             n: self.n,
             largest: known::largest(),
-        })?;
+        })
+    }
+
+    /// [`BenchRequest::workload`] on the GPUs `gpus` (each the driver's number and its name, in the order a
+    /// sweep takes them) for a benchmark of the GPU backend, or on the CPU for `None`.
+    fn workload_on(&self, gpus: Option<Vec<(usize, String)>>) -> Result<Workload, BenchError> {
+        self.checked()?;
+        let published = self.published()?;
         let request = CountRequest::new(self.n)?
             .symmetry(self.symmetry)
             .threads(self.max_threads);
-        // A missing GPU is found before the plan is made.
-        let gpu = match self.backend {
-            Backend::Cpu => None,
-            Backend::Gpu => Some(crate::gpu::names_in_use()?),
-        };
+        let gpu_numbers: Vec<usize> = gpus.iter().flatten().map(|(o, _)| *o).collect();
+        let gpu = gpus.map(|g| {
+            g.into_iter()
+                .map(|(_, name)| name)
+                .collect::<Vec<_>>()
+                .join(", ")
+        });
         let plan = request.plan();
         Ok(Workload {
             spec: WorkloadSpec {
@@ -173,11 +197,29 @@ impl BenchRequest {
                 runs: self.runs,
                 warmup: self.warmup,
                 thread_counts: self.thread_counts(),
+                gpu_counts: doubling(gpu_numbers.len()),
+                gpu_numbers,
                 pin_single_thread: self.pin && self.backend == Backend::Cpu,
             },
             plan,
+            count_on_gpus: Box::new(|plan, gpus, progress| {
+                let stop = std::sync::atomic::AtomicBool::new(false);
+                crate::gpu::run_on(plan, None, gpus, &stop, progress)
+            }),
         })
     }
+}
+
+/// 1, 2, 4, … below `all`, then `all`; none for none.
+fn doubling(all: usize) -> Vec<usize> {
+    if all == 0 {
+        return Vec::new();
+    }
+    let mut counts: Vec<usize> = std::iter::successors(Some(1usize), |t| t.checked_mul(2))
+        .take_while(|&t| t < all)
+        .collect();
+    counts.push(all);
+    counts
 }
 
 /// A checked request with its plan, ready to run.
@@ -185,6 +227,38 @@ pub struct Workload {
     /// What the report says about it.
     pub spec: WorkloadSpec,
     plan: Plan,
+    /// How a run counts the plan on some of the GPUs (on the GPU backend, [`crate::gpu::run_on`]; host
+    /// devices in tests).
+    count_on_gpus: Box<CountOnGpus>,
+}
+
+/// Counts all of a plan's units on the GPUs numbered in the slice, telling the progress of each.
+type CountOnGpus =
+    dyn Fn(&Plan, &[usize], &dyn Progress) -> Result<(Count, crate::gpu::GpuRun), Error> + Sync;
+
+/// One step of a benchmark's sweep: the runs on so many threads, or (on the GPU backend) so many GPUs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Step {
+    /// Worker threads: those that count on the CPU, those that cut the GPUs' tasks on the GPU.
+    pub threads: usize,
+    /// For a benchmark of the GPU backend, the GPUs that count: the first so many of those in use.
+    pub gpus: Option<usize>,
+}
+
+impl Step {
+    /// What the step is a number of: its GPUs, else its threads.
+    pub fn workers(&self) -> usize {
+        self.gpus.unwrap_or(self.threads)
+    }
+
+    /// "4 threads", "1 GPU".
+    pub fn describe(&self) -> String {
+        let (n, what) = match self.gpus {
+            Some(g) => (g, "GPU"),
+            None => (self.threads, "thread"),
+        };
+        format!("{n} {what}{}", if n == 1 { "" } else { "s" })
+    }
 }
 
 /// The workload as recorded in a report.
@@ -215,6 +289,14 @@ pub struct WorkloadSpec {
     /// The GPU that counted, for a benchmark of the GPU backend.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gpu: Option<String>,
+    /// For a benchmark of the GPU backend, the GPUs in use by the driver's numbers, in the order named: a run
+    /// on `k` GPUs counts on the first `k`. Empty in reports written before the sweep of the GPUs.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub gpu_numbers: Vec<usize>,
+    /// For a benchmark of the GPU backend, the GPU counts measured, in order: 1, 2, 4, … and all of
+    /// `gpu_numbers`. Empty in reports written before the sweep, whose runs are all on every GPU in use.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub gpu_counts: Vec<usize>,
     /// Whether runs on one thread were pinned to one processor (each run says which, `pinned_cpu`); runs on
     /// more threads are left to the scheduler. False in reports written before pinning.
     #[serde(default)]
@@ -244,6 +326,9 @@ pub struct Run {
     /// For a run on several GPUs: each one's share, in the order named. Absent for one GPU.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub gpus: Vec<crate::report::GpuShareRecord>,
+    /// For a GPU run of a sweep: how many GPUs counted it, the first so many of `workload.gpu_numbers`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpu_count: Option<usize>,
     /// All solutions.
     pub total: u128,
     /// Unique solutions, where the mode counts them.
@@ -262,6 +347,14 @@ pub struct Run {
 }
 
 impl Run {
+    /// The step of the sweep the run belongs to.
+    pub fn step(&self) -> Step {
+        Step {
+            threads: self.threads,
+            gpus: self.gpu_count,
+        }
+    }
+
     /// Processor seconds per second: how many cores the run had.
     pub fn cores_used(&self) -> Option<f64> {
         self.cpu_seconds
@@ -270,11 +363,15 @@ impl Run {
     }
 }
 
-/// The timed runs of one thread count, summarised.
+/// The timed runs of one thread count (or GPU count), summarised.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Scaling {
     /// Worker threads.
     pub threads: usize,
+    /// For a benchmark of the GPU backend's sweep: the GPUs of the row's runs. Its speedup and efficiency
+    /// are then over the runs on one GPU.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpus: Option<usize>,
     /// Timed runs summarised.
     pub runs: usize,
     /// Median seconds (the mean of the middle two for an even number of runs).
@@ -287,11 +384,11 @@ pub struct Scaling {
     pub solutions_per_second: f64,
     /// Nodes per second at the median time.
     pub nodes_per_second: f64,
-    /// Median time on 1 thread over the median time on this many; NaN without a one-thread run (a GPU
-    /// benchmark), which JSON writes as `null`.
+    /// Median time on 1 thread (1 GPU) over the median time on this many; NaN without such a run (a GPU
+    /// benchmark written before the sweep), which JSON writes as `null`.
     #[serde(deserialize_with = "nan_if_null")]
     pub speedup: f64,
-    /// `speedup / threads`: 1 is perfect scaling.
+    /// `speedup / threads` (`/ gpus`): 1 is perfect scaling.
     #[serde(deserialize_with = "nan_if_null")]
     pub efficiency: f64,
     /// The median over the runs of processor seconds per second: the cores the runs really had.
@@ -302,6 +399,16 @@ pub struct Scaling {
 /// Reads back the `null` that serde_json writes for a NaN as NaN.
 fn nan_if_null<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
     Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::NAN))
+}
+
+impl Scaling {
+    /// The step of the sweep the row summarises.
+    pub fn step(&self) -> Step {
+        Step {
+            threads: self.threads,
+            gpus: self.gpus,
+        }
+    }
 }
 
 /// The headline figures: rates at the median time.
@@ -325,8 +432,9 @@ pub struct Scores {
 }
 
 /// The GPUs' headline figures in a benchmark of the GPU backend: rates over the GPUs' own time (their kernels,
-/// from the first's start to the last's end, on the GPU's clock), the median of the timed runs'. Beside the
-/// whole run's rate (the scaling row's), which holds the host's plan, cut and copies too.
+/// from the first's start to the last's end, on the GPU's clock), the median of the timed runs' on all the
+/// GPUs in use. Beside the whole run's rate (the last scaling row's), which holds the host's plan, cut and
+/// copies too.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct GpuScore {
     /// The GPUs that counted, as the workload names them.
@@ -392,7 +500,7 @@ pub struct BenchReport {
     pub runs: Vec<Run>,
     /// One row per thread count with timed runs, in the order of `workload.thread_counts`.
     pub scaling: Vec<Scaling>,
-    /// The headline figures, once a run on 1 thread and one on all threads exist.
+    /// The headline figures of a CPU benchmark, once a run on 1 thread and one on all threads exist.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scores: Option<Scores>,
     /// A GPU benchmark's headline figures ([`BenchReport::gpu_score_of_runs`]), once a timed run has its
@@ -423,10 +531,12 @@ impl BenchReport {
     /// [`BenchReport::gpu_score`] was has them too); `None` for a CPU benchmark or before such a run.
     pub fn gpu_score_of_runs(&self) -> Option<GpuScore> {
         let gpus = self.workload.gpu.clone()?;
+        // The runs on every GPU in use: the sweep's last step (every run, before the sweep).
+        let all = self.workload.steps().last().copied();
         let timed: Vec<&Run> = self
             .runs
             .iter()
-            .filter(|r| !r.warmup && r.gpu_seconds.is_some())
+            .filter(|r| !r.warmup && r.gpu_seconds.is_some() && Some(r.step()) == all)
             .collect();
         let first = timed.first()?;
         let kernel_seconds = median(timed.iter().filter_map(|r| r.gpu_seconds));
@@ -442,41 +552,43 @@ impl BenchReport {
 
     /// Timed runs planned in all, and done so far.
     pub fn timed_progress(&self) -> (usize, usize) {
-        let planned = self.workload.runs * self.workload.thread_counts.len();
+        let planned = self.workload.runs * self.workload.steps().len();
         let done = self.runs.iter().filter(|r| !r.warmup).count();
         (done, planned)
     }
 
     /// Recomputes the scaling rows and the scores (the GPUs' too) from the timed runs.
     fn summarise(&mut self) {
-        let rows: Vec<(usize, Vec<&Run>)> = self
+        let rows: Vec<(Step, Vec<&Run>)> = self
             .workload
-            .thread_counts
-            .iter()
-            .map(|&t| {
+            .steps()
+            .into_iter()
+            .map(|step| {
                 let runs = self
                     .runs
                     .iter()
-                    .filter(|r| !r.warmup && r.threads == t)
+                    .filter(|r| !r.warmup && r.step() == step)
                     .collect();
-                (t, runs)
+                (step, runs)
             })
-            .filter(|(_, runs): &(usize, Vec<&Run>)| !runs.is_empty())
+            .filter(|(_, runs): &(Step, Vec<&Run>)| !runs.is_empty())
             .collect();
+        // The baseline: the runs on one thread, or on one GPU.
         let single = rows
             .iter()
-            .find(|(t, _)| *t == 1)
+            .find(|(step, _)| step.workers() == 1)
             .map(|(_, runs)| median(runs.iter().map(|r| r.seconds)));
         self.scaling = rows
             .iter()
-            .map(|(threads, runs)| {
+            .map(|(step, runs)| {
                 let seconds: Vec<f64> = runs.iter().map(|r| r.seconds).collect();
                 let median_seconds = median(seconds.iter().copied());
                 // Every run counts the same plan, so the first run's counts stand for all of them.
                 let rate = |x: u128| per_second(x, median_seconds);
                 let speedup = single.map_or(f64::NAN, |s| s / median_seconds);
                 Scaling {
-                    threads: *threads,
+                    threads: step.threads,
+                    gpus: step.gpus,
                     runs: runs.len(),
                     median_seconds,
                     min_seconds: seconds.iter().copied().fold(f64::INFINITY, f64::min),
@@ -484,7 +596,7 @@ impl BenchReport {
                     solutions_per_second: rate(runs[0].total),
                     nodes_per_second: rate(runs[0].nodes),
                     speedup,
-                    efficiency: speedup / *threads as f64,
+                    efficiency: speedup / step.workers() as f64,
                     cores_used: runs
                         .iter()
                         .map(|r| r.cores_used())
@@ -499,7 +611,9 @@ impl BenchReport {
             nodes_per_second: row.nodes_per_second,
         };
         let max_threads = self.workload.thread_counts.last().copied();
-        let first = self.scaling.first().filter(|r| r.threads == 1);
+        // A GPU benchmark's runs are all on the host's every thread: its scores are the GPUs'.
+        let cpu = self.workload.gpu.is_none();
+        let first = self.scaling.first().filter(|r| cpu && r.threads == 1);
         let last = self
             .scaling
             .last()
@@ -547,10 +661,10 @@ pub struct Timing {
 
 /// Where times come from.
 pub trait Clock: Sync {
-    /// Runs `run` (a count on `threads` threads) and says how long it took.
+    /// Runs `run` (a count on `workers` threads, or GPUs: [`Step::workers`]) and says how long it took.
     fn time(
         &self,
-        threads: usize,
+        workers: usize,
         run: &mut dyn FnMut() -> Result<Count, Error>,
     ) -> Result<(Count, Timing), Error>;
 
@@ -565,7 +679,7 @@ pub struct SystemClock;
 impl Clock for SystemClock {
     fn time(
         &self,
-        _threads: usize,
+        _workers: usize,
         run: &mut dyn FnMut() -> Result<Count, Error>,
     ) -> Result<(Count, Timing), Error> {
         let cpu_before = process_cpu_seconds();
@@ -615,8 +729,8 @@ fn process_cpu_seconds() -> Option<f64> {
 
 /// A clock for tests: the counting is real, but each run is said to take the time a made-up machine would
 /// need for its nodes (a slow one, so that small test boards show times in seconds: 100,000 nodes per second
-/// per thread, losing 2% per extra thread), give or take a fixed cycle of +0%, +2%, −1% and +1%. Reports made
-/// with it are the same on every machine.
+/// per thread or GPU, losing 2% per extra one), give or take a fixed cycle of +0%, +2%, −1% and +1%. Reports
+/// made with it are the same on every machine.
 #[derive(Debug, Default)]
 pub struct FakeClock {
     calls: AtomicUsize,
@@ -632,15 +746,15 @@ impl FakeClock {
 impl Clock for FakeClock {
     fn time(
         &self,
-        threads: usize,
+        workers: usize,
         run: &mut dyn FnMut() -> Result<Count, Error>,
     ) -> Result<(Count, Timing), Error> {
         let count = run()?;
         let jitter = [1.0, 1.02, 0.99, 1.01][self.calls.fetch_add(1, Ordering::Relaxed) % 4];
-        let t = threads as f64;
+        let t = workers as f64;
         let seconds =
             count.nodes as f64 / (Self::NODES_PER_SECOND * t) * (1.0 + 0.02 * (t - 1.0)) * jitter;
-        // The made-up machine gives every thread a whole core.
+        // The made-up machine gives every worker a whole core.
         let cpu_seconds = Some(seconds * t);
         Ok((
             count,
@@ -735,26 +849,25 @@ pub fn run<E: From<Error>>(
     observe: &mut dyn FnMut(&BenchReport, Event) -> Result<(), E>,
 ) -> Result<BenchReport, E> {
     let spec = &workload.spec;
-    let max_threads = *spec
-        .thread_counts
-        .last()
-        .expect("at least one thread count");
-    let warmups = (1..=spec.warmup).map(|r| (max_threads, r, true));
-    let rounds =
-        (1..=spec.runs).flat_map(|r| spec.thread_counts.iter().map(move |&t| (t, r, false)));
+    let steps = spec.steps();
+    let all = *steps.last().expect("at least one thread count");
+    let warmups = (1..=spec.warmup).map(|r| (all, r, true));
+    let rounds = (1..=spec.runs).flat_map(|r| steps.iter().map(move |&step| (step, r, false)));
     observe(&report, Event::Started)?;
-    for (threads, round, warmup) in warmups.chain(rounds) {
+    for (step, round, warmup) in warmups.chain(rounds) {
+        let threads = step.threads;
         let gpu_seconds = std::cell::Cell::new(None);
         let gpu_shares = std::cell::Cell::new(Vec::new());
         // The pool is built inside the timed run by this thread, so its one worker inherits the pinning.
         let pinned = (threads == 1 && spec.pin_single_thread)
             .then(crate::report::pin::Pinned::here)
             .flatten();
-        let (count, timing) = clock.time(threads, &mut || match spec.gpu {
+        let (count, timing) = clock.time(step.workers(), &mut || match spec.gpu {
             None => exec::run_parallel(&workload.plan, threads, progress),
             Some(_) => {
-                let stop = std::sync::atomic::AtomicBool::new(false);
-                let (count, run) = crate::gpu::run(&workload.plan, None, &stop, progress)?;
+                // A run on k GPUs counts on the first k in use; one of a report before the sweep, on all.
+                let gpus = &spec.gpu_numbers[..step.gpus.unwrap_or(spec.gpu_numbers.len())];
+                let (count, run) = (workload.count_on_gpus)(&workload.plan, gpus, progress)?;
                 every_gpu_counted(&run)?;
                 gpu_seconds.set(Some(run.kernel_seconds));
                 gpu_shares.set(crate::report::GpuRecord::from(&run).gpus);
@@ -762,6 +875,7 @@ pub fn run<E: From<Error>>(
             }
         })?;
         let mut run = spec.record(threads, round, warmup, count, timing);
+        run.gpu_count = step.gpus;
         run.gpu_seconds = gpu_seconds.get();
         run.gpus = gpu_shares.take();
         run.pinned_cpu = pinned.as_ref().map(|p| p.cpu);
@@ -784,6 +898,29 @@ pub fn run<E: From<Error>>(
 }
 
 impl WorkloadSpec {
+    /// The steps of the sweep, in the order measured: the thread counts, or on the GPU backend the GPU
+    /// counts, each on every thread (before the GPUs' sweep, its one thread count).
+    pub fn steps(&self) -> Vec<Step> {
+        let threads = self.thread_counts.last().copied().unwrap_or(1);
+        if self.gpu.is_some() && !self.gpu_counts.is_empty() {
+            return self
+                .gpu_counts
+                .iter()
+                .map(|&g| Step {
+                    threads,
+                    gpus: Some(g),
+                })
+                .collect();
+        }
+        self.thread_counts
+            .iter()
+            .map(|&threads| Step {
+                threads,
+                gpus: None,
+            })
+            .collect()
+    }
+
     /// The record of one run, checked against the published values.
     fn record(
         &self,
@@ -816,6 +953,7 @@ impl WorkloadSpec {
             pinned_cpu: None,
             gpu_seconds: None,
             gpus: Vec::new(),
+            gpu_count: None,
             total: count.total,
             unique,
             nodes: count.nodes,
@@ -912,7 +1050,13 @@ mod tests {
 
     #[test]
     fn a_gpu_benchmark_scores_the_median_kernel_time_and_a_cpu_one_has_no_gpu_score() {
-        let (mut report, _) = bench(&small(4), &FakeClock::default());
+        let (mut report, _) = bench(
+            &BenchRequest {
+                runs: 4,
+                ..small(4)
+            },
+            &FakeClock::default(),
+        );
         assert_eq!(
             (report.gpu_score.as_ref(), report.gpu_score_of_runs()),
             (None, None)
@@ -920,6 +1064,9 @@ mod tests {
         // The same runs, as if on two GPUs whose kernels took 100 s in the warm-up and 4, 1, 3 and 2 s in the
         // timed runs: their median is 2.5 s, whatever the order.
         report.workload.gpu = Some("GPU A, GPU B".to_string());
+        // Runs on all of the host's threads alone, as a GPU benchmark's before the sweep of its GPUs.
+        report.workload.thread_counts = vec![4];
+        report.runs.retain(|r| r.threads == 4);
         let mut kernel = [4.0, 1.0, 3.0, 2.0].into_iter();
         for run in &mut report.runs {
             run.gpu_seconds = Some(if run.warmup {
@@ -1104,6 +1251,129 @@ mod tests {
             ..small(2)
         };
         assert_eq!(request.workload().err(), Some(BenchError::NoRuns));
+    }
+
+    #[test]
+    fn a_gpu_benchmark_times_one_two_four_and_all_of_its_gpus() {
+        // Five GPUs named (GPU 3 twice), counted by host devices; 2 timed runs a step after a warm-up on all.
+        let request = BenchRequest {
+            n: 10,
+            runs: 2,
+            max_threads: 2,
+            backend: Backend::Gpu,
+            ..small(2)
+        };
+        let named = [(3, "A"), (1, "B"), (3, "A"), (0, "C"), (2, "D")];
+        let mut workload = request
+            .workload_on(Some(
+                named.iter().map(|&(o, n)| (o, n.to_string())).collect(),
+            ))
+            .unwrap();
+        assert_eq!(workload.spec.gpu_numbers, [3, 1, 3, 0, 2]);
+        assert_eq!(workload.spec.gpu_counts, [1, 2, 4, 5]);
+        assert_eq!(workload.spec.gpu.as_deref(), Some("A, B, A, C, D"));
+        let asked = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let told = asked.clone();
+        workload.count_on_gpus = Box::new(move |plan, gpus, progress| {
+            told.lock().unwrap().push(gpus.to_vec());
+            crate::gpu::testing::count_on_host(plan, gpus, progress)
+        });
+        let clock = FakeClock::default();
+        let report = BenchReport::new(
+            workload.spec.clone(),
+            Machine::placeholder(),
+            Program::placeholder(),
+            clock.timestamp(),
+        );
+        let report =
+            run::<Error>(&workload, report, &clock, &NoProgress, &mut |_, _| Ok(())).unwrap();
+        assert_eq!(report.status, Status::Complete);
+        // The warm-up on all of them, then rounds of 1, 2, 4 and 5: each run on the first so many named.
+        let first = |k: usize| named[..k].iter().map(|g| g.0).collect::<Vec<usize>>();
+        let rounds = [1, 2, 4, 5, 1, 2, 4, 5];
+        let expected: Vec<Vec<usize>> = std::iter::once(5).chain(rounds).map(first).collect();
+        assert_eq!(*asked.lock().unwrap(), expected);
+        assert_eq!(report.timed_progress(), (8, 8));
+        for (run, k) in report.runs.iter().zip(std::iter::once(5).chain(rounds)) {
+            assert_eq!(
+                (run.total, run.unique, run.check),
+                (724, Some(92), Check::Match)
+            );
+            assert_eq!((run.gpu_count, run.threads), (Some(k), 2));
+            // The shares of a run on several name its GPUs, in order, and cover its tasks.
+            let shares: Vec<usize> = run.gpus.iter().map(|g| g.gpu).collect();
+            assert_eq!(shares, if k == 1 { vec![] } else { first(k) });
+            assert!(run.gpu_seconds.is_some_and(|s| s > 0.0));
+        }
+        // A row a step, its speedup over the runs on one GPU: the made-up machine loses 2% a GPU more.
+        let rows: Vec<(usize, Option<usize>, usize)> = report
+            .scaling
+            .iter()
+            .map(|s| (s.threads, s.gpus, s.runs))
+            .collect();
+        assert_eq!(
+            rows,
+            [
+                (2, Some(1), 2),
+                (2, Some(2), 2),
+                (2, Some(4), 2),
+                (2, Some(5), 2)
+            ]
+        );
+        assert_eq!(report.scaling[0].speedup, 1.0);
+        for s in &report.scaling {
+            let k = s.gpus.unwrap() as f64;
+            assert_eq!(s.efficiency, s.speedup / k);
+            let model = k / (1.0 + 0.02 * (k - 1.0));
+            assert!((s.speedup / model - 1.0).abs() < 0.035, "{s:?}");
+        }
+        // No thread scores; the GPUs' score and each one's figures are of the runs on all five.
+        assert_eq!(report.scores, None);
+        let score = report.gpu_score.clone().expect("a GPU score");
+        let on_all: Vec<f64> = report
+            .runs
+            .iter()
+            .filter(|r| !r.warmup && r.gpu_count == Some(5))
+            .map(|r| r.gpu_seconds.unwrap())
+            .collect();
+        assert_eq!(score.kernel_seconds, median(on_all));
+        let each: Vec<usize> = score.each.iter().map(|e| e.gpu).collect();
+        assert_eq!(each, [3, 1, 3, 0, 2]);
+        let json = serde_json::to_string(&report).unwrap();
+        let back: BenchReport = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, report);
+        // The reports name the GPUs' sweep where they named threads.
+        use crate::report::export::{bench::exporter, Format};
+        let text = |f| String::from_utf8(exporter(f).document(&report)).unwrap();
+        let table = text(Format::Table);
+        assert!(
+            table.contains(
+                "2 timed runs per GPU count after 1 warm-up, on GPUs 3, 1, 3, 0, 2 and the host's 2 threads"
+            ),
+            "{table}"
+        );
+        let header = |t: &str| {
+            t.lines()
+                .find(|l| l.contains("median s"))
+                .map(str::to_owned)
+        };
+        assert!(
+            header(&table).is_some_and(|h| h.trim_start().starts_with("gpus")),
+            "{table}"
+        );
+        let markdown = text(Format::Markdown);
+        assert!(
+            markdown.contains("## GPU scaling\n\n| gpus | runs |"),
+            "{markdown}"
+        );
+        assert!(markdown.contains("\n| 4 | 2 | "), "{markdown}");
+        let csv = text(Format::Csv);
+        let counts: Vec<&str> = csv
+            .lines()
+            .skip(1)
+            .map(|l| l.rsplit(',').next().unwrap())
+            .collect();
+        assert_eq!(counts, ["5", "1", "2", "4", "5", "1", "2", "4", "5"]);
     }
 
     #[test]

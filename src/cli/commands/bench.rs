@@ -49,10 +49,10 @@ struct Offset<'a> {
 impl Clock for Offset<'_> {
     fn time(
         &self,
-        threads: usize,
+        workers: usize,
         run: &mut dyn FnMut() -> Result<Count, Error>,
     ) -> Result<(Count, Timing), Error> {
-        let (mut count, timing) = self.clock.time(threads, run)?;
+        let (mut count, timing) = self.clock.time(workers, run)?;
         count.total += u128::from(self.offset);
         Ok((count, timing))
     }
@@ -97,7 +97,7 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         offset: args.debug_offset,
     };
     let spec = &workload.spec;
-    let runs_in_all = spec.warmup + spec.runs * spec.thread_counts.len();
+    let runs_in_all = spec.warmup + spec.runs * spec.steps().len();
     let bar = Bar::total(args.quiet, spec.units * runs_in_all as u64);
     let report = BenchReport::new(spec.clone(), machine, program, clock.timestamp());
     let exporters: Vec<(Box<dyn BenchExporter>, &Export)> = exports
@@ -183,15 +183,15 @@ fn next_run(report: &BenchReport) -> String {
         return format!("warm-up {} of {}", warmups + 1, w.warmup);
     }
     let (done, _) = report.timed_progress();
+    let steps = w.steps();
     // After the last run, the bar stays on what it measured last rather than name a run past the end.
-    if done >= w.runs * w.thread_counts.len() {
+    if done >= w.runs * steps.len() {
         return "all runs done".into();
     }
-    let threads = w.thread_counts[done % w.thread_counts.len()];
     format!(
-        "{threads} thread{}, run {} of {}",
-        if threads == 1 { "" } else { "s" },
-        done / w.thread_counts.len() + 1,
+        "{}, run {} of {}",
+        steps[done % steps.len()].describe(),
+        done / steps.len() + 1,
         w.runs
     )
 }

@@ -1,9 +1,10 @@
 //! The `plot` command: SVG charts from count and bench JSON files, drawn with plotters.
 //!
-//! Four charts, each drawn when its data is there: `time-vs-n.svg` (seconds against n on a log scale, one
+//! Five charts, each drawn when its data is there: `time-vs-n.svg` (seconds against n on a log scale, one
 //! line per count sweep), `scaling.svg` (speedup against threads, one line per benchmark, with the ideal
-//! line), `machines.svg` (the single-thread and multi-thread scores of each benchmark side by side) and
-//! `gpus.svg` (each GPU benchmark's rate over its whole runs and over the GPUs' own time).
+//! line), `machines.svg` (the single-thread and multi-thread scores of each benchmark side by side),
+//! `gpus.svg` (each GPU benchmark's rate over its whole runs and over the GPUs' own time) and
+//! `gpu-scaling.svg` (speedup against GPUs, for GPU benchmarks on several).
 //! Files from several machines go on the same charts, each named by its machine.
 //!
 //! plotters is built with its SVG backend only: text becomes SVG `<text>` elements that the viewer renders
@@ -54,13 +55,26 @@ pub fn run(args: &PlotArgs) -> anyhow::Result<()> {
     if counts.iter().any(|r| r.results.iter().any(timed_board)) {
         charts.push(("time-vs-n.svg", svg(|area| time_vs_n(area, &counts))?));
     }
-    let scaled: Vec<&BenchReport> = benches
-        .iter()
-        .copied()
-        .filter(|r| r.scaling.iter().any(|s| s.speedup.is_finite()))
-        .collect();
+    // A sweep of threads, or of GPUs: a line needs a row beside its baseline.
+    let swept = |gpus: bool| -> Vec<&BenchReport> {
+        benches
+            .iter()
+            .copied()
+            .filter(|r| {
+                let rows = r
+                    .scaling
+                    .iter()
+                    .filter(|s| s.gpus.is_some() == gpus && s.speedup.is_finite());
+                rows.count() > usize::from(gpus)
+            })
+            .collect()
+    };
+    let scaled = swept(false);
     if !scaled.is_empty() {
-        charts.push(("scaling.svg", svg(|area| scaling(area, &scaled))?));
+        charts.push((
+            "scaling.svg",
+            svg(|area| scaling(area, &scaled, Swept::Threads))?,
+        ));
     }
     let scored: Vec<&BenchReport> = benches
         .iter()
@@ -77,6 +91,13 @@ pub fn run(args: &PlotArgs) -> anyhow::Result<()> {
         .collect();
     if !on_gpus.is_empty() {
         charts.push(("gpus.svg", svg(|area| gpus(area, &on_gpus))?));
+    }
+    let gpu_scaled = swept(true);
+    if !gpu_scaled.is_empty() {
+        charts.push((
+            "gpu-scaling.svg",
+            svg(|area| scaling(area, &gpu_scaled, Swept::Gpus))?,
+        ));
     }
     if charts.is_empty() {
         return Err(UsageError(
@@ -169,6 +190,8 @@ fn read(path: &Path) -> Result<Input, UsageError> {
 /// may reach: values beyond are not measurements, and would make the charts' axes and labels endless.
 const MAX_SECONDS: f64 = 1e11;
 const MAX_THREADS: usize = 1 << 16;
+/// The most GPUs a benchmark's row may have.
+const MAX_GPUS: usize = 1 << 12;
 const MAX_RATE: f64 = 1e18;
 
 /// Refuses a report of another schema version, or with values no run can have (infinite, negative, absurd).
@@ -217,7 +240,12 @@ fn plottable(input: &Input) -> Result<(), String> {
         Input::Bench(r) => {
             for (i, s) in r.scaling.iter().enumerate() {
                 threads(format!("scaling[{i}].threads"), s.threads)?;
-                // NaN (`null`): a GPU benchmark, with no one-thread run to compare with.
+                if let Some(gpus) = s.gpus.filter(|&g| g > MAX_GPUS) {
+                    return Err(format!(
+                        "scaling[{i}].gpus is {gpus}, more GPUs than a machine has"
+                    ));
+                }
+                // NaN (`null`): a GPU benchmark written before the sweep, with no run on one GPU.
                 if !s.speedup.is_nan() {
                     within(format!("scaling[{i}].speedup"), s.speedup, MAX_RATE)?;
                 }
@@ -359,55 +387,85 @@ fn time_vs_n(area: &DrawingArea<SVGBackend, Shift>, reports: &[&Report]) -> anyh
     Ok(())
 }
 
-/// Speedup against threads, one line per benchmark, and the ideal line.
-fn scaling(area: &DrawingArea<SVGBackend, Shift>, reports: &[&BenchReport]) -> anyhow::Result<()> {
-    let max_threads = reports
+/// What a scaling chart sweeps.
+#[derive(Clone, Copy, PartialEq)]
+enum Swept {
+    Threads,
+    Gpus,
+}
+
+impl Swept {
+    /// "threads" or "GPUs".
+    fn plural(self) -> &'static str {
+        match self {
+            Swept::Threads => "threads",
+            Swept::Gpus => "GPUs",
+        }
+    }
+}
+
+/// Speedup against threads (or GPUs), one line per benchmark, and the ideal line.
+fn scaling(
+    area: &DrawingArea<SVGBackend, Shift>,
+    reports: &[&BenchReport],
+    swept: Swept,
+) -> anyhow::Result<()> {
+    let rows = |r: &'_ BenchReport| -> Vec<(f64, f64)> {
+        r.scaling
+            .iter()
+            .filter(|s| s.gpus.is_some() == (swept == Swept::Gpus) && s.speedup.is_finite())
+            .map(|s| (s.step().workers() as f64, s.speedup))
+            .collect()
+    };
+    let max_workers = reports
         .iter()
-        .flat_map(|r| r.scaling.iter().map(|s| s.threads))
-        .max()
-        .unwrap_or(1) as f64;
+        .flat_map(|r| rows(r))
+        .map(|(x, _)| x)
+        .fold(1.0, f64::max);
     let max_speedup = reports
         .iter()
-        .flat_map(|r| r.scaling.iter().map(|s| s.speedup))
-        .filter(|s| s.is_finite())
-        .fold(max_threads, f64::max);
+        .flat_map(|r| rows(r))
+        .map(|(_, s)| s)
+        .fold(max_workers, f64::max);
+    let (what, one) = match swept {
+        Swept::Threads => ("Thread", "1 thread"),
+        Swept::Gpus => ("GPU", "1 GPU"),
+    };
     let mut chart = ChartBuilder::on(area)
         .caption(
-            "Thread scaling (median of the timed runs)",
+            format!("{what} scaling (median of the timed runs)"),
             ("sans-serif", 22),
         )
         .margin(15)
         .x_label_area_size(40)
         .y_label_area_size(50)
-        .build_cartesian_2d(0.0..max_threads * 1.05, 0.0..max_speedup * 1.1)?;
+        .build_cartesian_2d(0.0..max_workers * 1.05, 0.0..max_speedup * 1.1)?;
     chart
         .configure_mesh()
-        .x_desc("threads")
-        .x_labels(max_threads as usize + 2)
+        .x_desc(swept.plural())
+        .x_labels(max_workers as usize + 2)
         .x_label_formatter(&|x| format!("{x:.0}"))
-        .y_desc("speedup over 1 thread")
+        .y_desc(format!("speedup over {one}"))
         .draw()?;
     chart
         .draw_series(DashedLineSeries::new(
-            [(0.0, 0.0), (max_threads, max_threads)],
+            [(0.0, 0.0), (max_workers, max_workers)],
             6,
             4,
             BLACK.mix(0.6).stroke_width(1),
         ))?
-        .label("ideal (speedup = threads)")
+        .label(format!("ideal (speedup = {})", swept.plural()))
         .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLACK.mix(0.6)));
     for (i, report) in reports.iter().enumerate() {
         let c = color(i);
-        let points: Vec<(f64, f64)> = report
-            .scaling
-            .iter()
-            .filter(|s| s.speedup.is_finite())
-            .map(|s| (s.threads as f64, s.speedup))
-            .collect();
-        // The start time tells apart several benchmarks of one machine.
+        let points = rows(report);
+        // The start time tells apart several benchmarks of one machine; a GPU benchmark is named by its GPUs.
         let label = format!(
             "{}, n = {}, {}",
-            machine_label(&report.machine),
+            match (swept, &report.workload.gpu) {
+                (Swept::Gpus, Some(gpus)) => gpus.clone(),
+                _ => machine_label(&report.machine),
+            },
             report.workload.n,
             report.timestamp.replace('T', " ").trim_end_matches('Z')
         );

@@ -45,7 +45,8 @@ pub fn exporter(format: Format) -> Box<dyn BenchExporter> {
 }
 
 /// "n = 17, full symmetry, avx2 kernel, split depth 5 (181005 units), 3 timed runs per thread count after 1
-/// warm-up".
+/// warm-up"; on the GPU, "… 3 timed runs per GPU count after 1 warm-up, on GPUs 0, 1 and the host's 16
+/// threads".
 fn workload_line(report: &BenchReport) -> String {
     let w = &report.workload;
     let kernel = match (&w.gpu, w.kernel.is_empty()) {
@@ -53,14 +54,27 @@ fn workload_line(report: &BenchReport) -> String {
         (None, true) => String::new(),
         (None, false) => format!("{} kernel, ", w.kernel),
     };
+    let on = if w.gpu_counts.is_empty() {
+        String::new()
+    } else {
+        let threads = w.thread_counts.last().copied().unwrap_or(1);
+        let numbers: Vec<String> = w.gpu_numbers.iter().map(|g| g.to_string()).collect();
+        format!(
+            ", on GPU{} {} and the host's {threads} thread{}",
+            plural(numbers.len()),
+            numbers.join(", "),
+            plural(threads)
+        )
+    };
     format!(
-        "n = {}, {} symmetry, {kernel}split depth {} ({} units), {} timed run{} per thread count after {} warm-up{}{}",
+        "n = {}, {} symmetry, {kernel}split depth {} ({} units), {} timed run{} per {} count after {} warm-up{}{on}{}",
         w.n,
         w.symmetry,
         w.split_depth,
         w.units,
         w.runs,
         plural(w.runs),
+        swept(report),
         w.warmup,
         plural(w.warmup),
         if w.pin_single_thread {
@@ -69,6 +83,26 @@ fn workload_line(report: &BenchReport) -> String {
             String::new()
         }
     )
+}
+
+/// What the benchmark sweeps: "GPU" for a benchmark of the GPU backend (one written before its sweep timed
+/// its threads alone), else "thread".
+fn swept(report: &BenchReport) -> &'static str {
+    if report
+        .workload
+        .steps()
+        .first()
+        .is_some_and(|s| s.gpus.is_some())
+    {
+        "GPU"
+    } else {
+        "thread"
+    }
+}
+
+/// The heading of the sweep's column: "gpus" or "threads".
+fn swept_column(report: &BenchReport) -> String {
+    format!("{}s", swept(report).to_lowercase())
 }
 
 /// ", one-thread runs pinned to one processor (cpu 3)": which processors the baseline ran on.
@@ -127,9 +161,8 @@ fn status_line(report: &BenchReport) -> Option<String> {
         Status::Failed => {
             let run = report.runs.iter().find(|r| r.check != Check::Match)?;
             Some(format!(
-                "FAILED: the run on {} thread{} counted {} solutions ({} unique); the published values are {} ({})",
-                run.threads,
-                plural(run.threads),
+                "FAILED: the run on {} counted {} solutions ({} unique); the published values are {} ({})",
+                run.step().describe(),
                 run.total,
                 run.unique.map_or("-".to_string(), |u| u.to_string()),
                 report.workload.expected_total,
@@ -162,7 +195,7 @@ fn percent(x: f64) -> String {
     format!("{:.1}%", x * 100.0)
 }
 
-/// A speedup, or `-` where there is no one-thread run to compare with (a GPU benchmark).
+/// A speedup, or `-` where there is no run on one thread (or GPU) to compare with.
 fn ratio(x: f64) -> String {
     if x.is_nan() {
         return "-".to_string();
@@ -191,7 +224,7 @@ impl BenchExporter for Table {
         format!(
             "{}\n{:>7}  {:>3}  {:>10}  {:>5}  {:>11}  {:>11}  {}\n",
             Table::lines(report),
-            "threads",
+            swept_column(report),
             "run",
             "seconds",
             "cores",
@@ -203,9 +236,10 @@ impl BenchExporter for Table {
     }
 
     fn run(&self, _report: &BenchReport, run: &Run) -> Vec<u8> {
+        // The column of the sweep, as the header names it.
         format!(
             "{:>7}  {:>3}  {:>10.3}  {:>5}  {:>11}  {:>11}  {}\n",
-            run.threads,
+            run.step().workers(),
             run_label(run),
             run.seconds,
             cores(run.cores_used()),
@@ -221,7 +255,7 @@ impl BenchExporter for Table {
         if !report.scaling.is_empty() {
             text += &format!(
                 "\n{:>7}  {:>4}  {:>10}  {:>10}  {:>10}  {:>11}  {:>11}  {:>7}  {:>10}  {:>5}\n",
-                "threads",
+                swept_column(report),
                 "runs",
                 "median s",
                 "min s",
@@ -235,7 +269,7 @@ impl BenchExporter for Table {
             for s in &report.scaling {
                 text += &format!(
                     "{:>7}  {:>4}  {:>10.3}  {:>10.3}  {:>10.3}  {:>11}  {:>11}  {:>7}  {:>10}  {:>5}\n",
-                    s.threads,
+                    s.step().workers(),
                     s.runs,
                     s.median_seconds,
                     s.min_seconds,
@@ -313,8 +347,9 @@ impl BenchExporter for Json {
 /// from several machines can be concatenated.
 pub struct Csv;
 
-/// The CSV columns, in order (a GPU benchmark's last: its GPUs, and each run's kernel seconds).
-pub const CSV_HEADER: [&str; 25] = [
+/// The CSV columns, in order (a GPU benchmark's last: its GPUs, each run's kernel seconds and how many of
+/// the GPUs counted it).
+pub const CSV_HEADER: [&str; 26] = [
     "timestamp",
     "cpu_model",
     "logical_cores",
@@ -340,6 +375,7 @@ pub const CSV_HEADER: [&str; 25] = [
     "compiled_for",
     "gpus",
     "gpu_seconds",
+    "gpu_count",
 ];
 
 impl BenchExporter for Csv {
@@ -378,6 +414,7 @@ impl BenchExporter for Csv {
             w.gpu.clone().unwrap_or_default(),
             run.gpu_seconds
                 .map_or_else(String::new, |s| format!("{s:.6}")),
+            run.gpu_count.map_or_else(String::new, |g| g.to_string()),
         ])
     }
 }
@@ -444,13 +481,20 @@ impl BenchExporter for Markdown {
             }
         }
         if !report.scaling.is_empty() {
-            md += "\n## Thread scaling\n\n\
-                   | threads | runs | median (s) | min (s) | max (s) | solutions/s | nodes/s | speedup | efficiency | cores used |\n\
-                   |--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n";
+            md += &format!(
+                "\n## {} scaling\n\n\
+                 | {} | runs | median (s) | min (s) | max (s) | solutions/s | nodes/s | speedup | efficiency | cores used |\n\
+                 |--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n",
+                match swept(report) {
+                    "GPU" => "GPU",
+                    _ => "Thread",
+                },
+                swept_column(report)
+            );
             for s in &report.scaling {
                 md += &format!(
                     "| {} | {} | {:.3} | {:.3} | {:.3} | {} | {} | {} | {} | {} |\n",
-                    s.threads,
+                    s.step().workers(),
                     s.runs,
                     s.median_seconds,
                     s.min_seconds,
@@ -463,14 +507,17 @@ impl BenchExporter for Markdown {
                 );
             }
         }
-        md += "\n## Runs\n\n\
-               Warm-up runs are marked w and left out of the statistics. Cores: processor seconds per second, \
-               the cores the run really had (fewer than its threads when something else was running).\n\n\
-               | threads | run | seconds | cores | solutions/s | nodes/s | check |\n|--:|--:|--:|--:|--:|--:|:--|\n";
+        md += &format!(
+            "\n## Runs\n\n\
+             Warm-up runs are marked w and left out of the statistics. Cores: processor seconds per second, \
+             the cores the run really had (fewer than its threads when something else was running).\n\n\
+             | {} | run | seconds | cores | solutions/s | nodes/s | check |\n|--:|--:|--:|--:|--:|--:|:--|\n",
+            swept_column(report)
+        );
         for run in &report.runs {
             md += &format!(
                 "| {} | {} | {:.3} | {} | {} | {} | {} |\n",
-                run.threads,
+                run.step().workers(),
                 run_label(run),
                 run.seconds,
                 cores(run.cores_used()),
