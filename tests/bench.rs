@@ -537,6 +537,36 @@ fn a_gpu_benchmark_names_its_gpus_and_gives_their_own_rate() {
         ),
         "{markdown}"
     );
+    // The GPUs described (GPU 1 once, however often named), after the machine's line and row.
+    report.machine.gpus = [1, 0, 1]
+        .map(|gpu| nqueens::report::machine::GpuDescription {
+            gpu,
+            name: "Fake GPU".into(),
+            compute_capability: "9.0".into(),
+            multiprocessors: 132,
+            memory_bytes: 80 << 30,
+            pci_bus_id: format!("0000:{:02X}:00.0", 0x18 + gpu),
+        })
+        .to_vec();
+    report.machine.cuda_driver = Some("13.0".into());
+    let table = text(Format::Table, &report);
+    assert!(
+        table.contains(
+            "x86_64\ngpu 1: Fake GPU, compute 9.0, 132 multiprocessors, 80.0 GiB, PCI 0000:19:00.0\n\
+             gpu 0: Fake GPU, compute 9.0, 132 multiprocessors, 80.0 GiB, PCI 0000:18:00.0\n\
+             cuda driver: 13.0\ncpu features: "
+        ),
+        "{table}"
+    );
+    let markdown = text(Format::Markdown, &report);
+    assert!(
+        markdown.contains(
+            "x86_64 |\n| gpu 1 | Fake GPU, compute 9.0, 132 multiprocessors, 80.0 GiB, PCI 0000:19:00.0 |\n\
+             | gpu 0 | Fake GPU, compute 9.0, 132 multiprocessors, 80.0 GiB, PCI 0000:18:00.0 |\n\
+             | cuda driver | 13.0 |\n| cpu features |"
+        ),
+        "{markdown}"
+    );
     // A CPU benchmark has neither.
     let cpu = fake_report();
     assert!(!text(Format::Markdown, &cpu).contains("## GPUs"));

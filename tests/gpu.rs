@@ -126,6 +126,26 @@ fn dump_ptx() {
 }
 
 #[test]
+fn the_gpu_and_its_driver_are_described() {
+    if !gpu_here() {
+        return;
+    }
+    let info = gpu::device().unwrap();
+    // The driver's form of a PCI address: domain, bus, device and function, "0000:1B:00.0".
+    let parts: Vec<&str> = info.pci_bus_id.split([':', '.']).collect();
+    assert_eq!(parts.len(), 4, "{}", info.pci_bus_id);
+    let cuda = gpu::cuda_driver().unwrap();
+    let (major, minor) = cuda.split_once('.').unwrap();
+    assert!(
+        major.parse::<u32>().unwrap() >= 11 && minor.parse::<u32>().is_ok(),
+        "{cuda}"
+    );
+    let machine = gpu::describe_in(nqueens::report::machine::Machine::placeholder());
+    assert_eq!(machine.gpus[0].name, info.name);
+    assert_eq!(machine.cuda_driver.as_deref(), Some(cuda.as_str()));
+}
+
+#[test]
 fn a_run_on_the_gpus_named_counts_on_them_alone() {
     if !gpu_here() {
         return;

@@ -292,7 +292,36 @@ pub fn info(ordinal: usize) -> Result<DeviceInfo, Error> {
         multiprocessors: attribute(A::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as u32,
         // SAFETY: as above.
         memory_bytes: unsafe { device::total_mem(dev) }.map_err(&query)? as u64,
+        pci_bus_id: pci_bus_id(dev),
     })
+}
+
+/// GPU `dev`'s PCI address ("0000:1B:00.0"), or empty where the driver does not say.
+fn pci_bus_id(dev: sys::CUdevice) -> String {
+    // The driver's form is 13 characters and a NUL; room to spare.
+    let mut text = [0 as std::ffi::c_char; 32];
+    // SAFETY: the driver writes at most `len` bytes, NUL included, into the buffer it is given.
+    let asked = unsafe { sys::cuDeviceGetPCIBusId(text.as_mut_ptr(), text.len() as i32, dev) };
+    if asked.result().is_err() {
+        return String::new();
+    }
+    let bytes: Vec<u8> = text
+        .iter()
+        .take_while(|&&c| c != 0)
+        .map(|&c| c as u8)
+        .collect();
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+/// The version of CUDA the driver provides, as it gives it (13000 for 13.0).
+pub fn driver_version() -> Result<i32, Error> {
+    driver_present()?;
+    let mut version = 0;
+    // SAFETY: the driver writes one int where it is told; it needs no `cuInit` for this.
+    unsafe { sys::cuDriverGetVersion(&mut version) }
+        .result()
+        .map_err(gpu_error("cannot ask the driver its version"))?;
+    Ok(version)
 }
 
 /// The kernel with its loop built as `turns` says, for blocks of `threads` threads, loaded on GPU `ordinal`,

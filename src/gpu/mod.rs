@@ -153,6 +153,60 @@ pub struct DeviceInfo {
     pub multiprocessors: u32,
     /// Its memory in bytes.
     pub memory_bytes: u64,
+    /// Its PCI address ("0000:1B:00.0"), or empty where the driver did not say.
+    pub pci_bus_id: String,
+}
+
+impl DeviceInfo {
+    /// How a report describes GPU `gpu` (the driver's number), this one.
+    pub fn describe(&self, gpu: usize) -> crate::report::machine::GpuDescription {
+        crate::report::machine::GpuDescription {
+            gpu,
+            name: self.name.clone(),
+            compute_capability: format!(
+                "{}.{}",
+                self.compute_capability.0, self.compute_capability.1
+            ),
+            multiprocessors: self.multiprocessors,
+            memory_bytes: self.memory_bytes,
+            pci_bus_id: self.pci_bus_id.clone(),
+        }
+    }
+}
+
+/// The version of CUDA the GPUs' driver provides, "13.0" (the driver's own number, 580.65 say, is NVML's to
+/// give, which this program does not load).
+pub fn cuda_driver() -> Result<String, Error> {
+    #[cfg(feature = "cuda")]
+    {
+        cuda::driver_version().map(cuda_version)
+    }
+    #[cfg(not(feature = "cuda"))]
+    {
+        Err(not_built())
+    }
+}
+
+/// `machine` with the GPUs in use ([`use_gpus`]) described, and their driver's CUDA version: what a report of
+/// work on them says of the machine. As it was where the driver cannot say.
+pub fn describe_in(machine: crate::report::machine::Machine) -> crate::report::machine::Machine {
+    let Ok(gpus) = described_in_use() else {
+        return machine;
+    };
+    crate::report::machine::Machine {
+        gpus: gpus
+            .into_iter()
+            .map(|(gpu, info)| info.describe(gpu))
+            .collect(),
+        cuda_driver: cuda_driver().ok(),
+        ..machine
+    }
+}
+
+/// A CUDA version as the driver gives it (12040) the way people write it ("12.4").
+#[cfg_attr(not(feature = "cuda"), allow(dead_code))]
+fn cuda_version(version: i32) -> String {
+    format!("{}.{}", version / 1000, version % 1000 / 10)
 }
 
 /// The first GPU in use ([`use_gpus`]), if this build has the backend and the machine has a GPU and its
@@ -201,14 +255,14 @@ pub fn open_ahead(board: Board) -> Result<(), Error> {
     }
 }
 
-/// The GPUs in use ([`use_gpus`]), each by the driver's number with its name, in the order named (a GPU
+/// The GPUs in use ([`use_gpus`]), each by the driver's number with what it is, in the order named (a GPU
 /// named twice twice).
-pub fn named_in_use() -> Result<Vec<(usize, String)>, Error> {
+pub fn described_in_use() -> Result<Vec<(usize, DeviceInfo)>, Error> {
     #[cfg(feature = "cuda")]
     {
         in_use()?
             .into_iter()
-            .map(|o| cuda::info(o).map(|i| (o, i.name)))
+            .map(|o| cuda::info(o).map(|i| (o, i)))
             .collect()
     }
     #[cfg(not(feature = "cuda"))]
@@ -258,7 +312,7 @@ pub fn run(
     }
 }
 
-/// [`run`] on the GPUs numbered `gpus` (the driver's numbers, as [`named_in_use`] gives them) rather than those
+/// [`run`] on the GPUs numbered `gpus` (the driver's numbers, as [`described_in_use`] gives them) rather than those
 /// in use: what a benchmark's runs on 1, 2, 4, … of its GPUs count with.
 pub fn run_on(
     plan: &Plan,
@@ -400,6 +454,29 @@ mod tests {
             err.to_string(),
             "GPU backend: there is no GPU 3: the driver sees 3 (numbered from 0)"
         );
+    }
+
+    #[test]
+    fn a_gpu_is_described_as_a_report_gives_it() {
+        let info = DeviceInfo {
+            name: "NVIDIA H100 80GB HBM3".into(),
+            compute_capability: (9, 0),
+            multiprocessors: 132,
+            memory_bytes: 85_028_159_488,
+            pci_bus_id: "0000:1B:00.0".into(),
+        };
+        let described = info.describe(3);
+        assert_eq!(
+            (described.gpu, described.compute_capability.as_str()),
+            (3, "9.0")
+        );
+        assert_eq!(
+            described.summary(),
+            "NVIDIA H100 80GB HBM3, compute 9.0, 132 multiprocessors, 79.2 GiB, PCI 0000:1B:00.0"
+        );
+        assert_eq!(cuda_version(13000), "13.0");
+        assert_eq!(cuda_version(12040), "12.4");
+        assert_eq!(cuda_version(11080), "11.8");
     }
 
     #[test]

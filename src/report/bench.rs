@@ -17,7 +17,7 @@ use crate::engine::plan::Plan;
 use crate::engine::symmetry::Symmetry;
 use crate::error::Error;
 use crate::report::known;
-use crate::report::machine::{Machine, Program};
+use crate::report::machine::{GpuDescription, Machine, Program};
 use crate::report::Check;
 use crate::CountRequest;
 use serde::{Deserialize, Serialize};
@@ -138,9 +138,18 @@ impl BenchRequest {
         // A missing GPU is found before the plan is made.
         let gpus = match self.backend {
             Backend::Cpu => None,
-            Backend::Gpu => Some(crate::gpu::named_in_use()?),
+            Backend::Gpu => Some(
+                crate::gpu::described_in_use()?
+                    .into_iter()
+                    .map(|(gpu, info)| info.describe(gpu))
+                    .collect(),
+            ),
         };
-        self.workload_on(gpus)
+        let mut workload = self.workload_on(gpus)?;
+        if self.backend == Backend::Gpu {
+            workload.cuda_driver = crate::gpu::cuda_driver().ok();
+        }
+        Ok(workload)
     }
 
     /// What [`BenchRequest::workload`] refuses before it looks for a GPU.
@@ -163,18 +172,18 @@ impl BenchRequest {
         })
     }
 
-    /// [`BenchRequest::workload`] on the GPUs `gpus` (each the driver's number and its name, in the order a
-    /// sweep takes them) for a benchmark of the GPU backend, or on the CPU for `None`.
-    fn workload_on(&self, gpus: Option<Vec<(usize, String)>>) -> Result<Workload, BenchError> {
+    /// [`BenchRequest::workload`] on the GPUs `gpus` (in the order a sweep takes them) for a benchmark of the
+    /// GPU backend, or on the CPU for `None`.
+    fn workload_on(&self, gpus: Option<Vec<GpuDescription>>) -> Result<Workload, BenchError> {
         self.checked()?;
         let published = self.published()?;
         let request = CountRequest::new(self.n)?
             .symmetry(self.symmetry)
             .threads(self.max_threads);
-        let gpu_numbers: Vec<usize> = gpus.iter().flatten().map(|(o, _)| *o).collect();
-        let gpu = gpus.map(|g| {
-            g.into_iter()
-                .map(|(_, name)| name)
+        let gpu_numbers: Vec<usize> = gpus.iter().flatten().map(|g| g.gpu).collect();
+        let gpu = gpus.as_ref().map(|g| {
+            g.iter()
+                .map(|g| g.name.as_str())
                 .collect::<Vec<_>>()
                 .join(", ")
         });
@@ -202,6 +211,8 @@ impl BenchRequest {
                 pin_single_thread: self.pin && self.backend == Backend::Cpu,
             },
             plan,
+            gpus: gpus.unwrap_or_default(),
+            cuda_driver: None,
             count_on_gpus: Box::new(|plan, gpus, progress| {
                 let stop = std::sync::atomic::AtomicBool::new(false);
                 crate::gpu::run_on(plan, None, gpus, &stop, progress)
@@ -227,9 +238,24 @@ pub struct Workload {
     /// What the report says about it.
     pub spec: WorkloadSpec,
     plan: Plan,
+    /// The GPUs in use, for a benchmark of the GPU backend.
+    gpus: Vec<GpuDescription>,
+    /// The CUDA version of their driver, where it said.
+    cuda_driver: Option<String>,
     /// How a run counts the plan on some of the GPUs (on the GPU backend, [`crate::gpu::run_on`]; host
     /// devices in tests).
     count_on_gpus: Box<CountOnGpus>,
+}
+
+impl Workload {
+    /// `machine` with the GPUs that count the workload described (none on the CPU).
+    pub fn describe_gpus(&self, machine: Machine) -> Machine {
+        Machine {
+            gpus: self.gpus.clone(),
+            cuda_driver: self.cuda_driver.clone(),
+            ..machine
+        }
+    }
 }
 
 /// Counts all of a plan's units on the GPUs numbered in the slice, telling the progress of each.
@@ -1264,11 +1290,18 @@ mod tests {
             ..small(2)
         };
         let named = [(3, "A"), (1, "B"), (3, "A"), (0, "C"), (2, "D")];
-        let mut workload = request
-            .workload_on(Some(
-                named.iter().map(|&(o, n)| (o, n.to_string())).collect(),
-            ))
-            .unwrap();
+        let described: Vec<GpuDescription> = named
+            .iter()
+            .map(|&(gpu, name)| GpuDescription {
+                gpu,
+                name: name.to_string(),
+                compute_capability: "9.0".into(),
+                multiprocessors: 132,
+                memory_bytes: 80 << 30,
+                pci_bus_id: format!("0000:{:02X}:00.0", 0x18 + gpu),
+            })
+            .collect();
+        let mut workload = request.workload_on(Some(described)).unwrap();
         assert_eq!(workload.spec.gpu_numbers, [3, 1, 3, 0, 2]);
         assert_eq!(workload.spec.gpu_counts, [1, 2, 4, 5]);
         assert_eq!(workload.spec.gpu.as_deref(), Some("A, B, A, C, D"));
@@ -1281,12 +1314,20 @@ mod tests {
         let clock = FakeClock::default();
         let report = BenchReport::new(
             workload.spec.clone(),
-            Machine::placeholder(),
+            workload.describe_gpus(Machine::placeholder()),
             Program::placeholder(),
             clock.timestamp(),
         );
         let report =
             run::<Error>(&workload, report, &clock, &NoProgress, &mut |_, _| Ok(())).unwrap();
+        // The machine describes each GPU once, in the order named.
+        let gpus: Vec<(String, String)> = report.machine.gpu_lines();
+        let keys: Vec<&str> = gpus.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(keys, ["gpu 3", "gpu 1", "gpu 0", "gpu 2"]);
+        assert_eq!(
+            gpus[0].1,
+            "A, compute 9.0, 132 multiprocessors, 80.0 GiB, PCI 0000:1B:00.0"
+        );
         assert_eq!(report.status, Status::Complete);
         // The warm-up on all of them, then rounds of 1, 2, 4 and 5: each run on the first so many named.
         let first = |k: usize| named[..k].iter().map(|g| g.0).collect::<Vec<usize>>();

@@ -28,6 +28,50 @@ pub struct Machine {
     /// The CPU features of [`CPU_FEATURES`] that this processor has, detected at run time.
     #[serde(default)]
     pub cpu_features: Vec<String>,
+    /// The GPUs that counted, for a benchmark of the GPU backend, in the order named; empty otherwise (and in
+    /// reports written before GPUs were described).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub gpus: Vec<GpuDescription>,
+    /// The CUDA version the GPUs' driver provides ("13.0"), where GPUs are described.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cuda_driver: Option<String>,
+}
+
+/// A GPU as a report describes it: enough to tell one card from another of the same name (the memory and
+/// multiprocessors of a cut-down part, the slot it sits in).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GpuDescription {
+    /// The driver's number for it.
+    pub gpu: usize,
+    /// Its name.
+    pub name: String,
+    /// Its compute capability, "9.0".
+    pub compute_capability: String,
+    /// Its multiprocessors.
+    pub multiprocessors: u32,
+    /// Its memory in bytes.
+    pub memory_bytes: u64,
+    /// Its PCI address, "0000:1B:00.0"; empty where the driver did not say.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub pci_bus_id: String,
+}
+
+impl GpuDescription {
+    /// "NVIDIA H100 80GB HBM3, compute 9.0, 132 multiprocessors, 79.2 GiB, PCI 0000:1B:00.0".
+    pub fn summary(&self) -> String {
+        let pci = if self.pci_bus_id.is_empty() {
+            String::new()
+        } else {
+            format!(", PCI {}", self.pci_bus_id)
+        };
+        format!(
+            "{}, compute {}, {} multiprocessors, {:.1} GiB{pci}",
+            self.name,
+            self.compute_capability,
+            self.multiprocessors,
+            self.memory_bytes as f64 / f64::from(1u32 << 30)
+        )
+    }
 }
 
 /// The CPU features worth naming in a report: those the kernel's bit tricks or a compiler's vector code can
@@ -63,6 +107,10 @@ impl Machine {
             os_version: os_version().unwrap_or_default(),
             memory_bytes: memory_bytes(),
             cpu_features: detected_features(),
+            // The GPUs are the GPU backend's to describe: finding them starts the driver, which a CPU run
+            // has no need of.
+            gpus: Vec::new(),
+            cuda_driver: None,
         }
     }
 
@@ -78,6 +126,8 @@ impl Machine {
             os_version: "Example Linux 1.0 (kernel 6.0.0)".to_string(),
             memory_bytes: Some(16 << 30),
             cpu_features: vec!["popcnt".to_string(), "bmi2".to_string()],
+            gpus: Vec::new(),
+            cuda_driver: None,
         }
     }
 
@@ -96,6 +146,24 @@ impl Machine {
             "{}, {} physical / {} logical cores{memory}, {os}, {}",
             self.cpu_model, self.physical_cores, self.logical_cores, self.arch
         )
+    }
+
+    /// What a report says of the GPUs, as (key, value) lines: each GPU once, however often it was named
+    /// (`gpu 0`, [`GpuDescription::summary`]), then the driver's CUDA version (`cuda driver`). None where no
+    /// GPU is described.
+    pub fn gpu_lines(&self) -> Vec<(String, String)> {
+        let mut seen = Vec::new();
+        let mut lines: Vec<(String, String)> = Vec::new();
+        for g in &self.gpus {
+            if !seen.contains(&g.gpu) {
+                seen.push(g.gpu);
+                lines.push((format!("gpu {}", g.gpu), g.summary()));
+            }
+        }
+        if let (false, Some(cuda)) = (lines.is_empty(), &self.cuda_driver) {
+            lines.push(("cuda driver".to_string(), cuda.clone()));
+        }
+        lines
     }
 }
 
@@ -262,6 +330,47 @@ pub fn feature_lines() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_machine_describes_each_gpu_once_then_the_driver_and_reads_back() {
+        let gpu = |n: usize, pci: &str| GpuDescription {
+            gpu: n,
+            name: "NVIDIA H200".into(),
+            compute_capability: "9.0".into(),
+            multiprocessors: 132,
+            memory_bytes: 150_754_820_096,
+            pci_bus_id: pci.into(),
+        };
+        let mut machine = Machine::placeholder();
+        assert!(machine.gpu_lines().is_empty());
+        // GPU 0 named twice, GPU 1 whose driver gave no address.
+        machine.gpus = vec![gpu(0, "0000:18:00.0"), gpu(1, ""), gpu(0, "0000:18:00.0")];
+        machine.cuda_driver = Some("13.0".into());
+        let lines = machine.gpu_lines();
+        assert_eq!(
+            lines,
+            [
+                (
+                    "gpu 0".to_string(),
+                    "NVIDIA H200, compute 9.0, 132 multiprocessors, 140.4 GiB, PCI 0000:18:00.0"
+                        .to_string()
+                ),
+                (
+                    "gpu 1".to_string(),
+                    "NVIDIA H200, compute 9.0, 132 multiprocessors, 140.4 GiB".to_string()
+                ),
+                ("cuda driver".to_string(), "13.0".to_string()),
+            ]
+        );
+        let json = serde_json::to_string(&machine).unwrap();
+        assert_eq!(serde_json::from_str::<Machine>(&json).unwrap(), machine);
+        // A machine written before the GPUs were described reads as one without them, and writes no keys
+        // for them.
+        let plain = serde_json::to_value(Machine::placeholder()).unwrap();
+        assert!(plain.get("gpus").is_none() && plain.get("cuda_driver").is_none());
+        let back: Machine = serde_json::from_value(plain).unwrap();
+        assert_eq!(back, Machine::placeholder());
+    }
 
     #[test]
     fn meminfo_total_is_read_in_bytes() {

@@ -90,7 +90,11 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
             Program::placeholder(),
         )
     } else {
-        (&SystemClock, Machine::detect(), Program::current())
+        (
+            &SystemClock,
+            workload.describe_gpus(Machine::detect()),
+            Program::current(),
+        )
     };
     let clock = Offset {
         clock,

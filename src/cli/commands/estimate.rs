@@ -125,7 +125,12 @@ pub fn run(
             "kind": "estimate",
             "backend": options.backend.name(),
             "program": Program::current(),
-            "machine": Machine::detect(),
+            // On the GPU, the GPUs that forecast too.
+            "machine": if gpu {
+                nqueens::gpu::describe_in(Machine::detect())
+            } else {
+                Machine::detect()
+            },
             "sample_seconds": options.sample.as_secs_f64(),
             "results": rows.iter().map(Row::json).collect::<Vec<_>>(),
         });

@@ -208,8 +208,14 @@ pub struct Table;
 
 impl Table {
     fn lines(report: &BenchReport) -> String {
+        let gpus: String = report
+            .machine
+            .gpu_lines()
+            .iter()
+            .map(|(key, value)| format!("{key}: {value}\n"))
+            .collect();
         format!(
-            "nqueens bench: {}\nmachine: {}\ncpu features: {}\nbuild: {}\nstarted: {}\n",
+            "nqueens bench: {}\nmachine: {}\n{gpus}cpu features: {}\nbuild: {}\nstarted: {}\n",
             workload_line(report),
             report.machine.summary(),
             features_line(report),
@@ -429,17 +435,20 @@ impl BenchExporter for Markdown {
             "# nqueens bench: n = {}, {} symmetry\n\n| | |\n|---|---|\n",
             w.n, w.symmetry
         );
-        for (key, value) in [
-            ("machine", report.machine.summary()),
-            ("cpu features", features_line(report)),
-            ("build", report.program.summary()),
-            ("started", report.timestamp.clone()),
-            ("workload", workload_line(report)),
-            (
-                "status",
-                status_line(report).unwrap_or_else(|| "complete, every count checked".into()),
-            ),
-        ] {
+        let rows = [("machine".to_string(), report.machine.summary())]
+            .into_iter()
+            .chain(report.machine.gpu_lines())
+            .chain([
+                ("cpu features".to_string(), features_line(report)),
+                ("build".to_string(), report.program.summary()),
+                ("started".to_string(), report.timestamp.clone()),
+                ("workload".to_string(), workload_line(report)),
+                (
+                    "status".to_string(),
+                    status_line(report).unwrap_or_else(|| "complete, every count checked".into()),
+                ),
+            ]);
+        for (key, value) in rows {
             md += &format!("| {key} | {} |\n", value.replace('|', "\\|"));
         }
         if let Some(scores) = &report.scores {
