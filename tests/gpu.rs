@@ -140,7 +140,7 @@ fn the_gpu_and_its_driver_are_described() {
         major.parse::<u32>().unwrap() >= 11 && minor.parse::<u32>().is_ok(),
         "{cuda}"
     );
-    let machine = gpu::describe_in(nqueens::report::machine::Machine::placeholder());
+    let machine = nqueens::report::machine::Machine::placeholder().with_gpus_in_use();
     assert_eq!(machine.gpus[0].name, info.name);
     assert_eq!(machine.cuda_driver.as_deref(), Some(cuda.as_str()));
 }

@@ -157,23 +157,6 @@ pub struct DeviceInfo {
     pub pci_bus_id: String,
 }
 
-impl DeviceInfo {
-    /// How a report describes GPU `gpu` (the driver's number), this one.
-    pub fn describe(&self, gpu: usize) -> crate::report::machine::GpuDescription {
-        crate::report::machine::GpuDescription {
-            gpu,
-            name: self.name.clone(),
-            compute_capability: format!(
-                "{}.{}",
-                self.compute_capability.0, self.compute_capability.1
-            ),
-            multiprocessors: self.multiprocessors,
-            memory_bytes: self.memory_bytes,
-            pci_bus_id: self.pci_bus_id.clone(),
-        }
-    }
-}
-
 /// The version of CUDA the GPUs' driver provides, "13.0" (the driver's own number, 580.65 say, is NVML's to
 /// give, which this program does not load).
 pub fn cuda_driver() -> Result<String, Error> {
@@ -184,22 +167,6 @@ pub fn cuda_driver() -> Result<String, Error> {
     #[cfg(not(feature = "cuda"))]
     {
         Err(not_built())
-    }
-}
-
-/// `machine` with the GPUs in use ([`use_gpus`]) described, and their driver's CUDA version: what a report of
-/// work on them says of the machine. As it was where the driver cannot say.
-pub fn describe_in(machine: crate::report::machine::Machine) -> crate::report::machine::Machine {
-    let Ok(gpus) = described_in_use() else {
-        return machine;
-    };
-    crate::report::machine::Machine {
-        gpus: gpus
-            .into_iter()
-            .map(|(gpu, info)| info.describe(gpu))
-            .collect(),
-        cuda_driver: cuda_driver().ok(),
-        ..machine
     }
 }
 
@@ -457,23 +424,7 @@ mod tests {
     }
 
     #[test]
-    fn a_gpu_is_described_as_a_report_gives_it() {
-        let info = DeviceInfo {
-            name: "NVIDIA H100 80GB HBM3".into(),
-            compute_capability: (9, 0),
-            multiprocessors: 132,
-            memory_bytes: 85_028_159_488,
-            pci_bus_id: "0000:1B:00.0".into(),
-        };
-        let described = info.describe(3);
-        assert_eq!(
-            (described.gpu, described.compute_capability.as_str()),
-            (3, "9.0")
-        );
-        assert_eq!(
-            described.summary(),
-            "NVIDIA H100 80GB HBM3, compute 9.0, 132 multiprocessors, 79.2 GiB, PCI 0000:1B:00.0"
-        );
+    fn a_cuda_version_is_written_as_people_write_it() {
         assert_eq!(cuda_version(13000), "13.0");
         assert_eq!(cuda_version(12040), "12.4");
         assert_eq!(cuda_version(11080), "11.8");

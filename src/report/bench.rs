@@ -141,7 +141,7 @@ impl BenchRequest {
             Backend::Gpu => Some(
                 crate::gpu::described_in_use()?
                     .into_iter()
-                    .map(|(gpu, info)| info.describe(gpu))
+                    .map(|(gpu, info)| GpuDescription::of(gpu, &info))
                     .collect(),
             ),
         };

@@ -57,6 +57,21 @@ pub struct GpuDescription {
 }
 
 impl GpuDescription {
+    /// GPU `gpu` (the driver's number) as the driver describes it in `info`.
+    pub fn of(gpu: usize, info: &crate::gpu::DeviceInfo) -> GpuDescription {
+        GpuDescription {
+            gpu,
+            name: info.name.clone(),
+            compute_capability: format!(
+                "{}.{}",
+                info.compute_capability.0, info.compute_capability.1
+            ),
+            multiprocessors: info.multiprocessors,
+            memory_bytes: info.memory_bytes,
+            pci_bus_id: info.pci_bus_id.clone(),
+        }
+    }
+
     /// "NVIDIA H100 80GB HBM3, compute 9.0, 132 multiprocessors, 79.2 GiB, PCI 0000:1B:00.0".
     pub fn summary(&self) -> String {
         let pci = if self.pci_bus_id.is_empty() {
@@ -146,6 +161,22 @@ impl Machine {
             "{}, {} physical / {} logical cores{memory}, {os}, {}",
             self.cpu_model, self.physical_cores, self.logical_cores, self.arch
         )
+    }
+
+    /// This machine with the GPUs in use ([`crate::gpu::use_gpus`]) described, and their driver's CUDA version:
+    /// what a report of work on them says of the machine. As it was where the driver cannot say.
+    pub fn with_gpus_in_use(self) -> Machine {
+        match crate::gpu::described_in_use() {
+            Ok(gpus) => Machine {
+                gpus: gpus
+                    .iter()
+                    .map(|(gpu, info)| GpuDescription::of(*gpu, info))
+                    .collect(),
+                cuda_driver: crate::gpu::cuda_driver().ok(),
+                ..self
+            },
+            Err(_) => self,
+        }
     }
 
     /// What a report says of the GPUs, as (key, value) lines: each GPU once, however often it was named
@@ -330,6 +361,26 @@ pub fn feature_lines() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_gpu_is_described_from_what_its_driver_says() {
+        let info = crate::gpu::DeviceInfo {
+            name: "NVIDIA H100 80GB HBM3".into(),
+            compute_capability: (9, 0),
+            multiprocessors: 132,
+            memory_bytes: 85_028_159_488,
+            pci_bus_id: "0000:1B:00.0".into(),
+        };
+        let described = GpuDescription::of(3, &info);
+        assert_eq!(
+            (described.gpu, described.compute_capability.as_str()),
+            (3, "9.0")
+        );
+        assert_eq!(
+            described.summary(),
+            "NVIDIA H100 80GB HBM3, compute 9.0, 132 multiprocessors, 79.2 GiB, PCI 0000:1B:00.0"
+        );
+    }
 
     #[test]
     fn a_machine_describes_each_gpu_once_then_the_driver_and_reads_back() {

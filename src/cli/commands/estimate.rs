@@ -127,7 +127,7 @@ pub fn run(
             "program": Program::current(),
             // On the GPU, the GPUs that forecast too.
             "machine": if gpu {
-                nqueens::gpu::describe_in(Machine::detect())
+                Machine::detect().with_gpus_in_use()
             } else {
                 Machine::detect()
             },
