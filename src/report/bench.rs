@@ -134,52 +134,34 @@ impl BenchRequest {
     /// Checks the request and makes its plan, split for `max_threads` and used for every thread count (on the
     /// GPU, every GPU count, among the GPUs in use: [`crate::gpu::use_gpus`]).
     pub fn workload(&self) -> Result<Workload, BenchError> {
-        self.checked()?;
-        // A missing GPU is found before the plan is made.
-        let gpus = match self.backend {
-            Backend::Cpu => None,
-            Backend::Gpu => Some(
-                crate::gpu::described_in_use()?
-                    .into_iter()
-                    .map(|(gpu, info)| GpuDescription::of(gpu, &info))
-                    .collect(),
-            ),
-        };
-        let mut workload = self.workload_on(gpus)?;
-        if self.backend == Backend::Gpu {
-            workload.cuda_driver = crate::gpu::cuda_driver().ok();
-        }
-        Ok(workload)
+        self.workload_on(|| match self.backend {
+            Backend::Cpu => Ok(None),
+            Backend::Gpu => GpuDescription::in_use().map(Some),
+        })
     }
 
-    /// What [`BenchRequest::workload`] refuses before it looks for a GPU.
-    fn checked(&self) -> Result<(), BenchError> {
+    /// [`BenchRequest::workload`] on the GPUs `gpus` gives, once the request is checked (in the order a sweep
+    /// takes them): for a benchmark of the GPU backend, or on the CPU for `None`.
+    fn workload_on(
+        &self,
+        gpus: impl FnOnce() -> Result<Option<Vec<GpuDescription>>, Error>,
+    ) -> Result<Workload, BenchError> {
         if self.runs == 0 {
             return Err(BenchError::NoRuns);
         }
         if self.max_threads == 0 {
             return Err(Error::NoThreads.into());
         }
-        self.published()?;
-        CountRequest::new(self.n)?;
-        Ok(())
-    }
-
-    fn published(&self) -> Result<known::Known, BenchError> {
-        known::lookup(self.n).ok_or(BenchError::Unpublished {
+        let published = known::lookup(self.n).ok_or(BenchError::Unpublished {
             n: self.n,
             largest: known::largest(),
-        })
-    }
-
-    /// [`BenchRequest::workload`] on the GPUs `gpus` (in the order a sweep takes them) for a benchmark of the
-    /// GPU backend, or on the CPU for `None`.
-    fn workload_on(&self, gpus: Option<Vec<GpuDescription>>) -> Result<Workload, BenchError> {
-        self.checked()?;
-        let published = self.published()?;
+        })?;
         let request = CountRequest::new(self.n)?
             .symmetry(self.symmetry)
             .threads(self.max_threads);
+        // A missing GPU is found before the plan is made.
+        let gpus = gpus()?;
+        let cuda_driver = gpus.as_ref().and_then(|_| crate::gpu::cuda_driver().ok());
         let gpu_numbers: Vec<usize> = gpus.iter().flatten().map(|g| g.gpu).collect();
         let gpu = gpus.as_ref().map(|g| {
             g.iter()
@@ -212,7 +194,7 @@ impl BenchRequest {
             },
             plan,
             gpus: gpus.unwrap_or_default(),
-            cuda_driver: None,
+            cuda_driver,
             count_on_gpus: Box::new(|plan, gpus, progress| {
                 let stop = std::sync::atomic::AtomicBool::new(false);
                 crate::gpu::run_on(plan, None, gpus, &stop, progress)
@@ -1301,7 +1283,7 @@ mod tests {
                 pci_bus_id: format!("0000:{:02X}:00.0", 0x18 + gpu),
             })
             .collect();
-        let mut workload = request.workload_on(Some(described)).unwrap();
+        let mut workload = request.workload_on(|| Ok(Some(described))).unwrap();
         assert_eq!(workload.spec.gpu_numbers, [3, 1, 3, 0, 2]);
         assert_eq!(workload.spec.gpu_counts, [1, 2, 4, 5]);
         assert_eq!(workload.spec.gpu.as_deref(), Some("A, B, A, C, D"));
@@ -1320,10 +1302,14 @@ mod tests {
         );
         let report =
             run::<Error>(&workload, report, &clock, &NoProgress, &mut |_, _| Ok(())).unwrap();
-        // The machine describes each GPU once, in the order named.
+        // The machine describes each GPU once, in the order named (and the driver, where there is one).
         let gpus: Vec<(String, String)> = report.machine.gpu_lines();
         let keys: Vec<&str> = gpus.iter().map(|(k, _)| k.as_str()).collect();
-        assert_eq!(keys, ["gpu 3", "gpu 1", "gpu 0", "gpu 2"]);
+        assert_eq!(keys[..4], ["gpu 3", "gpu 1", "gpu 0", "gpu 2"]);
+        assert_eq!(
+            keys.len(),
+            4 + usize::from(report.machine.cuda_driver.is_some())
+        );
         assert_eq!(
             gpus[0].1,
             "A, compute 9.0, 132 multiprocessors, 80.0 GiB, PCI 0000:1B:00.0"

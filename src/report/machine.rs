@@ -57,6 +57,14 @@ pub struct GpuDescription {
 }
 
 impl GpuDescription {
+    /// The GPUs in use ([`crate::gpu::use_gpus`]) described, in the order named.
+    pub fn in_use() -> Result<Vec<GpuDescription>, crate::Error> {
+        Ok(crate::gpu::described_in_use()?
+            .iter()
+            .map(|(gpu, info)| GpuDescription::of(*gpu, info))
+            .collect())
+    }
+
     /// GPU `gpu` (the driver's number) as the driver describes it in `info`.
     pub fn of(gpu: usize, info: &crate::gpu::DeviceInfo) -> GpuDescription {
         GpuDescription {
@@ -166,12 +174,9 @@ impl Machine {
     /// This machine with the GPUs in use ([`crate::gpu::use_gpus`]) described, and their driver's CUDA version:
     /// what a report of work on them says of the machine. As it was where the driver cannot say.
     pub fn with_gpus_in_use(self) -> Machine {
-        match crate::gpu::described_in_use() {
+        match GpuDescription::in_use() {
             Ok(gpus) => Machine {
-                gpus: gpus
-                    .iter()
-                    .map(|(gpu, info)| GpuDescription::of(*gpu, info))
-                    .collect(),
+                gpus,
                 cuda_driver: crate::gpu::cuda_driver().ok(),
                 ..self
             },
