@@ -4,9 +4,9 @@
 //! ([`STANDARD_N`]; on the GPU [`STANDARD_GPU_N`], whose run is the GPU's where the CPU's board is mostly the
 //! host's) in the full symmetry mode, with one plan (split depth and work units) shared by every thread
 //! count, so that 1 thread and 16 threads count exactly the same units. A benchmark of the GPU backend sweeps
-//! the GPUs instead: 1, 2, 4, … and all of those in use, the host's cores cutting their tasks in every run. Planning happens once and is
-//! not timed; each timed run counts the plan's units on a fresh pool and is checked against the published
-//! value, and a wrong count ends the benchmark. Runs are interleaved (round 1 on every thread count, then
+//! the GPUs instead: 1, 2, 4, … and all of those in use, the host's cores cutting their tasks in every run.
+//! Planning happens once and is not timed; each timed run counts the plan's units on a fresh pool and is
+//! checked against the published value, and a wrong count ends the benchmark. Runs are interleaved (round 1 on every thread count, then
 //! round 2, …) so that a machine that slows down or speeds up during the benchmark skews every thread count
 //! alike instead of one. Times come from a [`Clock`], which tests replace with a [`FakeClock`] so that
 //! reports are exactly reproducible.
