@@ -73,6 +73,22 @@ check() {
   timed "$B" count 17 --backend gpu --shard 0/2 --checkpoint "$j/gpu.journal" -q
   timed "$B" count 17 --shard 1/2 --checkpoint "$j/cpu.journal" -q
   timed "$B" merge "$j/gpu.journal" "$j/cpu.journal"
+  # A checkpointed GPU run stopped by SIGINT (the forty-second session's grace): it waits for its batches in
+  # flight (25 s at most), records them, says each GPU's share, exits with 130 and names --backend gpu in the
+  # resume command; resumed, it gives the exact total. The seconds from the signal to the exit are the
+  # wind-down's.
+  echo "\$ $B count 21 --backend gpu --gpus 0,0 --checkpoint $j/stop.journal, SIGINT after 3 s"
+  "$B" count 21 --backend gpu --gpus 0,0 --checkpoint "$j/stop.journal" &
+  local pid=$! t0 t1
+  sleep 3
+  t0=$(date +%s.%N)
+  kill -INT $pid
+  wait $pid
+  local rc=$?
+  t1=$(date +%s.%N)
+  echo "wound down in $(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.3f", b-a}') s, exit $rc (130 expected)"
+  echo "units recorded: $(($(wc -l < "$j/stop.journal") - 1))"
+  timed "$B" count 21 --backend gpu --checkpoint "$j/stop.journal" --check -q
   rm -rf "$j"
 }
 

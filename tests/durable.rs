@@ -363,6 +363,194 @@ fn sigint_sigterm_and_sighup_save_the_journal_and_say_how_to_resume() {
     });
 }
 
+/// Sends `signal` (`INT`, `TERM`, `HUP`) to `child`.
+#[cfg(unix)]
+fn signal(child: &std::process::Child, signal: &str) {
+    let status = Command::new("kill")
+        .args([&format!("-{signal}"), &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+/// `child`'s output once it has ended, within `seconds` of now: a run that does not end by then is killed and
+/// fails the test, rather than hangs it.
+#[cfg(unix)]
+fn ended_within(mut child: std::process::Child, seconds: u64) -> Output {
+    let deadline = Instant::now() + Duration::from_secs(seconds);
+    while child.try_wait().unwrap().is_none() {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let out = child.wait_with_output().unwrap();
+            panic!(
+                "still running {seconds} s after the signal: {}",
+                text(&out.stderr)
+            );
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+/// Starts a checkpointed count (`count` with `args`) on one thread with `grace` (`--stop-grace`) into
+/// `journal`, and returns once its run is under way: the journal is written, and the plan built well before.
+#[cfg(unix)]
+fn under_way(args: &[&str], journal: &Path, grace: &str) -> std::process::Child {
+    let child = Command::new(binary())
+        .arg("count")
+        .args(args)
+        .args(["-t", "1", "--checkpoint"])
+        .arg(journal)
+        .args(["--stop-grace", grace])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !journal.exists() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    std::thread::sleep(Duration::from_millis(1000));
+    child
+}
+
+#[cfg(unix)]
+#[test]
+fn a_stopped_run_waits_its_grace_for_the_work_under_way_and_a_second_signal_leaves_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    // n = 24 split two rows deep: its first units, the largest, take many minutes each on any processor, so
+    // the one under way never finishes here.
+    let long = |name: &str, grace: &str| {
+        under_way(&["24", "--split-depth", "2"], &dir.path().join(name), grace)
+    };
+
+    // With an hour's grace the run waits for its unit, well past the 2 s a CPU run waits by default, and says
+    // so; a second signal, of any kind, leaves at once. The exit code is the first signal's.
+    let mut child = long("hour", "1h");
+    signal(&child, "INT");
+    std::thread::sleep(Duration::from_secs(3));
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "the run waits for the unit under way"
+    );
+    signal(&child, "TERM");
+    let out = ended_within(child, 10);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert!(
+        stderr.contains(
+            "stopping on SIGINT: finishing the work under way, for 1h at most (--stop-grace); a second \
+             signal leaves at once without it"
+        ),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(
+            "stopped by SIGINT, then SIGTERM: the work under way is left to count again; the finished units \
+             are saved in"
+        ),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("resume with:\n  nqueens count 24 --symmetry full --checkpoint"),
+        "{stderr}"
+    );
+    assert!(out.stdout.is_empty(), "no result from a stopped run");
+    assert_eq!(
+        journal_lines(&dir.path().join("hour")).len(),
+        1,
+        "the header alone"
+    );
+
+    // A grace that runs out: the run leaves on its own, with the journal saved.
+    let child = long("second", "1s");
+    signal(&child, "INT");
+    let out = ended_within(child, 10);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert!(
+        stderr.contains(
+            "stopped by SIGINT: the work under way did not finish within 1s (--stop-grace) and is left to \
+             count again"
+        ),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("stopping on SIGINT: finishing the work under way, for 1s at most"),
+        "{stderr}"
+    );
+
+    // No grace: the run leaves at once, as SIGHUP says.
+    let child = long("none", "0");
+    signal(&child, "HUP");
+    let out = ended_within(child, 10);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(129), "{stderr}");
+    assert!(
+        stderr.contains(
+            "stopped by SIGHUP at once (--stop-grace 0): the work under way is left to count again"
+        ),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("stopping on"), "{stderr}");
+
+    // Short units: the work under way finishes long before an hour's grace, is recorded, and the count
+    // resumes to the published total. (The scalar loop, so that the run lasts seconds on any processor.)
+    let journal = dir.path().join("short");
+    let child = under_way(&["16", "--kernel", "scalar"], &journal, "1h");
+    signal(&child, "INT");
+    let out = ended_within(child, 30);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert!(
+        stderr.contains("stopped by SIGINT: the finished units are saved in"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("left to count again"), "{stderr}");
+    assert!(
+        journal_lines(&journal).len() > 1,
+        "the finished units were saved"
+    );
+    let out = run(&[
+        "count",
+        "16",
+        "--checkpoint",
+        path_str(&journal),
+        "-f",
+        "csv",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(csv_counts(&out), {
+        let (t, u) = published_counts(16);
+        (t, Some(u))
+    });
+
+    // A grace that cannot help, or is a slip: a usage error before anything is written.
+    for (args, message) in [
+        (
+            &["count", "12", "--stop-grace", "30s"][..],
+            "--stop-grace goes with --checkpoint FILE: a run without a journal keeps nothing",
+        ),
+        (
+            &["count", "12", "--checkpoint", "g", "--stop-grace", "30d"],
+            "a grace of 30d is longer than any work under way takes: give 24h or less",
+        ),
+        (
+            &["count", "12", "--checkpoint", "g", "--stop-grace", "soon"],
+            "give a duration such as 30s or 2m, or 0 to leave at once",
+        ),
+    ] {
+        nqueens()
+            .current_dir(dir.path())
+            .args(args)
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(predicates::str::contains(message));
+    }
+    assert!(!dir.path().join("g").exists());
+}
+
 #[cfg(unix)]
 #[test]
 fn a_count_without_a_journal_stopped_by_a_signal_says_what_it_counted_and_where() {

@@ -331,6 +331,29 @@ pub struct DurableOptions {
     /// --checkpoint.
     #[arg(long, value_name = "LIST")]
     pub units: Option<String>,
+    /// With --checkpoint: how long a run stopped by SIGINT, SIGTERM or SIGHUP may take to finish the work
+    /// under way (a unit in each worker's lane; on the GPU, each GPU's batches in flight) before it saves the
+    /// journal without it, such as `30s` or `2m`; `0` leaves at once. A second signal leaves at once
+    /// [default: 2s on the CPU; 25s on the GPU, whose batches take seconds each on large boards, and which
+    /// is under the 30 s that Slurm and Kubernetes wait before they kill].
+    #[arg(long, value_name = "DURATION", value_parser = parse_grace)]
+    pub stop_grace: Option<std::time::Duration>,
+}
+
+/// `--stop-grace`'s parser: a duration up to a day, or `0`.
+fn parse_grace(s: &str) -> Result<std::time::Duration, String> {
+    if s.trim() == "0" {
+        return Ok(std::time::Duration::ZERO);
+    }
+    let grace = humantime::parse_duration(s)
+        .map_err(|e| format!("{e}: give a duration such as 30s or 2m, or 0 to leave at once"))?;
+    // No batch takes a day: a longer wait is a slip (`30d` for `30s`), told here rather than obeyed.
+    if grace > std::time::Duration::from_secs(24 * 3600) {
+        return Err(format!(
+            "a grace of {s} is longer than any work under way takes: give 24h or less, such as 30s or 2m"
+        ));
+    }
+    Ok(grace)
 }
 
 /// How to count and where to write the results.

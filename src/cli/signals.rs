@@ -92,6 +92,22 @@ impl Stops {
             }
         }
     }
+
+    /// A signal caught since the last look, without waiting; `None` if none came.
+    pub fn caught(&mut self) -> Option<i32> {
+        #[cfg(unix)]
+        {
+            self.signals.pending().next()
+        }
+        #[cfg(not(unix))]
+        {
+            use std::sync::atomic::Ordering;
+            match self.caught.swap(0, Ordering::SeqCst) {
+                0 => None,
+                signal => Some(signal as i32),
+            }
+        }
+    }
 }
 
 impl Closer {

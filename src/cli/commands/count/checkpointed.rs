@@ -1,16 +1,19 @@
 //! `count --checkpoint` and `--shard`: validates the options into a checkpoint spec, runs it with SIGINT,
 //! SIGTERM and SIGHUP saving the journal, and says how to resume.
 //!
-//! On a signal the workers stop taking new units, the units in their lanes finish and are recorded, the
-//! journal is synced, and the command exits with 130 (SIGINT), 143 (SIGTERM) or 129 (SIGHUP: the terminal closed)
-//! after printing how to resume.
-//! Units of large boards can take minutes, so if the run has not wound down after [`GRACE`] the signal thread
-//! syncs the journal itself and exits: the units in flight are abandoned, never half recorded.
+//! On a signal the workers stop taking new units (the GPUs new batches), the journal is synced at once, the
+//! work under way finishes and is recorded, the journal is synced again, and the command exits with 130
+//! (SIGINT), 143 (SIGTERM) or 129 (SIGHUP: the terminal closed) after printing how to resume.
+//! Units of large boards can take minutes, and a GPU's batches in flight many seconds, so if the run has not
+//! wound down within its grace (`--stop-grace`, else [`CPU_GRACE`] or [`GPU_GRACE`]), or a second signal
+//! comes, the signal thread syncs the journal itself and exits: the work under way is abandoned, never half
+//! recorded. While the run winds down, the journal is synced every [`WIND_DOWN_SYNC`], so that a kill that
+//! ends the wait (a scheduler's, after its own grace) loses none of what finished.
 
 use crate::cli::args::DurableOptions;
 use crate::cli::errors::UsageError;
 use crate::cli::signals::{self, Stops, SIGTERM};
-use nqueens::engine::exec::Progress;
+use nqueens::engine::exec::{Backend, Progress};
 use nqueens::report::{BoardResult, Measured};
 use nqueens::runs::checkpoint::{Checkpoint, Outcome, RunError, Spec};
 use nqueens::runs::journal::JournalError;
@@ -21,8 +24,30 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::time::{Duration, Instant};
 
-/// How long a signalled run may take to finish the units in its lanes before the journal is saved without them.
-const GRACE: Duration = Duration::from_secs(2);
+/// How long a signalled run on the CPU may take, by default, to finish the units in its lanes before the
+/// journal is saved without them: a unit a worker, so a stop that waits no longer loses a unit's time a thread
+/// at most.
+pub const CPU_GRACE: Duration = Duration::from_secs(2);
+
+/// The same on the GPU: each GPU has up to four batches in flight, each a few seconds of its work on large
+/// boards (5.6 s at n = 22 on an H200, results/gpu.md), which a stop after [`CPU_GRACE`] threw away. Under the
+/// 30 s that Slurm (`KillWait`) and Kubernetes (`terminationGracePeriodSeconds`) wait by default between their
+/// SIGTERM and their kill, so that the run leaves on its own, with its shares said.
+pub const GPU_GRACE: Duration = Duration::from_secs(25);
+
+/// How often the journal is synced while a signalled run winds down (the writer alone syncs every 5 s).
+pub const WIND_DOWN_SYNC: Duration = Duration::from_secs(1);
+
+/// How long a wind-down goes before it says that it waits, and for how long: most take milliseconds.
+const WIND_DOWN_SAID: Duration = Duration::from_millis(500);
+
+/// How long a signalled run of `backend` may take to finish the work under way, unless `--stop-grace` says.
+pub fn default_grace(backend: Backend) -> Duration {
+    match backend {
+        Backend::Cpu => CPU_GRACE,
+        Backend::Gpu => GPU_GRACE,
+    }
+}
 
 /// A validated checkpointed run.
 #[derive(Debug)]
@@ -35,6 +60,8 @@ pub struct Durable {
     pub only: Option<Ranges>,
     /// The split depth asked for.
     pub split_depth: Option<u32>,
+    /// How long a signalled run may take to finish the work under way, if asked for.
+    pub stop_grace: Option<Duration>,
 }
 
 impl Durable {
@@ -70,6 +97,13 @@ pub fn resolve(
         }
         if d.shard_count.is_some() {
             return Err(UsageError("--shard-count goes with --shard auto".into()));
+        }
+        if d.stop_grace.is_some() {
+            return Err(UsageError(
+                "--stop-grace goes with --checkpoint FILE: a run without a journal keeps nothing of the work \
+                 it finishes after a signal"
+                    .into(),
+            ));
         }
         return Ok(None);
     };
@@ -114,6 +148,7 @@ pub fn resolve(
         shard,
         only,
         split_depth,
+        stop_grace: d.stop_grace,
     };
     if check && durable.is_part() {
         return Err(UsageError(
@@ -321,28 +356,58 @@ pub fn count(
     let stop = AtomicBool::new(false);
     let finished = AtomicBool::new(false);
     let signal = AtomicI32::new(0);
+    let grace = durable
+        .stop_grace
+        .unwrap_or_else(|| default_grace(request.backend));
     let outcome = std::thread::scope(|scope| {
         scope.spawn(|| {
-            if let Some(sig) = signals.next() {
-                signal.store(sig, Ordering::SeqCst);
-                stop.store(true, Ordering::SeqCst);
-                let deadline = Instant::now() + GRACE;
-                while Instant::now() < deadline {
-                    if finished.load(Ordering::SeqCst) {
-                        return;
-                    }
-                    std::thread::sleep(Duration::from_millis(20));
+            let Some(sig) = signals.next() else {
+                return;
+            };
+            signal.store(sig, Ordering::SeqCst);
+            stop.store(true, Ordering::SeqCst);
+            // Saved at once: a kill from here on loses nothing that finished before the signal.
+            let _ = checkpoint.writer.sync();
+            let began = Instant::now();
+            // No deadline where the clock cannot add the grace (none that `--stop-grace` takes).
+            let deadline = began.checked_add(grace);
+            let (mut said, mut synced) = (false, began);
+            let left = loop {
+                if finished.load(Ordering::SeqCst) {
+                    return;
                 }
-                // The lanes are still busy with long units: save what is recorded and leave them.
-                let saved = checkpoint.writer.sync();
-                note!(
-                    "{}",
-                    stopped_message(sig, &durable.path, request, &spec, saved.err())
-                );
-                // Leaving this way skips destructors: the result's temporary file goes by hand.
-                crate::cli::output::remove_temps();
-                std::process::exit(exit_code(sig).into());
-            }
+                if let Some(second) = signals.caught() {
+                    break Left::Again(second);
+                }
+                let now = Instant::now();
+                if deadline.is_some_and(|deadline| now >= deadline) {
+                    break Left::Grace(grace);
+                }
+                if !said && now - began >= WIND_DOWN_SAID {
+                    said = true;
+                    note!(
+                        "stopping on {}: finishing the work under way, for {} at most (--stop-grace); a \
+                         second signal leaves at once without it",
+                        signals::name(sig),
+                        humantime::format_duration(grace)
+                    );
+                }
+                if now - synced >= WIND_DOWN_SYNC {
+                    let _ = checkpoint.writer.sync();
+                    synced = now;
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            };
+            // The work under way is still going (long units, a GPU's batches): save what is recorded and
+            // leave it.
+            let saved = checkpoint.writer.sync();
+            note!(
+                "{}",
+                stopped_message(sig, Some(left), &durable.path, request, &spec, saved.err())
+            );
+            // Leaving this way skips destructors: the result's temporary file goes by hand.
+            crate::cli::output::remove_temps();
+            std::process::exit(exit_code(sig).into());
         });
         let outcome = checkpoint.run(request.threads, request.backend, &stop, progress);
         finished.store(true, Ordering::SeqCst);
@@ -364,7 +429,7 @@ pub fn count(
         let sig = if sig == 0 { SIGTERM } else { sig };
         note!(
             "{}",
-            stopped_message(sig, &durable.path, request, &spec, None)
+            stopped_message(sig, None, &durable.path, request, &spec, None)
         );
         return Ok(Counted::Stopped(exit_code(sig)));
     }
@@ -411,8 +476,19 @@ fn exit_code(sig: i32) -> u8 {
     (128 + sig).clamp(0, 255) as u8
 }
 
+/// Why a signalled run left the work under way.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Left {
+    /// Its grace ran out (or was zero).
+    Grace(Duration),
+    /// A second signal came, this one.
+    Again(i32),
+}
+
+/// What a stopped run says: `left` is why it left the work under way, `None` if it finished it.
 fn stopped_message(
     sig: i32,
+    left: Option<Left>,
     path: &std::path::Path,
     request: &CountRequest,
     spec: &Spec,
@@ -425,17 +501,110 @@ fn stopped_message(
         request.symmetry,
         path.display()
     );
+    // Resumed on the CPU, a GPU's run would go on at a fraction of its pace.
+    if request.backend == Backend::Gpu {
+        command += " --backend gpu";
+    }
     if !spec.shard.is_whole() {
         command += &format!(" --shard {}", spec.shard);
     }
     if let Some(only) = &spec.only {
         command += &format!(" --units {only}");
     }
+    let left = match left {
+        None => String::new(),
+        Some(Left::Grace(Duration::ZERO)) => {
+            " at once (--stop-grace 0): the work under way is left to count again;".into()
+        }
+        Some(Left::Grace(grace)) => format!(
+            ": the work under way did not finish within {} (--stop-grace) and is left to count again;",
+            humantime::format_duration(grace)
+        ),
+        Some(Left::Again(second)) => format!(
+            ", then {}: the work under way is left to count again;",
+            signals::name(second)
+        ),
+    };
     match error {
-        None => format!(
+        None if left.is_empty() => format!(
             "stopped by {name}: the finished units are saved in '{}'; resume with:\n  {command}",
             path.display()
         ),
+        None => format!(
+            "stopped by {name}{left} the finished units are saved in '{}'; resume with:\n  {command}",
+            path.display()
+        ),
         Some(e) => format!("stopped by {name}, but the journal could not be saved: {e}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nqueens::engine::board::Board;
+
+    fn spec(request: &CountRequest, shard: Shard) -> Spec {
+        Spec {
+            board: request.board,
+            symmetry: request.symmetry,
+            split_depth: None,
+            shard,
+            only: None,
+            program: "test".into(),
+        }
+    }
+
+    #[test]
+    fn a_gpu_run_waits_longer_for_its_batches_than_a_cpu_run_for_its_units_and_less_than_a_scheduler(
+    ) {
+        assert_eq!(default_grace(Backend::Cpu), Duration::from_secs(2));
+        assert_eq!(default_grace(Backend::Gpu), Duration::from_secs(25));
+        // Slurm's KillWait and Kubernetes' terminationGracePeriodSeconds: 30 s unless set.
+        assert!(GPU_GRACE < Duration::from_secs(30));
+        // The journal is synced several times while a run may wind down, and a scheduler's kill loses no
+        // more than WIND_DOWN_SYNC of what finished.
+        assert!(WIND_DOWN_SYNC * 2 <= CPU_GRACE);
+        assert!(WIND_DOWN_SAID < CPU_GRACE);
+    }
+
+    #[test]
+    fn a_stopped_run_says_why_it_left_the_work_under_way_and_resumes_on_its_backend() {
+        let cpu = CountRequest::board(Board::new(24).unwrap());
+        let path = std::path::Path::new("run.journal");
+        let whole = spec(&cpu, Shard::WHOLE);
+        let said = |left, request: &CountRequest, spec: &Spec| {
+            stopped_message(SIGTERM, left, path, request, spec, None)
+        };
+        assert_eq!(
+            said(None, &cpu, &whole),
+            "stopped by SIGTERM: the finished units are saved in 'run.journal'; resume with:\n  nqueens count \
+             24 --symmetry full --checkpoint run.journal"
+        );
+        assert_eq!(
+            said(Some(Left::Grace(Duration::from_secs(25))), &cpu, &whole),
+            "stopped by SIGTERM: the work under way did not finish within 25s (--stop-grace) and is left to \
+             count again; the finished units are saved in 'run.journal'; resume with:\n  nqueens count 24 \
+             --symmetry full --checkpoint run.journal"
+        );
+        assert!(
+            said(Some(Left::Grace(Duration::ZERO)), &cpu, &whole).starts_with(
+                "stopped by SIGTERM at once (--stop-grace 0): the work under way is left"
+            )
+        );
+        assert!(
+            said(Some(Left::Again(signals::SIGINT)), &cpu, &whole).starts_with(
+                "stopped by SIGTERM, then SIGINT: the work under way is left to count again;"
+            )
+        );
+        // A GPU's run resumes on the GPU, its shard's as a shard.
+        let gpu = CountRequest {
+            backend: Backend::Gpu,
+            ..cpu
+        };
+        let shard: Shard = "1/8".parse().unwrap();
+        assert!(said(None, &gpu, &spec(&gpu, shard)).ends_with(
+            "resume with:\n  nqueens count 24 --symmetry full --checkpoint run.journal --backend gpu --shard 1/8"
+        ));
+        assert!(!said(None, &cpu, &spec(&cpu, shard)).contains("--backend"));
     }
 }
