@@ -1493,6 +1493,84 @@ mod tests {
         assert!(seen.0.into_inner().unwrap().is_empty());
     }
 
+    /// A host device that sets `stop` as it is given its `at`-th batch (from 1): a signal that lands while
+    /// batches are under way.
+    struct StopsAt {
+        device: HostDevice,
+        at: usize,
+        submitted: usize,
+        stop: Arc<AtomicBool>,
+    }
+
+    impl Device for StopsAt {
+        fn name(&self) -> String {
+            self.device.name()
+        }
+        fn depth(&self) -> usize {
+            self.device.depth()
+        }
+        fn submit(&mut self, batch: Batch) -> Result<(), Error> {
+            self.submitted += 1;
+            if self.submitted == self.at {
+                self.stop.store(true, Ordering::SeqCst);
+            }
+            self.device.submit(batch)
+        }
+        fn collect(&mut self) -> Result<(Batch, Vec<Option<Tally>>), Error> {
+            self.device.collect()
+        }
+    }
+
+    #[test]
+    fn a_stop_finishes_the_batches_under_way_reports_their_units_whole_and_sends_no_more() {
+        // What a checkpointed run's grace waits for (`count --stop-grace`): the batches a GPU has in flight
+        // when the signal lands are counted to their end and their units reported whole, and no other batch
+        // is sent.
+        let plan = Plan::new(Board::new(12).unwrap(), Symmetry::Full, Split::Depth(0));
+        let all: Vec<usize> = (0..plan.units().len()).collect();
+        for at in [1, 2, 3] {
+            let stop = Arc::new(AtomicBool::new(false));
+            let batches = Counted::default();
+            let open = |ordinal| {
+                Ok(StopsAt {
+                    device: HostDevice::plain(ordinal, batches.clone()),
+                    at,
+                    submitted: 0,
+                    stop: stop.clone(),
+                })
+            };
+            let seen = Seen::default();
+            let (sum, _) = dispatch(&plan, &all, &|| Ok(vec![0]), &open, &stop, &seen)
+                .expect("a stopped run gives what it counted");
+            let batches = batches.lock().unwrap().clone();
+            // The batch sent as the stop landed, and those still in flight then, were all collected; none
+            // after.
+            assert_eq!(batches.len(), at, "batches collected, stopped at {at}");
+            let in_flight: std::collections::BTreeSet<usize> =
+                batches.iter().flat_map(|b| b.1.iter().copied()).collect();
+            let reported = seen.0.into_inner().unwrap();
+            assert!(!reported.is_empty());
+            assert!(reported.len() < all.len(), "the stop left units uncounted");
+            let mut total = Count::default();
+            for (index, count) in &reported {
+                assert!(in_flight.contains(index), "unit {index} of no batch sent");
+                assert_eq!(
+                    *count,
+                    plan.count_unit(&plan.units()[*index]),
+                    "unit {index}"
+                );
+                total += *count;
+            }
+            // Every unit of the last batch sent is among them: the batch under way was not dropped.
+            let last: &Vec<usize> = &batches.last().unwrap().1;
+            assert!(
+                last.iter().all(|u| reported.iter().any(|(i, _)| i == u)),
+                "stopped at {at}: the last batch's units were reported"
+            );
+            assert_eq!(sum, total);
+        }
+    }
+
     /// A host device that fails (the driver's error) at its `fails_at`-th collect, counted from 0, and every
     /// one after: a GPU lost in the middle of a run.
     struct Failing {
