@@ -77,17 +77,22 @@ check() {
   # flight (25 s at most), records them, says each GPU's share, exits with 130 and names --backend gpu in the
   # resume command; resumed, it gives the exact total. The seconds from the signal to the exit are the
   # wind-down's.
-  echo "\$ $B count 21 --backend gpu --gpus 0,0 --checkpoint $j/stop.journal, SIGINT after 3 s"
-  "$B" count 21 --backend gpu --gpus 0,0 --checkpoint "$j/stop.journal" &
-  local pid=$! t0 t1
-  sleep 3
-  t0=$(date +%s.%N)
-  kill -INT $pid
-  wait $pid
-  local rc=$?
-  t1=$(date +%s.%N)
-  echo "wound down in $(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.3f", b-a}') s, exit $rc (130 expected)"
-  echo "units recorded: $(($(wc -l < "$j/stop.journal") - 1))"
+  # Then with no grace (`--stop-grace 0`): the process leaves while the GPUs still count, which must neither
+  # hang nor crash (`timeout` ends a hang with 124).
+  local grace pid rc t0 t1
+  for grace in 25s 0; do
+    echo "\$ $B count 21 --backend gpu --gpus 0,0 --checkpoint $j/stop.journal --stop-grace $grace, SIGINT after 3 s"
+    timeout 90 "$B" count 21 --backend gpu --gpus 0,0 --checkpoint "$j/stop.journal" --stop-grace $grace &
+    pid=$!
+    sleep 3
+    t0=$(date +%s.%N)
+    kill -INT $pid
+    wait $pid
+    rc=$?
+    t1=$(date +%s.%N)
+    echo "wound down in $(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.3f", b-a}') s, exit $rc (130 expected)"
+    echo "units recorded: $(($(wc -l < "$j/stop.journal") - 1))"
+  done
   timed "$B" count 21 --backend gpu --checkpoint "$j/stop.journal" --check -q
   rm -rf "$j"
 }
