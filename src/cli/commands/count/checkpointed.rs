@@ -383,14 +383,15 @@ pub fn count(
                 if deadline.is_some_and(|deadline| now >= deadline) {
                     break Left::Grace(grace);
                 }
+                // Out of the bar's way, and not at all where the run is quiet.
                 if !said && now - began >= WIND_DOWN_SAID {
                     said = true;
-                    note!(
+                    progress.note(&format!(
                         "stopping on {}: finishing the work under way, for {} at most (--stop-grace); a \
                          second signal leaves at once without it",
                         signals::name(sig),
                         humantime::format_duration(grace)
-                    );
+                    ));
                 }
                 if now - synced >= WIND_DOWN_SYNC {
                     let _ = checkpoint.writer.sync();
