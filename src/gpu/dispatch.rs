@@ -470,6 +470,24 @@ struct Round {
     left: Vec<usize>,
 }
 
+/// What a stopped GPU says of its `in_flight` batches under way: how many, and, where `pace` gives the seconds
+/// since its first batch was sent and the batches it has collected since, about how long they take at that
+/// pace (the batches under way finish one after the other as those before did).
+fn winding_down(ordinal: usize, in_flight: usize, pace: Option<(f64, usize)>) -> String {
+    let batches = if in_flight == 1 {
+        "its batch".to_string()
+    } else {
+        format!("its {in_flight} batches")
+    };
+    match pace {
+        Some((seconds, collected)) if collected > 0 => format!(
+            "gpu {ordinal}: stopping; finishing {batches} under way, about {:.0} s at its pace so far",
+            (seconds / collected as f64 * in_flight as f64).ceil()
+        ),
+        _ => format!("gpu {ordinal}: stopping; finishing {batches} under way"),
+    }
+}
+
 /// One round of [`dispatch_within`]: `units` counted on the devices `ordinals` finds, a device's failure
 /// left to the caller, with the units it left.
 #[allow(clippy::too_many_arguments)]
@@ -630,7 +648,10 @@ fn count_round<D: Device + Send>(
                 // and again after a while (`When::again`): the loop chosen and the tasks since the last trial.
                 let to_try = loops.len() > 1 && when.wanted(&cut, ordinals.len());
                 let (mut chosen, mut since_trial) = (0usize, 0u64);
+                // The batches collected, for the pace a stop's wind-down is told at.
+                let collected = std::cell::Cell::new(0usize);
                 let report = |batch: Batch, mut tallies: Vec<Option<Tally>>| {
+                    collected.set(collected.get() + 1);
                     trial::add_sampled(&batch, &mut tallies);
                     nodes.set(nodes.get() + nodes_vouched(&tallies));
                     let mut sum = Count::default();
@@ -711,6 +732,15 @@ fn count_round<D: Device + Send>(
                         in_flight -= 1;
                         report(batch, tallies);
                     }
+                }
+                // Stopped (a signal): the batches under way are counted to their end, which takes seconds
+                // each on large boards; whoever waits is told how many, and about how long by the pace so far.
+                if !going() && in_flight > 0 {
+                    progress.note(&winding_down(
+                        ordinal,
+                        in_flight,
+                        first.map(|sent| (since() - sent, collected.get())),
+                    ));
                 }
                 let wait_from = since();
                 for _ in 0..in_flight {
@@ -1493,6 +1523,25 @@ mod tests {
         assert!(seen.0.into_inner().unwrap().is_empty());
     }
 
+    #[test]
+    fn a_stopped_gpu_says_what_it_finishes_and_about_how_long_it_takes() {
+        assert_eq!(
+            winding_down(3, 4, Some((60.0, 10))),
+            "gpu 3: stopping; finishing its 4 batches under way, about 24 s at its pace so far"
+        );
+        assert_eq!(
+            winding_down(0, 1, Some((0.05, 3))),
+            "gpu 0: stopping; finishing its batch under way, about 1 s at its pace so far"
+        );
+        // Nothing collected yet, or nothing sent: no pace to tell.
+        for pace in [Some((2.0, 0)), None] {
+            assert_eq!(
+                winding_down(1, 2, pace),
+                "gpu 1: stopping; finishing its 2 batches under way"
+            );
+        }
+    }
+
     /// A host device that sets `stop` as it is given its `at`-th batch (from 1): a signal that lands while
     /// batches are under way.
     struct StopsAt {
@@ -1539,16 +1588,24 @@ mod tests {
                     stop: stop.clone(),
                 })
             };
-            let seen = Seen::default();
-            let (sum, _) = dispatch(&plan, &all, &|| Ok(vec![0]), &open, &stop, &seen)
+            let heard = Heard::default();
+            let (sum, _) = dispatch(&plan, &all, &|| Ok(vec![0]), &open, &stop, &heard)
                 .expect("a stopped run gives what it counted");
+            // Whoever waits is told what the GPU finishes, and after a batch collected, about how long.
+            let notes = heard.notes.into_inner().unwrap();
+            assert_eq!(notes.len(), 1, "{notes:?}");
+            assert!(
+                notes[0].starts_with("gpu 0: stopping; finishing its batch under way"),
+                "{notes:?}"
+            );
+            assert_eq!(notes[0].contains("at its pace so far"), at > 1, "{notes:?}");
             let batches = batches.lock().unwrap().clone();
             // The batch sent as the stop landed, and those still in flight then, were all collected; none
             // after.
             assert_eq!(batches.len(), at, "batches collected, stopped at {at}");
             let in_flight: std::collections::BTreeSet<usize> =
                 batches.iter().flat_map(|b| b.1.iter().copied()).collect();
-            let reported = seen.0.into_inner().unwrap();
+            let reported = heard.units.into_inner().unwrap();
             assert!(!reported.is_empty());
             assert!(reported.len() < all.len(), "the stop left units uncounted");
             let mut total = Count::default();
