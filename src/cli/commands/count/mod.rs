@@ -297,12 +297,55 @@ impl Stopped<'_> {
                 (None, true) => {}
             }
         }
-        if let Some(board) = unfinished {
+        if let Some(request) = self.boards.get(self.done) {
             words += &format!(
-                "; `nqueens count {board}{} --checkpoint FILE` keeps a board's work when stopped, and resumes it",
-                if self.check { " --check" } else { "" }
+                "; `nqueens count {}{}{} --checkpoint FILE` keeps a board's work when stopped, and resumes it",
+                request.board,
+                if self.check { " --check" } else { "" },
+                // Counted on the CPU, a GPU's board would take many times as long.
+                if request.backend == nqueens::engine::exec::Backend::Gpu {
+                    " --backend gpu"
+                } else {
+                    ""
+                }
             );
         }
         words
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nqueens::engine::exec::Backend;
+    use nqueens::CountRequest;
+
+    #[test]
+    fn a_stopped_count_suggests_a_journal_on_its_own_backend() {
+        let cpu = CountRequest::new(22).unwrap();
+        let gpu = CountRequest {
+            backend: Backend::Gpu,
+            ..cpu
+        };
+        let rows = ("standard output".to_string(), true);
+        let words = |boards: &[CountRequest], check| {
+            Stopped {
+                boards,
+                check,
+                done: 0,
+                rows: &rows,
+                exported: &[],
+            }
+            .words()
+        };
+        assert_eq!(
+            words(&[cpu], false),
+            "n = 22 was not finished; `nqueens count 22 --checkpoint FILE` keeps a board's work when stopped, \
+             and resumes it"
+        );
+        assert!(words(&[gpu], true).ends_with(
+            "`nqueens count 22 --check --backend gpu --checkpoint FILE` keeps a board's work when stopped, and \
+             resumes it"
+        ));
     }
 }
