@@ -321,28 +321,13 @@ fn sigint_sigterm_and_sighup_save_the_journal_and_say_how_to_resume() {
         "--format",
         "csv",
     ];
-    for (signal, code) in [("INT", 130), ("TERM", 143), ("HUP", 129)] {
-        let child = Command::new(binary())
-            .args(args)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        // Signals are caught from before the journal is created; once it exists, the run is under way.
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while !journal.exists() && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(5));
-        }
-        std::thread::sleep(Duration::from_millis(300));
+    for (name, code) in [("INT", 130), ("TERM", 143), ("HUP", 129)] {
+        let child = started(&args, &journal, Duration::from_millis(300));
         // A second process on the same journal (a job resubmitted while the first still runs) is refused.
         let second = run(&args);
         assert_eq!(second.status.code(), Some(1));
         assert!(text(&second.stderr).contains("in use by another nqueens process"));
-        let status = Command::new("kill")
-            .args([&format!("-{signal}"), &child.id().to_string()])
-            .status()
-            .unwrap();
-        assert!(status.success());
+        signal(&child, name);
         let out = child.wait_with_output().unwrap();
         let stderr = text(&out.stderr);
         assert_eq!(out.status.code(), Some(code), "{stderr}");
@@ -392,16 +377,12 @@ fn ended_within(mut child: std::process::Child, seconds: u64) -> Output {
     child.wait_with_output().unwrap()
 }
 
-/// Starts a checkpointed count (`count` with `args`) on one thread with `grace` (`--stop-grace`) into
-/// `journal`, and returns once its run is under way: the journal is written, and the plan built well before.
+/// Starts the program with `args`, a run that writes `journal`, and returns `settle` after the journal
+/// exists: signals are caught from before the journal is created, and once it exists the run is under way.
 #[cfg(unix)]
-fn under_way(args: &[&str], journal: &Path, grace: &str) -> std::process::Child {
+fn started(args: &[&str], journal: &Path, settle: Duration) -> std::process::Child {
     let child = Command::new(binary())
-        .arg("count")
         .args(args)
-        .args(["-t", "1", "--checkpoint"])
-        .arg(journal)
-        .args(["--stop-grace", grace])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -410,8 +391,26 @@ fn under_way(args: &[&str], journal: &Path, grace: &str) -> std::process::Child 
     while !journal.exists() && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(5));
     }
-    std::thread::sleep(Duration::from_millis(1000));
+    std::thread::sleep(settle);
     child
+}
+
+/// Starts a checkpointed count (`count` with `args`) on one thread with `grace` (`--stop-grace`) into
+/// `journal`, and returns once its run is under way: the journal is written, and the plan built well before.
+#[cfg(unix)]
+fn under_way(args: &[&str], journal: &Path, grace: &str) -> std::process::Child {
+    let journal_name = path_str(journal);
+    let mut command = vec!["count"];
+    command.extend_from_slice(args);
+    command.extend_from_slice(&[
+        "-t",
+        "1",
+        "--checkpoint",
+        journal_name,
+        "--stop-grace",
+        grace,
+    ]);
+    started(&command, journal, Duration::from_secs(1))
 }
 
 #[cfg(unix)]
