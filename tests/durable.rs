@@ -3,9 +3,9 @@
 
 mod common;
 
-#[cfg(unix)]
-use common::stopped_by_sigterm;
 use common::{nqueens, published};
+#[cfg(unix)]
+use common::{signal, started, stopped_by_sigterm};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -322,7 +322,12 @@ fn sigint_sigterm_and_sighup_save_the_journal_and_say_how_to_resume() {
         "csv",
     ];
     for (name, code) in [("INT", 130), ("TERM", 143), ("HUP", 129)] {
-        let child = started(&args, &journal, Duration::from_millis(300));
+        let child = started(
+            dir.path(),
+            &args,
+            || journal.exists(),
+            Duration::from_millis(300),
+        );
         // A second process on the same journal (a job resubmitted while the first still runs) is refused.
         let second = run(&args);
         assert_eq!(second.status.code(), Some(1));
@@ -348,16 +353,6 @@ fn sigint_sigterm_and_sighup_save_the_journal_and_say_how_to_resume() {
     });
 }
 
-/// Sends `signal` (`INT`, `TERM`, `HUP`) to `child`.
-#[cfg(unix)]
-fn signal(child: &std::process::Child, signal: &str) {
-    let status = Command::new("kill")
-        .args([&format!("-{signal}"), &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(status.success());
-}
-
 /// `child`'s output once it has ended, within `seconds` of now: a run that does not end by then is killed and
 /// fails the test, rather than hangs it.
 #[cfg(unix)]
@@ -377,24 +372,6 @@ fn ended_within(mut child: std::process::Child, seconds: u64) -> Output {
     child.wait_with_output().unwrap()
 }
 
-/// Starts the program with `args`, a run that writes `journal`, and returns `settle` after the journal
-/// exists: signals are caught from before the journal is created, and once it exists the run is under way.
-#[cfg(unix)]
-fn started(args: &[&str], journal: &Path, settle: Duration) -> std::process::Child {
-    let child = Command::new(binary())
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while !journal.exists() && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    std::thread::sleep(settle);
-    child
-}
-
 /// Starts a checkpointed count (`count` with `args`) on one thread with `grace` (`--stop-grace`) into
 /// `journal`, and returns once its run is under way: the journal is written, and the plan built well before.
 #[cfg(unix)]
@@ -410,7 +387,13 @@ fn under_way(args: &[&str], journal: &Path, grace: &str) -> std::process::Child 
         "--stop-grace",
         grace,
     ]);
-    started(&command, journal, Duration::from_secs(1))
+    let folder = journal.parent().expect("a journal in a folder");
+    started(
+        folder,
+        &command,
+        || journal.exists(),
+        Duration::from_secs(1),
+    )
 }
 
 #[cfg(unix)]

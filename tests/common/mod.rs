@@ -189,14 +189,15 @@ pub fn special_file(dir: &std::path::Path, name: &str) -> Option<PathBuf> {
     .then_some(stand_in)
 }
 
-/// Starts `nqueens ARGS` in `dir`, waits until `ready` holds, stops it with SIGTERM, and gives back its
-/// standard output and the line its signal said on standard error.
+/// Starts `nqueens ARGS` in `dir` and returns `settle` after `ready` holds (within 60 s, or the test fails):
+/// its standard output and error are piped.
 #[cfg(unix)]
-pub fn stopped_by_sigterm(
+pub fn started(
     dir: &std::path::Path,
     args: &[&str],
     ready: impl Fn() -> bool,
-) -> (String, String) {
+    settle: std::time::Duration,
+) -> std::process::Child {
     use std::process::{Command, Stdio};
     use std::time::{Duration, Instant};
     let child = Command::new(assert_cmd::cargo::cargo_bin("nqueens"))
@@ -211,12 +212,30 @@ pub fn stopped_by_sigterm(
         assert!(Instant::now() < deadline, "{args:?}: not ready in 60 s");
         std::thread::sleep(Duration::from_millis(10));
     }
-    std::thread::sleep(Duration::from_millis(300));
-    let status = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
+    std::thread::sleep(settle);
+    child
+}
+
+/// Sends `signal` (`INT`, `TERM`, `HUP`) to `child`.
+#[cfg(unix)]
+pub fn signal(child: &std::process::Child, signal: &str) {
+    let status = std::process::Command::new("kill")
+        .args([&format!("-{signal}"), &child.id().to_string()])
         .status()
         .unwrap();
     assert!(status.success());
+}
+
+/// Starts `nqueens ARGS` in `dir`, waits until `ready` holds, stops it with SIGTERM, and gives back its
+/// standard output and the line its signal said on standard error.
+#[cfg(unix)]
+pub fn stopped_by_sigterm(
+    dir: &std::path::Path,
+    args: &[&str],
+    ready: impl Fn() -> bool,
+) -> (String, String) {
+    let child = started(dir, args, ready, std::time::Duration::from_millis(300));
+    signal(&child, "TERM");
     let out = child.wait_with_output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     // Ended as the signal ends a process (a shell says 143).
