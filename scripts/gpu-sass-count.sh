@@ -13,7 +13,7 @@
 #   scripts/gpu-sass-count.sh --file K.cu [-D ...]   another kernel (e.g. a peer's), compiled the same way
 #   scripts/gpu-sass-count.sh --ptx K.ptx            PTX made by NVRTC itself, as the program makes it:
 #     NQUEENS_PTX_OUT=K.ptx LD_LIBRARY_PATH=<libnvrtc's folder> \
-#       cargo test --release --features cuda --test gpu dump_ptx -- --ignored
+#       cargo test --profile test-release --features cuda --test gpu dump_ptx -- --ignored
 #   scripts/gpu-sass-count.sh --all                  every variant the program builds or NQUEENS_GPU_DEFINES may
 #                                                    ask for, each assembled (one that does not fails the
 #                                                    script: hand-written PTX is checked only here without a

@@ -37,7 +37,8 @@ B=${3:-target/release/nqueens}
 root=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$out"
 [ -x "$B" ] || { echo "no nqueens binary at $B" >&2; exit 2; }
-# A `cargo test --release` after the GPU build replaces the binary with one without the backend: every count of
+# A `cargo build --release` without `--features cuda` after the GPU build (or, before the tests had a profile
+# of their own, a `cargo test --release`) replaces the binary with one without the backend: every count of
 # a lease would then end at once with exit code 2 (the fourteenth session lost its H100 call so). Fail first.
 if [[ "$("$B" count 1 --backend gpu -q 2>&1)" == *"built without the GPU backend"* ]]; then
   echo "$B was built without the GPU backend: cargo build --release --features cuda --bins" >&2

@@ -8,7 +8,7 @@
 //!
 //! It needs the `cuda` feature and NVRTC (no GPU), and skips, saying why, where NVRTC is not found (unless
 //! `NQUEENS_REQUIRE_NVRTC` is set, as CI sets it where it installed NVRTC):
-//! `LD_LIBRARY_PATH=<CUDA's lib folder> cargo test --release --features cuda --test gpu_ptx`.
+//! `LD_LIBRARY_PATH=<CUDA's lib folder> cargo test --profile test-release --features cuda --test gpu_ptx`.
 #![cfg(feature = "cuda")]
 
 #[path = "ptx/mod.rs"]
@@ -855,8 +855,8 @@ fn a_trial_of_the_compiled_loops_goes_on_with_the_faster_and_every_unit_counts_a
 /// PTX instructions a node on a sample of the tasks of n = `NQUEENS_PTX_BOARD` (19 if not given) as the program
 /// cuts them, for the program's build and the look-ahead's: all of them, and those of taking a task (its
 /// start, its table's copy, its counts' adds), which the search loop's count leaves out. A measuring aid
-/// (results/gpu.md), not a check: `cargo test --release --features cuda --test gpu_ptx instructions_a_node --
-/// --ignored --nocapture`.
+/// (results/gpu.md), not a check: `cargo test --profile test-release --features cuda --test gpu_ptx
+/// instructions_a_node -- --ignored --nocapture`.
 #[test]
 #[ignore]
 fn instructions_a_node() {
