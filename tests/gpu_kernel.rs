@@ -7,10 +7,10 @@ use nqueens::gpu;
 use nqueens::gpu::task::{self, Table, Task, END, LAST};
 use nqueens::report::known;
 use nqueens::{Board, Plan, Split, Symmetry};
+use rayon::prelude::*;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
 #[path = "gpu/units.rs"]
@@ -117,43 +117,16 @@ fn takes_tasks(define: &str, width: u32, tasks: &[Task]) -> bool {
     takes(define, width) && (!turns(define).unpushed_last || tasks.iter().all(|t| t.low() == 0))
 }
 
-/// `f(0)`, `f(1)`, ... `f(count - 1)` in that order, computed a core each at a time: each is a process of its
-/// own (a compiler's, a variant's run), and one after the other this binary took 74 s on the 2-core development
-/// machine (results/ci.md).
-fn on_every_core<T: Send>(count: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let next = AtomicUsize::new(0);
-    let mut done: Vec<(usize, T)> = std::thread::scope(|s| {
-        let workers: Vec<_> = (0..cores.min(count))
-            .map(|_| {
-                s.spawn(|| {
-                    let mut mine = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        if i >= count {
-                            break mine;
-                        }
-                        mine.push((i, f(i)));
-                    }
-                })
-            })
-            .collect();
-        workers
-            .into_iter()
-            .flat_map(|w| w.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-            .collect()
-    });
-    done.sort_by_key(|&(i, _)| i);
-    done.into_iter().map(|(_, t)| t).collect()
-}
-
 /// The kernel's variants built for the host, or `None` (with a message) where no C++ compiler is found.
+/// They are built on every core (rayon's threads), as each unit's runs are (see [`check`]): one after the
+/// other, this binary took 74 s on the 2-core development machine (results/ci.md).
 fn host_kernels() -> Option<&'static [PathBuf]> {
     static BUILT: OnceLock<Option<Vec<PathBuf>>> = OnceLock::new();
     BUILT
         .get_or_init(|| {
-            let built: Option<Vec<PathBuf>> = on_every_core(VARIANTS.len(), |i| build(i, VARIANTS[i]))
-                .into_iter()
+            let built: Option<Vec<PathBuf>> = (0..VARIANTS.len())
+                .into_par_iter()
+                .map(|i| build(i, VARIANTS[i]))
                 .collect();
             if built.is_none() {
                 eprintln!("skipped: no C++ compiler (c++, g++ or clang++) to build the GPU kernel's source");
@@ -304,22 +277,29 @@ fn check(width: u32, starts: &[Start], depth: u32, what: &str) -> Vec<Tally> {
         .map(|s| kernel::count_start_with(Kernel::Scalar, width, s.clone()))
         .collect();
     let (tasks, tables, host) = cut(width, starts, depth);
-    let runs: Vec<Option<Vec<Tally>>> = on_every_core(VARIANTS.len(), |i| {
-        let variant = VARIANTS[i];
-        // The variants that count solutions from near 2^32 have a test of their own.
-        if !takes_tasks(variant, width, &tasks) || variant.contains("NQ_SOLUTIONS_FROM") {
-            return None;
-        }
-        // The variant that trusts its counters for fewer turns marks units (see below); its counts hold.
-        Some(if variant.contains("NQ_TRUSTED_TURNS_LOG") {
-            run_with_clock(i, &tasks, &tables, 0)
-                .into_iter()
-                .map(|(tally, _)| tally)
-                .collect()
-        } else {
-            run_on_host(i, &tasks, &tables)
+    // The variants built first, on this thread: the builds use rayon's threads as the runs do, and a run that
+    // found them unbuilt would wait for them on a thread the builds may need.
+    host_kernels().expect("built");
+    // Each variant's run is a process of its own: they go on every core, and are checked in order below.
+    let runs: Vec<Option<Vec<Tally>>> = (0..VARIANTS.len())
+        .into_par_iter()
+        .map(|i| {
+            let variant = VARIANTS[i];
+            // The variants that count solutions from near 2^32 have a test of their own.
+            if !takes_tasks(variant, width, &tasks) || variant.contains("NQ_SOLUTIONS_FROM") {
+                return None;
+            }
+            // The variant that trusts its counters for fewer turns marks units (see below); its counts hold.
+            Some(if variant.contains("NQ_TRUSTED_TURNS_LOG") {
+                run_with_clock(i, &tasks, &tables, 0)
+                    .into_iter()
+                    .map(|(tally, _)| tally)
+                    .collect()
+            } else {
+                run_on_host(i, &tasks, &tables)
+            })
         })
-    });
+        .collect();
     let mut tallies = Vec::new();
     for (i, (variant, device)) in VARIANTS.iter().zip(runs).enumerate() {
         let Some(device) = device else {
