@@ -385,6 +385,15 @@ targets() {
   # which a launch made as the GPU opens, beside the plan, would take off the count.
   NQUEENS_GPU_VERBOSE=1 timed timeout 60 "$B" count 17 17 17 --backend gpu --check -q 2>&1 |
     grep -E "^gpu 0|^ +17 |^wall"
+  # That launch, made (NQUEENS_GPU_WARM_LAUNCH=1: an empty launch of the kernel as the GPU opens), against
+  # none, interleaved: the verbose line's "launched empty by" says what it cost the opening, the "s of
+  # kernels" and the wall what it saved.
+  local w
+  for w in 1 0 1 0 1 0; do
+    echo "# NQUEENS_GPU_WARM_LAUNCH=$w"
+    NQUEENS_GPU_WARM_LAUNCH=$w NQUEENS_GPU_VERBOSE=1 timed timeout 60 "$B" count 17 --backend gpu --check -q \
+      2>&1 | grep -E "^gpu 0|^ +17 |^wall"
+  done
   NQUEENS_GPU_VERBOSE=1 timed timeout "${CAP22:-100}" "$B" count 22 --backend gpu --check -q 2>&1 |
     grep -E "^gpu 0|^ +22 |^wall"
 }

@@ -441,6 +441,65 @@ fn the_compiled_kernel_ends_a_launch_whose_budget_is_spent_and_goes_on_in_the_ne
 }
 
 #[test]
+fn the_compiled_kernel_launched_without_a_task_ends_at_once_and_writes_nothing() {
+    let Some(kernels) = kernels() else {
+        return;
+    };
+    // As `src/gpu/cuda.rs` warms a GPU up (`NQUEENS_GPU_WARM_LAUNCH=1`, `launch_empty`): one block, no task,
+    // buffers of one entry, the shared memory of a task of two rows. Each thread tries once for a task, finds
+    // none and ends, before its first turn and with nothing written but the counter of tasks taken.
+    for built in kernels {
+        let levels = 2;
+        let args = vec![
+            ptx::Arg::Buffer(vec![0; 16]),
+            ptx::Arg::U32(0),
+            ptx::Arg::Buffer(vec![0; 4]),
+            ptx::Arg::Buffer(vec![0; 4 * 32]),
+            ptx::Arg::Buffer(vec![0; 8]),
+            ptx::Arg::Buffer(vec![0; 8]),
+            ptx::Arg::Buffer(vec![0; 4]),
+            ptx::Arg::U32(built.turns.stack_levels(levels)),
+            ptx::Arg::U32(0),
+        ];
+        let launch = ptx::Launch {
+            blocks: 1,
+            threads: built.threads,
+            shared: (built.threads * built.turns.shared_per_thread(levels)) as usize,
+            slice: 7,
+            clock_step: 0,
+        };
+        let ran = built
+            .kernel
+            .run(&launch, args)
+            .unwrap_or_else(|e| panic!("{}: the kernel's PTX went wrong: {e}", built.name));
+        let buffer = |i: usize| ran.buffers[i].as_deref().expect("a buffer");
+        let tries = u32::from_le_bytes(buffer(2).try_into().unwrap());
+        assert_eq!(
+            tries, built.threads,
+            "{}: a try for a task a thread",
+            built.name
+        );
+        for (i, what) in [
+            (0, "tasks"),
+            (3, "tables"),
+            (4, "solutions"),
+            (5, "nodes"),
+            (6, "trouble"),
+        ] {
+            assert!(
+                buffer(i).iter().all(|&b| b == 0),
+                "{}: the {what} were written",
+                built.name
+            );
+        }
+        // No turn: a thread's first pass takes no task and leaves; a turn alone is some twenty instructions.
+        let issued: u64 = ran.issued.iter().sum();
+        let each = issued / u64::from(built.threads);
+        assert!(each < 60, "{}: {each} instructions a thread", built.name);
+    }
+}
+
+#[test]
 fn the_compiled_kernel_marks_the_units_whose_counters_it_cannot_vouch_for() {
     let Some(kernels) = kernels() else {
         return;

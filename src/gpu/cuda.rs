@@ -59,6 +59,14 @@ fn most_blocks() -> Option<u32> {
     super::options::knob("NQUEENS_GPU_MOST_BLOCKS", |&b: &u32| (1..=32).contains(&b))
 }
 
+/// Whether the GPU's opening ends with an empty launch of the kernel (`NQUEENS_GPU_WARM_LAUNCH=1`, for
+/// measuring): a fit of an H200's kernel times at n = 17, 19 and 21 leaves about 16 ms that grow with neither
+/// tasks nor nodes (results/gpu.md, the forty-third session), two thirds of n = 17's kernels. If that is the
+/// context's first launch, this launch takes it while the host still builds the plan, off the count's clock.
+fn warm_launch() -> bool {
+    super::options::knob("NQUEENS_GPU_WARM_LAUNCH", |&w: &u32| w <= 1) == Some(1)
+}
+
 /// The seconds a launch takes no new task after (`NQUEENS_GPU_LAUNCH_SECONDS`, for measuring and for testing the
 /// launches again on any GPU): the host then launches the batch again for the tasks left.
 fn launch_seconds() -> Option<f64> {
@@ -377,16 +385,54 @@ pub fn open_ahead(ordinal: usize, turns: Turns) -> Result<(), Error> {
     });
     let context = context?;
     ptx?;
-    kernel(ordinal, &context, capability, turns, threads_per_block())?;
+    let function = kernel(ordinal, &context, capability, turns, threads_per_block())?;
+    let loaded = began.elapsed().as_secs_f64();
+    let warmed = if warm_launch() {
+        launch_empty(&context, function, turns)?;
+        format!(", launched empty by {:.3} s", began.elapsed().as_secs_f64())
+    } else {
+        String::new()
+    };
     if verbose() {
         let _ = writeln!(
             std::io::stderr(),
             "gpu {ordinal}: the driver asked at {asked:.3} s, the context made at {made:.3} s, the kernel's \
-             PTX ready at {ready:.3} s, loaded at {:.3} s (from the start of its opening)",
-            began.elapsed().as_secs_f64()
+             PTX ready at {ready:.3} s, loaded at {loaded:.3} s{warmed} (from the start of its opening)"
         );
     }
     Ok(())
+}
+
+/// Launches `function` (the kernel built as `turns` says) with no task, one block, and waits for it
+/// ([`warm_launch`]): each thread takes a task from the counter, finds none and ends.
+fn launch_empty(
+    context: &Arc<CudaContext>,
+    function: CudaFunction,
+    turns: Turns,
+) -> Result<(), Error> {
+    let stream = context.default_stream();
+    let alloc = gpu_error("cannot allocate on the GPU");
+    // The fewest levels a task has (two rows), so that the shared memory is as `Launch::run` requires.
+    let levels = 2;
+    let threads = threads_per_block();
+    let launch = Launch {
+        function,
+        config: LaunchConfig {
+            grid_dim: (1, 1, 1),
+            block_dim: (threads, 1, 1),
+            shared_mem_bytes: threads * turns.shared_per_thread(levels),
+        },
+        count: 0,
+        levels: turns.stack_levels(levels),
+        tasks: stream.alloc_zeros(1).map_err(&alloc)?,
+        tables: stream.alloc_zeros(32).map_err(&alloc)?,
+        next: stream.alloc_zeros(1).map_err(&alloc)?,
+        trouble: stream.alloc_zeros(1).map_err(&alloc)?,
+        solutions: stream.alloc_zeros(1).map_err(&alloc)?,
+        nodes: stream.alloc_zeros(1).map_err(&alloc)?,
+    };
+    launch.run(&stream, 0)?;
+    stream.synchronize().map_err(kernel_failed)
 }
 
 /// A GPU with the kernel loaded, counting batches for [`super::dispatch`].
