@@ -10,6 +10,7 @@
 use crate::engine::count::Count;
 use crate::runs::journal::{residues, Contents, Entry, Header, RESIDUE_PRIMES};
 use crate::runs::ranges::Ranges;
+use crate::runs::shard::Shard;
 use std::path::{Path, PathBuf};
 
 /// A journal to merge and the file it came from.
@@ -292,7 +293,7 @@ fn rerun_commands(
             match shards.iter().find(|&&(kk, _, _)| kk == k) {
                 Some((_, _, path)) => commands.push(format!(
                     "resume shard {k}/{m}: {base} --shard {k}/{m} --checkpoint {}",
-                    path.display()
+                    super::shell_word(path)
                 )),
                 None => {
                     let whose = match some_units_of(k, m) {
@@ -319,10 +320,27 @@ fn rerun_commands(
             ));
         }
     } else if let [only] = sources {
-        commands.push(format!(
-            "resume: {base} --checkpoint {}",
-            only.path.display()
-        ));
+        // Resumed as it was started: its shard and its units, else `count` refuses it as another run. A
+        // journal of some units that has them all resumes to nothing: the missing units are others.
+        let h = &only.contents.header;
+        let mut resume = base.clone();
+        if h.shard.parse::<Shard>().is_ok_and(|s| !s.is_whole()) {
+            resume += &format!(" --shard {}", h.shard);
+        }
+        let lacks_own = match &h.only {
+            None => true,
+            Some(list) => {
+                resume += &format!(" --units {list}");
+                list.parse::<Ranges>()
+                    .is_ok_and(|own| own.overlaps(missing))
+            }
+        };
+        if lacks_own {
+            commands.push(format!(
+                "resume: {resume} --checkpoint {}",
+                super::shell_word(&only.path)
+            ));
+        }
     }
     let list = missing.to_string();
     if list.len() <= 2000 {
@@ -479,7 +497,8 @@ mod tests {
         assert_eq!(
             suggested(std::slice::from_ref(&whole)),
             [
-                format!("resume: {base} --checkpoint {}", whole.path.display()),
+                // Its name has a space: quoted, to paste as it is.
+                format!("resume: {base} --checkpoint '{}'", whole.path.display()),
                 format!(
                     "or count exactly the missing units: {base} --units 1 --checkpoint missing.journal"
                 ),
@@ -505,6 +524,37 @@ mod tests {
                 "or count exactly the missing units: {base} --units "
             )),
             "{commands:?}"
+        );
+    }
+
+    #[test]
+    fn the_command_that_resumes_a_journal_of_some_units_names_them_and_its_shard() {
+        // A run of some units (`--units 0-9`) is resumed with them, and with its shard: `count` refuses the
+        // journal as another run's without them.
+        let dir = tempfile::tempdir().unwrap();
+        let base = "nqueens count 8 --symmetry full --split-depth 2";
+        let mut some = journal_of_eight(dir.path());
+        some.contents.header.only = Some("0-9".into());
+        some.contents.header.shard = "1/4".into();
+        some.contents.entries.retain(|(_, e)| e.unit < 9);
+        let commands = suggested(std::slice::from_ref(&some));
+        assert_eq!(
+            commands[0],
+            format!(
+                "resume: {base} --shard 1/4 --units 0-9 --checkpoint '{}'",
+                some.path.display()
+            )
+        );
+        // With all its own units, resuming it counts nothing: only the missing units are named.
+        let mut done = journal_of_eight(dir.path());
+        done.contents.header.only = Some("0-9".into());
+        done.contents.entries.retain(|(_, e)| e.unit < 10);
+        let commands = suggested(std::slice::from_ref(&done));
+        assert_eq!(
+            commands,
+            [format!(
+                "or count exactly the missing units: {base} --units 10-144 --checkpoint missing.journal"
+            )]
         );
     }
 

@@ -42,6 +42,22 @@ impl Ranges {
         self.0.is_empty()
     }
 
+    /// Whether the two sets have a unit in common.
+    pub fn overlaps(&self, other: &Ranges) -> bool {
+        let (mut a, mut b) = (self.0.iter().peekable(), other.0.iter().peekable());
+        while let (Some(&&(a0, a1)), Some(&&(b0, b1))) = (a.peek(), b.peek()) {
+            if a0 <= b1 && b0 <= a1 {
+                return true;
+            }
+            if a1 < b1 {
+                a.next();
+            } else {
+                b.next();
+            }
+        }
+        false
+    }
+
     /// The largest unit number, if any.
     pub fn last(&self) -> Option<usize> {
         self.0.last().map(|&(_, end)| end)
@@ -96,6 +112,17 @@ impl FromStr for Ranges {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn two_sets_overlap_where_they_share_a_unit() {
+        let r = |s: &str| s.parse::<Ranges>().unwrap();
+        assert!(r("0-9").overlaps(&r("9-20")));
+        assert!(r("5,30-40").overlaps(&r("0-3,35")));
+        assert!(r("35").overlaps(&r("0-3,30-40")));
+        assert!(!r("0-9,20-29").overlaps(&r("10-19,30")));
+        assert!(!r("10-19,30").overlaps(&r("0-9,20-29")));
+        assert!(!Ranges::default().overlaps(&r("0-9")));
+    }
 
     #[test]
     fn ranges_round_trip_and_answer_membership() {

@@ -500,7 +500,7 @@ fn stopped_message(
         "nqueens count {} --symmetry {} --checkpoint {}",
         request.board,
         request.symmetry,
-        path.display()
+        nqueens::runs::shell_word(path)
     );
     // Resumed on the CPU, a GPU's run would go on at a fraction of its pace.
     if request.backend == Backend::Gpu {
@@ -607,5 +607,12 @@ mod tests {
             "resume with:\n  nqueens count 24 --symmetry full --checkpoint run.journal --backend gpu --shard 1/8"
         ));
         assert!(!said(None, &cpu, &spec(&cpu, shard)).contains("--backend"));
+        // A journal's name that a shell would read as more than one word is quoted, to paste as it is.
+        let odd = std::path::Path::new("a b;touch x $(id).journal");
+        assert!(
+            stopped_message(SIGTERM, None, odd, &cpu, &whole, None).ends_with(
+                "resume with:\n  nqueens count 24 --symmetry full --checkpoint 'a b;touch x $(id).journal'"
+            )
+        );
     }
 }
