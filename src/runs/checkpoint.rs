@@ -209,6 +209,20 @@ impl Checkpoint {
         let writer = if todo.is_empty() && contents.torn.is_none() {
             Writer::finished(path)?
         } else {
+            let read_only = std::fs::metadata(path)
+                .map_err(|e| JournalError::io("open", path, e))?
+                .permissions()
+                .readonly();
+            if read_only {
+                return Err(JournalError::ReadOnly {
+                    path: path.to_path_buf(),
+                    todo: match todo.len() {
+                        0 => "a torn last line to drop".into(),
+                        1 => "1 unit to count".into(),
+                        k => format!("{k} units to count"),
+                    },
+                });
+            }
             Writer::append(path, contents.valid_len)?
         };
         Ok(Checkpoint {
@@ -399,6 +413,32 @@ pub(crate) mod tests {
         let done = Checkpoint::open(&path, &s).unwrap();
         assert!(done.todo.is_empty());
         assert_eq!(done.recorded.total, 724);
+    }
+
+    #[test]
+    fn an_unfinished_journal_made_read_only_is_refused_and_left_as_it_is() {
+        // Its owner made it read-only to keep it; root could write it all the same, so the mode decides.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("j");
+        let s = spec(8, Shard::WHOLE);
+        drop(Checkpoint::open(&path, &s).unwrap());
+        let mut torn = std::fs::read(&path).unwrap();
+        torn.extend_from_slice(b"{\"unit\":5");
+        std::fs::write(&path, &torn).unwrap();
+        let mut read_only = std::fs::metadata(&path).unwrap().permissions();
+        read_only.set_readonly(true);
+        std::fs::set_permissions(&path, read_only).unwrap();
+        match Checkpoint::open(&path, &s) {
+            Err(e @ JournalError::ReadOnly { .. }) => assert!(
+                e.to_string()
+                    .contains("is read-only, and its run is not finished (")
+                    && e.to_string().contains(" units to count)"),
+                "{e}"
+            ),
+            Err(e) => panic!("another error: {e}"),
+            Ok(_) => panic!("a read-only journal was opened to be written"),
+        }
+        assert_eq!(std::fs::read(&path).unwrap(), torn, "the journal changed");
     }
 
     #[test]

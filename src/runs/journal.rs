@@ -229,6 +229,18 @@ pub enum JournalError {
         /// What is wrong.
         why: String,
     },
+    /// The journal's run is not finished, but the file is read-only: resuming would write into a file its owner
+    /// asked to keep as it is (root may write it all the same, so the mode is what decides).
+    #[error(
+        "'{path}' is read-only, and its run is not finished ({todo}): make it writable (chmod u+w) to resume \
+         it, or resume a copy of it"
+    )]
+    ReadOnly {
+        /// The file.
+        path: PathBuf,
+        /// What is left, in words ("12 units to count", "a torn last line to drop").
+        todo: String,
+    },
     /// Another process is counting into the journal.
     #[error(
         "'{path}' is in use by another nqueens process: let it finish, or stop it (SIGINT or SIGTERM save the \

@@ -277,7 +277,8 @@ pub fn open(request: &CountRequest, durable: &Durable, quiet: bool) -> anyhow::R
         JournalError::Foreign { .. }
         | JournalError::NotAJournal { .. }
         | JournalError::OutsidePlan { .. }
-        | JournalError::TooManyShards { .. } => anyhow::Error::new(UsageError(e.to_string())),
+        | JournalError::TooManyShards { .. }
+        | JournalError::ReadOnly { .. } => anyhow::Error::new(UsageError(e.to_string())),
         // So is a journal that cannot be made where it is asked for, as for any output that cannot be written.
         JournalError::Io {
             action: "create",
