@@ -800,6 +800,19 @@ fn a_result_that_cannot_be_made_where_asked_is_refused_before_the_count_saying_w
         .assert()
         .code(2)
         .stderr(contains("does not exist"));
+    // A name that ends as a folder's does (`out/`) cannot be a file's: refused before the count, not when the
+    // result is renamed to it after, and a journal's too.
+    for asked in ["out/", "out/."] {
+        for option in ["-o", "--export-json", "--checkpoint"] {
+            nqueens()
+                .args(["count", "8", option])
+                .arg(dir.path().join(asked))
+                .assert()
+                .code(2)
+                .stdout("")
+                .stderr(contains("the name ends as a folder's does"));
+        }
+    }
     // A name longer than the file system takes is refused before the count, not when the result is renamed
     // to it after.
     nqueens()
@@ -930,6 +943,63 @@ fn check_quotes_a_bounded_excerpt_reads_past_bad_bytes_and_accepts_a_byte_order_
              line 2: malformed: not UTF-8 text (byte 6 of the line is not): not a solution in any format\n\
              line 3: valid\n",
         );
+}
+
+/// Takes the attributes `chattr` set off `path` when dropped, so that a failed test leaves a folder that can
+/// be removed.
+#[cfg(target_os = "linux")]
+struct Attributes<'a>(&'a Path);
+
+#[cfg(target_os = "linux")]
+impl Drop for Attributes<'_> {
+    fn drop(&mut self) {
+        let _ = Command::new("chattr").arg("-ai").arg(self.0).status();
+    }
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn an_append_only_or_immutable_file_is_refused_before_the_count_and_kept() {
+    // Opening one to append proves nothing of an append-only file: no one may rename over it, so the result
+    // would be lost once counted. Setting the attributes takes root and a file system that keeps them: where
+    // `chattr` cannot, the test says so and skips.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("kept.txt");
+    for (flag, words) in [
+        ("+a", "append-only (chattr +a)"),
+        ("+i", "immutable (chattr +i)"),
+    ] {
+        fs::write(&file, "mine\n").unwrap_or_else(|_| {
+            let _ = Command::new("chattr").arg("-ai").arg(&file).status();
+            fs::write(&file, "mine\n").unwrap()
+        });
+        let set = Command::new("chattr")
+            .arg(flag)
+            .arg(&file)
+            .stderr(Stdio::null())
+            .status();
+        if !set.is_ok_and(|s| s.success()) {
+            eprintln!("skipped: chattr {flag} does not work here");
+            return;
+        }
+        let _undo = Attributes(&file);
+        for args in [
+            &["count", "8", "-o"][..],
+            &["list", "6", "-o"],
+            &["count", "8", "--export-json"],
+        ] {
+            nqueens()
+                .args(args)
+                .arg(&file)
+                .assert()
+                .code(2)
+                .stdout("")
+                .stderr(contains(format!("it is {words}")));
+        }
+        drop(_undo);
+        assert_eq!(fs::read_to_string(&file).unwrap(), "mine\n");
+        assert_eq!(names(dir.path()), ["kept.txt"]);
+    }
 }
 
 #[test]

@@ -85,6 +85,11 @@ impl Output {
                 )));
             }
         }
+        if names_a_folder(asked) {
+            return Err(cannot(
+                "the name ends as a folder's does ('/', '.' or '..'); name a file".into(),
+            ));
+        }
         let path = follow_links(asked).map_err(|e| cannot(e.to_string()))?;
         if let Some(fd) = own_descriptor(&path) {
             return open_descriptor(fd, asked).map_err(cannot);
@@ -130,7 +135,12 @@ impl Output {
                     mode_words(meta)
                 )));
             }
-            // Opening without truncating proves the file may be replaced, and changes nothing.
+            // What keeps it from being replaced (renamed over), then whether it may be written: opening without
+            // truncating proves that, and changes nothing.
+            #[cfg(unix)]
+            if let Some(why) = not_replaceable(&path, meta) {
+                return Err(cannot(why));
+            }
             OpenOptions::new()
                 .append(true)
                 .open(&path)
@@ -312,6 +322,83 @@ fn place(path: &Path) -> Option<PathBuf> {
         _ => Path::new("."),
     };
     Some(fs::canonicalize(dir).ok()?.join(name))
+}
+
+/// Whether `path` ends as only a folder's name does (`out/`, `out/.`, `..`): a file cannot be renamed to it.
+pub fn names_a_folder(path: &Path) -> bool {
+    let text = path.as_os_str().as_encoded_bytes();
+    let last = text
+        .rsplit(|&b| std::path::is_separator(b as char))
+        .next()
+        .unwrap_or_default();
+    matches!(last, b"" | b"." | b"..")
+}
+
+/// Why the existing file at `path` (whose metadata is `meta`), which this process may write, still cannot be
+/// replaced by a file renamed over it, if it cannot: the rename would fail once the run is done, its result
+/// lost. An append-only or immutable file (`chattr +a`, `+i`) cannot be replaced by anyone; in a folder with
+/// the sticky bit (`/tmp`), another user's file can be replaced only by its owner, the folder's or root.
+#[cfg(unix)]
+fn not_replaceable(path: &Path, meta: &fs::Metadata) -> Option<String> {
+    use std::os::unix::fs::MetadataExt;
+    #[cfg(target_os = "linux")]
+    {
+        let attributes = linux_attributes(path);
+        if attributes & libc::STATX_ATTR_APPEND as u64 != 0 {
+            return Some(
+                "it is append-only (chattr +a), which no one can replace; name another file".into(),
+            );
+        }
+        if attributes & libc::STATX_ATTR_IMMUTABLE as u64 != 0 {
+            return Some(
+                "it is immutable (chattr +i), which no one can replace; name another file".into(),
+            );
+        }
+    }
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    let me = unsafe { libc::geteuid() };
+    if me == 0 || meta.uid() == me {
+        return None;
+    }
+    let dir = match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    };
+    let folder = fs::metadata(dir).ok()?;
+    if !sticky_keeps(me, meta.uid(), folder.mode(), folder.uid()) {
+        return None;
+    }
+    Some(format!(
+        "it belongs to another user (uid {}), in a folder where only a file's owner may replace it (the sticky \
+         bit, as /tmp has); name another file",
+        meta.uid()
+    ))
+}
+
+/// Whether a folder of mode `folder_mode` owned by `folder_owner` keeps user `me` from replacing a file of
+/// `owner` in it: where it has the sticky bit, only the file's owner, the folder's or root may.
+#[cfg(unix)]
+fn sticky_keeps(me: u32, owner: u32, folder_mode: u32, folder_owner: u32) -> bool {
+    // S_ISVTX, whose type differs between systems.
+    folder_mode & 0o1000 != 0 && me != 0 && me != owner && me != folder_owner
+}
+
+/// The attributes Linux gives the file at `path` (`statx`'s `stx_attributes`, those it says it knows for the
+/// file's system), or none where it gives none.
+#[cfg(target_os = "linux")]
+fn linux_attributes(path: &Path) -> u64 {
+    use std::os::unix::ffi::OsStrExt;
+    let Ok(name) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
+        return 0;
+    };
+    // SAFETY: all zeros is a valid `statx` (integers alone), which the call fills in.
+    let mut stat: libc::statx = unsafe { std::mem::zeroed() };
+    // SAFETY: `name` is a NUL-terminated path and `stat` a `statx` the call may write.
+    let got = unsafe { libc::statx(libc::AT_FDCWD, name.as_ptr(), 0, 0, &mut stat) };
+    if got != 0 {
+        return 0;
+    }
+    stat.stx_attributes & stat.stx_attributes_mask
 }
 
 /// Whether the file at `path` starts as a journal does: a result is never written over one, whatever run it
@@ -847,6 +934,28 @@ impl crate::cli::args::ExportOptions {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_name_that_ends_as_a_folders_does_is_not_a_files() {
+        for folder in ["out/", "out/.", "a/b/..", ".", "..", "/", "out//"] {
+            assert!(names_a_folder(Path::new(folder)), "{folder}");
+        }
+        for file in ["out", "out/n8.csv", ".hidden", "a/..b", "a/b.", "-"] {
+            assert!(!names_a_folder(Path::new(file)), "{file}");
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_sticky_folder_keeps_another_users_file_from_all_but_its_owner_the_folders_and_root() {
+        let (sticky, plain) = (0o41777, 0o40777);
+        // User 1000 and a file of user 0 in a folder of user 0, as /tmp.
+        assert!(sticky_keeps(1000, 0, sticky, 0));
+        assert!(!sticky_keeps(1000, 0, plain, 0));
+        assert!(!sticky_keeps(1000, 1000, sticky, 0), "its owner");
+        assert!(!sticky_keeps(1000, 0, sticky, 1000), "the folder's owner");
+        assert!(!sticky_keeps(0, 1000, sticky, 1000), "root");
+    }
 
     #[test]
     fn a_folder_that_exists_is_not_said_to_be_missing() {

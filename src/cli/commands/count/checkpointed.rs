@@ -156,6 +156,12 @@ pub fn resolve(
         ));
     }
     let path = &durable.path;
+    if !path.is_dir() && crate::cli::output::names_a_folder(path) {
+        return Err(UsageError(format!(
+            "--checkpoint '{}': the name ends as a folder's does ('/', '.' or '..'); name a journal file",
+            path.display()
+        )));
+    }
     if path.is_dir() {
         return Err(UsageError(format!(
             "--checkpoint '{}' is a directory: name a journal file, such as '{}'",
