@@ -95,6 +95,11 @@ pub trait Exporter {
     fn footer(&self, _report: &Report) -> Vec<u8> {
         Vec::new()
     }
+    /// Whether each board's result is in its [`Exporter::row`], there as soon as the board is counted, rather
+    /// than in the footer alone (one JSON document).
+    fn streams_rows(&self) -> bool {
+        true
+    }
     /// The whole document for the report as it stands, for a file rewritten as a run goes: its
     /// [`Report::status`] says whether the run has finished.
     fn document(&self, report: &Report) -> Vec<u8> {
@@ -243,6 +248,9 @@ pub fn si(x: f64) -> String {
 pub struct Json;
 
 impl Exporter for Json {
+    fn streams_rows(&self) -> bool {
+        false
+    }
     fn footer(&self, report: &Report) -> Vec<u8> {
         let mut bytes = serde_json::to_vec_pretty(report).expect("reports serialize");
         bytes.push(b'\n');

@@ -110,12 +110,18 @@ pub fn run(
     };
     // A run without a journal says, if a signal stops it, what it had counted and where that is (a journal's
     // run handles the signals itself: it saves the journal and says so).
-    let rows = out.destination();
+    // Rows are where they go as soon as they are written where the output is a stream and the format writes
+    // a row a board; one JSON document is written when the count ends.
+    let rows = {
+        let (name, streamed) = out.destination();
+        (name, streamed && exporter.streams_rows())
+    };
     let stopped = |done: usize| Stopped {
         boards: &requests,
         check,
         done,
         rows: &rows,
+        document: !exporter.streams_rows(),
         exported: &exports,
     };
     if durable.is_none() {
@@ -181,7 +187,8 @@ pub fn run(
             out.write(&exporter.header(&report))?;
         }
         bar.suspend(|| out.write(&exporter.row(&result)))?;
-        if !out.is_stdout() && !options.quiet {
+        // Where the row does not show as it is counted, stderr says the board's total.
+        if !rows.1 && !options.quiet {
             note!(
                 "{}: {} solutions in {:.3} s",
                 validate::board_words(request.board),
@@ -233,8 +240,11 @@ struct Stopped<'a> {
     /// Whether the counts are checked (`verify`, `--check`): the command that keeps a board's work checks it too.
     check: bool,
     done: usize,
-    /// The output's name, and whether its rows are there as they are written ([`Output::destination`]).
+    /// The output's name, and whether its rows are there as they are written ([`Output::destination`], and a
+    /// format that writes a row a board).
     rows: &'a (String, bool),
+    /// Whether the output is one document (JSON) rather than a table.
+    document: bool,
     exported: &'a [crate::cli::output::Export],
 }
 
@@ -273,7 +283,8 @@ impl Stopped<'_> {
                 (name, true) => Some(name),
                 (name, false) => {
                     words += &format!(
-                        "; {name} was not written (its table is written when the count ends)"
+                        "; {name} was not written (its {} is written when the count ends)",
+                        if self.document { "document" } else { "table" }
                     );
                     None
                 }
@@ -334,6 +345,7 @@ mod tests {
                 check,
                 done: 0,
                 rows: &rows,
+                document: false,
                 exported: &[],
             }
             .words()
@@ -347,5 +359,32 @@ mod tests {
             "`nqueens count 22 --check --backend gpu --checkpoint FILE` keeps a board's work when stopped, and \
              resumes it"
         ));
+    }
+
+    #[test]
+    fn a_stopped_count_whose_output_is_one_document_says_it_was_not_written() {
+        // `count 4..8 20 -f json` stopped while it counts n = 20: the JSON document is written when the count
+        // ends, so standard output has no row yet (stderr said each board's total as it was counted).
+        let boards: Vec<CountRequest> = [4, 5, 6, 7, 8, 20]
+            .map(|n| CountRequest::new(n).unwrap())
+            .to_vec();
+        let rows = ("standard output".to_string(), false);
+        let words = Stopped {
+            boards: &boards,
+            check: false,
+            done: 5,
+            rows: &rows,
+            document: true,
+            exported: &[],
+        }
+        .words();
+        assert!(
+            words.starts_with(
+                "5 of the 6 boards were counted, n = 20 was not; standard output was not written (its document \
+                 is written when the count ends);"
+            ),
+            "{words}"
+        );
+        assert!(!words.contains("has their rows"), "{words}");
     }
 }
