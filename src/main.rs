@@ -14,7 +14,18 @@ fn main() -> ExitCode {
     }
     let code = match cli::run() {
         Ok(code) => code,
-        Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
+        // A reader that closed the pipe early wanted no more, unless the command had already found its
+        // answer to be a failure: then that is the exit code, and stderr says why.
+        Err(err) if is_broken_pipe(&err) => match cli::errors::failure_found() {
+            None => ExitCode::SUCCESS,
+            Some((code, what)) => {
+                let _ = writeln!(
+                    io::stderr(),
+                    "error: {what} (the output's reader closed it before the rest was written)"
+                );
+                ExitCode::from(code)
+            }
+        },
         Err(err) => {
             // Written as `eprintln!` would, without its panic where standard error is closed.
             let _ = writeln!(io::stderr(), "error: {err:#}");

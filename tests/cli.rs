@@ -413,6 +413,27 @@ fn a_closed_pipe_ends_the_run_quietly() {
 }
 
 #[test]
+fn a_closed_pipe_keeps_a_failure_found_before_it() {
+    // `check bad.txt | head -1`, `verify 4..14 | head -1`: the answer was found before the reader left, and
+    // the exit code is the answer (1: invalid; 3: a count that differs from the published value), not 0.
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.txt");
+    std::fs::write(&bad, "1 2 3 4\n".repeat(20_000)).unwrap();
+    let (first, output) = first_line_then_closed_pipe(&["check", bad.to_str().unwrap()]);
+    assert!(first.starts_with("line 1: invalid"), "{first}");
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    assert!(String::from_utf8_lossy(&output.stderr).contains("invalid"));
+    let (first, output) = first_line_then_closed_pipe(&["verify", "4..14", "--debug-offset", "1"]);
+    assert!(first.contains("total"), "{first}");
+    assert_eq!(output.status.code(), Some(3), "{output:?}");
+    // Valid solutions, the pipe closed as early: quietly, 0.
+    let good = dir.path().join("good.txt");
+    std::fs::write(&good, "2 4 1 3\n".repeat(20_000)).unwrap();
+    let (_, output) = first_line_then_closed_pipe(&["check", good.to_str().unwrap()]);
+    assert!(output.status.success(), "{output:?}");
+}
+
+#[test]
 fn a_closed_standard_error_stops_no_count() {
     // A line every millisecond: dozens more come after the pipe is closed. Each is dropped; the count goes on
     // and its result reaches standard output (where `eprintln!` had panicked: exit code 101).

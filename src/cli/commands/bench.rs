@@ -124,6 +124,12 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         &mut |report: &BenchReport, event| -> anyhow::Result<()> {
             // Held until the run's row and files are written: a signal then says what they hold.
             let mut words = crate::cli::output::last_words();
+            if report.status == bench::Status::Failed {
+                crate::cli::errors::found_failure(
+                    EXIT_MISMATCH,
+                    "a count of the benchmark differs from the published value",
+                );
+            }
             let text = match event {
                 Event::Started => Table.header(report),
                 Event::RunDone => Table.run(report, report.runs.last().expect("a run is done")),

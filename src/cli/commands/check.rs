@@ -1,7 +1,7 @@
 //! `nqueens check`: reads solutions in any of `list`'s formats, or as other solvers print them, and says of each
 //! whether it is one.
 
-use crate::cli::errors::UsageError;
+use crate::cli::errors::{found_failure, UsageError, EXIT_ERROR};
 use crate::cli::output::{Output, Writer};
 use crate::cli::validate;
 use nqueens::solutions::checker;
@@ -48,6 +48,7 @@ pub fn run(
         let verdict = match entry.placement {
             Err(why) => {
                 malformed += 1;
+                found_failure(EXIT_ERROR, "a line of the input is malformed");
                 format!("malformed: {why}")
             }
             Ok(p) => match checker::check(p.shape, p.queens.iter().copied(), p.queens.len()) {
@@ -60,6 +61,7 @@ pub fn run(
                 }
                 Err(flaw) => {
                     invalid += 1;
+                    found_failure(EXIT_ERROR, "a solution of the input is invalid");
                     format!("invalid: {flaw}")
                 }
             },

@@ -94,6 +94,15 @@ pub fn run(
         seconds: 0.0,
     });
     result.check();
+    if [result.check, result.check_unique]
+        .iter()
+        .any(|c| matches!(c, Some(Check::Mismatch { .. })))
+    {
+        crate::cli::errors::found_failure(
+            crate::cli::errors::EXIT_MISMATCH,
+            "the merged count differs from the published value",
+        );
+    }
     let exporter = format.exporter_for(Columns {
         check: true,
         part: false,

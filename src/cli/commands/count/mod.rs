@@ -174,6 +174,10 @@ pub fn run(
                 ("unique count", result.unique, result.check_unique),
             ] {
                 if let (Some(counted), Some(Check::Mismatch { expected })) = (counted, check) {
+                    crate::cli::errors::found_failure(
+                        EXIT_MISMATCH,
+                        "a count differs from the published value",
+                    );
                     mismatches.push(format!(
                         "n = {}: counted {counted} as the {what}, but the published value is {expected}",
                         result.n
