@@ -448,6 +448,39 @@ fn a_closed_standard_error_stops_no_count() {
     assert!(stdout.contains(",14772512,"), "{stdout}");
 }
 
+#[cfg(target_os = "linux")]
+#[test]
+fn a_usage_error_that_standard_error_cannot_take_still_ends_with_its_code() {
+    // Standard error on a full device: the message is dropped as any diagnostic is, and the exit code is the
+    // usage error's 2, whether clap found it (`-t 0`, an unknown option or command) or the program did.
+    let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") else {
+        eprintln!("skipped: /dev/full cannot be opened here");
+        return;
+    };
+    for args in [
+        &["count", "8", "-t", "0"][..],
+        &["count", "--bogus"],
+        &["bogus"],
+        &["count", "99"],
+    ] {
+        let status = Command::new(assert_cmd::cargo::cargo_bin("nqueens"))
+            .args(args)
+            .stdout(Stdio::null())
+            .stderr(full.try_clone().unwrap())
+            .status()
+            .unwrap();
+        assert_eq!(status.code(), Some(2), "{args:?}");
+    }
+    // Help is a result: standard output that cannot take it fails the command.
+    let status = Command::new(assert_cmd::cargo::cargo_bin("nqueens"))
+        .arg("--help")
+        .stdout(full)
+        .stderr(Stdio::null())
+        .status()
+        .unwrap();
+    assert_eq!(status.code(), Some(1));
+}
+
 #[test]
 fn a_closed_pipe_ends_units_quietly_in_json_and_csv() {
     // serde_json and csv wrap the write's error in their own, which must still read as a closed pipe (103,487

@@ -32,11 +32,18 @@ pub fn run() -> anyhow::Result<ExitCode> {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
-            // What clap prints itself (help, version, a usage error) is written here, as any output is, so that
-            // a write that fails (a full disk) is an error, not exit code 0 with the text lost.
+            // What clap prints itself is written here, as any output is: help and the version, which are the
+            // results, go to standard output, and a write that fails there (a full disk) is an error, not exit
+            // code 0 with the text lost. A usage error goes to standard error, where a failed write is dropped
+            // as any diagnostic's is: the exit code still says what was wrong (2).
+            let code = ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2));
+            if e.use_stderr() {
+                let _ = e.print();
+                return Ok(code);
+            }
             e.print()?;
             std::io::Write::flush(&mut std::io::stdout())?;
-            return Ok(ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2)));
+            return Ok(code);
         }
     };
     let kernel = match &cli.command {
