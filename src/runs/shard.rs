@@ -43,6 +43,17 @@ pub enum ShardError {
         /// `SLURM_ARRAY_TASK_ID`.
         task: String,
     },
+    /// The launcher's rank is not below the number of shards (its own size, or `--shard-count`).
+    #[error(
+        "{rank} is not below {of}: this process is none of the run's shards; check the launcher's variables, \
+         or give the shard as K/M"
+    )]
+    OutOfRange {
+        /// The rank's variable and value, `SLURM_PROCID=4`.
+        rank: String,
+        /// What it must be below, `SLURM_NTASKS=4` or `--shard-count 4`.
+        of: String,
+    },
     /// A variable that should hold a number does not.
     #[error("the environment variable {name}='{value}' is not a shard number")]
     BadVariable {
@@ -95,18 +106,28 @@ impl Shard {
         self.count == 1
     }
 
-    /// The shard a launcher gave this process, read through `var` (`std::env::var` in the binary): Slurm's
-    /// `srun`, Open MPI, MPICH and others (PMI), or a Kubernetes indexed Job, whose index comes without the
+    /// The shard a launcher gave this process, read through `var` (`std::env::var` in the binary): Open MPI,
+    /// MPICH and others (PMI), Slurm's `srun`, or a Kubernetes indexed Job, whose index comes without the
     /// number of shards, so `count` must give it. `count` also overrides the size the launcher says.
+    ///
+    /// An MPI launcher's rank comes first: `mpirun` inside a Slurm batch job starts its ranks with the batch
+    /// script's Slurm variables (`SLURM_PROCID=0` for all of them), so Slurm's would give every rank the same
+    /// shard. Under `srun` with PMI the two agree.
     pub fn from_env(
         var: impl Fn(&str) -> Option<String>,
         count: Option<u32>,
     ) -> Result<(Shard, &'static str), ShardError> {
         const PAIRS: [(&str, &str, &str); 3] = [
-            ("SLURM_PROCID", "SLURM_NTASKS", "Slurm"),
             ("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "Open MPI"),
             ("PMI_RANK", "PMI_SIZE", "PMI"),
+            ("SLURM_PROCID", "SLURM_NTASKS", "Slurm"),
         ];
+        let below = |index: u32, rank: &str, of: String, count: u32| {
+            Shard::new(index, count).map_err(|_| ShardError::OutOfRange {
+                rank: format!("{rank}={index}"),
+                of,
+            })
+        };
         let number = |name: &'static str| -> Result<Option<u32>, ShardError> {
             match var(name) {
                 None => Ok(None),
@@ -117,8 +138,8 @@ impl Shard {
                     .map_err(|_| ShardError::BadVariable { name, value }),
             }
         };
-        for (rank, size, launcher) in PAIRS {
-            let (Some(index), Some(size)) = (number(rank)?, number(size)?) else {
+        for (rank, size_name, launcher) in PAIRS {
+            let (Some(index), Some(size)) = (number(rank)?, number(size_name)?) else {
                 continue;
             };
             if launcher == "Slurm" && size == 1 {
@@ -126,11 +147,18 @@ impl Shard {
                     return Err(ShardError::JobArray { task });
                 }
             }
-            let count = count.unwrap_or(size);
-            return Ok((Shard::new(index, count)?, launcher));
+            let shard = match count {
+                Some(count) => below(index, rank, format!("--shard-count {count}"), count)?,
+                None => below(index, rank, format!("{size_name}={size}"), size)?,
+            };
+            return Ok((shard, launcher));
         }
         if let (Some(index), Some(count)) = (number("JOB_COMPLETION_INDEX")?, count) {
-            return Ok((Shard::new(index, count)?, "Kubernetes"));
+            let of = format!("--shard-count {count}");
+            return Ok((
+                below(index, "JOB_COMPLETION_INDEX", of, count)?,
+                "Kubernetes",
+            ));
         }
         Err(ShardError::NotFound)
     }
@@ -236,10 +264,56 @@ mod tests {
             Shard::from_env(e, None),
             Err(ShardError::BadVariable { .. })
         ));
+        // A rank past the shards names the variables it came from, not a K/M the user never typed.
         let e = env(&[("PMI_RANK", "4"), ("PMI_SIZE", "4")]);
+        let refused = Shard::from_env(e, None).unwrap_err();
+        assert!(
+            refused
+                .to_string()
+                .starts_with("PMI_RANK=4 is not below PMI_SIZE=4:"),
+            "{refused}"
+        );
+        let e = env(&[("SLURM_PROCID", "5"), ("SLURM_NTASKS", "8")]);
+        let refused = Shard::from_env(e, Some(4)).unwrap_err();
+        assert!(
+            refused
+                .to_string()
+                .starts_with("SLURM_PROCID=5 is not below --shard-count 4:"),
+            "{refused}"
+        );
+        let e = env(&[("JOB_COMPLETION_INDEX", "6")]);
         assert!(matches!(
-            Shard::from_env(e, None),
-            Err(ShardError::Malformed(_))
+            Shard::from_env(e, Some(4)),
+            Err(ShardError::OutOfRange { .. })
         ));
+    }
+
+    #[test]
+    fn an_mpi_rank_comes_before_the_slurm_job_that_mpirun_runs_in() {
+        // `mpirun` inside an sbatch script: every rank has the batch script's SLURM_PROCID=0, and its own
+        // Open MPI or PMI rank. Each rank gets its own shard.
+        for k in 0..4 {
+            let rank = k.to_string();
+            let e = env(&[
+                ("SLURM_PROCID", "0"),
+                ("SLURM_NTASKS", "4"),
+                ("OMPI_COMM_WORLD_RANK", &rank),
+                ("OMPI_COMM_WORLD_SIZE", "4"),
+            ]);
+            assert_eq!(
+                Shard::from_env(e, None),
+                Ok((Shard::new(k, 4).unwrap(), "Open MPI"))
+            );
+            let e = env(&[
+                ("SLURM_PROCID", "0"),
+                ("SLURM_NTASKS", "1"),
+                ("PMI_RANK", &rank),
+                ("PMI_SIZE", "4"),
+            ]);
+            assert_eq!(
+                Shard::from_env(e, None),
+                Ok((Shard::new(k, 4).unwrap(), "PMI"))
+            );
+        }
     }
 }
