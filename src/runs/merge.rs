@@ -319,36 +319,73 @@ fn rerun_commands(
                 shorten(&more.to_string())
             ));
         }
-    } else if let [only] = sources {
-        // Resumed as it was started: its shard and its units, else `count` refuses it as another run. A
-        // journal of some units that has them all resumes to nothing: the missing units are others.
-        let h = &only.contents.header;
-        let mut resume = base.clone();
-        if h.shard.parse::<Shard>().is_ok_and(|s| !s.is_whole()) {
-            resume += &format!(" --shard {}", h.shard);
-        }
-        let lacks_own = match &h.only {
-            None => true,
-            Some(list) => {
-                resume += &format!(" --units {list}");
-                list.parse::<Ranges>()
-                    .is_ok_and(|own| own.overlaps(missing))
+    } else {
+        // Each journal resumed as it was started, with its shard and its units (else `count` refuses it as
+        // another run's), where some of its own units are missing: one that has them all resumes to nothing.
+        let mut lacking = sources
+            .iter()
+            .filter(|s| lacks_own(&s.contents.header, missing));
+        for source in lacking.by_ref().take(SHARD_COMMANDS) {
+            let h = &source.contents.header;
+            let mut resume = base.clone();
+            if h.shard.parse::<Shard>().is_ok_and(|s| !s.is_whole()) {
+                resume += &format!(" --shard {}", h.shard);
             }
-        };
-        if lacks_own {
+            if let Some(list) = &h.only {
+                resume += &format!(" --units {list}");
+            }
             commands.push(format!(
                 "resume: {resume} --checkpoint {}",
-                super::shell_word(&only.path)
+                super::shell_word(&source.path)
+            ));
+        }
+        let more = lacking.count();
+        if more > 0 {
+            commands.push(format!(
+                "and {more} more journals lack some of their own units, to resume in the same way"
             ));
         }
     }
     let list = missing.to_string();
     if list.len() <= 2000 {
         commands.push(format!(
-            "or count exactly the missing units: {base} --units {list} --checkpoint missing.journal"
+            "or count exactly the missing units: {base} --units {list} --checkpoint {}",
+            unused_name(sources)
         ));
     }
     commands
+}
+
+/// Whether the journal of header `h` lacks some of its own units (those of its shard, and of its `--units`
+/// list if it has one) among the `missing`.
+fn lacks_own(h: &Header, missing: &Ranges) -> bool {
+    let shard = h.shard.parse::<Shard>().unwrap_or(Shard::WHOLE);
+    match h.only.as_deref().map(str::parse::<Ranges>) {
+        None => missing.iter().any(|u| shard.contains(u)),
+        Some(Ok(own)) => {
+            own.overlaps(missing) && own.iter().any(|u| shard.contains(u) && missing.contains(u))
+        }
+        Some(Err(_)) => false,
+    }
+}
+
+/// A name for the journal of the missing units that no file here has, nor any of the `sources`:
+/// `missing.journal`, else `missing-2.journal`, and so on (a journal of another list of missing units under
+/// the name would be refused as another run's).
+fn unused_name(sources: &[Source]) -> String {
+    (1..)
+        .map(|k| match k {
+            1 => "missing.journal".to_string(),
+            k => format!("missing-{k}.journal"),
+        })
+        .find(|name| {
+            let path = Path::new(name);
+            !path.exists()
+                && !sources
+                    .iter()
+                    .any(|s| s.path.file_name() == path.file_name())
+        })
+        .expect("some name is free")
 }
 
 #[cfg(test)]
@@ -555,6 +592,37 @@ mod tests {
             [format!(
                 "or count exactly the missing units: {base} --units 10-144 --checkpoint missing.journal"
             )]
+        );
+    }
+
+    #[test]
+    fn a_journal_of_the_missing_units_stopped_in_its_turn_is_resumed_beside_the_first() {
+        // `w.journal` stopped; the missing units' command followed into `missing.journal`, stopped too. Each is
+        // resumed as it was started, and the units still missing go to a journal of another name: one of
+        // another list under `missing.journal` would be refused.
+        let dir = tempfile::tempdir().unwrap();
+        let base = "nqueens count 8 --symmetry full --split-depth 2";
+        let mut first = journal_of_eight(dir.path());
+        first.path = dir.path().join("w.journal");
+        first.contents.entries.retain(|(_, e)| e.unit < 100);
+        let mut rest = journal_of_eight(dir.path());
+        rest.path = dir.path().join("missing.journal");
+        rest.contents.header.only = Some("100-144".into());
+        rest.contents.entries.retain(|(_, e)| (100..120).contains(&e.unit));
+        let commands = suggested(&[first.clone(), rest.clone()]);
+        assert_eq!(
+            commands,
+            [
+                format!("resume: {base} --checkpoint {}", first.path.display()),
+                format!(
+                    "resume: {base} --units 100-144 --checkpoint {}",
+                    rest.path.display()
+                ),
+                format!(
+                    "or count exactly the missing units: {base} --units 120-144 --checkpoint \
+                     missing-2.journal"
+                ),
+            ]
         );
     }
 

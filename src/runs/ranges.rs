@@ -42,6 +42,11 @@ impl Ranges {
         self.0.is_empty()
     }
 
+    /// The units, in increasing order.
+    pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
+        self.0.iter().flat_map(|&(a, b)| a..=b)
+    }
+
     /// Whether the two sets have a unit in common.
     pub fn overlaps(&self, other: &Ranges) -> bool {
         let (mut a, mut b) = (self.0.iter().peekable(), other.0.iter().peekable());
