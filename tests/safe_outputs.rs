@@ -599,6 +599,45 @@ fn a_partial_file_left_by_kill_9_is_removed_by_the_next_run_in_its_folder() {
 
 #[test]
 #[cfg(unix)]
+fn a_journals_header_left_by_kill_9_is_removed_by_the_next_checkpointed_run_in_its_folder() {
+    // A run killed as it made its journal leaves the header under a temporary name, which names no machine:
+    // one an hour old with a free lock is a leftover wherever it was made; a younger one, another name or a
+    // locked one (a run making its journal now) is kept.
+    let dir = tempfile::tempdir().unwrap();
+    let kept = [
+        (".nqueens-journal-young1", 1800),
+        (".nqueens-journal-toolong1", 7200),
+        (".nqueens-journal-", 7200),
+    ];
+    for (name, ago) in kept.iter().chain(&[(".nqueens-journal-AbC123", 7200)]) {
+        fs::write(dir.path().join(name), "{\"journal\":\"nqueens\"").unwrap();
+        age(&dir.path().join(name), Duration::from_secs(*ago));
+    }
+    let locked = dir.path().join(".nqueens-journal-locked");
+    let held = fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&locked)
+        .unwrap();
+    held.lock().unwrap();
+    age(&locked, Duration::from_secs(7200));
+    nqueens()
+        .current_dir(dir.path())
+        .args(["count", "8", "-q", "--checkpoint", "n8.journal"])
+        .assert()
+        .success()
+        .stderr(contains(
+            "removed '.nqueens-journal-AbC123': a journal's unfinished header left 2h",
+        ));
+    let mut expected: Vec<String> = kept.iter().map(|(name, _)| name.to_string()).collect();
+    expected.extend([".nqueens-journal-locked".into(), "n8.journal".into()]);
+    expected.sort();
+    assert_eq!(names(dir.path()), expected);
+    drop(held);
+}
+
+#[test]
+#[cfg(unix)]
 fn a_checkpointed_run_stopped_by_a_signal_leaves_its_journal_and_no_temporary_file() {
     let dir = tempfile::tempdir().unwrap();
     let journal = dir.path().join("n17.journal");

@@ -10,6 +10,8 @@
 //! the next run that writes into its folder ([`PARTIAL_PREFIX`]).
 
 use crate::cli::errors::UsageError;
+#[cfg(unix)]
+use nqueens::runs::journal::JOURNAL_TEMP_PREFIX;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -620,12 +622,18 @@ fn partial_prefix() -> String {
 #[cfg(unix)]
 const LEFTOVER_AGE: std::time::Duration = std::time::Duration::from_secs(60);
 
+/// How old a journal's temporary file ([`JOURNAL_TEMP_PREFIX`]) with a free lock must be to be taken for a
+/// leftover: its name does not say which machine made it, and another's lock may not be seen here, but no run
+/// takes an hour to write a journal's first line.
+#[cfg(unix)]
+const JOURNAL_LEFTOVER_AGE: std::time::Duration = std::time::Duration::from_secs(3600);
+
 /// Removes, once a process for each folder, the temporary files an earlier run left in `dir` (see
 /// [`PARTIAL_PREFIX`]), and says so. A file that is not a regular file of that name, that is younger than
 /// [`LEFTOVER_AGE`], or whose lock another process holds (a run writing it now, on this machine or, through
 /// the file system's locks, another) is left alone, as is any that cannot be opened or locked.
 #[cfg(unix)]
-fn sweep_leftovers(dir: &Path) {
+pub fn sweep_leftovers(dir: &Path) {
     static SWEPT: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
     {
         let mut swept = SWEPT.lock().unwrap_or_else(|p| p.into_inner());
@@ -638,45 +646,58 @@ fn sweep_leftovers(dir: &Path) {
         return;
     };
     let prefix = partial_prefix();
+    let alphanumeric =
+        |random: &str| !random.is_empty() && random.chars().all(|c| c.is_ascii_alphanumeric());
     for entry in entries.flatten() {
         let name = entry.file_name();
         let Some(name) = name.to_str() else { continue };
         // This machine's own, and nothing more of the name: not another host whose name begins as ours.
-        let Some(random) = name
+        let partial = name
             .strip_prefix(prefix.as_str())
             .and_then(|rest| rest.strip_suffix(PARTIAL_SUFFIX))
-        else {
-            continue;
+            .is_some_and(alphanumeric);
+        // A journal's header under its temporary name (`runs::journal`), which names no machine: one that
+        // an hour has not renamed was left by a run that was killed as it made it, wherever that ran (making
+        // one writes a line and renames it).
+        let journal = name
+            .strip_prefix(JOURNAL_TEMP_PREFIX)
+            .is_some_and(|random| random.len() == 6 && alphanumeric(random));
+        let least = match (partial, journal) {
+            (true, _) => LEFTOVER_AGE,
+            (false, true) => JOURNAL_LEFTOVER_AGE,
+            (false, false) => continue,
         };
-        if random.is_empty() || !random.chars().all(|c| c.is_ascii_alphanumeric()) {
-            continue;
-        }
         let path = entry.path();
-        if let Some(age) = leftover_age(&path) {
+        if let Some(age) = leftover_age(&path, least) {
             let shown = if dir == Path::new(".") {
                 Path::new(name)
             } else {
                 path.as_path()
             };
+            let age = humantime::format_duration(std::time::Duration::from_secs(age.as_secs()));
+            let what = if partial {
+                format!("a partial file left {age} ago by an nqueens run on this machine")
+            } else {
+                format!("a journal's unfinished header left {age} ago by an nqueens run")
+            };
             note!(
-                "removed '{}': a partial file left {} ago by an nqueens run on this machine that did not \
-                 finish (killed, or the machine stopped)",
-                shown.display(),
-                humantime::format_duration(std::time::Duration::from_secs(age.as_secs()))
+                "removed '{}': {what} that did not finish (killed, or the machine stopped)",
+                shown.display()
             );
         }
     }
 }
 
-/// If `path` is a leftover temporary file (see [`sweep_leftovers`]), removes it and gives its age.
+/// If `path` is a leftover temporary file (see [`sweep_leftovers`]) at least `least` old, removes it and gives
+/// its age.
 #[cfg(unix)]
-fn leftover_age(path: &Path) -> Option<std::time::Duration> {
+fn leftover_age(path: &Path, least: std::time::Duration) -> Option<std::time::Duration> {
     let meta = fs::symlink_metadata(path).ok()?;
     if !meta.file_type().is_file() {
         return None;
     }
     let age = meta.modified().ok()?.elapsed().ok()?;
-    if age < LEFTOVER_AGE {
+    if age < least {
         return None;
     }
     // Opened for writing, never truncated: a lock over NFS must be taken on a file open for writing.

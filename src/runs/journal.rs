@@ -531,6 +531,10 @@ impl Shared {
     }
 }
 
+/// The start of the name of a journal being created, before it is renamed to its own: `tempfile` adds six
+/// letters and digits.
+pub const JOURNAL_TEMP_PREFIX: &str = ".nqueens-journal-";
+
 impl Writer {
     /// Creates a journal at `path` holding only `header`. It is written under a temporary name and renamed, so
     /// a journal never exists without its header; an existing file is never replaced.
@@ -541,12 +545,15 @@ impl Writer {
             _ => Path::new("."),
         };
         let mut builder = tempfile::Builder::new();
-        builder.prefix(".nqueens-journal-");
+        builder.prefix(JOURNAL_TEMP_PREFIX);
         // A temporary file is private (0600) by default. A journal is a result that other accounts may merge
         // (a cluster's shards), so it gets the usual mode of a new file, less the umask.
         #[cfg(unix)]
         builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o644));
         let mut temp = builder.tempfile_in(dir).map_err(io)?;
+        // Held until the rename: a free lock on one left by a run that was killed here says it is a leftover
+        // (the command line removes such files).
+        let _ = temp.as_file().try_lock();
         let mut text = String::new();
         seal(
             &serde_json::to_string(header).expect("headers serialize"),

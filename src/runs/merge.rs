@@ -608,7 +608,9 @@ mod tests {
         let mut rest = journal_of_eight(dir.path());
         rest.path = dir.path().join("missing.journal");
         rest.contents.header.only = Some("100-144".into());
-        rest.contents.entries.retain(|(_, e)| (100..120).contains(&e.unit));
+        rest.contents
+            .entries
+            .retain(|(_, e)| (100..120).contains(&e.unit));
         let commands = suggested(&[first.clone(), rest.clone()]);
         assert_eq!(
             commands,

@@ -264,6 +264,12 @@ pub fn open(request: &CountRequest, durable: &Durable, quiet: bool) -> anyhow::R
         ))
         .into());
     }
+    // A journal's temporary file that a run killed as it made the journal left here goes first.
+    #[cfg(unix)]
+    crate::cli::output::sweep_leftovers(match durable.path.parent() {
+        Some(folder) if !folder.as_os_str().is_empty() => folder,
+        _ => std::path::Path::new("."),
+    });
     let started = Instant::now();
     let spec = Spec {
         board: request.board,
