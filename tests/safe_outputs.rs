@@ -509,6 +509,9 @@ fn sigint_and_sigterm_remove_the_temporary_file() {
     interrupted_leaves_no_debris(&["count", "4..17"], libc::SIGTERM);
     interrupted_leaves_no_debris(&["count", "4..17"], libc::SIGHUP);
     interrupted_leaves_no_debris(&["solve", "10000000"], libc::SIGINT);
+    // The other signals that end a process (those that leave no core here).
+    interrupted_leaves_no_debris(&["list", "16"], libc::SIGUSR1);
+    interrupted_leaves_no_debris(&["count", "4..17"], libc::SIGALRM);
 }
 
 /// Sets the modification time of `path` to `ago` before now.

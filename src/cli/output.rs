@@ -816,6 +816,23 @@ fn install_signal_cleanup() {
                 std::process::exit(128 + sig);
             }
         });
+        // The other signals that end a process: the temporary files go, and the process ends as the signal
+        // says (with its core, where the signal's default leaves one).
+        #[cfg(unix)]
+        if let Ok(mut others) =
+            signal_hook::iterator::Signals::new(crate::cli::signals::OTHER_ENDINGS)
+        {
+            std::thread::spawn(move || {
+                if let Some(sig) = others.forever().next() {
+                    let mut temps = temps();
+                    for path in temps.drain(..) {
+                        let _ = fs::remove_file(path);
+                    }
+                    let _ = signal_hook::low_level::emulate_default_handler(sig);
+                    std::process::exit(128 + sig);
+                }
+            });
+        }
     });
 }
 

@@ -11,6 +11,19 @@ pub use signal_hook::consts::{SIGINT, SIGTERM};
 #[cfg(not(unix))]
 pub const SIGHUP: i32 = 1;
 
+/// The other signals whose default is to end the process, which a run does not stop for as it does for the
+/// three (no journal is saved for them: the journal's own syncs keep what finished, as after `kill -9`), but
+/// after which no temporary file of its outputs may be left: SIGQUIT, SIGUSR1 and SIGUSR2 (Slurm's `--signal`
+/// warns a job with one before its time is up), SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU (a limit of processor
+/// time) and SIGXFSZ (of a file's size).
+#[cfg(unix)]
+pub const OTHER_ENDINGS: [i32; 8] = {
+    use signal_hook::consts::*;
+    [
+        SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU, SIGXFSZ,
+    ]
+};
+
 /// The name of a signal that stops a run.
 pub fn name(signal: i32) -> &'static str {
     match signal {
