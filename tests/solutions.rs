@@ -225,6 +225,14 @@ fn backtracking_more_than_32_columns_warns_that_it_may_take_hours() {
             .success()
             .stderr(predicate::str::contains("may take hours").not());
     }
+    // A board too wide to backtrack is refused, with no word of how long backtracking would take.
+    nqueens()
+        .args(["solve", "65", "--method", "backtrack"])
+        .assert()
+        .code(2)
+        .stderr(
+            "error: backtracking handles boards up to 64 rows and columns: use --method construct\n",
+        );
 }
 
 #[test]

@@ -56,6 +56,21 @@ pub fn parse_boards(spec: &str) -> Result<Vec<Board>, UsageError> {
 /// `too_large` with its digits as typed, so that `count 99999999999` is told the limit, as `count 99` is,
 /// rather than that it is not a number.
 fn side(spec: &str, s: &str, too_large: impl Fn(&str) -> UsageError) -> Result<u32, UsageError> {
+    side_of(
+        spec,
+        s,
+        too_large,
+        "a number such as 8, a range such as 4..16, or rows x columns such as 8x6",
+    )
+}
+
+/// [`side`] for a command of one board, whose message offers no range: `examples` says what to write.
+fn side_of(
+    spec: &str,
+    s: &str,
+    too_large: impl Fn(&str) -> UsageError,
+    examples: &str,
+) -> Result<u32, UsageError> {
     let s = s.trim();
     if s.starts_with('-') {
         return Err(UsageError(format!(
@@ -66,10 +81,7 @@ fn side(spec: &str, s: &str, too_large: impl Fn(&str) -> UsageError) -> Result<u
         if *e.kind() == IntErrorKind::PosOverflow {
             return too_large(s);
         }
-        UsageError(format!(
-            "'{spec}' is not a board size: use a number such as 8, a range such as 4..16, or rows x columns \
-             such as 8x6"
-        ))
+        UsageError(format!("'{spec}' is not a board size: use {examples}"))
     })
 }
 
@@ -99,10 +111,23 @@ pub fn parse_shape(spec: &str) -> Result<Shape, UsageError> {
             "'{spec}' is too large: boards go up to {SOLVE_MAX_SIDE} rows and columns"
         ))
     };
+    if spec.contains("..") {
+        return Err(UsageError(format!(
+            "'{spec}': name one board (N or RxC), not a range"
+        )));
+    }
+    let one = |s| {
+        side_of(
+            spec,
+            s,
+            too_large,
+            "a number such as 8, or rows x columns such as 8x6",
+        )
+    };
     let (rows, cols) = match spec.split_once(['x', 'X']) {
-        Some((r, c)) => (side(spec, r, too_large)?, side(spec, c, too_large)?),
+        Some((r, c)) => (one(r)?, one(c)?),
         None => {
-            let n = side(spec, spec, too_large)?;
+            let n = one(spec)?;
             (n, n)
         }
     };
@@ -300,6 +325,24 @@ mod tests {
         assert!(message("-3").contains("negative"));
         assert!(message("9..4").contains("write 4..9"));
         assert!(message("65").contains("up to n = 64"));
+    }
+
+    #[test]
+    fn a_command_of_one_board_offers_no_range() {
+        // `solve` and `check --board` take one board: neither a range nor advice to write one.
+        let message = |s| parse_shape(s).unwrap_err().to_string();
+        assert_eq!(
+            message("4..6"),
+            "'4..6': name one board (N or RxC), not a range"
+        );
+        assert_eq!(
+            message("abc"),
+            "'abc' is not a board size: use a number such as 8, or rows x columns such as 8x6"
+        );
+        assert!(parse_boards("abc")
+            .unwrap_err()
+            .to_string()
+            .contains("a range such as 4..16"));
     }
 
     #[test]

@@ -44,6 +44,10 @@ pub fn run(board: &str, method: Method, show: &ShowOptions) -> anyhow::Result<Ex
     // Opened before the search, which can take long: a path that cannot be written is refused first. Nothing
     // appears under its name unless a solution is written.
     let mut out = Output::open(show.output.as_deref())?;
+    // A board too wide to backtrack is refused before any warning of how long backtracking takes.
+    if method == Method::Backtrack {
+        backtrack_board(shape)?;
+    }
     if method == Method::Backtrack && shape.cols > BACKTRACK_AUTO_MAX && !show.quiet {
         // Asked for by name: the search may outlast the user's patience, so they learn it now, not after.
         note!(
@@ -81,13 +85,18 @@ fn shape_name(shape: Shape) -> String {
     format!("{}x{}", shape.rows, shape.cols)
 }
 
-fn backtrack(shape: Shape) -> Result<Option<Vec<u32>>, UsageError> {
-    let board = Board::rect(shape.rows, shape.cols).map_err(|_| {
+/// The board `shape` as the backtracker takes it, or the refusal of one too large for its masks.
+fn backtrack_board(shape: Shape) -> Result<Board, UsageError> {
+    Board::rect(shape.rows, shape.cols).map_err(|_| {
         UsageError(format!(
             "backtracking handles boards up to {} rows and columns: use --method construct",
             Board::MAX_SIDE
         ))
-    })?;
+    })
+}
+
+fn backtrack(shape: Shape) -> Result<Option<Vec<u32>>, UsageError> {
+    let board = backtrack_board(shape)?;
     Ok(solutions::first(board).map(|q| q.into_iter().map(u32::from).collect()))
 }
 
