@@ -1059,6 +1059,16 @@ fn wrong_places_for_files_are_usage_errors_that_name_them() {
         .assert()
         .code(2)
         .stderr(contains(dir.path().to_str().unwrap()).and(contains("is a directory")));
+    // A file to read that is not there is a mistake in the arguments for every command that reads one.
+    let missing = dir.path().join("missing.journal");
+    for command in ["check", "merge", "plot"] {
+        nqueens()
+            .arg(command)
+            .arg(&missing)
+            .assert()
+            .code(2)
+            .stderr(contains("missing.journal").and(contains("No such file")));
+    }
     nqueens()
         .args(["count", "8", "--checkpoint"])
         .arg(dir.path())

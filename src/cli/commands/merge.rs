@@ -47,8 +47,10 @@ pub fn run(
             ))
             .into());
         }
+        // A file that cannot be opened (missing, not ours to read) is a mistake in the arguments, as for
+        // `check` and `plot`: exit code 2.
         let file = crate::cli::output::open_to_read(path)
-            .map_err(|e| JournalError::io("read", path, e))?;
+            .map_err(|e| UsageError(JournalError::io("read", path, e).to_string()))?;
         let contents = Contents::read_from(file, path)?;
         if let Some(line) = contents.torn {
             note!(
