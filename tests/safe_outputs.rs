@@ -1265,6 +1265,14 @@ fn plot_never_writes_over_a_file_it_plots_and_a_chart_that_fails_leaves_the_othe
         fs::remove_file(&chart).unwrap();
     }
     assert_eq!(fs::read(&counts).unwrap(), input);
+    // `-o -`, standard output to every other command, takes no charts, and makes no folder of that name.
+    nqueens()
+        .current_dir(dir.path())
+        .args(["plot", "counts.json", "-o", "-"])
+        .assert()
+        .code(2)
+        .stderr(contains("not to standard output"));
+    assert!(!dir.path().join("-").exists());
     // A full device as the second chart: the first, written already, is not moved into place.
     #[cfg(unix)]
     {

@@ -252,7 +252,7 @@ pub enum JournalError {
     },
     /// The units asked for (`--units`) are not all in the plan.
     #[error(
-        "units {asked} are not all in the plan of {n}, which has {units} units, numbered 0 to {last}: pick \
+        "units {asked} are not all in the plan of n = {n}, which has {units} units, numbered 0 to {last}: pick \
          units from `nqueens units {n} --summary`"
     )]
     OutsidePlan {

@@ -124,9 +124,19 @@ pub fn run(args: &PlotArgs) -> anyhow::Result<()> {
     if !dir.exists() && names_a_chart {
         let charts: Vec<&str> = charts.iter().map(|(name, _)| *name).collect();
         return Err(cannot(format!(
-            "-o names the folder the charts go to ({}), and this name is a chart's: name a folder",
+            "-o names the folder the charts go to ({}), and this name looks like a chart file's: name a \
+             folder",
             charts.join(", ")
         ))
+        .into());
+    }
+    // `-` is standard output to every other command: it cannot take several charts, and a folder of that
+    // name is not what was meant.
+    if !dir.exists() && dir.as_os_str() == "-" {
+        return Err(cannot(
+            "plot writes its charts as files into a folder, not to standard output: name a folder with -o"
+                .into(),
+        )
         .into());
     }
     std::fs::create_dir_all(dir).map_err(|e| cannot(format!("could not make the folder: {e}")))?;

@@ -22,7 +22,7 @@ pub fn run(board: &str, method: Method, show: &ShowOptions) -> anyhow::Result<Ex
     let shape = validate::parse_shape(board)?;
     if show.format.draws() && shape.rows.max(shape.cols) > DRAW_MAX {
         return Err(UsageError(format!(
-            "a {} board is too large to draw (at most {DRAW_MAX} rows and columns): use --format rows, \
+            "the {} board is too large to draw (at most {DRAW_MAX} rows and columns): use --format rows, \
              zero, json or csv",
             shape_name(shape)
         ))
