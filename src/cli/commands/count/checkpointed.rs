@@ -38,6 +38,10 @@ pub const GPU_GRACE: Duration = Duration::from_secs(25);
 /// How often the journal is synced while a signalled run winds down (the writer alone syncs every 5 s).
 pub const WIND_DOWN_SYNC: Duration = Duration::from_secs(1);
 
+/// Within this of the first signal, the same signal again is taken for the first sent twice, not for a second
+/// stop: a person who presses Ctrl-C twice to leave at once takes longer between the two.
+const ECHO: Duration = Duration::from_millis(250);
+
 /// How long a wind-down goes before it says that it waits, and for how long: most take milliseconds.
 const WIND_DOWN_SAID: Duration = Duration::from_millis(500);
 
@@ -389,10 +393,14 @@ pub fn count(
                 if finished.load(Ordering::SeqCst) {
                     return;
                 }
-                if let Some(second) = signals.caught() {
-                    break Left::Again(second);
-                }
                 let now = Instant::now();
+                if let Some(second) = signals.caught() {
+                    // The same signal again at once is the same stop sent twice: GNU `timeout` signals the
+                    // process, then its process group, and a job's `kill` may reach it both ways.
+                    if second != sig || now - began >= ECHO {
+                        break Left::Again(second);
+                    }
+                }
                 if deadline.is_some_and(|deadline| now >= deadline) {
                     break Left::Grace(grace);
                 }
