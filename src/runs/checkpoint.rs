@@ -416,6 +416,39 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn a_plan_without_a_unit_is_counted_whole_and_refused_in_shards() {
+        // n = 2 in the mirror mode split two rows deep: no queen of the second row is free of the first's,
+        // so the plan has no unit. Counted whole, its journal is complete at once with 0 solutions; in
+        // shards, refused saying why rather than asking for "0 shards or fewer".
+        let dir = tempfile::tempdir().unwrap();
+        let of = |shard| Spec {
+            symmetry: Symmetry::Mirror,
+            ..spec(2, shard)
+        };
+        let whole = Checkpoint::open(&dir.path().join("whole"), &of(Shard::WHOLE)).unwrap();
+        assert_eq!((whole.plan.units().len(), whole.todo.len()), (0, 0));
+        let out = whole
+            .run(
+                1,
+                exec::Backend::Cpu,
+                &AtomicBool::new(false),
+                &exec::NoProgress,
+            )
+            .unwrap();
+        assert!(out.complete);
+        assert_eq!(out.count.total, 0);
+        let path = dir.path().join("shard");
+        match Checkpoint::open(&path, &of(Shard::new(1, 2).unwrap())) {
+            Err(e @ JournalError::NoUnits { .. }) => {
+                assert!(e.to_string().contains("has no unit"), "{e}")
+            }
+            Err(e) => panic!("another error: {e}"),
+            Ok(_) => panic!("shards of a plan without a unit"),
+        }
+        assert!(!path.exists());
+    }
+
+    #[test]
     fn an_unfinished_journal_made_read_only_is_refused_and_left_as_it_is() {
         // Its owner made it read-only to keep it; root could write it all the same, so the mode decides.
         let dir = tempfile::tempdir().unwrap();

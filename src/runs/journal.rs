@@ -265,6 +265,19 @@ pub enum JournalError {
         /// The last unit's number.
         last: String,
     },
+    /// Shards of a plan without a unit: a split deeper than any placement of the board.
+    #[error(
+        "the plan of n = {n}, symmetry {symmetry}, split depth {split_depth} has no unit (no queens can be \
+         placed that many rows deep): count it whole, or split it less deep"
+    )]
+    NoUnits {
+        /// The board side.
+        n: u32,
+        /// The symmetry mode.
+        symmetry: String,
+        /// The plan's split depth.
+        split_depth: u32,
+    },
     /// More shards than the plan has units: every shard beyond the plan's units would have nothing to count.
     #[error(
         "shard {shard}: the plan of n = {n}, symmetry {symmetry}, split depth {split_depth} has {units} units, so \

@@ -69,10 +69,20 @@ impl Shard {
     /// such a run is always a slip (a count meant for another board or split, a launcher of more tasks than
     /// the plan can use). Every shard of the run is refused alike, since they all share `M`, so a job fails at
     /// once and whole rather than leaving idle tasks and a merge that has to name shards by the billion.
+    ///
+    /// A whole run is never refused: a split deeper than any placement of the board (n = 2 two rows deep) has
+    /// no unit, and its journal is complete at once, with the board's 0 solutions.
     pub fn within(self, plan: &Plan) -> Result<(), JournalError> {
         let units = plan.units().len();
-        if self.count as usize <= units {
+        if self.count as usize <= units.max(1) {
             return Ok(());
+        }
+        if units == 0 {
+            return Err(JournalError::NoUnits {
+                n: plan.board().n(),
+                symmetry: plan.symmetry().name().into(),
+                split_depth: plan.depth(),
+            });
         }
         Err(JournalError::TooManyShards {
             shard: self.to_string(),
