@@ -230,12 +230,12 @@ impl Row {
             ),
             Format::Csv => {
                 let mut line = format!(
-                    "{},{},{},{:.0},{:.0},{},{:.0},{},{},{},{:.6}",
+                    "{},{},{},{:.0},{},{},{:.0},{},{},{},{:.6}",
                     self.board,
                     self.symmetry,
                     f.units,
                     f.nodes,
-                    f.nodes_error,
+                    four_figures(f.nodes_error),
                     self.counting(),
                     rate,
                     seconds.map_or(String::new(), |s| format!("{s:.3}")),
@@ -350,9 +350,28 @@ fn span(seconds: f64) -> String {
     }
 }
 
+/// `x` to four significant figures, and no further: a standard error is not known more closely, and a small
+/// board's is a fraction of a node, which a whole number would give as 0.
+fn four_figures(x: f64) -> String {
+    if !x.is_finite() || x == 0.0 {
+        return format!("{x}");
+    }
+    let decimals = (3 - x.abs().log10().floor() as i32).max(0) as usize;
+    format!("{x:.decimals$}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_error_is_given_to_four_figures_a_fraction_too() {
+        assert_eq!(four_figures(22743.501675547228), "22744");
+        assert_eq!(four_figures(0.07429696253590809), "0.07430");
+        assert_eq!(four_figures(1.5e12), "1500000000000");
+        assert_eq!(four_figures(3.14159), "3.142");
+        assert_eq!(four_figures(0.0), "0");
+    }
 
     #[test]
     fn a_gpu_estimate_gives_the_gpus_rate_and_time_and_each_gpus_figures() {
