@@ -369,7 +369,7 @@ mod tests {
         assert_eq!(four_figures(22743.501675547228), "22744");
         assert_eq!(four_figures(0.07429696253590809), "0.07430");
         assert_eq!(four_figures(1.5e12), "1500000000000");
-        assert_eq!(four_figures(2.71828), "2.718");
+        assert_eq!(four_figures(1.23456), "1.235");
         assert_eq!(four_figures(0.0), "0");
     }
 
