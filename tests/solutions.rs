@@ -225,6 +225,23 @@ fn backtracking_more_than_32_columns_warns_that_it_may_take_hours() {
             .success()
             .stderr(predicate::str::contains("may take hours").not());
     }
+    // `list` starts with the same first solution, and says the same of its cost.
+    nqueens()
+        .args(["list", "40x33", "--limit", "1"])
+        .assert()
+        .success()
+        .stdout(
+            "[1,3,5,2,4,9,11,13,15,6,8,19,7,22,10,25,27,29,34,36,38,40,35,37,39,12,16,21,17,20,14,23,18]\n",
+        )
+        .stderr(predicate::str::contains(
+            "listing the 40x33 board's solutions in lexicographic order, the first of which alone may take \
+             hours",
+        ));
+    nqueens()
+        .args(["list", "32", "--limit", "1"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("may take hours").not());
     // A board too wide to backtrack is refused, with no word of how long backtracking would take.
     nqueens()
         .args(["solve", "65", "--method", "backtrack"])

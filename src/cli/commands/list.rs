@@ -1,6 +1,7 @@
 //! `nqueens list`: every solution, in lexicographic order, streamed.
 
 use crate::cli::args::ShowOptions;
+use crate::cli::commands::solve::BACKTRACK_AUTO_MAX;
 use crate::cli::output::Output;
 use crate::cli::validate;
 use nqueens::solutions::notation::Renderer;
@@ -24,6 +25,18 @@ pub fn run(
     let threads = threads.map_or_else(num_cpus::get, |t| t as usize);
     let filter = if unique { Filter::Unique } else { Filter::All };
     let mut out = Output::open(show.output.as_deref())?;
+    if board.cols() > BACKTRACK_AUTO_MAX && !show.quiet {
+        // The listing starts with the lexicographically first solution, which a search finds as `solve`'s
+        // backtracking does: the user learns now what that may cost, not after an hour of nothing.
+        note!(
+            "listing the {}x{} board's solutions in lexicographic order, the first of which alone may take \
+             hours to find with more than {BACKTRACK_AUTO_MAX} columns (as `solve --method backtrack`); \
+             `nqueens solve {} --method construct` writes one solution at once",
+            board.rows(),
+            board.cols(),
+            board
+        );
+    }
     let started = Instant::now();
     let mut pending = renderer.header();
     let listed = solutions::list(
