@@ -152,7 +152,8 @@ fn json_round_trips_and_keeps_every_run() {
 fn the_command_prints_the_same_report_with_the_fake_clock() {
     let out = nqueens()
         .args(["bench", "--n", "12", "--runs", "3", "--threads", "2"])
-        .args(["--debug-fake-clock", "--quiet", "--kernel", "scalar"])
+        .env("NQUEENS_TEST_FAKE_CLOCK", "1")
+        .args(["--quiet", "--kernel", "scalar"])
         .assert()
         .success()
         .stderr(predicate::str::is_empty());
@@ -300,7 +301,8 @@ fn a_wrong_count_fails_the_benchmark_with_exit_code_3() {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("b.json");
     nqueens()
-        .args(["bench", "--n", "8", "--threads", "2", "--debug-offset", "1"])
+        .env("NQUEENS_TEST_OFFSET", "1")
+        .args(["bench", "--n", "8", "--threads", "2"])
         .arg("--export-json")
         .arg(&json)
         .assert()

@@ -33,7 +33,8 @@ fn count_and_bench_reports(dir: &Path, sizes: &str, bench_n: &str) -> (PathBuf, 
         .success();
     nqueens()
         .args(["bench", "--n", bench_n, "--runs", "1", "--threads", "2"])
-        .args(["--debug-fake-clock", "--export-json"])
+        .env("NQUEENS_TEST_FAKE_CLOCK", "1")
+        .args(["--export-json"])
         .arg(&bench)
         .assert()
         .success();

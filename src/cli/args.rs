@@ -402,9 +402,6 @@ pub struct CountOptions {
     pub kernel: KernelOption,
     #[command(flatten)]
     pub exports: ExportOptions,
-    /// Testing aid: add this to every total before it is checked and written, to exercise the mismatch path.
-    #[arg(long, hide = true, default_value_t = 0)]
-    pub debug_offset: u32,
 }
 
 /// GPUs named on the command line (`--gpus 0,1`).
@@ -548,13 +545,28 @@ pub struct BenchArgs {
     /// Print nothing but the results: no progress bar, no messages.
     #[arg(short, long)]
     pub quiet: bool,
-    /// Testing aid: time runs with a made-up clock and describe a made-up machine and build, so the output
-    /// is the same everywhere. The counting is real.
-    #[arg(long, hide = true)]
-    pub debug_fake_clock: bool,
-    /// Testing aid: add this to every total before it is checked, to exercise the mismatch path.
-    #[arg(long, hide = true, default_value_t = 0)]
-    pub debug_offset: u32,
+}
+
+/// Testing aid (`NQUEENS_TEST_OFFSET=N`): added to every total of `count`, `verify` and `bench` before it is
+/// checked and written, to exercise the mismatch path. An environment variable rather than a hidden option,
+/// which completions and clap's suggestions for a mistyped option would offer to every user.
+pub fn test_offset() -> Result<u32, UsageError> {
+    const NAME: &str = "NQUEENS_TEST_OFFSET";
+    match std::env::var_os(NAME) {
+        None => Ok(0),
+        Some(value) => value.to_str().and_then(|v| v.parse().ok()).ok_or_else(|| {
+            UsageError(format!(
+                "{NAME}='{}' is not a number (a testing aid: unset it)",
+                value.to_string_lossy()
+            ))
+        }),
+    }
+}
+
+/// Testing aid (`NQUEENS_TEST_FAKE_CLOCK=1`): `bench` times its runs with a made-up clock and describes a
+/// made-up machine and build, so that its output is the same everywhere. The counting is real.
+pub fn test_fake_clock() -> bool {
+    std::env::var_os("NQUEENS_TEST_FAKE_CLOCK").is_some_and(|v| v == "1")
 }
 
 /// Files written beside the table on the terminal: `count`, `verify` and `bench`.

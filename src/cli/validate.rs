@@ -100,6 +100,11 @@ fn kernel_too_large(side: &str) -> UsageError {
     ))
 }
 
+/// Boards up to this side are solved by backtracking under `solve --method auto`: the first solution takes at
+/// most about a second there (n = 32 is the slowest, on the 2-core machine of `results/`), while some larger
+/// boards take minutes. `list`, whose listing starts with that solution, warns beyond it too.
+pub const BACKTRACK_AUTO_MAX: u32 = 32;
+
 /// The largest board `solve` constructs: its solution takes about 9 bytes a queen in memory and on output.
 pub const SOLVE_MAX_SIDE: u32 = 100_000_000;
 

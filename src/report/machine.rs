@@ -138,7 +138,7 @@ impl Machine {
     }
 
     /// A made-up machine with fixed values, for output that must not depend on where it is produced
-    /// (snapshot tests, `--debug-fake-clock`).
+    /// (snapshot tests, `NQUEENS_TEST_FAKE_CLOCK`).
     pub fn placeholder() -> Machine {
         Machine {
             cpu_model: "Example CPU @ 3.00GHz".to_string(),

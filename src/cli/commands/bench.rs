@@ -35,12 +35,12 @@ impl BenchArgs {
             max_threads: self.threads.map_or(base.max_threads, |t| t as usize),
             backend: self.backend,
             // The made-up clock times nothing, and its reports must not depend on this machine's processors.
-            pin: !self.no_pin && !self.debug_fake_clock,
+            pin: !self.no_pin && !crate::cli::args::test_fake_clock(),
         }
     }
 }
 
-/// A clock that adds to every total: the `--debug-offset` testing aid.
+/// A clock that adds to every total: the `NQUEENS_TEST_OFFSET` testing aid.
 struct Offset<'a> {
     clock: &'a dyn Clock,
     offset: u32,
@@ -83,7 +83,7 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         e => UsageError(format!("cannot benchmark: {e}")).into(),
     })?;
     let exports = args.exports.files(None, &[])?;
-    let (clock, machine, program): (&dyn Clock, _, _) = if args.debug_fake_clock {
+    let (clock, machine, program): (&dyn Clock, _, _) = if crate::cli::args::test_fake_clock() {
         (
             &FakeClock::default(),
             Machine::placeholder(),
@@ -98,7 +98,7 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     };
     let clock = Offset {
         clock,
-        offset: args.debug_offset,
+        offset: crate::cli::args::test_offset()?,
     };
     let spec = &workload.spec;
     let runs_in_all = spec.warmup + spec.runs * spec.steps().len();

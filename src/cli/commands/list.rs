@@ -1,9 +1,8 @@
 //! `nqueens list`: every solution, in lexicographic order, streamed.
 
 use crate::cli::args::ShowOptions;
-use crate::cli::commands::solve::BACKTRACK_AUTO_MAX;
 use crate::cli::output::Output;
-use crate::cli::validate;
+use crate::cli::validate::{self, BACKTRACK_AUTO_MAX};
 use nqueens::solutions::notation::Renderer;
 use nqueens::solutions::{self, Filter};
 use std::process::ExitCode;

@@ -3,16 +3,11 @@
 use crate::cli::args::{Method, ShowOptions};
 use crate::cli::errors::UsageError;
 use crate::cli::output::Output;
-use crate::cli::validate;
+use crate::cli::validate::{self, BACKTRACK_AUTO_MAX};
 use nqueens::solutions::notation::{Renderer, Shape};
 use nqueens::solutions::{self, checker, construct};
 use nqueens::Board;
 use std::process::ExitCode;
-
-/// Boards up to this side are solved by backtracking under `--method auto`: the first solution takes at most
-/// about a second there (n = 32 is the slowest, on the 2-core machine of `results/`), while some larger
-/// boards take minutes.
-pub const BACKTRACK_AUTO_MAX: u32 = 32;
 
 /// Drawings grow with the square of the board; beyond this side they are refused.
 pub const DRAW_MAX: u32 = 100;

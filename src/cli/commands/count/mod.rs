@@ -57,6 +57,7 @@ pub fn run(
     options: &CountOptions,
     durable: &DurableOptions,
 ) -> anyhow::Result<ExitCode> {
+    let test_offset = crate::cli::args::test_offset()?;
     let requests = validate::requests(sizes, options)?;
     if check {
         validate::published(&requests)?;
@@ -166,7 +167,7 @@ pub fn run(
                 }
             }
         };
-        result.total += u128::from(options.debug_offset);
+        result.total += u128::from(test_offset);
         if check {
             result.check();
             for (what, counted, check) in [
