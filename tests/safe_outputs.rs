@@ -353,6 +353,19 @@ fn output_onto_the_journal_of_the_run_is_refused_however_it_is_spelled() {
         .code(2)
         .stderr(contains("it is an nqueens journal"));
     assert_eq!(fs::read(&journal).unwrap(), before);
+    // Nor one whose header was damaged (a byte of it changed): its units' lines say what it was.
+    let damaged = dir.path().join("damaged.journal");
+    let text = String::from_utf8(before.clone()).unwrap();
+    fs::write(&damaged, text.replacen("nqueens", "nqueenz", 1)).unwrap();
+    let kept = fs::read(&damaged).unwrap();
+    nqueens()
+        .args(["count", "8", "-q", "-o"])
+        .arg(&damaged)
+        .assert()
+        .code(2)
+        .stderr(contains("it is an nqueens journal"));
+    assert_eq!(fs::read(&damaged).unwrap(), kept);
+    fs::remove_file(&damaged).unwrap();
     // A new journal too: the result would have replaced it at the end.
     let fresh = dir.path().join("n9.journal");
     nqueens()

@@ -398,15 +398,26 @@ fn linux_attributes(path: &Path) -> u64 {
     stat.stx_attributes & stat.stx_attributes_mask
 }
 
-/// Whether the file at `path` starts as a journal does: a result is never written over one, whatever run it
-/// belongs to, since a journal may hold weeks of counting.
+/// Whether the file at `path` is a journal, or was one: a result is never written over one, whatever run it
+/// belongs to, since a journal may hold weeks of counting. It starts as a journal does, or one of its first
+/// lines is a journal's line of a unit (its header damaged: a merge refuses it, but its units are still
+/// there to save by hand).
 fn is_journal(path: &Path) -> bool {
     use std::io::Read;
     const START: &[u8] = b"{\"journal\":\"nqueens\"";
-    let mut start = [0u8; START.len()];
-    File::open(path)
-        .and_then(|mut f| f.read_exact(&mut start))
-        .is_ok_and(|()| start == START)
+    const UNIT: &[u8] = b"{\"unit\":";
+    let mut head = Vec::with_capacity(4096);
+    if File::open(path)
+        .and_then(|f| f.take(4096).read_to_end(&mut head))
+        .is_err()
+    {
+        return false;
+    }
+    head.starts_with(START)
+        || head
+            .split(|&b| b == b'\n')
+            .skip(1)
+            .any(|line| line.starts_with(UNIT) && line.contains(&b'\t'))
 }
 
 /// `path` with its symbolic links followed to the file they lead to, which need not exist. A link that names a
