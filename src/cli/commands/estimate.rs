@@ -7,7 +7,7 @@ use crate::cli::validate::{parse_boards, symmetry_for};
 use nqueens::engine::exec::Backend;
 use nqueens::engine::forecast::Forecast;
 use nqueens::gpu::GpuSample;
-use nqueens::report::export::{si, Format};
+use nqueens::report::export::{four_figures, si, Format};
 use nqueens::report::machine::{Machine, Program};
 use nqueens::{Board, CountRequest, Symmetry};
 use serde_json::json;
@@ -350,16 +350,6 @@ fn span(seconds: f64) -> String {
     }
 }
 
-/// `x` to four significant figures, and no further: a standard error is not known more closely, and a small
-/// board's is a fraction of a node, which a whole number would give as 0.
-fn four_figures(x: f64) -> String {
-    if !x.is_finite() || x == 0.0 {
-        return format!("{x}");
-    }
-    let decimals = (3 - x.abs().log10().floor() as i32).max(0) as usize;
-    format!("{x:.decimals$}")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -367,7 +357,7 @@ mod tests {
     #[test]
     fn an_error_is_given_to_four_figures_a_fraction_too() {
         assert_eq!(four_figures(22743.501675547228), "22744");
-        assert_eq!(four_figures(0.07429696253590809), "0.07430");
+        assert_eq!(four_figures(0.07429696253590809), "0.0743");
         assert_eq!(four_figures(1.5e12), "1500000000000");
         assert_eq!(four_figures(1.23456), "1.235");
         assert_eq!(four_figures(0.0), "0");

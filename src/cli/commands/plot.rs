@@ -15,6 +15,7 @@ use crate::cli::args::PlotArgs;
 use crate::cli::errors::UsageError;
 use crate::cli::output;
 use nqueens::report::bench::BenchReport;
+use nqueens::report::export::four_figures;
 use nqueens::report::machine::Machine;
 use nqueens::{BoardResult, Report};
 use plotters::coord::Shift;
@@ -363,7 +364,7 @@ fn time_vs_n(area: &DrawingArea<SVGBackend, Shift>, reports: &[&Report]) -> anyh
         .x_desc("n (board side)")
         .y_desc("seconds (log scale)")
         .x_labels((n_max - n_min + 1) as usize)
-        .y_label_formatter(&|&s| seconds_tick(s))
+        .y_label_formatter(&|&s| four_figures(s))
         .draw()?;
     for (i, (report, points)) in reports.iter().zip(&points).enumerate() {
         let c = color(i);
@@ -642,32 +643,17 @@ fn paired_bars(
     Ok(())
 }
 
-/// A tick of the seconds' axis, as a person writes it: four significant digits at most, no trailing zeros (the
-/// log scale's ticks are sums of floats, such as 0.30000000000000004).
-fn seconds_tick(seconds: f64) -> String {
-    if !seconds.is_finite() || seconds <= 0.0 {
-        return format!("{seconds}");
-    }
-    let decimals = (3 - seconds.log10().floor() as i32).clamp(0, 12) as usize;
-    let text = format!("{seconds:.decimals$}");
-    if text.contains('.') {
-        text.trim_end_matches('0').trim_end_matches('.').to_string()
-    } else {
-        text
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn ticks_of_seconds_read_as_written() {
-        assert_eq!(seconds_tick(0.30000000000000004), "0.3");
-        assert_eq!(seconds_tick(0.7000000000000001), "0.7");
-        assert_eq!(seconds_tick(1.0), "1");
-        assert_eq!(seconds_tick(2000.0), "2000");
-        assert_eq!(seconds_tick(0.00012345678), "0.0001235");
-        assert_eq!(seconds_tick(12.5), "12.5");
+        assert_eq!(four_figures(0.30000000000000004), "0.3");
+        assert_eq!(four_figures(0.7000000000000001), "0.7");
+        assert_eq!(four_figures(1.0), "1");
+        assert_eq!(four_figures(2000.0), "2000");
+        assert_eq!(four_figures(0.00012345678), "0.0001235");
+        assert_eq!(four_figures(12.5), "12.5");
     }
 }

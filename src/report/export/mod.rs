@@ -235,6 +235,22 @@ fn node_rate(r: &BoardResult) -> String {
 /// What a table shows for nodes that were not counted.
 const UNCOUNTED: &str = "uncounted";
 
+/// `x` as a person writes it: four significant digits at most, no trailing zeros (a log scale's tick, a sum of
+/// floats such as 0.30000000000000004, is `0.3`; a standard error of 22743.5016 nodes is `22744`, one of a
+/// small board's 0.0742969 nodes `0.0743`). Zero, negative and non-finite values as Rust writes them.
+pub fn four_figures(x: f64) -> String {
+    if !x.is_finite() || x <= 0.0 {
+        return format!("{x}");
+    }
+    let decimals = (3 - x.log10().floor() as i32).clamp(0, 12) as usize;
+    let text = format!("{x:.decimals$}");
+    if text.contains('.') {
+        text.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        text
+    }
+}
+
 /// A rate with an SI prefix and three significant digits: `1.52 G`.
 pub fn si(x: f64) -> String {
     const PREFIXES: [(f64, &str); 4] = [(1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")];
