@@ -432,6 +432,22 @@ fn a_closed_pipe_ends_the_run_quietly() {
 }
 
 #[test]
+fn each_boards_total_is_said_on_stderr_unless_its_row_shows_on_stdout_as_it_is_counted() {
+    // A table's rows on standard output show as they come; one JSON document comes at the end, and a file or
+    // a device (/dev/null) shows nothing: there stderr says each board's total as it is counted.
+    let said = |args: &[&str]| {
+        let out = nqueens().args(args).output().unwrap();
+        assert!(out.status.success(), "{args:?}");
+        String::from_utf8(out.stderr).unwrap()
+    };
+    assert!(!said(&["count", "8"]).contains("n = 8: 92 solutions"));
+    assert!(said(&["count", "8", "-f", "json"]).contains("n = 8: 92 solutions"));
+    #[cfg(unix)]
+    assert!(said(&["count", "8", "-o", "/dev/null"]).contains("n = 8: 92 solutions"));
+    assert!(!said(&["count", "8", "-f", "json", "-q"]).contains("solutions"));
+}
+
+#[test]
 fn a_closed_pipe_keeps_a_failure_found_before_it() {
     // `check bad.txt | head -1`, `verify 4..14 | head -1`: the answer was found before the reader left, and
     // the exit code is the answer (1: invalid; 3: a count that differs from the published value), not 0.

@@ -197,6 +197,11 @@ impl Output {
         }
     }
 
+    /// Whether the results go to standard output.
+    pub fn is_stdout(&self) -> bool {
+        matches!(self, Output::Stdout(_))
+    }
+
     /// Writes and flushes a piece of output. An error names the file (and keeps its kind, so that a closed
     /// pipe is still told apart).
     pub fn write(&mut self, bytes: &[u8]) -> io::Result<()> {

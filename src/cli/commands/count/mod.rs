@@ -192,8 +192,9 @@ pub fn run(
             out.write(&exporter.header(&report))?;
         }
         bar.suspend(|| out.write(&exporter.row(&result)))?;
-        // Where the row does not show as it is counted, stderr says the board's total.
-        if !rows.1 && !options.quiet {
+        // Unless the row shows on the terminal's standard output as it is counted, stderr says the board's
+        // total (a file, a device such as /dev/null, one JSON document).
+        if !(out.is_stdout() && rows.1) && !options.quiet {
             note!(
                 "{}: {} solutions in {:.3} s",
                 validate::board_words(request.board),
