@@ -194,7 +194,8 @@ pub fn run(
         bar.suspend(|| out.write(&exporter.row(&result)))?;
         // Unless the row shows on the terminal's standard output as it is counted, stderr says the board's
         // total (a file, a device such as /dev/null, one JSON document).
-        if !(out.is_stdout() && rows.1) && !options.quiet {
+        let row_shows = out.is_stdout() && rows.1;
+        if !row_shows && !options.quiet {
             note!(
                 "{}: {} solutions in {:.3} s",
                 validate::board_words(request.board),
