@@ -91,6 +91,84 @@ fn plot_draws_time_scaling_and_machines_from_count_and_bench_files() {
     assert!(texts.iter().any(|t| t.contains("(2 threads)")));
 }
 
+/// The points of the time chart's lines, as SVG writes them: each `polyline`'s `points`, its (x, y) pairs.
+fn lines(doc: &roxmltree::Document) -> Vec<Vec<(f64, f64)>> {
+    doc.descendants()
+        .filter(|n| n.has_tag_name("polyline") && n.attribute("stroke-width") == Some("2"))
+        .filter_map(|n| n.attribute("points"))
+        .map(|points| {
+            points
+                .split_whitespace()
+                .map(|pair| {
+                    let (x, y) = pair.split_once(',').unwrap();
+                    (x.parse().unwrap(), y.parse().unwrap())
+                })
+                .collect::<Vec<(f64, f64)>>()
+        })
+        // The legend's sample of each line, two points 20 wide, is not a sweep.
+        .filter(|points| !(points.len() == 2 && (points[1].0 - points[0].0 - 20.0).abs() < 0.5))
+        .collect()
+}
+
+#[test]
+fn a_sweep_is_drawn_in_the_order_of_n_without_its_rectangles_and_one_board_has_its_seconds() {
+    // `count 13 10 12 10 8x6`: one line, n = 10, 10, 12, 13 from left to right (not back and forth), and no
+    // point for the rectangle, which has no place on an axis of n.
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("count.json");
+    nqueens()
+        .args([
+            "count", "13", "10", "12", "10", "8x6", "--format", "json", "-q", "-o",
+        ])
+        .arg(&report)
+        .assert()
+        .success();
+    let out = dir.path().join("charts");
+    nqueens()
+        .arg("plot")
+        .arg(&report)
+        .arg("-o")
+        .arg(&out)
+        .assert()
+        .success();
+    let (texts, doc) = svg_texts(&out.join("time-vs-n.svg"));
+    let drawn = lines(&doc);
+    assert_eq!(drawn.len(), 1, "{drawn:?}");
+    let xs: Vec<f64> = drawn[0].iter().map(|p| p.0).collect();
+    assert_eq!(xs.len(), 4, "{xs:?}");
+    assert!(xs.windows(2).all(|w| w[0] <= w[1]), "{xs:?}");
+    assert!(
+        texts.iter().any(|t| t.ends_with("full symmetry")),
+        "{texts:?}"
+    );
+    assert!(!texts.iter().any(|t| t.contains("mirror")), "{texts:?}");
+    // One board: its seconds' axis has a label all the same (a decade either side), and n = 10 is not on
+    // the chart's edge.
+    let one = dir.path().join("one.json");
+    nqueens()
+        .args(["count", "10", "--format", "json", "-q", "-o"])
+        .arg(&one)
+        .assert()
+        .success();
+    let out = dir.path().join("one");
+    nqueens()
+        .arg("plot")
+        .arg(&one)
+        .arg("-o")
+        .arg(&out)
+        .assert()
+        .success();
+    let (texts, _) = svg_texts(&out.join("time-vs-n.svg"));
+    let seconds: Vec<&String> = texts
+        .iter()
+        .filter(|t| t.parse::<f64>().is_ok_and(|v| v < 1.0 || t.contains('.')))
+        .collect();
+    assert!(!seconds.is_empty(), "no label of seconds: {texts:?}");
+    for n in ["9", "10", "11"] {
+        assert!(texts.iter().any(|t| t == n), "{n}: {texts:?}");
+    }
+}
+
 #[test]
 fn several_machines_go_on_the_same_chart() {
     let dir = tempfile::tempdir().unwrap();
@@ -246,6 +324,22 @@ fn the_readme_plot_of_every_results_file_draws_the_charts() {
     for chart in ["time-vs-n.svg", "scaling.svg", "machines.svg", "gpus.svg"] {
         svg_texts(&out.join(chart));
     }
+    // Every sweep has a legend of its own: several runs of one machine alike are told apart by when each was
+    // made.
+    let (texts, _) = svg_texts(&out.join("time-vs-n.svg"));
+    let legends: Vec<&String> = texts
+        .iter()
+        .filter(|t| t.ends_with("symmetry") || t.contains("symmetry, 20"))
+        .collect();
+    assert!(legends.len() >= 6, "{texts:?}");
+    for legend in &legends {
+        assert_eq!(
+            legends.iter().filter(|l| l == &legend).count(),
+            1,
+            "{legend}: {legends:?}"
+        );
+    }
+    assert!(!texts.iter().any(|t| t.contains(" 1 cores")), "{texts:?}");
     // The GPU benchmark alone draws the GPUs' chart, and only that: its rate over the whole runs and over the
     // GPU's own time (the timed runs' median: 1.197 G solutions/s over the whole run, 1.52 G over 3.26 s
     // of kernels).

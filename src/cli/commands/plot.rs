@@ -311,17 +311,23 @@ fn machine_label(m: &Machine) -> String {
         .iter()
         .fold(m.cpu_model.clone(), |s, noise| s.replace(noise, ""));
     let model = model.split_whitespace().collect::<Vec<_>>().join(" ");
-    format!("{model}, {} cores", m.logical_cores)
+    let plural = if m.logical_cores == 1 { "" } else { "s" };
+    format!("{model}, {} core{plural}", m.logical_cores)
 }
 
+/// The `i`th series' colour: ten that read apart (matplotlib's), then again.
 fn color(i: usize) -> RGBColor {
-    const COLORS: [RGBColor; 6] = [
+    const COLORS: [RGBColor; 10] = [
         RGBColor(31, 119, 180),
         RGBColor(214, 39, 40),
         RGBColor(44, 160, 44),
         RGBColor(255, 127, 14),
         RGBColor(148, 103, 189),
         RGBColor(140, 86, 75),
+        RGBColor(227, 119, 194),
+        RGBColor(127, 127, 127),
+        RGBColor(188, 189, 34),
+        RGBColor(23, 190, 207),
     ];
     COLORS[i % COLORS.len()]
 }
@@ -330,35 +336,91 @@ fn legend(color: RGBColor) -> impl Fn((i32, i32)) -> PathElement<(i32, i32)> {
     move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
 }
 
-/// A result that belongs on the chart of time against n: a whole board's count, timed. A shard's or a list
-/// of units' time is not the board's.
+/// A result that belongs on the chart of time against n: a whole square board's count, timed. A shard's or a
+/// list of units' time is not the board's, and a rectangle has no place on an axis of n.
 fn timed_board(b: &BoardResult) -> bool {
-    b.seconds > 0.0 && b.part.is_none()
+    b.seconds > 0.0 && b.part.is_none() && b.cols.is_none_or(|c| c == b.n)
 }
 
-/// Seconds against n, log scale, one line per count report.
+/// One line of the chart of time against n: a count report's boards of one symmetry, in the order of n.
+struct Sweep<'a> {
+    report: &'a Report,
+    symmetry: &'a str,
+    /// Whether the results were counted on a GPU.
+    gpu: Option<&'a str>,
+    points: Vec<(u32, f64)>,
+}
+
+impl Sweep<'_> {
+    /// The sweeps of `reports`: for each report, its timed boards of each symmetry, sorted by n (a sweep given
+    /// as `count 13 10 12` is drawn 10, 12, 13, not back and forth).
+    fn of<'a>(reports: &[&'a Report]) -> Vec<Sweep<'a>> {
+        let mut sweeps: Vec<Sweep<'a>> = Vec::new();
+        for &report in reports {
+            let first = sweeps.len();
+            for b in report.results.iter().filter(|b| timed_board(b)) {
+                let gpu = b.gpu.as_ref().map(|g| g.device.as_str());
+                let point = (b.n, b.seconds);
+                match sweeps[first..]
+                    .iter_mut()
+                    .find(|s| s.symmetry == b.symmetry && s.gpu == gpu)
+                {
+                    Some(sweep) => sweep.points.push(point),
+                    None => sweeps.push(Sweep {
+                        report,
+                        symmetry: &b.symmetry,
+                        gpu,
+                        points: vec![point],
+                    }),
+                }
+            }
+        }
+        for sweep in &mut sweeps {
+            sweep.points.sort_by_key(|p| p.0);
+        }
+        sweeps
+    }
+
+    /// Its legend: the machine and its threads (a GPU's sweep by its GPU: the CPU's threads only cut its
+    /// tasks) and the symmetry.
+    fn label(&self) -> String {
+        let counted_on = match self.gpu {
+            Some(gpu) => format!("{gpu} (GPU)"),
+            None => format!(
+                "{}, {} thread{}",
+                machine_label(&self.report.machine),
+                self.report.threads,
+                if self.report.threads == 1 { "" } else { "s" }
+            ),
+        };
+        format!("{counted_on}, {} symmetry", self.symmetry)
+    }
+}
+
+/// Seconds against n, log scale, one line per count report and symmetry.
 fn time_vs_n(area: &DrawingArea<SVGBackend, Shift>, reports: &[&Report]) -> anyhow::Result<()> {
-    let points: Vec<Vec<(u32, f64)>> = reports
-        .iter()
-        .map(|r| {
-            r.results
-                .iter()
-                .filter(|b| timed_board(b))
-                .map(|b| (b.n, b.seconds))
-                .collect()
-        })
-        .collect();
-    let all = points.iter().flatten();
-    let n_min = all.clone().map(|p| p.0).min().unwrap_or(0);
-    let n_max = all.clone().map(|p| p.0).max().unwrap_or(1).max(n_min + 1);
+    let sweeps = Sweep::of(reports);
+    let all = sweeps.iter().flat_map(|s| s.points.iter());
+    // A board either side of the boards, so that no point sits on an axis.
+    let n_min = all
+        .clone()
+        .map(|p| p.0)
+        .min()
+        .unwrap_or(1)
+        .saturating_sub(1);
+    let n_max = all.clone().map(|p| p.0).max().unwrap_or(1) + 1;
+    // Whole decades, with room: the log scale's labels are at powers of ten, so a range within one decade
+    // (a single board) would have none.
     let t_min = all.clone().map(|p| p.1).fold(f64::INFINITY, f64::min);
     let t_max = all.map(|p| p.1).fold(0.0, f64::max);
+    let low = 10f64.powf((t_min / 1.5).log10().floor());
+    let high = 10f64.powf((t_max * 1.5).log10().ceil());
     let mut chart = ChartBuilder::on(area)
         .caption("Time to count all solutions", ("sans-serif", 22))
         .margin(15)
         .x_label_area_size(40)
         .y_label_area_size(70)
-        .build_cartesian_2d(n_min..n_max, (t_min / 2.0..t_max * 2.0).log_scale())?;
+        .build_cartesian_2d(n_min..n_max, (low..high).log_scale())?;
     chart
         .configure_mesh()
         .x_desc("n (board side)")
@@ -366,28 +428,30 @@ fn time_vs_n(area: &DrawingArea<SVGBackend, Shift>, reports: &[&Report]) -> anyh
         .x_labels((n_max - n_min + 1) as usize)
         .y_label_formatter(&|&s| four_figures(s))
         .draw()?;
-    for (i, (report, points)) in reports.iter().zip(&points).enumerate() {
+    let labels: Vec<String> = sweeps.iter().map(Sweep::label).collect();
+    for (i, (sweep, label)) in sweeps.iter().zip(&labels).enumerate() {
         let c = color(i);
-        let first = report.results.first();
-        // A sweep on the GPU is named by its GPUs: the CPU's threads only cut their tasks.
-        let counted_on = match first.and_then(|b| b.gpu.as_ref()) {
-            Some(gpu) => format!("{} (GPU)", gpu.device),
-            None => format!(
-                "{}, {} thread{}",
-                machine_label(&report.machine),
-                report.threads,
-                if report.threads == 1 { "" } else { "s" }
-            ),
+        // Two sweeps of one machine alike (several runs of it) are told apart by when each was made.
+        let label = if labels.iter().filter(|l| *l == label).count() > 1 {
+            format!(
+                "{label}, {}",
+                sweep
+                    .report
+                    .timestamp
+                    .replace('T', " ")
+                    .trim_end_matches('Z')
+            )
+        } else {
+            label.clone()
         };
-        let label = format!(
-            "{counted_on}, {} symmetry",
-            first.map_or("", |b| b.symmetry.as_str())
-        );
         chart
-            .draw_series(LineSeries::new(points.iter().copied(), c.stroke_width(2)))?
+            .draw_series(LineSeries::new(
+                sweep.points.iter().copied(),
+                c.stroke_width(2),
+            ))?
             .label(label)
             .legend(legend(c));
-        chart.draw_series(points.iter().map(|&p| Circle::new(p, 3, c.filled())))?;
+        chart.draw_series(sweep.points.iter().map(|&p| Circle::new(p, 3, c.filled())))?;
     }
     chart
         .configure_series_labels()
