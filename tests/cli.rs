@@ -790,6 +790,16 @@ fn a_kernel_switch_that_is_no_choice_is_refused_before_anything_runs() {
             .stdout("")
             .stderr(contains(defines.split_whitespace().last().unwrap()));
     }
+    // The GPU's benchmark too, before it looks for a GPU (with the backend, the switch is named).
+    let refused = nqueens()
+        .env("NQUEENS_GPU_DEFINES", "garbage")
+        .args(["bench", "--quick", "--backend", "gpu"])
+        .assert()
+        .code(2)
+        .stdout("");
+    if cfg!(feature = "cuda") {
+        refused.stderr(contains("garbage: not a switch of the kernel"));
+    }
 }
 
 #[test]

@@ -67,7 +67,8 @@ impl fmt::Display for Flaw {
                 shape,
             } => write!(
                 f,
-                "{found} queens on the {} board, but a solution has {wanted}",
+                "{found} queen{} on the {} board, but a solution has {wanted}",
+                if found == 1 { "" } else { "s" },
                 board_name(shape)
             ),
             Flaw::Attack {

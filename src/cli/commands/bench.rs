@@ -77,6 +77,13 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         )
         .into());
     }
+    // A kernel switch asked for in the environment that is no choice for the board is bad usage, said before
+    // the GPU is looked for, as `count` says it.
+    if request.backend == nqueens::engine::exec::Backend::Gpu {
+        if let Ok(board) = nqueens::Board::new(request.n) {
+            crate::cli::validate::gpu_board(board)?;
+        }
+    }
     let workload = request.workload().map_err(|e| match e {
         // No GPU (or a GPU that fails) is the machine's, not the command line's: exit code 1, as for count.
         BenchError::Count(Error::Gpu(_)) => anyhow::anyhow!("cannot benchmark: {e}"),
