@@ -170,6 +170,38 @@ fn a_sweep_is_drawn_in_the_order_of_n_without_its_rectangles_and_one_board_has_i
 }
 
 #[test]
+fn a_benchmark_of_one_thread_draws_no_scaling() {
+    // Its one row is its own baseline: no line to draw (a dot with a legend of its own, before).
+    let dir = tempfile::tempdir().unwrap();
+    let bench = dir.path().join("bench.json");
+    nqueens()
+        .args([
+            "bench",
+            "--n",
+            "8",
+            "--runs",
+            "1",
+            "--threads",
+            "1",
+            "--export-json",
+        ])
+        .arg(&bench)
+        .env("NQUEENS_TEST_FAKE_CLOCK", "1")
+        .assert()
+        .success();
+    let out = dir.path().join("charts");
+    nqueens()
+        .arg("plot")
+        .arg(&bench)
+        .arg("-o")
+        .arg(&out)
+        .assert()
+        .success();
+    assert!(!out.join("scaling.svg").exists());
+    assert!(out.join("machines.svg").exists());
+}
+
+#[test]
 fn several_machines_go_on_the_same_chart() {
     let dir = tempfile::tempdir().unwrap();
     let mut files = Vec::new();

@@ -66,7 +66,8 @@ pub fn run(args: &PlotArgs) -> anyhow::Result<()> {
                     .scaling
                     .iter()
                     .filter(|s| s.gpus.is_some() == gpus && s.speedup.is_finite());
-                rows.count() > usize::from(gpus)
+                // Its baseline (one thread, one GPU) and one more at least.
+                rows.count() > 1
             })
             .collect()
     };
