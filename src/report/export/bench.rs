@@ -407,7 +407,7 @@ impl BenchExporter for Csv {
             run.warmup.to_string(),
             format!("{:.6}", run.seconds),
             run.cpu_seconds
-                .map_or_else(String::new, |c| format!("{c:.2}")),
+                .map_or_else(String::new, |c| format!("{c:.6}")),
             run.total.to_string(),
             run.unique.map_or_else(String::new, |u| u.to_string()),
             run.nodes.to_string(),
