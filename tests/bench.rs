@@ -282,7 +282,7 @@ fn a_benchmark_stopped_by_a_signal_says_how_far_it_got_and_where_its_runs_are() 
             && said.contains(
                 " of its 1000 timed runs; the table above has the runs measured, and so has "
             )
-            && said.ends_with("b.json, marked \"running\""),
+            && said.ends_with("b.json (marked \"running\")"),
         "{said}"
     );
     // What it says it measured is what the table holds: a row a timed run, after the warm-up's.

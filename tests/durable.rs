@@ -556,7 +556,7 @@ fn a_count_without_a_journal_stopped_by_a_signal_says_what_it_counted_and_where(
     assert_eq!(
         said,
         "stopped by SIGTERM: 5 of the 6 boards were counted, n = 30 was not; standard output has \
-         their rows, and so has c.json, marked \"running\"; `nqueens count 30 --checkpoint FILE` keeps \
+         their rows, and so has c.json (marked \"running\"); `nqueens count 30 --checkpoint FILE` keeps \
          a board's work when stopped, and resumes it"
     );
     // What it says the rows hold, they hold: the five boards, with the published totals.
@@ -589,7 +589,7 @@ fn a_count_without_a_journal_stopped_by_a_signal_says_what_it_counted_and_where(
     assert_eq!(
         said,
         "stopped by SIGTERM: 1 of the 2 boards was counted, n = 30 was not; out.txt was not written \
-         (its table is written when the count ends); c.csv has its row, marked \"running\"; \
+         (its table is written when the count ends); c.csv has its row; \
          `nqueens count 30 --checkpoint FILE` keeps a board's work when stopped, and resumes it"
     );
     assert!(!dir.path().join("out.txt").exists());

@@ -884,6 +884,18 @@ impl Export {
         !self.stream
     }
 
+    /// Its name, with how its document marks a run that has not finished, as a message about a stopped run
+    /// names it: `c.json (marked "running")`, `r.md (marked INCOMPLETE)`; a CSV file has no mark of it.
+    pub fn unfinished_words(&self) -> String {
+        use nqueens::report::export::Format;
+        let mark = match self.format {
+            Format::Json => " (marked \"running\")",
+            Format::Markdown => " (marked INCOMPLETE)",
+            Format::Csv | Format::Table => "",
+        };
+        format!("{}{mark}", self.path.display())
+    }
+
     /// Writes `document`, the run's state so far, `last` once the run has ended: a file is replaced by it
     /// (a temporary file renamed over it), so an interrupted run leaves the last state written; a stream gets
     /// the last document only, once.

@@ -119,7 +119,7 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     let exported: Vec<String> = exports
         .iter()
         .filter(|e| e.is_file())
-        .map(|e| e.path.display().to_string())
+        .map(|e| e.unfinished_words())
         .collect();
     *crate::cli::output::last_words() = stopped(&report, &exported);
     crate::cli::output::say_on_signal();
@@ -175,7 +175,7 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// What the benchmark says if a signal stops it now: how far it got, and where its runs are (the table on
-/// standard output, and the export files, `exported`, marked running; an export to a stream is written at the
+/// standard output, and the export files, `exported`, with their marks of a run not finished; an export to a stream is written at the
 /// end alone, so it has nothing).
 fn stopped(report: &BenchReport, exported: &[String]) -> String {
     let (done, planned) = report.timed_progress();
@@ -185,7 +185,7 @@ fn stopped(report: &BenchReport, exported: &[String]) -> String {
         "the table above has the runs measured".to_string()
     } else {
         format!(
-            "the table above has the runs measured, and so has {}, marked \"running\"",
+            "the table above has the runs measured, and so has {}",
             exported.join(", ")
         )
     };

@@ -256,8 +256,8 @@ struct Stopped<'a> {
 }
 
 impl Stopped<'_> {
-    /// `3 of the 4 boards were counted, n = 18 was not; standard output has their rows, and so has c.json,
-    /// marked "running"; ...`
+    /// `3 of the 4 boards were counted, n = 18 was not; standard output has their rows, and so has c.json
+    /// (marked "running"); ...`
     fn words(&self) -> String {
         let asked = self.boards.len();
         let unfinished = self.boards.get(self.done).map(|r| r.board);
@@ -283,7 +283,7 @@ impl Stopped<'_> {
             .exported
             .iter()
             .filter(|e| e.is_file())
-            .map(|e| e.path.display().to_string())
+            .map(|e| e.unfinished_words())
             .collect();
         if self.done > 0 {
             let rows = match self.rows {
@@ -304,14 +304,9 @@ impl Stopped<'_> {
             match (rows, files.is_empty()) {
                 (Some(rows), true) => words += &format!("; {rows} has {one}"),
                 (Some(rows), false) => {
-                    words += &format!(
-                        "; {rows} has {one}, and so has {}, marked \"running\"",
-                        files.join(", ")
-                    )
+                    words += &format!("; {rows} has {one}, and so has {}", files.join(", "))
                 }
-                (None, false) => {
-                    words += &format!("; {} has {one}, marked \"running\"", files.join(", "))
-                }
+                (None, false) => words += &format!("; {} has {one}", files.join(", ")),
                 (None, true) => {}
             }
         }
