@@ -355,15 +355,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn an_error_is_given_to_four_figures_a_fraction_too() {
-        assert_eq!(four_figures(22743.501675547228), "22744");
-        assert_eq!(four_figures(0.07429696253590809), "0.0743");
-        assert_eq!(four_figures(1.5e12), "1500000000000");
-        assert_eq!(four_figures(1.23456), "1.235");
-        assert_eq!(four_figures(0.0), "0");
-    }
-
-    #[test]
     fn a_gpu_estimate_gives_the_gpus_rate_and_time_and_each_gpus_figures() {
         use nqueens::gpu::{Cut, Drawing, GpuRate};
         let forecast = Forecast {

@@ -707,18 +707,3 @@ fn paired_bars(
         .draw()?;
     Ok(())
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn ticks_of_seconds_read_as_written() {
-        assert_eq!(four_figures(0.30000000000000004), "0.3");
-        assert_eq!(four_figures(0.7000000000000001), "0.7");
-        assert_eq!(four_figures(1.0), "1");
-        assert_eq!(four_figures(2000.0), "2000");
-        assert_eq!(four_figures(0.00012345678), "0.0001235");
-        assert_eq!(four_figures(12.5), "12.5");
-    }
-}

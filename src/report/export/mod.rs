@@ -382,6 +382,21 @@ mod tests {
     use super::*;
 
     #[test]
+    fn figures_read_as_a_person_writes_them() {
+        // A log scale's ticks (sums of floats), and a standard error of many nodes or of a fraction of one.
+        assert_eq!(four_figures(0.30000000000000004), "0.3");
+        assert_eq!(four_figures(0.7000000000000001), "0.7");
+        assert_eq!(four_figures(1.0), "1");
+        assert_eq!(four_figures(2000.0), "2000");
+        assert_eq!(four_figures(0.00012345678), "0.0001235");
+        assert_eq!(four_figures(12.5), "12.5");
+        assert_eq!(four_figures(22743.501675547228), "22744");
+        assert_eq!(four_figures(0.07429696253590809), "0.0743");
+        assert_eq!(four_figures(1.5e12), "1500000000000");
+        assert_eq!(four_figures(0.0), "0");
+    }
+
+    #[test]
     fn rates_get_si_prefixes() {
         assert_eq!(si(1_520_000_000.0), "1.520 G");
         assert_eq!(si(999.0), "999");
