@@ -63,7 +63,11 @@ fn the_markdown_report_reads_exactly_so() {
 
 #[test]
 fn csv_has_one_row_per_run_with_the_documented_columns() {
-    let report = fake_report();
+    let mut report = fake_report();
+    // A run of under a millisecond's processor time keeps its figure (0.00 when it was written to 1/100 s).
+    for (i, run) in report.runs.iter_mut().enumerate() {
+        run.cpu_seconds = Some(0.000987 + i as f64 * 1e-6);
+    }
     let csv = text(Format::Csv, &report);
     let mut reader = csv::Reader::from_reader(csv.as_bytes());
     let headers: Vec<String> = reader.headers().unwrap().iter().map(String::from).collect();
@@ -87,6 +91,8 @@ fn csv_has_one_row_per_run_with_the_documented_columns() {
         assert_eq!(row[column("warmup")].parse::<bool>().unwrap(), run.warmup);
         let seconds: f64 = row[column("seconds")].parse().unwrap();
         assert!((seconds - run.seconds).abs() < 1e-6);
+        let cpu: f64 = row[column("cpu_seconds")].parse().unwrap();
+        assert!((cpu - run.cpu_seconds.unwrap()).abs() < 1e-6, "{cpu}");
         assert_eq!(&row[column("check")], "ok");
     }
 }

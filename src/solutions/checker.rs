@@ -208,6 +208,10 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("3 queens on the 4x4 board, but a solution has 4"));
+        assert!(check_list(four, &[1])
+            .unwrap_err()
+            .to_string()
+            .contains("1 queen on the 4x4 board, but a solution has 4"));
         assert!(check_list(four, &[1, 3, 0, 4])
             .unwrap_err()
             .to_string()
