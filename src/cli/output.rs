@@ -739,9 +739,17 @@ fn temps() -> MutexGuard<'static, Vec<PathBuf>> {
 
 /// Removes every temporary file of this process: for an exit that skips destructors.
 pub fn remove_temps() {
-    for path in temps().drain(..) {
+    drop(removed_temps());
+}
+
+/// Removes the temporary files of this process, and holds their list locked for as long as the guard lives:
+/// a signal's clean-up keeps it to the process's end, so that no rename or new temporary file slips in.
+fn removed_temps() -> MutexGuard<'static, Vec<PathBuf>> {
+    let mut temps = temps();
+    for path in temps.drain(..) {
         let _ = fs::remove_file(path);
     }
+    temps
 }
 
 /// Set while a command handles SIGINT, SIGTERM and SIGHUP itself (a checkpointed count saves its journal and returns);
@@ -817,10 +825,7 @@ fn install_signal_cleanup() {
                 // Before the temporary files' lock: a command that holds the words may be renaming a file.
                 let words = settled_last_words();
                 // Held until the end, so that no rename or new temporary file slips in.
-                let mut temps = temps();
-                for path in temps.drain(..) {
-                    let _ = fs::remove_file(path);
-                }
+                let _temps = removed_temps();
                 if !words.is_empty() {
                     let name = crate::cli::signals::name(sig);
                     use std::io::IsTerminal as _;
@@ -840,10 +845,7 @@ fn install_signal_cleanup() {
         {
             std::thread::spawn(move || {
                 if let Some(sig) = others.forever().next() {
-                    let mut temps = temps();
-                    for path in temps.drain(..) {
-                        let _ = fs::remove_file(path);
-                    }
+                    let _temps = removed_temps();
                     let _ = signal_hook::low_level::emulate_default_handler(sig);
                     std::process::exit(128 + sig);
                 }
