@@ -1,7 +1,8 @@
 //! Where results go: standard output, written as they come, or a file that appears only when complete.
 //!
 //! Writing a result never destroys anything. A regular file is written under a temporary name beside it and
-//! renamed over it when complete, keeping its mode (a read-only file is refused, not replaced); a symbolic link
+//! renamed over it when complete, keeping its mode (a read-only file is refused, not replaced; so is one that
+//! became something else while the run went on, the finished result kept beside it); a symbolic link
 //! is followed and its target replaced the same way; a special file (`/dev/null`, a FIFO, a terminal) is
 //! written in place, since renaming a file over it would replace the device or the pipe; so is a descriptor
 //! the process already has open (`/dev/stdout`, `/dev/fd/3`), as the shell opened it. A file the run must
@@ -131,27 +132,8 @@ impl Output {
                     });
                 }
             }
-            if meta.permissions().readonly() {
-                return Err(cannot(format!(
-                    "it is read-only{}; make it writable (chmod u+w) to replace it, or name another file",
-                    mode_words(meta)
-                )));
-            }
-            // What keeps it from being replaced (renamed over), then whether it may be written: opening without
-            // truncating proves that, and changes nothing.
-            #[cfg(unix)]
-            if let Some(why) = not_replaceable(&path, meta) {
-                return Err(cannot(why));
-            }
-            OpenOptions::new()
-                .append(true)
-                .open(&path)
-                .map_err(|e| cannot(e.to_string()))?;
-            if is_journal(&path) {
-                return Err(cannot(
-                    "it is an nqueens journal, which the result would replace; name another file"
-                        .into(),
-                ));
+            if let Some((why, advice)) = file_refusal(&path, meta) {
+                return Err(cannot(format!("{why}; {advice}")));
             }
         }
         let dir = match path.parent() {
@@ -256,14 +238,103 @@ impl Output {
                 // Under the lock, so that a signal either finds the temporary file or finds it renamed.
                 let mut temps = temps();
                 let name = temp.path().to_path_buf();
-                let persisted = temp.persist(&partial.path);
+                // Looked at again: what was there when the output was opened may have been replaced since. A
+                // result that cannot take its name is kept beside it, not thrown away.
+                let placed = match refusal_now(&partial.path) {
+                    Some(why) => Err((why, temp)),
+                    None => temp
+                        .persist(&partial.path)
+                        .map(drop)
+                        .map_err(|e| (e.error.to_string(), e.file)),
+                };
+                let placed = placed.map_err(|(why, temp)| match keep_aside(temp, &partial.path) {
+                    Some(kept) => failed(&format!(
+                        "{why}; the result is kept in '{}'",
+                        kept.display()
+                    )),
+                    None => failed(&why),
+                });
                 temps.retain(|t| *t != name);
                 drop(temps);
-                persisted.map_err(|e| failed(&e.error))?;
-                Ok(())
+                placed
             }
         }
     }
+}
+
+/// Why the regular file at `path` (whose metadata is `meta`) is not ours to replace with a result, if it is
+/// not (read-only, kept from being renamed over, not writable by us, or a journal), with what to do instead
+/// before a run.
+fn file_refusal(path: &Path, meta: &fs::Metadata) -> Option<(String, &'static str)> {
+    const ANOTHER: &str = "name another file";
+    if meta.permissions().readonly() {
+        return Some((
+            format!("it is read-only{}", mode_words(meta)),
+            "make it writable (chmod u+w) to replace it, or name another file",
+        ));
+    }
+    // What keeps it from being replaced (renamed over), then whether it may be written: opening without
+    // truncating proves that, and changes nothing.
+    #[cfg(unix)]
+    if let Some(why) = not_replaceable(path, meta) {
+        return Some((why, ANOTHER));
+    }
+    if let Err(e) = OpenOptions::new().append(true).open(path) {
+        return Some((e.to_string(), ANOTHER));
+    }
+    if is_journal(path) {
+        return Some((
+            "it is an nqueens journal, which the result would replace".into(),
+            ANOTHER,
+        ));
+    }
+    None
+}
+
+/// Why what is at `path` now, as a finished result is about to be renamed to it, is not ours to replace,
+/// if it is not: the file looked at when the output was opened may have been replaced since (a run may
+/// count for weeks) by a symbolic link, a folder, a device, a journal, a read-only file. Nothing there, or
+/// a file we may replace, is none.
+fn refusal_now(path: &Path) -> Option<String> {
+    let meta = match fs::symlink_metadata(path) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return None,
+        Err(e) => return Some(e.to_string()),
+    };
+    let kind = meta.file_type();
+    let what = if kind.is_symlink() {
+        "a symbolic link"
+    } else if kind.is_dir() {
+        "a folder"
+    } else if !kind.is_file() {
+        "a special file (a device, a FIFO or a socket)"
+    } else {
+        return file_refusal(path, &meta).map(|(why, _)| format!("{why}, since the run began"));
+    };
+    Some(format!(
+        "it became {what} while the run went on, which is not the result's to replace"
+    ))
+}
+
+/// Keeps a finished result that could not take its name, under a free name beside it (`NAME.new`, then
+/// `NAME.new-2`, ...), and gives that name.
+fn keep_aside(mut temp: NamedTempFile, path: &Path) -> Option<PathBuf> {
+    let name = path.file_name()?.to_os_string();
+    for k in 1..=100u32 {
+        let mut kept = name.clone();
+        kept.push(if k == 1 {
+            ".new".to_string()
+        } else {
+            format!(".new-{k}")
+        });
+        let kept = path.with_file_name(kept);
+        match temp.persist_noclobber(&kept) {
+            Ok(_) => return Some(kept),
+            Err(e) if e.error.kind() == io::ErrorKind::AlreadyExists => temp = e.file,
+            Err(_) => return None,
+        }
+    }
+    None
 }
 
 /// Replaces the file at `path` with `bytes` in one step (a temporary file beside it, renamed over it), so a
@@ -347,14 +418,10 @@ fn not_replaceable(path: &Path, meta: &fs::Metadata) -> Option<String> {
     {
         let attributes = linux_attributes(path);
         if attributes & libc::STATX_ATTR_APPEND as u64 != 0 {
-            return Some(
-                "it is append-only (chattr +a), which no one can replace; name another file".into(),
-            );
+            return Some("it is append-only (chattr +a), which no one can replace".into());
         }
         if attributes & libc::STATX_ATTR_IMMUTABLE as u64 != 0 {
-            return Some(
-                "it is immutable (chattr +i), which no one can replace; name another file".into(),
-            );
+            return Some("it is immutable (chattr +i), which no one can replace".into());
         }
     }
     // SAFETY: geteuid has no preconditions and cannot fail.
@@ -372,7 +439,7 @@ fn not_replaceable(path: &Path, meta: &fs::Metadata) -> Option<String> {
     }
     Some(format!(
         "it belongs to another user (uid {}), in a folder where only a file's owner may replace it (the sticky \
-         bit, as /tmp has); name another file",
+         bit, as /tmp has)",
         meta.uid()
     ))
 }
@@ -1064,6 +1131,132 @@ mod tests {
             0,
             "no partial file left"
         );
+    }
+
+    /// Opens `name` in `dir` as a result's destination and writes "result" into it, unfinished.
+    fn written(dir: &Path, name: &str) -> Output {
+        let mut out = Output::open(Some(&dir.join(name))).unwrap();
+        out.write(b"result").unwrap();
+        out
+    }
+
+    /// The names in `dir`, sorted.
+    fn names(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_name_that_became_a_link_while_the_run_went_on_keeps_its_link_and_the_result_goes_beside_it(
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("theirs.txt"), "theirs").unwrap();
+        let out = written(dir.path(), "out.txt");
+        std::os::unix::fs::symlink("theirs.txt", dir.path().join("out.txt")).unwrap();
+        let error = out.finish().unwrap_err().to_string();
+        assert!(error.contains("became a symbolic link"), "{error}");
+        assert!(error.contains("out.txt.new'"), "{error}");
+        assert_eq!(
+            fs::read_link(dir.path().join("out.txt")).unwrap(),
+            Path::new("theirs.txt")
+        );
+        assert_eq!(
+            fs::read_to_string(dir.path().join("theirs.txt")).unwrap(),
+            "theirs"
+        );
+        assert_eq!(
+            fs::read_to_string(dir.path().join("out.txt.new")).unwrap(),
+            "result"
+        );
+        assert_eq!(
+            names(dir.path()),
+            ["out.txt", "out.txt.new", "theirs.txt"],
+            "no partial file left"
+        );
+    }
+
+    #[test]
+    fn a_name_that_became_a_folder_or_a_journal_is_left_as_it_is() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = written(dir.path(), "folder");
+        fs::create_dir(dir.path().join("folder")).unwrap();
+        let error = out.finish().unwrap_err().to_string();
+        assert!(error.contains("became a folder"), "{error}");
+        assert_eq!(
+            fs::read_to_string(dir.path().join("folder.new")).unwrap(),
+            "result"
+        );
+
+        let journal = "{\"journal\":\"nqueens\",\"n\":8}\n";
+        fs::write(dir.path().join("run.journal"), "old").unwrap();
+        let out = written(dir.path(), "run.journal");
+        fs::write(dir.path().join("run.journal"), journal).unwrap();
+        let error = out.finish().unwrap_err().to_string();
+        assert!(error.contains("it is an nqueens journal"), "{error}");
+        assert!(error.contains("since the run began"), "{error}");
+        assert!(
+            !error.contains("name another file"),
+            "nothing to name now: {error}"
+        );
+        assert_eq!(
+            fs::read_to_string(dir.path().join("run.journal")).unwrap(),
+            journal
+        );
+        assert_eq!(
+            fs::read_to_string(dir.path().join("run.journal.new")).unwrap(),
+            "result"
+        );
+        assert_eq!(
+            names(dir.path()),
+            ["folder", "folder.new", "run.journal", "run.journal.new"]
+        );
+    }
+
+    #[test]
+    fn a_file_made_read_only_while_the_run_went_on_is_kept_and_the_result_takes_a_free_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out.txt");
+        fs::write(&path, "old").unwrap();
+        fs::write(dir.path().join("out.txt.new"), "another's").unwrap();
+        let out = written(dir.path(), "out.txt");
+        let mut mode = fs::metadata(&path).unwrap().permissions();
+        mode.set_readonly(true);
+        fs::set_permissions(&path, mode).unwrap();
+        let error = out.finish().unwrap_err().to_string();
+        assert!(error.contains("read-only"), "{error}");
+        assert!(error.contains("out.txt.new-2'"), "{error}");
+        assert_eq!(fs::read_to_string(&path).unwrap(), "old");
+        assert_eq!(
+            fs::read_to_string(dir.path().join("out.txt.new")).unwrap(),
+            "another's"
+        );
+        assert_eq!(
+            fs::read_to_string(dir.path().join("out.txt.new-2")).unwrap(),
+            "result"
+        );
+    }
+
+    #[test]
+    fn a_file_removed_or_written_anew_while_the_run_went_on_is_still_replaced() {
+        // Nothing there, or a file we may replace, is what the output was opened to take.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out.txt");
+        fs::write(&path, "old").unwrap();
+        let out = written(dir.path(), "out.txt");
+        fs::remove_file(&path).unwrap();
+        out.finish().unwrap();
+        assert_eq!(fs::read_to_string(&path).unwrap(), "result");
+        let mut out = Output::open(Some(&path)).unwrap();
+        out.write(b"second").unwrap();
+        fs::write(&path, "rewritten").unwrap();
+        out.finish().unwrap();
+        assert_eq!(fs::read_to_string(&path).unwrap(), "second");
+        assert_eq!(names(dir.path()), ["out.txt"]);
     }
 
     #[test]
