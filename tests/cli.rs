@@ -1376,7 +1376,13 @@ fn estimate_forecasts_the_nodes_and_time_of_the_count_it_would_make() {
     );
     let counted = json(&["count", "13", "-t", "2", "-f", "json"]);
     let counted = &counted["results"][0];
-    assert_eq!(row["units"], counted["units"]);
+    assert_eq!(
+        (&row["units"], &row["split_depth"]),
+        (&counted["units"], &counted["split_depth"])
+    );
+    // When it was made, as count's reports say.
+    let when = estimate["timestamp"].as_str().unwrap();
+    assert!(humantime::parse_rfc3339(when).is_ok(), "{when}");
     let nodes = counted["nodes"].as_f64().unwrap();
     let (forecast, error) = (
         row["nodes"].as_f64().unwrap(),
@@ -1411,6 +1417,20 @@ fn estimate_forecasts_the_nodes_and_time_of_the_count_it_would_make() {
             .success()
             .stdout(predicate::str::starts_with(head).and(contains("8x6").and(contains("mirror"))));
     }
+    // Every CSV row has the header's fields, the split's rows last.
+    let csv = nqueens()
+        .args(["estimate", "13", "-t", "2", "--sample", "10ms", "-f", "csv"])
+        .assert()
+        .success();
+    let csv = String::from_utf8(csv.get_output().stdout.clone()).unwrap();
+    let lines: Vec<Vec<&str>> = csv.lines().map(|l| l.split(',').collect()).collect();
+    assert_eq!(lines[0].last(), Some(&"split_depth"), "{csv}");
+    assert_eq!(lines[1].len(), lines[0].len(), "{csv}");
+    assert_eq!(
+        lines[1].last().copied(),
+        Some(counted["split_depth"].to_string().as_str()),
+        "as count splits it: {csv}"
+    );
     // Bad input: a usage error (exit 2), before any board is sampled.
     for (args, message) in [
         (
@@ -1493,4 +1513,37 @@ fn units_summary_in_csv_is_one_record_of_the_plan_on_stdout() {
     );
     assert_eq!(lines.len(), 2, "{text}");
     assert!(lines[1].ends_with(",12,full,6,62437,0/1,62437"), "{text}");
+}
+
+#[test]
+fn units_summary_in_json_gives_a_shards_units_as_the_csv_does() {
+    // `units 12 --summary --shard 1/3`: the table says "shard 1/3: 20812 units"; so do the JSON and the CSV.
+    let json = nqueens()
+        .args(["units", "12", "--summary", "--shard", "1/3", "-f", "json"])
+        .assert()
+        .success();
+    let doc: serde_json::Value = serde_json::from_slice(&json.get_output().stdout).unwrap();
+    let listed = nqueens()
+        .args(["units", "12", "--shard", "1/3", "-f", "csv"])
+        .assert()
+        .success();
+    // The CSV list of the shard's units, less its header.
+    let listed = String::from_utf8_lossy(&listed.get_output().stdout)
+        .lines()
+        .count()
+        - 1;
+    assert_eq!(
+        (&doc["shard"], &doc["units"], &doc["shard_units"]),
+        (
+            &serde_json::json!("1/3"),
+            &serde_json::json!(62437),
+            &serde_json::json!(listed)
+        )
+    );
+    let csv = nqueens()
+        .args(["units", "12", "--summary", "--shard", "1/3", "-f", "csv"])
+        .assert()
+        .success();
+    let csv = String::from_utf8_lossy(&csv.get_output().stdout).into_owned();
+    assert!(csv.ends_with(&format!(",1/3,{listed}\n")), "{csv}");
 }

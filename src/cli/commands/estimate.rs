@@ -70,6 +70,8 @@ pub fn run(
         nqueens::gpu::device().map_err(|e| anyhow::anyhow!("cannot estimate on the GPU: {e}"))?;
     }
     let mut out = Output::open(output)?;
+    // When the estimate began, as count's reports say when the run began.
+    let timestamp = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
     out.write(header(format, gpu).as_bytes())?;
     let mut rows = Vec::new();
     for (board, symmetry) in boards {
@@ -112,6 +114,7 @@ pub fn run(
         let row = Row {
             board,
             symmetry,
+            split_depth: plan.depth(),
             threads,
             forecast,
             gpus,
@@ -131,6 +134,7 @@ pub fn run(
             } else {
                 Machine::detect()
             },
+            "timestamp": timestamp,
             "sample_seconds": options.sample.as_secs_f64(),
             "results": rows.iter().map(Row::json).collect::<Vec<_>>(),
         });
@@ -144,6 +148,8 @@ pub fn run(
 struct Row {
     board: Board,
     symmetry: Symmetry,
+    /// The rows of the plan's split: its units are the nodes that deep, as `count`'s reports give it.
+    split_depth: u32,
     /// The threads the count would have (the sampling took no more than the cores).
     threads: usize,
     /// The nodes, sampled on the threads, and the threads' rate.
@@ -185,12 +191,12 @@ fn header(format: Format, gpu: bool) -> String {
         Format::Markdown => line(format, names) + "|--:|---|--:|--:|--:|--:|--:|--:|\n",
         Format::Csv if gpu => {
             "n,symmetry,units,nodes,nodes_error,gpus,nodes_per_second,seconds,samples,\
-                               sampled_nodes,sampled_seconds,gpu_tasks,gpu_nodes,gpu_seconds\n"
+                               sampled_nodes,sampled_seconds,split_depth,gpu_tasks,gpu_nodes,gpu_seconds\n"
                 .into()
         }
         Format::Csv => {
             "n,symmetry,units,nodes,nodes_error,threads,nodes_per_second,seconds,samples,\
-                        sampled_nodes,sampled_seconds\n"
+                        sampled_nodes,sampled_seconds,split_depth\n"
                 .into()
         }
         Format::Json => String::new(),
@@ -230,7 +236,7 @@ impl Row {
             ),
             Format::Csv => {
                 let mut line = format!(
-                    "{},{},{},{:.0},{},{},{:.0},{},{},{},{:.6}",
+                    "{},{},{},{:.0},{},{},{:.0},{},{},{},{:.6},{}",
                     self.board,
                     self.symmetry,
                     f.units,
@@ -241,7 +247,8 @@ impl Row {
                     seconds.map_or(String::new(), |s| format!("{s:.3}")),
                     f.samples,
                     f.sampled_nodes,
-                    f.sampled_seconds
+                    f.sampled_seconds,
+                    self.split_depth
                 );
                 if let Some(sample) = &self.gpus {
                     let g = &sample.gpus;
@@ -265,6 +272,7 @@ impl Row {
         let mut row = json!({
             "n": self.board.rows(),
             "symmetry": self.symmetry.to_string(),
+            "split_depth": self.split_depth,
             "units": f.units,
             "nodes": f.nodes,
             "nodes_error": f.nodes_error,
@@ -385,6 +393,7 @@ mod tests {
         let mut row = Row {
             board: Board::new(27).unwrap(),
             symmetry: Symmetry::Full,
+            split_depth: 9,
             threads: 16,
             forecast,
             gpus: Some(GpuSample {

@@ -85,6 +85,8 @@ pub fn run(
                 "split_depth": plan.depth(),
                 "units": plan.units().len(),
                 "shard": shard.to_string(),
+                // As the CSV summary's: the units the shard lists.
+                "shard_units": units.len(),
             });
             if !summary {
                 doc["list"] = json!(list);
