@@ -335,7 +335,7 @@ fn check_names_the_attacking_queens_and_malformed_lines() {
         .stdout(
             "line 1: valid\n\
              line 2: invalid: the queens at row 1, column 1 and row 2, column 2 share a diagonal\n\
-             line 4: malformed: 'x' is not a position\n",
+             line 4: malformed: entry 2, 'x', is not a whole number\n",
         )
         .stderr(predicate::str::contains("1 valid, 1 invalid, 1 malformed"));
 }
@@ -361,6 +361,195 @@ fn check_reads_what_other_solvers_print() {
              line 6: invalid: the queens at row 1, column 1 and row 2, column 2 share a diagonal\n",
         )
         .stderr(predicate::str::contains("5 valid, 1 invalid, 0 malformed"));
+}
+
+/// What `nqueens check ARGS` says of `input`: its exit code and its verdicts.
+fn verdicts(args: &[&str], input: &str) -> (Option<i32>, String) {
+    let out = nqueens()
+        .arg("check")
+        .args(args)
+        .write_stdin(input)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{args:?} {input:?}: {stderr}");
+    (out.status.code(), String::from_utf8(out.stdout).unwrap())
+}
+
+#[test]
+fn check_holds_each_csv_record_to_its_header() {
+    // README: a record with more or fewer fields than its header is malformed, whether the CSV is recognised
+    // or named by --format; a blank line ends a CSV, and a record without a header is as long as it is.
+    let text = "a,b,c,d\n1,3,0,2,5\nr1,r2,r3,r4\n2,4,1\n3,1,4,2\n\n2,4,1,3,5\n";
+    for format in [&[][..], &["--format", "csv"]] {
+        assert_eq!(
+            verdicts(format, text),
+            (
+                Some(1),
+                "line 2: malformed: the record has 5 fields, but the header on line 1 has 4\n\
+                 line 4: malformed: the record has 3 fields, but the header on line 3 has 4\n\
+                 line 5: valid\n\
+                 line 7: valid\n"
+                    .into()
+            ),
+            "{format:?}"
+        );
+    }
+    // A header names every field: a line that starts with a word but has a number or nothing in a field is
+    // no header, and is malformed rather than skipped unjudged.
+    assert_eq!(
+        verdicts(&[], "Solution 1: 2,4,1,3\nr1,r2,,r4\n2,4,1,3\n"),
+        (
+            Some(1),
+            "line 1: malformed: 'Solution 1: 2,4,1,3' starts with a name, as a CSV header does, but its \
+             field 2, '4', is a number\n\
+             line 2: malformed: 'r1,r2,,r4' starts with a name, as a CSV header does, but its field 3 is \
+             empty\n\
+             line 3: valid\n"
+                .into()
+        )
+    );
+    // Records as long as their header, on a board of another length, are invalid as a list of that length is.
+    assert_eq!(
+        verdicts(&["--board", "5"], "r1,r2,r3,r4\n2,4,1,3\n"),
+        (
+            Some(1),
+            "line 2: invalid: 4 queens on the 5x5 board, but a solution has 5\n".into()
+        )
+    );
+    // A header alone lists no solution (`list 2 -f csv`), and a second header starts a CSV of its own.
+    assert_eq!(verdicts(&[], "r1,r2\n"), (Some(1), String::new()));
+    assert_eq!(
+        verdicts(
+            &[],
+            "r1,r2,r3,r4\r\n2,4,1,3\r\nr1,r2,r3,r4,r5\r\n 1 , 3 , 5 , 2 , 4 \r\n"
+        ),
+        (Some(0), "line 2: valid\nline 4: valid\n".into())
+    );
+}
+
+#[test]
+fn check_calls_a_queen_off_either_end_of_the_board_invalid() {
+    // README: a position is a whole number, and one that is not on the board (0 or less in a 1-based list,
+    // less than 0 in a 0-based one, beyond the last line) puts its queen off the board: invalid. Messages
+    // count rows and columns from 1 whatever the list's base.
+    assert_eq!(
+        verdicts(&[], "[2,4,5,3]\n[2,4,-1,3]\n2 4 -1 3\n[2,4,4294967297,3]\n"),
+        (
+            Some(1),
+            "line 1: invalid: the queen at row 3, column 5 is off the 4x4 board\n\
+             line 2: invalid: the queen at row 3, column -1 is off the 4x4 board\n\
+             line 3: invalid: the queen at row 3, column -1 is off the 4x4 board\n\
+             line 4: invalid: the queen at row 3, column 4294967297 is off the 4x4 board\n"
+                .into()
+        )
+    );
+    let off_left = "line 1: invalid: the queen at row 3, column 0 is off the 4x4 board\n";
+    assert_eq!(
+        verdicts(&["--format", "rows"], "[2,4,0,3]\n"),
+        (Some(1), off_left.into())
+    );
+    assert_eq!(
+        verdicts(&["--format", "zero"], "[1,3,-1,2]\n"),
+        (Some(1), off_left.into())
+    );
+    assert_eq!(
+        verdicts(&["--format", "csv"], "2,4,0,3\n"),
+        (Some(1), off_left.into())
+    );
+    // On a rectangle a position is a row.
+    assert_eq!(
+        verdicts(&["--board", "8x6", "--format", "rows"], "[0,3,5,7,2,4]\n"),
+        (
+            Some(1),
+            "line 1: invalid: the queen at row 0, column 1 is off the 8x6 board\n".into()
+        )
+    );
+    // A number beyond 64 bits is none this reads, and a queen off the board is found after those before it.
+    assert_eq!(
+        verdicts(&[], "[2,4,99999999999999999999,3]\n[1,1,-1]\n"),
+        (
+            Some(1),
+            "line 1: malformed: entry 3, '99999999999999999999', is too large a number to read (beyond 64 \
+             bits)\n\
+             line 2: invalid: the queens at row 1, column 1 and row 2, column 1 share a column\n"
+                .into()
+        )
+    );
+}
+
+#[test]
+fn check_calls_a_drawing_of_another_board_invalid_as_it_does_a_list_of_another_length() {
+    // README: a drawing, or a list, that reads as queens on a board is invalid when that is not the board
+    // given (--board); one whose rows cannot make a board at all is malformed.
+    let drawing = stdout_of(&["list", "4", "-f", "board", "--ascii", "--limit", "1"]);
+    assert_eq!(
+        verdicts(&["--board", "5"], &format!("{drawing}[2,4,1,3]\n")),
+        (
+            Some(1),
+            "line 1: invalid: the drawing shows a 4x4 board, not the 5x5 board given\n\
+             line 6: invalid: 4 queens on the 5x5 board, but a solution has 5\n"
+                .into()
+        )
+    );
+    assert_eq!(
+        verdicts(&["--board", "4"], &drawing),
+        (Some(0), "line 1: valid\n".into())
+    );
+    assert_eq!(
+        verdicts(&[], "\n. Q . .\n. . . Q\nQ . .\n. . Q .\n"),
+        (
+            Some(1),
+            "line 2: malformed: row 3 of the drawing (line 4) has 3 squares, but row 1 has 4\n"
+                .into()
+        )
+    );
+    // In a boxed drawing the rows are every other line.
+    let boxed =
+        stdout_of(&["list", "4", "-f", "board", "--limit", "1"]).replacen("│ ♛ │", "│ ♛♛│", 1);
+    assert_eq!(
+        verdicts(&["--format", "board"], &boxed),
+        (
+            Some(1),
+            "line 1: malformed: square 2 of row 1 of the drawing (line 2), '♛♛', is neither a queen nor an \
+             empty square\n"
+                .into()
+        )
+    );
+}
+
+#[test]
+fn check_says_which_entry_of_a_list_or_field_of_a_record_it_cannot_read() {
+    assert_eq!(
+        verdicts(
+            &[],
+            "[2,4,1,3,]\n[,2,4,1,3]\n[2,,4,1,3]\n[2,x,1,3]\n2 4 1.5 3\nr1,r2,r3,r4\n2,4,one,3\n"
+        ),
+        (
+            Some(1),
+            "line 1: malformed: entry 5 is empty (nothing after the last comma)\n\
+             line 2: malformed: entry 1 is empty (nothing before the first comma)\n\
+             line 3: malformed: entry 2 is empty (nothing between two commas)\n\
+             line 4: malformed: entry 2, 'x', is not a whole number\n\
+             line 5: malformed: '2 4 1.5 3' is not a solution in any format: write a list such as [2,4,1,3] \
+             or 2 4 1 3, a CSV record, or a drawn board\n\
+             line 7: malformed: field 3, 'one', is not a whole number\n"
+                .into()
+        )
+    );
+}
+
+#[test]
+fn check_reads_past_the_spaces_line_ends_and_blank_lines_that_solvers_leave() {
+    // Spaces around a solution or its positions, Windows line ends and blank lines change nothing.
+    let text = "  [2, 4, 1, 3]  \r\n\r\n\r\n2 4 1 3\t\r\n 2 , 4 , 1 , 3 \r\n. Q . . \r\n. . . Q\r\nQ . . .\r\n. . Q .\r\n";
+    assert_eq!(
+        verdicts(&[], text),
+        (
+            Some(0),
+            "line 1: valid\nline 4: valid\nline 5: valid\nline 6: valid\n".into()
+        )
+    );
 }
 
 #[test]

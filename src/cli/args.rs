@@ -137,10 +137,12 @@ pub enum Command {
         show: ShowOptions,
     },
     /// Check solutions written in any of `list`'s formats, or as other solvers print them (`2 4 1 3`); exit code
-    /// 1 if any is invalid.
+    /// 1 if any is invalid or malformed.
     ///
-    /// Reads FILE, or standard input when FILE is `-` or absent, and reports each solution as valid, or
-    /// invalid with the reason: which two queens attack each other, or which line is malformed.
+    /// Reads FILE, or standard input when FILE is `-` or absent, and reports each solution as valid; invalid
+    /// with the reason when it reads as queens but is no solution of the board (a wrong number of queens, a
+    /// queen off the board, two queens that attack each other, a drawing of another board); or malformed,
+    /// with what and where, when its text cannot be read as queens on a board.
     Check {
         /// The file to read.
         #[arg(value_name = "FILE")]
@@ -151,7 +153,7 @@ pub enum Command {
         /// The board the lists are for: needed for a rectangle RxC [default: square, as long as each list].
         #[arg(long, value_name = "BOARD")]
         board: Option<String>,
-        /// Report only the invalid solutions, and no summary.
+        /// Report only the invalid and malformed solutions, and no summary.
         #[arg(short, long)]
         quiet: bool,
         /// Write the verdicts to FILE instead of standard output (`-` is standard output). The file appears

@@ -1,22 +1,27 @@
 //! Whether a placement is a solution, and if not, why: which two queens attack each other, which queen is
-//! off the board, how many queens are missing.
+//! off the board, how many queens are missing, which board a drawing shows instead.
 //!
 //! A placement is a list of queens by (row, column), 0-based, on a board of `R` rows and `C` columns; it is
 //! a solution when it has exactly `C` queens, all on the board, no two in one row, one column or one
 //! diagonal. The check takes O(number of queens) time with one bit per row, column and diagonal, so a
 //! constructed solution of ten million queens is checked in a fraction of a second. Only when it finds a
 //! conflict does it look back for the queen that was there first.
+//!
+//! Every [`Flaw`] is of a placement that was read: text that cannot be read as one is the reader's to refuse
+//! (see [`crate::solutions::notation::Reader`]), and `nqueens check` calls the one `malformed`, the other
+//! `invalid`.
 
-use crate::solutions::notation::Shape;
+use crate::solutions::notation::{Placement, Shape};
 use std::fmt;
 
 /// Why a placement is not a solution. Rows and columns in messages are 1-based.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Flaw {
-    /// A queen stands outside the board.
+    /// A queen stands outside the board: on either side of it, since a list may put one at a negative position
+    /// as well as beyond the last.
     OffBoard {
         /// The queen (row, column), 0-based.
-        queen: (u64, u64),
+        queen: (i64, i64),
         /// The board.
         shape: Shape,
     },
@@ -38,6 +43,14 @@ pub enum Flaw {
         /// The line they share.
         along: Line,
     },
+    /// A drawing of another board than the one the placements are checked on (`check --board`). A list has
+    /// no board of its own: too long or too short for the board given, it has the wrong number of queens.
+    OtherBoard {
+        /// The board drawn.
+        drawn: Shape,
+        /// The board given.
+        given: Shape,
+    },
 }
 
 /// The line along which two queens attack each other.
@@ -57,8 +70,9 @@ impl fmt::Display for Flaw {
             Flaw::OffBoard { queen, shape } => write!(
                 f,
                 "the queen at row {}, column {} is off the {} board",
-                queen.0 + 1,
-                queen.1 + 1,
+                // Wider than the queen's coordinates, so that the last of them has a successor.
+                i128::from(queen.0) + 1,
+                i128::from(queen.1) + 1,
                 board_name(shape)
             ),
             Flaw::Count {
@@ -90,6 +104,12 @@ impl fmt::Display for Flaw {
                     second.1 + 1
                 )
             }
+            Flaw::OtherBoard { drawn, given } => write!(
+                f,
+                "the drawing shows a {} board, not the {} board given",
+                board_name(drawn),
+                board_name(given)
+            ),
         }
     }
 }
@@ -111,10 +131,48 @@ pub fn check_list(shape: Shape, positions: &[u32]) -> Result<(), Flaw> {
     )
 }
 
+/// Checks a placement as read from text (see [`crate::solutions::notation::Reader`]) on the board `given`,
+/// or, with none given, on the board the placement is on.
+pub fn check_placement(placement: &Placement, given: Option<Shape>) -> Result<(), Flaw> {
+    let shape = placement.shape;
+    if let Some(given) = given.filter(|&given| given != shape) {
+        return Err(Flaw::OtherBoard {
+            drawn: shape,
+            given,
+        });
+    }
+    let wide = |&(row, col): &(u32, u32)| (i64::from(row), i64::from(col));
+    let queens = placement.queens.iter().map(wide);
+    match placement.stray {
+        // The queens read, then the one off every board that the reading stopped at: nothing after it can
+        // change the verdict, which is of the first flaw in the order written.
+        Some(stray) => find_flaw(
+            shape,
+            queens.chain(std::iter::once(stray.queen)),
+            stray.written,
+        ),
+        None => find_flaw(shape, queens, placement.queens.len()),
+    }
+}
+
 /// Checks the queens of `queens` (row, column), `count` of them, on a board of `shape`.
 pub fn check(
     shape: Shape,
     queens: impl Iterator<Item = (u32, u32)> + Clone,
+    count: usize,
+) -> Result<(), Flaw> {
+    find_flaw(
+        shape,
+        queens.map(|(row, col)| (i64::from(row), i64::from(col))),
+        count,
+    )
+}
+
+/// The first flaw of `count` queens, in the order of `queens`: a wrong count, then the first queen that is off
+/// the board or attacks one before it.
+fn find_flaw(
+    shape: Shape,
+    queens: impl Iterator<Item = (i64, i64)> + Clone,
     count: usize,
 ) -> Result<(), Flaw> {
     if count != shape.queens() as usize {
@@ -130,13 +188,14 @@ pub fn check(
     let mut down = Bits::new(rows + cols);
     let mut up = Bits::new(rows + cols);
     for (row, col) in queens.clone() {
-        let (r, c) = (row as usize, col as usize);
-        if r >= rows || c >= cols {
+        let on_board = |v: i64, len: u32| u32::try_from(v).ok().filter(|&v| v < len);
+        let (Some(row), Some(col)) = (on_board(row, shape.rows), on_board(col, shape.cols)) else {
             return Err(Flaw::OffBoard {
-                queen: (u64::from(row), u64::from(col)),
+                queen: (row, col),
                 shape,
             });
-        }
+        };
+        let (r, c) = (row as usize, col as usize);
         let lines = [
             (row_seen.set(r), Line::Row),
             (col_seen.set(c), Line::Column),
@@ -144,8 +203,10 @@ pub fn check(
             (up.set(r + c), Line::Diagonal),
         ];
         if let Some(&(_, along)) = lines.iter().find(|(taken, _)| *taken) {
+            // Every queen before this one is on the board, so that its coordinates fit.
             let first = queens
                 .clone()
+                .map(|(r2, c2)| (r2 as u32, c2 as u32))
                 .find(|&(r2, c2)| match along {
                     Line::Row => r2 == row,
                     Line::Column => c2 == col,
@@ -182,6 +243,7 @@ impl Bits {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::solutions::notation::Stray;
 
     #[test]
     fn the_first_solution_of_eight_is_valid() {
@@ -216,6 +278,58 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("off the 4x4 board"));
+    }
+
+    #[test]
+    fn a_placement_is_checked_in_the_order_written_up_to_a_queen_off_every_board() {
+        let four = Shape::square(4);
+        let stray = |queens: Vec<(u32, u32)>, queen, written| Placement {
+            shape: four,
+            queens,
+            stray: Some(Stray { queen, written }),
+        };
+        // The count first, then whichever comes first: two queens attacking, or the queen off the board.
+        assert_eq!(
+            check_placement(&stray(vec![(0, 1)], (1, -1), 3), None)
+                .unwrap_err()
+                .to_string(),
+            "3 queens on the 4x4 board, but a solution has 4"
+        );
+        assert_eq!(
+            check_placement(&stray(vec![(0, 1)], (1, -1), 4), None)
+                .unwrap_err()
+                .to_string(),
+            "the queen at row 2, column 0 is off the 4x4 board"
+        );
+        assert!(matches!(
+            check_placement(&stray(vec![(0, 1), (1, 1)], (2, -1), 4), None),
+            Err(Flaw::Attack {
+                along: Line::Column,
+                ..
+            })
+        ));
+        // The far end of the coordinates, in 1-based messages.
+        assert_eq!(
+            check_placement(&stray(vec![], (0, i64::MAX), 4), None)
+                .unwrap_err()
+                .to_string(),
+            "the queen at row 1, column 9223372036854775808 is off the 4x4 board"
+        );
+        // A placement is on the board given, or on none: a drawing of another is a flaw of its own.
+        let drawn = Placement {
+            shape: four,
+            queens: vec![(0, 1), (1, 3), (2, 0), (3, 2)],
+            stray: None,
+        };
+        assert_eq!(check_placement(&drawn, None), Ok(()));
+        assert_eq!(check_placement(&drawn, Some(four)), Ok(()));
+        assert_eq!(
+            check_placement(&drawn, Some(Shape { rows: 5, cols: 4 })),
+            Err(Flaw::OtherBoard {
+                drawn: four,
+                given: Shape { rows: 5, cols: 4 }
+            })
+        );
     }
 
     #[test]

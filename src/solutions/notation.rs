@@ -10,6 +10,7 @@
 //! millions of lines).
 
 use std::fmt;
+use std::num::IntErrorKind;
 use std::str::FromStr;
 
 /// A way of writing a solution.
@@ -384,10 +385,24 @@ pub struct Entry {
 /// Queens read from text, on the board they claim to be on.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Placement {
-    /// The board.
+    /// The board: the one given for a list, the one drawn for a drawing.
     pub shape: Shape,
-    /// Each queen's (row, column), 0-based, in the order written.
+    /// Each queen's (row, column), 0-based, in the order written; where the text puts one where no `u32`
+    /// reaches (see `stray`), the queens before it.
     pub queens: Vec<(u32, u32)>,
+    /// The first queen that a list puts at a negative position or at one of 2^32 or more, off every board.
+    pub stray: Option<Stray>,
+}
+
+/// A queen off every board, which the reading of a list stops at: [`crate::solutions::checker`] reports the
+/// first flaw in the order written, and at the latest it is this queen's, so that the queens after it need
+/// not be kept.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stray {
+    /// The queen (row, column), 0-based.
+    pub queen: (i64, i64),
+    /// How many queens the list has in all, for a count of the wrong length.
+    pub written: usize,
 }
 
 /// Reads placements in any notation, one after another: lists one per line, drawings separated by blank
@@ -400,17 +415,30 @@ pub struct Placement {
 /// would be a drawing's. A list that contains a 0 is read as 0-based, any other as 1-based, unless the
 /// notation given says which.
 ///
+/// A CSV header is a line that starts with a letter and has a name (no number, not empty) in every field. It
+/// says how many fields each record after it has, up to a blank line or a line that is no record: a record of
+/// more or fewer is malformed. A line that starts with a letter but has a number or nothing in a field is no
+/// header and is malformed too, rather than skipped unjudged.
+///
 /// Lists say nothing of the board, so they are taken as square unless `shape` is given (required for a
-/// rectangle's lists); drawings carry their own size.
+/// rectangle's lists); drawings carry their own size, which [`crate::solutions::checker::check_placement`]
+/// holds to the board given.
+///
+/// What is malformed, an `Err` of the entry, is text that cannot be read as queens on a board: a position
+/// that is not a whole number (of at most 64 bits), a list with an empty entry, a record whose fields are not
+/// as many as its header's, a drawing whose rows are not all as long or that has a square neither a queen nor
+/// empty. Whatever reads as queens is a placement, even with queens off the board, a list of the wrong
+/// length or a drawing of another board: those are for the checker to call invalid.
 pub struct Reader<R> {
     input: R,
     number: usize,
     notation: Option<Notation>,
     shape: Option<Shape>,
     pending: Option<(usize, Line)>,
-    /// Whether the lines since the last blank one are a CSV header and its records, so that a line of one
-    /// number is the next record of a one-column CSV rather than the first row of a drawing.
-    in_csv: bool,
+    /// The CSV header that the lines since it have all been records of, if any: each record has as many
+    /// fields, and a line of one number is the next record of a one-column CSV rather than the first row of a
+    /// drawing.
+    header: Option<Header>,
     /// The longest line kept, and the largest drawing: [`MAX_LINE`] (smaller in tests).
     max_line: usize,
 }
@@ -431,6 +459,13 @@ fn size_words(bytes: usize) -> String {
 /// A line as read: its text, or why it has none.
 type Line = Result<String, String>;
 
+/// A CSV header: its line and how many fields it names.
+#[derive(Clone, Copy, Debug)]
+struct Header {
+    line: usize,
+    fields: usize,
+}
+
 /// At most `MAX` characters of `text`, for quoting bad input in a message without echoing all of it.
 pub fn excerpt(text: &str) -> String {
     const MAX: usize = 60;
@@ -449,7 +484,7 @@ impl<R: std::io::BufRead> Reader<R> {
             notation,
             shape,
             pending: None,
-            in_csv: false,
+            header: None,
             max_line: MAX_LINE,
         }
     }
@@ -611,7 +646,7 @@ impl<R: std::io::BufRead> Iterator for Reader<R> {
             let trimmed = text.trim();
             if trimmed.is_empty() {
                 // A CSV has no blank lines: one ends it.
-                self.in_csv = false;
+                self.header = None;
                 continue;
             }
             let kind = match self.notation {
@@ -619,15 +654,29 @@ impl<R: std::io::BufRead> Iterator for Reader<R> {
                 Some(Notation::Zero) => Kind::List { base: Some(0) },
                 Some(Notation::Csv) => Kind::Csv { base: Some(1) },
                 Some(Notation::Board | Notation::Matrix) => Kind::Drawing,
-                None if self.in_csv && is_number(trimmed) => Kind::Csv { base: None },
+                None if self.header.is_some() && is_integer(trimmed) => Kind::Csv { base: None },
                 None => guess(trimmed),
             };
-            let csv = matches!(kind, Kind::Csv { .. });
-            let header = csv && trimmed.starts_with(|c: char| c.is_ascii_alphabetic());
-            self.in_csv = header || self.in_csv && csv;
-            // A CSV header names the lines: skip it.
-            if header {
-                continue;
+            if !matches!(kind, Kind::Csv { .. }) {
+                self.header = None;
+            } else if trimmed.starts_with(|c: char| c.is_ascii_alphabetic()) {
+                // A CSV header names the lines: it is no placement, but says how long the records are.
+                self.header = None;
+                match header_fields(trimmed) {
+                    Ok(fields) => {
+                        self.header = Some(Header {
+                            line: number,
+                            fields,
+                        });
+                        continue;
+                    }
+                    Err(why) => {
+                        return Some(Ok(Entry {
+                            line: number,
+                            placement: Err(why),
+                        }))
+                    }
+                }
             }
             let placement = match kind {
                 Kind::List { base } => {
@@ -639,11 +688,21 @@ impl<R: std::io::BufRead> Iterator for Reader<R> {
                             format!("'{}' is not a list: write it as [2,4,1,3]", excerpt(trimmed))
                         })
                         .and_then(|inner| {
-                            self.list(inner, base, Separator::within_brackets(inner))
+                            self.list(inner, base, Separator::within_brackets(inner), "entry")
                         })
                 }
-                Kind::Csv { base } => self.list(trimmed, base, Separator::Comma),
-                Kind::Words => self.list(trimmed, None, Separator::Space),
+                Kind::Csv { base } => match self.header {
+                    // Checked before the fields are read, since a field too many or too few makes the
+                    // record no placement, whatever is in the fields.
+                    Some(header) if fields(trimmed) != header.fields => Err(format!(
+                        "the record has {}, but the header on line {} has {}",
+                        plural(fields(trimmed), "field"),
+                        header.line,
+                        header.fields
+                    )),
+                    _ => self.list(trimmed, base, Separator::Comma, "field"),
+                },
+                Kind::Words => self.list(trimmed, None, Separator::Space, "entry"),
                 Kind::Unknown => Err(format!(
                     "'{}' is not a solution in any format: write a list such as [2,4,1,3] or 2 4 1 3, a CSV \
                      record, or a drawn board",
@@ -656,9 +715,9 @@ impl<R: std::io::BufRead> Iterator for Reader<R> {
                     Ok(Ok(rows))
                         if self.notation.is_none() && rows.len() == 1 && is_numbers(&rows[0]) =>
                     {
-                        self.list(rows[0].trim(), None, Separator::Space)
+                        self.list(rows[0].trim(), None, Separator::Space, "entry")
                     }
-                    Ok(Ok(rows)) => self.grid(&rows),
+                    Ok(Ok(rows)) => grid(&rows, number),
                     Ok(Err(why)) => Err(why),
                     Err(e) => return Some(Err(e)),
                 },
@@ -678,8 +737,9 @@ fn guess(line: &str) -> Kind {
         Kind::List { base: None }
     } else if line.contains(',') {
         Kind::Csv { base: None }
-    } else if is_numbers(line) && line.contains(|c: char| ('2'..='9').contains(&c)) {
-        // A row of a drawing is all 0 and 1; every list of four queens or more has a 2 and a 3 in it.
+    } else if is_numbers(line) && line.contains(|c: char| "23456789+-".contains(c)) {
+        // A row of a drawing is all 0 and 1, and has no sign; every list of four queens or more has a 2 and a
+        // 3 in it.
         Kind::Words
     } else if is_drawing_row(line) {
         Kind::Drawing
@@ -692,10 +752,10 @@ fn guess(line: &str) -> Kind {
     }
 }
 
-/// Whether `line` is numbers separated by spaces and nothing else, as a list of other solvers is written.
+/// Whether `line` is whole numbers separated by spaces and nothing else, as a list of other solvers is
+/// written.
 fn is_numbers(line: &str) -> bool {
-    line.split_whitespace()
-        .all(|w| w.bytes().all(|b| b.is_ascii_digit()))
+    line.split_whitespace().all(is_integer)
 }
 
 /// Whether `line` can be a row of a drawing: queens, empty squares and the box's lines, nothing else.
@@ -711,30 +771,87 @@ fn is_column_name(line: &str) -> bool {
     number.len() < line.len() && is_number(number)
 }
 
-/// Whether `text` is a number and nothing else: a record of a one-column CSV.
+/// Whether `text` is digits and nothing else.
 fn is_number(text: &str) -> bool {
     !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit())
 }
 
+/// Whether `text` is a whole number, with or without a sign, and nothing else: a position, in or off the
+/// board, and a record of a one-column CSV.
+fn is_integer(text: &str) -> bool {
+    is_number(text.strip_prefix(['+', '-']).unwrap_or(text))
+}
+
+/// The fields of a CSV line.
+fn fields(line: &str) -> usize {
+    line.bytes().filter(|&b| b == b',').count() + 1
+}
+
+/// `count` and `noun`, plural where it is not 1.
+fn plural(count: usize, noun: &str) -> String {
+    format!("{count} {noun}{}", if count == 1 { "" } else { "s" })
+}
+
+/// The number of fields of a CSV header, or why `line`, which starts with a letter as a header does, is
+/// none: a header names every field, and a line that has a number or nothing in one is more likely a
+/// solution with words before it (`Solution 1: 2,4,1,3`) than names.
+fn header_fields(line: &str) -> Result<usize, String> {
+    for (i, name) in line.split(',').map(str::trim).enumerate() {
+        let field = i + 1;
+        let not = if name.is_empty() {
+            format!("its field {field} is empty")
+        } else if is_integer(name) {
+            format!("its field {field}, '{}', is a number", excerpt(name))
+        } else {
+            continue;
+        };
+        return Err(format!(
+            "'{}' starts with a name, as a CSV header does, but {not}",
+            excerpt(line)
+        ));
+    }
+    Ok(fields(line))
+}
+
 impl<R> Reader<R> {
-    /// A list of positions separated by `separator`; `base` 0 or 1, or `None` to decide by whether a 0 occurs.
+    /// A list of positions separated by `separator`, each one an `item` (`entry`, `field`) in messages; `base` 0
+    /// or 1, or `None` to decide by whether a 0 occurs.
     fn list(
         &self,
         text: &str,
         base: Option<u32>,
         separator: Separator,
+        item: &str,
     ) -> Result<Placement, String> {
         // Two passes over the text rather than a list of its numbers: a long line costs its queens only.
         let blank = text.trim().is_empty();
         let values = || {
             let words = separator == Separator::Space;
+            let last = text.bytes().filter(|&b| b == b',').count();
             text.split(move |c: char| if words { c.is_whitespace() } else { c == ',' })
                 // Spaces may be many between two numbers; commas are one, around each position.
                 .filter(move |v| !(blank || words && v.is_empty()))
-                .map(|v| {
-                    v.trim()
-                        .parse::<u64>()
-                        .map_err(|_| format!("'{}' is not a position", excerpt(v.trim())))
+                .enumerate()
+                .map(move |(i, v)| {
+                    let v = v.trim();
+                    let number = i + 1;
+                    if v.is_empty() {
+                        // Only commas leave an empty entry; where it is says which comma is one too many.
+                        let between = match i {
+                            0 => "nothing before the first comma",
+                            _ if i == last => "nothing after the last comma",
+                            _ => "nothing between two commas",
+                        };
+                        return Err(format!("{item} {number} is empty ({between})"));
+                    }
+                    // A whole number, with or without a sign, is a position, on the board or off it, as far
+                    // as 64 bits go.
+                    v.parse::<i64>().map_err(|e| match e.kind() {
+                        IntErrorKind::PosOverflow | IntErrorKind::NegOverflow => {
+                            too_large(item, number, v)
+                        }
+                        _ => format!("{item} {number}, '{}', is not a whole number", excerpt(v)),
+                    })
                 })
         };
         let mut count = 0usize;
@@ -750,74 +867,113 @@ impl<R> Reader<R> {
         let mut queens = Vec::with_capacity(count);
         for (i, v) in values().enumerate() {
             let v = v?;
+            let index = u32::try_from(i).unwrap_or(u32::MAX);
+            // The 0-based position: a 1-based list's 0 is -1, off the board as any negative position is.
             let position = v
-                .checked_sub(u64::from(base))
-                .ok_or_else(|| "0 is not a position in a 1-based list".to_string())?;
-            let position = u32::try_from(position)
-                .map_err(|_| format!("position {v} is beyond any board this reads"))?;
-            queens.push(shape.square_of(i as u32, position));
-        }
-        Ok(Placement { shape, queens })
-    }
-
-    /// A drawing: box-drawing characters with a crown or `Q` for a queen, `Q` and `.`, or `1` and `0`.
-    fn grid(&self, rows: &[String]) -> Result<Placement, String> {
-        let mut cells: Vec<Vec<bool>> = Vec::new();
-        for row in rows {
-            let row = row.trim();
-            // The rules between the rows of a boxed board.
-            if row.starts_with(['┌', '├', '└']) {
-                continue;
+                .checked_sub(i64::from(base))
+                .ok_or_else(|| too_large(item, i + 1, &v.to_string()))?;
+            match u32::try_from(position) {
+                Ok(position) => queens.push(shape.square_of(index, position)),
+                Err(_) => {
+                    let queen = if shape.is_square() {
+                        (i64::from(index), position)
+                    } else {
+                        (position, i64::from(index))
+                    };
+                    return Ok(Placement {
+                        shape,
+                        queens,
+                        stray: Some(Stray {
+                            queen,
+                            written: count,
+                        }),
+                    });
+                }
             }
-            let squares: Vec<&str> = if row.starts_with('│') {
-                row.split('│').filter(|s| !s.is_empty()).collect()
-            } else if row.contains(char::is_whitespace) {
-                row.split_whitespace().collect()
-            } else {
-                row.char_indices()
-                    .map(|(i, c)| &row[i..i + c.len_utf8()])
-                    .collect()
-            };
-            let line = squares
-                .iter()
-                .map(|s| match s.trim() {
-                    "♛" | "Q" | "q" | "1" => Ok(true),
-                    "" | "." | "0" => Ok(false),
-                    other => Err(format!("'{other}' is neither a queen nor an empty square")),
-                })
-                .collect::<Result<Vec<bool>, String>>()?;
-            cells.push(line);
         }
-        let width = cells.first().map_or(0, Vec::len);
-        if let Some(i) = cells.iter().position(|r| r.len() != width) {
-            return Err(format!(
-                "row {} of the drawing has {} squares, row 1 has {width}",
-                i + 1,
-                cells[i].len()
-            ));
+        Ok(Placement {
+            shape,
+            queens,
+            stray: None,
+        })
+    }
+}
+
+/// Why the whole number `text`, `item` `number` of a list, is not read.
+fn too_large(item: &str, number: usize, text: &str) -> String {
+    format!(
+        "{item} {number}, '{}', is too large a number to read (beyond 64 bits)",
+        excerpt(text)
+    )
+}
+
+/// A drawing whose first row is on line `first`: box-drawing characters with a crown or `Q` for a queen, `Q`
+/// and `.`, or `1` and `0`. Its rows are of the board, which in a boxed drawing are every other line.
+fn grid(rows: &[String], first: usize) -> Result<Placement, String> {
+    let mut cells: Vec<Vec<bool>> = Vec::new();
+    // The line of each row of the board, for messages.
+    let mut lines: Vec<usize> = Vec::new();
+    for (line, row) in (first..).zip(rows) {
+        let row = row.trim();
+        // The rules between the rows of a boxed board.
+        if row.starts_with(['┌', '├', '└']) {
+            continue;
         }
-        let shape = Shape {
-            rows: cells.len() as u32,
-            cols: width as u32,
+        let squares: Vec<&str> = if row.starts_with('│') {
+            row.split('│').filter(|s| !s.is_empty()).collect()
+        } else if row.contains(char::is_whitespace) {
+            row.split_whitespace().collect()
+        } else {
+            row.char_indices()
+                .map(|(i, c)| &row[i..i + c.len_utf8()])
+                .collect()
         };
-        if let Some(given) = self.shape.filter(|&s| s != shape) {
-            return Err(format!(
-                "the drawing shows a {}x{} board, not {given}",
-                shape.rows, shape.cols
-            ));
-        }
-        let queens = cells
+        let cells_of_row = squares
             .iter()
             .enumerate()
-            .flat_map(|(r, row)| {
-                row.iter()
-                    .enumerate()
-                    .filter(|&(_, &q)| q)
-                    .map(move |(c, _)| (r as u32, c as u32))
+            .map(|(i, s)| match s.trim() {
+                "♛" | "Q" | "q" | "1" => Ok(true),
+                "" | "." | "0" => Ok(false),
+                other => Err(format!(
+                    "square {} of row {} of the drawing (line {line}), '{}', is neither a queen nor an \
+                     empty square",
+                    i + 1,
+                    cells.len() + 1,
+                    excerpt(other)
+                )),
             })
-            .collect();
-        Ok(Placement { shape, queens })
+            .collect::<Result<Vec<bool>, String>>()?;
+        cells.push(cells_of_row);
+        lines.push(line);
     }
+    let width = cells.first().map_or(0, Vec::len);
+    if let Some(i) = cells.iter().position(|r| r.len() != width) {
+        return Err(format!(
+            "row {} of the drawing (line {}) has {}, but row 1 has {width}",
+            i + 1,
+            lines[i],
+            plural(cells[i].len(), "square")
+        ));
+    }
+    let shape = Shape {
+        rows: cells.len() as u32,
+        cols: width as u32,
+    };
+    let queens = cells
+        .iter()
+        .enumerate()
+        .flat_map(|(r, row)| {
+            row.iter()
+                .enumerate()
+                .filter(|&(_, &q)| q)
+                .map(move |(c, _)| (r as u32, c as u32))
+        })
+        .collect();
+    Ok(Placement {
+        shape,
+        queens,
+        stray: None,
+    })
 }
 
 #[cfg(test)]
@@ -937,6 +1093,7 @@ mod reading {
                     vec![Ok(Placement {
                         shape: empty,
                         queens: vec![],
+                        stray: None,
                     })]
                 };
                 for given in [None, Some(notation)] {
@@ -1061,11 +1218,19 @@ mod reading {
         let mut queens = drawn[0].placement.clone().unwrap().queens;
         queens.sort();
         assert_eq!(queens, expected);
-        // A CSV record said to be one is 1-based: a 0 in it is not a position.
+        // A CSV record said to be one is 1-based: a 0 in it is the column before the first, off the board,
+        // and the reading stops at that queen.
         let csv = read("1,3,0,2", Some(Notation::Csv), None);
         assert_eq!(
             csv[0].placement,
-            Err("0 is not a position in a 1-based list".to_string())
+            Ok(Placement {
+                shape: Shape::square(4),
+                queens: vec![(0, 0), (1, 2)],
+                stray: Some(Stray {
+                    queen: (2, -1),
+                    written: 4
+                }),
+            })
         );
         // Words that are not all numbers are nothing known.
         let odd = read("2 4 one 3", None, None);
@@ -1115,13 +1280,19 @@ mod reading {
             .queens;
         queens.sort();
         assert_eq!(queens, [(0, 1), (1, 3), (2, 0), (3, 2)]);
-        // With the board given, a drawing of that board is read, and of another refused.
-        assert!(read(drawing, None, Some(Shape::square(4)))[0]
-            .placement
-            .is_ok());
+        // With the board given, a drawing of that board is a solution, and of another a placement that the
+        // checker says is on another board: it reads as queens, so that it is not malformed.
+        let on = |shape| {
+            let placement = read(drawing, None, Some(shape))[0]
+                .placement
+                .clone()
+                .unwrap();
+            crate::solutions::checker::check_placement(&placement, Some(shape))
+        };
+        assert_eq!(on(Shape::square(4)), Ok(()));
         assert_eq!(
-            read(drawing, None, Some(Shape { rows: 8, cols: 6 }))[0].placement,
-            Err("the drawing shows a 4x4 board, not 8x6".to_string())
+            on(Shape { rows: 8, cols: 6 }).unwrap_err().to_string(),
+            "the drawing shows a 4x4 board, not the 8x6 board given"
         );
     }
 
@@ -1131,9 +1302,103 @@ mod reading {
         assert_eq!(entries[1].line, 3);
         assert_eq!(
             entries[1].placement,
-            Err("'x' is not a position".to_string())
+            Err("entry 2, 'x', is not a whole number".to_string())
         );
         let entries = read(". Q\nQ . .\n", None, None);
-        assert!(entries[0].placement.clone().unwrap_err().contains("row 2"));
+        assert_eq!(
+            entries[0].placement,
+            Err("row 2 of the drawing (line 2) has 3 squares, but row 1 has 2".to_string())
+        );
+    }
+
+    #[test]
+    fn a_csv_record_has_as_many_fields_as_its_header() {
+        let malformed = |text: &str, notation| -> Vec<(usize, String)> {
+            read(text, notation, None)
+                .into_iter()
+                .filter_map(|entry| Some((entry.line, entry.placement.err()?)))
+                .collect()
+        };
+        for notation in [None, Some(Notation::Csv)] {
+            assert_eq!(
+                malformed("r1,r2,r3,r4\n2,4,1,3\n2,4,1\n2,4,1,3,5\n", notation),
+                [
+                    (
+                        3,
+                        "the record has 3 fields, but the header on line 1 has 4".to_string()
+                    ),
+                    (
+                        4,
+                        "the record has 5 fields, but the header on line 1 has 4".to_string()
+                    )
+                ],
+                "{notation:?}"
+            );
+            // A blank line ends the CSV, and a new header starts another.
+            assert_eq!(
+                malformed("r1,r2\n1,2\n\n2,4,1,3\nr1\n1\n1,2\n", notation),
+                [(
+                    7,
+                    "the record has 2 fields, but the header on line 5 has 1".to_string()
+                )],
+                "{notation:?}"
+            );
+        }
+        // A one-column CSV's records are whole numbers, a negative one included: the next line is still one.
+        let column = read("c1\n-1\n1\n", None, Some(Shape { rows: 3, cols: 1 }));
+        assert_eq!(column.len(), 2);
+        assert_eq!(column[1].placement.clone().unwrap().queens, [(0, 0)]);
+        // A header names every field: one with a number or nothing in a field is no header.
+        assert_eq!(
+            malformed("r1,2,r3\n", None),
+            [(
+                1,
+                "'r1,2,r3' starts with a name, as a CSV header does, but its field 2, '2', is a number"
+                    .to_string()
+            )]
+        );
+        assert!(malformed("a, b , queen 3\n1,3,2\n", None).is_empty());
+    }
+
+    #[test]
+    fn positions_off_either_end_read_as_queens_off_the_board() {
+        let placement =
+            |text: &str, notation, shape| read(text, notation, shape)[0].placement.clone().unwrap();
+        // The queens before the first off every board are kept, and the count is of them all.
+        let four = placement("[2,-7,9,5]", None, None);
+        assert_eq!(four.queens, [(0, 1)]);
+        assert_eq!(
+            four.stray,
+            Some(Stray {
+                queen: (1, -8),
+                written: 4
+            })
+        );
+        // The entries after it are read all the same: one that is no number makes the list malformed.
+        assert_eq!(
+            read("[2,-7,x]", None, None)[0].placement,
+            Err("entry 3, 'x', is not a whole number".into())
+        );
+        // Off the high end but within a u32, a queen is kept as any other, for the checker to find.
+        assert_eq!(placement("[2,9]", None, None).queens, [(0, 1), (1, 8)]);
+        assert_eq!(
+            placement("1 5000000000", None, None).stray.map(|s| s.queen),
+            Some((1, 4_999_999_999))
+        );
+        // On a rectangle, a position is a row; a 0-based list's -1 is the row before the first.
+        let rectangle = placement(
+            "[0,-1]",
+            Some(Notation::Zero),
+            Some(Shape { rows: 3, cols: 2 }),
+        );
+        assert_eq!(rectangle.stray.map(|s| s.queen), Some((-1, 1)));
+        // Beyond 64 bits, a number is none this reads.
+        assert_eq!(
+            read("[1,99999999999999999999]", None, None)[0].placement,
+            Err(
+                "entry 2, '99999999999999999999', is too large a number to read (beyond 64 bits)"
+                    .into()
+            )
+        );
     }
 }

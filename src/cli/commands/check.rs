@@ -51,7 +51,9 @@ pub fn run(
                 found_failure(EXIT_ERROR, "a line of the input is malformed");
                 format!("malformed: {why}")
             }
-            Ok(p) => match checker::check(p.shape, p.queens.iter().copied(), p.queens.len()) {
+            // Text that reads as queens is judged on the board given (`--board`): a drawing of another, a list
+            // of another length, a queen off it are invalid, never malformed.
+            Ok(p) => match checker::check_placement(&p, shape) {
                 Ok(()) => {
                     valid += 1;
                     if quiet {
