@@ -447,6 +447,24 @@ fn a_gpu_sweep_is_named_by_its_gpu_and_a_gpu_benchmark_with_impossible_times_is_
         .code(2)
         .stderr(contains("runs[2].gpu_seconds is -1"));
     assert!(!dir.path().join("none").exists());
+    // Kernels of 1e-300 s: a time, but the GPUs' rate it makes is endless, and an axis that reaches it never
+    // gets its labels (plot ran on, drawing nothing). Refused as such.
+    for run in bench["runs"].as_array_mut().unwrap() {
+        run["gpu_seconds"] = serde_json::json!(1e-300);
+    }
+    std::fs::write(&wrong, bench.to_string()).unwrap();
+    nqueens()
+        .arg("plot")
+        .arg(&wrong)
+        .arg("-o")
+        .arg(dir.path().join("none"))
+        .timeout(std::time::Duration::from_secs(20))
+        .assert()
+        .code(2)
+        .stderr(contains(
+            "the GPUs' solutions per second over the runs' gpu_seconds is inf",
+        ));
+    assert!(!dir.path().join("none").exists());
 }
 
 #[test]

@@ -267,6 +267,15 @@ fn plottable(input: &Input) -> Result<(), String> {
                     within(format!("runs[{i}].gpu_seconds"), seconds, MAX_SECONDS)?;
                 }
             }
+            // The GPUs' rate is worked out here from the runs' counts and kernel times: a kernel time too
+            // short for any run (1e-300 s) makes it endless, and an endless axis never gets its labels.
+            if let Some(gpu) = r.gpu_score_of_runs() {
+                within(
+                    "the GPUs' solutions per second over the runs' gpu_seconds".into(),
+                    gpu.solutions_per_second,
+                    MAX_RATE,
+                )?;
+            }
             for (i, s) in r.scaling.iter().enumerate() {
                 within(
                     format!("scaling[{i}].solutions_per_second"),
