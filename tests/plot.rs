@@ -353,8 +353,10 @@ fn the_readme_plot_of_every_results_file_draws_the_charts() {
         .arg(&out)
         .assert()
         .success();
+    // Each of them with every name where it can be read: results/ holds nine benchmarks, four of one machine
+    // and n.
     for chart in ["time-vs-n.svg", "scaling.svg", "machines.svg", "gpus.svg"] {
-        svg_texts(&out.join(chart));
+        assert_readable(&out.join(chart));
     }
     // Every sweep has a legend of its own: several runs of one machine alike are told apart by when each was
     // made.
@@ -447,6 +449,24 @@ fn a_gpu_sweep_is_named_by_its_gpu_and_a_gpu_benchmark_with_impossible_times_is_
         .code(2)
         .stderr(contains("runs[2].gpu_seconds is -1"));
     assert!(!dir.path().join("none").exists());
+    // Kernels of 1e-300 s: a time, but the GPUs' rate it makes is endless, and an axis that reaches it never
+    // gets its labels (plot ran on, drawing nothing). Refused as such.
+    for run in bench["runs"].as_array_mut().unwrap() {
+        run["gpu_seconds"] = serde_json::json!(1e-300);
+    }
+    std::fs::write(&wrong, bench.to_string()).unwrap();
+    nqueens()
+        .arg("plot")
+        .arg(&wrong)
+        .arg("-o")
+        .arg(dir.path().join("none"))
+        .timeout(std::time::Duration::from_secs(20))
+        .assert()
+        .code(2)
+        .stderr(contains(
+            "the GPUs' solutions per second over the runs' gpu_seconds is inf",
+        ));
+    assert!(!dir.path().join("none").exists());
 }
 
 #[test]
@@ -516,4 +536,212 @@ fn a_gpu_benchmark_on_several_gpus_draws_their_scaling_and_not_the_threads() {
         .assert()
         .code(2)
         .stderr(contains("scaling[1].gpus is 1000000"));
+}
+
+/// Where a text of an SVG lies, about: its left, top, right and bottom, in pixels.
+type Bounds = (f64, f64, f64, f64);
+
+/// The SVG's width and height, and each of its texts with its box, as a viewer draws it: 0.6 em a character
+/// (a little over a sans-serif font's average), one em high, placed by its anchor and `dy` as plotters
+/// writes them, and turned by its `rotate(a, x, y)`.
+fn text_boxes(doc: &roxmltree::Document) -> ((f64, f64), Vec<(String, Bounds)>) {
+    let root = doc.root_element();
+    let size = |name| root.attribute(name).unwrap().parse::<f64>().unwrap();
+    let canvas = (size("width"), size("height"));
+    let boxes = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("text"))
+        .map(|n| {
+            let text = n.text().unwrap_or("").trim().to_string();
+            let number = |name| n.attribute(name).unwrap().parse::<f64>().unwrap();
+            let (x, y, em) = (number("x"), number("y"), number("font-size"));
+            let width = text.chars().count() as f64 * 0.6 * em;
+            let (left, right) = match n.attribute("text-anchor") {
+                Some("end") => (-width, 0.0),
+                Some("middle") => (-width / 2.0, width / 2.0),
+                _ => (0.0, width),
+            };
+            let (top, bottom) = match n.attribute("dy") {
+                Some("0.76em") => (0.0, em),
+                Some("0.5ex") => (-em / 2.0, em / 2.0),
+                Some("-0.5ex") => (-em, 0.0),
+                _ => (-0.76 * em, 0.24 * em),
+            };
+            let angle = n
+                .attribute("transform")
+                .and_then(|t| t.strip_prefix("rotate("))
+                .and_then(|t| t.split(',').next())
+                .map_or(0.0, |a| a.trim().parse::<f64>().unwrap().to_radians());
+            let (sin, cos) = angle.sin_cos();
+            let corners = [(left, top), (right, top), (left, bottom), (right, bottom)]
+                .map(|(dx, dy)| (x + dx * cos - dy * sin, y + dx * sin + dy * cos));
+            let xs = corners.map(|c| c.0);
+            let ys = corners.map(|c| c.1);
+            let min = |v: [f64; 4]| v.into_iter().fold(f64::INFINITY, f64::min);
+            let max = |v: [f64; 4]| v.into_iter().fold(f64::NEG_INFINITY, f64::max);
+            (text, (min(xs), min(ys), max(xs), max(ys)))
+        })
+        .collect();
+    (canvas, boxes)
+}
+
+/// Checks that every text of the chart at `path` lies on it whole, that no two texts overlap (by more than
+/// a pixel, as plotters rounds) and that no data point (a circle) lies under a text; returns the texts and
+/// the chart's size.
+fn assert_readable(path: &Path) -> (Vec<String>, (f64, f64)) {
+    let (texts, doc) = svg_texts(path);
+    let (canvas, boxes) = text_boxes(&doc);
+    let chart = path.file_name().unwrap().to_string_lossy();
+    for (text, b) in &boxes {
+        assert!(
+            b.0 >= -1.0 && b.1 >= -1.0 && b.2 <= canvas.0 + 1.0 && b.3 <= canvas.1 + 1.0,
+            "{chart}: '{text}' at {b:?} runs off the chart of {canvas:?}"
+        );
+    }
+    for (i, (a, p)) in boxes.iter().enumerate() {
+        for (b, q) in &boxes[i + 1..] {
+            let wide = p.2.min(q.2) - p.0.max(q.0);
+            let high = p.3.min(q.3) - p.1.max(q.1);
+            assert!(
+                wide <= 1.0 || high <= 1.0,
+                "{chart}: '{a}' at {p:?} overlaps '{b}' at {q:?}"
+            );
+        }
+    }
+    for circle in doc.descendants().filter(|n| n.has_tag_name("circle")) {
+        let at = |name| circle.attribute(name).unwrap().parse::<f64>().unwrap();
+        let (x, y) = (at("cx"), at("cy"));
+        for (text, b) in &boxes {
+            assert!(
+                !(b.0 < x && x < b.2 && b.1 < y && y < b.3),
+                "{chart}: the point at ({x}, {y}) is under '{text}' at {b:?}"
+            );
+        }
+    }
+    (texts, canvas)
+}
+
+/// Writes in `dir` many reports, as results/ gathers them, and returns the bench files and the count files,
+/// and the bench files' scores as the chart of machines writes them.
+///
+/// 24 benchmarks of 8 machines, three of each: the second and third of a machine alike to the first but
+/// for when they were made, and the third a copy of the second (one file named twice); each has scores of
+/// its own, 1.1, 2.2 ... times the Xeon's. Then 12 GPU benchmarks of one GPU, made a second apart. And 24
+/// sweeps of one machine, on 1 thread and on 2, made a minute apart.
+fn many_reports(dir: &Path) -> (Vec<PathBuf>, Vec<PathBuf>, Vec<String>) {
+    let results = Path::new(env!("CARGO_MANIFEST_DIR")).join("results");
+    let read = |file: &str| -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(results.join(file)).unwrap()).unwrap()
+    };
+    let write = |name: String, report: &serde_json::Value| {
+        let path = dir.join(name);
+        std::fs::write(&path, report.to_string()).unwrap();
+        path
+    };
+    let base = read("xeon-2core/bench-n17.json");
+    let mut benches = Vec::new();
+    let mut values = Vec::new();
+    for i in 0..24 {
+        let mut bench = base.clone();
+        bench["machine"]["cpu_model"] =
+            format!("Intel(R) Xeon(R) Gold 61{}8 CPU @ 2.20GHz", i / 3).into();
+        bench["timestamp"] = format!("2026-11-22T13:29:3{}Z", (i % 3).min(1)).into();
+        let scale = 1.1 * (i + 1) as f64;
+        for (score, threads) in [("single_thread", ""), ("multi_thread", " (2 threads)")] {
+            let rate = &mut bench["scores"][score]["solutions_per_second"];
+            let scaled = rate.as_f64().unwrap() * scale;
+            *rate = scaled.into();
+            values.push(format!("{:.2}{threads}", scaled / 1e6));
+        }
+        benches.push(write(format!("bench-{i}.json"), &bench));
+    }
+    let gpu = read("h100/bench-gpu-n19.json");
+    for i in 0..12 {
+        let mut bench = gpu.clone();
+        bench["timestamp"] = format!("2026-11-26T10:00:{i:02}Z").into();
+        benches.push(write(format!("gpu-{i}.json"), &bench));
+    }
+    let count = dir.join("count.json");
+    nqueens()
+        .args(["count", "4..9", "--format", "json", "-q", "-o"])
+        .arg(&count)
+        .assert()
+        .success();
+    let sweep: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&count).unwrap()).unwrap();
+    let mut counts = Vec::new();
+    for i in 0..24 {
+        let mut report = sweep.clone();
+        report["threads"] = (1 + i % 2).into();
+        report["timestamp"] = format!("2026-11-22T12:{i:02}:00Z").into();
+        counts.push(write(format!("count-{i}.json"), &report));
+    }
+    (benches, counts, values)
+}
+
+/// `nqueens plot FILES -o DIR`, which must succeed.
+fn plot(files: &[PathBuf], dir: &Path) {
+    nqueens()
+        .arg("plot")
+        .args(files)
+        .arg("-o")
+        .arg(dir)
+        .assert()
+        .success();
+}
+
+#[test]
+fn many_benchmarks_are_each_named_once_beside_their_bars_and_the_chart_grows_with_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let (benches, _, values) = many_reports(dir.path());
+    let out = dir.path().join("plots");
+    plot(&benches, &out);
+    // Every benchmark named once, each name its own, and every score written, exactly.
+    let (texts, (_, tall)) = assert_readable(&out.join("machines.svg"));
+    let names: Vec<&String> = texts.iter().filter(|t| t.contains("(n = 17)")).collect();
+    assert_eq!(names.len(), 24, "{names:?}");
+    for name in &names {
+        assert_eq!(names.iter().filter(|n| n == &name).count(), 1, "{name}");
+    }
+    let copy = "Intel Xeon Gold 6108 @ 2.20GHz, 2 cores (n = 17), 2026-11-22 13:29:31 #2";
+    assert!(names.iter().any(|n| *n == copy), "{names:?}");
+    for value in &values {
+        assert!(texts.contains(value), "{value}: {texts:?}");
+    }
+    // The chart grows with its benchmarks: 24 of them take more room than 3.
+    let few = dir.path().join("few");
+    plot(&benches[..3], &few);
+    let (texts, (_, short)) = assert_readable(&few.join("machines.svg"));
+    assert!(
+        tall >= short + 21.0 * 30.0,
+        "24 benchmarks {tall} pixels high, 3 of them {short}"
+    );
+    // Three of one machine alike but for when they were made: dated, as the charts of lines date them.
+    let first = "Intel Xeon Gold 6108 @ 2.20GHz, 2 cores (n = 17), 2026-11-22 13:29:30";
+    assert!(texts.iter().any(|t| t == first), "{texts:?}");
+    // The GPUs' chart is drawn the same way.
+    let (texts, _) = assert_readable(&out.join("gpus.svg"));
+    let names: Vec<&String> = texts.iter().filter(|t| t.contains("(n = 19)")).collect();
+    assert_eq!(names.len(), 12, "{names:?}");
+    let last = "NVIDIA H100 80GB HBM3 (n = 19), 2026-11-26 10:00:11";
+    assert!(names.iter().any(|n| *n == last), "{names:?}");
+}
+
+#[test]
+fn many_sweeps_and_benchmarks_each_have_a_legend_of_their_own_under_their_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let (benches, counts, _) = many_reports(dir.path());
+    let out = dir.path().join("plots");
+    plot(&[&benches[..], &counts[..]].concat(), &out);
+    for chart in ["scaling.svg", "time-vs-n.svg"] {
+        let (texts, (_, high)) = assert_readable(&out.join(chart));
+        let legends: Vec<&String> = texts.iter().filter(|t| t.contains(", 2026-11-2")).collect();
+        assert_eq!(legends.len(), 24, "{chart}: {legends:?}");
+        for legend in &legends {
+            let alike = legends.iter().filter(|l| l == &legend).count();
+            assert_eq!(alike, 1, "{chart}: {legend}");
+        }
+        // A legend's rows below the chart, which keeps its own height above them.
+        assert!(high >= 500.0 + 24.0 * 15.0, "{chart}: {high} pixels high");
+    }
 }

@@ -2,14 +2,19 @@
 //!
 //! Five charts, each drawn when its data is there: `time-vs-n.svg` (seconds against n on a log scale, one
 //! line per count sweep), `scaling.svg` (speedup against threads, one line per benchmark, with the ideal
-//! line), `machines.svg` (the single-thread and multi-thread scores of each benchmark side by side),
-//! `gpus.svg` (each GPU benchmark's rate over its whole runs and over the GPUs' own time) and
-//! `gpu-scaling.svg` (speedup against GPUs, for GPU benchmarks on several).
-//! Files from several machines go on the same charts, each named by its machine.
+//! line), `machines.svg` (the single-thread and multi-thread scores of each benchmark, a pair of horizontal
+//! bars in a row named at its left), `gpus.svg` (each GPU benchmark's rate over its whole runs and over the
+//! GPUs' own time, drawn the same way) and `gpu-scaling.svg` (speedup against GPUs, for GPU benchmarks on
+//! several).
+//! Files from several machines go on the same charts, each named by its machine, and every name distinct
+//! (see [`dated`]). However many there are, no name is written over another or over the data: the bar charts
+//! grow a row a benchmark ([`paired_bars`]), the line charts' legends go under them, a row a series
+//! ([`with_legend_below`]).
 //!
 //! plotters is built with its SVG backend only: text becomes SVG `<text>` elements that the viewer renders
-//! with its own fonts, and layout uses plotters' built-in estimate of text widths, so no font files and no
-//! system libraries are needed.
+//! with its own fonts, and layout uses plotters' built-in estimate of text widths (and, for the room this
+//! module gives names and values, its own: [`text_width`]), so no font files and no system libraries are
+//! needed.
 
 use crate::cli::args::PlotArgs;
 use crate::cli::errors::UsageError;
@@ -29,6 +34,7 @@ enum Input {
     Bench(Box<BenchReport>),
 }
 
+/// The width of every chart at least, and the height of a chart of lines above its legend.
 const SIZE: (u32, u32) = (800, 500);
 
 /// Runs `nqueens plot`: reads every file first, then writes the charts.
@@ -54,7 +60,7 @@ pub fn run(args: &PlotArgs) -> anyhow::Result<()> {
         .collect();
     let mut charts: Vec<(&str, String)> = Vec::new();
     if counts.iter().any(|r| r.results.iter().any(timed_board)) {
-        charts.push(("time-vs-n.svg", svg(|area| time_vs_n(area, &counts))?));
+        charts.push(("time-vs-n.svg", time_vs_n(&counts)?));
     }
     // A sweep of threads, or of GPUs: a line needs a row beside its baseline.
     let swept = |gpus: bool| -> Vec<&BenchReport> {
@@ -73,10 +79,7 @@ pub fn run(args: &PlotArgs) -> anyhow::Result<()> {
     };
     let scaled = swept(false);
     if !scaled.is_empty() {
-        charts.push((
-            "scaling.svg",
-            svg(|area| scaling(area, &scaled, Swept::Threads))?,
-        ));
+        charts.push(("scaling.svg", scaling(&scaled, Swept::Threads)?));
     }
     let scored: Vec<&BenchReport> = benches
         .iter()
@@ -84,7 +87,7 @@ pub fn run(args: &PlotArgs) -> anyhow::Result<()> {
         .filter(|r| r.scores.is_some())
         .collect();
     if !scored.is_empty() {
-        charts.push(("machines.svg", svg(|area| machines(area, &scored))?));
+        charts.push(("machines.svg", machines(&scored)?));
     }
     let on_gpus: Vec<&BenchReport> = benches
         .iter()
@@ -92,14 +95,11 @@ pub fn run(args: &PlotArgs) -> anyhow::Result<()> {
         .filter(|r| r.gpu_score_of_runs().is_some() && !r.scaling.is_empty())
         .collect();
     if !on_gpus.is_empty() {
-        charts.push(("gpus.svg", svg(|area| gpus(area, &on_gpus))?));
+        charts.push(("gpus.svg", gpus(&on_gpus)?));
     }
     let gpu_scaled = swept(true);
     if !gpu_scaled.is_empty() {
-        charts.push((
-            "gpu-scaling.svg",
-            svg(|area| scaling(area, &gpu_scaled, Swept::Gpus))?,
-        ));
+        charts.push(("gpu-scaling.svg", scaling(&gpu_scaled, Swept::Gpus)?));
     }
     if charts.is_empty() {
         return Err(UsageError(
@@ -267,6 +267,15 @@ fn plottable(input: &Input) -> Result<(), String> {
                     within(format!("runs[{i}].gpu_seconds"), seconds, MAX_SECONDS)?;
                 }
             }
+            // The GPUs' rate is worked out here from the runs' counts and kernel times: a kernel time too
+            // short for any run (1e-300 s) makes it endless, and an endless axis never gets its labels.
+            if let Some(gpu) = r.gpu_score_of_runs() {
+                within(
+                    "the GPUs' solutions per second over the runs' gpu_seconds".into(),
+                    gpu.solutions_per_second,
+                    MAX_RATE,
+                )?;
+            }
             for (i, s) in r.scaling.iter().enumerate() {
                 within(
                     format!("scaling[{i}].solutions_per_second"),
@@ -292,18 +301,58 @@ fn plottable(input: &Input) -> Result<(), String> {
     Ok(())
 }
 
-/// Draws into a fresh SVG document and returns its text.
+/// Draws into a fresh SVG document of `size` and returns its text.
 fn svg(
+    size: (u32, u32),
     draw: impl FnOnce(&DrawingArea<SVGBackend, Shift>) -> anyhow::Result<()>,
 ) -> anyhow::Result<String> {
     let mut text = String::new();
     {
-        let area = SVGBackend::with_string(&mut text, SIZE).into_drawing_area();
+        let area = SVGBackend::with_string(&mut text, size).into_drawing_area();
         area.fill(&WHITE)?;
         draw(&area)?;
         area.present()?;
     }
     Ok(text)
+}
+
+/// Around every chart, in pixels.
+const MARGIN: u32 = 15;
+
+/// The font size of legends, of the benchmarks' names beside their bars and of the bars' values.
+const FONT: f64 = 14.0;
+
+/// About how wide `text` is in pixels, drawn in a font of `size` as plotters is given it (it writes 1/1.24 of
+/// that as the SVG's font-size). 0.6 em a character: a little over the usual sans-serif fonts' average
+/// (DejaVu Sans' digits are 0.64 em, its lower case about 0.55), so that a name given this room fits in
+/// whatever font the viewer has. plotters' own estimate, 0.56 em a byte, can fall short of that.
+fn text_width(text: &str, size: f64) -> u32 {
+    (text.chars().count() as f64 * 0.6 * size / 1.24).ceil() as u32
+}
+
+/// `n` pixels, as plotters' coordinates take them: a count of rows no command line reaches saturates rather
+/// than wraps.
+fn px(n: u32) -> i32 {
+    i32::try_from(n).unwrap_or(i32::MAX)
+}
+
+/// The most characters of a name that a file gives (a CPU's or a GPU's model, a timestamp, a symmetry) that
+/// the charts write: one longer than any machine reports is cut short, so that a file cannot make a chart's
+/// legend or its column of names endlessly wide.
+const MAX_NAME: usize = 64;
+
+fn shorten(name: &str) -> String {
+    if name.chars().count() <= MAX_NAME {
+        return name.to_string();
+    }
+    let mut short: String = name.chars().take(MAX_NAME - 1).collect();
+    short.push('…');
+    short
+}
+
+/// When a report was made, as the charts write it: `2026-11-22 13:29:27`.
+fn when(timestamp: &str) -> String {
+    shorten(timestamp.replace('T', " ").trim_end_matches('Z'))
 }
 
 /// A short name for a machine: its CPU model without the usual noise, and its cores.
@@ -313,7 +362,50 @@ fn machine_label(m: &Machine) -> String {
         .fold(m.cpu_model.clone(), |s, noise| s.replace(noise, ""));
     let model = model.split_whitespace().collect::<Vec<_>>().join(" ");
     let plural = if m.logical_cores == 1 { "" } else { "s" };
-    format!("{model}, {} core{plural}", m.logical_cores)
+    format!("{}, {} core{plural}", shorten(&model), m.logical_cores)
+}
+
+/// Whether each of `labels` is alike to another.
+fn alike(labels: &[String]) -> Vec<bool> {
+    let mut counts = std::collections::HashMap::new();
+    for label in labels {
+        *counts.entry(label.as_str()).or_insert(0usize) += 1;
+    }
+    labels.iter().map(|l| counts[l.as_str()] > 1).collect()
+}
+
+/// `labels`, those alike to another told apart by when each one's report was made (`when`, one for each), as
+/// several runs of one machine are; any still alike (one file named twice) are then numbered.
+fn dated(mut labels: Vec<String>, when: &[String]) -> Vec<String> {
+    let same = alike(&labels);
+    for ((label, same), when) in labels.iter_mut().zip(same).zip(when) {
+        if same {
+            *label = format!("{label}, {when}");
+        }
+    }
+    numbered(labels)
+}
+
+/// `labels`, those alike to another numbered `#1`, `#2` in the order of the files, so that every series and
+/// every benchmark has a name of its own.
+fn numbered(mut labels: Vec<String>) -> Vec<String> {
+    // A number tells them apart unless a file's own name reads as one of the numbered (`A #1` beside two
+    // `A`): another round numbers those too, each round lengthening only the names still alike.
+    for _ in 0..labels.len() {
+        let same = alike(&labels);
+        if !same.contains(&true) {
+            break;
+        }
+        let mut seen = std::collections::HashMap::new();
+        for (label, same) in labels.iter_mut().zip(same) {
+            if same {
+                let k = seen.entry(label.clone()).or_insert(0usize);
+                *k += 1;
+                *label = format!("{label} #{k}");
+            }
+        }
+    }
+    labels
 }
 
 /// The `i`th series' colour: ten that read apart (matplotlib's), then again.
@@ -333,9 +425,89 @@ fn color(i: usize) -> RGBColor {
     COLORS[i % COLORS.len()]
 }
 
-fn legend(color: RGBColor) -> impl Fn((i32, i32)) -> PathElement<(i32, i32)> {
-    move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
+/// How a legend shows a series: a line of its colour, the dashed ideal's grey, a bar's colour.
+#[derive(Clone, Copy)]
+enum Key {
+    Line(RGBColor),
+    Ideal,
+    Bar(RGBColor),
 }
+
+/// A legend's row, in pixels.
+const LEGEND_ROW: u32 = 20;
+
+/// How tall a legend of `entries` is, the margin under it included.
+fn legend_height(entries: usize) -> u32 {
+    LEGEND_ROW
+        .saturating_mul(u32::try_from(entries).unwrap_or(u32::MAX))
+        .saturating_add(MARGIN)
+}
+
+/// How wide a legend of `entries` is: its keys and its longest name.
+fn legend_width(entries: &[(String, Key)]) -> u32 {
+    let widest = entries.iter().map(|(name, _)| text_width(name, FONT));
+    widest.max().unwrap_or(0).saturating_add(28)
+}
+
+/// Draws a legend at the top of `area`, one series a row, its keys at `left` (lined up with the plotting
+/// area's left edge). Legends go under their charts, never on them: a legend inside a chart covers its lines
+/// (and, with enough series, runs past the chart's foot), while under it the chart grows a row a series.
+fn draw_legend(
+    area: &DrawingArea<SVGBackend, Shift>,
+    left: i32,
+    entries: &[(String, Key)],
+) -> anyhow::Result<()> {
+    let style = ("sans-serif", FONT)
+        .into_font()
+        .color(&BLACK)
+        .pos(Pos::new(HPos::Left, VPos::Center));
+    let mut y = px(LEGEND_ROW / 2);
+    for (name, key) in entries {
+        // The keys' shapes are those plotters drew in its own legends: a line 20 wide, a bar's square.
+        match *key {
+            Key::Line(c) => area.draw(&PathElement::new(
+                vec![(left, y), (left + 20, y)],
+                c.stroke_width(2),
+            ))?,
+            Key::Ideal => area.draw(&PathElement::new(
+                vec![(left, y), (left + 20, y)],
+                BLACK.mix(0.6),
+            ))?,
+            Key::Bar(c) => area.draw(&Rectangle::new(
+                [(left + 2, y - 5), (left + 17, y + 5)],
+                c.filled(),
+            ))?,
+        }
+        area.draw(&Text::new(name.as_str(), (left + 28, y), style.clone()))?;
+        y = y.saturating_add(px(LEGEND_ROW));
+    }
+    Ok(())
+}
+
+/// A chart of lines: `SIZE`, drawn by `draw`, over a legend of `entries` that lines up with the plotting area
+/// (whose labels of y are `y_labels` wide). The chart grows in height with the legend, and in width with a
+/// legend wider than it.
+fn with_legend_below(
+    y_labels: u32,
+    entries: &[(String, Key)],
+    draw: impl FnOnce(&DrawingArea<SVGBackend, Shift>) -> anyhow::Result<()>,
+) -> anyhow::Result<String> {
+    let left = MARGIN + y_labels;
+    let width = SIZE
+        .0
+        .max((left + MARGIN).saturating_add(legend_width(entries)));
+    let height = SIZE.1.saturating_add(legend_height(entries.len()));
+    svg((width, height), |area| {
+        let (chart, legend) = area.split_vertically(SIZE.1);
+        draw(&chart)?;
+        draw_legend(&legend, px(left), entries)
+    })
+}
+
+/// The most labels on an axis of n, threads or GPUs: 24 of up to 5 digits leave room between them on the
+/// plot's 700 pixels. With more (a sweep of n from 4 to 64, a machine of 256 threads), plotters labels every
+/// 2nd, 5th or 10th instead of writing one over the next.
+const MAX_TICKS: usize = 24;
 
 /// A result that belongs on the chart of time against n: a whole square board's count, timed. A shard's or a
 /// list of units' time is not the board's, and a rectangle has no place on an axis of n.
@@ -386,7 +558,7 @@ impl Sweep<'_> {
     /// tasks) and the symmetry.
     fn label(&self) -> String {
         let counted_on = match self.gpu {
-            Some(gpu) => format!("{gpu} (GPU)"),
+            Some(gpu) => format!("{} (GPU)", shorten(gpu)),
             None => format!(
                 "{}, {} thread{}",
                 machine_label(&self.report.machine),
@@ -394,13 +566,21 @@ impl Sweep<'_> {
                 if self.report.threads == 1 { "" } else { "s" }
             ),
         };
-        format!("{counted_on}, {} symmetry", self.symmetry)
+        format!("{counted_on}, {} symmetry", shorten(self.symmetry))
     }
 }
 
 /// Seconds against n, log scale, one line per count report and symmetry.
-fn time_vs_n(area: &DrawingArea<SVGBackend, Shift>, reports: &[&Report]) -> anyhow::Result<()> {
+fn time_vs_n(reports: &[&Report]) -> anyhow::Result<String> {
     let sweeps = Sweep::of(reports);
+    // Two sweeps of one machine alike (several runs of it) are told apart by when each was made.
+    let times: Vec<String> = sweeps.iter().map(|s| when(&s.report.timestamp)).collect();
+    let labels = dated(sweeps.iter().map(Sweep::label).collect(), &times);
+    let entries: Vec<(String, Key)> = labels
+        .into_iter()
+        .enumerate()
+        .map(|(i, label)| (label, Key::Line(color(i))))
+        .collect();
     let all = sweeps.iter().flat_map(|s| s.points.iter());
     // A board either side of the boards, so that no point sits on an axis.
     let n_min = all
@@ -416,51 +596,31 @@ fn time_vs_n(area: &DrawingArea<SVGBackend, Shift>, reports: &[&Report]) -> anyh
     let t_max = all.map(|p| p.1).fold(0.0, f64::max);
     let low = 10f64.powf((t_min / 1.5).log10().floor());
     let high = 10f64.powf((t_max * 1.5).log10().ceil());
-    let mut chart = ChartBuilder::on(area)
-        .caption("Time to count all solutions", ("sans-serif", 22))
-        .margin(15)
-        .x_label_area_size(40)
-        .y_label_area_size(70)
-        .build_cartesian_2d(n_min..n_max, (low..high).log_scale())?;
-    chart
-        .configure_mesh()
-        .x_desc("n (board side)")
-        .y_desc("seconds (log scale)")
-        .x_labels((n_max - n_min + 1) as usize)
-        .y_label_formatter(&|&s| four_figures(s))
-        .draw()?;
-    let labels: Vec<String> = sweeps.iter().map(Sweep::label).collect();
-    for (i, (sweep, label)) in sweeps.iter().zip(&labels).enumerate() {
-        let c = color(i);
-        // Two sweeps of one machine alike (several runs of it) are told apart by when each was made.
-        let label = if labels.iter().filter(|l| *l == label).count() > 1 {
-            format!(
-                "{label}, {}",
-                sweep
-                    .report
-                    .timestamp
-                    .replace('T', " ")
-                    .trim_end_matches('Z')
-            )
-        } else {
-            label.clone()
-        };
+    const Y_LABELS: u32 = 70;
+    with_legend_below(Y_LABELS, &entries, |area| {
+        let mut chart = ChartBuilder::on(area)
+            .caption("Time to count all solutions", ("sans-serif", 22))
+            .margin(MARGIN)
+            .x_label_area_size(40)
+            .y_label_area_size(Y_LABELS)
+            .build_cartesian_2d(n_min..n_max, (low..high).log_scale())?;
         chart
-            .draw_series(LineSeries::new(
+            .configure_mesh()
+            .x_desc("n (board side)")
+            .y_desc("seconds (log scale)")
+            .x_labels(((n_max - n_min + 1) as usize).min(MAX_TICKS))
+            .y_label_formatter(&|&s| four_figures(s))
+            .draw()?;
+        for (i, sweep) in sweeps.iter().enumerate() {
+            let c = color(i);
+            chart.draw_series(LineSeries::new(
                 sweep.points.iter().copied(),
                 c.stroke_width(2),
-            ))?
-            .label(label)
-            .legend(legend(c));
-        chart.draw_series(sweep.points.iter().map(|&p| Circle::new(p, 3, c.filled())))?;
-    }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .background_style(WHITE.mix(0.9))
-        .border_style(BLACK)
-        .draw()?;
-    Ok(())
+            ))?;
+            chart.draw_series(sweep.points.iter().map(|&p| Circle::new(p, 3, c.filled())))?;
+        }
+        Ok(())
+    })
 }
 
 /// What a scaling chart sweeps.
@@ -481,11 +641,7 @@ impl Swept {
 }
 
 /// Speedup against threads (or GPUs), one line per benchmark, and the ideal line.
-fn scaling(
-    area: &DrawingArea<SVGBackend, Shift>,
-    reports: &[&BenchReport],
-    swept: Swept,
-) -> anyhow::Result<()> {
+fn scaling(reports: &[&BenchReport], swept: Swept) -> anyhow::Result<String> {
     let rows = |r: &'_ BenchReport| -> Vec<(f64, f64)> {
         r.scaling
             .iter()
@@ -507,61 +663,63 @@ fn scaling(
         Swept::Threads => ("Thread", "1 thread"),
         Swept::Gpus => ("GPU", "1 GPU"),
     };
-    let mut chart = ChartBuilder::on(area)
-        .caption(
-            format!("{what} scaling (median of the timed runs)"),
-            ("sans-serif", 22),
+    // The start time tells apart several benchmarks of one machine; a GPU benchmark is named by its GPUs.
+    let labels = reports.iter().map(|report| {
+        format!(
+            "{}, n = {}, {}",
+            match (swept, &report.workload.gpu) {
+                (Swept::Gpus, Some(gpus)) => shorten(gpus),
+                _ => machine_label(&report.machine),
+            },
+            report.workload.n,
+            when(&report.timestamp)
         )
-        .margin(15)
-        .x_label_area_size(40)
-        .y_label_area_size(50)
-        .build_cartesian_2d(0.0..max_workers * 1.05, 0.0..max_speedup * 1.1)?;
-    chart
-        .configure_mesh()
-        .x_desc(swept.plural())
-        .x_labels(max_workers as usize + 2)
-        .x_label_formatter(&|x| format!("{x:.0}"))
-        .y_desc(format!("speedup over {one}"))
-        .draw()?;
-    chart
-        .draw_series(DashedLineSeries::new(
+    });
+    let ideal = format!("ideal (speedup = {})", swept.plural());
+    let entries: Vec<(String, Key)> = std::iter::once((ideal, Key::Ideal))
+        .chain(
+            numbered(labels.collect())
+                .into_iter()
+                .enumerate()
+                .map(|(i, label)| (label, Key::Line(color(i)))),
+        )
+        .collect();
+    const Y_LABELS: u32 = 50;
+    with_legend_below(Y_LABELS, &entries, |area| {
+        let mut chart = ChartBuilder::on(area)
+            .caption(
+                format!("{what} scaling (median of the timed runs)"),
+                ("sans-serif", 22),
+            )
+            .margin(MARGIN)
+            .x_label_area_size(40)
+            .y_label_area_size(Y_LABELS)
+            .build_cartesian_2d(0.0..max_workers * 1.05, 0.0..max_speedup * 1.1)?;
+        chart
+            .configure_mesh()
+            .x_desc(swept.plural())
+            .x_labels((max_workers as usize + 2).min(MAX_TICKS))
+            .x_label_formatter(&|x| format!("{x:.0}"))
+            .y_desc(format!("speedup over {one}"))
+            .draw()?;
+        chart.draw_series(DashedLineSeries::new(
             [(0.0, 0.0), (max_workers, max_workers)],
             6,
             4,
             BLACK.mix(0.6).stroke_width(1),
-        ))?
-        .label(format!("ideal (speedup = {})", swept.plural()))
-        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLACK.mix(0.6)));
-    for (i, report) in reports.iter().enumerate() {
-        let c = color(i);
-        let points = rows(report);
-        // The start time tells apart several benchmarks of one machine; a GPU benchmark is named by its GPUs.
-        let label = format!(
-            "{}, n = {}, {}",
-            match (swept, &report.workload.gpu) {
-                (Swept::Gpus, Some(gpus)) => gpus.clone(),
-                _ => machine_label(&report.machine),
-            },
-            report.workload.n,
-            report.timestamp.replace('T', " ").trim_end_matches('Z')
-        );
-        chart
-            .draw_series(LineSeries::new(points.iter().copied(), c.stroke_width(2)))?
-            .label(label)
-            .legend(legend(c));
-        chart.draw_series(points.iter().map(|&p| Circle::new(p, 4, c.filled())))?;
-    }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .background_style(WHITE.mix(0.9))
-        .border_style(BLACK)
-        .draw()?;
-    Ok(())
+        ))?;
+        for (i, report) in reports.iter().enumerate() {
+            let c = color(i);
+            let points = rows(report);
+            chart.draw_series(LineSeries::new(points.iter().copied(), c.stroke_width(2)))?;
+            chart.draw_series(points.iter().map(|&p| Circle::new(p, 4, c.filled())))?;
+        }
+        Ok(())
+    })
 }
 
 /// Each benchmark's single-thread and multi-thread scores as a pair of bars.
-fn machines(area: &DrawingArea<SVGBackend, Shift>, reports: &[&BenchReport]) -> anyhow::Result<()> {
+fn machines(reports: &[&BenchReport]) -> anyhow::Result<String> {
     let plural = |threads: usize| if threads == 1 { "" } else { "s" };
     let pairs: Vec<Pair> = reports
         .iter()
@@ -570,6 +728,7 @@ fn machines(area: &DrawingArea<SVGBackend, Shift>, reports: &[&BenchReport]) -> 
             let threads = s.multi_thread.threads;
             Some(Pair {
                 label: format!("{} (n = {})", machine_label(&r.machine), r.workload.n),
+                when: when(&r.timestamp),
                 left: s.single_thread.solutions_per_second / 1e6,
                 right: s.multi_thread.solutions_per_second / 1e6,
                 right_note: format!(" ({threads} thread{})", plural(threads)),
@@ -577,7 +736,6 @@ fn machines(area: &DrawingArea<SVGBackend, Shift>, reports: &[&BenchReport]) -> 
         })
         .collect();
     paired_bars(
-        area,
         &pairs,
         "Scores: million solutions per second",
         "million solutions/s",
@@ -587,14 +745,15 @@ fn machines(area: &DrawingArea<SVGBackend, Shift>, reports: &[&BenchReport]) -> 
 
 /// Each GPU benchmark's rate as a pair of bars: over the whole runs' time (the host's plan, cut and copies
 /// included), and over the GPUs' own (their kernels).
-fn gpus(area: &DrawingArea<SVGBackend, Shift>, reports: &[&BenchReport]) -> anyhow::Result<()> {
+fn gpus(reports: &[&BenchReport]) -> anyhow::Result<String> {
     let pairs: Vec<Pair> = reports
         .iter()
         .filter_map(|r| {
             let gpu = r.gpu_score_of_runs()?;
             let whole = r.scaling.last()?;
             Some(Pair {
-                label: format!("{} (n = {})", gpu.gpus, r.workload.n),
+                label: format!("{} (n = {})", shorten(&gpu.gpus), r.workload.n),
+                when: when(&r.timestamp),
                 left: whole.solutions_per_second / 1e9,
                 right: gpu.solutions_per_second / 1e9,
                 right_note: String::new(),
@@ -602,7 +761,6 @@ fn gpus(area: &DrawingArea<SVGBackend, Shift>, reports: &[&BenchReport]) -> anyh
         })
         .collect();
     paired_bars(
-        area,
         &pairs,
         "GPUs: billion solutions per second",
         "billion solutions/s",
@@ -610,100 +768,174 @@ fn gpus(area: &DrawingArea<SVGBackend, Shift>, reports: &[&BenchReport]) -> anyh
     )
 }
 
-/// Two bars for each of some benchmarks, named below them.
+/// Two bars for each of some benchmarks, named beside them.
 struct Pair {
     label: String,
+    /// When its report was made: it tells apart two benchmarks of one label.
+    when: String,
     left: f64,
     right: f64,
     /// Written after the right bar's value.
     right_note: String,
 }
 
+/// The height of a benchmark's pair of bars in a chart of bars, with the space to the next, in pixels.
+const PAIR_HEIGHT: u32 = 48;
+
 /// A chart of a pair of bars for each of `pairs`, the two kinds named by `legends`.
+///
+/// The bars lie along the x axis, a benchmark a row, named at the left of its row. Under upright bars a name
+/// has only its pair's width, which shrinks with each benchmark added: results/' nine names of some 30
+/// characters, 200 pixels each, ran into one another under pairs 80 pixels wide. Turned names would read
+/// sideways, and wrapped ones would only put off the overlap. At the left of its row a name reads as it is,
+/// in the width it needs, and the chart grows a row for each benchmark, so that any number of them read,
+/// each value written in full after its bar.
 fn paired_bars(
-    area: &DrawingArea<SVGBackend, Shift>,
     pairs: &[Pair],
     caption: &str,
-    y_desc: &str,
+    x_desc: &str,
     legends: (&str, &str),
-) -> anyhow::Result<()> {
-    let top = pairs
+) -> anyhow::Result<String> {
+    let whens: Vec<String> = pairs.iter().map(|p| p.when.clone()).collect();
+    let names = dated(pairs.iter().map(|p| p.label.clone()).collect(), &whens);
+    let values: Vec<[(f64, String); 2]> = pairs
         .iter()
-        .map(|p| p.left.max(p.right))
-        .fold(0.0, f64::max)
-        * 1.2;
-    // Benchmark i takes the x interval [2i, 2i + 2]: its left bar on its left half, its right bar on its
-    // right, and its name under the middle.
-    let width = 2 * pairs.len() as i32;
-    let mut chart = ChartBuilder::on(area)
-        .caption(caption, ("sans-serif", 22))
-        .margin(15)
-        .x_label_area_size(40)
-        .y_label_area_size(60)
-        .build_cartesian_2d(0..width, 0.0..top.max(f64::MIN_POSITIVE))?;
-    chart
-        .configure_mesh()
-        .disable_x_mesh()
-        .x_labels(width as usize + 1)
-        .y_desc(y_desc)
-        .x_label_formatter(&|&x| {
-            let pair = (x % 2 == 1).then(|| pairs.get((x / 2) as usize)).flatten();
-            pair.map_or_else(String::new, |p| p.label.clone())
+        .map(|p| {
+            [
+                (p.left, format!("{:.2}", p.left)),
+                (p.right, format!("{:.2}{}", p.right, p.right_note)),
+            ]
         })
-        .draw()?;
-    let half = chart.plotting_area().dim_in_pixel().0 as i32 / width;
-    let gap = (half / 6) as u32;
-    let bar = |x: i32, value: f64, c: RGBColor| {
-        let (left, right) = if x % 2 == 0 {
-            (gap, gap / 4)
-        } else {
-            (gap / 4, gap)
-        };
-        let mut rect = Rectangle::new([(x, 0.0), (x + 1, value)], c.filled());
-        rect.set_margin(0, 0, left, right);
-        rect
+        .collect();
+    // The names' column, right-aligned against the axis, and a plot at least 500 wide (800 in all when the
+    // names are short).
+    const GAP: u32 = 8;
+    let names_width = names.iter().map(|n| text_width(n, FONT)).max().unwrap_or(0) + 2 * GAP;
+    let plot_width = SIZE.0.saturating_sub(names_width + 2 * MARGIN).max(500);
+    let width = (2 * MARGIN)
+        .saturating_add(names_width)
+        .saturating_add(plot_width);
+    // The axis reaches far enough that every value, written after its bar, ends within it: a bar of v takes
+    // v / top of the plot's width, and its text the room after it.
+    let plot = f64::from(plot_width);
+    let top = values
+        .iter()
+        .flatten()
+        .map(|(v, text)| {
+            let room = plot - f64::from(text_width(text, FONT) + 2 * GAP);
+            v * plot / room.max(plot / 4.0)
+        })
+        .fold(0.0, f64::max);
+    // All zero: an axis all the same. (`read` refuses values beyond `MAX_RATE`, so `top` is finite.)
+    let top = if top > 0.0 && top.is_finite() {
+        top
+    } else {
+        1.0
     };
-    let value = move |x: i32, v: f64, text: String| {
-        EmptyElement::at((x, v))
-            + Text::new(
-                text,
-                (half / 2, -4),
-                ("sans-serif", 14)
-                    .into_font()
-                    .color(&BLACK)
-                    .pos(Pos::new(HPos::Center, VPos::Bottom)),
-            )
-    };
+    const CAPTION: u32 = 35;
+    const X_AXIS: u32 = 45;
+    let rows = u32::try_from(pairs.len()).unwrap_or(u32::MAX);
+    let chart_height =
+        (MARGIN + CAPTION + X_AXIS + MARGIN).saturating_add(PAIR_HEIGHT.saturating_mul(rows));
     let (one, two) = (color(0), color(1));
-    chart
-        .draw_series(
-            (0..)
-                .step_by(2)
-                .zip(pairs)
-                .map(|(x, p)| bar(x, p.left, one)),
-        )?
-        .label(legends.0)
-        .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 15, y + 5)], one.filled()));
-    chart
-        .draw_series(
-            (1..)
-                .step_by(2)
-                .zip(pairs)
-                .map(|(x, p)| bar(x, p.right, two)),
-        )?
-        .label(legends.1)
-        .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 15, y + 5)], two.filled()));
-    chart.draw_series((0..).step_by(2).zip(pairs).flat_map(|(x, p)| {
-        [
-            value(x, p.left, format!("{:.2}", p.left)),
-            value(x + 1, p.right, format!("{:.2}{}", p.right, p.right_note)),
-        ]
-    }))?;
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
-        .background_style(WHITE.mix(0.9))
-        .border_style(BLACK)
-        .draw()?;
-    Ok(())
+    let entries = [
+        (legends.0.to_string(), Key::Bar(one)),
+        (legends.1.to_string(), Key::Bar(two)),
+    ];
+    let height = chart_height.saturating_add(legend_height(entries.len()));
+    svg((width, height), |area| {
+        let (upper, lower) = area.split_vertically(chart_height);
+        let mut chart = ChartBuilder::on(&upper)
+            .caption(caption, ("sans-serif", 22))
+            .margin(MARGIN)
+            .x_label_area_size(X_AXIS)
+            .y_label_area_size(names_width)
+            .build_cartesian_2d(0.0..top, 0.0..pairs.len() as f64)?;
+        chart
+            .configure_mesh()
+            .disable_y_mesh()
+            // The rows are named below, each at its middle: the axis of y has no values.
+            .y_labels(0)
+            // As many labels of the axis as have room for the longest of them (13 digits at most, for
+            // `MAX_RATE` in millions) and 30 pixels between.
+            .x_labels((plot_width / (text_width(&four_figures(top), 12.0) + 30)).max(2) as usize)
+            .x_label_formatter(&|&x| four_figures(x))
+            .x_desc(x_desc)
+            .draw()?;
+        // Benchmark i's row is y in [r, r + 1], r counted from the foot, so that the first file is on top;
+        // its left bar is above its right one, as the legend has them.
+        let row = |i: usize| (pairs.len() - 1 - i) as f64;
+        let bar = |i: usize, (low, high): (f64, f64), v: f64, c: RGBColor| {
+            Rectangle::new([(0.0, row(i) + low), (v, row(i) + high)], c.filled())
+        };
+        const LEFT: (f64, f64) = (0.52, 0.9);
+        const RIGHT: (f64, f64) = (0.1, 0.48);
+        chart.draw_series(
+            pairs
+                .iter()
+                .enumerate()
+                .map(|(i, p)| bar(i, LEFT, p.left, one)),
+        )?;
+        chart.draw_series(
+            pairs
+                .iter()
+                .enumerate()
+                .map(|(i, p)| bar(i, RIGHT, p.right, two)),
+        )?;
+        let after = ("sans-serif", FONT)
+            .into_font()
+            .color(&BLACK)
+            .pos(Pos::new(HPos::Left, VPos::Center));
+        chart.draw_series(values.iter().enumerate().flat_map(|(i, [l, r])| {
+            [(l, LEFT), (r, RIGHT)].map(|((v, text), (low, high))| {
+                EmptyElement::at((*v, row(i) + (low + high) / 2.0))
+                    + Text::new(text.clone(), (px(GAP), 0), after.clone())
+            })
+        }))?;
+        let before = ("sans-serif", FONT)
+            .into_font()
+            .color(&BLACK)
+            .pos(Pos::new(HPos::Right, VPos::Center));
+        for (i, name) in names.iter().enumerate() {
+            let (x, y) = chart.backend_coord(&(0.0, row(i) + 0.5));
+            upper.draw(&Text::new(name.as_str(), (x - px(GAP), y), before.clone()))?;
+        }
+        let left = chart.plotting_area().get_pixel_range().0.start;
+        draw_legend(&lower, left, &entries)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn strings(labels: &[&str]) -> Vec<String> {
+        labels.iter().map(|l| l.to_string()).collect()
+    }
+
+    #[test]
+    fn labels_alike_are_dated_then_numbered_until_each_is_its_own() {
+        let when = strings(&["t1", "t2", "t2", "t3"]);
+        assert_eq!(
+            dated(strings(&["A", "A", "A", "B"]), &when),
+            ["A, t1", "A, t2 #1", "A, t2 #2", "B"]
+        );
+        // A file whose own name reads as a numbered one: numbered in its turn.
+        assert_eq!(
+            numbered(strings(&["A", "A", "A #1"])),
+            ["A #1 #1", "A #2", "A #1 #2"]
+        );
+        assert_eq!(numbered(strings(&["A", "B"])), ["A", "B"]);
+        assert!(numbered(Vec::new()).is_empty());
+    }
+
+    #[test]
+    fn a_name_longer_than_any_machine_reports_is_cut_short() {
+        assert_eq!(shorten("Intel Xeon"), "Intel Xeon");
+        let long = "é".repeat(1000);
+        let short = shorten(&long);
+        assert_eq!(short.chars().count(), MAX_NAME);
+        assert!(short.ends_with('…'));
+        assert_eq!(when("2026-11-22T13:29:27Z"), "2026-11-22 13:29:27");
+    }
 }
