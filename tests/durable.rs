@@ -582,6 +582,8 @@ fn a_count_without_a_journal_stopped_by_a_signal_says_what_it_counted_and_where(
             "out.txt",
             "--export-csv",
             "c.csv",
+            "--export-markdown",
+            "c.md",
         ],
         || std::fs::read_to_string(&csv).is_ok_and(|t| t.lines().count() == 2),
     );
@@ -589,7 +591,7 @@ fn a_count_without_a_journal_stopped_by_a_signal_says_what_it_counted_and_where(
     assert_eq!(
         said,
         "stopped by SIGTERM: 1 of the 2 boards was counted, n = 30 was not; out.txt was not written \
-         (its table is written when the count ends); c.csv has its row; \
+         (its table is written when the count ends); c.csv, c.md (marked INCOMPLETE) have its row; \
          `nqueens count 30 --checkpoint FILE` keeps a board's work when stopped, and resumes it"
     );
     assert!(!dir.path().join("out.txt").exists());

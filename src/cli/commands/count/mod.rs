@@ -306,7 +306,10 @@ impl Stopped<'_> {
                 (Some(rows), false) => {
                     words += &format!("; {rows} has {one}, and so has {}", files.join(", "))
                 }
-                (None, false) => words += &format!("; {} has {one}", files.join(", ")),
+                (None, false) => {
+                    let verb = if files.len() == 1 { "has" } else { "have" };
+                    words += &format!("; {} {verb} {one}", files.join(", "));
+                }
                 (None, true) => {}
             }
         }
