@@ -1335,3 +1335,375 @@ fn a_journal_its_folder_will_not_take_is_refused_as_any_unwritable_output_is() {
         ))
         .stderr(contains(".nqueens-journal-").not());
 }
+
+/// A run started in `dir` with its standard output and error in files of a folder of their own, to be stopped
+/// (SIGSTOP) at a moment of its run, its files changed meanwhile, and let go on.
+#[cfg(unix)]
+struct Paused {
+    child: std::process::Child,
+    logs: tempfile::TempDir,
+}
+
+#[cfg(unix)]
+impl Paused {
+    fn start(dir: &Path, args: &[&str]) -> Paused {
+        Paused::start_with(dir, args, &[])
+    }
+
+    fn start_with(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Paused {
+        let logs = tempfile::tempdir().unwrap();
+        let child = Command::new(binary())
+            .current_dir(dir)
+            .args(args)
+            .envs(env.iter().copied())
+            .stdout(fs::File::create(logs.path().join("stdout")).unwrap())
+            .stderr(fs::File::create(logs.path().join("stderr")).unwrap())
+            .spawn()
+            .unwrap();
+        Paused { child, logs }
+    }
+
+    /// Stops the run once `path` holds `text`: the run is then between its rewrites of that file.
+    fn stop_when(&mut self, path: &Path, text: &str) {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while !fs::read_to_string(path).is_ok_and(|t| t.contains(text)) {
+            assert!(
+                self.child.try_wait().unwrap().is_none(),
+                "the run ended before '{}' held {text:?}: {}",
+                path.display(),
+                self.stderr()
+            );
+            assert!(
+                Instant::now() < deadline,
+                "'{}' never held {text:?}",
+                path.display()
+            );
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        // SAFETY: kill only sends a signal to the child this test started.
+        unsafe { libc::kill(self.child.id() as i32, libc::SIGSTOP) };
+    }
+
+    /// Lets the run go on, and gives its exit code once it ends (within a minute: a run that hangs is killed).
+    fn finish(&mut self) -> Option<i32> {
+        // SAFETY: as above.
+        unsafe { libc::kill(self.child.id() as i32, libc::SIGCONT) };
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status.code();
+            }
+            if Instant::now() > deadline {
+                let _ = self.child.kill();
+                let _ = self.child.wait();
+                panic!("the run hung: {}", self.stderr());
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    fn stdout(&self) -> String {
+        fs::read_to_string(self.logs.path().join("stdout")).unwrap()
+    }
+
+    fn stderr(&self) -> String {
+        fs::read_to_string(self.logs.path().join("stderr")).unwrap()
+    }
+}
+
+#[test]
+#[cfg(unix)]
+fn an_export_that_became_a_link_a_fifo_or_read_only_during_the_sweep_is_left_as_it_is() {
+    // Each export is rewritten as each board is counted: a rewrite after the name became something not the
+    // run's to replace leaves it, and keeps the document beside it, as `-o` does at the end (and not in a new
+    // name at each board); the sweep goes on, its -o result is written, and the exit code is 1.
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name);
+    fs::write(path("theirs.json"), "theirs\n").unwrap();
+    let mut run = Paused::start(
+        dir.path(),
+        &[
+            "count",
+            "8",
+            "12",
+            "16",
+            "-t",
+            "1",
+            "-q",
+            "-f",
+            "json",
+            "-o",
+            "out.json",
+            "--export-json",
+            "e.json",
+            "--export-csv",
+            "e.csv",
+            "--export-markdown",
+            "e.md",
+        ],
+    );
+    run.stop_when(&path("e.csv"), "\n8,92,");
+    fs::remove_file(path("e.json")).unwrap();
+    std::os::unix::fs::symlink("theirs.json", path("e.json")).unwrap();
+    let csv_then = fs::read_to_string(path("e.csv")).unwrap();
+    let mut mode = fs::metadata(path("e.csv")).unwrap().permissions();
+    mode.set_readonly(true);
+    fs::set_permissions(path("e.csv"), mode).unwrap();
+    let fifo = made_fifo(&path("e.md.fifo"));
+    if fifo {
+        fs::remove_file(path("e.md")).unwrap();
+        fs::rename(path("e.md.fifo"), path("e.md")).unwrap();
+    }
+    let code = run.finish();
+    let stderr = run.stderr();
+    assert_eq!(
+        fs::read_to_string(path("theirs.json")).unwrap(),
+        "theirs\n",
+        "the link's target is not the run's: {stderr}"
+    );
+    assert_eq!(
+        fs::read_link(path("e.json")).unwrap(),
+        Path::new("theirs.json")
+    );
+    assert_eq!(fs::read_to_string(path("e.csv")).unwrap(), csv_then);
+    assert_eq!(code, Some(1), "{stderr}");
+    for name in ["e.json", "e.csv"] {
+        assert!(stderr.contains(&format!("'{name}'")), "{stderr}");
+        assert!(stderr.contains(&format!("'{name}.new'")), "{stderr}");
+    }
+    // Every document whole, and marked finished: the sweep went on to its end.
+    let json: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(path("e.json.new")).unwrap()).unwrap();
+    assert_eq!(json["status"], "complete");
+    assert_eq!(json["results"].as_array().unwrap().len(), 3);
+    let csv = fs::read_to_string(path("e.csv.new")).unwrap();
+    assert!(csv.contains("\n16,14772512,"), "{csv}");
+    let out: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(path("out.json")).unwrap()).unwrap();
+    assert_eq!(out["results"].as_array().unwrap().len(), 3);
+    if fifo {
+        use std::os::unix::fs::FileTypeExt;
+        assert!(fs::symlink_metadata(path("e.md"))
+            .unwrap()
+            .file_type()
+            .is_fifo());
+        let markdown = fs::read_to_string(path("e.md.new")).unwrap();
+        assert!(markdown.contains("| 16 | 14772512 |"), "{markdown}");
+        assert!(!markdown.contains("INCOMPLETE"), "{markdown}");
+    }
+    let mut expected = vec![
+        "e.csv",
+        "e.csv.new",
+        "e.json",
+        "e.json.new",
+        "e.md",
+        "out.json",
+        "theirs.json",
+    ];
+    if fifo {
+        expected.push("e.md.new");
+        expected.sort_unstable();
+    }
+    assert_eq!(
+        names(dir.path()),
+        expected,
+        "one kept file an export, no partial file"
+    );
+}
+
+#[test]
+#[cfg(unix)]
+fn an_output_kept_beside_its_name_leaves_the_exports_finished_and_the_mismatch_said() {
+    // The -o file is renamed at the end, before the exports' last rewrite: a result that must be kept beside
+    // its name still lets the exports say the sweep finished, and a count that differs from the published
+    // value is still said, with its exit code.
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name);
+    fs::write(path("theirs.json"), "theirs\n").unwrap();
+    let mut run = Paused::start_with(
+        dir.path(),
+        &[
+            "count",
+            "8",
+            "16",
+            "-t",
+            "1",
+            "--check",
+            "-f",
+            "csv",
+            "-o",
+            "out.csv",
+            "--export-json",
+            "e.json",
+            "--export-markdown",
+            "e.md",
+        ],
+        &[("NQUEENS_TEST_OFFSET", "1")],
+    );
+    run.stop_when(&path("e.md"), "| 8 | 93 |");
+    std::os::unix::fs::symlink("theirs.json", path("out.csv")).unwrap();
+    let code = run.finish();
+    let stderr = run.stderr();
+    assert_eq!(fs::read_to_string(path("theirs.json")).unwrap(), "theirs\n");
+    assert!(stderr.contains("'out.csv.new'"), "{stderr}");
+    assert!(
+        stderr.contains("counted 93 as the total, but the published value is 92"),
+        "{stderr}"
+    );
+    assert_eq!(code, Some(3), "{stderr}");
+    let json: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(path("e.json")).unwrap()).unwrap();
+    assert_eq!(json["status"], "complete", "{stderr}");
+    assert!(!fs::read_to_string(path("e.md"))
+        .unwrap()
+        .contains("INCOMPLETE"));
+    assert!(fs::read_to_string(path("out.csv.new"))
+        .unwrap()
+        .contains("\n16,14772513,"));
+    assert!(partials(dir.path()).is_empty());
+}
+
+#[test]
+#[cfg(unix)]
+fn a_bench_export_that_became_a_link_leaves_the_links_target_as_it_was() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name);
+    fs::write(path("theirs.json"), "theirs\n").unwrap();
+    let mut run = Paused::start(
+        dir.path(),
+        &[
+            "bench",
+            "--n",
+            "16",
+            "--threads",
+            "1",
+            "--runs",
+            "1",
+            "-q",
+            "--export-json",
+            "b.json",
+        ],
+    );
+    run.stop_when(&path("b.json"), "\"warmup\": true");
+    fs::remove_file(path("b.json")).unwrap();
+    std::os::unix::fs::symlink("theirs.json", path("b.json")).unwrap();
+    let code = run.finish();
+    let stderr = run.stderr();
+    assert_eq!(
+        fs::read_to_string(path("theirs.json")).unwrap(),
+        "theirs\n",
+        "{stderr}"
+    );
+    assert_eq!(code, Some(1), "{stderr}");
+    let json: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(path("b.json.new")).unwrap()).unwrap();
+    assert_eq!(json["status"], "complete");
+    assert!(stderr.contains("'b.json.new'"), "{stderr}");
+    assert!(run.stdout().contains("score"));
+    assert_eq!(names(dir.path()), ["b.json", "b.json.new", "theirs.json"]);
+}
+
+/// Keeps the folder `dir` from taking or losing names, as `chmod a-w` does for its owner and `chattr +i` for
+/// root too; false where neither can be done here.
+#[cfg(unix)]
+fn freeze(dir: &Path, frozen: bool) -> bool {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } == 0 {
+        return Command::new("chattr")
+            .arg(if frozen { "+i" } else { "-i" })
+            .arg(dir)
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+    }
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(
+        dir,
+        fs::Permissions::from_mode(if frozen { 0o555 } else { 0o755 }),
+    )
+    .is_ok()
+}
+
+#[test]
+#[cfg(unix)]
+fn a_result_whose_folder_went_away_or_took_no_name_is_said_where_it_is_or_that_it_is_lost() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name);
+    let args = [
+        "count",
+        "8",
+        "16",
+        "-t",
+        "1",
+        "-q",
+        "-f",
+        "json",
+        "-o",
+        "sub/out.json",
+        "--export-csv",
+        "e.csv",
+    ];
+    // The folder moved: the result is kept in it, where it is now, beside the name it would have had.
+    fs::create_dir(path("sub")).unwrap();
+    let mut run = Paused::start(dir.path(), &args);
+    run.stop_when(&path("e.csv"), "\n8,92,");
+    fs::rename(path("sub"), path("moved")).unwrap();
+    assert_eq!(run.finish(), Some(1));
+    let stderr = run.stderr();
+    assert!(stderr.contains("moved/out.json.new"), "{stderr}");
+    let kept: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(path("moved/out.json.new")).unwrap()).unwrap();
+    assert_eq!(kept["results"].as_array().unwrap().len(), 2);
+    assert_eq!(names(&path("moved")), ["out.json.new"], "{stderr}");
+    // The folder removed, and the result in it: said so, in those words.
+    fs::remove_file(path("e.csv")).unwrap();
+    fs::create_dir(path("sub")).unwrap();
+    let mut run = Paused::start(dir.path(), &args);
+    run.stop_when(&path("e.csv"), "\n8,92,");
+    fs::remove_dir_all(path("sub")).unwrap();
+    assert_eq!(run.finish(), Some(1));
+    let stderr = run.stderr();
+    assert!(stderr.contains("the folder 'sub' is gone"), "{stderr}");
+    assert!(stderr.contains("the result is lost"), "{stderr}");
+    // The folder takes no new name: the result stays under its temporary name, read-only, said, and is not
+    // taken for a leftover by a later run in that folder.
+    fs::remove_file(path("e.csv")).unwrap();
+    fs::create_dir(path("sub")).unwrap();
+    let mut run = Paused::start(dir.path(), &args);
+    run.stop_when(&path("e.csv"), "\n8,92,");
+    if !freeze(&path("sub"), true) {
+        let _ = run.finish();
+        eprintln!("skipped the folder that takes no name: it cannot be made so here");
+        return;
+    }
+    let code = run.finish();
+    assert!(freeze(&path("sub"), false));
+    let stderr = run.stderr();
+    assert_eq!(code, Some(1), "{stderr}");
+    let left = partials(&path("sub"));
+    assert_eq!(left.len(), 1, "{stderr}");
+    let left = path("sub").join(&left[0]);
+    assert!(
+        stderr.contains(&format!(
+            "/sub/{}', read-only",
+            left.file_name().unwrap().to_string_lossy()
+        )),
+        "{stderr}"
+    );
+    assert!(fs::metadata(&left).unwrap().permissions().readonly());
+    let kept: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(&left).unwrap()).unwrap();
+    assert_eq!(kept["results"].as_array().unwrap().len(), 2);
+    // Aged as a leftover of ten minutes would be (read-only: opened for reading, its owner may set its time).
+    fs::File::open(&left)
+        .unwrap()
+        .set_modified(std::time::SystemTime::now() - Duration::from_secs(600))
+        .unwrap();
+    nqueens()
+        .current_dir(dir.path())
+        .args(["count", "8", "-q", "-o", "sub/n8.txt"])
+        .assert()
+        .success()
+        .stderr("");
+    assert!(left.exists(), "a kept result is no leftover");
+}

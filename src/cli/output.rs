@@ -94,6 +94,13 @@ impl Output {
             ));
         }
         let path = follow_links(asked).map_err(|e| cannot(e.to_string()))?;
+        Output::open_resolved(asked, &path)
+    }
+
+    /// [`Output::open`] of `asked`, whose links lead to `path`: the file a result replaces.
+    fn open_resolved(asked: &Path, path: &Path) -> Result<Output, UsageError> {
+        let cannot = |why: String| UsageError(format!("cannot write '{}': {why}", asked.display()));
+        let path = path.to_path_buf();
         if let Some(fd) = own_descriptor(&path) {
             return open_descriptor(fd, asked).map_err(cannot);
         }
@@ -136,6 +143,23 @@ impl Output {
                 return Err(cannot(format!("{why}; {advice}")));
             }
         }
+        Output::partial(asked, path, existing.as_ref())
+    }
+
+    /// A file for `path`, which is what may no longer be replaced (named `asked` in messages), without a look
+    /// at what is there: for a rewrite whose rename finds it refused, and keeps it beside its name.
+    fn beside(path: &Path, asked: &Path) -> Result<Output, UsageError> {
+        Output::partial(asked, path.to_path_buf(), None)
+    }
+
+    /// A temporary file beside `path` (named `asked` in messages), with the mode of the file there now,
+    /// `existing`, if any, renamed to `path` when finished.
+    fn partial(
+        asked: &Path,
+        path: PathBuf,
+        existing: Option<&fs::Metadata>,
+    ) -> Result<Output, UsageError> {
+        let cannot = |why: String| UsageError(format!("cannot write '{}': {why}", asked.display()));
         let dir = match path.parent() {
             Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
             _ => PathBuf::from("."),
@@ -159,7 +183,7 @@ impl Output {
         let _ = temp.as_file().try_lock();
         temps.push(temp.path().to_path_buf());
         drop(temps);
-        if let Some(meta) = &existing {
+        if let Some(meta) = existing {
             keep_owner_and_mode(temp.as_file(), meta);
         }
         Ok(Output::File(Partial {
@@ -223,13 +247,26 @@ impl Output {
         Ok(())
     }
 
-    /// Completes the output: a file is synced and moved to its name.
+    /// Completes the output: a file is synced and moved to its name. A file that cannot take its name (what is
+    /// there now is not the result's to replace) but is kept beside it is an error that says where it is.
     pub fn finish(self) -> anyhow::Result<()> {
+        let (asked, _) = self.destination();
+        match self.finish_placed()? {
+            Placed::Named => Ok(()),
+            Placed::Aside { kept, why } => Err(anyhow::anyhow!(
+                "could not write '{asked}': {why}; the result is kept in '{}'",
+                kept.display()
+            )),
+        }
+    }
+
+    /// [`Output::finish`], saying where the file went: to its name, or beside it.
+    pub fn finish_placed(self) -> anyhow::Result<Placed> {
         match self {
-            Output::Stdout(_) | Output::Direct { .. } => Ok(()),
+            Output::Stdout(_) | Output::Direct { .. } => Ok(Placed::Named),
             Output::File(mut partial) => {
                 let Some(temp) = partial.temp.take() else {
-                    return Ok(());
+                    return Ok(Placed::Named);
                 };
                 let asked = partial.asked.display().to_string();
                 let failed =
@@ -247,19 +284,34 @@ impl Output {
                         .map(drop)
                         .map_err(|e| (e.error.to_string(), e.file)),
                 };
-                let placed = placed.map_err(|(why, temp)| match keep_aside(temp, &partial.path) {
-                    Some(kept) => failed(&format!(
-                        "{why}; the result is kept in '{}'",
-                        kept.display()
-                    )),
-                    None => failed(&why),
-                });
+                let placed = match placed {
+                    Ok(()) => Ok(Placed::Named),
+                    Err((why, temp)) => match keep_aside(temp, &partial.path) {
+                        Ok(kept) => Ok(Placed::Aside { kept, why }),
+                        Err((temp, beside)) => {
+                            Err(failed(&left_behind(temp, &partial.path, &beside)))
+                        }
+                    },
+                };
                 temps.retain(|t| *t != name);
                 drop(temps);
                 placed
             }
         }
     }
+}
+
+/// Where a finished file went ([`Output::finish_placed`]).
+pub enum Placed {
+    /// To its name (or it was written in place, or to standard output).
+    Named,
+    /// Beside its name, which had become something not the result's to replace: `kept`, and `why`.
+    Aside {
+        /// The name it has.
+        kept: PathBuf,
+        /// Why it is not at its name: "it became a symbolic link while the run went on, ...".
+        why: String,
+    },
 }
 
 /// Why the regular file at `path` (whose metadata is `meta`) is not ours to replace with a result, if it is
@@ -317,24 +369,122 @@ fn refusal_now(path: &Path) -> Option<String> {
 }
 
 /// Keeps a finished result that could not take its name, under a free name beside it (`NAME.new`, then
-/// `NAME.new-2`, ...), and gives that name.
-fn keep_aside(mut temp: NamedTempFile, path: &Path) -> Option<PathBuf> {
-    let name = path.file_name()?.to_os_string();
+/// `NAME.new-2`, ...), and gives that name; or gives the file back, with why no name could be taken.
+fn keep_aside(mut temp: NamedTempFile, path: &Path) -> Result<PathBuf, (NamedTempFile, io::Error)> {
+    let Some(name) = path.file_name().map(|n| n.to_os_string()) else {
+        return Err((temp, io::Error::other("the name has no file name")));
+    };
+    let mut taken = None;
     for k in 1..=100u32 {
-        let mut kept = name.clone();
-        kept.push(if k == 1 {
-            ".new".to_string()
-        } else {
-            format!(".new-{k}")
-        });
-        let kept = path.with_file_name(kept);
+        let kept = path.with_file_name(kept_name(&name, k));
         match temp.persist_noclobber(&kept) {
-            Ok(_) => return Some(kept),
-            Err(e) if e.error.kind() == io::ErrorKind::AlreadyExists => temp = e.file,
-            Err(_) => return None,
+            Ok(_) => return Ok(kept),
+            Err(e) if e.error.kind() == io::ErrorKind::AlreadyExists => {
+                taken = Some(e.error);
+                temp = e.file;
+            }
+            Err(e) => return Err((e.file, e.error)),
         }
     }
-    None
+    Err((
+        temp,
+        taken.unwrap_or_else(|| io::Error::other("every name is taken")),
+    ))
+}
+
+/// The `k`th name a result of `name` is kept under beside it: `NAME.new`, `NAME.new-2`, ...
+fn kept_name(name: &std::ffi::OsStr, k: u32) -> std::ffi::OsString {
+    let mut kept = name.to_os_string();
+    kept.push(if k == 1 {
+        ".new".to_string()
+    } else {
+        format!(".new-{k}")
+    });
+    kept
+}
+
+/// A finished result that neither its name, `path`, nor a name beside it would take (`beside` says why):
+/// its folder was removed, moved or made to take no new name while the run went on. Where its temporary file
+/// still is, it is kept: in the folder it was moved with, under a name beside the one it would have had, or,
+/// in a folder that takes no name, where it is, made read-only (which keeps a later run from taking it for a
+/// leftover). Says where it is, or that it is lost.
+fn left_behind(temp: NamedTempFile, path: &Path, beside: &io::Error) -> String {
+    let dir = match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    };
+    let now = where_now(&temp);
+    let Some(now) = now else {
+        return if dir.is_dir() {
+            format!(
+                "its temporary file '{}' was removed while the run went on: the result is lost",
+                temp.path().display()
+            )
+        } else {
+            format!(
+                "the folder '{}' is gone (removed while the run went on), and the result is lost with it",
+                dir.display()
+            )
+        };
+    };
+    // Moved with its folder: kept there, under a name beside the one it would have had there.
+    if now != temp.path() {
+        if let (Some(folder), Some(name)) = (now.parent(), path.file_name()) {
+            for k in 1..=100u32 {
+                let kept = folder.join(kept_name(name, k));
+                match fs::hard_link(&now, &kept) {
+                    Ok(()) => {
+                        let _ = fs::remove_file(&now);
+                        // Its old name is no longer its own: nothing to remove there when it is dropped.
+                        let _ = temp.into_temp_path().keep();
+                        return format!(
+                            "the folder '{}' is gone (moved while the run went on); the result is kept in '{}'",
+                            dir.display(),
+                            kept.display()
+                        );
+                    }
+                    Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+                    Err(_) => break,
+                }
+            }
+        }
+    }
+    // Where it is, then, whole: read-only, so that no later run removes it as a leftover of its own.
+    if let Ok(meta) = temp.as_file().metadata() {
+        let mut mode = meta.permissions();
+        mode.set_readonly(true);
+        let _ = temp.as_file().set_permissions(mode);
+    }
+    let _ = temp.into_temp_path().keep();
+    format!(
+        "the folder '{}' takes no new name now ({beside}); the result is left in '{}', read-only: move it \
+         where it should be",
+        dir.display(),
+        now.display()
+    )
+}
+
+/// Where the file `temp` is now, if it still is anywhere: where it was made, or, on Linux, where its folder
+/// was moved to (the system knows the name of an open file).
+fn where_now(temp: &NamedTempFile) -> Option<PathBuf> {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::io::AsRawFd;
+        if let Ok(now) = fs::read_link(format!("/proc/self/fd/{}", temp.as_file().as_raw_fd())) {
+            if now.as_os_str().as_encoded_bytes().ends_with(b" (deleted)") {
+                return None;
+            }
+            if fs::symlink_metadata(&now).is_ok() {
+                // The same place as the name it was made under: give that name, as the run spelled it.
+                return Some(if same_file(&now, temp.path()) {
+                    temp.path().to_path_buf()
+                } else {
+                    now
+                });
+            }
+        }
+    }
+    temp.path().exists().then(|| temp.path().to_path_buf())
 }
 
 /// Replaces the file at `path` with `bytes` in one step (a temporary file beside it, renamed over it), so a
@@ -712,8 +862,8 @@ const LEFTOVER_AGE: std::time::Duration = std::time::Duration::from_secs(60);
 const JOURNAL_LEFTOVER_AGE: std::time::Duration = std::time::Duration::from_secs(3600);
 
 /// Removes, once a process for each folder, the temporary files an earlier run left in `dir` (see
-/// [`PARTIAL_PREFIX`]), and says so. A file that is not a regular file of that name, that is younger than
-/// [`LEFTOVER_AGE`], or whose lock another process holds (a run writing it now, on this machine or, through
+/// [`PARTIAL_PREFIX`]), and says so. A file that is not a regular file of that name, that is read-only (a
+/// finished result its run could not rename, and said so), that is younger than [`LEFTOVER_AGE`], or whose lock another process holds (a run writing it now, on this machine or, through
 /// the file system's locks, another) is left alone, as is any that cannot be opened or locked.
 #[cfg(unix)]
 pub fn sweep_leftovers(dir: &Path) {
@@ -776,7 +926,9 @@ pub fn sweep_leftovers(dir: &Path) {
 #[cfg(unix)]
 fn leftover_age(path: &Path, least: std::time::Duration) -> Option<std::time::Duration> {
     let meta = fs::symlink_metadata(path).ok()?;
-    if !meta.file_type().is_file() {
+    // A read-only one is a finished result that its run could not rename, and said where it left it
+    // (`left_behind`): its writer is gone, but it is no leftover.
+    if !meta.file_type().is_file() || meta.permissions().readonly() {
         return None;
     }
     let age = meta.modified().ok()?.elapsed().ok()?;
@@ -945,12 +1097,54 @@ pub struct Export {
     /// `/dev/stderr`) or a descriptor this process has open (`/dev/fd/3`, `>(jq .)`). A stream cannot be
     /// rewritten; each rewrite would add another document to what its reader gets.
     stream: bool,
+    /// Where a file's rewrites go.
+    place: Mutex<Place>,
+}
+
+/// Where an export file's rewrites go, and what became of them.
+struct Place {
+    /// The file its name led to when the run began (its links followed then): each rewrite replaces it, as
+    /// long as it is a file the run may replace.
+    target: PathBuf,
+    /// Once it became something else (a link, a folder, a special file, a journal, a read-only file): the
+    /// name beside it that holds the document from then on, and why.
+    kept: Option<(PathBuf, String)>,
+    /// Why the last rewrite failed, if it did (its folder gone, a full disk): said once, and tried again at
+    /// the next rewrite.
+    failed: Option<String>,
 }
 
 impl Export {
     /// Whether it is a file, rewritten as the run goes, rather than a stream, written once at its end.
     pub fn is_file(&self) -> bool {
         !self.stream
+    }
+
+    /// The name its document has now: the name asked for, or the one beside it that keeps the document since
+    /// that name became something the run may not replace.
+    pub fn written_to(&self) -> PathBuf {
+        match &self.place().kept {
+            Some((kept, _)) => kept.clone(),
+            None => self.path.clone(),
+        }
+    }
+
+    /// Why its document is not under the name asked for, if it is not: what the run ends saying, with exit
+    /// code 1.
+    pub fn kept_aside(&self) -> Option<String> {
+        self.place().kept.as_ref().map(|(kept, why)| {
+            format!(
+                "could not write '{}': {why}; its document is kept in '{}'",
+                self.path.display(),
+                kept.display()
+            )
+        })
+    }
+
+    fn place(&self) -> MutexGuard<'_, Place> {
+        self.place
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// Its name, with how its document marks a run that has not finished, as a message about a stopped run
@@ -962,18 +1156,74 @@ impl Export {
             Format::Markdown => " (marked INCOMPLETE)",
             Format::Csv | Format::Table => "",
         };
-        format!("{}{mark}", self.path.display())
+        format!("{}{mark}", self.written_to().display())
     }
 
     /// Writes `document`, the run's state so far, `last` once the run has ended: a file is replaced by it
     /// (a temporary file renamed over it), so an interrupted run leaves the last state written; a stream gets
     /// the last document only, once.
+    ///
+    /// A file is replaced only while it is one the run may replace: one that became a link, a folder, a
+    /// special file, a journal or a read-only file since the run began is left as it is, and this document
+    /// and the next ones go beside it (`NAME.new`, said on standard error; [`Export::kept_aside`]). A
+    /// rewrite that fails otherwise (its folder gone, a full disk) is said, and the run goes on: the next
+    /// rewrite tries again, and only the last one's failure is an error.
     pub fn write(&self, document: &[u8], last: bool) -> anyhow::Result<()> {
-        if self.stream && !last {
-            return Ok(());
+        if self.stream {
+            if !last {
+                return Ok(());
+            }
+            return write_atomic(&self.path, document);
         }
-        write_atomic(&self.path, document)
+        let mut place = self.place();
+        let (dest, shown) = match &place.kept {
+            Some((kept, _)) => (kept.clone(), kept.clone()),
+            None => (place.target.clone(), self.path.clone()),
+        };
+        match rewrite(&dest, &shown, document) {
+            Ok(Placed::Named) => {
+                place.failed = None;
+                Ok(())
+            }
+            Ok(Placed::Aside { kept, why }) => {
+                note!(
+                    "could not write '{}': {why}; it is left as it is, and the export is written to '{}' from \
+                     now on",
+                    shown.display(),
+                    kept.display()
+                );
+                place.kept = Some((kept, why));
+                place.failed = None;
+                Ok(())
+            }
+            Err(e) if last => {
+                place.failed = Some(format!("{e:#}"));
+                Err(e)
+            }
+            Err(e) => {
+                if place.failed.is_none() {
+                    note!(
+                        "{e:#}; the run goes on, and writes the export again at its next rewrite"
+                    );
+                }
+                place.failed = Some(format!("{e:#}"));
+                Ok(())
+            }
+        }
     }
+}
+
+/// Replaces `dest`, an export's file (named `shown` in messages), with `document`, unless it became a file
+/// the run may not replace: then the document is kept beside it ([`Output::finish_placed`]).
+fn rewrite(dest: &Path, shown: &Path, document: &[u8]) -> anyhow::Result<Placed> {
+    let mut out = if refusal_now(dest).is_some() {
+        // Written all the same, for the rename to find it refused and keep it beside its name.
+        Output::beside(dest, shown).map_err(|e| anyhow::anyhow!("{e}"))?
+    } else {
+        Output::open_resolved(shown, dest).map_err(|e| anyhow::anyhow!("{e}"))?
+    };
+    out.write(document)?;
+    out.finish_placed()
 }
 
 /// What kind of stream `path` leads to, if it is one rather than a file ([`Export`]).
@@ -1051,10 +1301,16 @@ impl crate::cli::args::ExportOptions {
             if stream != Some(Stream::Fifo) {
                 Output::open_keeping(Some(path), keep)?;
             }
+            let target = follow_links(path).unwrap_or_else(|_| path.clone());
             files.push(Export {
                 format,
                 path: path.clone(),
                 stream: stream.is_some(),
+                place: Mutex::new(Place {
+                    target,
+                    kept: None,
+                    failed: None,
+                }),
             });
         }
         Ok(files)
@@ -1257,6 +1513,94 @@ mod tests {
         out.finish().unwrap();
         assert_eq!(fs::read_to_string(&path).unwrap(), "second");
         assert_eq!(names(dir.path()), ["out.txt"]);
+    }
+
+    /// The JSON export asked for as `name` in `dir`.
+    fn export(dir: &Path, name: &str) -> Export {
+        let options = crate::cli::args::ExportOptions {
+            export_json: Some(dir.join(name)),
+            export_csv: None,
+            export_markdown: None,
+        };
+        options.files(None, &[]).unwrap().pop().unwrap()
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn an_export_whose_name_became_a_link_keeps_its_documents_in_one_file_beside_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = |name: &str| dir.path().join(name);
+        fs::write(path("theirs.json"), "theirs").unwrap();
+        let export = export(dir.path(), "e.json");
+        export.write(b"first", false).unwrap();
+        assert_eq!(fs::read_to_string(path("e.json")).unwrap(), "first");
+        fs::remove_file(path("e.json")).unwrap();
+        std::os::unix::fs::symlink("theirs.json", path("e.json")).unwrap();
+        export.write(b"second", false).unwrap();
+        export.write(b"third", false).unwrap();
+        export.write(b"last", true).unwrap();
+        assert_eq!(fs::read_to_string(path("theirs.json")).unwrap(), "theirs");
+        assert_eq!(
+            fs::read_link(path("e.json")).unwrap(),
+            Path::new("theirs.json")
+        );
+        assert_eq!(fs::read_to_string(path("e.json.new")).unwrap(), "last");
+        assert_eq!(export.written_to(), path("e.json.new"));
+        assert!(export
+            .unfinished_words()
+            .starts_with(&format!("{}", path("e.json.new").display())));
+        let words = export.kept_aside().unwrap();
+        assert!(words.contains("became a symbolic link"), "{words}");
+        assert!(words.contains("e.json.new'"), "{words}");
+        assert_eq!(
+            names(dir.path()),
+            ["e.json", "e.json.new", "theirs.json"],
+            "one file beside it, whatever the rewrites, and no partial file"
+        );
+    }
+
+    #[test]
+    fn an_export_whose_folder_went_away_fails_at_its_last_rewrite_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let sub = dir.path().join("sub");
+        fs::create_dir(&sub).unwrap();
+        let export = export(&sub, "e.json");
+        export.write(b"first", false).unwrap();
+        fs::remove_dir_all(&sub).unwrap();
+        // The run goes on: what the folder's loss costs is said, and tried again at the next rewrite.
+        export.write(b"second", false).unwrap();
+        fs::create_dir(&sub).unwrap();
+        export.write(b"third", false).unwrap();
+        assert_eq!(fs::read_to_string(sub.join("e.json")).unwrap(), "third");
+        fs::remove_dir_all(&sub).unwrap();
+        let error = export.write(b"last", true).unwrap_err().to_string();
+        assert!(error.contains("does not exist"), "{error}");
+        assert!(export.kept_aside().is_none());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_finished_result_left_read_only_is_no_leftover() {
+        let dir = tempfile::tempdir().unwrap();
+        let left = dir
+            .path()
+            .join(format!("{}x1y2z3{PARTIAL_SUFFIX}", partial_prefix()));
+        fs::write(&left, "a result").unwrap();
+        let file = File::open(&left).unwrap();
+        file.set_modified(std::time::SystemTime::now() - std::time::Duration::from_secs(600))
+            .unwrap();
+        let mut mode = file.metadata().unwrap().permissions();
+        mode.set_readonly(true);
+        fs::set_permissions(&left, mode).unwrap();
+        assert!(leftover_age(&left, LEFTOVER_AGE).is_none());
+        assert!(left.exists());
+        use std::os::unix::fs::PermissionsExt;
+        fs::set_permissions(&left, fs::Permissions::from_mode(0o644)).unwrap();
+        assert!(
+            leftover_age(&left, LEFTOVER_AGE).is_some(),
+            "a writable one is"
+        );
+        assert!(!left.exists());
     }
 
     #[test]

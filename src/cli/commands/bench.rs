@@ -116,12 +116,15 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         .map(|export| (exporter(export.format), export))
         .collect();
     let mut stdout = io::stdout();
-    let exported: Vec<String> = exports
-        .iter()
-        .filter(|e| e.is_file())
-        .map(|e| e.unfinished_words())
-        .collect();
-    *crate::cli::output::last_words() = stopped(&report, &exported);
+    // The export files, as a signal's words name them (a file kept beside its name, by that name).
+    let exported = || -> Vec<String> {
+        exports
+            .iter()
+            .filter(|e| e.is_file())
+            .map(|e| e.unfinished_words())
+            .collect()
+    };
+    *crate::cli::output::last_words() = stopped(&report, &exported());
     crate::cli::output::say_on_signal();
     let report = bench::run(
         &workload,
@@ -146,14 +149,25 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
                 stdout.write_all(&text)?;
                 stdout.flush()
             })?;
+            // Every export is written, whatever became of the one before.
+            let mut failure = None;
             for (exporter, export) in &exporters {
-                export.write(&exporter.document(report), event == Event::Finished)?;
+                let written = bar
+                    .suspend(|| export.write(&exporter.document(report), event == Event::Finished));
+                match written {
+                    Ok(()) => {}
+                    Err(e) if failure.is_none() => failure = Some(e),
+                    Err(e) => note!("error: {e:#}"),
+                }
             }
             if event == Event::Finished {
                 words.clear();
             } else {
                 bar.set_message(next_run(report));
-                *words = stopped(report, &exported);
+                *words = stopped(report, &exported());
+            }
+            if let Some(e) = failure {
+                return Err(e);
             }
             Ok(())
         },
@@ -162,8 +176,13 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     let report = report?;
     if !args.quiet {
         for export in &exports {
-            note!("wrote {}", export.path.display());
+            note!("wrote {}", export.written_to().display());
         }
+    }
+    // An export whose name became something the benchmark may not replace was kept beside it.
+    let kept: Vec<String> = exports.iter().filter_map(|e| e.kept_aside()).collect();
+    for words in &kept {
+        note!("error: {words}");
     }
     if report.status == bench::Status::Failed {
         note!(
@@ -171,7 +190,11 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         );
         return Ok(ExitCode::from(EXIT_MISMATCH));
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(if kept.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(crate::cli::errors::EXIT_ERROR)
+    })
 }
 
 /// What the benchmark says if a signal stops it now: how far it got, and where its runs are (the table on

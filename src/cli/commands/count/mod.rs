@@ -130,7 +130,7 @@ pub fn run(
         crate::cli::output::say_on_signal();
     }
     if !gpu_unnamed {
-        write_exports(&report, false)?;
+        bar.suspend(|| write_exports(&report, false))?;
         // A checkpointed run may stop before its one row: its header waits for the row, so an interrupted
         // run writes nothing that looks like a result.
         if durable.is_none() {
@@ -144,7 +144,7 @@ pub fn run(
             None if std::mem::take(&mut gpu_unnamed) => std::thread::scope(|scope| {
                 let counting = scope.spawn(|| nqueens::count(request, &bar));
                 let started = name_gpu(options.quiet, &bar).and_then(|()| {
-                    write_exports(&report, false)?;
+                    bar.suspend(|| write_exports(&report, false))?;
                     bar.suspend(|| out.write(&exporter.header(&report)))?;
                     Ok(())
                 });
@@ -210,7 +210,7 @@ pub fn run(
             }
         }
         report.results.push(result);
-        write_exports(&report, false)?;
+        bar.suspend(|| write_exports(&report, false))?;
         if durable.is_none() {
             *words = stopped(report.results.len()).words();
         }
@@ -218,25 +218,49 @@ pub fn run(
     bar.finish();
     report.finish();
     out.write(&exporter.footer(&report))?;
-    {
+    let finished = {
         // Held until the output has its name: a signal says it was not written, or nothing (it is complete).
         let mut words = crate::cli::output::last_words();
-        out.finish()?;
+        let finished = out.finish();
         words.clear();
-    }
-    write_exports(&report, true)?;
-    if !options.quiet {
-        for export in &exports {
-            note!("wrote {}", export.path.display());
+        finished
+    };
+    // Every export gets its last document, and every failure is said, whatever became of the others: a
+    // result kept beside its name still leaves the exports saying that the run finished.
+    let mut failure = finished.err();
+    let mut kept = Vec::new();
+    for (exporter, export) in &exporters {
+        match export.write(&exporter.document(&report), true) {
+            Ok(()) => {
+                if !options.quiet {
+                    note!("wrote {}", export.written_to().display());
+                }
+                kept.extend(export.kept_aside());
+            }
+            Err(e) if failure.is_none() => failure = Some(e),
+            Err(e) => note!("error: {e:#}"),
         }
     }
     for mismatch in &mismatches {
         note!("error: {mismatch}");
     }
-    Ok(if mismatches.is_empty() {
+    for words in &kept {
+        note!("error: {words}");
+    }
+    // A count that differs from the published value is the answer, whatever became of its files.
+    if !mismatches.is_empty() {
+        if let Some(e) = failure {
+            note!("error: {e:#}");
+        }
+        return Ok(ExitCode::from(EXIT_MISMATCH));
+    }
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    Ok(if kept.is_empty() {
         ExitCode::SUCCESS
     } else {
-        ExitCode::from(EXIT_MISMATCH)
+        ExitCode::from(crate::cli::errors::EXIT_ERROR)
     })
 }
 
