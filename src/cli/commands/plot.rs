@@ -26,7 +26,7 @@ use nqueens::{BoardResult, Report};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// A file's contents, by kind.
 enum Input {
@@ -164,13 +164,31 @@ pub fn run(args: &PlotArgs) -> anyhow::Result<()> {
         out.write(text.as_bytes())?;
         out.sync()?;
     }
-    for (out, path, _) in files {
-        out.finish()?;
-        if !args.quiet {
-            note!("wrote {}", path.display());
+    finish_all(
+        files
+            .into_iter()
+            .map(|(out, path, _)| (out, path))
+            .collect(),
+        args.quiet,
+    )
+}
+
+/// Gives each chart written its name, whatever became of the one before: a chart whose name became something
+/// not the plot's to replace meanwhile is kept beside it (an error that says where), and the others are not
+/// thrown away for it.
+fn finish_all(files: Vec<(output::Output, PathBuf)>, quiet: bool) -> anyhow::Result<()> {
+    let mut failures = Vec::new();
+    for (out, path) in files {
+        match out.finish() {
+            Ok(()) if !quiet => note!("wrote {}", path.display()),
+            Ok(()) => {}
+            Err(e) => failures.push(format!("{e:#}")),
         }
     }
-    Ok(())
+    if failures.is_empty() {
+        return Ok(());
+    }
+    Err(anyhow::anyhow!("{}", failures.join("\nerror: ")))
 }
 
 /// Reads a count report or a bench report; anything else is refused with the reason.
@@ -937,5 +955,40 @@ mod tests {
         assert_eq!(short.chars().count(), MAX_NAME);
         assert!(short.ends_with('…'));
         assert_eq!(when("2026-11-22T13:29:27Z"), "2026-11-22 13:29:27");
+    }
+}
+
+#[cfg(test)]
+mod chart_files {
+    use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn a_chart_whose_name_became_a_link_is_kept_beside_it_and_the_others_still_take_theirs() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = |name: &str| dir.path().join(name);
+        std::fs::write(path("theirs.svg"), "theirs").unwrap();
+        let mut files = Vec::new();
+        for name in ["a.svg", "b.svg", "c.svg"] {
+            let mut out = output::Output::open(Some(&path(name))).unwrap();
+            out.write(name.as_bytes()).unwrap();
+            files.push((out, path(name)));
+        }
+        // Between the charts' opening and their renames, the first one's name became a link.
+        std::os::unix::fs::symlink("theirs.svg", path("a.svg")).unwrap();
+        let error = finish_all(files, true).unwrap_err().to_string();
+        assert!(error.contains("a.svg.new"), "{error}");
+        assert_eq!(
+            std::fs::read_to_string(path("theirs.svg")).unwrap(),
+            "theirs"
+        );
+        assert_eq!(std::fs::read_to_string(path("a.svg.new")).unwrap(), "a.svg");
+        for name in ["b.svg", "c.svg"] {
+            assert_eq!(
+                std::fs::read_to_string(path(name)).unwrap(),
+                name,
+                "{error}"
+            );
+        }
     }
 }
