@@ -244,7 +244,7 @@ impl Row {
                     four_figures(f.nodes_error),
                     self.counting(),
                     rate,
-                    seconds.map_or(String::new(), |s| format!("{s:.3}")),
+                    seconds.map_or(String::new(), |s| format!("{s:.6}")),
                     f.samples,
                     f.sampled_nodes,
                     f.sampled_seconds,
@@ -448,6 +448,36 @@ mod tests {
         json = row.json();
         assert_eq!(json["failed_gpus"], "GPU 1: GPU backend: lost");
         assert_eq!(json["nodes_per_second"], rate);
+    }
+
+    #[test]
+    fn a_csv_row_gives_the_time_to_count_as_json_does_to_the_microsecond() {
+        // 194 nodes at a million a second: 0.000194 s, which JSON gives whole; CSV gave it as 0.000, as if no
+        // time at all, where count's CSV gives its seconds to the microsecond.
+        let row = Row {
+            board: Board::new(8).unwrap(),
+            symmetry: Symmetry::Full,
+            split_depth: 4,
+            threads: 1,
+            forecast: Forecast {
+                units: 134,
+                nodes: 194.0,
+                nodes_error: 1.5,
+                cut_depth: 0,
+                samples: 512,
+                sampled_nodes: 1_000_000,
+                threads: 1,
+                sampled_seconds: 1.0,
+            },
+            gpus: None,
+        };
+        let header = header(Format::Csv, false);
+        let names: Vec<&str> = header.trim_end().split(',').collect();
+        let csv = row.line(Format::Csv);
+        let fields: Vec<&str> = csv.trim_end().split(',').collect();
+        let seconds = names.iter().position(|&n| n == "seconds").unwrap();
+        assert_eq!(fields[seconds], "0.000194", "{header}{csv}");
+        assert_eq!(row.json()["seconds"], 0.000194);
     }
 
     #[test]
