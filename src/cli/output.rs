@@ -361,7 +361,8 @@ fn refusal_now(path: &Path) -> Option<String> {
     } else if !kind.is_file() {
         "a special file (a device, a FIFO or a socket)"
     } else {
-        return file_refusal(path, &meta).map(|(why, _)| format!("{why}, since the run began"));
+        return file_refusal(path, &meta)
+            .map(|(why, _)| format!("it changed since the run began: {why}"));
     };
     Some(format!(
         "it became {what} while the run went on, which is not the result's to replace"
