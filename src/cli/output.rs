@@ -1107,12 +1107,128 @@ struct Place {
     /// The file its name led to when the run began (its links followed then): each rewrite replaces it, as
     /// long as it is a file the run may replace.
     target: PathBuf,
+    /// Its name in messages: the name asked for, or where it went with its folder.
+    shown: PathBuf,
+    /// The folder it is in, as the run began (none where it cannot be known).
+    folder: Option<Folder>,
+    /// Where that folder went while the run went on, if it was moved: said at the end, with exit code 1.
+    moved: Option<String>,
     /// Once it became something else (a link, a folder, a special file, a journal, a read-only file): the
     /// name beside it that holds the document from then on, and why.
     kept: Option<(PathBuf, String)>,
     /// Why the last rewrite failed, if it did (its folder gone, a full disk): said once, and tried again at
     /// the next rewrite.
     failed: Option<String>,
+}
+
+/// The folder of an export's file as the run began: open, so that the system can say where it went (Linux), and
+/// known by its device and inode, so that another folder put under its name (or a link to one) is told apart.
+struct Folder {
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+    handle: File,
+    #[cfg_attr(not(unix), allow(dead_code))]
+    id: (u64, u64),
+}
+
+impl Folder {
+    /// The folder `target` is in, now.
+    fn of(target: &Path) -> Option<Folder> {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            let handle = File::open(folder_of(target)).ok()?;
+            let meta = handle.metadata().ok()?;
+            Some(Folder {
+                handle,
+                id: (meta.dev(), meta.ino()),
+            })
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = target;
+            None
+        }
+    }
+
+    /// Whether the folder at `dir` is this one.
+    fn is_at(&self, dir: &Path) -> bool {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            fs::metadata(dir).is_ok_and(|m| (m.dev(), m.ino()) == self.id)
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = dir;
+            true
+        }
+    }
+
+    /// Where this folder is now, if it was moved and the system says where (Linux).
+    fn moved_to(&self) -> Option<PathBuf> {
+        #[cfg(target_os = "linux")]
+        {
+            use std::os::unix::io::AsRawFd;
+            let now = fs::read_link(format!("/proc/self/fd/{}", self.handle.as_raw_fd())).ok()?;
+            if now.as_os_str().as_encoded_bytes().ends_with(b" (deleted)") || !self.is_at(&now) {
+                return None;
+            }
+            Some(now)
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            None
+        }
+    }
+}
+
+/// The folder the file `path` is in (`.` for a bare name).
+fn folder_of(path: &Path) -> &Path {
+    match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    }
+}
+
+impl Place {
+    /// Makes sure the rewrites still go into the folder the run began in: where it was moved, they follow it
+    /// there (said on standard error); where it is gone, or another folder or a link has its name, they are
+    /// refused, the reason given, since the file of that name there is not the run's.
+    fn follow_folder(&mut self) -> Result<(), String> {
+        let Some(folder) = &self.folder else {
+            return Ok(());
+        };
+        let dir = folder_of(&self.target).to_path_buf();
+        if folder.is_at(&dir) {
+            return Ok(());
+        }
+        let Some(moved) = folder.moved_to() else {
+            return Err(format!(
+                "cannot write '{}': the folder '{}' is not the one the run began in any more (removed, or \
+                 replaced by another folder or a link to one, while the run went on); nothing is written in \
+                 the one there now",
+                self.shown.display(),
+                dir.display()
+            ));
+        };
+        let within = |file: &Path| moved.join(file.file_name().unwrap_or_default());
+        self.target = within(&self.target);
+        if let Some((kept, _)) = &mut self.kept {
+            *kept = within(kept);
+        }
+        let words = format!(
+            "the folder '{}' was moved to '{}' while the run went on",
+            dir.display(),
+            moved.display()
+        );
+        note!(
+            "{words}: the export goes on there, as '{}'",
+            self.target.display()
+        );
+        self.moved = Some(words);
+        self.shown = self.target.clone();
+        Ok(())
+    }
 }
 
 impl Export {
@@ -1124,22 +1240,29 @@ impl Export {
     /// The name its document has now: the name asked for, or the one beside it that keeps the document since
     /// that name became something the run may not replace.
     pub fn written_to(&self) -> PathBuf {
-        match &self.place().kept {
+        let place = self.place();
+        match &place.kept {
             Some((kept, _)) => kept.clone(),
-            None => self.path.clone(),
+            None => place.shown.clone(),
         }
     }
 
-    /// Why its document is not under the name asked for, if it is not: what the run ends saying, with exit
-    /// code 1.
+    /// Why its document is not under the name asked for, if it is not (kept beside it, or in its folder where
+    /// that was moved): what the run ends saying, with exit code 1.
     pub fn kept_aside(&self) -> Option<String> {
-        self.place().kept.as_ref().map(|(kept, why)| {
-            format!(
-                "could not write '{}': {why}; its document is kept in '{}'",
-                self.path.display(),
-                kept.display()
-            )
-        })
+        let place = self.place();
+        let mut why: Vec<&str> = place.moved.iter().map(String::as_str).collect();
+        why.extend(place.kept.as_ref().map(|(_, why)| why.as_str()));
+        if why.is_empty() {
+            return None;
+        }
+        let kept = place.kept.as_ref().map_or(&place.target, |(kept, _)| kept);
+        Some(format!(
+            "could not write '{}': {}; its document is kept in '{}'",
+            self.path.display(),
+            why.join("; then "),
+            kept.display()
+        ))
     }
 
     fn place(&self) -> MutexGuard<'_, Place> {
@@ -1177,11 +1300,21 @@ impl Export {
             return write_atomic(&self.path, document);
         }
         let mut place = self.place();
-        let (dest, shown) = match &place.kept {
-            Some((kept, _)) => (kept.clone(), kept.clone()),
-            None => (place.target.clone(), self.path.clone()),
+        let written = place
+            .follow_folder()
+            .map_err(anyhow::Error::msg)
+            .and_then(|()| {
+                let (dest, shown) = match &place.kept {
+                    Some((kept, _)) => (kept.clone(), kept.clone()),
+                    None => (place.target.clone(), place.shown.clone()),
+                };
+                rewrite(&dest, &shown, document)
+            });
+        let shown = match &place.kept {
+            Some((kept, _)) => kept.clone(),
+            None => place.shown.clone(),
         };
-        match rewrite(&dest, &shown, document) {
+        match written {
             Ok(Placed::Named) => {
                 place.failed = None;
                 Ok(())
@@ -1308,7 +1441,14 @@ impl crate::cli::args::ExportOptions {
                 path: path.clone(),
                 stream: stream.is_some(),
                 place: Mutex::new(Place {
+                    folder: if stream.is_some() {
+                        None
+                    } else {
+                        Folder::of(&target)
+                    },
                     target,
+                    shown: path.clone(),
+                    moved: None,
                     kept: None,
                     failed: None,
                 }),
@@ -1570,13 +1710,44 @@ mod tests {
         fs::remove_dir_all(&sub).unwrap();
         // The run goes on: what the folder's loss costs is said, and tried again at the next rewrite.
         export.write(b"second", false).unwrap();
+        // A folder made again under its name is not the run's: nothing is written into it.
         fs::create_dir(&sub).unwrap();
         export.write(b"third", false).unwrap();
-        assert_eq!(fs::read_to_string(sub.join("e.json")).unwrap(), "third");
-        fs::remove_dir_all(&sub).unwrap();
+        assert!(!sub.join("e.json").exists());
         let error = export.write(b"last", true).unwrap_err().to_string();
-        assert!(error.contains("does not exist"), "{error}");
+        assert!(error.contains("not the one the run began in"), "{error}");
         assert!(export.kept_aside().is_none());
+        assert_eq!(names(&sub), Vec::<String>::new());
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn an_export_whose_folder_was_moved_and_replaced_by_a_link_follows_its_folder() {
+        // A link to another folder in its place leads to another's files: the export goes on where its folder
+        // is now, and the file of that name in the other folder is left as it is.
+        let dir = tempfile::tempdir().unwrap();
+        let path = |name: &str| dir.path().join(name);
+        fs::create_dir(path("sub")).unwrap();
+        fs::create_dir(path("other")).unwrap();
+        fs::write(path("other/e.json"), "theirs").unwrap();
+        let export = export(&path("sub"), "e.json");
+        export.write(b"first", false).unwrap();
+        fs::rename(path("sub"), path("moved")).unwrap();
+        std::os::unix::fs::symlink("other", path("sub")).unwrap();
+        export.write(b"second", false).unwrap();
+        export.write(b"last", true).unwrap();
+        assert_eq!(fs::read_to_string(path("other/e.json")).unwrap(), "theirs");
+        assert_eq!(fs::read_to_string(path("moved/e.json")).unwrap(), "last");
+        assert_eq!(names(&path("moved")), ["e.json"]);
+        assert_eq!(names(&path("other")), ["e.json"]);
+        assert!(export
+            .written_to()
+            .ends_with(Path::new("moved").join("e.json")));
+        let words = export
+            .kept_aside()
+            .expect("the run ends saying where its document went");
+        assert!(words.contains("was moved to"), "{words}");
+        assert!(words.contains("moved/e.json'"), "{words}");
     }
 
     #[cfg(unix)]
