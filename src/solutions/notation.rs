@@ -466,13 +466,28 @@ struct Header {
     fields: usize,
 }
 
-/// At most `MAX` characters of `text`, for quoting bad input in a message without echoing all of it.
+/// At most `MAX` characters of `text`, for quoting bad input in a message without echoing all of it. Its control
+/// characters and line separators are escaped (`\r`, `\u{1b}`), so that a message stays one line of plain text
+/// however odd the input: a carriage return or a terminal's escape sequence quoted as it is would overwrite the
+/// verdicts on a terminal, or split one line of them in two for a reader of lines.
 pub fn excerpt(text: &str) -> String {
     const MAX: usize = 60;
-    match text.char_indices().nth(MAX) {
-        None => text.to_string(),
-        Some((cut, _)) => format!("{}… ({} bytes in all)", &text[..cut], text.len()),
+    let (shown, cut) = match text.char_indices().nth(MAX) {
+        None => (text, false),
+        Some((cut, _)) => (&text[..cut], true),
+    };
+    let mut quoted = String::with_capacity(shown.len());
+    for c in shown.chars() {
+        if c.is_control() || matches!(c, '\u{2028}' | '\u{2029}') {
+            quoted.extend(c.escape_default());
+        } else {
+            quoted.push(c);
+        }
     }
+    if cut {
+        quoted.push_str(&format!("… ({} bytes in all)", text.len()));
+    }
+    quoted
 }
 
 impl<R: std::io::BufRead> Reader<R> {
@@ -1006,6 +1021,13 @@ mod reading {
         assert!(quoted.len() < 100, "{quoted}");
         assert!(quoted.contains("10000 bytes"));
         assert_eq!(excerpt("short"), "short");
+        // Control characters and line separators escaped, the count of characters kept as it was.
+        assert_eq!(
+            excerpt("a\rb\u{1b}[2J\u{2028}\tc"),
+            "a\\rb\\u{1b}[2J\\u{2028}\\tc"
+        );
+        let cut = excerpt(&"\r".repeat(100));
+        assert_eq!(cut, format!("{}… (100 bytes in all)", "\\r".repeat(60)));
         let entries = read(&format!("[{long}]"), None, None);
         assert!(entries[0].placement.clone().unwrap_err().len() < 200);
     }
