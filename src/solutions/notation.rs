@@ -428,7 +428,9 @@ pub struct Stray {
 /// that is not a whole number (of at most 64 bits), a list with an empty entry, a record whose fields are not
 /// as many as its header's, a drawing whose rows are not all as long or that has a square neither a queen nor
 /// empty. Whatever reads as queens is a placement, even with queens off the board, a list of the wrong
-/// length or a drawing of another board: those are for the checker to call invalid.
+/// length or a drawing of another board: those are for the checker to call invalid. The rules of a boxed
+/// drawing with no row between them are a board of no rows and as many columns as they show, which has no
+/// solution unless it has no columns either (the frame `list 0 -f board` draws).
 pub struct Reader<R> {
     input: R,
     number: usize,
@@ -944,6 +946,9 @@ struct Grid {
     rows: usize,
     /// The squares of row 1.
     width: Option<usize>,
+    /// The columns of the first rule of a boxed drawing (its runs of `─`): the width of a drawing of no rows,
+    /// which is the board of 0 rows and that many columns (the frame of `list 0`, `┌┐` and `└┘`, has none).
+    ruled: Option<usize>,
     /// Each queen's (row, column), 0-based; none kept once the text has a flaw.
     queens: Vec<(u32, u32)>,
     /// The first square that is neither a queen nor empty: whatever the rows' lengths, the drawing is not read.
@@ -956,8 +961,15 @@ impl Grid {
     /// Reads `row`, line `line` of the input.
     fn add(&mut self, line: usize, row: &str) {
         let row = row.trim();
+        if self.bad_square.is_some() {
+            return;
+        }
         // The rules between the rows of a boxed board.
-        if self.bad_square.is_some() || row.starts_with(['┌', '├', '└']) {
+        if row.starts_with(['┌', '├', '└']) {
+            if self.ruled.is_none() {
+                let columns = row.split(|c| c != '─').filter(|s| !s.is_empty()).count();
+                self.ruled = Some(columns);
+            }
             return;
         }
         let index = self.rows;
@@ -1015,7 +1027,7 @@ impl Grid {
         Ok(Placement {
             shape: Shape {
                 rows: self.rows as u32,
-                cols: self.width.unwrap_or(0) as u32,
+                cols: self.width.or(self.ruled).unwrap_or(0) as u32,
             },
             queens: self.queens,
             stray: None,
@@ -1178,6 +1190,31 @@ mod reading {
         // as a row and as a name, `Q1` (two queens side by side), rather than a header skipped unread.
         assert_eq!(read_of_one("1\n0\n"), Ok(Shape { rows: 2, cols: 1 }));
         assert_eq!(read_of_one("Q1\n"), Ok(Shape { rows: 1, cols: 2 }));
+    }
+
+    #[test]
+    fn the_rules_of_a_boxed_drawing_alone_are_a_board_of_no_rows_and_their_columns() {
+        // The bottom of a boxed drawing whose last row could not be read is no solution of the empty board, but
+        // a board of no rows and two columns, which has none.
+        let drawing = "┌───┬───┐\n│ ♛ │   │\n├───┼───┤\n│ x │   │\n└───┴───┘\n";
+        let entries = read(drawing, None, None);
+        let lines: Vec<usize> = entries.iter().map(|e| e.line).collect();
+        assert_eq!(lines, [1, 4, 5]);
+        assert!(entries[1].placement.is_err());
+        assert_eq!(
+            entries[2].placement,
+            Ok(Placement {
+                shape: Shape { rows: 0, cols: 2 },
+                queens: vec![],
+                stray: None
+            })
+        );
+        assert_eq!(
+            read_of_one("├───┼───┼───┤\n"),
+            Ok(Shape { rows: 0, cols: 3 })
+        );
+        // The frame of the empty board has no columns.
+        assert_eq!(read_of_one("┌┐\n└┘\n"), Ok(Shape::square(0)));
     }
 
     /// The board of the one placement read from `text`.
