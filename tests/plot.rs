@@ -745,3 +745,37 @@ fn many_sweeps_and_benchmarks_each_have_a_legend_of_their_own_under_their_lines(
         assert!(high >= 500.0 + 24.0 * 15.0, "{chart}: {high} pixels high");
     }
 }
+
+#[test]
+fn a_time_below_a_nanosecond_is_refused_rather_than_drawn_on_an_axis_without_end() {
+    // 1e-300 s beside 1e9 s: the chart's decades spanned more than a double holds, and plotters looked for the
+    // labels of its axis for ever.
+    let dir = tempfile::tempdir().unwrap();
+    let (count, _) = count_and_bench_reports(dir.path(), "6..9", "10");
+    let mut report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&count).unwrap()).unwrap();
+    report["results"][1]["seconds"] = 1e-300.into();
+    report["results"][3]["seconds"] = 1e9.into();
+    std::fs::write(&count, report.to_string()).unwrap();
+    nqueens()
+        .arg("plot")
+        .arg(&count)
+        .arg("-o")
+        .arg(dir.path().join("plots"))
+        .timeout(std::time::Duration::from_secs(20))
+        .assert()
+        .code(2)
+        .stderr(contains(
+            "results[1].seconds is 1e-300, not a time a count can take (0 for none, or 1e-9 to 1e11)",
+        ));
+    // A time of 0 is a board not timed, left out of the chart as before.
+    report["results"][1]["seconds"] = 0.0.into();
+    std::fs::write(&count, report.to_string()).unwrap();
+    nqueens()
+        .arg("plot")
+        .arg(&count)
+        .arg("-o")
+        .arg(dir.path().join("plots"))
+        .assert()
+        .success();
+}

@@ -201,6 +201,11 @@ fn read(path: &Path) -> Result<Input, UsageError> {
 /// The most seconds a count may report (about 3,000 years), threads a run may have, and a rate or a speedup
 /// may reach: values beyond are not measurements, and would make the charts' axes and labels endless.
 const MAX_SECONDS: f64 = 1e11;
+/// The least seconds a timed count may report: a nanosecond, the clock's own step (the quickest count, of the
+/// empty board, takes some 30 microseconds). The chart of time against n spans the decades from the least
+/// time to the most, and a time of 1e-300 beside one of 1e9 made that span more than a double holds: plotters
+/// then looked for the axis's labels without end.
+const MIN_SECONDS: f64 = 1e-9;
 const MAX_THREADS: usize = 1 << 16;
 /// The most GPUs a benchmark's row may have.
 const MAX_GPUS: usize = 1 << 12;
@@ -240,6 +245,14 @@ fn plottable(input: &Input) -> Result<(), String> {
             threads("threads".into(), r.threads)?;
             for (i, b) in r.results.iter().enumerate() {
                 within(format!("results[{i}].seconds"), b.seconds, MAX_SECONDS)?;
+                // 0 is a board not timed, which the chart leaves out.
+                if b.seconds > 0.0 && b.seconds < MIN_SECONDS {
+                    return Err(format!(
+                        "results[{i}].seconds is {:e}, not a time a count can take (0 for none, or \
+                         {MIN_SECONDS:e} to {MAX_SECONDS:e})",
+                        b.seconds
+                    ));
+                }
                 if b.n > nqueens::Board::MAX_SIDE {
                     return Err(format!(
                         "results[{i}].n is {}, beyond the largest board, {}",
