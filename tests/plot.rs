@@ -747,6 +747,52 @@ fn many_sweeps_and_benchmarks_each_have_a_legend_of_their_own_under_their_lines(
 }
 
 #[test]
+fn names_with_characters_that_xml_does_not_allow_still_make_charts_that_are_svg() {
+    // A control character in a CPU's model, a timestamp or a symmetry went into the chart as it was: no XML,
+    // so that no viewer opened the chart. It is written escaped.
+    let dir = tempfile::tempdir().unwrap();
+    let (count, bench) = count_and_bench_reports(dir.path(), "6..9", "10");
+    for (file, fields) in [
+        (&count, &["/machine/cpu_model", "/timestamp"][..]),
+        (&bench, &["/machine/cpu_model", "/timestamp"][..]),
+    ] {
+        let mut report: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+        for field in fields {
+            let value = report.pointer_mut(field).unwrap();
+            *value = format!("{}\u{1}\u{0}", value.as_str().unwrap()).into();
+        }
+        if let Some(results) = report["results"].as_array_mut() {
+            for result in results {
+                result["symmetry"] = "full\u{7}".into();
+            }
+        }
+        std::fs::write(file, report.to_string()).unwrap();
+    }
+    let out = dir.path().join("plots");
+    nqueens()
+        .arg("plot")
+        .arg(&count)
+        .arg(&bench)
+        .arg("-o")
+        .arg(&out)
+        .assert()
+        .success();
+    for chart in ["time-vs-n.svg", "scaling.svg", "machines.svg"] {
+        let (texts, _) = svg_texts(&out.join(chart));
+        assert!(
+            texts.iter().any(|t| t.contains("\\u{1}\\u{0}")),
+            "{chart}: {texts:?}"
+        );
+    }
+    let (texts, _) = svg_texts(&out.join("time-vs-n.svg"));
+    assert!(
+        texts.iter().any(|t| t.contains("full\\u{7} symmetry")),
+        "{texts:?}"
+    );
+}
+
+#[test]
 fn a_time_below_a_nanosecond_is_refused_rather_than_drawn_on_an_axis_without_end() {
     // 1e-300 s beside 1e9 s: the chart's decades spanned more than a double holds, and plotters looked for the
     // labels of its axis for ever.

@@ -354,11 +354,22 @@ fn px(n: u32) -> i32 {
 /// legend or its column of names endlessly wide.
 const MAX_NAME: usize = 64;
 
+/// A name that a file gives, as the charts write it: its characters that XML does not allow in a document
+/// (control characters, U+FFFE and U+FFFF) written escaped (`\u{1}`), since one of them as it is made the
+/// chart no SVG that a viewer opens; then cut short to [`MAX_NAME`] characters.
 fn shorten(name: &str) -> String {
-    if name.chars().count() <= MAX_NAME {
-        return name.to_string();
+    let mut written = String::with_capacity(name.len());
+    for c in name.chars() {
+        if c.is_control() || matches!(c, '\u{fffe}' | '\u{ffff}') {
+            written.extend(c.escape_default());
+        } else {
+            written.push(c);
+        }
     }
-    let mut short: String = name.chars().take(MAX_NAME - 1).collect();
+    if written.chars().count() <= MAX_NAME {
+        return written;
+    }
+    let mut short: String = written.chars().take(MAX_NAME - 1).collect();
     short.push('…');
     short
 }
@@ -950,5 +961,13 @@ mod tests {
         assert_eq!(short.chars().count(), MAX_NAME);
         assert!(short.ends_with('…'));
         assert_eq!(when("2026-11-22T13:29:27Z"), "2026-11-22 13:29:27");
+    }
+
+    #[test]
+    fn a_name_is_written_without_the_characters_that_xml_does_not_allow() {
+        assert_eq!(shorten("full\0\u{1}\u{ffff}"), "full\\u{0}\\u{1}\\u{ffff}");
+        assert_eq!(shorten("a\tb\nc"), "a\\tb\\nc");
+        // Escaped, then cut short: within the limit still.
+        assert_eq!(shorten(&"\u{1}".repeat(100)).chars().count(), MAX_NAME);
     }
 }
