@@ -825,3 +825,29 @@ fn a_time_below_a_nanosecond_is_refused_rather_than_drawn_on_an_axis_without_end
         .assert()
         .success();
 }
+
+#[test]
+fn the_labels_of_y_have_the_room_their_widest_needs() {
+    // A speedup of 1e11 had labels of 14 digits in 50 pixels, cut off at the chart's left edge and over the
+    // axis's name; times from a nanosecond to 1e11 seconds, labels of 13 in 70.
+    let dir = tempfile::tempdir().unwrap();
+    let (count, bench) = count_and_bench_reports(dir.path(), "6..9", "10");
+    let edit = |file: &Path, change: &dyn Fn(&mut serde_json::Value)| {
+        let mut report: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+        change(&mut report);
+        std::fs::write(file, report.to_string()).unwrap();
+    };
+    edit(&bench, &|r| r["scaling"][1]["speedup"] = 1e11.into());
+    edit(&count, &|r| {
+        r["results"][0]["seconds"] = 1e-9.into();
+        r["results"][3]["seconds"] = 1e11.into();
+    });
+    let out = dir.path().join("plots");
+    plot(&[count, bench], &out);
+    let (texts, _) = assert_readable(&out.join("scaling.svg"));
+    assert!(texts.iter().any(|t| t == "100000000000.0"), "{texts:?}");
+    let (texts, _) = assert_readable(&out.join("time-vs-n.svg"));
+    assert!(texts.iter().any(|t| t == "1000000000000"), "{texts:?}");
+    assert!(texts.iter().any(|t| t == "0.0000000001"), "{texts:?}");
+}

@@ -528,6 +528,20 @@ fn with_legend_below(
     })
 }
 
+/// The width of a chart's labels of y, in pixels: `least`, or more where the widest of `widest` (the labels at
+/// the axis's ends, as they are written) needs it, beside its ticks and the axis's name turned upright. A
+/// speedup of 1e11 (a report's odd figures) had labels of 14 digits in 50 pixels: cut off at the chart's edge,
+/// and over the axis's name.
+fn y_label_room(least: u32, widest: &[String]) -> u32 {
+    // plotters' labels are of size 12; 28 pixels for the ticks, the gaps and the axis's name.
+    let widest = widest
+        .iter()
+        .map(|l| text_width(l, 12.0))
+        .max()
+        .unwrap_or(0);
+    least.max(widest.saturating_add(28))
+}
+
 /// The most labels on an axis of n, threads or GPUs: 24 of up to 5 digits leave room between them on the
 /// plot's 700 pixels. With more (a sweep of n from 4 to 64, a machine of 256 threads), plotters labels every
 /// 2nd, 5th or 10th instead of writing one over the next.
@@ -620,13 +634,14 @@ fn time_vs_n(reports: &[&Report]) -> anyhow::Result<String> {
     let t_max = all.map(|p| p.1).fold(0.0, f64::max);
     let low = 10f64.powf((t_min / 1.5).log10().floor());
     let high = 10f64.powf((t_max * 1.5).log10().ceil());
-    const Y_LABELS: u32 = 70;
-    with_legend_below(Y_LABELS, &entries, |area| {
+    // The labels are of whole decades, the widest at one end or the other (`0.000000001`, `1000000000000`).
+    let y_labels = y_label_room(70, &[four_figures(low), four_figures(high)]);
+    with_legend_below(y_labels, &entries, |area| {
         let mut chart = ChartBuilder::on(area)
             .caption("Time to count all solutions", ("sans-serif", 22))
             .margin(MARGIN)
             .x_label_area_size(40)
-            .y_label_area_size(Y_LABELS)
+            .y_label_area_size(y_labels)
             .build_cartesian_2d(n_min..n_max, (low..high).log_scale())?;
         chart
             .configure_mesh()
@@ -708,8 +723,10 @@ fn scaling(reports: &[&BenchReport], swept: Swept) -> anyhow::Result<String> {
                 .map(|(i, label)| (label, Key::Line(color(i)))),
         )
         .collect();
-    const Y_LABELS: u32 = 50;
-    with_legend_below(Y_LABELS, &entries, |area| {
+    // plotters writes the labels of a range above 1 with one decimal, the widest at the top.
+    let y_top = max_speedup * 1.1;
+    let y_labels = y_label_room(50, &[format!("{y_top:.1}")]);
+    with_legend_below(y_labels, &entries, |area| {
         let mut chart = ChartBuilder::on(area)
             .caption(
                 format!("{what} scaling (median of the timed runs)"),
@@ -717,8 +734,8 @@ fn scaling(reports: &[&BenchReport], swept: Swept) -> anyhow::Result<String> {
             )
             .margin(MARGIN)
             .x_label_area_size(40)
-            .y_label_area_size(Y_LABELS)
-            .build_cartesian_2d(0.0..max_workers * 1.05, 0.0..max_speedup * 1.1)?;
+            .y_label_area_size(y_labels)
+            .build_cartesian_2d(0.0..max_workers * 1.05, 0.0..y_top)?;
         chart
             .configure_mesh()
             .x_desc(swept.plural())
