@@ -851,3 +851,36 @@ fn the_labels_of_y_have_the_room_their_widest_needs() {
     assert!(texts.iter().any(|t| t == "1000000000000"), "{texts:?}");
     assert!(texts.iter().any(|t| t == "0.0000000001"), "{texts:?}");
 }
+
+#[test]
+fn the_axis_of_a_chart_of_one_benchmark_is_written_as_large_as_any_and_within_the_chart() {
+    // plotters sized the labels of the axis by the plotting area: one benchmark's pair of bars, 48 pixels
+    // high, had them at a font-size of 5.6. And the last label, centred on the axis's end, ran off the chart
+    // where it was long (a rate of 3e16 solutions/s, within what plot accepts).
+    let dir = tempfile::tempdir().unwrap();
+    let (_, bench) = count_and_bench_reports(dir.path(), "6..9", "10");
+    let out = dir.path().join("plots");
+    plot(std::slice::from_ref(&bench), &out);
+    let font_sizes = |chart: &Path| -> Vec<(String, f64)> {
+        let (_, doc) = svg_texts(chart);
+        doc.descendants()
+            .filter(|n| n.has_tag_name("text"))
+            .map(|n| {
+                let size = n.attribute("font-size").unwrap().parse::<f64>().unwrap();
+                (n.text().unwrap_or("").trim().to_string(), size)
+            })
+            .collect()
+    };
+    for (text, size) in font_sizes(&out.join("machines.svg")) {
+        assert!(size >= 9.0, "'{text}' at a font-size of {size}");
+    }
+    assert_readable(&out.join("machines.svg"));
+    let mut report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&bench).unwrap()).unwrap();
+    report["scores"]["single_thread"]["solutions_per_second"] = 3.2e16.into();
+    std::fs::write(&bench, report.to_string()).unwrap();
+    let out = dir.path().join("large");
+    plot(&[bench], &out);
+    let (texts, _) = assert_readable(&out.join("machines.svg"));
+    assert!(texts.iter().any(|t| t == "32000000000.00"), "{texts:?}");
+}

@@ -853,9 +853,6 @@ fn paired_bars(
     const GAP: u32 = 8;
     let names_width = names.iter().map(|n| text_width(n, FONT)).max().unwrap_or(0) + 2 * GAP;
     let plot_width = SIZE.0.saturating_sub(names_width + 2 * MARGIN).max(500);
-    let width = (2 * MARGIN)
-        .saturating_add(names_width)
-        .saturating_add(plot_width);
     // The axis reaches far enough that every value, written after its bar, ends within it: a bar of v takes
     // v / top of the plot's width, and its text the room after it.
     let plot = f64::from(plot_width);
@@ -873,6 +870,14 @@ fn paired_bars(
     } else {
         1.0
     };
+    // The labels of the axis are centred on their ticks, the last at the axis's end: half the widest of them
+    // goes past it, which the margin at the right takes (`40000000000` ran off the chart in a margin of 15).
+    let axis_label = text_width(&four_figures(top), 12.0);
+    let right = MARGIN.max(axis_label / 2 + 2);
+    let width = MARGIN
+        .saturating_add(names_width)
+        .saturating_add(plot_width)
+        .saturating_add(right);
     const CAPTION: u32 = 35;
     const X_AXIS: u32 = 45;
     let rows = u32::try_from(pairs.len()).unwrap_or(u32::MAX);
@@ -889,6 +894,7 @@ fn paired_bars(
         let mut chart = ChartBuilder::on(&upper)
             .caption(caption, ("sans-serif", 22))
             .margin(MARGIN)
+            .margin_right(right)
             .x_label_area_size(X_AXIS)
             .y_label_area_size(names_width)
             .build_cartesian_2d(0.0..top, 0.0..pairs.len() as f64)?;
@@ -899,8 +905,11 @@ fn paired_bars(
             .y_labels(0)
             // As many labels of the axis as have room for the longest of them (13 digits at most, for
             // `MAX_RATE` in millions) and 30 pixels between.
-            .x_labels((plot_width / (text_width(&four_figures(top), 12.0) + 30)).max(2) as usize)
+            .x_labels((plot_width / (axis_label + 30)).max(2) as usize)
             .x_label_formatter(&|&x| four_figures(x))
+            // plotters sizes its labels by the plotting area, 12% of its height up to 12: a chart of one
+            // benchmark, 48 pixels high, had them at 7 (5.6 in the SVG), too small to read.
+            .label_style(("sans-serif", 12))
             .x_desc(x_desc)
             .draw()?;
         // Benchmark i's row is y in [r, r + 1], r counted from the foot, so that the first file is on top;
