@@ -745,3 +745,142 @@ fn many_sweeps_and_benchmarks_each_have_a_legend_of_their_own_under_their_lines(
         assert!(high >= 500.0 + 24.0 * 15.0, "{chart}: {high} pixels high");
     }
 }
+
+#[test]
+fn names_with_characters_that_xml_does_not_allow_still_make_charts_that_are_svg() {
+    // A control character in a CPU's model, a timestamp or a symmetry went into the chart as it was: no XML,
+    // so that no viewer opened the chart. It is written escaped.
+    let dir = tempfile::tempdir().unwrap();
+    let (count, bench) = count_and_bench_reports(dir.path(), "6..9", "10");
+    for (file, fields) in [
+        (&count, &["/machine/cpu_model", "/timestamp"][..]),
+        (&bench, &["/machine/cpu_model", "/timestamp"][..]),
+    ] {
+        let mut report: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+        for field in fields {
+            let value = report.pointer_mut(field).unwrap();
+            *value = format!("{}\u{1}\u{0}", value.as_str().unwrap()).into();
+        }
+        if let Some(results) = report["results"].as_array_mut() {
+            for result in results {
+                result["symmetry"] = "full\u{7}".into();
+            }
+        }
+        std::fs::write(file, report.to_string()).unwrap();
+    }
+    let out = dir.path().join("plots");
+    nqueens()
+        .arg("plot")
+        .arg(&count)
+        .arg(&bench)
+        .arg("-o")
+        .arg(&out)
+        .assert()
+        .success();
+    for chart in ["time-vs-n.svg", "scaling.svg", "machines.svg"] {
+        let (texts, _) = svg_texts(&out.join(chart));
+        assert!(
+            texts.iter().any(|t| t.contains("\\u{1}\\u{0}")),
+            "{chart}: {texts:?}"
+        );
+    }
+    let (texts, _) = svg_texts(&out.join("time-vs-n.svg"));
+    assert!(
+        texts.iter().any(|t| t.contains("full\\u{7} symmetry")),
+        "{texts:?}"
+    );
+}
+
+#[test]
+fn a_time_below_a_nanosecond_is_refused_rather_than_drawn_on_an_axis_without_end() {
+    // 1e-300 s beside 1e9 s: the chart's decades spanned more than a double holds, and plotters looked for the
+    // labels of its axis for ever.
+    let dir = tempfile::tempdir().unwrap();
+    let (count, _) = count_and_bench_reports(dir.path(), "6..9", "10");
+    let mut report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&count).unwrap()).unwrap();
+    report["results"][1]["seconds"] = 1e-300.into();
+    report["results"][3]["seconds"] = 1e9.into();
+    std::fs::write(&count, report.to_string()).unwrap();
+    nqueens()
+        .arg("plot")
+        .arg(&count)
+        .arg("-o")
+        .arg(dir.path().join("plots"))
+        .timeout(std::time::Duration::from_secs(20))
+        .assert()
+        .code(2)
+        .stderr(contains(
+            "results[1].seconds is 1e-300, not a time a count can take (0 for none, or 1e-9 to 1e11)",
+        ));
+    // A time of 0 is a board not timed, left out of the chart as before.
+    report["results"][1]["seconds"] = 0.0.into();
+    std::fs::write(&count, report.to_string()).unwrap();
+    nqueens()
+        .arg("plot")
+        .arg(&count)
+        .arg("-o")
+        .arg(dir.path().join("plots"))
+        .assert()
+        .success();
+}
+
+#[test]
+fn the_labels_of_y_have_the_room_their_widest_needs() {
+    // A speedup of 1e11 had labels of 14 digits in 50 pixels, cut off at the chart's left edge and over the
+    // axis's name; times from a nanosecond to 1e11 seconds, labels of 13 in 70.
+    let dir = tempfile::tempdir().unwrap();
+    let (count, bench) = count_and_bench_reports(dir.path(), "6..9", "10");
+    let edit = |file: &Path, change: &dyn Fn(&mut serde_json::Value)| {
+        let mut report: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+        change(&mut report);
+        std::fs::write(file, report.to_string()).unwrap();
+    };
+    edit(&bench, &|r| r["scaling"][1]["speedup"] = 1e11.into());
+    edit(&count, &|r| {
+        r["results"][0]["seconds"] = 1e-9.into();
+        r["results"][3]["seconds"] = 1e11.into();
+    });
+    let out = dir.path().join("plots");
+    plot(&[count, bench], &out);
+    let (texts, _) = assert_readable(&out.join("scaling.svg"));
+    assert!(texts.iter().any(|t| t == "100000000000.0"), "{texts:?}");
+    let (texts, _) = assert_readable(&out.join("time-vs-n.svg"));
+    assert!(texts.iter().any(|t| t == "1000000000000"), "{texts:?}");
+    assert!(texts.iter().any(|t| t == "0.0000000001"), "{texts:?}");
+}
+
+#[test]
+fn the_axis_of_a_chart_of_one_benchmark_is_written_as_large_as_any_and_within_the_chart() {
+    // plotters sized the labels of the axis by the plotting area: one benchmark's pair of bars, 48 pixels
+    // high, had them at a font-size of 5.6. And the last label, centred on the axis's end, ran off the chart
+    // where it was long (a rate of 3e16 solutions/s, within what plot accepts).
+    let dir = tempfile::tempdir().unwrap();
+    let (_, bench) = count_and_bench_reports(dir.path(), "6..9", "10");
+    let out = dir.path().join("plots");
+    plot(std::slice::from_ref(&bench), &out);
+    let font_sizes = |chart: &Path| -> Vec<(String, f64)> {
+        let (_, doc) = svg_texts(chart);
+        doc.descendants()
+            .filter(|n| n.has_tag_name("text"))
+            .map(|n| {
+                let size = n.attribute("font-size").unwrap().parse::<f64>().unwrap();
+                (n.text().unwrap_or("").trim().to_string(), size)
+            })
+            .collect()
+    };
+    for (text, size) in font_sizes(&out.join("machines.svg")) {
+        assert!(size >= 9.0, "'{text}' at a font-size of {size}");
+    }
+    assert_readable(&out.join("machines.svg"));
+    let mut report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&bench).unwrap()).unwrap();
+    report["scores"]["single_thread"]["solutions_per_second"] = 3.2e16.into();
+    std::fs::write(&bench, report.to_string()).unwrap();
+    let out = dir.path().join("large");
+    plot(&[bench], &out);
+    let (texts, _) = assert_readable(&out.join("machines.svg"));
+    assert!(texts.iter().any(|t| t == "32000000000.00"), "{texts:?}");
+}

@@ -1000,6 +1000,48 @@ fn check_quotes_a_bounded_excerpt_reads_past_bad_bytes_and_accepts_a_byte_order_
         );
 }
 
+#[test]
+fn check_quotes_control_characters_escaped_so_that_each_verdict_is_one_line_of_text() {
+    // A carriage return quoted as it is overwrote the verdict on a terminal and split its line in two for a
+    // reader of lines; an escape sequence was the terminal's to run.
+    nqueens()
+        .arg("check")
+        .write_stdin("x\ry\n[2,\x1b[2J,1,3]\n2 4 1 3\n")
+        .assert()
+        .code(1)
+        .stdout(
+            "line 1: malformed: 'x\\ry' is not a solution in any format: write a list such as [2,4,1,3] or 2 4 1 3, \
+             a CSV record, or a drawn board\n\
+             line 2: malformed: entry 2, '\\u{1b}[2J', is not a whole number\n\
+             line 3: valid\n",
+        );
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn check_reads_a_drawing_of_millions_of_rows_in_little_memory() {
+    // Eight million rows of one square: 16 MB of input. Each row was kept as a string and as a vector of its
+    // own, some 120 bytes a row, so that a drawing within the limit of 128 MiB took gigabytes; only the queens
+    // are kept now, so that 256 MiB of address space is plenty.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("column.txt");
+    fs::write(&file, ".\n".repeat(8 << 20)).unwrap();
+    let run = Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -v 262144 && exec \"$0\" check \"$1\"")
+        .arg(binary())
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&run.stdout),
+        "line 1: invalid: 0 queens on the 8388608x1 board, but a solution has 1\n",
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert_eq!(run.status.code(), Some(1));
+}
+
 /// Takes the attributes `chattr` set off `path` when dropped, so that a failed test leaves a folder that can
 /// be removed.
 #[cfg(target_os = "linux")]

@@ -519,6 +519,33 @@ fn check_calls_a_drawing_of_another_board_invalid_as_it_does_a_list_of_another_l
 }
 
 #[test]
+fn check_calls_the_bottom_of_a_boxed_drawing_cut_short_no_solution() {
+    // Read by its looks, a boxed drawing ends at a row that cannot be one of its rows; its bottom rule, alone,
+    // was the empty board's drawing and valid. It is a board of no rows and four columns, which has none.
+    let boxed = stdout_of(&["list", "4", "-f", "board", "--limit", "1"]).replacen(
+        "│   │   │ ♛ │   │",
+        "│   │   │ x │   │",
+        1,
+    );
+    assert_eq!(
+        verdicts(&[], &boxed),
+        (
+            Some(1),
+            "line 1: invalid: 3 queens on the 3x4 board, but a solution has 4\n\
+             line 8: malformed: '│   │   │ x │   │' is not a solution in any format: write a list such as \
+             [2,4,1,3] or 2 4 1 3, a CSV record, or a drawn board\n\
+             line 9: invalid: 0 queens on the 0x4 board, but a solution has 4\n"
+                .into()
+        )
+    );
+    // The frame of the empty board has no columns: it is the one solution of `list 0`.
+    assert_eq!(
+        verdicts(&[], "┌┐\n└┘\n"),
+        (Some(0), "line 1: valid\n".into())
+    );
+}
+
+#[test]
 fn check_says_which_entry_of_a_list_or_field_of_a_record_it_cannot_read() {
     assert_eq!(
         verdicts(

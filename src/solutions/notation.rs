@@ -428,7 +428,9 @@ pub struct Stray {
 /// that is not a whole number (of at most 64 bits), a list with an empty entry, a record whose fields are not
 /// as many as its header's, a drawing whose rows are not all as long or that has a square neither a queen nor
 /// empty. Whatever reads as queens is a placement, even with queens off the board, a list of the wrong
-/// length or a drawing of another board: those are for the checker to call invalid.
+/// length or a drawing of another board: those are for the checker to call invalid. The rules of a boxed
+/// drawing with no row between them are a board of no rows and as many columns as they show, which has no
+/// solution unless it has no columns either (the frame `list 0 -f board` draws).
 pub struct Reader<R> {
     input: R,
     number: usize,
@@ -466,13 +468,28 @@ struct Header {
     fields: usize,
 }
 
-/// At most `MAX` characters of `text`, for quoting bad input in a message without echoing all of it.
+/// At most `MAX` characters of `text`, for quoting bad input in a message without echoing all of it. Its control
+/// characters and line separators are escaped (`\r`, `\u{1b}`), so that a message stays one line of plain text
+/// however odd the input: a carriage return or a terminal's escape sequence quoted as it is would overwrite the
+/// verdicts on a terminal, or split one line of them in two for a reader of lines.
 pub fn excerpt(text: &str) -> String {
     const MAX: usize = 60;
-    match text.char_indices().nth(MAX) {
-        None => text.to_string(),
-        Some((cut, _)) => format!("{}… ({} bytes in all)", &text[..cut], text.len()),
+    let (shown, cut) = match text.char_indices().nth(MAX) {
+        None => (text, false),
+        Some((cut, _)) => (&text[..cut], true),
+    };
+    let mut quoted = String::with_capacity(shown.len());
+    for c in shown.chars() {
+        if c.is_control() || matches!(c, '\u{2028}' | '\u{2029}') {
+            quoted.extend(c.escape_default());
+        } else {
+            quoted.push(c);
+        }
     }
+    if cut {
+        quoted.push_str(&format!("… ({} bytes in all)", text.len()));
+    }
+    quoted
 }
 
 impl<R: std::io::BufRead> Reader<R> {
@@ -550,29 +567,39 @@ impl<R: std::io::BufRead> Reader<R> {
         Some(Ok((self.number, line)))
     }
 
-    /// The lines of a drawing that starts with `first`, up to a blank line or the end; a drawing of more than
-    /// [`MAX_LINE`] bytes in all is read to its end without being kept, and is malformed.
-    fn drawing(&mut self, first: String) -> std::io::Result<Result<Vec<String>, String>> {
+    /// The drawing whose first line, `first`, is line `number`, read up to a blank line or the end. It is read
+    /// one row at a time and only its queens are kept, never its lines or squares, so that memory goes with the
+    /// queens drawn (a drawing of millions of rows of one square each takes next to none). A drawing of more
+    /// than [`MAX_LINE`] bytes in all is read to its end without being kept, and is malformed. Alone, a row of
+    /// numbers is a list (see [`Reader::next`]).
+    fn drawing(
+        &mut self,
+        first: String,
+        number: usize,
+    ) -> std::io::Result<Result<Placement, String>> {
         let mut size = first.len();
-        let mut rows = vec![first];
-        let mut too_large = false;
+        // Kept until a second row comes, since alone it may be a list.
+        let mut first = Some(first);
+        let mut grid = Grid::default();
         while let Some(line) = self.next_line() {
             match line? {
                 (_, Ok(text)) if text.trim().is_empty() => break,
                 // Read by its looks, a drawing also ends at a line that cannot be one of its rows (the next
                 // solution of a list with no blank line between): that line is read on its own.
-                (number, Ok(text)) if self.notation.is_none() && !is_drawing_row(&text) => {
-                    self.pending = Some((number, Ok(text)));
+                (line, Ok(text)) if self.notation.is_none() && !is_drawing_row(&text) => {
+                    self.pending = Some((line, Ok(text)));
                     break;
                 }
-                (_, Ok(text)) => {
+                (line, Ok(text)) => {
                     size += text.len();
-                    if size > self.max_line {
-                        too_large = true;
-                        rows = Vec::new();
+                    if let Some(first) = first.take() {
+                        grid.add(number, &first);
                     }
-                    if !too_large {
-                        rows.push(text);
+                    if size > self.max_line {
+                        // Nothing more is kept, and what was is let go.
+                        grid = Grid::default();
+                    } else {
+                        grid.add(line, &text);
                     }
                 }
                 // A line that is not text ends the drawing and is reported on its own.
@@ -582,13 +609,25 @@ impl<R: std::io::BufRead> Reader<R> {
                 }
             }
         }
-        if too_large {
+        if size > self.max_line {
             return Ok(Err(format!(
                 "the drawing is larger than {} ({size} bytes): not a board this reads",
                 size_words(self.max_line)
             )));
         }
-        Ok(Ok(rows))
+        Ok(match first {
+            // One row of 0s and 1s alone is no board's drawing but a 1x1's: it is read as a list of
+            // positions, as a solver that put every queen in one row or column prints it (`1 1 1 1`,
+            // `0 0 0 0`), and as a 0-based list of n = 1 is written (`0`).
+            Some(row) if self.notation.is_none() && is_numbers(&row) => {
+                self.list(row.trim(), None, Separator::Space, "entry")
+            }
+            Some(row) => {
+                grid.add(number, &row);
+                grid.finish()
+            }
+            None => grid.finish(),
+        })
     }
 }
 
@@ -708,17 +747,8 @@ impl<R: std::io::BufRead> Iterator for Reader<R> {
                      record, or a drawn board",
                     excerpt(trimmed)
                 )),
-                Kind::Drawing => match self.drawing(text) {
-                    // One row of 0s and 1s alone is no board's drawing but a 1x1's: it is read as a list of
-                    // positions, as a solver that put every queen in one row or column prints it (`1 1 1 1`,
-                    // `0 0 0 0`), and as a 0-based list of n = 1 is written (`0`).
-                    Ok(Ok(rows))
-                        if self.notation.is_none() && rows.len() == 1 && is_numbers(&rows[0]) =>
-                    {
-                        self.list(rows[0].trim(), None, Separator::Space, "entry")
-                    }
-                    Ok(Ok(rows)) => grid(&rows, number),
-                    Ok(Err(why)) => Err(why),
+                Kind::Drawing => match self.drawing(text, number) {
+                    Ok(placement) => placement,
                     Err(e) => return Some(Err(e)),
                 },
             };
@@ -907,73 +937,102 @@ fn too_large(item: &str, number: usize, text: &str) -> String {
     )
 }
 
-/// A drawing whose first row is on line `first`: box-drawing characters with a crown or `Q` for a queen, `Q`
-/// and `.`, or `1` and `0`. Its rows are of the board, which in a boxed drawing are every other line.
-fn grid(rows: &[String], first: usize) -> Result<Placement, String> {
-    let mut cells: Vec<Vec<bool>> = Vec::new();
-    // The line of each row of the board, for messages.
-    let mut lines: Vec<usize> = Vec::new();
-    for (line, row) in (first..).zip(rows) {
+/// A drawing read a row at a time: box-drawing characters with a crown or `Q` for a queen, `Q` and `.`, or `1`
+/// and `0`. Its rows are of the board, which in a boxed drawing are every other line. It keeps the queens in
+/// the order written (row by row) and the first flaw of the text, nothing of the rows themselves.
+#[derive(Default)]
+struct Grid {
+    /// The rows of the board read so far (a boxed drawing's rules between them are none).
+    rows: usize,
+    /// The squares of row 1.
+    width: Option<usize>,
+    /// The columns of the first rule of a boxed drawing (its runs of `─`): the width of a drawing of no rows,
+    /// which is the board of 0 rows and that many columns (the frame of `list 0`, `┌┐` and `└┘`, has none).
+    ruled: Option<usize>,
+    /// Each queen's (row, column), 0-based; none kept once the text has a flaw.
+    queens: Vec<(u32, u32)>,
+    /// The first square that is neither a queen nor empty: whatever the rows' lengths, the drawing is not read.
+    bad_square: Option<String>,
+    /// The first row not as long as row 1.
+    bad_width: Option<String>,
+}
+
+impl Grid {
+    /// Reads `row`, line `line` of the input.
+    fn add(&mut self, line: usize, row: &str) {
         let row = row.trim();
+        if self.bad_square.is_some() {
+            return;
+        }
         // The rules between the rows of a boxed board.
         if row.starts_with(['┌', '├', '└']) {
-            continue;
+            if self.ruled.is_none() {
+                let columns = row.split(|c| c != '─').filter(|s| !s.is_empty()).count();
+                self.ruled = Some(columns);
+            }
+            return;
         }
-        let squares: Vec<&str> = if row.starts_with('│') {
-            row.split('│').filter(|s| !s.is_empty()).collect()
+        let index = self.rows;
+        self.rows += 1;
+        let squares: Box<dyn Iterator<Item = &str>> = if row.starts_with('│') {
+            Box::new(row.split('│').filter(|s| !s.is_empty()))
         } else if row.contains(char::is_whitespace) {
-            row.split_whitespace().collect()
+            Box::new(row.split_whitespace())
         } else {
-            row.char_indices()
-                .map(|(i, c)| &row[i..i + c.len_utf8()])
-                .collect()
+            Box::new(
+                row.char_indices()
+                    .map(move |(i, c)| &row[i..i + c.len_utf8()]),
+            )
         };
-        let cells_of_row = squares
-            .iter()
-            .enumerate()
-            .map(|(i, s)| match s.trim() {
-                "♛" | "Q" | "q" | "1" => Ok(true),
-                "" | "." | "0" => Ok(false),
-                other => Err(format!(
-                    "square {} of row {} of the drawing (line {line}), '{}', is neither a queen nor an \
-                     empty square",
-                    i + 1,
-                    cells.len() + 1,
-                    excerpt(other)
-                )),
-            })
-            .collect::<Result<Vec<bool>, String>>()?;
-        cells.push(cells_of_row);
-        lines.push(line);
+        let keep = self.bad_width.is_none();
+        let mut count = 0;
+        for (i, square) in squares.enumerate() {
+            match square.trim() {
+                "♛" | "Q" | "q" | "1" if keep => self.queens.push((index as u32, i as u32)),
+                "♛" | "Q" | "q" | "1" | "" | "." | "0" => {}
+                other => {
+                    self.bad_square = Some(format!(
+                        "square {} of row {} of the drawing (line {line}), '{}', is neither a queen nor an \
+                         empty square",
+                        i + 1,
+                        index + 1,
+                        excerpt(other)
+                    ));
+                    self.queens = Vec::new();
+                    return;
+                }
+            }
+            count = i + 1;
+        }
+        match self.width {
+            None => self.width = Some(count),
+            Some(width) if count != width && self.bad_width.is_none() => {
+                self.bad_width = Some(format!(
+                    "row {} of the drawing (line {line}) has {}, but row 1 has {width}",
+                    index + 1,
+                    plural(count, "square")
+                ));
+                self.queens = Vec::new();
+            }
+            Some(_) => {}
+        }
     }
-    let width = cells.first().map_or(0, Vec::len);
-    if let Some(i) = cells.iter().position(|r| r.len() != width) {
-        return Err(format!(
-            "row {} of the drawing (line {}) has {}, but row 1 has {width}",
-            i + 1,
-            lines[i],
-            plural(cells[i].len(), "square")
-        ));
-    }
-    let shape = Shape {
-        rows: cells.len() as u32,
-        cols: width as u32,
-    };
-    let queens = cells
-        .iter()
-        .enumerate()
-        .flat_map(|(r, row)| {
-            row.iter()
-                .enumerate()
-                .filter(|&(_, &q)| q)
-                .map(move |(c, _)| (r as u32, c as u32))
+
+    /// The placement drawn, or the first flaw of its text: a square that is neither a queen nor empty, then a
+    /// row not as long as the first.
+    fn finish(self) -> Result<Placement, String> {
+        if let Some(why) = self.bad_square.or(self.bad_width) {
+            return Err(why);
+        }
+        Ok(Placement {
+            shape: Shape {
+                rows: self.rows as u32,
+                cols: self.width.or(self.ruled).unwrap_or(0) as u32,
+            },
+            queens: self.queens,
+            stray: None,
         })
-        .collect();
-    Ok(Placement {
-        shape,
-        queens,
-        stray: None,
-    })
+    }
 }
 
 #[cfg(test)]
@@ -1006,6 +1065,13 @@ mod reading {
         assert!(quoted.len() < 100, "{quoted}");
         assert!(quoted.contains("10000 bytes"));
         assert_eq!(excerpt("short"), "short");
+        // Control characters and line separators escaped, the count of characters kept as it was.
+        assert_eq!(
+            excerpt("a\rb\u{1b}[2J\u{2028}\tc"),
+            "a\\rb\\u{1b}[2J\\u{2028}\\tc"
+        );
+        let cut = excerpt(&"\r".repeat(100));
+        assert_eq!(cut, format!("{}… (100 bytes in all)", "\\r".repeat(60)));
         let entries = read(&format!("[{long}]"), None, None);
         assert!(entries[0].placement.clone().unwrap_err().len() < 200);
     }
@@ -1124,6 +1190,31 @@ mod reading {
         // as a row and as a name, `Q1` (two queens side by side), rather than a header skipped unread.
         assert_eq!(read_of_one("1\n0\n"), Ok(Shape { rows: 2, cols: 1 }));
         assert_eq!(read_of_one("Q1\n"), Ok(Shape { rows: 1, cols: 2 }));
+    }
+
+    #[test]
+    fn the_rules_of_a_boxed_drawing_alone_are_a_board_of_no_rows_and_their_columns() {
+        // The bottom of a boxed drawing whose last row could not be read is no solution of the empty board, but
+        // a board of no rows and two columns, which has none.
+        let drawing = "┌───┬───┐\n│ ♛ │   │\n├───┼───┤\n│ x │   │\n└───┴───┘\n";
+        let entries = read(drawing, None, None);
+        let lines: Vec<usize> = entries.iter().map(|e| e.line).collect();
+        assert_eq!(lines, [1, 4, 5]);
+        assert!(entries[1].placement.is_err());
+        assert_eq!(
+            entries[2].placement,
+            Ok(Placement {
+                shape: Shape { rows: 0, cols: 2 },
+                queens: vec![],
+                stray: None
+            })
+        );
+        assert_eq!(
+            read_of_one("├───┼───┼───┤\n"),
+            Ok(Shape { rows: 0, cols: 3 })
+        );
+        // The frame of the empty board has no columns.
+        assert_eq!(read_of_one("┌┐\n└┘\n"), Ok(Shape::square(0)));
     }
 
     /// The board of the one placement read from `text`.
@@ -1308,6 +1399,28 @@ mod reading {
         assert_eq!(
             entries[0].placement,
             Err("row 2 of the drawing (line 2) has 3 squares, but row 1 has 2".to_string())
+        );
+        // A square that is neither a queen nor empty comes before a row of another length, wherever it is;
+        // the rules of a boxed drawing are no rows.
+        let entries = read(". Q\nQ . .\n. x\n", Some(Notation::Board), None);
+        assert_eq!(
+            entries[0].placement,
+            Err(
+                "square 2 of row 3 of the drawing (line 3), 'x', is neither a queen nor an empty square"
+                    .to_string()
+            )
+        );
+        let entries = read(
+            "┌───┐\n│ ♛ │\n├───┤\n│ x │\n└───┘\n",
+            Some(Notation::Board),
+            None,
+        );
+        assert_eq!(
+            entries[0].placement,
+            Err(
+                "square 1 of row 2 of the drawing (line 4), 'x', is neither a queen nor an empty square"
+                    .to_string()
+            )
         );
     }
 

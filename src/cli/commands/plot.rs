@@ -219,6 +219,11 @@ fn read(path: &Path) -> Result<Input, UsageError> {
 /// The most seconds a count may report (about 3,000 years), threads a run may have, and a rate or a speedup
 /// may reach: values beyond are not measurements, and would make the charts' axes and labels endless.
 const MAX_SECONDS: f64 = 1e11;
+/// The least seconds a timed count may report: a nanosecond, the clock's own step (the quickest count, of the
+/// empty board, takes some 30 microseconds). The chart of time against n spans the decades from the least
+/// time to the most, and a time of 1e-300 beside one of 1e9 made that span more than a double holds: plotters
+/// then looked for the axis's labels without end.
+const MIN_SECONDS: f64 = 1e-9;
 const MAX_THREADS: usize = 1 << 16;
 /// The most GPUs a benchmark's row may have.
 const MAX_GPUS: usize = 1 << 12;
@@ -258,6 +263,14 @@ fn plottable(input: &Input) -> Result<(), String> {
             threads("threads".into(), r.threads)?;
             for (i, b) in r.results.iter().enumerate() {
                 within(format!("results[{i}].seconds"), b.seconds, MAX_SECONDS)?;
+                // 0 is a board not timed, which the chart leaves out.
+                if b.seconds > 0.0 && b.seconds < MIN_SECONDS {
+                    return Err(format!(
+                        "results[{i}].seconds is {:e}, not a time a count can take (0 for none, or \
+                         {MIN_SECONDS:e} to {MAX_SECONDS:e})",
+                        b.seconds
+                    ));
+                }
                 if b.n > nqueens::Board::MAX_SIDE {
                     return Err(format!(
                         "results[{i}].n is {}, beyond the largest board, {}",
@@ -359,11 +372,22 @@ fn px(n: u32) -> i32 {
 /// legend or its column of names endlessly wide.
 const MAX_NAME: usize = 64;
 
+/// A name that a file gives, as the charts write it: its characters that XML does not allow in a document
+/// (control characters, U+FFFE and U+FFFF) written escaped (`\u{1}`), since one of them as it is made the
+/// chart no SVG that a viewer opens; then cut short to [`MAX_NAME`] characters.
 fn shorten(name: &str) -> String {
-    if name.chars().count() <= MAX_NAME {
-        return name.to_string();
+    let mut written = String::with_capacity(name.len());
+    for c in name.chars() {
+        if c.is_control() || matches!(c, '\u{fffe}' | '\u{ffff}') {
+            written.extend(c.escape_default());
+        } else {
+            written.push(c);
+        }
     }
-    let mut short: String = name.chars().take(MAX_NAME - 1).collect();
+    if written.chars().count() <= MAX_NAME {
+        return written;
+    }
+    let mut short: String = written.chars().take(MAX_NAME - 1).collect();
     short.push('…');
     short
 }
@@ -522,6 +546,20 @@ fn with_legend_below(
     })
 }
 
+/// The width of a chart's labels of y, in pixels: `least`, or more where the widest of `widest` (the labels at
+/// the axis's ends, as they are written) needs it, beside its ticks and the axis's name turned upright. A
+/// speedup of 1e11 (a report's odd figures) had labels of 14 digits in 50 pixels: cut off at the chart's edge,
+/// and over the axis's name.
+fn y_label_room(least: u32, widest: &[String]) -> u32 {
+    // plotters' labels are of size 12; 28 pixels for the ticks, the gaps and the axis's name.
+    let widest = widest
+        .iter()
+        .map(|l| text_width(l, 12.0))
+        .max()
+        .unwrap_or(0);
+    least.max(widest.saturating_add(28))
+}
+
 /// The most labels on an axis of n, threads or GPUs: 24 of up to 5 digits leave room between them on the
 /// plot's 700 pixels. With more (a sweep of n from 4 to 64, a machine of 256 threads), plotters labels every
 /// 2nd, 5th or 10th instead of writing one over the next.
@@ -614,13 +652,14 @@ fn time_vs_n(reports: &[&Report]) -> anyhow::Result<String> {
     let t_max = all.map(|p| p.1).fold(0.0, f64::max);
     let low = 10f64.powf((t_min / 1.5).log10().floor());
     let high = 10f64.powf((t_max * 1.5).log10().ceil());
-    const Y_LABELS: u32 = 70;
-    with_legend_below(Y_LABELS, &entries, |area| {
+    // The labels are of whole decades, the widest at one end or the other (`0.000000001`, `1000000000000`).
+    let y_labels = y_label_room(70, &[four_figures(low), four_figures(high)]);
+    with_legend_below(y_labels, &entries, |area| {
         let mut chart = ChartBuilder::on(area)
             .caption("Time to count all solutions", ("sans-serif", 22))
             .margin(MARGIN)
             .x_label_area_size(40)
-            .y_label_area_size(Y_LABELS)
+            .y_label_area_size(y_labels)
             .build_cartesian_2d(n_min..n_max, (low..high).log_scale())?;
         chart
             .configure_mesh()
@@ -702,8 +741,10 @@ fn scaling(reports: &[&BenchReport], swept: Swept) -> anyhow::Result<String> {
                 .map(|(i, label)| (label, Key::Line(color(i)))),
         )
         .collect();
-    const Y_LABELS: u32 = 50;
-    with_legend_below(Y_LABELS, &entries, |area| {
+    // plotters writes the labels of a range above 1 with one decimal, the widest at the top.
+    let y_top = max_speedup * 1.1;
+    let y_labels = y_label_room(50, &[format!("{y_top:.1}")]);
+    with_legend_below(y_labels, &entries, |area| {
         let mut chart = ChartBuilder::on(area)
             .caption(
                 format!("{what} scaling (median of the timed runs)"),
@@ -711,8 +752,8 @@ fn scaling(reports: &[&BenchReport], swept: Swept) -> anyhow::Result<String> {
             )
             .margin(MARGIN)
             .x_label_area_size(40)
-            .y_label_area_size(Y_LABELS)
-            .build_cartesian_2d(0.0..max_workers * 1.05, 0.0..max_speedup * 1.1)?;
+            .y_label_area_size(y_labels)
+            .build_cartesian_2d(0.0..max_workers * 1.05, 0.0..y_top)?;
         chart
             .configure_mesh()
             .x_desc(swept.plural())
@@ -830,9 +871,6 @@ fn paired_bars(
     const GAP: u32 = 8;
     let names_width = names.iter().map(|n| text_width(n, FONT)).max().unwrap_or(0) + 2 * GAP;
     let plot_width = SIZE.0.saturating_sub(names_width + 2 * MARGIN).max(500);
-    let width = (2 * MARGIN)
-        .saturating_add(names_width)
-        .saturating_add(plot_width);
     // The axis reaches far enough that every value, written after its bar, ends within it: a bar of v takes
     // v / top of the plot's width, and its text the room after it.
     let plot = f64::from(plot_width);
@@ -850,6 +888,14 @@ fn paired_bars(
     } else {
         1.0
     };
+    // The labels of the axis are centred on their ticks, the last at the axis's end: half the widest of them
+    // goes past it, which the margin at the right takes (`40000000000` ran off the chart in a margin of 15).
+    let axis_label = text_width(&four_figures(top), 12.0);
+    let right = MARGIN.max(axis_label / 2 + 2);
+    let width = MARGIN
+        .saturating_add(names_width)
+        .saturating_add(plot_width)
+        .saturating_add(right);
     const CAPTION: u32 = 35;
     const X_AXIS: u32 = 45;
     let rows = u32::try_from(pairs.len()).unwrap_or(u32::MAX);
@@ -866,6 +912,7 @@ fn paired_bars(
         let mut chart = ChartBuilder::on(&upper)
             .caption(caption, ("sans-serif", 22))
             .margin(MARGIN)
+            .margin_right(right)
             .x_label_area_size(X_AXIS)
             .y_label_area_size(names_width)
             .build_cartesian_2d(0.0..top, 0.0..pairs.len() as f64)?;
@@ -876,8 +923,11 @@ fn paired_bars(
             .y_labels(0)
             // As many labels of the axis as have room for the longest of them (13 digits at most, for
             // `MAX_RATE` in millions) and 30 pixels between.
-            .x_labels((plot_width / (text_width(&four_figures(top), 12.0) + 30)).max(2) as usize)
+            .x_labels((plot_width / (axis_label + 30)).max(2) as usize)
             .x_label_formatter(&|&x| four_figures(x))
+            // plotters sizes its labels by the plotting area, 12% of its height up to 12: a chart of one
+            // benchmark, 48 pixels high, had them at 7 (5.6 in the SVG), too small to read.
+            .label_style(("sans-serif", 12))
             .x_desc(x_desc)
             .draw()?;
         // Benchmark i's row is y in [r, r + 1], r counted from the foot, so that the first file is on top;
@@ -955,6 +1005,14 @@ mod tests {
         assert_eq!(short.chars().count(), MAX_NAME);
         assert!(short.ends_with('…'));
         assert_eq!(when("2026-11-22T13:29:27Z"), "2026-11-22 13:29:27");
+    }
+
+    #[test]
+    fn a_name_is_written_without_the_characters_that_xml_does_not_allow() {
+        assert_eq!(shorten("full\0\u{1}\u{ffff}"), "full\\u{0}\\u{1}\\u{ffff}");
+        assert_eq!(shorten("a\tb\nc"), "a\\tb\\nc");
+        // Escaped, then cut short: within the limit still.
+        assert_eq!(shorten(&"\u{1}".repeat(100)).chars().count(), MAX_NAME);
     }
 }
 
