@@ -124,13 +124,7 @@ fn a_sweep_is_drawn_in_the_order_of_n_without_its_rectangles_and_one_board_has_i
         .assert()
         .success();
     let out = dir.path().join("charts");
-    nqueens()
-        .arg("plot")
-        .arg(&report)
-        .arg("-o")
-        .arg(&out)
-        .assert()
-        .success();
+    plot(std::slice::from_ref(&report), &out);
     let (texts, doc) = svg_texts(&out.join("time-vs-n.svg"));
     let drawn = lines(&doc);
     assert_eq!(drawn.len(), 1, "{drawn:?}");
@@ -151,13 +145,7 @@ fn a_sweep_is_drawn_in_the_order_of_n_without_its_rectangles_and_one_board_has_i
         .assert()
         .success();
     let out = dir.path().join("one");
-    nqueens()
-        .arg("plot")
-        .arg(&one)
-        .arg("-o")
-        .arg(&out)
-        .assert()
-        .success();
+    plot(std::slice::from_ref(&one), &out);
     let (texts, _) = svg_texts(&out.join("time-vs-n.svg"));
     let seconds: Vec<&String> = texts
         .iter()
@@ -190,13 +178,7 @@ fn a_benchmark_of_one_thread_draws_no_scaling() {
         .assert()
         .success();
     let out = dir.path().join("charts");
-    nqueens()
-        .arg("plot")
-        .arg(&bench)
-        .arg("-o")
-        .arg(&out)
-        .assert()
-        .success();
+    plot(std::slice::from_ref(&bench), &out);
     assert!(!out.join("scaling.svg").exists());
     assert!(out.join("machines.svg").exists());
 }
@@ -419,13 +401,7 @@ fn a_gpu_sweep_is_named_by_its_gpu_and_a_gpu_benchmark_with_impossible_times_is_
     let on_gpu = dir.path().join("on-gpu.json");
     std::fs::write(&on_gpu, report.to_string()).unwrap();
     let out = dir.path().join("plots");
-    nqueens()
-        .arg("plot")
-        .arg(&on_gpu)
-        .arg("-o")
-        .arg(&out)
-        .assert()
-        .success();
+    plot(std::slice::from_ref(&on_gpu), &out);
     let (texts, _) = svg_texts(&out.join("time-vs-n.svg"));
     assert!(
         texts.contains(&"Example GPU (GPU), full symmetry".to_string()),
@@ -497,13 +473,7 @@ fn a_gpu_benchmark_on_several_gpus_draws_their_scaling_and_not_the_threads() {
     let swept = dir.path().join("swept.json");
     std::fs::write(&swept, bench.to_string()).unwrap();
     let out = dir.path().join("plots");
-    nqueens()
-        .arg("plot")
-        .arg(&swept)
-        .arg("-o")
-        .arg(&out)
-        .assert()
-        .success();
+    plot(std::slice::from_ref(&swept), &out);
     let mut names: Vec<_> = std::fs::read_dir(&out)
         .unwrap()
         .map(|e| e.unwrap().file_name().into_string().unwrap())
