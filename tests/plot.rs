@@ -267,16 +267,9 @@ fn a_folder_that_cannot_take_the_charts_is_refused_before_any_is_written() {
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "notes\n");
     // `-o chart.svg`, as `-o` names a file elsewhere: refused, rather than made a folder of that name.
     let chart = dir.path().join("chart.svg");
-    nqueens()
-        .arg("plot")
-        .arg(&count)
-        .arg("-o")
-        .arg(&chart)
-        .assert()
-        .code(2)
-        .stderr(contains(
-            "-o names the folder the charts go to (time-vs-n.svg)",
-        ));
+    plot_refused(&count, &chart).stderr(contains(
+        "-o names the folder the charts go to (time-vs-n.svg)",
+    ));
     assert!(!chart.exists());
     // One chart's file cannot be written (a folder has its name): none is written, not the first ones.
     let out = dir.path().join("plots");
@@ -301,14 +294,7 @@ fn a_folder_that_cannot_take_the_charts_is_refused_before_any_is_written() {
     report["results"] = serde_json::json!([]);
     let empty = dir.path().join("empty.json");
     std::fs::write(&empty, report.to_string()).unwrap();
-    nqueens()
-        .arg("plot")
-        .arg(&empty)
-        .arg("-o")
-        .arg(dir.path().join("new"))
-        .assert()
-        .code(2)
-        .stderr(contains("nothing to plot"));
+    plot_refused(&empty, &dir.path().join("new")).stderr(contains("nothing to plot"));
     assert!(!dir.path().join("new").exists());
 }
 
@@ -416,14 +402,7 @@ fn a_gpu_sweep_is_named_by_its_gpu_and_a_gpu_benchmark_with_impossible_times_is_
     bench["runs"][2]["gpu_seconds"] = serde_json::json!(-1.0);
     let wrong = dir.path().join("wrong.json");
     std::fs::write(&wrong, bench.to_string()).unwrap();
-    nqueens()
-        .arg("plot")
-        .arg(&wrong)
-        .arg("-o")
-        .arg(dir.path().join("none"))
-        .assert()
-        .code(2)
-        .stderr(contains("runs[2].gpu_seconds is -1"));
+    plot_refused(&wrong, &dir.path().join("none")).stderr(contains("runs[2].gpu_seconds is -1"));
     assert!(!dir.path().join("none").exists());
     // Kernels of 1e-300 s: a time, but the GPUs' rate it makes is endless, and an axis that reaches it never
     // gets its labels (plot ran on, drawing nothing). Refused as such.
@@ -431,17 +410,9 @@ fn a_gpu_sweep_is_named_by_its_gpu_and_a_gpu_benchmark_with_impossible_times_is_
         run["gpu_seconds"] = serde_json::json!(1e-300);
     }
     std::fs::write(&wrong, bench.to_string()).unwrap();
-    nqueens()
-        .arg("plot")
-        .arg(&wrong)
-        .arg("-o")
-        .arg(dir.path().join("none"))
-        .timeout(std::time::Duration::from_secs(20))
-        .assert()
-        .code(2)
-        .stderr(contains(
-            "the GPUs' solutions per second over the runs' gpu_seconds is inf",
-        ));
+    plot_refused(&wrong, &dir.path().join("none")).stderr(contains(
+        "the GPUs' solutions per second over the runs' gpu_seconds is inf",
+    ));
     assert!(!dir.path().join("none").exists());
 }
 
@@ -498,14 +469,7 @@ fn a_gpu_benchmark_on_several_gpus_draws_their_scaling_and_not_the_threads() {
     // A row of more GPUs than a machine has is refused, the field named.
     bench["scaling"][1]["gpus"] = serde_json::json!(1_000_000);
     std::fs::write(&swept, bench.to_string()).unwrap();
-    nqueens()
-        .arg("plot")
-        .arg(&swept)
-        .arg("-o")
-        .arg(dir.path().join("none"))
-        .assert()
-        .code(2)
-        .stderr(contains("scaling[1].gpus is 1000000"));
+    plot_refused(&swept, &dir.path().join("none")).stderr(contains("scaling[1].gpus is 1000000"));
 }
 
 /// Where a text of an SVG lies, about: its left, top, right and bottom, in pixels.
@@ -660,6 +624,19 @@ fn plot(files: &[PathBuf], dir: &Path) {
         .success();
 }
 
+/// `nqueens plot FILE -o DIR`, which must be refused (exit code 2) within 20 s: some refused files made it run
+/// on for ever.
+fn plot_refused(file: &Path, dir: &Path) -> assert_cmd::assert::Assert {
+    nqueens()
+        .arg("plot")
+        .arg(file)
+        .arg("-o")
+        .arg(dir)
+        .timeout(std::time::Duration::from_secs(20))
+        .assert()
+        .code(2)
+}
+
 #[test]
 fn many_benchmarks_are_each_named_once_beside_their_bars_and_the_chart_grows_with_them() {
     let dir = tempfile::tempdir().unwrap();
@@ -773,17 +750,9 @@ fn a_time_below_a_nanosecond_is_refused_rather_than_drawn_on_an_axis_without_end
     report["results"][1]["seconds"] = 1e-300.into();
     report["results"][3]["seconds"] = 1e9.into();
     std::fs::write(&count, report.to_string()).unwrap();
-    nqueens()
-        .arg("plot")
-        .arg(&count)
-        .arg("-o")
-        .arg(dir.path().join("plots"))
-        .timeout(std::time::Duration::from_secs(20))
-        .assert()
-        .code(2)
-        .stderr(contains(
-            "results[1].seconds is 1e-300, not a time a count can take (0 for none, or 1e-9 to 1e11)",
-        ));
+    plot_refused(&count, &dir.path().join("plots")).stderr(contains(
+        "results[1].seconds is 1e-300, not a time a count can take (0 for none, or 1e-9 to 1e11)",
+    ));
     // A time of 0 is a board not timed, left out of the chart as before.
     report["results"][1]["seconds"] = 0.0.into();
     std::fs::write(&count, report.to_string()).unwrap();
