@@ -160,10 +160,7 @@ impl Output {
         existing: Option<&fs::Metadata>,
     ) -> Result<Output, UsageError> {
         let cannot = |why: String| UsageError(format!("cannot write '{}': {why}", asked.display()));
-        let dir = match path.parent() {
-            Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
+        let dir = folder_of(&path).to_path_buf();
         #[cfg(unix)]
         sweep_leftovers(&dir);
         let mut builder = tempfile::Builder::new();
@@ -410,10 +407,7 @@ fn kept_name(name: &std::ffi::OsStr, k: u32) -> std::ffi::OsString {
 /// in a folder that takes no name, where it is, made read-only (which keeps a later run from taking it for a
 /// leftover). Says where it is, or that it is lost.
 fn left_behind(temp: NamedTempFile, path: &Path, beside: &io::Error) -> String {
-    let dir = match path.parent() {
-        Some(parent) if !parent.as_os_str().is_empty() => parent,
-        _ => Path::new("."),
-    };
+    let dir = folder_of(path);
     let now = where_now(&temp);
     let Some(now) = now else {
         return if dir.is_dir() {
@@ -541,10 +535,7 @@ pub fn same_file(a: &Path, b: &Path) -> bool {
 fn place(path: &Path) -> Option<PathBuf> {
     let path = follow_links(path).ok()?;
     let name = path.file_name()?;
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
+    let dir = folder_of(&path);
     Some(fs::canonicalize(dir).ok()?.join(name))
 }
 
@@ -580,10 +571,7 @@ fn not_replaceable(path: &Path, meta: &fs::Metadata) -> Option<String> {
     if me == 0 || meta.uid() == me {
         return None;
     }
-    let dir = match path.parent() {
-        Some(parent) if !parent.as_os_str().is_empty() => parent,
-        _ => Path::new("."),
-    };
+    let dir = folder_of(path);
     let folder = fs::metadata(dir).ok()?;
     if !sticky_keeps(me, meta.uid(), folder.mode(), folder.uid()) {
         return None;
