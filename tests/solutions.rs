@@ -288,6 +288,61 @@ fn solve_constructs_large_boards_and_refuses_to_draw_them() {
         .stderr(predicate::str::contains("--method backtrack"));
 }
 
+/// `nqueens ARGS` with at most `mib` MiB of address space: a command that held more than that at once fails.
+#[cfg(target_os = "linux")]
+fn within_memory(mib: u64, args: &[&str]) -> std::process::Output {
+    use std::os::unix::process::CommandExt;
+    let mut command = std::process::Command::new(assert_cmd::cargo::cargo_bin("nqueens"));
+    command.args(args);
+    let bytes = mib << 20;
+    // SAFETY: between fork and exec the closure calls setrlimit alone, which is async-signal-safe.
+    unsafe {
+        command.pre_exec(move || {
+            let limit = libc::rlimit {
+                rlim_cur: bytes,
+                rlim_max: bytes,
+            };
+            if libc::setrlimit(libc::RLIMIT_AS, &limit) == 0 {
+                Ok(())
+            } else {
+                Err(std::io::Error::last_os_error())
+            }
+        });
+    }
+    command.output().unwrap()
+}
+
+#[test]
+#[cfg(target_os = "linux")]
+fn solve_holds_a_huge_boards_queens_not_their_text() {
+    // n = 10^7: 40 MB of queens, 79 MB of text as a list and 89 MB more for a CSV header, which used to be
+    // all in memory at once (the header's names one allocation each: 7.8 GB for n = 10^8).
+    let dir = tempfile::tempdir().unwrap();
+    for format in ["rows", "csv"] {
+        let file = dir.path().join(format!("big.{format}"));
+        let file = file.to_str().unwrap();
+        let out = within_memory(120, &["solve", "10000000", "-f", format, "-o", file]);
+        assert!(
+            out.status.success(),
+            "{format}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        nqueens()
+            .args(["check", file])
+            .assert()
+            .success()
+            .stderr(predicate::str::contains("1 valid, 0 invalid, 0 malformed"));
+    }
+    // A rectangle takes the columns it has from the square's construction, not the square.
+    let out = within_memory(120, &["solve", "100000000x3"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "[2,4,6]\n");
+}
+
 /// An independent check, without the library: distinct columns and distinct diagonals in both directions.
 fn plainly_valid(queens: &[u32]) -> bool {
     let n = queens.len();

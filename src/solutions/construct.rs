@@ -9,42 +9,42 @@
 /// A solution of the square board of side `n` as the 0-based column of each row's queen, or `None` for
 /// n = 2 and 3, which have none.
 pub fn square(n: u32) -> Option<Vec<u32>> {
-    match n {
-        0 => return Some(Vec::new()),
-        2 | 3 => return None,
-        _ => {}
-    }
-    let mut evens: Vec<u32> = (1..=n / 2).map(|k| 2 * k).collect();
-    let mut odds: Vec<u32> = (0..n.div_ceil(2)).map(|k| 2 * k + 1).collect();
-    match n % 6 {
-        // 3, 1, 7, 9, …, 5: swap 1 and 3, and move 5 to the end.
-        2 => {
-            odds.swap(0, 1);
-            let five = odds.remove(2);
-            odds.push(five);
-        }
-        // Evens 4, 6, …, 2 and odds 5, 7, …, 1, 3.
-        3 => {
-            evens.rotate_left(1);
-            odds.rotate_left(2);
-        }
-        _ => {}
-    }
-    // The list gives, column by column, the row of each queen; the transpose of a solution is a solution,
-    // so it serves as well as the row of each column.
-    Some(evens.into_iter().chain(odds).map(|v| v - 1).collect())
+    rect(n, n)
 }
 
 /// A solution of the rectangle of `rows` rows and `cols <= rows` columns, as the 0-based row of each
 /// column's queen: the first `cols` columns of a square solution of side `rows`. `None` where the square
-/// has no solution to take them from (2 and 3 rows) or `cols > rows`.
+/// has no solution to take them from (2 and 3 rows) or `cols > rows`. Only the columns asked for are
+/// written, so that `100000000x3` costs three queens.
 pub fn rect(rows: u32, cols: u32) -> Option<Vec<u32>> {
     if cols > rows {
         return None;
     }
-    let mut queens = square(rows)?;
-    queens.truncate(cols as usize);
+    let mut queens = Vec::with_capacity(cols as usize);
+    queens.extend(columns(rows)?.take(cols as usize));
     Some(queens)
+}
+
+/// The square solution of side `n`, column by column, as the construction gives it: read off as runs of
+/// every other number, so that nothing but the solution itself is held (n = 10^8 is 400 MB of queens).
+fn columns(n: u32) -> Option<impl Iterator<Item = u32>> {
+    // Each run (from, to) is from, from + 2, …, to: the 1-based row of each column's queen. The transpose of
+    // a solution is a solution, so the list serves as well as the column of each row.
+    let runs = match n {
+        0 => vec![],
+        2 | 3 => return None,
+        // 2, 4, …, n, then 3, 1, 7, 9, …, n - 1, 5: the odds with 1 and 3 swapped and 5 moved to the end.
+        _ if n % 6 == 2 => vec![(2, n), (3, 3), (1, 1), (7, n - 1), (5, 5)],
+        // 4, 6, …, n - 1, 2, then 5, 7, …, n, 1, 3.
+        _ if n % 6 == 3 => vec![(4, n - 1), (2, 2), (5, n), (1, 3)],
+        // 2, 4, … then 1, 3, …
+        _ => vec![(2, n), (1, n)],
+    };
+    Some(
+        runs.into_iter()
+            .flat_map(|(from, to)| (from..=to).step_by(2))
+            .map(|row| row - 1),
+    )
 }
 
 #[cfg(test)]

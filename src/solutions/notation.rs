@@ -13,6 +13,9 @@ use std::fmt;
 use std::num::IntErrorKind;
 use std::str::FromStr;
 
+/// The size of the pieces [`Renderer::write_one`] hands on: large enough to keep the writes few.
+const PIECE: usize = 1 << 16;
+
 /// A way of writing a solution.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Notation {
@@ -157,14 +160,82 @@ impl Renderer {
     /// What comes before the first solution: the CSV header naming each line (`r1,r2,…` for the rows of a
     /// square, `c1,c2,…` for the columns of a rectangle).
     pub fn header(&self) -> Vec<u8> {
-        if self.notation != Notation::Csv {
-            return Vec::new();
+        let mut out = Vec::new();
+        self.header_in_pieces(usize::MAX, |piece| {
+            out.extend_from_slice(piece);
+            Ok::<(), std::convert::Infallible>(())
+        })
+        .unwrap_or_else(|never| match never {});
+        out
+    }
+
+    /// The header and one solution, `queens` (0-based), handed to `sink` a piece of about 64 KiB at a
+    /// time: a solution of 10^8 queens is 900 MB of text as a list, and its CSV header 1 GB, which are
+    /// never held whole. A drawing is one piece (it grows with the square of the board, and `solve` draws
+    /// none beyond 100 rows).
+    pub fn write_one<P: Copy + Into<u32>, E>(
+        &self,
+        queens: &[P],
+        mut sink: impl FnMut(&[u8]) -> Result<(), E>,
+    ) -> Result<(), E> {
+        self.header_in_pieces(PIECE, &mut sink)?;
+        let (base, open, close) = match self.notation {
+            Notation::Rows | Notation::Json => (1, b'[', b']'),
+            Notation::Zero => (0, b'[', b']'),
+            Notation::Csv => (1, 0, 0),
+            Notation::Board | Notation::Matrix => {
+                let mut out = Vec::new();
+                self.render(queens, &mut out);
+                return sink(&out);
+            }
+        };
+        let mut out = Vec::with_capacity(PIECE + 32);
+        if open != 0 {
+            out.push(open);
         }
-        let letter = if self.shape.is_square() { 'r' } else { 'c' };
-        let names: Vec<String> = (1..=self.shape.queens())
-            .map(|i| format!("{letter}{i}"))
-            .collect();
-        format!("{}\n", names.join(",")).into_bytes()
+        let mut digits = itoa::Buffer::new();
+        for (i, &q) in queens.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            out.extend_from_slice(digits.format(q.into() + base).as_bytes());
+            if out.len() >= PIECE {
+                sink(&out)?;
+                out.clear();
+            }
+        }
+        if close != 0 {
+            out.push(close);
+        }
+        out.push(b'\n');
+        sink(&out)
+    }
+
+    /// The CSV header, handed to `sink` in pieces of about `piece` bytes; nothing for another notation.
+    fn header_in_pieces<E>(
+        &self,
+        piece: usize,
+        mut sink: impl FnMut(&[u8]) -> Result<(), E>,
+    ) -> Result<(), E> {
+        if self.notation != Notation::Csv {
+            return Ok(());
+        }
+        let letter = if self.shape.is_square() { b'r' } else { b'c' };
+        let mut digits = itoa::Buffer::new();
+        let mut out = Vec::new();
+        for i in 1..=self.shape.queens() {
+            if i > 1 {
+                out.push(b',');
+            }
+            out.push(letter);
+            out.extend_from_slice(digits.format(i).as_bytes());
+            if out.len() >= piece {
+                sink(&out)?;
+                out.clear();
+            }
+        }
+        out.push(b'\n');
+        sink(&out)
     }
 
     /// Appends one solution (0-based positions) to `out`. Drawn boards are followed by a blank line.
@@ -279,6 +350,49 @@ mod tests {
         let mut out = r.header();
         r.render(queens, &mut out);
         String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn one_solution_in_pieces_is_its_header_and_rendering() {
+        let notations = [
+            Notation::Rows,
+            Notation::Zero,
+            Notation::Json,
+            Notation::Csv,
+            Notation::Board,
+            Notation::Matrix,
+        ];
+        let long: Vec<u32> = (0..100_000).collect();
+        for (shape, queens) in [
+            (Shape::square(0), &[][..]),
+            (Shape::square(4), &[1, 3, 0, 2][..]),
+            (Shape { rows: 3, cols: 2 }, &[0, 2][..]),
+            (Shape::square(100_000), &long[..]),
+        ] {
+            for notation in notations {
+                if notation.draws() && shape.rows > 4 {
+                    continue;
+                }
+                let r = Renderer::new(notation, shape, false);
+                let mut whole = r.header();
+                r.render(queens, &mut whole);
+                let mut pieces = Vec::new();
+                r.write_one(queens, |piece| {
+                    assert!(
+                        piece.len() <= PIECE + 16,
+                        "a piece of {} bytes",
+                        piece.len()
+                    );
+                    pieces.push(piece.to_vec());
+                    Ok::<(), ()>(())
+                })
+                .unwrap();
+                assert_eq!(pieces.concat(), whole, "{notation} on {shape}");
+                if shape.rows == 100_000 {
+                    assert!(pieces.len() > 4, "{notation}: {} pieces", pieces.len());
+                }
+            }
+        }
     }
 
     #[test]

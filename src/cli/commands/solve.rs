@@ -68,10 +68,9 @@ pub fn run(board: &str, method: Method, show: &ShowOptions) -> anyhow::Result<Ex
              nothing was printed"
         );
     }
-    let renderer = Renderer::new(show.format, shape, show.ascii);
-    let mut bytes = renderer.header();
-    renderer.render(&queens, &mut bytes);
-    out.write(&bytes)?;
+    // Written a piece at a time: the text of a huge board's solution is twice its queens' memory, and its
+    // CSV header as much again.
+    Renderer::new(show.format, shape, show.ascii).write_one(&queens, |piece| out.write(piece))?;
     out.finish()?;
     Ok(ExitCode::SUCCESS)
 }
