@@ -343,6 +343,24 @@ fn solve_holds_a_huge_boards_queens_not_their_text() {
     assert_eq!(String::from_utf8_lossy(&out.stdout), "[2,4,6]\n");
 }
 
+#[test]
+fn check_reads_back_a_solution_longer_than_128_mib() {
+    // 168,888,898 bytes on one line: `check` called what `solve` wrote malformed ("the line is longer than 128
+    // MiB") from n = 14,000,000 or so on.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("big.txt");
+    let file = file.to_str().unwrap();
+    nqueens()
+        .args(["solve", "20000000", "-o", file])
+        .assert()
+        .success();
+    nqueens()
+        .args(["check", file])
+        .assert()
+        .success()
+        .stdout("line 1: valid\n");
+}
+
 /// An independent check, without the library: distinct columns and distinct diagonals in both directions.
 fn plainly_valid(queens: &[u32]) -> bool {
     let n = queens.len();

@@ -317,6 +317,23 @@ mod tests {
     use super::*;
 
     #[test]
+    fn check_reads_back_the_longest_line_solve_writes() {
+        // The digits of the numbers 1 to n, a run of equally long numbers at a time.
+        let n = u64::from(SOLVE_MAX_SIDE);
+        let (mut digits, mut width, mut low) = (0, 1, 1);
+        while low <= n {
+            let high = (low * 10 - 1).min(n);
+            digits += (high - low + 1) * width;
+            (width, low) = (width + 1, low * 10);
+        }
+        let list = 1 + digits + (n - 1) + 1; // [2,4,…]
+        let header = n + digits + (n - 1); // r1,r2,…
+        assert_eq!((list, header), (888_888_899, 988_888_897));
+        let max = nqueens::solutions::notation::MAX_LINE as u64;
+        assert!(list.max(header) <= max, "{list} or {header} > {max}");
+    }
+
+    #[test]
     fn sizes_and_inclusive_ranges() {
         assert_eq!(parse_sizes("8").unwrap(), vec![8]);
         assert_eq!(parse_sizes("4..7").unwrap(), vec![4, 5, 6, 7]);

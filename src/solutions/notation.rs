@@ -559,13 +559,16 @@ pub struct Reader<R> {
     max_line: usize,
 }
 
-/// The longest line read: 128 MiB, a list of some 13 million queens (the solution of `solve 10000000` fits).
-/// A longer line is skipped unread and reported malformed, so memory stays bounded whatever the input.
-pub const MAX_LINE: usize = 128 << 20;
+/// The longest line read: 1 GiB, so that every line `solve` writes reads back, up to its largest board's
+/// (100,000,000 queens: 889 MB as a list, and 989 MB for the CSV header). A longer line is skipped unread and
+/// reported malformed, so memory stays bounded whatever the input.
+pub const MAX_LINE: usize = 1 << 30;
 
 /// A size for a message: `128 MiB`, or bytes under a MiB.
 fn size_words(bytes: usize) -> String {
-    if bytes >= 1 << 20 {
+    if bytes >= 1 << 30 && bytes.is_multiple_of(1 << 30) {
+        format!("{} GiB", bytes >> 30)
+    } else if bytes >= 1 << 20 {
         format!("{} MiB", bytes >> 20)
     } else {
         format!("{bytes} bytes")
@@ -1368,7 +1371,8 @@ mod reading {
             .contains("(41 bytes)"));
         // A last line of exactly the limit, without its end, is read too.
         assert!(read_within(at_limit.as_bytes(), 16)[0].placement.is_ok());
-        assert_eq!(size_words(MAX_LINE), "128 MiB");
+        assert_eq!(size_words(MAX_LINE), "1 GiB");
+        assert_eq!(size_words(128 << 20), "128 MiB");
     }
 
     #[test]
