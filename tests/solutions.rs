@@ -121,6 +121,36 @@ fn unique_listings_give_one_smallest_representative_per_class() {
 }
 
 #[test]
+fn a_rectangles_lists_checked_without_their_board_say_what_it_takes() {
+    // Read as the square of their length, a rectangle's lists have queens past its last row: the verdict is
+    // right for a square, and stderr says how to check them as the rectangle's.
+    let hint = "a rectangle's lists need --board RxC";
+    for format in ["rows", "csv"] {
+        let listed = stdout_of(&["list", "8x6", "-f", format, "--limit", "2", "-q"]);
+        nqueens()
+            .arg("check")
+            .write_stdin(listed.clone())
+            .assert()
+            .code(1)
+            .stdout(predicate::str::contains("is off the 6x6 board"))
+            .stderr(predicate::str::contains(hint));
+        nqueens()
+            .args(["check", "--board", "8x6"])
+            .write_stdin(listed)
+            .assert()
+            .success()
+            .stderr(predicate::str::contains(hint).not());
+    }
+    // A queen before the first row or column is off every board: no board given would make it fit.
+    nqueens()
+        .arg("check")
+        .write_stdin("[0,2,-1]\n[1,2]\n")
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(hint).not());
+}
+
+#[test]
 fn every_format_lists_solutions_that_the_checker_accepts() {
     // `nqueens list BOARD -f FORMAT | nqueens check`, on squares, rectangles, boards of one row (1x2 has no
     // solution) or one column (whose CSV has no commas), and the empty board.

@@ -40,6 +40,9 @@ pub fn run(
     let mut output = Output::open_keeping(output, &[input_file])?;
     let mut out = BufWriter::new(Writer(&mut output));
     let (mut valid, mut invalid, mut malformed) = (0u64, 0u64, 0u64);
+    // A list says nothing of its board and is read as a square: one with a queen past the square's last row
+    // may be a rectangle's, read without its `--board` (`list 8x6 | check`).
+    let mut past_the_square = false;
     let name = file.map_or("standard input".to_string(), |p| {
         format!("'{}'", p.display())
     });
@@ -63,6 +66,9 @@ pub fn run(
                 }
                 Err(flaw) => {
                     invalid += 1;
+                    past_the_square |= shape.is_none()
+                        && matches!(flaw, checker::Flaw::OffBoard { queen: (row, col), shape }
+                            if row >= 0 && col >= 0 && (row >= i64::from(shape.rows) || col >= i64::from(shape.cols)));
                     found_failure(EXIT_ERROR, "a solution of the input is invalid");
                     format!("invalid: {flaw}")
                 }
@@ -79,6 +85,12 @@ pub fn run(
     }
     if !quiet {
         note!("{valid} valid, {invalid} invalid, {malformed} malformed");
+        if past_the_square {
+            note!(
+                "a list is read as a square board, as many rows as it has positions: a rectangle's lists \
+                 need --board RxC (`nqueens list 8x6 | nqueens check --board 8x6`)"
+            );
+        }
     }
     Ok(if invalid + malformed == 0 {
         ExitCode::SUCCESS
