@@ -214,6 +214,9 @@ const WINDOW_PER_THREAD: usize = 16;
 /// AVX2), few enough that a window's output stays a few megabytes.
 const VECTOR_WINDOW_PER_THREAD: usize = 256;
 
+/// The bytes a window's units are sized to render, on average: what is held until they are written.
+const WINDOW_BYTES: usize = 32 << 20;
+
 /// The smallest board the vector loop lists: below it the units are too small to pay for handing them to lanes
 /// (criterion, one thread, `rows`: n = 12 took 9.3 ms with the AVX-512 loop and 7.6 ms with the plain search;
 /// n = 13 18.5 ms against 42.0 ms; the AVX2 loop lists n = 13 in 23 ms).
@@ -527,9 +530,15 @@ impl Windows<'_> {
         // second half starts: copying the others in would be wasted (n = 16 keeps its last quarter).
         let (mut seen_units, mut seen_bytes) = (0usize, 0usize);
         let mut buffers: Vec<Vec<Rendered>> = (0..self.threads).map(|_| Vec::new()).collect();
-        let window_len = self.threads * self.per_thread;
-        for (w, window) in units.chunks(window_len).enumerate() {
-            let first = w * window_len;
+        // A window holds its units' rendered bytes until they are written, which a unit count alone does not
+        // bound: a drawing of n = 16 is 6 KB a solution, 160 times its list, and 512 units of them took 4.7 GB.
+        // So the window starts small, and each is sized for units as large as the last one's largest (units
+        // differ severalfold, and grow towards the middle of the board), growing to at most twice the last.
+        let most = self.threads * self.per_thread;
+        let mut window_len = (self.threads * 4).min(most);
+        let mut first = 0;
+        while first < count {
+            let window = &units[first..(first + window_len).min(count)];
             // The kept solutions this window mirrors, by its unit's place in the window.
             let mirrors: Vec<Option<Vec<u8>>> = (first..first + window.len())
                 .map(|i| {
@@ -600,6 +609,7 @@ impl Windows<'_> {
                 return Ok(());
             }
             // Keep the first half's solutions for their mirror images, the latest within the budget.
+            let mut largest = 1;
             for (k, r) in buffers.iter().flatten().take(window.len()).enumerate() {
                 if first + k < half {
                     seen_units += 1;
@@ -608,7 +618,13 @@ impl Windows<'_> {
                 if r.keep {
                     kept.push(first + k, &r.queens);
                 }
+                largest = largest.max(r.bytes.len());
             }
+            first += window.len();
+            // At most twice the last: neighbouring units may differ severalfold, a run of them less.
+            window_len = (WINDOW_BYTES / largest)
+                .min(2 * window.len())
+                .clamp(self.threads, most);
         }
         Ok(())
     }
