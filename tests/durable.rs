@@ -1095,6 +1095,60 @@ fn merges_refuse_missing_conflicting_truncated_and_foreign_journals() {
 }
 
 #[test]
+fn a_merge_while_a_shard_is_still_counted_says_so_rather_than_asking_to_resume_it() {
+    // Shard 1/3's journal, part written and held by its running count (the lock `count` takes, taken here by the
+    // test): resuming it would be refused as in use, and its units counted again elsewhere would be counted
+    // twice. Shard 2/3's journal lacks its last three units.
+    let dir = tempfile::tempdir().unwrap();
+    let files: Vec<PathBuf> = (0..3)
+        .map(|k| shard(dir.path(), 10, "full", k, 3))
+        .collect();
+    let lines = journal_lines(&files[1]);
+    std::fs::write(&files[1], lines[..lines.len() / 2].join("\n") + "\n").unwrap();
+    let lines = journal_lines(&files[2]);
+    std::fs::write(&files[2], lines[..lines.len() - 3].join("\n") + "\n").unwrap();
+    let held = std::fs::File::open(&files[1]).unwrap();
+    held.lock().unwrap();
+    let out = merge(&files);
+    assert_refused(&out, "missing");
+    let said = text(&out.stderr);
+    assert!(
+        said.contains(&format!(
+            "shard 1/3 is still being counted: '{}' is in use by a running nqueens; merge again once it has \
+             finished",
+            path_str(&files[1])
+        )),
+        "{said}"
+    );
+    assert!(!said.contains("resume shard 1/3"), "{said}");
+    assert!(said.contains("resume shard 2/3: "), "{said}");
+    // Only shard 2/3's three units are left to count elsewhere.
+    let exactly = said
+        .lines()
+        .find(|l| l.starts_with("or count exactly the missing units that no running count holds: "))
+        .unwrap_or_else(|| panic!("{said}"));
+    let list = exactly
+        .split("--units ")
+        .nth(1)
+        .unwrap()
+        .split(' ')
+        .next()
+        .unwrap();
+    let units: Vec<usize> = list.split(',').map(|u| u.parse().unwrap()).collect();
+    assert!(
+        units.len() == 3 && units.iter().all(|u| u % 3 == 2),
+        "{exactly}"
+    );
+    // Once its run has ended, the same merge asks for the journal to be resumed.
+    drop(held);
+    let said = text(&merge(&files).stderr);
+    assert!(
+        said.contains("resume shard 1/3: nqueens count 10 --symmetry full --split-depth"),
+        "{said}"
+    );
+}
+
+#[test]
 fn devices_that_never_end_are_refused_at_their_first_line() {
     for device in ["/dev/zero", "/dev/urandom"] {
         let out = nqueens()

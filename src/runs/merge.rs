@@ -20,6 +20,9 @@ pub struct Source {
     pub path: PathBuf,
     /// What it holds.
     pub contents: Contents,
+    /// Whether a running count holds the journal (its lock is taken): the units it lacks are being counted,
+    /// and resuming it would be refused until that run ends.
+    pub in_use: bool,
 }
 
 /// A complete merge.
@@ -253,6 +256,7 @@ fn rerun_commands(
 ) -> Vec<String> {
     let base = base_command(header);
     let mut commands = Vec::new();
+    let in_use = |path: &Path| sources.iter().any(|s| s.in_use && s.path == path);
     // The shards of the run, if the journals agree on how many there are.
     let shard_of = |s: &'_ Source| -> Option<(u32, u32)> {
         let (k, m) = s.contents.header.shard.split_once('/')?;
@@ -291,6 +295,9 @@ fn rerun_commands(
         }
         for &k in lacking.iter().take(SHARD_COMMANDS) {
             match shards.iter().find(|&&(kk, _, _)| kk == k) {
+                Some((_, _, path)) if in_use(path) => {
+                    commands.push(still_counted(&format!("shard {k}/{m}"), path))
+                }
                 Some((_, _, path)) => commands.push(format!(
                     "resume shard {k}/{m}: {base} --shard {k}/{m} --checkpoint {}",
                     super::shell_word(path)
@@ -326,6 +333,10 @@ fn rerun_commands(
             .iter()
             .filter(|s| lacks_own(&s.contents.header, missing));
         for source in lacking.by_ref().take(SHARD_COMMANDS) {
+            if source.in_use {
+                commands.push(still_counted("its run", &source.path));
+                continue;
+            }
             let h = &source.contents.header;
             let mut resume = base.clone();
             if h.shard.parse::<Shard>().is_ok_and(|s| !s.is_whole()) {
@@ -346,14 +357,49 @@ fn rerun_commands(
             ));
         }
     }
-    let list = missing.to_string();
-    if list.len() <= 2000 {
+    // The units of a journal in use are being counted: only the others are left to count elsewhere.
+    let busy: Vec<(Shard, Option<Ranges>)> = sources
+        .iter()
+        .filter(|s| s.in_use)
+        .filter_map(|s| {
+            let h = &s.contents.header;
+            let shard = h.shard.parse::<Shard>().unwrap_or(Shard::WHOLE);
+            match h.only.as_deref().map(str::parse::<Ranges>) {
+                None => Some((shard, None)),
+                Some(Ok(own)) => Some((shard, Some(own))),
+                Some(Err(_)) => None,
+            }
+        })
+        .collect();
+    let left = Ranges::from_sorted(missing.iter().filter(|&u| {
+        !busy
+            .iter()
+            .any(|(shard, own)| shard.contains(u) && own.as_ref().is_none_or(|r| r.contains(u)))
+    }));
+    let list = left.to_string();
+    if !left.is_empty() && list.len() <= 2000 {
         commands.push(format!(
-            "or count exactly the missing units: {base} --units {list} --checkpoint {}",
+            "or count exactly the missing units{}: {base} --units {list} --checkpoint {}",
+            if busy.is_empty() {
+                ""
+            } else {
+                " that no running count holds"
+            },
             unused_name(sources)
         ));
     }
     commands
+}
+
+/// What a merge says of the journal at `path` of `what` (`shard 3/8`), which a running count holds: its units
+/// are still being counted, so that resuming it (refused while that run goes on) or counting its units again
+/// elsewhere is not what it needs.
+fn still_counted(what: &str, path: &Path) -> String {
+    format!(
+        "{what} is still being counted: '{}' is in use by a running nqueens; merge again once it has \
+         finished",
+        path.display()
+    )
 }
 
 /// Whether the journal of header `h` lacks some of its own units (those of its shard, and of its `--units`
@@ -416,6 +462,7 @@ mod tests {
         Source {
             contents: Contents::read(&path).unwrap(),
             path,
+            in_use: false,
         }
     }
 
