@@ -1148,6 +1148,51 @@ fn a_merge_while_a_shard_is_still_counted_says_so_rather_than_asking_to_resume_i
     );
 }
 
+#[cfg(unix)]
+#[test]
+fn a_journal_that_reaches_the_limit_of_a_files_size_stops_the_run_saying_how_to_resume_it() {
+    // A batch job's `ulimit -f`: a write past it ended the process with SIGXFSZ (exit code 153), saying nothing
+    // of the journal. Now it fails as on a full disk: the run stops with exit code 1, says that what was recorded
+    // is kept and how to resume, and the resumed run counts the board exactly.
+    let dir = tempfile::tempdir().unwrap();
+    let journal = dir.path().join("n15.journal");
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -f 600 && exec \"$0\" count 15 -t 1 --checkpoint \"$1\"")
+        .arg(binary())
+        .arg(&journal)
+        .output()
+        .unwrap();
+    let said = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(out.stdout.is_empty(), "{}", text(&out.stdout));
+    assert!(
+        said.contains(&format!("could not write '{}'", path_str(&journal))),
+        "{said}"
+    );
+    assert!(
+        said.contains(&format!(
+            "the run stopped, and the units recorded before are kept in '{}': make room and resume with:\n  \
+             nqueens count 15 --symmetry full --checkpoint {}",
+            path_str(&journal),
+            path_str(&journal)
+        )),
+        "{said}"
+    );
+    let kept = journal_lines(&journal).len();
+    assert!(kept > 100, "{kept} lines");
+    let out = run(&[
+        "count",
+        "15",
+        "--checkpoint",
+        path_str(&journal),
+        "--format",
+        "csv",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(csv_counts(&out).0, published_counts(15).0);
+}
+
 #[test]
 fn devices_that_never_end_are_refused_at_their_first_line() {
     for device in ["/dev/zero", "/dev/urandom"] {

@@ -439,6 +439,13 @@ pub fn count(
     });
     let outcome: Outcome = outcome.map_err(|e| match e {
         RunError::Engine(e) => anyhow::Error::new(e),
+        RunError::Journal(
+            e @ JournalError::Io {
+                action: "write", ..
+            },
+        ) => {
+            anyhow::anyhow!(unwritable_message(&e, &durable.path, request, &spec))
+        }
         RunError::Journal(e) => anyhow::Error::new(e),
     })?;
     // Where several GPUs counted, what each did in this run, whether or not it was stopped.
@@ -508,16 +515,8 @@ enum Left {
     Again(i32),
 }
 
-/// What a stopped run says: `left` is why it left the work under way, `None` if it finished it.
-fn stopped_message(
-    sig: i32,
-    left: Option<Left>,
-    path: &std::path::Path,
-    request: &CountRequest,
-    spec: &Spec,
-    error: Option<JournalError>,
-) -> String {
-    let name = signals::name(sig);
+/// The command that resumes the run of `request` and `spec` from its journal at `path`.
+fn resume_command(path: &std::path::Path, request: &CountRequest, spec: &Spec) -> String {
     let mut command = format!(
         "nqueens count {} --symmetry {} --checkpoint {}",
         request.board,
@@ -534,6 +533,37 @@ fn stopped_message(
     if let Some(only) = &spec.only {
         command += &format!(" --units {only}");
     }
+    command
+}
+
+/// What a run whose journal could not be written (a full disk, a limit of a file's size) says: the error, that
+/// the lines written before it are the journal's still (a line the failure cut short is dropped when it
+/// resumes), and the command that resumes it once there is room.
+fn unwritable_message(
+    error: &JournalError,
+    path: &std::path::Path,
+    request: &CountRequest,
+    spec: &Spec,
+) -> String {
+    format!(
+        "{error}; the run stopped, and the units recorded before are kept in '{}': make room and resume \
+         with:\n  {}",
+        path.display(),
+        resume_command(path, request, spec)
+    )
+}
+
+/// What a stopped run says: `left` is why it left the work under way, `None` if it finished it.
+fn stopped_message(
+    sig: i32,
+    left: Option<Left>,
+    path: &std::path::Path,
+    request: &CountRequest,
+    spec: &Spec,
+    error: Option<JournalError>,
+) -> String {
+    let name = signals::name(sig);
+    let command = resume_command(path, request, spec);
     let left = match left {
         None => String::new(),
         Some(Left::Grace(Duration::ZERO)) => {
