@@ -1193,6 +1193,78 @@ fn a_journal_that_reaches_the_limit_of_a_files_size_stops_the_run_saying_how_to_
     assert_eq!(csv_counts(&out).0, published_counts(15).0);
 }
 
+#[cfg(target_os = "linux")]
+#[test]
+fn a_journal_moved_or_removed_while_its_run_goes_on_is_followed_or_put_back() {
+    // Someone tidying up moves or removes the journal of a run of weeks. The run said, when stopped, that it had
+    // saved its units under the name it was given, which held nothing: the resume it printed started again from
+    // the first unit, and a removed journal's units went with the process.
+    let dir = tempfile::tempdir().unwrap();
+    let journal = dir.path().join("n18.journal");
+    let args = ["count", "18", "-t", "1", "--checkpoint", "n18.journal"];
+    let has_lines = || journal.exists() && journal_lines(&journal).len() > 100;
+
+    // Moved: said as it is seen, and the stop names where the journal is now, for the resume too.
+    let moved = dir.path().join("kept").join("n18.journal");
+    std::fs::create_dir(moved.parent().unwrap()).unwrap();
+    let child = started(dir.path(), &args, has_lines, Duration::from_millis(100));
+    std::fs::rename(&journal, &moved).unwrap();
+    std::thread::sleep(Duration::from_secs(6));
+    signal(&child, "INT");
+    let out = child.wait_with_output().unwrap();
+    let said = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{said}");
+    let now = path_str(&moved);
+    assert!(
+        said.contains(&format!(
+            "'n18.journal' was moved to '{now}' while the run goes on: the units are recorded there"
+        )),
+        "{said}"
+    );
+    assert!(
+        said.contains(&format!(
+            "the finished units are saved in '{now}'; resume with:\n  nqueens count 18 --symmetry full \
+             --checkpoint {now}"
+        )),
+        "{said}"
+    );
+    assert!(!journal.exists());
+
+    // Removed: said as it is seen, and put back under its name when the run ends, with every unit it recorded.
+    let child = started(dir.path(), &args, has_lines, Duration::from_millis(100));
+    std::fs::remove_file(&journal).unwrap();
+    std::thread::sleep(Duration::from_secs(6));
+    signal(&child, "TERM");
+    let out = child.wait_with_output().unwrap();
+    let said = text(&out.stderr);
+    assert!(
+        said.contains(
+            "'n18.journal' was removed while the run goes on: the units are still recorded"
+        ),
+        "{said}"
+    );
+    assert!(
+        said.contains(
+            "'n18.journal' was removed while the run went on: put back under its name, with every unit \
+             recorded"
+        ),
+        "{said}"
+    );
+    let lines = journal_lines(&journal);
+    assert!(lines.len() > 100, "{} lines", lines.len());
+    // It resumes: what it recorded is not counted again.
+    let child = started(dir.path(), &args, || true, Duration::from_millis(500));
+    signal(&child, "INT");
+    let said = text(&child.wait_with_output().unwrap().stderr);
+    let recorded: usize = said
+        .split("resuming 'n18.journal': ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{said}"));
+    assert_eq!(recorded, lines.len() - 1, "{said}");
+}
+
 #[test]
 fn devices_that_never_end_are_refused_at_their_first_line() {
     for device in ["/dev/zero", "/dev/urandom"] {

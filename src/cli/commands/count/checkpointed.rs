@@ -424,13 +424,34 @@ pub fn count(
             // The work under way is still going (long units, a GPU's batches): save what is recorded and
             // leave it.
             let saved = checkpoint.writer.sync();
+            let path = settle(&checkpoint.writer);
             note!(
                 "{}",
-                stopped_message(sig, Some(left), &durable.path, request, &spec, saved.err())
+                stopped_message(sig, Some(left), &path, request, &spec, saved.err())
             );
             // Leaving this way skips destructors: the result's temporary file goes by hand.
             crate::cli::output::remove_temps();
             std::process::exit(exit_code(sig).into());
+        });
+        // The journal watched while the run goes on, so that one moved or removed under it is said when it
+        // happens, not weeks later.
+        scope.spawn(|| {
+            let mut seen = nqueens::runs::journal::Whereabouts::Here;
+            while !finished.load(Ordering::SeqCst) {
+                let now = checkpoint.writer.whereabouts();
+                if now != seen {
+                    if let Some(words) = whereabouts_words(&durable.path, &now) {
+                        progress.note(&words);
+                    }
+                    seen = now;
+                }
+                for _ in 0..JOURNAL_WATCH.as_millis() / 50 {
+                    if finished.load(Ordering::SeqCst) {
+                        return;
+                    }
+                    std::thread::sleep(Duration::from_millis(50));
+                }
+            }
         });
         let outcome = checkpoint.run(request.threads, request.backend, &stop, progress);
         finished.store(true, Ordering::SeqCst);
@@ -455,11 +476,12 @@ pub fn count(
         }
     }
     let sig = signal.load(Ordering::SeqCst);
+    let path = settle(&checkpoint.writer);
     if !outcome.complete {
         let sig = if sig == 0 { SIGTERM } else { sig };
         note!(
             "{}",
-            stopped_message(sig, None, &durable.path, request, &spec, None)
+            stopped_message(sig, None, &path, request, &spec, None)
         );
         return Ok(Counted::Stopped(exit_code(sig)));
     }
@@ -468,7 +490,7 @@ pub fn count(
         note!(
             "{part}: all {} units recorded in '{}'; add up the journals of the run with `nqueens merge`",
             checkpoint.selected,
-            durable.path.display()
+            path.display()
         );
     }
     let mut result = BoardResult::new(Measured {
@@ -499,6 +521,74 @@ pub fn count(
     result.nodes_per_second = (outcome.count.uncounted == checkpoint.recorded.uncounted)
         .then(|| this_run(outcome.count.nodes, checkpoint.recorded.nodes));
     Ok(Counted::Done(Box::new(result)))
+}
+
+/// How often a running count looks at whether its journal is still under its name.
+const JOURNAL_WATCH: Duration = Duration::from_secs(5);
+
+/// What a running count says when its journal at `path` is found `now` elsewhere; `None` where it is back.
+fn whereabouts_words(
+    path: &std::path::Path,
+    now: &nqueens::runs::journal::Whereabouts,
+) -> Option<String> {
+    use nqueens::runs::journal::Whereabouts;
+    let path = path.display();
+    match now {
+        Whereabouts::Here => None,
+        Whereabouts::Moved(Some(to)) => Some(format!(
+            "'{path}' was moved to '{}' while the run goes on: the units are recorded there",
+            to.display()
+        )),
+        Whereabouts::Moved(None) => Some(format!(
+            "'{path}' was moved while the run goes on: the units are recorded under its new name"
+        )),
+        Whereabouts::Removed => Some(format!(
+            "'{path}' was removed while the run goes on: the units are still recorded, in the file this run \
+             holds, and put back under its name when the run ends (a kill -9 or a crash before then loses them)"
+        )),
+    }
+}
+
+/// Where the journal of a run that has ended is, said on stderr (even when `quiet`, since it changes what the
+/// user has) where it is no longer under the name the run was given: moved, the name it has now; removed, put
+/// back under its name with every unit recorded, read through the file the run still holds (where the system
+/// allows). A run of weeks may see its journal moved or removed by someone tidying up; it said that it had saved
+/// the units under a name that held nothing.
+fn settle(writer: &nqueens::runs::journal::Writer) -> PathBuf {
+    use nqueens::runs::journal::Whereabouts;
+    let path = writer.path().to_path_buf();
+    match writer.whereabouts() {
+        Whereabouts::Here => path,
+        Whereabouts::Moved(Some(now)) => {
+            note!(
+                "'{}' was moved to '{}' while the run went on: the journal is there",
+                path.display(),
+                now.display()
+            );
+            now
+        }
+        Whereabouts::Moved(None) => {
+            note!(
+                "'{}' was moved while the run went on: the journal is under its new name",
+                path.display()
+            );
+            path
+        }
+        Whereabouts::Removed => {
+            match writer.restore() {
+                Ok(()) => note!(
+                    "'{}' was removed while the run went on: put back under its name, with every unit recorded",
+                    path.display()
+                ),
+                Err(e) => note!(
+                    "'{}' was removed while the run went on, and could not be put back ({e}): the units it \
+                     recorded are lost",
+                    path.display()
+                ),
+            }
+            path
+        }
+    }
 }
 
 /// The conventional exit code of a process ended by `sig`.
