@@ -229,6 +229,19 @@ pub enum JournalError {
         /// What is wrong.
         why: String,
     },
+    /// A journal whose lines are laid out in another format than [`FORMAT`]: another version's.
+    #[error(
+        "'{path}' is a journal of format {format}, written by {program}; this program reads format {FORMAT}: \
+         resume or merge it with a version that reads it"
+    )]
+    OtherFormat {
+        /// The file.
+        path: PathBuf,
+        /// The format its header names.
+        format: String,
+        /// The program its header names.
+        program: String,
+    },
     /// The journal's run is not finished, but the file is read-only: resuming would write into a file its owner
     /// asked to keep as it is (root may write it all the same, so the mode is what decides).
     #[error(
@@ -436,24 +449,27 @@ impl Contents {
                 return Err(corrupt(number, "its checksum does not match".into()));
             };
             if number == 1 {
-                let h: Header =
-                    serde_json::from_str(payload).map_err(|_| JournalError::NotAJournal {
+                let not_a_journal = || JournalError::NotAJournal {
+                    path: path.to_path_buf(),
+                };
+                // Read as JSON first: a header of another format may have other fields, and is then another
+                // version's journal, not something else than a journal.
+                let value: serde_json::Value =
+                    serde_json::from_str(payload).map_err(|_| not_a_journal())?;
+                if value["journal"] != "nqueens" {
+                    return Err(not_a_journal());
+                }
+                if value["format"] != FORMAT {
+                    return Err(JournalError::OtherFormat {
                         path: path.to_path_buf(),
-                    })?;
-                if h.journal != "nqueens" {
-                    return Err(JournalError::NotAJournal {
-                        path: path.to_path_buf(),
+                        format: value["format"].to_string(),
+                        program: value["program"]
+                            .as_str()
+                            .unwrap_or("another version of nqueens")
+                            .to_string(),
                     });
                 }
-                if h.format != FORMAT {
-                    return Err(corrupt(
-                        1,
-                        format!(
-                            "journal format {} is not the format {FORMAT} this program reads",
-                            h.format
-                        ),
-                    ));
-                }
+                let h: Header = serde_json::from_value(value).map_err(|_| not_a_journal())?;
                 header = Some(h);
             } else {
                 let entry: Entry = serde_json::from_str(payload)
@@ -928,6 +944,30 @@ pub(crate) mod tests {
             Contents::read(&path),
             Err(JournalError::NotAJournal { .. })
         ));
+    }
+
+    #[test]
+    fn a_journal_of_another_format_is_another_versions_not_a_changed_one() {
+        // A later version's journal, its header's fields laid out anew: named for what it is, where it was
+        // said to have been changed after it was written (or, its fields differing, to be no journal at all).
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("j");
+        let mut text = String::new();
+        seal(
+            r#"{"journal":"nqueens","format":2,"plan":{"n":8},"program":"nqueens 0.9.0"}"#,
+            &mut text,
+        );
+        std::fs::write(&path, &text).unwrap();
+        let err = Contents::read(&path).unwrap_err();
+        assert!(matches!(err, JournalError::OtherFormat { .. }), "{err}");
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "'{}' is a journal of format 2, written by nqueens 0.9.0; this program reads format 1: resume \
+                 or merge it with a version that reads it",
+                path.display()
+            )
+        );
     }
 
     #[test]
