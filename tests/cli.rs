@@ -1357,6 +1357,51 @@ fn every_readme_example_is_accepted() {
     }
 }
 
+#[cfg(target_os = "linux")]
+#[test]
+fn an_estimate_sampled_on_a_busy_machine_says_how_many_cores_it_had() {
+    // The rate is measured on the threads as the machine lets them run: one core shared with a busy loop gives
+    // the sampling about half of it, and its time to count is that of a machine so busy. The estimate says so,
+    // rather than giving the figure as the machine's. `taskset` pins both to one processor.
+    if std::process::Command::new("taskset")
+        .arg("-V")
+        .output()
+        .is_err()
+    {
+        eprintln!("skipped: no taskset");
+        return;
+    }
+    let binary = assert_cmd::cargo::cargo_bin("nqueens");
+    let out = std::process::Command::new("taskset")
+        .args(["-c", "0", "sh", "-c"])
+        .arg("yes > /dev/null & busy=$!; \"$0\" estimate 16 -t 1 --sample 1s -f json; code=$?; kill $busy; exit $code")
+        .arg(&binary)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{said}");
+    let estimate: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let cores = estimate["results"][0]["sampled_cores"].as_f64().unwrap();
+    assert!(cores > 0.0 && cores < 0.8, "{cores} cores, {said}");
+    assert!(
+        said.contains("16: the sampling had 0.") && said.contains(
+            " of the 1 core it asked for, the rest going to other work on this machine: the rate and the time \
+             to count are for a machine as busy as it was"
+        ),
+        "{said}"
+    );
+    // Alone on its core (as far as the other work on this machine allows), it had at most that core.
+    let out = std::process::Command::new("taskset")
+        .args(["-c", "0"])
+        .arg(&binary)
+        .args(["estimate", "16", "-t", "1", "--sample", "1s", "-f", "json"])
+        .output()
+        .unwrap();
+    let estimate: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let cores = estimate["results"][0]["sampled_cores"].as_f64().unwrap();
+    assert!(cores > 0.0 && cores < 1.1, "{cores} cores");
+}
+
 #[test]
 fn estimate_forecasts_the_nodes_and_time_of_the_count_it_would_make() {
     use serde_json::json;

@@ -1095,6 +1095,177 @@ fn merges_refuse_missing_conflicting_truncated_and_foreign_journals() {
 }
 
 #[test]
+fn a_merge_while_a_shard_is_still_counted_says_so_rather_than_asking_to_resume_it() {
+    // Shard 1/3's journal, part written and held by its running count (the lock `count` takes, taken here by the
+    // test): resuming it would be refused as in use, and its units counted again elsewhere would be counted
+    // twice. Shard 2/3's journal lacks its last three units.
+    let dir = tempfile::tempdir().unwrap();
+    let files: Vec<PathBuf> = (0..3)
+        .map(|k| shard(dir.path(), 10, "full", k, 3))
+        .collect();
+    let lines = journal_lines(&files[1]);
+    std::fs::write(&files[1], lines[..lines.len() / 2].join("\n") + "\n").unwrap();
+    let lines = journal_lines(&files[2]);
+    std::fs::write(&files[2], lines[..lines.len() - 3].join("\n") + "\n").unwrap();
+    let held = std::fs::File::open(&files[1]).unwrap();
+    held.lock().unwrap();
+    let out = merge(&files);
+    assert_refused(&out, "missing");
+    let said = text(&out.stderr);
+    assert!(
+        said.contains(&format!(
+            "shard 1/3 is still being counted: '{}' is in use by a running nqueens; merge again once it has \
+             finished",
+            path_str(&files[1])
+        )),
+        "{said}"
+    );
+    assert!(!said.contains("resume shard 1/3"), "{said}");
+    assert!(said.contains("resume shard 2/3: "), "{said}");
+    // Only shard 2/3's three units are left to count elsewhere.
+    let exactly = said
+        .lines()
+        .find(|l| l.starts_with("or count exactly the missing units that no running count holds: "))
+        .unwrap_or_else(|| panic!("{said}"));
+    let list = exactly
+        .split("--units ")
+        .nth(1)
+        .unwrap()
+        .split(' ')
+        .next()
+        .unwrap();
+    let units: Vec<usize> = list.split(',').map(|u| u.parse().unwrap()).collect();
+    assert!(
+        units.len() == 3 && units.iter().all(|u| u % 3 == 2),
+        "{exactly}"
+    );
+    // Once its run has ended, the same merge asks for the journal to be resumed.
+    drop(held);
+    let said = text(&merge(&files).stderr);
+    assert!(
+        said.contains("resume shard 1/3: nqueens count 10 --symmetry full --split-depth"),
+        "{said}"
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_journal_that_reaches_the_limit_of_a_files_size_stops_the_run_saying_how_to_resume_it() {
+    // A batch job's `ulimit -f`: a write past it ended the process with SIGXFSZ (exit code 153), saying nothing
+    // of the journal. Now it fails as on a full disk: the run stops with exit code 1, says that what was recorded
+    // is kept and how to resume, and the resumed run counts the board exactly.
+    let dir = tempfile::tempdir().unwrap();
+    let journal = dir.path().join("n15.journal");
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -f 600 && exec \"$0\" count 15 -t 1 --checkpoint \"$1\"")
+        .arg(binary())
+        .arg(&journal)
+        .output()
+        .unwrap();
+    let said = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(out.stdout.is_empty(), "{}", text(&out.stdout));
+    assert!(
+        said.contains(&format!("could not write '{}'", path_str(&journal))),
+        "{said}"
+    );
+    assert!(
+        said.contains(&format!(
+            "the run stopped, and the units recorded before are kept in '{}': make room and resume with:\n  \
+             nqueens count 15 --symmetry full --checkpoint {}",
+            path_str(&journal),
+            path_str(&journal)
+        )),
+        "{said}"
+    );
+    let kept = journal_lines(&journal).len();
+    assert!(kept > 100, "{kept} lines");
+    let out = run(&[
+        "count",
+        "15",
+        "--checkpoint",
+        path_str(&journal),
+        "--format",
+        "csv",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(csv_counts(&out).0, published_counts(15).0);
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_journal_moved_or_removed_while_its_run_goes_on_is_followed_or_put_back() {
+    // Someone tidying up moves or removes the journal of a run of weeks. The run said, when stopped, that it had
+    // saved its units under the name it was given, which held nothing: the resume it printed started again from
+    // the first unit, and a removed journal's units went with the process.
+    let dir = tempfile::tempdir().unwrap();
+    let journal = dir.path().join("n18.journal");
+    let args = ["count", "18", "-t", "1", "--checkpoint", "n18.journal"];
+    let has_lines = || journal.exists() && journal_lines(&journal).len() > 100;
+
+    // Moved: said as it is seen, and the stop names where the journal is now, for the resume too.
+    let moved = dir.path().join("kept").join("n18.journal");
+    std::fs::create_dir(moved.parent().unwrap()).unwrap();
+    let child = started(dir.path(), &args, has_lines, Duration::from_millis(100));
+    std::fs::rename(&journal, &moved).unwrap();
+    std::thread::sleep(Duration::from_secs(6));
+    signal(&child, "INT");
+    let out = child.wait_with_output().unwrap();
+    let said = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{said}");
+    let now = path_str(&moved);
+    assert!(
+        said.contains(&format!(
+            "'n18.journal' was moved to '{now}' while the run goes on: the units are recorded there"
+        )),
+        "{said}"
+    );
+    assert!(
+        said.contains(&format!(
+            "the finished units are saved in '{now}'; resume with:\n  nqueens count 18 --symmetry full \
+             --checkpoint {now}"
+        )),
+        "{said}"
+    );
+    assert!(!journal.exists());
+
+    // Removed: said as it is seen, and put back under its name when the run ends, with every unit it recorded.
+    let child = started(dir.path(), &args, has_lines, Duration::from_millis(100));
+    std::fs::remove_file(&journal).unwrap();
+    std::thread::sleep(Duration::from_secs(6));
+    signal(&child, "TERM");
+    let out = child.wait_with_output().unwrap();
+    let said = text(&out.stderr);
+    assert!(
+        said.contains(
+            "'n18.journal' was removed while the run goes on: the units are still recorded"
+        ),
+        "{said}"
+    );
+    assert!(
+        said.contains(
+            "'n18.journal' was removed while the run went on: put back under its name, with every unit \
+             recorded"
+        ),
+        "{said}"
+    );
+    let lines = journal_lines(&journal);
+    assert!(lines.len() > 100, "{} lines", lines.len());
+    // It resumes: what it recorded is not counted again.
+    let child = started(dir.path(), &args, || true, Duration::from_millis(500));
+    signal(&child, "INT");
+    let said = text(&child.wait_with_output().unwrap().stderr);
+    let recorded: usize = said
+        .split("resuming 'n18.journal': ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{said}"));
+    assert_eq!(recorded, lines.len() - 1, "{said}");
+}
+
+#[test]
 fn devices_that_never_end_are_refused_at_their_first_line() {
     for device in ["/dev/zero", "/dev/urandom"] {
         let out = nqueens()

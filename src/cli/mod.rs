@@ -29,6 +29,8 @@ use std::process::ExitCode;
 
 /// Parses the arguments and runs the command they name.
 pub fn run() -> anyhow::Result<ExitCode> {
+    #[cfg(unix)]
+    signals::write_errors_past_the_file_size_limit();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {

@@ -14,15 +14,27 @@ pub const SIGHUP: i32 = 1;
 /// The other signals whose default is to end the process, which a run does not stop for as it does for the
 /// three (no journal is saved for them: the journal's own syncs keep what finished, as after `kill -9`), but
 /// after which no temporary file of its outputs may be left: SIGQUIT, SIGUSR1 and SIGUSR2 (Slurm's `--signal`
-/// warns a job with one before its time is up), SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU (a limit of processor
-/// time) and SIGXFSZ (of a file's size).
+/// warns a job with one before its time is up), SIGALRM, SIGVTALRM, SIGPROF and SIGXCPU (a limit of processor
+/// time). SIGXFSZ is not one of them: [`write_errors_past_the_file_size_limit`].
 #[cfg(unix)]
-pub const OTHER_ENDINGS: [i32; 8] = {
+pub const OTHER_ENDINGS: [i32; 7] = {
     use signal_hook::consts::*;
     [
-        SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU, SIGXFSZ,
+        SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU,
     ]
 };
+
+/// Has a write past the limit of a file's size (`ulimit -f`, a batch job's) fail with its error, as one on a
+/// full disk does, rather than end the process with SIGXFSZ: a checkpointed run then says that its journal
+/// keeps what was recorded and how to resume it, and a result's temporary file goes as after any failed write.
+/// The signal is caught and nothing done with it, so that the write returns `EFBIG`.
+#[cfg(unix)]
+pub fn write_errors_past_the_file_size_limit() {
+    let _ = signal_hook::flag::register(
+        signal_hook::consts::SIGXFSZ,
+        std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false)),
+    );
+}
 
 /// The name of a signal that stops a run.
 pub fn name(signal: i32) -> &'static str {

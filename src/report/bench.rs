@@ -716,7 +716,7 @@ impl Clock for SystemClock {
 /// (`CLOCK_PROCESS_CPUTIME_ID`; none where there is none): to the nanosecond on Linux, where
 /// `/proc/self/stat`'s ticks of 10 ms made the cores of a run of a few milliseconds noise (a 20 ms run read as
 /// 0, 0.5 or 1 core on 2 threads).
-fn process_cpu_seconds() -> Option<f64> {
+pub fn process_cpu_seconds() -> Option<f64> {
     #[cfg(unix)]
     {
         let mut now = libc::timespec {

@@ -229,6 +229,19 @@ pub enum JournalError {
         /// What is wrong.
         why: String,
     },
+    /// A journal whose lines are laid out in another format than [`FORMAT`]: another version's.
+    #[error(
+        "'{path}' is a journal of format {format}, written by {program}; this program reads format {FORMAT}: \
+         resume or merge it with a version that reads it"
+    )]
+    OtherFormat {
+        /// The file.
+        path: PathBuf,
+        /// The format its header names.
+        format: String,
+        /// The program its header names.
+        program: String,
+    },
     /// The journal's run is not finished, but the file is read-only: resuming would write into a file its owner
     /// asked to keep as it is (root may write it all the same, so the mode is what decides).
     #[error(
@@ -436,24 +449,27 @@ impl Contents {
                 return Err(corrupt(number, "its checksum does not match".into()));
             };
             if number == 1 {
-                let h: Header =
-                    serde_json::from_str(payload).map_err(|_| JournalError::NotAJournal {
+                let not_a_journal = || JournalError::NotAJournal {
+                    path: path.to_path_buf(),
+                };
+                // Read as JSON first: a header of another format may have other fields, and is then another
+                // version's journal, not something else than a journal.
+                let value: serde_json::Value =
+                    serde_json::from_str(payload).map_err(|_| not_a_journal())?;
+                if value["journal"] != "nqueens" {
+                    return Err(not_a_journal());
+                }
+                if value["format"] != FORMAT {
+                    return Err(JournalError::OtherFormat {
                         path: path.to_path_buf(),
-                    })?;
-                if h.journal != "nqueens" {
-                    return Err(JournalError::NotAJournal {
-                        path: path.to_path_buf(),
+                        format: value["format"].to_string(),
+                        program: value["program"]
+                            .as_str()
+                            .unwrap_or("another version of nqueens")
+                            .to_string(),
                     });
                 }
-                if h.format != FORMAT {
-                    return Err(corrupt(
-                        1,
-                        format!(
-                            "journal format {} is not the format {FORMAT} this program reads",
-                            h.format
-                        ),
-                    ));
-                }
+                let h: Header = serde_json::from_value(value).map_err(|_| not_a_journal())?;
                 header = Some(h);
             } else {
                 let entry: Entry = serde_json::from_str(payload)
@@ -542,6 +558,17 @@ impl Shared {
             self.fail(&mut inner, e);
         }
     }
+}
+
+/// Where a journal being written is, as against the name it was opened by ([`Writer::whereabouts`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Whereabouts {
+    /// Still under its name.
+    Here,
+    /// Under another name, where the system says which (Linux).
+    Moved(Option<PathBuf>),
+    /// Removed: no name holds it, and it goes when the run ends.
+    Removed,
 }
 
 /// The start of the name of a journal being created, before it is renamed to its own: `tempfile` adds six
@@ -645,6 +672,79 @@ impl Writer {
     /// The journal's path.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// Where the journal this writer writes is now, as against the name it was opened by: a run of weeks may see
+    /// its journal moved or removed under it, and must not say that it saved its units under a name that holds
+    /// them no more.
+    pub fn whereabouts(&self) -> Whereabouts {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            let Ok(ours) = self.shared.file.metadata() else {
+                return Whereabouts::Here;
+            };
+            if std::fs::metadata(&self.path)
+                .is_ok_and(|m| (m.dev(), m.ino()) == (ours.dev(), ours.ino()))
+            {
+                return Whereabouts::Here;
+            }
+            if ours.nlink() == 0 {
+                return Whereabouts::Removed;
+            }
+            #[cfg(target_os = "linux")]
+            {
+                use std::os::unix::io::AsRawFd;
+                let now =
+                    std::fs::read_link(format!("/proc/self/fd/{}", self.shared.file.as_raw_fd()));
+                if let Ok(now) = now {
+                    return Whereabouts::Moved(Some(now));
+                }
+            }
+            Whereabouts::Moved(None)
+        }
+        #[cfg(not(unix))]
+        {
+            Whereabouts::Here
+        }
+    }
+
+    /// Puts the journal, removed while this writer wrote it, back under its name: everything recorded is read
+    /// back through the file still open here (Linux's `/proc/self/fd`) and written as a new journal is, under a
+    /// temporary name renamed into place, never over a file that took the name meanwhile. For the end of a run,
+    /// once nothing more is recorded.
+    pub fn restore(&self) -> Result<(), JournalError> {
+        let io = |e| JournalError::io("restore", &self.path, e);
+        self.sync()?;
+        #[cfg(target_os = "linux")]
+        {
+            use std::os::unix::io::AsRawFd;
+            let bytes = std::fs::read(format!("/proc/self/fd/{}", self.shared.file.as_raw_fd()))
+                .map_err(io)?;
+            let dir = match self.path.parent() {
+                Some(p) if !p.as_os_str().is_empty() => p,
+                _ => Path::new("."),
+            };
+            let mut builder = tempfile::Builder::new();
+            builder.prefix(JOURNAL_TEMP_PREFIX);
+            builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o644));
+            let mut temp = builder.tempfile_in(dir).map_err(io)?;
+            temp.write_all(&bytes).map_err(io)?;
+            temp.as_file().sync_all().map_err(io)?;
+            temp.persist_noclobber(&self.path)
+                .map_err(|e| io(e.error))?;
+            if let Ok(d) = File::open(dir) {
+                let _ = d.sync_all();
+            }
+            Ok(())
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            Err(io(io::Error::new(
+                io::ErrorKind::Unsupported,
+                "a removed file is read back only on Linux",
+            )))
+        }
     }
 
     /// Whether a write has failed; the run should stop.
@@ -847,6 +947,30 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn a_journal_of_another_format_is_another_versions_not_a_changed_one() {
+        // A later version's journal, its header's fields laid out anew: named for what it is, where it was
+        // said to have been changed after it was written (or, its fields differing, to be no journal at all).
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("j");
+        let mut text = String::new();
+        seal(
+            r#"{"journal":"nqueens","format":2,"plan":{"n":8},"program":"nqueens 0.9.0"}"#,
+            &mut text,
+        );
+        std::fs::write(&path, &text).unwrap();
+        let err = Contents::read(&path).unwrap_err();
+        assert!(matches!(err, JournalError::OtherFormat { .. }), "{err}");
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "'{}' is a journal of format 2, written by nqueens 0.9.0; this program reads format 1: resume \
+                 or merge it with a version that reads it",
+                path.display()
+            )
+        );
+    }
+
+    #[test]
     fn a_writer_dropped_without_a_sync_still_leaves_its_lines() {
         // A run that ends on an error path drops its writer unsynced: the lines it recorded are still the
         // journal's, so that a resume does not count them again.
@@ -876,6 +1000,38 @@ pub(crate) mod tests {
         // Later units are not recorded, and the first error stays the one reported.
         w.record(2, &count(40));
         assert!(w.sync().is_err());
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_journal_moved_is_found_where_it_went_and_one_removed_is_put_back_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("j");
+        let w = Writer::create(&path, &header()).unwrap();
+        w.record(3, &count(16));
+        w.sync().unwrap();
+        assert_eq!(w.whereabouts(), Whereabouts::Here);
+        let moved = dir.path().join("moved");
+        std::fs::rename(&path, &moved).unwrap();
+        assert_eq!(w.whereabouts(), Whereabouts::Moved(Some(moved.clone())));
+        let before = std::fs::read(&moved).unwrap();
+        std::fs::remove_file(&moved).unwrap();
+        assert_eq!(w.whereabouts(), Whereabouts::Removed);
+        // What was recorded since is put back too.
+        w.record(7, &count(4));
+        w.restore().unwrap();
+        let c = Contents::read(&path).unwrap();
+        assert_eq!(c.entries.len(), 2);
+        assert!(std::fs::read(&path).unwrap().starts_with(&before));
+        assert_eq!(
+            w.whereabouts(),
+            Whereabouts::Removed,
+            "a copy, not the file written"
+        );
+        // A name taken meanwhile is never replaced.
+        std::fs::write(&path, "another's").unwrap();
+        assert!(w.restore().is_err());
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "another's");
     }
 
     #[test]

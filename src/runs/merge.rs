@@ -20,6 +20,9 @@ pub struct Source {
     pub path: PathBuf,
     /// What it holds.
     pub contents: Contents,
+    /// Whether a running count holds the journal (its lock is taken): the units it lacks are being counted,
+    /// and resuming it would be refused until that run ends.
+    pub in_use: bool,
 }
 
 /// A complete merge.
@@ -253,6 +256,7 @@ fn rerun_commands(
 ) -> Vec<String> {
     let base = base_command(header);
     let mut commands = Vec::new();
+    let in_use = |path: &Path| sources.iter().any(|s| s.in_use && s.path == path);
     // The shards of the run, if the journals agree on how many there are.
     let shard_of = |s: &'_ Source| -> Option<(u32, u32)> {
         let (k, m) = s.contents.header.shard.split_once('/')?;
@@ -291,6 +295,9 @@ fn rerun_commands(
         }
         for &k in lacking.iter().take(SHARD_COMMANDS) {
             match shards.iter().find(|&&(kk, _, _)| kk == k) {
+                Some((_, _, path)) if in_use(path) => {
+                    commands.push(still_counted(&format!("shard {k}/{m}"), path))
+                }
                 Some((_, _, path)) => commands.push(format!(
                     "resume shard {k}/{m}: {base} --shard {k}/{m} --checkpoint {}",
                     super::shell_word(path)
@@ -304,8 +311,8 @@ fn rerun_commands(
                         None => "whose journal is not here".to_string(),
                     };
                     commands.push(format!(
-                        "count shard {k}/{m}, {whose}: {base} --shard {k}/{m} --checkpoint \
-                         shard-{k}-of-{m}.journal"
+                        "count shard {k}/{m}, {whose}: {base} --shard {k}/{m} --checkpoint {}",
+                        super::shell_word(&shard_journal_name(&shards, k, m))
                     ))
                 }
             }
@@ -326,6 +333,10 @@ fn rerun_commands(
             .iter()
             .filter(|s| lacks_own(&s.contents.header, missing));
         for source in lacking.by_ref().take(SHARD_COMMANDS) {
+            if source.in_use {
+                commands.push(still_counted("its run", &source.path));
+                continue;
+            }
             let h = &source.contents.header;
             let mut resume = base.clone();
             if h.shard.parse::<Shard>().is_ok_and(|s| !s.is_whole()) {
@@ -346,14 +357,100 @@ fn rerun_commands(
             ));
         }
     }
-    let list = missing.to_string();
-    if list.len() <= 2000 {
+    // The units of a journal in use are being counted: only the others are left to count elsewhere.
+    let busy: Vec<(Shard, Option<Ranges>)> = sources
+        .iter()
+        .filter(|s| s.in_use)
+        .filter_map(|s| {
+            let h = &s.contents.header;
+            let shard = h.shard.parse::<Shard>().unwrap_or(Shard::WHOLE);
+            match h.only.as_deref().map(str::parse::<Ranges>) {
+                None => Some((shard, None)),
+                Some(Ok(own)) => Some((shard, Some(own))),
+                Some(Err(_)) => None,
+            }
+        })
+        .collect();
+    let left = Ranges::from_sorted(missing.iter().filter(|&u| {
+        !busy
+            .iter()
+            .any(|(shard, own)| shard.contains(u) && own.as_ref().is_none_or(|r| r.contains(u)))
+    }));
+    let list = left.to_string();
+    if !left.is_empty() && list.len() <= 2000 {
         commands.push(format!(
-            "or count exactly the missing units: {base} --units {list} --checkpoint {}",
+            "or count exactly the missing units{}: {base} --units {list} --checkpoint {}",
+            if busy.is_empty() {
+                ""
+            } else {
+                " that no running count holds"
+            },
             unused_name(sources)
         ));
     }
     commands
+}
+
+/// The name for the journal of shard `k` of `m` that the `shards` here (number, count, path) have between them:
+/// where each one's name holds its number once and the count of shards, as numbers of their own
+/// (`n20-3-of-16.journal`), and all are
+/// alike but for it, the same name with `k` (`n20-5-of-16.journal`), in their folder, so that the glob that
+/// named them to this merge names the new one too; else `shard-K-of-M.journal`.
+fn shard_journal_name(shards: &[(u32, u32, &Path)], k: u32, m: u32) -> PathBuf {
+    let fallback = PathBuf::from(format!("shard-{k}-of-{m}.journal"));
+    // A name split around the one run of digits that is its shard's number: the text before and after it.
+    let around = |number: u32, path: &Path| -> Option<(PathBuf, String, String)> {
+        let name = path.file_name()?.to_str()?;
+        let digits = number.to_string();
+        let count = m.to_string();
+        let (mut found, mut names_count) = (None, false);
+        let bytes = name.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() {
+            if bytes[i].is_ascii_digit() {
+                let start = i;
+                while i < bytes.len() && bytes[i].is_ascii_digit() {
+                    i += 1;
+                }
+                if name[start..i] == digits {
+                    if found.is_some() {
+                        return None;
+                    }
+                    found = Some((start, i));
+                }
+                names_count |= name[start..i] == count;
+            } else {
+                i += 1;
+            }
+        }
+        // A name that holds the count of shards too is one made for each shard (`{k}` and `{m}`).
+        let (start, end) = found.filter(|_| names_count)?;
+        let folder = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        Some((folder, name[..start].to_string(), name[end..].to_string()))
+    };
+    let mut patterns = shards
+        .iter()
+        .filter(|&&(_, count, _)| count == m)
+        .map(|&(number, _, path)| around(number, path));
+    let Some(Some(first)) = patterns.next() else {
+        return fallback;
+    };
+    if !patterns.all(|p| p.as_ref() == Some(&first)) {
+        return fallback;
+    }
+    let (folder, before, after) = first;
+    folder.join(format!("{before}{k}{after}"))
+}
+
+/// What a merge says of the journal at `path` of `what` (`shard 3/8`), which a running count holds: its units
+/// are still being counted, so that resuming it (refused while that run goes on) or counting its units again
+/// elsewhere is not what it needs.
+fn still_counted(what: &str, path: &Path) -> String {
+    format!(
+        "{what} is still being counted: '{}' is in use by a running nqueens; merge again once it has \
+         finished",
+        path.display()
+    )
 }
 
 /// Whether the journal of header `h` lacks some of its own units (those of its shard, and of its `--units`
@@ -416,6 +513,7 @@ mod tests {
         Source {
             contents: Contents::read(&path).unwrap(),
             path,
+            in_use: false,
         }
     }
 
@@ -548,10 +646,33 @@ mod tests {
         assert_eq!(
             commands[0],
             format!(
-                "count shard 1/3, whose journal is not here: {base} --shard 1/3 --checkpoint \
-                 shard-1-of-3.journal"
+                "count shard 1/3, whose journal is not here: {base} --shard 1/3 --checkpoint '{}'",
+                // Named as shard 0/3's and 2/3's are, for the glob that named them to name it too.
+                dir.path().join("shard 1-of-3.journal").display()
             )
         );
+        // Names that do not hold each shard's number and count in one way: the name of its own.
+        let pairs = [
+            (0, 3, Path::new("a/n8-0-of-3.j")),
+            (2, 3, Path::new("a/n8-2-of-3.j")),
+        ];
+        assert_eq!(shard_journal_name(&pairs, 1, 3), Path::new("a/n8-1-of-3.j"));
+        for odd in [
+            [
+                (0, 3, Path::new("n8-0-of-3.j")),
+                (2, 3, Path::new("m8-2-of-3.j")),
+            ],
+            [(0, 3, Path::new("s0.j")), (2, 3, Path::new("s2.j"))],
+            [
+                (0, 3, Path::new("n0-0-of-3.j")),
+                (2, 3, Path::new("n0-2-of-3.j")),
+            ],
+        ] {
+            assert_eq!(
+                shard_journal_name(&odd, 1, 3),
+                Path::new("shard-1-of-3.journal")
+            );
+        }
         // Shards of three and of four do not say which shard is missing: only the units are named.
         let one_of_four = journal_of_shard(dir.path(), Shard::new(1, 4).unwrap());
         let commands = suggested(&[zero, one_of_four]);

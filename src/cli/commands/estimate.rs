@@ -81,7 +81,26 @@ pub fn run(
             .threads(threads)
             .backend(options.backend)
             .plan();
-        let forecast = Forecast::sample(&plan, threads.min(num_cpus::get()), options.sample);
+        let sampling = threads.min(num_cpus::get());
+        let cpu_before = nqueens::report::bench::process_cpu_seconds();
+        let forecast = Forecast::sample(&plan, sampling, options.sample);
+        // The cores the sampling really had: below its threads, other work took the rest, and the rate is that
+        // of a machine as busy as it was then.
+        let cores = match (cpu_before, nqueens::report::bench::process_cpu_seconds()) {
+            (Some(before), Some(after)) if forecast.sampled_seconds > 0.0 => {
+                Some((after - before) / forecast.sampled_seconds)
+            }
+            _ => None,
+        };
+        if let Some(cores) = cores.filter(|&c| c < BUSY * sampling as f64) {
+            let _ = writeln!(
+                std::io::stderr(),
+                "{board}: the sampling had {cores:.2} of the {sampling} core{} it asked for, the rest going to other \
+                 work on this machine: the rate and the time to count are for a machine as busy as it was (sample \
+                 again when it is quieter, or with fewer --threads)",
+                if sampling == 1 { "" } else { "s" }
+            );
+        }
         let gpus = if gpu {
             let sample = nqueens::gpu::sample_rate(&plan, options.sample)
                 .map_err(|e| anyhow::anyhow!("cannot estimate {board} on the GPU: {e}"))?;
@@ -117,6 +136,7 @@ pub fn run(
             split_depth: plan.depth(),
             threads,
             forecast,
+            cores,
             gpus,
         };
         out.write(row.line(format).as_bytes())?;
@@ -144,6 +164,10 @@ pub fn run(
     Ok(ExitCode::SUCCESS)
 }
 
+/// The share of the cores its threads asked for below which a sampling is said to have been slowed by other
+/// work: a tenth lost is within what a busy moment of the system takes.
+const BUSY: f64 = 0.9;
+
 /// One board's estimate.
 struct Row {
     board: Board,
@@ -154,6 +178,8 @@ struct Row {
     threads: usize,
     /// The nodes, sampled on the threads, and the threads' rate.
     forecast: Forecast,
+    /// Processor seconds a second while the threads sampled, where the system says: the cores they really had.
+    cores: Option<f64>,
     /// With `--backend gpu`: the GPUs' rate, measured on samples of the run's tasks.
     gpus: Option<GpuSample>,
 }
@@ -283,6 +309,7 @@ impl Row {
             "samples": f.samples,
             "sampled_nodes": f.sampled_nodes,
             "sampled_seconds": f.sampled_seconds,
+            "sampled_cores": self.cores,
         });
         if !self.board.is_square() {
             row["cols"] = json!(self.board.cols());
@@ -396,6 +423,7 @@ mod tests {
             split_depth: 9,
             threads: 16,
             forecast,
+            cores: Some(16.0),
             gpus: Some(GpuSample {
                 cut,
                 drawing: Drawing::new(cut, 632_022, 1 << 21),
@@ -469,6 +497,7 @@ mod tests {
                 threads: 1,
                 sampled_seconds: 1.0,
             },
+            cores: None,
             gpus: None,
         };
         let header = header(Format::Csv, false);

@@ -51,6 +51,17 @@ pub fn run(
         // `check` and `plot`: exit code 2.
         let file = crate::cli::output::open_to_read(path)
             .map_err(|e| UsageError(JournalError::io("read", path, e).to_string()))?;
+        // A journal whose run still counts into it holds that run's lock: a merge meanwhile says so rather than
+        // asking for the units it lacks to be counted again. The lock is only looked at, never kept, so that a
+        // run starting now is not refused for this merge.
+        let in_use = match file.try_lock_shared() {
+            Ok(()) => {
+                let _ = file.unlock();
+                false
+            }
+            Err(std::fs::TryLockError::WouldBlock) => true,
+            Err(std::fs::TryLockError::Error(_)) => false,
+        };
         let contents = Contents::read_from(file, path)?;
         if let Some(line) = contents.torn {
             note!(
@@ -62,6 +73,7 @@ pub fn run(
         sources.push(Source {
             path: path.clone(),
             contents,
+            in_use,
         });
     }
     let merged = merge(&sources)?;

@@ -292,6 +292,7 @@ pub fn open(request: &CountRequest, durable: &Durable, quiet: bool) -> anyhow::R
         // A journal of another run is a mistake in the arguments, not a failure: exit code 2.
         JournalError::Foreign { .. }
         | JournalError::NotAJournal { .. }
+        | JournalError::OtherFormat { .. }
         | JournalError::OutsidePlan { .. }
         | JournalError::TooManyShards { .. }
         | JournalError::NoUnits { .. }
@@ -424,13 +425,34 @@ pub fn count(
             // The work under way is still going (long units, a GPU's batches): save what is recorded and
             // leave it.
             let saved = checkpoint.writer.sync();
+            let path = settle(&checkpoint.writer);
             note!(
                 "{}",
-                stopped_message(sig, Some(left), &durable.path, request, &spec, saved.err())
+                stopped_message(sig, Some(left), &path, request, &spec, saved.err())
             );
             // Leaving this way skips destructors: the result's temporary file goes by hand.
             crate::cli::output::remove_temps();
             std::process::exit(exit_code(sig).into());
+        });
+        // The journal watched while the run goes on, so that one moved or removed under it is said when it
+        // happens, not weeks later.
+        scope.spawn(|| {
+            let mut seen = nqueens::runs::journal::Whereabouts::Here;
+            while !finished.load(Ordering::SeqCst) {
+                let now = checkpoint.writer.whereabouts();
+                if now != seen {
+                    if let Some(words) = whereabouts_words(&durable.path, &now) {
+                        progress.note(&words);
+                    }
+                    seen = now;
+                }
+                for _ in 0..JOURNAL_WATCH.as_millis() / 50 {
+                    if finished.load(Ordering::SeqCst) {
+                        return;
+                    }
+                    std::thread::sleep(Duration::from_millis(50));
+                }
+            }
         });
         let outcome = checkpoint.run(request.threads, request.backend, &stop, progress);
         finished.store(true, Ordering::SeqCst);
@@ -439,6 +461,13 @@ pub fn count(
     });
     let outcome: Outcome = outcome.map_err(|e| match e {
         RunError::Engine(e) => anyhow::Error::new(e),
+        RunError::Journal(
+            e @ JournalError::Io {
+                action: "write", ..
+            },
+        ) => {
+            anyhow::anyhow!(unwritable_message(&e, &durable.path, request, &spec))
+        }
         RunError::Journal(e) => anyhow::Error::new(e),
     })?;
     // Where several GPUs counted, what each did in this run, whether or not it was stopped.
@@ -448,11 +477,12 @@ pub fn count(
         }
     }
     let sig = signal.load(Ordering::SeqCst);
+    let path = settle(&checkpoint.writer);
     if !outcome.complete {
         let sig = if sig == 0 { SIGTERM } else { sig };
         note!(
             "{}",
-            stopped_message(sig, None, &durable.path, request, &spec, None)
+            stopped_message(sig, None, &path, request, &spec, None)
         );
         return Ok(Counted::Stopped(exit_code(sig)));
     }
@@ -461,7 +491,7 @@ pub fn count(
         note!(
             "{part}: all {} units recorded in '{}'; add up the journals of the run with `nqueens merge`",
             checkpoint.selected,
-            durable.path.display()
+            path.display()
         );
     }
     let mut result = BoardResult::new(Measured {
@@ -494,6 +524,74 @@ pub fn count(
     Ok(Counted::Done(Box::new(result)))
 }
 
+/// How often a running count looks at whether its journal is still under its name.
+const JOURNAL_WATCH: Duration = Duration::from_secs(5);
+
+/// What a running count says when its journal at `path` is found `now` elsewhere; `None` where it is back.
+fn whereabouts_words(
+    path: &std::path::Path,
+    now: &nqueens::runs::journal::Whereabouts,
+) -> Option<String> {
+    use nqueens::runs::journal::Whereabouts;
+    let path = path.display();
+    match now {
+        Whereabouts::Here => None,
+        Whereabouts::Moved(Some(to)) => Some(format!(
+            "'{path}' was moved to '{}' while the run goes on: the units are recorded there",
+            to.display()
+        )),
+        Whereabouts::Moved(None) => Some(format!(
+            "'{path}' was moved while the run goes on: the units are recorded under its new name"
+        )),
+        Whereabouts::Removed => Some(format!(
+            "'{path}' was removed while the run goes on: the units are still recorded, in the file this run \
+             holds, and put back under its name when the run ends (a kill -9 or a crash before then loses them)"
+        )),
+    }
+}
+
+/// Where the journal of a run that has ended is, said on stderr (even when `quiet`, since it changes what the
+/// user has) where it is no longer under the name the run was given: moved, the name it has now; removed, put
+/// back under its name with every unit recorded, read through the file the run still holds (where the system
+/// allows). A run of weeks may see its journal moved or removed by someone tidying up; it said that it had saved
+/// the units under a name that held nothing.
+fn settle(writer: &nqueens::runs::journal::Writer) -> PathBuf {
+    use nqueens::runs::journal::Whereabouts;
+    let path = writer.path().to_path_buf();
+    match writer.whereabouts() {
+        Whereabouts::Here => path,
+        Whereabouts::Moved(Some(now)) => {
+            note!(
+                "'{}' was moved to '{}' while the run went on: the journal is there",
+                path.display(),
+                now.display()
+            );
+            now
+        }
+        Whereabouts::Moved(None) => {
+            note!(
+                "'{}' was moved while the run went on: the journal is under its new name",
+                path.display()
+            );
+            path
+        }
+        Whereabouts::Removed => {
+            match writer.restore() {
+                Ok(()) => note!(
+                    "'{}' was removed while the run went on: put back under its name, with every unit recorded",
+                    path.display()
+                ),
+                Err(e) => note!(
+                    "'{}' was removed while the run went on, and could not be put back ({e}): the units it \
+                     recorded are lost",
+                    path.display()
+                ),
+            }
+            path
+        }
+    }
+}
+
 /// The conventional exit code of a process ended by `sig`.
 fn exit_code(sig: i32) -> u8 {
     (128 + sig).clamp(0, 255) as u8
@@ -508,16 +606,8 @@ enum Left {
     Again(i32),
 }
 
-/// What a stopped run says: `left` is why it left the work under way, `None` if it finished it.
-fn stopped_message(
-    sig: i32,
-    left: Option<Left>,
-    path: &std::path::Path,
-    request: &CountRequest,
-    spec: &Spec,
-    error: Option<JournalError>,
-) -> String {
-    let name = signals::name(sig);
+/// The command that resumes the run of `request` and `spec` from its journal at `path`.
+fn resume_command(path: &std::path::Path, request: &CountRequest, spec: &Spec) -> String {
     let mut command = format!(
         "nqueens count {} --symmetry {} --checkpoint {}",
         request.board,
@@ -534,6 +624,37 @@ fn stopped_message(
     if let Some(only) = &spec.only {
         command += &format!(" --units {only}");
     }
+    command
+}
+
+/// What a run whose journal could not be written (a full disk, a limit of a file's size) says: the error, that
+/// the lines written before it are the journal's still (a line the failure cut short is dropped when it
+/// resumes), and the command that resumes it once there is room.
+fn unwritable_message(
+    error: &JournalError,
+    path: &std::path::Path,
+    request: &CountRequest,
+    spec: &Spec,
+) -> String {
+    format!(
+        "{error}; the run stopped, and the units recorded before are kept in '{}': make room and resume \
+         with:\n  {}",
+        path.display(),
+        resume_command(path, request, spec)
+    )
+}
+
+/// What a stopped run says: `left` is why it left the work under way, `None` if it finished it.
+fn stopped_message(
+    sig: i32,
+    left: Option<Left>,
+    path: &std::path::Path,
+    request: &CountRequest,
+    spec: &Spec,
+    error: Option<JournalError>,
+) -> String {
+    let name = signals::name(sig);
+    let command = resume_command(path, request, spec);
     let left = match left {
         None => String::new(),
         Some(Left::Grace(Duration::ZERO)) => {
