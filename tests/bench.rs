@@ -415,6 +415,34 @@ fn quiet_leaves_only_the_results() {
 }
 
 #[test]
+fn the_build_options_are_in_the_version_and_the_report() {
+    // The test's build is the binary's: its optimisation is the one both must name.
+    let version = nqueens().arg("--version").assert().success();
+    let version = String::from_utf8(version.get_output().stdout.clone()).unwrap();
+    let build = version
+        .lines()
+        .find_map(|l| l.strip_prefix("build: opt-level "))
+        .unwrap_or_else(|| panic!("no build line in {version}"));
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("b.json");
+    nqueens()
+        .args(["bench", "--n", "8", "--runs", "1", "--warmup", "0"])
+        .args(["--threads", "1", "--quiet", "--export-json"])
+        .arg(&json)
+        .assert()
+        .success()
+        .stdout(contains(format!(", opt-level {build}\n")));
+    let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let program = &doc["program"];
+    assert_eq!(
+        program["opt_level"].as_str().unwrap(),
+        build.split(',').next().unwrap()
+    );
+    assert_eq!(program["debug_assertions"], cfg!(debug_assertions));
+    assert!(program["rustflags"].is_string());
+}
+
+#[test]
 fn version_names_the_cpu_features() {
     nqueens()
         .arg("--version")

@@ -295,6 +295,17 @@ pub struct Program {
     pub target: String,
     /// CPU features the build was compiled for.
     pub target_features: Vec<String>,
+    /// The optimisation level of the profile built: `3` for the release's, `0` for the debug build of `cargo
+    /// run`, whose figures are many times lower. Empty in reports written before it was recorded.
+    #[serde(default)]
+    pub opt_level: String,
+    /// Whether debug assertions were compiled in (the debug profile's checks, which slow every loop).
+    #[serde(default)]
+    pub debug_assertions: bool,
+    /// Cargo's flags for rustc (`RUSTFLAGS`), space-separated; empty for none (and in reports written before
+    /// they were recorded).
+    #[serde(default)]
+    pub rustflags: String,
 }
 
 impl Program {
@@ -311,7 +322,45 @@ impl Program {
                 .filter(|f| !f.is_empty())
                 .map(str::to_string)
                 .collect(),
+            opt_level: env!("NQUEENS_OPT_LEVEL").to_string(),
+            debug_assertions: cfg!(debug_assertions),
+            rustflags: env!("NQUEENS_RUSTFLAGS").to_string(),
         }
+    }
+
+    /// Why this build's figures are not a measure of the machine, where they are not: compiled without
+    /// optimisation, or with debug assertions. `None` for an optimised build, and for a report that did not
+    /// record its build options.
+    pub fn unoptimised(&self) -> Option<String> {
+        let unoptimised = self.opt_level == "0";
+        if !unoptimised && !self.debug_assertions {
+            return None;
+        }
+        let what = match (unoptimised, self.debug_assertions) {
+            (true, true) => "unoptimised (opt-level 0) and with debug assertions",
+            (true, false) => "unoptimised (opt-level 0)",
+            _ => "built with debug assertions",
+        };
+        Some(format!(
+            "this nqueens is {what}, so its figures are many times lower than an optimised build's and say \
+             little of the machine: build it with `cargo build --release`"
+        ))
+    }
+
+    /// "opt-level 3", "opt-level 0, debug assertions", then the `RUSTFLAGS` where there were some: the options
+    /// that decide the build's speed. Empty for a report that did not record them.
+    pub fn options(&self) -> String {
+        let mut parts = Vec::new();
+        if !self.opt_level.is_empty() {
+            parts.push(format!("opt-level {}", self.opt_level));
+        }
+        if self.debug_assertions {
+            parts.push("debug assertions".to_string());
+        }
+        if !self.rustflags.is_empty() {
+            parts.push(format!("RUSTFLAGS \"{}\"", self.rustflags));
+        }
+        parts.join(", ")
     }
 
     /// The features of [`CPU_FEATURES`] among those it was compiled for, in that list's order: what the loops
@@ -333,14 +382,23 @@ impl Program {
             rustc: "rustc 1.0.0".to_string(),
             target: "x86_64-unknown-linux-gnu".to_string(),
             target_features: vec!["sse2".to_string(), "popcnt".to_string()],
+            opt_level: "3".to_string(),
+            debug_assertions: false,
+            rustflags: String::new(),
         }
     }
 
-    /// One line: name, version, revision, compiler and target.
+    /// One line: name, version, revision, compiler, target and the options of [`Program::options`].
     pub fn summary(&self) -> String {
+        let options = self.options();
         format!(
-            "{} {} (git {}), {}, {}",
-            self.name, self.version, self.git_revision, self.rustc, self.target
+            "{} {} (git {}), {}, {}{}{options}",
+            self.name,
+            self.version,
+            self.git_revision,
+            self.rustc,
+            self.target,
+            if options.is_empty() { "" } else { ", " }
         )
     }
 }
@@ -356,7 +414,8 @@ pub fn feature_lines() -> String {
         }
     };
     format!(
-        "compiled for: {} (of: {})\ndetected: {}",
+        "build: {}\ncompiled for: {} (of: {})\ndetected: {}",
+        Program::current().options(),
         list(compiled_features()),
         CPU_FEATURES.join(" "),
         list(detected_features())
@@ -442,6 +501,43 @@ mod tests {
         for feature in compiled_features() {
             assert!(detected.contains(&feature), "{feature}");
         }
+    }
+
+    #[test]
+    fn a_build_says_its_options_and_an_unoptimised_one_is_not_a_measure() {
+        let mut program = Program::placeholder();
+        assert_eq!(program.options(), "opt-level 3");
+        assert_eq!(program.unoptimised(), None);
+        program.rustflags = "-C target-cpu=native".into();
+        assert_eq!(
+            program.summary(),
+            "nqueens 0.0.0 (git 0123456789ab), rustc 1.0.0, x86_64-unknown-linux-gnu, opt-level 3, RUSTFLAGS \
+             \"-C target-cpu=native\""
+        );
+        program.opt_level = "0".into();
+        assert!(program
+            .unoptimised()
+            .unwrap()
+            .starts_with("this nqueens is unoptimised (opt-level 0), "));
+        program.opt_level = "2".into();
+        program.debug_assertions = true;
+        assert!(program
+            .unoptimised()
+            .unwrap()
+            .starts_with("this nqueens is built with debug assertions, "));
+        // A report written before the options were recorded says none, and warns of nothing.
+        let old = r#"{"name":"nqueens","version":"0.1.0","git_revision":"abc","rustc":"rustc 1.80.0",
+            "target":"x86_64-unknown-linux-gnu","target_features":["sse2"]}"#;
+        let old: Program = serde_json::from_str(old).unwrap();
+        assert_eq!((old.options().as_str(), old.unoptimised()), ("", None));
+        assert_eq!(
+            old.summary(),
+            "nqueens 0.1.0 (git abc), rustc 1.80.0, x86_64-unknown-linux-gnu"
+        );
+        // This build's own: what its profile says.
+        let current = Program::current();
+        assert_eq!(current.debug_assertions, cfg!(debug_assertions));
+        assert!(!current.opt_level.is_empty());
     }
 
     #[test]
