@@ -443,6 +443,49 @@ fn the_build_options_are_in_the_version_and_the_report() {
 }
 
 #[test]
+fn a_benchmark_too_short_to_time_says_so_with_its_figures() {
+    // n = 8 counts in well under a millisecond on any machine: its times are the timer's.
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name);
+    nqueens()
+        .args(["bench", "--n", "8", "--runs", "1", "--warmup", "0"])
+        .args(["--threads", "2", "--quiet", "--export-json"])
+        .arg(path("b.json"))
+        .arg("--export-markdown")
+        .arg(path("b.md"))
+        .assert()
+        .success()
+        .stdout(contains(
+            "warning: one timed run per thread count: a step's min and max are that run",
+        ))
+        .stdout(contains("warning: 1 thread: the runs took 0.0").and(contains(
+            "too short to time: their figures are mostly start-up and the timer's noise; benchmark a \
+             larger board (--n)",
+        )))
+        .stdout(contains("warning: 2 threads: the runs took 0.0"));
+    let doc: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(path("b.json")).unwrap()).unwrap();
+    let warnings = doc["warnings"].as_array().unwrap();
+    let kinds: Vec<(&str, Option<u64>)> = warnings
+        .iter()
+        .map(|w| (w["kind"].as_str().unwrap(), w["threads"].as_u64()))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            ("single_run", None),
+            ("short_runs", Some(1)),
+            ("short_runs", Some(2))
+        ]
+    );
+    let md = std::fs::read_to_string(path("b.md")).unwrap();
+    assert!(
+        md.contains("\n## Warnings\n\n- one timed run per thread count"),
+        "{md}"
+    );
+}
+
+#[test]
 fn version_names_the_cpu_features() {
     nqueens()
         .arg("--version")

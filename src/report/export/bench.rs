@@ -306,6 +306,12 @@ impl BenchExporter for Table {
         if let Some(line) = gpu_line(report) {
             text += &format!("\n{line}\n");
         }
+        if !report.warnings.is_empty() {
+            text += "\n";
+            for warning in &report.warnings {
+                text += &format!("warning: {}\n", warning.message);
+            }
+        }
         if let Some(line) = status_line(report) {
             text += &format!("\n{line}\n");
         }
@@ -450,6 +456,12 @@ impl BenchExporter for Markdown {
             ]);
         for (key, value) in rows {
             md += &format!("| {key} | {} |\n", value.replace('|', "\\|"));
+        }
+        if !report.warnings.is_empty() {
+            md += "\n## Warnings\n\n";
+            for warning in &report.warnings {
+                md += &format!("- {}\n", warning.message);
+            }
         }
         if let Some(scores) = &report.scores {
             md += "\n## Scores\n\n| | threads | solutions/s | nodes/s |\n|---|--:|--:|--:|\n";
