@@ -486,6 +486,43 @@ fn a_benchmark_too_short_to_time_says_so_with_its_figures() {
 }
 
 #[test]
+fn the_machine_line_gives_the_clock_the_system_gives() {
+    // /proc/cpuinfo's first `cpu MHz` (x86 Linux), rounded; nothing where there is none.
+    let mhz = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|text| {
+            text.lines()
+                .filter_map(|l| l.split_once(':'))
+                .find(|(k, _)| k.trim() == "cpu MHz")
+                .and_then(|(_, v)| v.trim().parse::<f64>().ok())
+        });
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("b.json");
+    let out = nqueens()
+        .args([
+            "bench", "--n", "6", "--runs", "1", "--warmup", "0", "-t", "1", "-q",
+        ])
+        .arg("--export-json")
+        .arg(&json)
+        .assert()
+        .success();
+    let stdout = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let machine_line = stdout.lines().find(|l| l.starts_with("machine: ")).unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    match mhz {
+        Some(mhz) => {
+            let mhz = mhz.round() as u64;
+            assert_eq!(doc["machine"]["cpu_mhz"], mhz);
+            assert!(
+                machine_line.contains(&format!(" logical cores, {mhz} MHz")),
+                "{machine_line}"
+            );
+        }
+        None => assert!(doc["machine"].get("cpu_mhz").is_none()),
+    }
+}
+
+#[test]
 fn version_names_the_cpu_features() {
     nqueens()
         .arg("--version")
