@@ -523,6 +523,53 @@ fn the_machine_line_gives_the_clock_the_system_gives() {
 }
 
 #[test]
+fn a_report_names_the_standard_workload_and_its_version() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("b.json");
+    // --quick's work, on one thread, once: some tenths of a second.
+    nqueens()
+        .args([
+            "bench", "--quick", "--runs", "1", "--warmup", "0", "-t", "1", "-q",
+        ])
+        .arg("--export-json")
+        .arg(&json)
+        .assert()
+        .success()
+        .stdout(predicate::str::starts_with(format!(
+            "nqueens bench: the quick workload (version {}): n = 16, full symmetry, ",
+            bench::WORKLOAD_VERSION
+        )));
+    let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(doc["workload"]["standard"], "quick");
+    assert_eq!(doc["workload"]["workload_version"], bench::WORKLOAD_VERSION);
+    // The standard workload's board is it whatever the options; another board or mode is neither.
+    let request = |n: u32, symmetry: Symmetry| BenchRequest {
+        n,
+        symmetry,
+        ..BenchRequest::standard()
+    };
+    assert_eq!(
+        request(18, Symmetry::Full).standard_name(),
+        Some("standard")
+    );
+    assert_eq!(request(16, Symmetry::Full).standard_name(), Some("quick"));
+    assert_eq!(request(17, Symmetry::Full).standard_name(), None);
+    assert_eq!(request(18, Symmetry::Mirror).standard_name(), None);
+    let gpu = BenchRequest::standard_on(nqueens::engine::exec::Backend::Gpu);
+    assert_eq!(gpu.standard_name(), Some("standard"));
+    assert_eq!(BenchRequest { n: 18, ..gpu }.standard_name(), None);
+    // A report of another board says nothing of it, and neither did those written before.
+    let report = fake_report();
+    assert_eq!(
+        (&report.workload.standard, report.workload.workload_version),
+        (&None, None)
+    );
+    let mut old = serde_json::to_value(&report).unwrap();
+    old["workload"].as_object_mut().unwrap().remove("standard");
+    assert_eq!(serde_json::from_value::<BenchReport>(old).unwrap(), report);
+}
+
+#[test]
 fn version_names_the_cpu_features() {
     nqueens()
         .arg("--version")

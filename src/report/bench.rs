@@ -44,6 +44,11 @@ pub const STANDARD_GPU_N: u32 = 21;
 pub const QUICK_GPU_N: u32 = 19;
 /// Timed runs per thread count, by default.
 pub const STANDARD_RUNS: usize = 3;
+/// The version of the standard workloads, raised whenever their work changes, so that a report says which
+/// scores it may be compared with: 1 was n = 17 on the CPU (up to version 0.1 of the program), 2 is
+/// [`STANDARD_N`] and [`QUICK_N`] on the CPU, [`STANDARD_GPU_N`] and [`QUICK_GPU_N`] on the GPU, all in the
+/// full symmetry mode.
+pub const WORKLOAD_VERSION: u32 = 2;
 
 /// What to benchmark: a validated request.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -123,6 +128,18 @@ impl BenchRequest {
         }
     }
 
+    /// `standard` or `quick` where the request's work is that of the standard workload of its backend or of
+    /// `--quick`'s (whatever its runs and threads), `None` for another board or symmetry.
+    pub fn standard_name(&self) -> Option<&'static str> {
+        let standard = BenchRequest::standard_on(self.backend);
+        let quick = BenchRequest::quick_on(self.backend);
+        match self.symmetry == standard.symmetry {
+            true if self.n == standard.n => Some("standard"),
+            true if self.n == quick.n => Some("quick"),
+            _ => None,
+        }
+    }
+
     /// The thread counts measured: powers of two below `max_threads`, then `max_threads` itself.
     pub fn thread_counts(&self) -> Vec<usize> {
         if self.backend == Backend::Gpu {
@@ -172,6 +189,8 @@ impl BenchRequest {
         let plan = request.plan();
         Ok(Workload {
             spec: WorkloadSpec {
+                standard: self.standard_name().map(str::to_string),
+                workload_version: self.standard_name().map(|_| WORKLOAD_VERSION),
                 n: self.n,
                 symmetry: self.symmetry.name().to_string(),
                 kernel: match self.backend {
@@ -272,6 +291,14 @@ impl Step {
 /// The workload as recorded in a report.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct WorkloadSpec {
+    /// `standard` or `quick` where the work is that of the standard workload of its backend or of `--quick`'s
+    /// ([`BenchRequest::standard_name`]); absent for another board or symmetry, and in reports written before it
+    /// was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub standard: Option<String>,
+    /// With `standard`, [`WORKLOAD_VERSION`]: scores compare with those of the same name and version.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workload_version: Option<u32>,
     /// Board side.
     pub n: u32,
     /// Symmetry reduction.

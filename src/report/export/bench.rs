@@ -66,8 +66,13 @@ fn workload_line(report: &BenchReport) -> String {
             plural(threads)
         )
     };
+    let standard = match (&w.standard, w.workload_version) {
+        (Some(name), Some(version)) => format!("the {name} workload (version {version}): "),
+        (Some(name), None) => format!("the {name} workload: "),
+        _ => String::new(),
+    };
     format!(
-        "n = {}, {} symmetry, {kernel}split depth {} ({} units), {} timed run{} per {} count after {} warm-up{}{on}{}",
+        "{standard}n = {}, {} symmetry, {kernel}split depth {} ({} units), {} timed run{} per {} count after {} warm-up{}{on}{}",
         w.n,
         w.symmetry,
         w.split_depth,
