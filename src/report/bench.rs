@@ -552,7 +552,8 @@ pub struct BenchReport {
 /// optimisation, runs too short to time, runs that differ, runs that had fewer cores than threads.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Warning {
-    /// What it is: `unoptimised_build`, `single_run`, `short_runs`, `unsteady` or `shared_cores`.
+    /// What it is: `unoptimised_build`, `single_run`, `short_runs`, `unsteady`, `more_threads_than_cores` or
+    /// `shared_cores`.
     pub kind: String,
     /// The threads of the runs it is about; absent for the build's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -601,7 +602,8 @@ impl BenchReport {
     /// What makes the figures so far less than a measure of the machine: the build's lack of optimisation
     /// ([`Program::unoptimised`]), one timed run per step (no measure of the noise), and for each step of the
     /// sweep, runs under [`SHORT_RUN_SECONDS`] at the median, runs that differ by more than
-    /// [`UNSTEADY_SPREAD`], and on the CPU runs with fewer than [`SHARED_CORES`] of the cores they could use.
+    /// [`UNSTEADY_SPREAD`], and on the CPU runs on more threads than the logical cores and runs with fewer than
+    /// [`SHARED_CORES`] of the cores they could use.
     pub fn warnings_now(&self) -> Vec<Warning> {
         let mut warnings = Vec::new();
         let mut warn = |kind: &str, step: Option<Step>, message: String| {
@@ -658,7 +660,19 @@ impl BenchReport {
                     ),
                 );
             }
-            let could = s.threads.min(self.machine.logical_cores.max(1));
+            let logical = self.machine.logical_cores.max(1);
+            if cpu && s.threads > logical {
+                warn(
+                    "more_threads_than_cores",
+                    Some(step),
+                    format!(
+                        "{who}: more than the {logical} logical core{} this process may use, so they took turns: \
+                         their speedup and efficiency are not the processor's scaling",
+                        if logical == 1 { "" } else { "s" }
+                    ),
+                );
+            }
+            let could = s.threads.min(logical);
             if let (true, Some(cores)) = (cpu, s.cores_used) {
                 if cores < SHARED_CORES * could as f64 {
                     warn(
@@ -1236,15 +1250,24 @@ mod tests {
         assert!(report.warnings[0]
             .message
             .starts_with("1 thread: the runs had 0.50 of 1 core "));
-        // More threads than the machine's logical cores (4) could use no more than 4.
+        // More threads than the machine's logical cores could use no more than those: said so.
         let mut report = report;
         report.machine.logical_cores = 1;
         report.summarise();
         assert_eq!(
             kinds(&report),
-            [("shared_cores", Some(1)), ("shared_cores", Some(2))]
+            [
+                ("shared_cores", Some(1)),
+                ("more_threads_than_cores", Some(2)),
+                ("shared_cores", Some(2))
+            ]
         );
-        assert!(report.warnings[1].message.contains(" 0.50 of 1 core "));
+        assert_eq!(
+            report.warnings[1].message,
+            "2 threads: more than the 1 logical core this process may use, so they took turns: their speedup \
+             and efficiency are not the processor's scaling"
+        );
+        assert!(report.warnings[2].message.contains(" 0.50 of 1 core "));
     }
 
     #[test]
