@@ -542,6 +542,23 @@ fn a_report_names_the_standard_workload_and_its_version() {
     let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
     assert_eq!(doc["workload"]["standard"], "quick");
     assert_eq!(doc["workload"]["workload_version"], bench::WORKLOAD_VERSION);
+    // The CSV's rows say it too, and the build's optimisation, in their last columns.
+    let csv = dir.path().join("b.csv");
+    nqueens()
+        .args([
+            "bench", "--quick", "--runs", "1", "--warmup", "0", "-t", "1", "-q",
+        ])
+        .arg("--export-csv")
+        .arg(&csv)
+        .assert()
+        .success();
+    let mut reader = csv::Reader::from_path(&csv).unwrap();
+    let headers: Vec<String> = reader.headers().unwrap().iter().map(String::from).collect();
+    assert_eq!(headers, CSV_HEADER);
+    assert_eq!(headers[26..], ["opt_level", "workload_version"]);
+    let row = reader.records().next().unwrap().unwrap();
+    assert_eq!(&row[26], doc["program"]["opt_level"].as_str().unwrap());
+    assert_eq!(&row[27], bench::WORKLOAD_VERSION.to_string());
     // The standard workload's board is it whatever the options; another board or mode is neither.
     let request = |n: u32, symmetry: Symmetry| BenchRequest {
         n,

@@ -364,9 +364,10 @@ impl BenchExporter for Json {
 /// from several machines can be concatenated.
 pub struct Csv;
 
-/// The CSV columns, in order (a GPU benchmark's last: its GPUs, each run's kernel seconds and how many of
-/// the GPUs counted it).
-pub const CSV_HEADER: [&str; 26] = [
+/// The CSV columns, in order (a GPU benchmark's: its GPUs, each run's kernel seconds and how many of the
+/// GPUs counted it; then, added later and so last, the build's optimisation level and the standard
+/// workload's version, empty for another board).
+pub const CSV_HEADER: [&str; 28] = [
     "timestamp",
     "cpu_model",
     "logical_cores",
@@ -393,6 +394,8 @@ pub const CSV_HEADER: [&str; 26] = [
     "gpus",
     "gpu_seconds",
     "gpu_count",
+    "opt_level",
+    "workload_version",
 ];
 
 impl BenchExporter for Csv {
@@ -432,6 +435,10 @@ impl BenchExporter for Csv {
             run.gpu_seconds
                 .map_or_else(String::new, |s| format!("{s:.6}")),
             run.gpu_count.map_or_else(String::new, |g| g.to_string()),
+            // A debug build's rows among a release's, once files are put together, are told by this one.
+            report.program.opt_level.clone(),
+            w.workload_version
+                .map_or_else(String::new, |v| v.to_string()),
         ])
     }
 }
