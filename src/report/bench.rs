@@ -1691,10 +1691,13 @@ mod tests {
         );
         assert!(markdown.contains("\n| 4 | 2 | "), "{markdown}");
         let csv = text(Format::Csv);
-        let counts: Vec<&str> = csv
-            .lines()
-            .skip(1)
-            .map(|l| l.rsplit(',').next().unwrap())
+        let column = crate::report::export::bench::CSV_HEADER
+            .iter()
+            .position(|h| *h == "gpu_count")
+            .unwrap();
+        let counts: Vec<String> = csv::Reader::from_reader(csv.as_bytes())
+            .records()
+            .map(|r| r.unwrap()[column].to_string())
             .collect();
         assert_eq!(counts, ["5", "1", "2", "4", "5", "1", "2", "4", "5"]);
     }
