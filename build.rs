@@ -1,4 +1,5 @@
-//! Records what a benchmark report needs to know about the build: git revision, compiler and target.
+//! Records what a benchmark report needs to know about the build: git revision, compiler, target, and the
+//! options that decide its speed (the profile's optimisation level and debug assertions, `RUSTFLAGS`).
 
 use std::process::Command;
 
@@ -31,6 +32,24 @@ fn main() {
         "cargo:rustc-env=NQUEENS_TARGET_FEATURES={}",
         std::env::var("CARGO_CFG_TARGET_FEATURE").unwrap_or_default()
     );
+    // The optimisation of the profile built: a benchmark of `cargo run` (opt-level 0) measures the compiler's
+    // unoptimised code, many times slower than the release's.
+    println!(
+        "cargo:rustc-env=NQUEENS_OPT_LEVEL={}",
+        std::env::var("OPT_LEVEL").unwrap_or_default()
+    );
+    // Cargo's flags for rustc (`RUSTFLAGS`, `build.rustflags`), separated by 0x1f; a space here.
+    println!(
+        "cargo:rustc-env=NQUEENS_RUSTFLAGS={}",
+        std::env::var("CARGO_ENCODED_RUSTFLAGS")
+            .unwrap_or_default()
+            .split('\x1f')
+            .filter(|f| !f.is_empty())
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
+    println!("cargo:rerun-if-env-changed=RUSTFLAGS");
+    println!("cargo:rerun-if-env-changed=CARGO_ENCODED_RUSTFLAGS");
     println!("cargo:rerun-if-changed=.git/HEAD");
     println!("cargo:rerun-if-changed=.git/refs/heads");
     println!("cargo:rerun-if-changed=build.rs");

@@ -415,6 +415,178 @@ fn quiet_leaves_only_the_results() {
 }
 
 #[test]
+fn the_build_options_are_in_the_version_and_the_report() {
+    // The test's build is the binary's: its optimisation is the one both must name.
+    let version = nqueens().arg("--version").assert().success();
+    let version = String::from_utf8(version.get_output().stdout.clone()).unwrap();
+    let build = version
+        .lines()
+        .find_map(|l| l.strip_prefix("build: opt-level "))
+        .unwrap_or_else(|| panic!("no build line in {version}"));
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("b.json");
+    nqueens()
+        .args(["bench", "--n", "8", "--runs", "1", "--warmup", "0"])
+        .args(["--threads", "1", "--quiet", "--export-json"])
+        .arg(&json)
+        .assert()
+        .success()
+        .stdout(contains(format!(", opt-level {build}\n")));
+    let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let program = &doc["program"];
+    assert_eq!(
+        program["opt_level"].as_str().unwrap(),
+        build.split(',').next().unwrap()
+    );
+    assert_eq!(program["debug_assertions"], cfg!(debug_assertions));
+    assert!(program["rustflags"].is_string());
+}
+
+#[test]
+fn a_benchmark_too_short_to_time_says_so_with_its_figures() {
+    // n = 8 counts in well under a millisecond on any machine: its times are the timer's.
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name);
+    nqueens()
+        .args(["bench", "--n", "8", "--runs", "1", "--warmup", "0"])
+        .args(["--threads", "2", "--quiet", "--export-json"])
+        .arg(path("b.json"))
+        .arg("--export-markdown")
+        .arg(path("b.md"))
+        .assert()
+        .success()
+        .stdout(contains(
+            "warning: one timed run per thread count: a step's min and max are that run",
+        ))
+        .stdout(contains("warning: 1 thread: the runs took 0.0").and(contains(
+            "too short to time: their figures are mostly start-up and the timer's noise; benchmark a \
+             larger board (--n)",
+        )))
+        .stdout(contains("warning: 2 threads: the runs took 0.0"));
+    let doc: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(path("b.json")).unwrap()).unwrap();
+    let warnings = doc["warnings"].as_array().unwrap();
+    let kinds: Vec<(&str, Option<u64>)> = warnings
+        .iter()
+        .map(|w| (w["kind"].as_str().unwrap(), w["threads"].as_u64()))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            ("single_run", None),
+            ("short_runs", Some(1)),
+            ("short_runs", Some(2))
+        ]
+    );
+    let md = std::fs::read_to_string(path("b.md")).unwrap();
+    assert!(
+        md.contains("\n## Warnings\n\n- one timed run per thread count"),
+        "{md}"
+    );
+}
+
+#[test]
+fn the_machine_line_gives_the_clock_the_system_gives() {
+    // /proc/cpuinfo's first `cpu MHz` (x86 Linux), rounded; nothing where there is none.
+    let mhz = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|text| {
+            text.lines()
+                .filter_map(|l| l.split_once(':'))
+                .find(|(k, _)| k.trim() == "cpu MHz")
+                .and_then(|(_, v)| v.trim().parse::<f64>().ok())
+        });
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("b.json");
+    let out = nqueens()
+        .args([
+            "bench", "--n", "6", "--runs", "1", "--warmup", "0", "-t", "1", "-q",
+        ])
+        .arg("--export-json")
+        .arg(&json)
+        .assert()
+        .success();
+    let stdout = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let machine_line = stdout.lines().find(|l| l.starts_with("machine: ")).unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    match mhz {
+        Some(mhz) => {
+            let mhz = mhz.round() as u64;
+            assert_eq!(doc["machine"]["cpu_mhz"], mhz);
+            assert!(
+                machine_line.contains(&format!(" logical cores, {mhz} MHz")),
+                "{machine_line}"
+            );
+        }
+        None => assert!(doc["machine"].get("cpu_mhz").is_none()),
+    }
+}
+
+#[test]
+fn a_report_names_the_standard_workload_and_its_version() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("b.json");
+    // --quick's work, on one thread, once: some tenths of a second.
+    nqueens()
+        .args([
+            "bench", "--quick", "--runs", "1", "--warmup", "0", "-t", "1", "-q",
+        ])
+        .arg("--export-json")
+        .arg(&json)
+        .assert()
+        .success()
+        .stdout(predicate::str::starts_with(format!(
+            "nqueens bench: the quick workload (version {}): n = 16, full symmetry, ",
+            bench::WORKLOAD_VERSION
+        )));
+    let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(doc["workload"]["standard"], "quick");
+    assert_eq!(doc["workload"]["workload_version"], bench::WORKLOAD_VERSION);
+    // The CSV's rows say it too, and the build's optimisation, in their last columns.
+    let csv = dir.path().join("b.csv");
+    nqueens()
+        .args([
+            "bench", "--quick", "--runs", "1", "--warmup", "0", "-t", "1", "-q",
+        ])
+        .arg("--export-csv")
+        .arg(&csv)
+        .assert()
+        .success();
+    let mut reader = csv::Reader::from_path(&csv).unwrap();
+    let headers: Vec<String> = reader.headers().unwrap().iter().map(String::from).collect();
+    assert_eq!(headers, CSV_HEADER);
+    assert_eq!(headers[26..], ["opt_level", "workload_version"]);
+    let row = reader.records().next().unwrap().unwrap();
+    assert_eq!(&row[26], doc["program"]["opt_level"].as_str().unwrap());
+    assert_eq!(&row[27], bench::WORKLOAD_VERSION.to_string());
+    // The standard workload's board is it whatever the options; another board or mode is neither.
+    let request = |n: u32, symmetry: Symmetry| BenchRequest {
+        n,
+        symmetry,
+        ..BenchRequest::standard()
+    };
+    assert_eq!(
+        request(18, Symmetry::Full).standard_name(),
+        Some("standard")
+    );
+    assert_eq!(request(16, Symmetry::Full).standard_name(), Some("quick"));
+    assert_eq!(request(17, Symmetry::Full).standard_name(), None);
+    assert_eq!(request(18, Symmetry::Mirror).standard_name(), None);
+    let gpu = BenchRequest::standard_on(nqueens::engine::exec::Backend::Gpu);
+    assert_eq!(gpu.standard_name(), Some("standard"));
+    assert_eq!(BenchRequest { n: 18, ..gpu }.standard_name(), None);
+    // A report of another board says nothing of it, and neither did those written before.
+    let report = fake_report();
+    assert_eq!(
+        (&report.workload.standard, report.workload.workload_version),
+        (&None, None)
+    );
+    let mut old = serde_json::to_value(&report).unwrap();
+    old["workload"].as_object_mut().unwrap().remove("standard");
+    assert_eq!(serde_json::from_value::<BenchReport>(old).unwrap(), report);
+}
+
+#[test]
 fn version_names_the_cpu_features() {
     nqueens()
         .arg("--version")

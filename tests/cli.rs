@@ -70,6 +70,106 @@ fn csv_has_a_header_and_exact_totals() {
 }
 
 #[test]
+fn csv_and_markdown_name_the_build_the_machine_and_the_start_after_the_columns_they_had() {
+    use nqueens::report::export::{CSV_HEADER, PROVENANCE_COLUMNS};
+    let stdout = |args: &[&str]| -> String {
+        let out = nqueens().args(args).assert().success();
+        String::from_utf8(out.get_output().stdout.clone()).unwrap()
+    };
+    let json: serde_json::Value =
+        serde_json::from_str(&stdout(&["count", "8", "-t", "1", "-f", "json"])).unwrap();
+    let (program, machine) = (&json["program"], &json["machine"]);
+    // What the JSON says, in the columns' order.
+    let expected = |timestamp: &str| -> Vec<String> {
+        vec![
+            program["version"].as_str().unwrap().to_string(),
+            program["git_revision"].as_str().unwrap().to_string(),
+            nqueens::report::machine::compiled_features().join(" "),
+            machine["cpu_model"].as_str().unwrap().to_string(),
+            machine["logical_cores"].to_string(),
+            timestamp.to_string(),
+        ]
+    };
+    let csv = stdout(&["count", "8", "9", "-t", "1", "-f", "csv"]);
+    let mut reader = csv::Reader::from_reader(csv.as_bytes());
+    let headers: Vec<String> = reader.headers().unwrap().iter().map(String::from).collect();
+    assert_eq!(headers, CSV_HEADER);
+    // The board's columns first, where they were before the build's were added.
+    assert_eq!(
+        headers[..14],
+        [
+            "n",
+            "total",
+            "unique",
+            "seconds",
+            "threads",
+            "symmetry",
+            "kernel",
+            "split_depth",
+            "units",
+            "nodes",
+            "solutions_per_second",
+            "nodes_per_second",
+            "check",
+            "part"
+        ]
+    );
+    assert_eq!(headers[14..], PROVENANCE_COLUMNS);
+    let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+    assert_eq!(rows.len(), 2);
+    let timestamp = rows[0][19].to_string();
+    assert!(humantime::parse_rfc3339(&timestamp).is_ok(), "{csv}");
+    for row in &rows {
+        assert_eq!(
+            row.iter().skip(14).collect::<Vec<_>>(),
+            expected(&timestamp),
+            "{csv}"
+        );
+    }
+    assert_eq!(&rows[1][1], "352");
+    // Markdown says it below the table, whose first line stays its header.
+    let md = stdout(&["count", "8", "-t", "1", "-f", "markdown"]);
+    assert!(md.starts_with("| n | total |"), "{md}");
+    let last = md.lines().last().unwrap();
+    assert!(
+        last.starts_with(&format!(
+            "build: nqueens {} (git {}), ",
+            program["version"].as_str().unwrap(),
+            program["git_revision"].as_str().unwrap()
+        )) && last.contains(&format!(
+            "; machine: {}, ",
+            machine["cpu_model"].as_str().unwrap()
+        )) && last.contains("; started: 20"),
+        "{md}"
+    );
+    // An estimate's CSV rows end the same way.
+    let csv = stdout(&[
+        "estimate", "8", "8x6", "--sample", "10ms", "-t", "1", "-f", "csv",
+    ]);
+    let mut reader = csv::Reader::from_reader(csv.as_bytes());
+    let headers: Vec<String> = reader.headers().unwrap().iter().map(String::from).collect();
+    assert_eq!(headers[..12].last().unwrap(), "split_depth", "{csv}");
+    assert_eq!(headers[12..], PROVENANCE_COLUMNS, "{csv}");
+    for row in reader.records().map(Result::unwrap) {
+        let timestamp = row[17].to_string();
+        assert_eq!(
+            row.iter().skip(12).collect::<Vec<_>>(),
+            expected(&timestamp),
+            "{csv}"
+        );
+    }
+    let md = stdout(&["estimate", "8", "--sample", "10ms", "-f", "markdown"]);
+    assert!(
+        md.lines().last().unwrap().starts_with("build: nqueens "),
+        "{md}"
+    );
+    // The plan's JSON names the build that made it.
+    let units: serde_json::Value =
+        serde_json::from_str(&stdout(&["units", "8", "--summary", "-f", "json"])).unwrap();
+    assert_eq!(units["program"], *program);
+}
+
+#[test]
 fn thousands_of_threads_count_exactly_on_the_plan_of_the_processors() {
     // Each board's total, split depth and units.
     let units_and_totals = |threads: usize| -> Vec<(String, String, String)> {
@@ -1462,17 +1562,24 @@ fn estimate_forecasts_the_nodes_and_time_of_the_count_it_would_make() {
             .success()
             .stdout(predicate::str::starts_with(head).and(contains("8x6").and(contains("mirror"))));
     }
-    // Every CSV row has the header's fields, the split's rows last.
+    // Every CSV row has the header's fields, the split's rows last of the estimate's own (the build's and
+    // machine's follow).
     let csv = nqueens()
         .args(["estimate", "13", "-t", "2", "--sample", "10ms", "-f", "csv"])
         .assert()
         .success();
     let csv = String::from_utf8(csv.get_output().stdout.clone()).unwrap();
-    let lines: Vec<Vec<&str>> = csv.lines().map(|l| l.split(',').collect()).collect();
-    assert_eq!(lines[0].last(), Some(&"split_depth"), "{csv}");
-    assert_eq!(lines[1].len(), lines[0].len(), "{csv}");
+    let mut reader = csv::Reader::from_reader(csv.as_bytes());
+    let split = reader
+        .headers()
+        .unwrap()
+        .iter()
+        .position(|h| h == "split_depth");
+    assert_eq!(split, Some(11), "{csv}");
+    let row = reader.records().next().unwrap().unwrap();
+    assert_eq!(row.len(), reader.headers().unwrap().len(), "{csv}");
     assert_eq!(
-        lines[1].last().copied(),
+        row.get(11),
         Some(counted["split_depth"].to_string().as_str()),
         "as count splits it: {csv}"
     );

@@ -738,9 +738,9 @@ fn a_shard_names_its_part_in_every_format_and_its_total_is_the_parts() {
     assert!(lines[1].ends_with("  shard 1/3"), "{table}");
     let csv = count(&journal("s1"), &["--shard", "1/3"], "csv");
     let mut rows = csv::Reader::from_reader(csv.as_bytes());
-    assert_eq!(rows.headers().unwrap().iter().next_back(), Some("part"));
+    let part = rows.headers().unwrap().iter().position(|h| h == "part");
     let row = rows.records().next().unwrap().unwrap();
-    assert_eq!(row.iter().next_back(), Some("shard 1/3"), "{csv}");
+    assert_eq!(row.get(part.unwrap()), Some("shard 1/3"), "{csv}");
     let markdown = count(&journal("s1"), &["--shard", "1/3"], "markdown");
     assert!(
         markdown.lines().next().unwrap().ends_with("| part |"),
@@ -776,8 +776,9 @@ fn a_shard_names_its_part_in_every_format_and_its_total_is_the_parts() {
         args[4] = "csv";
         let csv = text(&run(&args).stdout);
         let mut rows = csv::Reader::from_reader(csv.as_bytes());
+        let part = rows.headers().unwrap().iter().position(|h| h == "part");
         assert_eq!(
-            rows.records().next().unwrap().unwrap().iter().next_back(),
+            rows.records().next().unwrap().unwrap().get(part.unwrap()),
             Some("")
         );
     }

@@ -823,3 +823,53 @@ fn the_axis_of_a_chart_of_one_benchmark_is_written_as_large_as_any_and_within_th
     let (texts, _) = assert_readable(&out.join("machines.svg"));
     assert!(texts.iter().any(|t| t == "32000000000.00"), "{texts:?}");
 }
+
+#[test]
+fn a_benchmark_whose_figures_are_noise_is_plotted_with_a_warning() {
+    // n = 8 once on each thread count: its runs take microseconds, the timer's noise.
+    let dir = tempfile::tempdir().unwrap();
+    let bench = dir.path().join("short.json");
+    nqueens()
+        .args([
+            "bench", "--n", "8", "--runs", "1", "--warmup", "0", "-t", "2", "-q",
+        ])
+        .arg("--export-json")
+        .arg(&bench)
+        .assert()
+        .success();
+    // As a report written before the warnings were: they are found again from its runs.
+    let mut doc: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&bench).unwrap()).unwrap();
+    assert!(doc.as_object_mut().unwrap().remove("warnings").is_some());
+    std::fs::write(&bench, serde_json::to_vec(&doc).unwrap()).unwrap();
+    let out = dir.path().join("plots");
+    let name = bench.display().to_string();
+    nqueens()
+        .arg("plot")
+        .arg(&bench)
+        .arg("-o")
+        .arg(&out)
+        .assert()
+        .success()
+        .stderr(
+            contains(format!("warning: {name}: one timed run per thread count"))
+                .and(contains(format!(
+                    "warning: {name}: 1 thread: the runs took 0.0"
+                )))
+                .and(contains(format!(
+                    "warning: {name}: 2 threads: the runs took 0.0"
+                )))
+                .and(contains("wrote")),
+        );
+    assert!(out.join("machines.svg").exists());
+    // --quiet leaves only the charts.
+    nqueens()
+        .arg("plot")
+        .arg(&bench)
+        .arg("-o")
+        .arg(&out)
+        .arg("-q")
+        .assert()
+        .success()
+        .stderr(predicate::str::is_empty());
+}

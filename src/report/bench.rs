@@ -44,6 +44,11 @@ pub const STANDARD_GPU_N: u32 = 21;
 pub const QUICK_GPU_N: u32 = 19;
 /// Timed runs per thread count, by default.
 pub const STANDARD_RUNS: usize = 3;
+/// The version of the standard workloads, raised whenever their work changes, so that a report says which
+/// scores it may be compared with: 1 was n = 17 on the CPU (up to version 0.1 of the program), 2 is
+/// [`STANDARD_N`] and [`QUICK_N`] on the CPU, [`STANDARD_GPU_N`] and [`QUICK_GPU_N`] on the GPU, all in the
+/// full symmetry mode.
+pub const WORKLOAD_VERSION: u32 = 2;
 
 /// What to benchmark: a validated request.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -123,6 +128,18 @@ impl BenchRequest {
         }
     }
 
+    /// `standard` or `quick` where the request's work is that of the standard workload of its backend or of
+    /// `--quick`'s (whatever its runs and threads), `None` for another board or symmetry.
+    pub fn standard_name(&self) -> Option<&'static str> {
+        let standard = BenchRequest::standard_on(self.backend);
+        let quick = BenchRequest::quick_on(self.backend);
+        match self.symmetry == standard.symmetry {
+            true if self.n == standard.n => Some("standard"),
+            true if self.n == quick.n => Some("quick"),
+            _ => None,
+        }
+    }
+
     /// The thread counts measured: powers of two below `max_threads`, then `max_threads` itself.
     pub fn thread_counts(&self) -> Vec<usize> {
         if self.backend == Backend::Gpu {
@@ -172,6 +189,8 @@ impl BenchRequest {
         let plan = request.plan();
         Ok(Workload {
             spec: WorkloadSpec {
+                standard: self.standard_name().map(str::to_string),
+                workload_version: self.standard_name().map(|_| WORKLOAD_VERSION),
                 n: self.n,
                 symmetry: self.symmetry.name().to_string(),
                 kernel: match self.backend {
@@ -272,6 +291,14 @@ impl Step {
 /// The workload as recorded in a report.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct WorkloadSpec {
+    /// `standard` or `quick` where the work is that of the standard workload of its backend or of `--quick`'s
+    /// ([`BenchRequest::standard_name`]); absent for another board or symmetry, and in reports written before it
+    /// was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub standard: Option<String>,
+    /// With `standard`, [`WORKLOAD_VERSION`]: scores compare with those of the same name and version.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workload_version: Option<u32>,
     /// Board side.
     pub n: u32,
     /// Symmetry reduction.
@@ -515,7 +542,37 @@ pub struct BenchReport {
     /// kernel time.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gpu_score: Option<GpuScore>,
+    /// What makes the figures less than a measure of the machine ([`BenchReport::warnings_now`]), said with
+    /// them; none for a steady benchmark of an optimised build (and in reports written before they were).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<Warning>,
 }
+
+/// Something that makes a benchmark's figures less than a measure of the machine: a build without
+/// optimisation, runs too short to time, runs that differ, runs that had fewer cores than threads.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Warning {
+    /// What it is: `unoptimised_build`, `single_run`, `short_runs`, `unsteady`, `more_threads_than_cores` or
+    /// `shared_cores`.
+    pub kind: String,
+    /// The threads of the runs it is about; absent for the build's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threads: Option<usize>,
+    /// For a benchmark of the GPU backend, the GPUs of the runs it is about.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpus: Option<usize>,
+    /// What it is, for people, in one sentence.
+    pub message: String,
+}
+
+/// A step's median time below this is mostly start-up and the timer's noise.
+pub const SHORT_RUN_SECONDS: f64 = 0.1;
+/// Timed runs of one step that differ by more than this share of their median (max − min over median) were
+/// not measured on a steady machine.
+pub const UNSTEADY_SPREAD: f64 = 0.05;
+/// Runs whose processor seconds per second are below this share of the cores they could use had fewer cores
+/// than threads: something else ran.
+pub const SHARED_CORES: f64 = 0.9;
 
 impl BenchReport {
     /// An empty report for `workload`.
@@ -532,7 +589,106 @@ impl BenchReport {
             scaling: Vec::new(),
             scores: None,
             gpu_score: None,
+            warnings: Vec::new(),
         }
+        .with_warnings()
+    }
+
+    fn with_warnings(mut self) -> Self {
+        self.warnings = self.warnings_now();
+        self
+    }
+
+    /// What makes the figures so far less than a measure of the machine: the build's lack of optimisation
+    /// ([`Program::unoptimised`]), one timed run per step (no measure of the noise), and for each step of the
+    /// sweep, runs under [`SHORT_RUN_SECONDS`] at the median, runs that differ by more than
+    /// [`UNSTEADY_SPREAD`], and on the CPU runs on more threads than the logical cores and runs with fewer than
+    /// [`SHARED_CORES`] of the cores they could use.
+    pub fn warnings_now(&self) -> Vec<Warning> {
+        let mut warnings = Vec::new();
+        let mut warn = |kind: &str, step: Option<Step>, message: String| {
+            warnings.push(Warning {
+                kind: kind.to_string(),
+                threads: step.map(|s| s.threads),
+                gpus: step.and_then(|s| s.gpus),
+                message,
+            })
+        };
+        if let Some(why) = self.program.unoptimised() {
+            warn("unoptimised_build", None, why);
+        }
+        if self.workload.runs == 1 && !self.scaling.is_empty() {
+            warn(
+                "single_run",
+                None,
+                format!(
+                    "one timed run per {} count: a step's min and max are that run, and say nothing of the \
+                     noise; use --runs 3 or more",
+                    if self.workload.gpu.is_some() { "GPU" } else { "thread" }
+                ),
+            );
+        }
+        let cpu = self.workload.gpu.is_none();
+        for s in &self.scaling {
+            let step = s.step();
+            let who = step.describe();
+            if s.median_seconds < SHORT_RUN_SECONDS {
+                warn(
+                    "short_runs",
+                    Some(step),
+                    format!(
+                        "{who}: the runs took {:.4} s at the median, too short to time: their figures are mostly \
+                         start-up and the timer's noise; benchmark a larger board (--n)",
+                        s.median_seconds
+                    ),
+                );
+                continue;
+            }
+            let spread = (s.max_seconds - s.min_seconds) / s.median_seconds;
+            if s.runs > 1 && spread > UNSTEADY_SPREAD {
+                warn(
+                    "unsteady",
+                    Some(step),
+                    format!(
+                        "{who}: the runs differ by {:.1}% of their median ({:.3} s to {:.3} s), more than {:.0}%: \
+                         the machine was not steady (other work, a clock that changed); trust these figures less, \
+                         or run again with more --runs",
+                        100.0 * spread,
+                        s.min_seconds,
+                        s.max_seconds,
+                        100.0 * UNSTEADY_SPREAD
+                    ),
+                );
+            }
+            let logical = self.machine.logical_cores.max(1);
+            if cpu && s.threads > logical {
+                warn(
+                    "more_threads_than_cores",
+                    Some(step),
+                    format!(
+                        "{who}: more than the {logical} logical core{} this process may use, so they took turns: \
+                         their speedup and efficiency are not the processor's scaling",
+                        if logical == 1 { "" } else { "s" }
+                    ),
+                );
+            }
+            let could = s.threads.min(logical);
+            if let (true, Some(cores)) = (cpu, s.cores_used) {
+                if cores < SHARED_CORES * could as f64 {
+                    warn(
+                        "shared_cores",
+                        Some(step),
+                        format!(
+                            "{who}: the runs had {cores:.2} of {could} core{} (processor seconds per second): \
+                             something else was using the processors, so these figures are of a share of the \
+                             machine",
+                            if could == 1 { "" } else { "s" }
+                        ),
+                    );
+                }
+            }
+        }
+        warnings
     }
 
     /// A GPU benchmark's headline figures, from its timed runs with a kernel time (a report written before
@@ -634,6 +790,7 @@ impl BenchReport {
             _ => None,
         };
         self.gpu_score = self.gpu_score_of_runs();
+        self.warnings = self.warnings_now();
     }
 }
 
@@ -1005,6 +1162,145 @@ mod tests {
         })
         .unwrap();
         (report, events)
+    }
+
+    /// A clock whose runs take the seconds `seconds` gives for each call (in the order run), on `cores`
+    /// processors each, whatever their threads.
+    struct Scripted {
+        seconds: Vec<f64>,
+        cores: f64,
+        calls: AtomicUsize,
+    }
+
+    impl Clock for Scripted {
+        fn time(
+            &self,
+            _workers: usize,
+            run: &mut dyn FnMut() -> Result<Count, Error>,
+        ) -> Result<(Count, Timing), Error> {
+            let count = run()?;
+            let seconds = self.seconds[self.calls.fetch_add(1, Ordering::Relaxed)];
+            let cpu_seconds = Some(seconds * self.cores);
+            Ok((
+                count,
+                Timing {
+                    seconds,
+                    cpu_seconds,
+                },
+            ))
+        }
+
+        fn timestamp(&self) -> String {
+            FakeClock::TIMESTAMP.to_string()
+        }
+    }
+
+    fn kinds(report: &BenchReport) -> Vec<(&str, Option<usize>)> {
+        report
+            .warnings
+            .iter()
+            .map(|w| (w.kind.as_str(), w.threads))
+            .collect()
+    }
+
+    #[test]
+    fn a_steady_benchmark_of_an_optimised_build_has_no_warnings() {
+        // n = 12's runs take seconds on the fake clock's machine, n = 8's milliseconds.
+        let (report, _) = bench(&BenchRequest { n: 12, ..small(4) }, &FakeClock::default());
+        assert_eq!(report.warnings, []);
+    }
+
+    #[test]
+    fn runs_that_differ_or_lack_cores_are_warned_of_step_by_step() {
+        // A warm-up, then rounds over 1 and 2 threads: the 2-thread runs differ by 10% of their median.
+        let clock = Scripted {
+            seconds: vec![1.0, 2.0, 1.0, 2.02, 1.1, 1.98, 1.05],
+            cores: 1.0,
+            calls: AtomicUsize::new(0),
+        };
+        let (report, _) = bench(&small(2), &clock);
+        assert_eq!(
+            kinds(&report),
+            [("unsteady", Some(2)), ("shared_cores", Some(2))]
+        );
+        assert_eq!(
+            report.warnings[0].message,
+            "2 threads: the runs differ by 9.5% of their median (1.000 s to 1.100 s), more than 5%: the machine \
+             was not steady (other work, a clock that changed); trust these figures less, or run again with more \
+             --runs"
+        );
+        assert_eq!(
+            report.warnings[1].message,
+            "2 threads: the runs had 1.00 of 2 cores (processor seconds per second): something else was using \
+             the processors, so these figures are of a share of the machine"
+        );
+        // Half a core for the one thread; the two threads' figures are within 5% and on their two cores.
+        let clock = Scripted {
+            seconds: vec![1.0, 2.0, 1.0, 2.02, 1.02, 1.98, 1.01],
+            cores: 0.5,
+            calls: AtomicUsize::new(0),
+        };
+        let mut request = small(2);
+        request.runs = 3;
+        let (report, _) = bench(&request, &clock);
+        assert_eq!(
+            kinds(&report),
+            [("shared_cores", Some(1)), ("shared_cores", Some(2))]
+        );
+        assert!(report.warnings[0]
+            .message
+            .starts_with("1 thread: the runs had 0.50 of 1 core "));
+        // More threads than the machine's logical cores could use no more than those: said so.
+        let mut report = report;
+        report.machine.logical_cores = 1;
+        report.summarise();
+        assert_eq!(
+            kinds(&report),
+            [
+                ("shared_cores", Some(1)),
+                ("more_threads_than_cores", Some(2)),
+                ("shared_cores", Some(2))
+            ]
+        );
+        assert_eq!(
+            report.warnings[1].message,
+            "2 threads: more than the 1 logical core this process may use, so they took turns: their speedup \
+             and efficiency are not the processor's scaling"
+        );
+        assert!(report.warnings[2].message.contains(" 0.50 of 1 core "));
+    }
+
+    #[test]
+    fn an_unoptimised_build_and_a_single_run_are_warned_of() {
+        let (mut report, _) = bench(
+            &BenchRequest {
+                n: 12,
+                runs: 1,
+                ..small(1)
+            },
+            &FakeClock::default(),
+        );
+        assert_eq!(kinds(&report), [("single_run", None)]);
+        report.program.opt_level = "0".into();
+        report.program.debug_assertions = true;
+        report.summarise();
+        assert_eq!(
+            kinds(&report),
+            [("unoptimised_build", None), ("single_run", None)]
+        );
+        assert_eq!(
+            report.warnings[0].message,
+            "this nqueens is unoptimised (opt-level 0) and with debug assertions, so its figures are many times \
+             lower than an optimised build's and say little of the machine: build it with `cargo build --release`"
+        );
+        // Said from the start, before any run.
+        let fresh = BenchReport::new(
+            report.workload.clone(),
+            report.machine.clone(),
+            report.program.clone(),
+            String::new(),
+        );
+        assert_eq!(kinds(&fresh), [("unoptimised_build", None)]);
     }
 
     #[test]
@@ -1395,10 +1691,13 @@ mod tests {
         );
         assert!(markdown.contains("\n| 4 | 2 | "), "{markdown}");
         let csv = text(Format::Csv);
-        let counts: Vec<&str> = csv
-            .lines()
-            .skip(1)
-            .map(|l| l.rsplit(',').next().unwrap())
+        let column = crate::report::export::bench::CSV_HEADER
+            .iter()
+            .position(|h| *h == "gpu_count")
+            .unwrap();
+        let counts: Vec<String> = csv::Reader::from_reader(csv.as_bytes())
+            .records()
+            .map(|r| r.unwrap()[column].to_string())
             .collect();
         assert_eq!(counts, ["5", "1", "2", "4", "5", "1", "2", "4", "5"]);
     }

@@ -28,6 +28,19 @@ pub struct Machine {
     /// The CPU features of [`CPU_FEATURES`] that this processor has, detected at run time.
     #[serde(default)]
     pub cpu_features: Vec<String>,
+    /// The first processor's clock in MHz as the run started, as `/proc/cpuinfo` says (`cpu MHz`): the
+    /// clock of that moment where the system scales it, a virtual machine's nominal one. Absent where the
+    /// system does not say (and in reports written before it was recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_mhz: Option<u32>,
+    /// The highest clock the system may give the first processor, in MHz (cpufreq's `cpuinfo_max_freq`),
+    /// where it scales the clock.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_max_mhz: Option<u32>,
+    /// The policy that sets the clock (cpufreq's `scaling_governor`: `performance`, `powersave`, …), where
+    /// the system scales it: a `powersave` machine may count slower than the same one set to `performance`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_governor: Option<String>,
     /// The GPUs that counted, for a benchmark of the GPU backend, in the order named; empty otherwise (and in
     /// reports written before GPUs were described).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -130,6 +143,14 @@ impl Machine {
             os_version: os_version().unwrap_or_default(),
             memory_bytes: memory_bytes(),
             cpu_features: detected_features(),
+            cpu_mhz: std::fs::read_to_string("/proc/cpuinfo")
+                .ok()
+                .and_then(|text| parse_cpu_mhz(&text)),
+            cpu_max_mhz: read_cpufreq("cpuinfo_max_freq")
+                .and_then(|khz| khz.parse::<u64>().ok())
+                .filter(|khz| *khz > 0)
+                .and_then(|khz| u32::try_from((khz + 500) / 1000).ok()),
+            cpu_governor: read_cpufreq("scaling_governor"),
             // The GPUs are the GPU backend's to describe: finding them starts the driver, which a CPU run
             // has no need of.
             gpus: Vec::new(),
@@ -149,13 +170,29 @@ impl Machine {
             os_version: "Example Linux 1.0 (kernel 6.0.0)".to_string(),
             memory_bytes: Some(16 << 30),
             cpu_features: vec!["popcnt".to_string(), "bmi2".to_string()],
+            cpu_mhz: None,
+            cpu_max_mhz: None,
+            cpu_governor: None,
             gpus: Vec::new(),
             cuda_driver: None,
         }
     }
 
-    /// One line: model, cores, memory and operating system.
+    /// One line: model, cores, clock, memory and operating system.
     pub fn summary(&self) -> String {
+        let scaled: Vec<String> = [
+            self.cpu_max_mhz.map(|m| format!("max {m} MHz")),
+            self.cpu_governor.clone(),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        let clock = match (self.cpu_mhz, scaled.is_empty()) {
+            (Some(mhz), true) => format!(", {mhz} MHz"),
+            (Some(mhz), false) => format!(", {mhz} MHz ({})", scaled.join(", ")),
+            (None, false) => format!(", {}", scaled.join(", ")),
+            (None, true) => String::new(),
+        };
         let memory = self
             .memory_bytes
             .map(|b| format!(", {:.1} GiB", b as f64 / f64::from(1u32 << 30)))
@@ -166,7 +203,7 @@ impl Machine {
             self.os_version.clone()
         };
         format!(
-            "{}, {} physical / {} logical cores{memory}, {os}, {}",
+            "{}, {} physical / {} logical cores{clock}{memory}, {os}, {}",
             self.cpu_model, self.physical_cores, self.logical_cores, self.arch
         )
     }
@@ -221,6 +258,23 @@ fn os_version() -> Option<String> {
         (None, Some(k)) => Some(format!("kernel {k}")),
         (None, None) => None,
     }
+}
+
+/// A file of the first processor's cpufreq folder (Linux, where the system scales the clock), trimmed.
+fn read_cpufreq(name: &str) -> Option<String> {
+    let text =
+        std::fs::read_to_string(format!("/sys/devices/system/cpu/cpu0/cpufreq/{name}")).ok()?;
+    Some(text.trim().to_string()).filter(|t| !t.is_empty())
+}
+
+/// The first `cpu MHz` of `/proc/cpuinfo`'s text (x86's; other processors' files have none).
+fn parse_cpu_mhz(text: &str) -> Option<u32> {
+    text.lines()
+        .filter_map(|line| line.split_once(':'))
+        .find(|(key, _)| key.trim() == "cpu MHz")
+        .and_then(|(_, value)| value.trim().parse::<f64>().ok())
+        .filter(|mhz| mhz.is_finite() && *mhz >= 0.5 && *mhz < f64::from(u32::MAX))
+        .map(|mhz| mhz.round() as u32)
 }
 
 /// `MemTotal` from `/proc/meminfo` (Linux); other systems report none rather than a guess.
@@ -295,6 +349,17 @@ pub struct Program {
     pub target: String,
     /// CPU features the build was compiled for.
     pub target_features: Vec<String>,
+    /// The optimisation level of the profile built: `3` for the release's, `0` for the debug build of `cargo
+    /// run`, whose figures are many times lower. Empty in reports written before it was recorded.
+    #[serde(default)]
+    pub opt_level: String,
+    /// Whether debug assertions were compiled in (the debug profile's checks, which slow every loop).
+    #[serde(default)]
+    pub debug_assertions: bool,
+    /// Cargo's flags for rustc (`RUSTFLAGS`), space-separated; empty for none (and in reports written before
+    /// they were recorded).
+    #[serde(default)]
+    pub rustflags: String,
 }
 
 impl Program {
@@ -311,7 +376,45 @@ impl Program {
                 .filter(|f| !f.is_empty())
                 .map(str::to_string)
                 .collect(),
+            opt_level: env!("NQUEENS_OPT_LEVEL").to_string(),
+            debug_assertions: cfg!(debug_assertions),
+            rustflags: env!("NQUEENS_RUSTFLAGS").to_string(),
         }
+    }
+
+    /// Why this build's figures are not a measure of the machine, where they are not: compiled without
+    /// optimisation, or with debug assertions. `None` for an optimised build, and for a report that did not
+    /// record its build options.
+    pub fn unoptimised(&self) -> Option<String> {
+        let unoptimised = self.opt_level == "0";
+        if !unoptimised && !self.debug_assertions {
+            return None;
+        }
+        let what = match (unoptimised, self.debug_assertions) {
+            (true, true) => "unoptimised (opt-level 0) and with debug assertions",
+            (true, false) => "unoptimised (opt-level 0)",
+            _ => "built with debug assertions",
+        };
+        Some(format!(
+            "this nqueens is {what}, so its figures are many times lower than an optimised build's and say \
+             little of the machine: build it with `cargo build --release`"
+        ))
+    }
+
+    /// "opt-level 3", "opt-level 0, debug assertions", then the `RUSTFLAGS` where there were some: the options
+    /// that decide the build's speed. Empty for a report that did not record them.
+    pub fn options(&self) -> String {
+        let mut parts = Vec::new();
+        if !self.opt_level.is_empty() {
+            parts.push(format!("opt-level {}", self.opt_level));
+        }
+        if self.debug_assertions {
+            parts.push("debug assertions".to_string());
+        }
+        if !self.rustflags.is_empty() {
+            parts.push(format!("RUSTFLAGS \"{}\"", self.rustflags));
+        }
+        parts.join(", ")
     }
 
     /// The features of [`CPU_FEATURES`] among those it was compiled for, in that list's order: what the loops
@@ -333,14 +436,23 @@ impl Program {
             rustc: "rustc 1.0.0".to_string(),
             target: "x86_64-unknown-linux-gnu".to_string(),
             target_features: vec!["sse2".to_string(), "popcnt".to_string()],
+            opt_level: "3".to_string(),
+            debug_assertions: false,
+            rustflags: String::new(),
         }
     }
 
-    /// One line: name, version, revision, compiler and target.
+    /// One line: name, version, revision, compiler, target and the options of [`Program::options`].
     pub fn summary(&self) -> String {
+        let options = self.options();
         format!(
-            "{} {} (git {}), {}, {}",
-            self.name, self.version, self.git_revision, self.rustc, self.target
+            "{} {} (git {}), {}, {}{}{options}",
+            self.name,
+            self.version,
+            self.git_revision,
+            self.rustc,
+            self.target,
+            if options.is_empty() { "" } else { ", " }
         )
     }
 }
@@ -356,7 +468,8 @@ pub fn feature_lines() -> String {
         }
     };
     format!(
-        "compiled for: {} (of: {})\ndetected: {}",
+        "build: {}\ncompiled for: {} (of: {})\ndetected: {}",
+        Program::current().options(),
         list(compiled_features()),
         CPU_FEATURES.join(" "),
         list(detected_features())
@@ -429,6 +542,38 @@ mod tests {
     }
 
     #[test]
+    fn the_clock_is_read_and_said_where_the_system_says_it() {
+        let text = "processor\t: 0\nmodel name\t: Example\ncpu MHz\t\t: 2600.000\n\nprocessor\t: 1\ncpu MHz\t\t: 3100.5\n";
+        assert_eq!(parse_cpu_mhz(text), Some(2600));
+        assert_eq!(parse_cpu_mhz("processor\t: 0\nBogoMIPS\t: 50.00\n"), None);
+        assert_eq!(parse_cpu_mhz("cpu MHz\t: unknown\n"), None);
+        let mut machine = Machine::placeholder();
+        let plain = machine.summary();
+        assert!(!plain.contains("MHz"), "{plain}");
+        machine.cpu_mhz = Some(2600);
+        assert_eq!(
+            machine.summary(),
+            "Example CPU @ 3.00GHz, 2 physical / 4 logical cores, 2600 MHz, 16.0 GiB, Example Linux 1.0 (kernel \
+             6.0.0), x86_64"
+        );
+        machine.cpu_max_mhz = Some(3700);
+        machine.cpu_governor = Some("powersave".into());
+        assert!(machine
+            .summary()
+            .contains(" logical cores, 2600 MHz (max 3700 MHz, powersave), 16.0 GiB"));
+        let json = serde_json::to_value(&machine).unwrap();
+        assert_eq!(
+            (
+                &json["cpu_mhz"],
+                &json["cpu_max_mhz"],
+                &json["cpu_governor"]
+            ),
+            (&2600.into(), &3700.into(), &"powersave".into())
+        );
+        assert_eq!(serde_json::from_value::<Machine>(json).unwrap(), machine);
+    }
+
+    #[test]
     fn meminfo_total_is_read_in_bytes() {
         let text = "MemTotal:       24568932 kB\nMemFree:         1234 kB\n";
         assert_eq!(parse_meminfo(text), Some(24_568_932 * 1024));
@@ -442,6 +587,43 @@ mod tests {
         for feature in compiled_features() {
             assert!(detected.contains(&feature), "{feature}");
         }
+    }
+
+    #[test]
+    fn a_build_says_its_options_and_an_unoptimised_one_is_not_a_measure() {
+        let mut program = Program::placeholder();
+        assert_eq!(program.options(), "opt-level 3");
+        assert_eq!(program.unoptimised(), None);
+        program.rustflags = "-C target-cpu=native".into();
+        assert_eq!(
+            program.summary(),
+            "nqueens 0.0.0 (git 0123456789ab), rustc 1.0.0, x86_64-unknown-linux-gnu, opt-level 3, RUSTFLAGS \
+             \"-C target-cpu=native\""
+        );
+        program.opt_level = "0".into();
+        assert!(program
+            .unoptimised()
+            .unwrap()
+            .starts_with("this nqueens is unoptimised (opt-level 0), "));
+        program.opt_level = "2".into();
+        program.debug_assertions = true;
+        assert!(program
+            .unoptimised()
+            .unwrap()
+            .starts_with("this nqueens is built with debug assertions, "));
+        // A report written before the options were recorded says none, and warns of nothing.
+        let old = r#"{"name":"nqueens","version":"0.1.0","git_revision":"abc","rustc":"rustc 1.80.0",
+            "target":"x86_64-unknown-linux-gnu","target_features":["sse2"]}"#;
+        let old: Program = serde_json::from_str(old).unwrap();
+        assert_eq!((old.options().as_str(), old.unoptimised()), ("", None));
+        assert_eq!(
+            old.summary(),
+            "nqueens 0.1.0 (git abc), rustc 1.80.0, x86_64-unknown-linux-gnu"
+        );
+        // This build's own: what its profile says.
+        let current = Program::current();
+        assert_eq!(current.debug_assertions, cfg!(debug_assertions));
+        assert!(!current.opt_level.is_empty());
     }
 
     #[test]

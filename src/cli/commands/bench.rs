@@ -111,6 +111,12 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     let runs_in_all = spec.warmup + spec.runs * spec.steps().len();
     let bar = Bar::total(args.quiet, spec.units * runs_in_all as u64);
     let report = BenchReport::new(spec.clone(), machine, program, clock.timestamp());
+    // Said before the runs too, which a debug build makes long: the report says it again at the end.
+    if !args.quiet {
+        for warning in &report.warnings {
+            note!("warning: {}", warning.message);
+        }
+    }
     let exporters: Vec<(Box<dyn BenchExporter>, &Export)> = exports
         .iter()
         .map(|export| (exporter(export.format), export))

@@ -7,7 +7,9 @@ use crate::cli::validate::{parse_boards, symmetry_for};
 use nqueens::engine::exec::Backend;
 use nqueens::engine::forecast::Forecast;
 use nqueens::gpu::GpuSample;
-use nqueens::report::export::{four_figures, si, Format};
+use nqueens::report::export::{
+    csv_record, four_figures, provenance, si, Format, PROVENANCE_COLUMNS,
+};
 use nqueens::report::machine::{Machine, Program};
 use nqueens::{Board, CountRequest, Symmetry};
 use serde_json::json;
@@ -72,7 +74,16 @@ pub fn run(
     let mut out = Output::open(output)?;
     // When the estimate began, as count's reports say when the run began.
     let timestamp = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
-    out.write(header(format, gpu).as_bytes())?;
+    // CSV rows end with where and with what they were estimated, as count's do; Markdown says it below.
+    let provenance = provenance(&Program::current(), &Machine::detect(), &timestamp);
+    let csv_ends = |line: String, end: &[String]| match format {
+        Format::Csv => {
+            let end = String::from_utf8(csv_record(end)).expect("CSV of text is text");
+            format!("{},{end}", line.trim_end_matches('\n'))
+        }
+        _ => line,
+    };
+    out.write(csv_ends(header(format, gpu), &PROVENANCE_COLUMNS.map(String::from)).as_bytes())?;
     let mut rows = Vec::new();
     for (board, symmetry) in boards {
         // The plan `count` would make for these threads and this backend: its units are the ones sampled.
@@ -139,8 +150,18 @@ pub fn run(
             cores,
             gpus,
         };
-        out.write(row.line(format).as_bytes())?;
+        out.write(csv_ends(row.line(format), &provenance).as_bytes())?;
         rows.push(row);
+    }
+    if format == Format::Markdown {
+        out.write(
+            format!(
+                "\nbuild: {}; machine: {}; started: {timestamp}\n",
+                Program::current().summary(),
+                Machine::detect().summary()
+            )
+            .as_bytes(),
+        )?;
     }
     if format == Format::Json {
         let doc = json!({

@@ -123,7 +123,7 @@ pub fn run(
     });
     let mut report = Report::start(0);
     out.write(&exporter.header(&report))?;
-    out.write(&exporter.row(&result))?;
+    out.write(&exporter.row(&report, &result))?;
     report.results.push(result.clone());
     report.finish();
     out.write(&exporter.footer(&report))?;

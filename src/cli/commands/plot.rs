@@ -58,6 +58,18 @@ pub fn run(args: &PlotArgs) -> anyhow::Result<()> {
             Input::Count(_) => None,
         })
         .collect();
+    // A benchmark whose figures are noise, or of a build without optimisation, is plotted beside the others
+    // as any is: said here, so that its bars are not taken for the machine's. A report written before the
+    // warnings were has them found again from its runs.
+    if !args.quiet {
+        for (path, input) in args.files.iter().zip(&inputs) {
+            if let Input::Bench(report) = input {
+                for warning in report.warnings_now() {
+                    note!("warning: {}: {}", path.display(), warning.message);
+                }
+            }
+        }
+    }
     let mut charts: Vec<(&str, String)> = Vec::new();
     if counts.iter().any(|r| r.results.iter().any(timed_board)) {
         charts.push(("time-vs-n.svg", time_vs_n(&counts)?));

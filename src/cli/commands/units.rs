@@ -79,6 +79,8 @@ pub fn run(
             };
             let mut doc = json!({
                 "schema_version": 1,
+                // The build that planned: the plan's numbering is the engine's, which its version names.
+                "program": nqueens::report::machine::Program::current(),
                 "fingerprint": fingerprint,
                 "n": n,
                 "symmetry": symmetry.name(),

@@ -66,8 +66,13 @@ fn workload_line(report: &BenchReport) -> String {
             plural(threads)
         )
     };
+    let standard = match (&w.standard, w.workload_version) {
+        (Some(name), Some(version)) => format!("the {name} workload (version {version}): "),
+        (Some(name), None) => format!("the {name} workload: "),
+        _ => String::new(),
+    };
     format!(
-        "n = {}, {} symmetry, {kernel}split depth {} ({} units), {} timed run{} per {} count after {} warm-up{}{on}{}",
+        "{standard}n = {}, {} symmetry, {kernel}split depth {} ({} units), {} timed run{} per {} count after {} warm-up{}{on}{}",
         w.n,
         w.symmetry,
         w.split_depth,
@@ -306,6 +311,12 @@ impl BenchExporter for Table {
         if let Some(line) = gpu_line(report) {
             text += &format!("\n{line}\n");
         }
+        if !report.warnings.is_empty() {
+            text += "\n";
+            for warning in &report.warnings {
+                text += &format!("warning: {}\n", warning.message);
+            }
+        }
         if let Some(line) = status_line(report) {
             text += &format!("\n{line}\n");
         }
@@ -353,9 +364,10 @@ impl BenchExporter for Json {
 /// from several machines can be concatenated.
 pub struct Csv;
 
-/// The CSV columns, in order (a GPU benchmark's last: its GPUs, each run's kernel seconds and how many of
-/// the GPUs counted it).
-pub const CSV_HEADER: [&str; 26] = [
+/// The CSV columns, in order (a GPU benchmark's: its GPUs, each run's kernel seconds and how many of the
+/// GPUs counted it; then, added later and so last, the build's optimisation level and the standard
+/// workload's version, empty for another board).
+pub const CSV_HEADER: [&str; 28] = [
     "timestamp",
     "cpu_model",
     "logical_cores",
@@ -382,6 +394,8 @@ pub const CSV_HEADER: [&str; 26] = [
     "gpus",
     "gpu_seconds",
     "gpu_count",
+    "opt_level",
+    "workload_version",
 ];
 
 impl BenchExporter for Csv {
@@ -421,6 +435,10 @@ impl BenchExporter for Csv {
             run.gpu_seconds
                 .map_or_else(String::new, |s| format!("{s:.6}")),
             run.gpu_count.map_or_else(String::new, |g| g.to_string()),
+            // A debug build's rows among a release's, once files are put together, are told by this one.
+            report.program.opt_level.clone(),
+            w.workload_version
+                .map_or_else(String::new, |v| v.to_string()),
         ])
     }
 }
@@ -450,6 +468,12 @@ impl BenchExporter for Markdown {
             ]);
         for (key, value) in rows {
             md += &format!("| {key} | {} |\n", value.replace('|', "\\|"));
+        }
+        if !report.warnings.is_empty() {
+            md += "\n## Warnings\n\n";
+            for warning in &report.warnings {
+                md += &format!("- {}\n", warning.message);
+            }
         }
         if let Some(scores) = &report.scores {
             md += "\n## Scores\n\n| | threads | solutions/s | nodes/s |\n|---|--:|--:|--:|\n";

@@ -6,6 +6,7 @@
 
 pub mod bench;
 
+use crate::report::machine::{Machine, Program};
 use crate::report::{BoardResult, Report};
 use std::fmt;
 use std::str::FromStr;
@@ -87,8 +88,8 @@ pub trait Exporter {
     fn header(&self, _report: &Report) -> Vec<u8> {
         Vec::new()
     }
-    /// Written as soon as a board is counted.
-    fn row(&self, _result: &BoardResult) -> Vec<u8> {
+    /// Written as soon as a board is counted; `report` is the run's (its board results aside).
+    fn row(&self, _report: &Report, _result: &BoardResult) -> Vec<u8> {
         Vec::new()
     }
     /// Written once the run ends; `report` then holds every result.
@@ -105,7 +106,7 @@ pub trait Exporter {
     fn document(&self, report: &Report) -> Vec<u8> {
         let mut bytes = self.header(report);
         for result in &report.results {
-            bytes.extend(self.row(result));
+            bytes.extend(self.row(report, result));
         }
         bytes.extend(self.footer(report));
         bytes
@@ -177,7 +178,7 @@ impl Exporter for Table {
         self.line(&names, "part")
     }
 
-    fn row(&self, r: &BoardResult) -> Vec<u8> {
+    fn row(&self, _report: &Report, r: &BoardResult) -> Vec<u8> {
         let values = [
             r.board(),
             r.total.to_string(),
@@ -277,7 +278,9 @@ impl Exporter for Json {
 /// Comma-separated values, one row per board, with a header.
 pub struct Csv;
 
-const CSV_HEADER: [&str; 14] = [
+/// The count CSV's columns: a board's figures, then where and with what they were measured
+/// ([`PROVENANCE_COLUMNS`]).
+pub const CSV_HEADER: [&str; 20] = [
     "n",
     "total",
     "unique",
@@ -292,9 +295,41 @@ const CSV_HEADER: [&str; 14] = [
     "nodes_per_second",
     "check",
     "part",
+    "version",
+    "git_revision",
+    "compiled_for",
+    "cpu_model",
+    "logical_cores",
+    "timestamp",
 ];
 
-fn csv_record(fields: &[String]) -> Vec<u8> {
+/// The columns that end a count's and an estimate's CSV rows, so that files from several machines and builds
+/// can be put together and still be told apart: the program's version and git revision, the loops' features
+/// the build was compiled for, the processor, its logical cores, and when the run started. Named as the bench
+/// CSV's are; last, so that a reader of the columns before them by position reads what it did.
+pub const PROVENANCE_COLUMNS: [&str; 6] = [
+    "version",
+    "git_revision",
+    "compiled_for",
+    "cpu_model",
+    "logical_cores",
+    "timestamp",
+];
+
+/// The values of [`PROVENANCE_COLUMNS`].
+pub fn provenance(program: &Program, machine: &Machine, timestamp: &str) -> [String; 6] {
+    [
+        program.version.clone(),
+        program.git_revision.clone(),
+        program.loop_features().join(" "),
+        machine.cpu_model.clone(),
+        machine.logical_cores.to_string(),
+        timestamp.to_string(),
+    ]
+}
+
+/// One CSV record of `fields`, each quoted where it needs to be, and its line's end.
+pub fn csv_record(fields: &[String]) -> Vec<u8> {
     let mut writer = csv::Writer::from_writer(Vec::new());
     writer.write_record(fields).expect("writing to memory");
     writer.into_inner().expect("writing to memory")
@@ -305,25 +340,34 @@ impl Exporter for Csv {
         csv_record(&CSV_HEADER.map(str::to_string))
     }
 
-    fn row(&self, r: &BoardResult) -> Vec<u8> {
-        csv_record(&[
-            r.board(),
-            r.total.to_string(),
-            unique(r),
-            timed(r, format!("{:.6}", r.seconds), ""),
-            timed(r, r.threads.to_string(), ""),
-            r.symmetry.clone(),
-            r.kernel.clone(),
-            r.split_depth.to_string(),
-            r.units.to_string(),
-            // Empty where the nodes were not counted.
-            r.nodes.map_or_else(String::new, |n| n.to_string()),
-            timed(r, format!("{:.0}", r.solutions_per_second), ""),
-            r.nodes_per_second
-                .map_or_else(String::new, |x| timed(r, format!("{x:.0}"), "")),
-            verdict(r).to_string(),
-            r.part.clone().unwrap_or_default(),
-        ])
+    fn row(&self, report: &Report, r: &BoardResult) -> Vec<u8> {
+        csv_record(
+            &[
+                r.board(),
+                r.total.to_string(),
+                unique(r),
+                timed(r, format!("{:.6}", r.seconds), ""),
+                timed(r, r.threads.to_string(), ""),
+                r.symmetry.clone(),
+                r.kernel.clone(),
+                r.split_depth.to_string(),
+                r.units.to_string(),
+                // Empty where the nodes were not counted.
+                r.nodes.map_or_else(String::new, |n| n.to_string()),
+                timed(r, format!("{:.0}", r.solutions_per_second), ""),
+                r.nodes_per_second
+                    .map_or_else(String::new, |x| timed(r, format!("{x:.0}"), "")),
+                verdict(r).to_string(),
+                r.part.clone().unwrap_or_default(),
+            ]
+            .into_iter()
+            .chain(provenance(
+                &report.program,
+                &report.machine,
+                &report.timestamp,
+            ))
+            .collect::<Vec<_>>(),
+        )
     }
 }
 
@@ -350,7 +394,7 @@ impl Exporter for Markdown {
         format!("{names}\n{rule}\n").into_bytes()
     }
 
-    fn row(&self, r: &BoardResult) -> Vec<u8> {
+    fn row(&self, _report: &Report, r: &BoardResult) -> Vec<u8> {
         let mut line = format!(
             "| {} | {} | {} | {} | {} | {} | {} | {} |",
             r.board(),
@@ -373,7 +417,17 @@ impl Exporter for Markdown {
     }
 
     fn footer(&self, report: &Report) -> Vec<u8> {
-        incomplete(report).map_or_else(Vec::new, |line| format!("\n{line}\n").into_bytes())
+        // Below the table, so that its first line stays its header: the report's build, machine and start.
+        let mut text = format!(
+            "\nbuild: {}; machine: {}; started: {}\n",
+            report.program.summary(),
+            report.machine.summary(),
+            report.timestamp
+        );
+        if let Some(line) = incomplete(report) {
+            text += &format!("\n{line}\n");
+        }
+        text.into_bytes()
     }
 }
 
@@ -432,7 +486,8 @@ mod tests {
         );
         assert_eq!((uncounted.nodes, uncounted.nodes_per_second), (None, None));
         let text = |format: Format, r: &BoardResult| {
-            String::from_utf8(format.exporter_for(Columns::default()).row(r)).unwrap()
+            let report = Report::start(2);
+            String::from_utf8(format.exporter_for(Columns::default()).row(&report, r)).unwrap()
         };
         assert!(text(Format::Table, &counted).contains("617"));
         assert!(text(Format::Table, &uncounted).contains(UNCOUNTED));

@@ -191,7 +191,7 @@ pub fn run(
         if durable.is_some() {
             out.write(&exporter.header(&report))?;
         }
-        bar.suspend(|| out.write(&exporter.row(&result)))?;
+        bar.suspend(|| out.write(&exporter.row(&report, &result)))?;
         // Unless the row shows on the terminal's standard output as it is counted, stderr says the board's
         // total (a file, a device such as /dev/null, one JSON document).
         let row_shows = out.is_stdout() && rows.1;
