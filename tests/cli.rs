@@ -427,6 +427,11 @@ fn bad_sizes_are_usage_errors() {
             "99999999999",
             "n = 99999999999 is too large: the bitmask kernel handles boards up to n = 64",
         ),
+        (
+            "200x3",
+            "'200x3' is too large: the bitmask kernel handles boards of up to 64 rows and 64 columns \
+             (`nqueens solve 200x3` finds one solution",
+        ),
     ] {
         nqueens()
             .args(["count", arg])
@@ -582,6 +587,37 @@ fn a_closed_standard_error_stops_no_count() {
     assert!(output.status.success(), "{output:?}");
     let stdout = String::from_utf8(output.stdout).unwrap();
     assert!(stdout.contains(",14772512,"), "{stdout}");
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_standard_output_that_cannot_take_the_results_is_named_in_the_error() {
+    // `> /dev/full`: the message says that the results were lost on their way to standard output, not only
+    // "No space left on device", which reads as if a file of the program's had filled the disk.
+    let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") else {
+        eprintln!("skipped: /dev/full cannot be opened here");
+        return;
+    };
+    for args in [
+        &["count", "8"][..],
+        &["count", "8", "-f", "json", "-q"],
+        &["list", "8"],
+        &["solve", "1000"],
+        &["verify", "4..6"],
+        &["units", "8"],
+    ] {
+        let output = Command::new(assert_cmd::cargo::cargo_bin("nqueens"))
+            .args(args)
+            .stdout(full.try_clone().unwrap())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("could not write to standard output: No space left on device"),
+            "{args:?}: {stderr}"
+        );
+    }
 }
 
 #[cfg(target_os = "linux")]

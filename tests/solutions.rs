@@ -156,7 +156,13 @@ fn every_format_lists_solutions_that_the_checker_accepts() {
     // solution) or one column (whose CSV has no commas), and the empty board.
     for format in ["rows", "zero", "board", "matrix", "json", "csv"] {
         for board in ["0", "1", "6", "8", "7x5", "1x1", "1x2", "3x1", "5x1"] {
-            for ascii in [false, true] {
+            // `--ascii` changes the drawn boards alone, and is refused with any other format.
+            let variants: &[bool] = if format == "board" {
+                &[false, true]
+            } else {
+                &[false]
+            };
+            for &ascii in variants {
                 let mut args = vec!["list", board, "-f", format, "-q"];
                 if ascii {
                     args.push("--ascii");
@@ -201,6 +207,35 @@ fn limit_stops_after_k_solutions_in_order() {
             assert_eq!(listed, expected, "--limit {k}");
         }
     }
+}
+
+#[test]
+fn ascii_with_a_format_it_does_not_change_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.txt");
+    let out = out.to_str().unwrap();
+    for args in [
+        vec!["list", "6", "--ascii"],
+        vec!["list", "6", "-f", "matrix", "--ascii", "-o", out],
+        vec!["solve", "8", "-f", "csv", "--ascii"],
+        vec!["solve", "1000", "--ascii", "-o", out],
+    ] {
+        nqueens()
+            .args(&args)
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(predicate::str::contains(
+                "--ascii draws `--format board`'s boards with Q and . and changes nothing in --format",
+            ))
+            .stderr(predicate::str::contains("add --format board, or leave --ascii out"));
+        assert!(!std::path::Path::new(out).exists(), "{args:?} wrote {out}");
+    }
+    nqueens()
+        .args(["solve", "8", "-f", "board", "--ascii"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("Q"));
 }
 
 #[test]

@@ -220,8 +220,11 @@ impl Output {
         match self {
             Output::Stdout(out) => {
                 let mut lock = out.lock();
-                lock.write_all(bytes)?;
-                lock.flush()
+                lock.write_all(bytes)
+                    .and_then(|()| lock.flush())
+                    .map_err(|e| {
+                        io::Error::new(e.kind(), format!("could not write to standard output: {e}"))
+                    })
             }
             Output::Direct { file, asked } => file.write_all(bytes).map_err(|e| named(asked, e)),
             Output::File(partial) => match &mut partial.temp {

@@ -3,11 +3,11 @@
 //! Everything a user can get wrong in them is checked here, before any counting starts, and reported as a
 //! [`UsageError`] (exit code 2) with a message that says what to do instead.
 
-use crate::cli::args::CountOptions;
+use crate::cli::args::{CountOptions, ShowOptions};
 use crate::cli::errors::UsageError;
 use nqueens::engine::exec::Backend;
 use nqueens::engine::plan::{Plan, MAX_UNITS};
-use nqueens::solutions::notation::Shape;
+use nqueens::solutions::notation::{Notation, Shape};
 use nqueens::{Board, CountRequest, Symmetry};
 use std::num::{IntErrorKind, ParseIntError};
 
@@ -36,11 +36,18 @@ pub fn parse_sizes(spec: &str) -> Result<Vec<u32>, UsageError> {
 pub fn parse_boards(spec: &str) -> Result<Vec<Board>, UsageError> {
     match spec.split_once(['x', 'X']) {
         Some((r, c)) => {
-            let (rows, cols) = (
-                side(spec, r, kernel_too_large)?,
-                side(spec, c, kernel_too_large)?,
-            );
-            within_limits(rows.max(cols))?;
+            // A rectangle's limit is said of its sides, not of an `n` that it does not have.
+            let too_large = |_: &str| {
+                UsageError(format!(
+                    "'{spec}' is too large: the bitmask kernel handles boards of up to {max} rows and {max} \
+                     columns (`nqueens solve {spec}` finds one solution of boards up to {SOLVE_MAX_SIDE})",
+                    max = Board::MAX_SIDE,
+                ))
+            };
+            let (rows, cols) = (side(spec, r, too_large)?, side(spec, c, too_large)?);
+            if rows.max(cols) > Board::MAX_SIDE {
+                return Err(too_large(spec));
+            }
             Ok(vec![
                 Board::rect(rows, cols).map_err(|e| UsageError(e.to_string()))?
             ])
@@ -98,6 +105,19 @@ fn kernel_too_large(side: &str) -> UsageError {
         "n = {side} is too large: the bitmask kernel handles boards up to n = {}",
         Board::MAX_SIDE
     ))
+}
+
+/// Refuses `--ascii` with a format it does not change: only `board`'s drawings have box-drawing characters to
+/// replace, and a flag taken without effect would leave the user believing it had one.
+pub fn show_options(show: &ShowOptions) -> Result<(), UsageError> {
+    if show.ascii && show.format != Notation::Board {
+        return Err(UsageError(format!(
+            "--ascii draws `--format board`'s boards with Q and . and changes nothing in --format {}: add \
+             --format board, or leave --ascii out",
+            show.format
+        )));
+    }
+    Ok(())
 }
 
 /// Boards up to this side are solved by backtracking under `solve --method auto`: the first solution takes at
@@ -373,10 +393,16 @@ mod tests {
         let kernel = "is too large: the bitmask kernel handles boards up to n = 64";
         assert_eq!(message("99999999999"), format!("n = 99999999999 {kernel}"));
         assert_eq!(message("4..4294967296"), format!("n = 4294967296 {kernel}"));
-        assert_eq!(
-            message("8x99999999999"),
-            format!("n = 99999999999 {kernel}")
-        );
+        let rectangle =
+            "is too large: the bitmask kernel handles boards of up to 64 rows and 64 columns";
+        for spec in ["8x99999999999", "200x3", "3x65"] {
+            assert!(
+                message(spec).starts_with(&format!("'{spec}' {rectangle}")),
+                "{spec}: {}",
+                message(spec)
+            );
+        }
+        assert!(parse_boards("64x3").is_ok() && parse_boards("3x64").is_ok());
         let shape = parse_shape("123456789012").unwrap_err().to_string();
         assert_eq!(
             shape,

@@ -20,6 +20,7 @@ pub fn run(
     show: &ShowOptions,
 ) -> anyhow::Result<ExitCode> {
     let board = validate::parse_board(board)?;
+    validate::show_options(show)?;
     let renderer = Renderer::new(show.format, board.into(), show.ascii);
     let threads = threads.map_or_else(num_cpus::get, |t| t as usize);
     let filter = if unique { Filter::Unique } else { Filter::All };

@@ -15,6 +15,7 @@ pub const DRAW_MAX: u32 = 100;
 /// Finds, checks and prints one solution of `board`.
 pub fn run(board: &str, method: Method, show: &ShowOptions) -> anyhow::Result<ExitCode> {
     let shape = validate::parse_shape(board)?;
+    validate::show_options(show)?;
     if show.format.draws() && shape.rows.max(shape.cols) > DRAW_MAX {
         return Err(UsageError(format!(
             "the {} board is too large to draw (at most {DRAW_MAX} rows and columns): use --format rows, \
