@@ -225,6 +225,83 @@ fn a_torn_last_line_is_dropped_and_the_count_stays_exact() {
     );
 }
 
+#[test]
+fn a_resumed_run_says_what_share_of_the_work_its_journal_holds_already() {
+    // A run resumed many times over weeks counts, and shows the progress of, only what is left: the resume's
+    // line says how far the board has got, estimated before counting. Checked against the truth, the nodes
+    // the journal's units recorded, with a whole journal cut back to a part of its units.
+    let dir = tempfile::tempdir().unwrap();
+    let journal = dir.path().join("j");
+    let j = path_str(&journal);
+    // n = 17: a board of a second or more, whose work is estimated closely (a shorter one's roughly).
+    for (shard, keep) in [("0/1", 5), ("1/3", 40)] {
+        let fresh = run(&[
+            "count",
+            "17",
+            "--checkpoint",
+            j,
+            "--shard",
+            shard,
+            "-t",
+            "1",
+        ]);
+        assert!(fresh.status.success(), "{fresh:?}");
+        assert!(
+            !text(&fresh.stderr).contains("of the work)"),
+            "a new journal has no share: {fresh:?}"
+        );
+        let lines = journal_lines(&journal);
+        let nodes = |line: &String| -> f64 {
+            let entry: Value = serde_json::from_str(line.split('\t').next().unwrap()).unwrap();
+            entry["nodes"].as_u64().unwrap() as f64
+        };
+        let units = &lines[1..];
+        let kept = units.len() * keep / 100;
+        let truth: f64 =
+            units[..kept].iter().map(nodes).sum::<f64>() / units.iter().map(nodes).sum::<f64>();
+        std::fs::write(
+            &journal,
+            format!("{}\n{}\n", lines[0], units[..kept].join("\n")),
+        )
+        .unwrap();
+        let resumed = run(&[
+            "count",
+            "17",
+            "--checkpoint",
+            j,
+            "--shard",
+            shard,
+            "-t",
+            "1",
+            "-f",
+            "csv",
+        ]);
+        assert!(resumed.status.success(), "{resumed:?}");
+        let stderr = text(&resumed.stderr);
+        let said: f64 = stderr
+            .split_once("units recorded (about ")
+            .and_then(|(_, rest)| rest.split_once("% of the work)"))
+            .unwrap_or_else(|| panic!("no share in {stderr}"))
+            .0
+            .parse()
+            .unwrap();
+        assert!(
+            (said - 100.0 * truth).abs() < 5.0,
+            "shard {shard}: said {said}%, the journal's nodes {:.1}%",
+            100.0 * truth
+        );
+        let finished = run(&["count", "17", "--checkpoint", j, "--shard", shard]);
+        assert!(
+            !text(&finished.stderr).contains("of the work)"),
+            "{finished:?}"
+        );
+        if shard == "0/1" {
+            assert_eq!(csv_counts(&resumed).0, published_counts(17).0);
+        }
+        std::fs::remove_file(&journal).unwrap();
+    }
+}
+
 #[cfg(target_os = "linux")]
 #[test]
 fn a_journal_name_that_is_not_utf8_is_kept_byte_for_byte() {

@@ -13,6 +13,7 @@
 use crate::cli::args::DurableOptions;
 use crate::cli::errors::UsageError;
 use crate::cli::signals::{self, Stops, SIGTERM};
+use nqueens::engine::estimate::WorkEstimate;
 use nqueens::engine::exec::{Backend, Progress};
 use nqueens::report::{BoardResult, Measured};
 use nqueens::runs::checkpoint::{Checkpoint, Outcome, RunError, Spec};
@@ -258,6 +259,40 @@ pub struct Opened {
     quiet: bool,
 }
 
+/// The estimated share of the work of a resumed run's units (its shard's, for a shard) that its journal holds
+/// already: a run resumed many times over weeks says how far the board has got, where its progress counts
+/// only what is left. `None` where there is nothing to say (a new journal, nothing left, or units whose work
+/// has no estimate).
+fn share_recorded(checkpoint: &Checkpoint, spec: &Spec) -> Option<f64> {
+    let units = checkpoint.plan.units().len();
+    if !checkpoint.resumed
+        || checkpoint.todo.is_empty()
+        || checkpoint.todo.len() == checkpoint.selected
+    {
+        return None;
+    }
+    let estimate = WorkEstimate::of(&checkpoint.plan);
+    let selected: Vec<usize> = (0..units).filter(|&u| spec.selects(u)).collect();
+    let all = estimate.units(Some(&selected));
+    let left = estimate.units(Some(&checkpoint.todo));
+    (all > 0.0).then(|| (1.0 - left / all).clamp(0.0, 1.0))
+}
+
+/// A share of the work as the progress says one: `about 35% of the work`, `under 0.1%`, `over 99.9%` where
+/// rounding would say none or all of it.
+fn share_of_the_work(share: f64) -> String {
+    let percent = share * 100.0;
+    if percent < 0.1 {
+        "under 0.1% of the work".into()
+    } else if percent > 99.9 {
+        "over 99.9% of the work".into()
+    } else if percent < 10.0 {
+        format!("about {percent:.1}% of the work")
+    } else {
+        format!("about {percent:.0}% of the work")
+    }
+}
+
 /// Opens the journal of `durable` for `request`, creating it or taking it up where it was left, and says so
 /// unless `quiet`.
 pub fn open(request: &CountRequest, durable: &Durable, quiet: bool) -> anyhow::Result<Opened> {
@@ -320,7 +355,7 @@ pub fn open(request: &CountRequest, durable: &Durable, quiet: bool) -> anyhow::R
         }
         let done = checkpoint.selected - checkpoint.todo.len();
         note!(
-            "{} '{}': {done} of {} units recorded, {} to count (split depth {}, fingerprint {})",
+            "{} '{}': {done} of {} units recorded{}, {} to count (split depth {}, fingerprint {})",
             if checkpoint.resumed {
                 "resuming"
             } else {
@@ -328,6 +363,9 @@ pub fn open(request: &CountRequest, durable: &Durable, quiet: bool) -> anyhow::R
             },
             durable.path.display(),
             checkpoint.selected,
+            share_recorded(&checkpoint, &spec)
+                .map(|share| format!(" ({})", share_of_the_work(share)))
+                .unwrap_or_default(),
             checkpoint.todo.len(),
             checkpoint.header.split_depth,
             checkpoint.header.fingerprint,
