@@ -45,6 +45,14 @@ pub fn parse_boards(spec: &str) -> Result<Vec<Board>, UsageError> {
                 ))
             };
             let (rows, cols) = (side(spec, r, too_large)?, side(spec, c, too_large)?);
+            if cols > rows.max(Board::MAX_SIDE) {
+                // No solution to offer: two of its queens would share a row.
+                return Err(UsageError(format!(
+                    "'{spec}' is too large: the bitmask kernel handles boards of up to {max} rows and {max} \
+                     columns (and with more columns than rows it has no solution: two queens would share a row)",
+                    max = Board::MAX_SIDE,
+                )));
+            }
             if rows.max(cols) > Board::MAX_SIDE {
                 return Err(too_large(spec));
             }
@@ -403,6 +411,9 @@ mod tests {
             );
         }
         assert!(parse_boards("64x3").is_ok() && parse_boards("3x64").is_ok());
+        assert!(message("200x3").contains("`nqueens solve 200x3` finds one solution"));
+        assert!(message("3x65").contains("more columns than rows it has no solution"));
+        assert!(!message("3x65").contains("nqueens solve"));
         let shape = parse_shape("123456789012").unwrap_err().to_string();
         assert_eq!(
             shape,
