@@ -39,11 +39,26 @@ fn main() -> ExitCode {
     if timeline {
         stamp("ends");
     }
+    if std::env::var_os("NQUEENS_TEST_PEAK_MEMORY").is_some_and(|v| v == "1") {
+        peak_memory();
+    }
     if code == ExitCode::SUCCESS && std::env::var_os("NQUEENS_QUICK_EXIT").is_some_and(|v| v == "1")
     {
         quick_exit();
     }
     code
+}
+
+/// Testing aid (`NQUEENS_TEST_PEAK_MEMORY=1`): says on stderr the most memory the process held at once
+/// (`VmHWM`, Linux), for the tests that bound a command's memory. Its own figure: the peak that `wait4` gives a
+/// parent folds in the parent's, whose memory the child had before its `exec`, and a limit of address space
+/// counts what threads and the allocator reserve without using.
+fn peak_memory() {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    if let Some(line) = status.lines().find(|l| l.starts_with("VmHWM:")) {
+        let kib = line.trim_start_matches("VmHWM:").trim();
+        let _ = writeln!(io::stderr(), "peak memory: {kib}");
+    }
 }
 
 /// Asks the CUDA driver for two hardware queues a GPU rather than its eight (`CUDA_DEVICE_MAX_CONNECTIONS`),

@@ -249,39 +249,24 @@ pub fn stopped_by_sigterm(
     (String::from_utf8_lossy(&out.stdout).into_owned(), said)
 }
 
-/// `nqueens ARGS`, with its output and the most memory it held at once (its peak resident set, from `wait4`),
-/// in MiB. The peak, not a limit of address space: that counts what threads and the allocator reserve without
-/// using (a stack, an arena of 64 MiB), which made a limit of 120 MiB fail now and then on a clean machine.
+/// `nqueens ARGS`, with its exit status, stdout, stderr and the most memory it held at once in MiB: its own
+/// `VmHWM` (`NQUEENS_TEST_PEAK_MEMORY`), not the peak `wait4` gives, which folds in this test process's memory
+/// (the child's before its `exec`: 101 MiB once where the command held 48), nor a limit of address space,
+/// which counts what threads and the allocator reserve without using.
 #[cfg(target_os = "linux")]
 pub fn with_peak_memory(args: &[&str]) -> (std::process::ExitStatus, String, String, f64) {
-    use std::os::unix::process::ExitStatusExt;
-    let dir = tempfile::tempdir().unwrap();
-    let (out, err) = (dir.path().join("stdout"), dir.path().join("stderr"));
-    // Waited for below by `wait4`, which gives the child's own peak as `Child::wait` does not.
-    #[allow(clippy::zombie_processes)]
-    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("nqueens"))
+    let output = std::process::Command::new(assert_cmd::cargo::cargo_bin("nqueens"))
         .args(args)
-        .stdout(std::fs::File::create(&out).unwrap())
-        .stderr(std::fs::File::create(&err).unwrap())
-        .spawn()
+        .env("NQUEENS_TEST_PEAK_MEMORY", "1")
+        .output()
         .unwrap();
-    let (mut status, mut usage) = (0, unsafe { std::mem::zeroed::<libc::rusage>() });
-    // SAFETY: waits for this test's own child, into locals of the right types; `Child` is not waited on again.
-    let pid = unsafe { libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut usage) };
-    assert_eq!(
-        pid,
-        child.id() as libc::pid_t,
-        "{}",
-        std::io::Error::last_os_error()
-    );
-    let read =
-        |p: &std::path::Path| String::from_utf8_lossy(&std::fs::read(p).unwrap()).into_owned();
-    // Linux gives the peak in KiB.
-    let peak = usage.ru_maxrss as f64 / 1024.0;
-    (
-        std::process::ExitStatus::from_raw(status),
-        read(&out),
-        read(&err),
-        peak,
-    )
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    let kib: f64 = stderr
+        .lines()
+        .rev()
+        .find_map(|l| l.strip_prefix("peak memory: "))
+        .and_then(|v| v.trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or_else(|| panic!("no peak memory said: {stderr}"));
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    (output.status, stdout, stderr, kib / 1024.0)
 }
