@@ -277,7 +277,12 @@ fn progress_line(
 
 /// An estimated share, rounded as far as an estimate deserves: whole percents, with one decimal under 10%.
 fn share(part: u64, all: u64) -> String {
-    let percent = 100.0 * part.min(all) as f64 / all as f64;
+    percent(part.min(all) as f64 / all as f64)
+}
+
+/// A share from 0 to 1 as [`share`] writes it: `41%`, `7.3%`.
+pub fn percent(share: f64) -> String {
+    let percent = 100.0 * share;
     if percent < 10.0 {
         format!("{percent:.1}%")
     } else {

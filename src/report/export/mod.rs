@@ -278,9 +278,12 @@ impl Exporter for Json {
 /// Comma-separated values, one row per board, with a header.
 pub struct Csv;
 
-/// The count CSV's columns: a board's figures, then where and with what they were measured
+/// The count CSV's columns: a board's figures ([`BOARD_COLUMNS`]), then where and with what they were measured
 /// ([`PROVENANCE_COLUMNS`]).
-pub const CSV_HEADER: [&str; 20] = [
+pub const CSV_HEADER: [&str; 20] = joined(BOARD_COLUMNS, PROVENANCE_COLUMNS);
+
+/// The count CSV's columns of a board's figures, where they were before the build's were added.
+pub const BOARD_COLUMNS: [&str; 14] = [
     "n",
     "total",
     "unique",
@@ -295,13 +298,26 @@ pub const CSV_HEADER: [&str; 20] = [
     "nodes_per_second",
     "check",
     "part",
-    "version",
-    "git_revision",
-    "compiled_for",
-    "cpu_model",
-    "logical_cores",
-    "timestamp",
 ];
+
+/// `a` then `b`, as one array of `C` names (`C` must be their lengths' sum: checked as the constant is built).
+const fn joined<const A: usize, const B: usize, const C: usize>(
+    a: [&'static str; A],
+    b: [&'static str; B],
+) -> [&'static str; C] {
+    assert!(A + B == C, "the joined columns' count");
+    let mut out = [""; C];
+    let mut i = 0;
+    while i < A {
+        out[i] = a[i];
+        i += 1;
+    }
+    while i < C {
+        out[i] = b[i - A];
+        i += 1;
+    }
+    out
+}
 
 /// The columns that end a count's and an estimate's CSV rows, so that files from several machines and builds
 /// can be put together and still be told apart: the program's version and git revision, the loops' features

@@ -278,21 +278,6 @@ fn share_recorded(checkpoint: &Checkpoint, spec: &Spec) -> Option<f64> {
     (all > 0.0).then(|| (1.0 - left / all).clamp(0.0, 1.0))
 }
 
-/// A share of the work as the progress says one: `about 35% of the work`, `under 0.1%`, `over 99.9%` where
-/// rounding would say none or all of it.
-fn share_of_the_work(share: f64) -> String {
-    let percent = share * 100.0;
-    if percent < 0.1 {
-        "under 0.1% of the work".into()
-    } else if percent > 99.9 {
-        "over 99.9% of the work".into()
-    } else if percent < 10.0 {
-        format!("about {percent:.1}% of the work")
-    } else {
-        format!("about {percent:.0}% of the work")
-    }
-}
-
 /// Opens the journal of `durable` for `request`, creating it or taking it up where it was left, and says so
 /// unless `quiet`.
 pub fn open(request: &CountRequest, durable: &Durable, quiet: bool) -> anyhow::Result<Opened> {
@@ -364,7 +349,10 @@ pub fn open(request: &CountRequest, durable: &Durable, quiet: bool) -> anyhow::R
             durable.path.display(),
             checkpoint.selected,
             share_recorded(&checkpoint, &spec)
-                .map(|share| format!(" ({})", share_of_the_work(share)))
+                .map(|share| format!(
+                    " (about {} of the work)",
+                    crate::cli::progress::percent(share)
+                ))
                 .unwrap_or_default(),
             checkpoint.todo.len(),
             checkpoint.header.split_depth,
