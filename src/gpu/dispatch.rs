@@ -14,6 +14,7 @@ use super::options::verbose;
 use super::prepare::{parts_of, prepare_parts};
 use super::sizing::{cut_with, unit_tasks, Cut};
 use super::trial::{self, Trial, When};
+use super::watchdog::{self, Finished, SetsFinished, StallBounds, Watch, Watched};
 use super::{drop_spares, prepare, GpuRun, GpuShare};
 use crate::engine::count::Count;
 use crate::engine::exec::{Progress, Run};
@@ -270,14 +271,20 @@ pub fn dispatch_with<D: Device + Send>(
     progress: &dyn Progress,
     when: When,
 ) -> Result<(Count, GpuRun), Error> {
-    let devices = Devices { ordinals, open };
+    let devices = Devices {
+        ordinals,
+        open,
+        stall: StallBounds::from_environment(),
+    };
     dispatch_within(plan, units, devices, stop, progress, when, unit_tasks())
 }
 
-/// How [`dispatch`] finds its devices, and opens one.
+/// How [`dispatch`] finds its devices, opens one, and tells one that keeps the run waiting.
 struct Devices<'d, D> {
     ordinals: &'d (dyn Fn() -> Result<Vec<usize>, Error> + Sync),
     open: &'d (dyn Fn(usize) -> Result<D, Error> + Sync),
+    /// When a device's wait is said ([`watchdog`]).
+    stall: StallBounds,
 }
 
 /// What waits to be cut in batches of its own ([`parts_of`]): a part of a unit, with its tasks' estimate, or a
@@ -377,13 +384,17 @@ fn dispatch_within<D: Device + Send>(
     when: When,
     unit_tasks: usize,
 ) -> Result<(Count, GpuRun), Error> {
-    let Devices { ordinals, open } = devices;
+    let Devices {
+        ordinals,
+        open,
+        stall,
+    } = devices;
     progress.start(Run {
         plan,
         units: Some(units),
     });
     let first = count_round(
-        plan, units, ordinals, open, stop, progress, when, unit_tasks,
+        plan, units, ordinals, open, stop, progress, when, unit_tasks, stall,
     )?;
     let (mut sum, mut run) = (first.sum, first.run);
     let mut round = (first.failed, first.survivors, first.left);
@@ -417,6 +428,7 @@ fn dispatch_within<D: Device + Send>(
             progress,
             When::Never,
             unit_tasks,
+            stall,
         )?;
         sum += next.sum;
         run.tasks += next.run.tasks;
@@ -489,7 +501,8 @@ fn winding_down(ordinal: usize, in_flight: usize, pace: Option<(f64, usize)>) ->
 }
 
 /// One round of [`dispatch_within`]: `units` counted on the devices `ordinals` finds, a device's failure
-/// left to the caller, with the units it left.
+/// left to the caller, with the units it left, and a device that keeps the round waiting past `stall` said
+/// ([`watchdog`]).
 #[allow(clippy::too_many_arguments)]
 fn count_round<D: Device + Send>(
     plan: &Plan,
@@ -500,6 +513,7 @@ fn count_round<D: Device + Send>(
     progress: &dyn Progress,
     when: When,
     unit_tasks: usize,
+    stall: StallBounds,
 ) -> Result<Round, Error> {
     let began = std::time::Instant::now();
     let since = move || began.elapsed().as_secs_f64();
@@ -565,6 +579,8 @@ fn count_round<D: Device + Send>(
     }
     let cut_early = early_batches.len();
     let early_batches = Mutex::new(early_batches);
+    // Each device's wait for its GPU, in the order named (a GPU named twice has two), for the watchdog.
+    let watches: Vec<Watch> = ordinals.iter().map(|&o| Watch::new(o)).collect();
     // The rest of the units, in batches for the GPUs found.
     let covered: usize = early[..taken].iter().map(|c| c.len()).sum();
     let rest = &units[covered..];
@@ -595,7 +611,7 @@ fn count_round<D: Device + Send>(
     };
     // Each device's thread: its part of the report (its name, kernel time, tasks, and batches cut while it
     // opened). What it counts goes to `counted` as each unit is reported, so that a device that fails keeps it.
-    let drive = |ordinal: usize| -> Result<GpuRun, Failure> {
+    let drive = |ordinal: usize, watch: &Watch| -> Result<GpuRun, Failure> {
         // Whether the device opened: one that could not is said so.
         let mut is_open = false;
         // Seconds: cutting batches on the host, waiting for them, waiting for the device's results; and when
@@ -637,7 +653,8 @@ fn count_round<D: Device + Send>(
                         .unwrap_or_else(|p| std::panic::resume_unwind(p));
                     (device, merged)
                 });
-                let mut device = device?;
+                // Its calls timed for the watchdog from now on: a GPU's opening is not a batch's wait.
+                let mut device = Watched::new(device?, watch, progress);
                 is_open = true;
                 counts_nodes = device.counts_nodes();
                 opened = since();
@@ -648,10 +665,7 @@ fn count_round<D: Device + Send>(
                 // and again after a while (`When::again`): the loop chosen and the tasks since the last trial.
                 let to_try = loops.len() > 1 && when.wanted(&cut, ordinals.len());
                 let (mut chosen, mut since_trial) = (0usize, 0u64);
-                // The batches collected, for the pace a stop's wind-down is told at.
-                let collected = std::cell::Cell::new(0usize);
                 let report = |batch: Batch, mut tallies: Vec<Option<Tally>>| {
-                    collected.set(collected.get() + 1);
                     trial::add_sampled(&batch, &mut tallies);
                     nodes.set(nodes.get() + nodes_vouched(&tallies));
                     let mut sum = Count::default();
@@ -734,12 +748,13 @@ fn count_round<D: Device + Send>(
                     }
                 }
                 // Stopped (a signal): the batches under way are counted to their end, which takes seconds
-                // each on large boards; whoever waits is told how many, and about how long by the pace so far.
+                // each on large boards; whoever waits is told how many, and about how long by the pace so far
+                // (the watchdog's: the seconds since its first batch was sent, over the batches it gave back).
                 if !going() && in_flight > 0 {
                     progress.note(&winding_down(
                         ordinal,
                         in_flight,
-                        first.map(|sent| (since() - sent, collected.get())),
+                        watch.since_first(std::time::Instant::now()),
                     ));
                 }
                 let wait_from = since();
@@ -748,7 +763,7 @@ fn count_round<D: Device + Send>(
                     report(batch, tallies);
                 }
                 waiting += since() - wait_from;
-                Ok(device)
+                Ok(device.into_inner())
             },
         )
         .map_err(|error| Failure {
@@ -791,13 +806,20 @@ fn count_round<D: Device + Send>(
         })
     };
     let several = ordinals.len() > 1;
+    let finished = Finished::default();
     let results: Vec<Result<GpuRun, Error>> = std::thread::scope(|scope| {
+        let (watches, finished) = (&watches, &finished);
+        scope.spawn(move || watchdog::watch(watches, stall, progress, finished));
+        // However the devices' threads end (a panic too), the watchdog ends with them, or the scope would wait
+        // for it without end.
+        let _finishes = SetsFinished(finished);
         let handles: Vec<_> = ordinals
             .iter()
-            .map(|&ordinal| {
+            .zip(watches)
+            .map(|(&ordinal, watch)| {
                 let drive = &drive;
                 scope.spawn(move || {
-                    let result = drive(ordinal);
+                    let result = drive(ordinal, watch);
                     // Said as it happens: the others may go on for months.
                     match (&result, several) {
                         (Err(Failure { error, opened: true }), true) => progress.note(&format!(
@@ -1069,6 +1091,7 @@ mod tests {
         let devices = Devices {
             ordinals: &|| Ok(ordinals.to_vec()),
             open: &open,
+            stall: StallBounds::DEFAULT,
         };
         let (sum, run) = dispatch_within(
             plan,
@@ -1720,6 +1743,7 @@ mod tests {
         let devices = Devices {
             ordinals: &|| Ok(ordinals.to_vec()),
             open: &open,
+            stall: StallBounds::DEFAULT,
         };
         let result = dispatch_within(
             &plan,
@@ -1834,6 +1858,185 @@ mod tests {
             assert_eq!(
                 run.device.split(", ").count(),
                 ordinals.len() - unopened.len() - failing.len()
+            );
+        }
+    }
+
+    /// The watchdog's bounds in the tests of a stall: half a second, before the first batch and after (ten
+    /// times the pace below it): some twenty times a healthy batch's time here, where the stall lasts until
+    /// the warning is heard, however long that takes on a loaded machine.
+    const TEST_STALL: StallBounds = StallBounds {
+        paces: 10.0,
+        floor: std::time::Duration::from_millis(500),
+        first: std::time::Duration::from_millis(500),
+    };
+
+    /// Counts n = 12 in whole borders (730 units, the larger ones in parts of at most 256 tasks) on host devices
+    /// `ordinals`, opened together once `opening` has passed, each taking `pace` to give a batch back; the
+    /// device of the ordinal `stalling.0` keeps its batch numbered `stalling.1` (from 0) back until the run has
+    /// said that a GPU may be hung. The watchdog's bounds are `stall`. What the run gave, and what it reported.
+    fn run_stalling(
+        ordinals: &[usize],
+        stalling: Option<(usize, usize)>,
+        pace: std::time::Duration,
+        opening: std::time::Duration,
+        stall: StallBounds,
+    ) -> (Plan, Result<(Count, GpuRun), Error>, Heard) {
+        use crate::gpu::testing::Stalling;
+        let plan = Plan::new(Board::new(12).unwrap(), Symmetry::Full, Split::Depth(0));
+        let all: Vec<usize> = (0..plan.units().len()).collect();
+        let heard = Heard::default();
+        let warned = || {
+            heard
+                .notes
+                .lock()
+                .unwrap()
+                .iter()
+                .any(|n| n.contains(" may be hung: "))
+        };
+        // Opened together, outside any batch's wait, so that each has batches to count.
+        let meet = Barrier::new(ordinals.len());
+        let open = |ordinal| {
+            std::thread::sleep(opening);
+            meet.wait();
+            Ok(Stalling {
+                device: HostDevice::plain(ordinal, Counted::default()),
+                pace,
+                stalls_at: stalling.filter(|s| s.0 == ordinal).map(|s| s.1),
+                release: &warned,
+                collected: 0,
+            })
+        };
+        let devices = Devices {
+            ordinals: &|| Ok(ordinals.to_vec()),
+            open: &open,
+            stall,
+        };
+        let result = dispatch_within(
+            &plan,
+            &all,
+            devices,
+            &AtomicBool::new(false),
+            &heard,
+            When::Never,
+            256,
+        );
+        (plan, result, heard)
+    }
+
+    /// The seconds a note gives right after `after` ("0.512 s", "12 s", "2 min 10 s"), as `watchdog` writes
+    /// them.
+    fn seconds_after(note: &str, after: &str) -> f64 {
+        let words: Vec<&str> = note
+            .split_once(after)
+            .unwrap_or_else(|| panic!("no '{after}' in {note}"))
+            .1
+            .split(' ')
+            .take(4)
+            .collect();
+        let number = |w: &str| w.trim_end_matches([';', ':', ',']).parse::<f64>().unwrap();
+        match words.as_slice() {
+            [m, "min", s, "s" | "s:" | "s;" | "s,", ..] => number(m) * 60.0 + number(s),
+            [m, "min" | "min:" | "min;", ..] => number(m) * 60.0,
+            [s, ..] => number(s),
+            [] => panic!("nothing after '{after}' in {note}"),
+        }
+    }
+
+    #[test]
+    fn a_gpu_that_keeps_its_batch_is_said_once_with_its_wait_and_pace_then_its_return_and_the_count_is_exact(
+    ) {
+        // A lone GPU stalled at its first batch (no pace yet) and at its fourth (a pace), and the second of two
+        // at its first. The run waits for it, says so once, naming it, with a wait past the bound, then says
+        // once that it came back; every unit is counted once, as the CPU counts it.
+        let pace = std::time::Duration::from_millis(20);
+        for (ordinals, stalling, at) in [(vec![0], 0, 0), (vec![0], 0, 3), (vec![0, 1], 1, 0)] {
+            let (plan, result, heard) = run_stalling(
+                &ordinals,
+                Some((stalling, at)),
+                pace,
+                std::time::Duration::ZERO,
+                TEST_STALL,
+            );
+            let case = format!("{ordinals:?}, GPU {stalling} stalled at batch {at}");
+            let (sum, run) = result.expect("the run waits for the GPU");
+            assert_eq!(sum, exec::run_serial(&plan, &exec::NoProgress), "{case}");
+            let expected: Vec<(usize, Count)> = (0..plan.units().len())
+                .map(|i| (i, plan.count_unit(&plan.units()[i])))
+                .collect();
+            let mut units = heard.units.into_inner().unwrap();
+            units.sort_by_key(|&(i, _)| i);
+            assert_eq!(units, expected, "{case}");
+            assert_eq!(run.failed, "", "{case}");
+            let notes = heard.notes.into_inner().unwrap();
+            let about = |what: &str| -> Vec<(usize, &String)> {
+                let said = format!("gpu {stalling} (host {stalling}) {what}");
+                notes
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, n)| n.starts_with(&said))
+                    .collect()
+            };
+            let (hung, back) = (about("may be hung: "), about("came back after "));
+            assert_eq!((hung.len(), back.len()), (1, 1), "{case}: {notes:?}");
+            let ((said_at, hung), (back_at, back)) = (hung[0], back[0]);
+            assert!(said_at < back_at, "{case}: {notes:?}");
+            // The wait said is past the bound: half a second, and ten times the pace said.
+            let waited = seconds_after(hung, "the run has waited ");
+            assert!(waited >= 0.5, "{case}: {hung}");
+            if at == 0 {
+                assert!(
+                    hung.contains(" for its first batch, and none has come back yet; "),
+                    "{case}: {hung}"
+                );
+            } else {
+                let every = seconds_after(hung, "where it gave one back every ");
+                assert!(every >= 0.02 && waited >= 10.0 * every, "{case}: {hung}");
+            }
+            assert!(
+                hung.contains(" under way, which cannot be taken back from a GPU; "),
+                "{case}: {hung}"
+            );
+            assert_eq!(
+                hung.contains("; the other GPUs count the batches not yet handed out; "),
+                ordinals.len() > 1,
+                "{case}: {hung}"
+            );
+            assert!(hung.ends_with("says how to resume"), "{case}: {hung}");
+            // Back after the wait said, and more.
+            assert!(
+                seconds_after(back, "came back after ") >= waited,
+                "{case}: {hung} / {back}"
+            );
+            assert!(back.ends_with(": the run goes on"), "{case}: {back}");
+        }
+    }
+
+    #[test]
+    fn a_gpu_that_keeps_its_pace_is_not_said_to_hang_though_it_was_slow_to_open() {
+        // GPUs that take a second to open (twice the bound for a first batch) and then give a batch back every
+        // 50 ms, where a wait of ten times that would be said (no floor): neither is a batch's wait, and the
+        // run says nothing of a hang.
+        let stall = StallBounds {
+            floor: std::time::Duration::ZERO,
+            ..TEST_STALL
+        };
+        for ordinals in [vec![0], vec![0, 1]] {
+            let (plan, result, heard) = run_stalling(
+                &ordinals,
+                None,
+                std::time::Duration::from_millis(50),
+                std::time::Duration::from_secs(1),
+                stall,
+            );
+            let (sum, _) = result.expect("the host devices count");
+            assert_eq!(sum, exec::run_serial(&plan, &exec::NoProgress));
+            let notes = heard.notes.into_inner().unwrap();
+            assert!(
+                notes
+                    .iter()
+                    .all(|n| !n.contains(" may be hung: ") && !n.contains(" came back after ")),
+                "{ordinals:?}: {notes:?}"
             );
         }
     }

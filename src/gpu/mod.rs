@@ -55,6 +55,7 @@ pub mod task;
 #[cfg(test)]
 pub(crate) mod testing;
 mod trial;
+mod watchdog;
 
 #[cfg(feature = "cuda")]
 mod cuda;
@@ -78,6 +79,7 @@ pub use task::Turns;
 pub use trial::{
     Trial, When, MARGIN, SAMPLE_SHARE, TRIAL_AGAIN_TASKS, TRIAL_BATCH_TASKS, TRIAL_FROM_TASKS,
 };
+pub use watchdog::{FIRST_BATCH_STALL, STALL_FLOOR, STALL_PACES};
 
 use crate::engine::board::Board;
 use crate::engine::count::Count;

@@ -1,6 +1,6 @@
 //! What the tests of several files share: a batch's tallies counted on the host, as the kernel would count them,
 //! which the host devices of `dispatch.rs`'s tests give back and `batch.rs`'s tests hold a merged batch's
-//! counts to.
+//! counts to; a GPU made of the host; and a device that keeps a batch back for a while, as a hung GPU would.
 
 use super::task;
 use super::Batch;
@@ -67,4 +67,44 @@ pub(crate) fn count_on_host(
         &std::sync::atomic::AtomicBool::new(false),
         progress,
     )
+}
+
+/// A device that takes `pace` to give each batch back, and keeps back the `stalls_at`-th batch it is asked
+/// for (from 0), if one is named, until `release` says so (twenty seconds at most): a GPU that hangs for a
+/// while, for the tests of the watchdog (`watchdog.rs`). The stall ends on what the test waits to see (the
+/// run's warning), not after a time of its own, so that no load of the machine makes it end before the
+/// watchdog's bound; and a run without the watchdog fails after the twenty seconds rather than hangs.
+pub(crate) struct Stalling<'r, D> {
+    pub device: D,
+    pub pace: std::time::Duration,
+    pub stalls_at: Option<usize>,
+    pub release: &'r (dyn Fn() -> bool + Sync),
+    /// The batches given back so far.
+    pub collected: usize,
+}
+
+/// The longest a [`Stalling`] device keeps its batch.
+const LONGEST_STALL: std::time::Duration = std::time::Duration::from_secs(20);
+
+impl<D: super::Device> super::Device for Stalling<'_, D> {
+    fn name(&self) -> String {
+        self.device.name()
+    }
+    fn depth(&self) -> usize {
+        self.device.depth()
+    }
+    fn submit(&mut self, batch: Batch) -> Result<(), crate::Error> {
+        self.device.submit(batch)
+    }
+    fn collect(&mut self) -> Result<(Batch, Vec<Option<Tally>>), crate::Error> {
+        if self.stalls_at == Some(self.collected) {
+            let began = std::time::Instant::now();
+            while !(self.release)() && began.elapsed() < LONGEST_STALL {
+                std::thread::sleep(std::time::Duration::from_millis(2));
+            }
+        }
+        self.collected += 1;
+        std::thread::sleep(self.pace);
+        self.device.collect()
+    }
 }
