@@ -1871,17 +1871,22 @@ mod tests {
         first: std::time::Duration::from_millis(500),
     };
 
+    /// What [`run_stalling`] gives back: the plan, what the run gave, what it reported, and whether the other
+    /// devices gave back batches while the stalled one kept its own.
+    type StallingRun = (Plan, Result<(Count, GpuRun), Error>, Heard, bool);
+
     /// Counts n = 12 in whole borders (730 units, the larger ones in parts of at most 256 tasks) on host devices
     /// `ordinals`, opened together once `opening` has passed, each taking `pace` to give a batch back; the
     /// device of the ordinal `stalling.0` keeps its batch numbered `stalling.1` (from 0) back until the run has
-    /// said that a GPU may be hung. The watchdog's bounds are `stall`. What the run gave, and what it reported.
+    /// said that a GPU may be hung, and, where there are others, they have given back three batches since it
+    /// began to. The watchdog's bounds are `stall`.
     fn run_stalling(
         ordinals: &[usize],
         stalling: Option<(usize, usize)>,
         pace: std::time::Duration,
         opening: std::time::Duration,
         stall: StallBounds,
-    ) -> (Plan, Result<(Count, GpuRun), Error>, Heard) {
+    ) -> StallingRun {
         use crate::gpu::testing::Stalling;
         let plan = Plan::new(Board::new(12).unwrap(), Symmetry::Full, Split::Depth(0));
         let all: Vec<usize> = (0..plan.units().len()).collect();
@@ -1894,6 +1899,13 @@ mod tests {
                 .iter()
                 .any(|n| n.contains(" may be hung: "))
         };
+        let others_went_on = AtomicBool::new(false);
+        let release = |others_back: usize| {
+            let went_on = ordinals.len() == 1 || others_back >= 3;
+            others_went_on.store(went_on, Ordering::SeqCst);
+            went_on && warned()
+        };
+        let given_back = AtomicUsize::new(0);
         // Opened together, outside any batch's wait, so that each has batches to count.
         let meet = Barrier::new(ordinals.len());
         let open = |ordinal| {
@@ -1903,7 +1915,8 @@ mod tests {
                 device: HostDevice::plain(ordinal, Counted::default()),
                 pace,
                 stalls_at: stalling.filter(|s| s.0 == ordinal).map(|s| s.1),
-                release: &warned,
+                release: &release,
+                given_back: &given_back,
                 collected: 0,
             })
         };
@@ -1921,7 +1934,7 @@ mod tests {
             When::Never,
             256,
         );
-        (plan, result, heard)
+        (plan, result, heard, others_went_on.into_inner())
     }
 
     /// The seconds a note gives right after `after` ("0.512 s", "12 s", "2 min 10 s"), as `watchdog` writes
@@ -1951,7 +1964,7 @@ mod tests {
         // once that it came back; every unit is counted once, as the CPU counts it.
         let pace = std::time::Duration::from_millis(20);
         for (ordinals, stalling, at) in [(vec![0], 0, 0), (vec![0], 0, 3), (vec![0, 1], 1, 0)] {
-            let (plan, result, heard) = run_stalling(
+            let (plan, result, heard, others_went_on) = run_stalling(
                 &ordinals,
                 Some((stalling, at)),
                 pace,
@@ -1968,6 +1981,8 @@ mod tests {
             units.sort_by_key(|&(i, _)| i);
             assert_eq!(units, expected, "{case}");
             assert_eq!(run.failed, "", "{case}");
+            // The other GPU went on while this one kept its batch: it took the batches not yet handed out.
+            assert!(others_went_on, "{case}");
             let notes = heard.notes.into_inner().unwrap();
             let about = |what: &str| -> Vec<(usize, &String)> {
                 let said = format!("gpu {stalling} (host {stalling}) {what}");
@@ -2022,7 +2037,7 @@ mod tests {
             ..TEST_STALL
         };
         for ordinals in [vec![0], vec![0, 1]] {
-            let (plan, result, heard) = run_stalling(
+            let (plan, result, heard, _) = run_stalling(
                 &ordinals,
                 None,
                 std::time::Duration::from_millis(50),

@@ -70,16 +70,19 @@ pub(crate) fn count_on_host(
 }
 
 /// A device that takes `pace` to give each batch back, and keeps back the `stalls_at`-th batch it is asked
-/// for (from 0), if one is named, until `release` says so (twenty seconds at most): a GPU that hangs for a
-/// while, for the tests of the watchdog (`watchdog.rs`). The stall ends on what the test waits to see (the
-/// run's warning), not after a time of its own, so that no load of the machine makes it end before the
-/// watchdog's bound; and a run without the watchdog fails after the twenty seconds rather than hangs.
+/// for (from 0), if one is named, until `release` says so, told the batches the run's devices have given back
+/// since (twenty seconds at most): a GPU that hangs for a while, for the tests of the watchdog (`watchdog.rs`).
+/// The stall ends on what the test waits to see (the run's warning), not after a time of its own, so that no
+/// load of the machine makes it end before the watchdog's bound; and a run without the watchdog fails after
+/// the twenty seconds rather than hangs.
 pub(crate) struct Stalling<'r, D> {
     pub device: D,
     pub pace: std::time::Duration,
     pub stalls_at: Option<usize>,
-    pub release: &'r (dyn Fn() -> bool + Sync),
-    /// The batches given back so far.
+    pub release: &'r (dyn Fn(usize) -> bool + Sync),
+    /// The batches the run's devices have given back, all of them together.
+    pub given_back: &'r std::sync::atomic::AtomicUsize,
+    /// The batches this one has.
     pub collected: usize,
 }
 
@@ -97,14 +100,22 @@ impl<D: super::Device> super::Device for Stalling<'_, D> {
         self.device.submit(batch)
     }
     fn collect(&mut self) -> Result<(Batch, Vec<Option<Tally>>), crate::Error> {
+        use std::sync::atomic::Ordering;
         if self.stalls_at == Some(self.collected) {
-            let began = std::time::Instant::now();
-            while !(self.release)() && began.elapsed() < LONGEST_STALL {
+            let (began, before) = (
+                std::time::Instant::now(),
+                self.given_back.load(Ordering::SeqCst),
+            );
+            while !(self.release)(self.given_back.load(Ordering::SeqCst) - before)
+                && began.elapsed() < LONGEST_STALL
+            {
                 std::thread::sleep(std::time::Duration::from_millis(2));
             }
         }
         self.collected += 1;
         std::thread::sleep(self.pace);
-        self.device.collect()
+        let back = self.device.collect();
+        self.given_back.fetch_add(1, Ordering::SeqCst);
+        back
     }
 }
