@@ -3,8 +3,9 @@
 //!
 //! Each GPU's batches are cut on a thread of their own, ahead of it ([`cut_ahead`]), and the first ones while
 //! the driver starts and finds the GPUs ([`while_opening`]), so that the host's cut overlaps the GPU's opening
-//! and its count. The device of a real run is the `cuda` feature's; the tests count on the host instead, and
-//! hold the whole path to the CPU engine's counts.
+//! and its count. Each device's batches go to it through the watchdog (`watchdog.rs`), a thread of the run
+//! that says a GPU that keeps the run waiting far longer than its pace. The device of a real run is the
+//! `cuda` feature's; the tests count on the host instead, and hold the whole path to the CPU engine's counts.
 
 use super::batch::{
     batches, coalesce, finish, first_batch_tasks, nodes_vouched, tail_deeper, Batch, Part,
@@ -235,7 +236,10 @@ impl<B, S> Drop for Taker<'_, B, S> {
 /// unit to `progress`. The devices take the plan's batches in order, each the next one left when it has room,
 /// so a faster device takes more. The count covers exactly the units reported. A device that fails leaves the
 /// others going, and they count the units it left once they are done; the run fails only when every device
-/// has, with the first one's error.
+/// has, with the first one's error. A device that keeps the run waiting for its next batch far longer than its
+/// pace says (by [`STALL_PACES`](super::STALL_PACES), [`STALL_FLOOR`](super::STALL_FLOOR) and
+/// [`FIRST_BATCH_STALL`](super::FIRST_BATCH_STALL), or `NQUEENS_GPU_STALL_SECONDS` and
+/// `NQUEENS_GPU_STALL_PACES`) is said to `progress`, once, and so is its return; the run waits for it.
 ///
 /// `ordinals` is called on a thread of its own while the host cuts the first batches: finding the GPUs starts
 /// the driver, which in a small run takes longer than cutting all of it.

@@ -26,6 +26,11 @@
 //!     beside the next ones' first.
 //!   - A unit's count is reported once its batch is done (a unit in parts: its last part's). So a stop leaves
 //!     every reported unit whole, and a journal lags a long run by a few batches a GPU at most.
+//!   - **A GPU that hangs is said** (`watchdog.rs`): once the run has waited for a GPU's next batch
+//!     [`STALL_PACES`] times its pace and [`STALL_FLOOR`] at least ([`FIRST_BATCH_STALL`] before its first
+//!     came back), the run says so through the progress's notes, with what to do, and again when it comes
+//!     back. It takes nothing from it: a batch a GPU has begun cannot be cancelled, and the others already
+//!     take every batch not yet handed out.
 //!   - **A run that asks for it times the kernel's loops** on each GPU before it counts with one
 //!     (`NQUEENS_GPU_TRIAL`; [`Trial`], [`When`]): the program's loop and the look-ahead's row taken with its
 //!     frame count the same sample of the GPU's first large batch, their tallies must agree, and the faster
@@ -41,8 +46,8 @@
 //!
 //! This file holds the backend's entry points ([`run`], [`device`], [`open_ahead`]). What the user chose for it
 //! is in `options.rs`, how many tasks a run is cut into in `sizing.rs`, its batches and their units' counts in
-//! `batch.rs`, the threads that hand them to the GPUs in `dispatch.rs`, and the trial of the kernel's loops in
-//! `trial.rs`; the tasks are cut in `task.rs` and `prepare.rs`, and the GPU driven by `cuda.rs`.
+//! `batch.rs`, the threads that hand them to the GPUs in `dispatch.rs`, the watchdog that says a GPU that keeps
+//! a run waiting in `watchdog.rs`, and the trial of the kernel's loops in `trial.rs`; the tasks are cut in `task.rs` and `prepare.rs`, and the GPU driven by `cuda.rs`.
 
 mod batch;
 pub mod cache;
