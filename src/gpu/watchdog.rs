@@ -7,17 +7,17 @@
 //! `submit` and `collect` since the GPU last gave a batch back, and the GPU's pace: the seconds from its first
 //! batch sent to its last one back, over the batches it gave back (the pace a stop's wind-down is told at,
 //! `dispatch::winding_down`). A thread of the run's ([`watch`]) looks at every GPU's watch once a second, and
-//! says, through the progress's notes (so that it does not garble a progress bar), a GPU
-//! whose wait has passed its [`StallBounds`]: once, with the GPU's number and name, how long the run has
-//! waited, how long its batches have taken, and what the user can do. If the call then returns, the GPU came
-//! back, said once too; a GPU that stalls again later is said again.
+//! says, through the progress's notes (so that it does not garble a progress bar), a GPU whose wait has passed
+//! its [`StallBounds`]: once, with the GPU's number and name, how long the run has waited, how long its
+//! batches have taken, and what the user can do. If the call then returns, the GPU came back, said once too;
+//! a GPU that stalls again later is said again.
 //!
 //! Nothing is taken from a GPU said to be stalled. A batch it has begun cannot be cancelled through CUDA, and
 //! counting its units elsewhere while it may still give them back would report them twice (a unit in parts
 //! half here, half there); its thread, stuck in the driver, could not be left behind either, since the run's
 //! threads are scoped. What it has not been handed yet already goes to the others: each GPU takes the plan's
 //! next batch as it has room (`dispatch`), so a GPU stuck in a call takes none, and the others count the rest
-//! of the run; the run then waits for the stuck one's batches under way, and the one cut ahead for it.
+//! of the run; the run then waits for the stuck one's batches under way, and those cut ahead for it.
 //! Only the time the host thread spends in the device's calls counts, so a host slow to cut the next batch, a
 //! GPU slow to open (or a trial's kernel compiled) is never taken for a hung GPU.
 
