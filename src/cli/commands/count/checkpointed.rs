@@ -117,30 +117,7 @@ pub fn resolve(
             "--checkpoint records one board: give a single N".into(),
         ));
     }
-    let shard = match d.shard.as_deref() {
-        None if d.shard_count.is_some() => return Err(UsageError(
-            "--shard-count goes with --shard auto: without --shard the run counts the whole board"
-                .into(),
-        )),
-        None => None,
-        Some("auto") => {
-            let (shard, launcher) = Shard::from_env(|k| std::env::var(k).ok(), d.shard_count)
-                .map_err(|e| UsageError(e.to_string()))?;
-            note!("shard {shard} from the {launcher} environment");
-            Some(shard)
-        }
-        Some(s) => {
-            if d.shard_count.is_some() {
-                return Err(UsageError(
-                    "--shard-count goes with --shard auto; write the count in --shard K/M".into(),
-                ));
-            }
-            Some(
-                s.parse()
-                    .map_err(|e: nqueens::runs::shard::ShardError| UsageError(e.to_string()))?,
-            )
-        }
-    };
+    let shard = crate::cli::validate::shard(d.shard.as_deref(), d.shard_count)?;
     let only = d
         .units
         .as_deref()
