@@ -148,12 +148,18 @@ fn csv_and_markdown_name_the_build_the_machine_and_the_start_after_the_columns_t
     ]);
     let mut reader = csv::Reader::from_reader(csv.as_bytes());
     let headers: Vec<String> = reader.headers().unwrap().iter().map(String::from).collect();
-    assert_eq!(headers[..12].last().unwrap(), "split_depth", "{csv}");
-    assert_eq!(headers[12..], PROVENANCE_COLUMNS, "{csv}");
+    // The shard's columns last of the estimate's own (empty without --shard), the provenance's after them.
+    assert_eq!(
+        headers[..14][11..],
+        ["split_depth", "shard", "plan_units"],
+        "{csv}"
+    );
+    assert_eq!(headers[14..], PROVENANCE_COLUMNS, "{csv}");
     for row in reader.records().map(Result::unwrap) {
-        let timestamp = row[17].to_string();
+        let timestamp = row[19].to_string();
+        assert_eq!(&row[12], "", "{csv}");
         assert_eq!(
-            row.iter().skip(12).collect::<Vec<_>>(),
+            row.iter().skip(14).collect::<Vec<_>>(),
             expected(&timestamp),
             "{csv}"
         );
@@ -1651,6 +1657,155 @@ fn estimate_forecasts_the_nodes_and_time_of_the_count_it_would_make() {
             .stderr(contains(message))
             .stdout("");
     }
+}
+
+#[test]
+fn estimate_of_a_shard_samples_its_own_units_of_the_checkpointed_plan() {
+    use serde_json::json;
+    // `nqueens estimate 14 --shard K/4`: how long `count 14 --shard K/4 --checkpoint FILE` takes here, from
+    // samples of that shard's units of the checkpointed plan (which does not follow the threads).
+    let dir = tempfile::tempdir().unwrap();
+    let json = |args: &[&str]| -> serde_json::Value {
+        let out = nqueens().args(args).assert().success();
+        serde_json::from_slice(&out.get_output().stdout).unwrap()
+    };
+    let estimate = |shard: &str| {
+        let doc = json(&[
+            "estimate", "14", "-t", "2", "--sample", "300ms", "--shard", shard, "-f", "json",
+        ]);
+        doc["results"][0].clone()
+    };
+    let whole = estimate("0/1");
+    let journal = dir.path().join("whole.journal");
+    let counted = json(&[
+        "count",
+        "14",
+        "-t",
+        "1",
+        "--checkpoint",
+        journal.to_str().unwrap(),
+        "-f",
+        "json",
+        "-q",
+    ]);
+    let counted = &counted["results"][0];
+    // `--shard 0/1` is the checkpointed plan whole, as its journal has it.
+    assert_eq!(
+        (&whole["units"], &whole["split_depth"], &whole["shard"]),
+        (&counted["units"], &counted["split_depth"], &json!("0/1"))
+    );
+    assert_eq!(whole["plan_units"], whole["units"]);
+    let near = |row: &serde_json::Value, nodes: f64, what: &str| {
+        let (forecast, error) = (
+            row["nodes"].as_f64().unwrap(),
+            row["nodes_error"].as_f64().unwrap(),
+        );
+        // Generous, for a busy machine's few samples: several standard errors, and the error itself small.
+        assert!(
+            (forecast - nodes).abs() <= (6.0 * error).max(0.02 * nodes) && error < 0.05 * nodes,
+            "{what}: forecast {forecast} ± {error}, counted {nodes}"
+        );
+    };
+    near(&whole, counted["nodes"].as_f64().unwrap(), "the whole plan");
+    let (mut sum, mut variance) = (0.0, whole["nodes_error"].as_f64().unwrap().powi(2));
+    for k in 0..4 {
+        let shard = format!("{k}/4");
+        let row = estimate(&shard);
+        let journal = dir.path().join(format!("{k}.journal"));
+        let counted = json(&[
+            "count",
+            "14",
+            "--shard",
+            &shard,
+            "--checkpoint",
+            journal.to_str().unwrap(),
+            "-f",
+            "json",
+            "-q",
+        ]);
+        let counted = &counted["results"][0];
+        assert_eq!(
+            (&row["units"], &row["split_depth"], &row["shard"]),
+            (&counted["units"], &counted["split_depth"], &json!(shard))
+        );
+        assert_eq!(row["plan_units"], whole["units"]);
+        // Its own nodes, a quarter of the board's: not the board's, nor the board's share by units.
+        near(&row, counted["nodes"].as_f64().unwrap(), &shard);
+        sum += row["nodes"].as_f64().unwrap();
+        variance += row["nodes_error"].as_f64().unwrap().powi(2);
+    }
+    let all = whole["nodes"].as_f64().unwrap();
+    assert!(
+        (sum - all).abs() <= 6.0 * variance.sqrt(),
+        "the shards' estimates add up to {sum}, the whole plan's is {all} (variance {variance})"
+    );
+    // The shard in every format, after the columns there were.
+    let sharded = |format: &str| {
+        let out = nqueens()
+            .args([
+                "estimate", "12", "--sample", "10ms", "--shard", "2/5", "-f", format,
+            ])
+            .assert()
+            .success();
+        String::from_utf8(out.get_output().stdout.clone()).unwrap()
+    };
+    let table = sharded("table");
+    assert!(
+        table
+            .lines()
+            .next()
+            .unwrap()
+            .ends_with("time to count      shard")
+            && table.lines().nth(1).unwrap().ends_with(" 2/5"),
+        "{table}"
+    );
+    let md = sharded("markdown");
+    assert!(
+        md.starts_with("| n | symmetry |") && md.lines().nth(2).unwrap().ends_with("| 2/5 |"),
+        "{md}"
+    );
+    let csv = sharded("csv");
+    let mut reader = csv::Reader::from_reader(csv.as_bytes());
+    let headers: Vec<String> = reader.headers().unwrap().iter().map(String::from).collect();
+    assert_eq!(
+        headers[11..14],
+        ["split_depth", "shard", "plan_units"],
+        "{csv}"
+    );
+    let row = reader.records().next().unwrap().unwrap();
+    assert_eq!(&row[12], "2/5", "{csv}");
+    // Bad shards: count's words and exit code, before anything is sampled or written.
+    for bad in ["4/4", "5/4", "x", "1/0", "999/1000"] {
+        let journal = dir.path().join("bad.journal");
+        let count = nqueens()
+            .args(["count", "8", "--shard", bad, "--checkpoint"])
+            .arg(&journal)
+            .output()
+            .unwrap();
+        let estimate = nqueens()
+            .args(["estimate", "8", "--sample", "10ms", "--shard", bad])
+            .output()
+            .unwrap();
+        let said = String::from_utf8_lossy(&estimate.stderr);
+        assert_eq!(
+            (estimate.status.code(), count.status.code()),
+            (Some(2), Some(2)),
+            "{bad}: {said}"
+        );
+        assert_eq!(said, String::from_utf8_lossy(&count.stderr), "{bad}");
+        assert!(
+            said.starts_with("error: ") && estimate.stdout.is_empty(),
+            "{bad}: {said}"
+        );
+        assert!(!journal.exists(), "{bad}");
+    }
+    // A rectangle has no checkpointed plan.
+    nqueens()
+        .args(["estimate", "8x6", "--shard", "0/2"])
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(contains("--shard takes square boards"));
 }
 
 #[test]

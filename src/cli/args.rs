@@ -194,6 +194,12 @@ pub enum Command {
     /// Random descents from the plan's units, each carried to a subtree that the search loop counts whole, on
     /// the threads that would count the board: an unbiased estimate of its nodes with its standard error, and
     /// this machine's rate on them. For deciding whether a board is worth its months, and on how many machines.
+    ///
+    /// The plan sampled is the one the count would make: without `--shard`, that of a plain `count` on these
+    /// threads (its split follows them); with `--shard K/M`, that of `count --checkpoint` and `--shard`, which
+    /// depends on the board and the symmetry alone (and `--split-depth`), and only the shard's units are
+    /// sampled: `--shard 3/16` is how long shard 3 of 16 takes here, `--shard 0/1` the whole board counted
+    /// with a journal.
     Estimate {
         /// Board sizes: N, an inclusive range A..B, or a rectangle RxC.
         #[arg(required = true, value_name = "N", allow_negative_numbers = true)]
@@ -204,6 +210,18 @@ pub enum Command {
         /// Symmetry reduction (as for count) [default: full for square boards, mirror for rectangles].
         #[arg(long, value_parser = parse_symmetry)]
         symmetry: Option<Symmetry>,
+        /// Rows placed before the work is split into units, as count's `--split-depth` [default: as count
+        /// chooses them: from n and the threads, or with `--shard` from n and the symmetry].
+        #[arg(long, value_name = "K")]
+        split_depth: Option<u32>,
+        /// Estimate only shard K of M (the units numbered K modulo M) of the plan `count --checkpoint` and
+        /// `--shard` use, as count's `--shard` takes it (`auto`: from srun, mpirun or a Kubernetes indexed
+        /// Job); `0/1` is that plan whole.
+        #[arg(long, value_name = "K/M|auto")]
+        shard: Option<String>,
+        /// With `--shard auto`: the number of shards, where the launcher does not say it (Kubernetes).
+        #[arg(long, value_name = "M", value_parser = clap::value_parser!(u32).range(1..))]
+        shard_count: Option<u32>,
         /// How long to sample each board, from 1ms to 24h, such as `2s` or `1m`: longer narrows the error.
         #[arg(long, value_name = "DURATION", default_value = "2s", value_parser = parse_sampling)]
         sample: std::time::Duration,

@@ -124,6 +124,9 @@ pub fn run() -> anyhow::Result<ExitCode> {
             sizes,
             threads,
             symmetry,
+            split_depth,
+            shard,
+            shard_count,
             sample,
             backend,
             gpus,
@@ -135,6 +138,8 @@ pub fn run() -> anyhow::Result<ExitCode> {
             commands::estimate::Options {
                 threads,
                 symmetry,
+                split_depth,
+                shard: validate::shard(shard.as_deref(), shard_count)?,
                 sample,
                 backend,
                 gpus: gpus.map(|g| g.0),

@@ -7,6 +7,7 @@ use crate::cli::args::{CountOptions, ShowOptions};
 use crate::cli::errors::UsageError;
 use nqueens::engine::exec::Backend;
 use nqueens::engine::plan::{Plan, MAX_UNITS};
+use nqueens::runs::shard::{Shard, ShardError};
 use nqueens::solutions::notation::{Notation, Shape};
 use nqueens::{Board, CountRequest, Symmetry};
 use std::num::{IntErrorKind, ParseIntError};
@@ -220,6 +221,32 @@ pub fn split_depth(board: Board, symmetry: Symmetry, depth: u32) -> Result<(), U
             board_words(board)
         )
     }))
+}
+
+/// The shard of `--shard` (`K/M`, or `auto`: read from the launcher's environment, with `--shard-count` where
+/// the launcher does not say how many), or `None` without one: for `count`, and for `estimate`, which says how
+/// long the shard `count` is given would take, and so reads it alike.
+pub fn shard(asked: Option<&str>, count: Option<u32>) -> Result<Option<Shard>, UsageError> {
+    match asked {
+        None if count.is_some() => Err(UsageError(
+            "--shard-count goes with --shard auto: without --shard the run counts the whole board"
+                .into(),
+        )),
+        None => Ok(None),
+        Some("auto") => {
+            let (shard, launcher) = Shard::from_env(|k| std::env::var(k).ok(), count)
+                .map_err(|e| UsageError(e.to_string()))?;
+            note!("shard {shard} from the {launcher} environment");
+            Ok(Some(shard))
+        }
+        Some(_) if count.is_some() => Err(UsageError(
+            "--shard-count goes with --shard auto; write the count in --shard K/M".into(),
+        )),
+        Some(s) => s
+            .parse()
+            .map(Some)
+            .map_err(|e: ShardError| UsageError(e.to_string())),
+    }
 }
 
 /// Refuses `--backend gpu` in a build without the GPU backend: the arguments ask for what this program cannot

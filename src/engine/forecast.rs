@@ -13,8 +13,9 @@
 //! subtrees of a million nodes that tail made a forecast 30% long at n = 19).
 
 use crate::engine::estimate::random_step;
+use crate::engine::exec::Run;
 use crate::engine::kernel::{self, Start};
-use crate::engine::plan::Plan;
+use crate::engine::plan::{Plan, WorkUnit};
 use std::time::{Duration, Instant};
 
 /// Nodes a sampled subtree holds, about: the cut depth is the shallowest whose subtrees are this small.
@@ -26,12 +27,12 @@ const PILOT_DESCENTS: usize = 1024;
 /// Samples a thread takes at least, however short the time given.
 const MIN_SAMPLES: usize = 256;
 
-/// How long a count of a plan would take, from samples of its search.
+/// How long a count of a plan, or of some of its units, would take, from samples of its search.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Forecast {
-    /// Units in the plan.
+    /// Units sampled from: the plan's, or those selected.
     pub units: usize,
-    /// The estimated nodes of the whole plan.
+    /// The estimated nodes of those units.
     pub nodes: f64,
     /// The standard error of that estimate (one standard deviation of the mean of the samples).
     pub nodes_error: f64,
@@ -51,12 +52,47 @@ impl Forecast {
     /// Samples `plan` on `threads` threads for about `budget` (at least `MIN_SAMPLES` a thread, and no
     /// longer once a thread's samples hold as many nodes as the plan is estimated to).
     pub fn sample(plan: &Plan, threads: usize, budget: Duration) -> Forecast {
-        Forecast::run(plan, threads.max(1), Until::Elapsed(budget), SUBTREE_NODES)
+        Forecast::sample_units(plan, None, threads, budget)
+    }
+
+    /// Samples the units of `plan` numbered in `units` (all of them for `None`) as [`Forecast::sample`] samples
+    /// a plan: the forecast of a shard's run. Its descents start from those units alone, drawn at random among
+    /// them, so the estimate is of their nodes, unbiased, whatever the other units hold; `None` draws exactly
+    /// as the whole plan's forecast does.
+    pub fn sample_units(
+        plan: &Plan,
+        units: Option<&[usize]>,
+        threads: usize,
+        budget: Duration,
+    ) -> Forecast {
+        let units = Run { plan, units };
+        Forecast::run(
+            &units,
+            threads.max(1),
+            Until::Elapsed(budget),
+            SUBTREE_NODES,
+        )
     }
 
     /// Samples `plan` with exactly `samples` samples a thread: the same figures, but the times, on every run.
     pub fn with_samples(plan: &Plan, threads: usize, samples: usize) -> Forecast {
-        Forecast::run(plan, threads.max(1), Until::Samples(samples), SUBTREE_NODES)
+        Forecast::with_samples_of(plan, None, threads, samples)
+    }
+
+    /// Samples the units of `plan` numbered in `units` (all for `None`) with exactly `samples` samples a thread.
+    pub fn with_samples_of(
+        plan: &Plan,
+        units: Option<&[usize]>,
+        threads: usize,
+        samples: usize,
+    ) -> Forecast {
+        let units = Run { plan, units };
+        Forecast::run(
+            &units,
+            threads.max(1),
+            Until::Samples(samples),
+            SUBTREE_NODES,
+        )
     }
 
     /// The nodes counted a second, by all the threads side by side; 0 where nothing was sampled.
@@ -77,13 +113,14 @@ impl Forecast {
 
     /// The forecast from subtrees of about `subtree` nodes ([`SUBTREE_NODES`], or fewer in tests, to cut small
     /// boards too).
-    fn run(plan: &Plan, threads: usize, until: Until, subtree: f64) -> Forecast {
-        let units = plan.units();
-        let cut = cut_depth(plan, subtree);
+    fn run(units: &Run, threads: usize, until: Until, subtree: f64) -> Forecast {
+        let cut = cut_depth(units, subtree);
         let started = Instant::now();
         let per_thread: Vec<(Spread, u64)> = std::thread::scope(|scope| {
             let workers: Vec<_> = (0..threads)
-                .map(|thread| scope.spawn(move || sample_stream(plan, cut, thread, until, started)))
+                .map(|thread| {
+                    scope.spawn(move || sample_stream(units, cut, thread, until, started))
+                })
                 .collect();
             workers
                 .into_iter()
@@ -152,6 +189,14 @@ impl Spread {
     }
 }
 
+/// One of `run`'s units at random, each as likely: the same draw as the whole plan's where the run counts every
+/// unit, so that a forecast of the whole plan is what it was before runs of some units were sampled.
+fn draw<'a>(run: &Run<'a>, random: &mut fastrand::Rng) -> &'a WorkUnit {
+    let units = run.plan.units();
+    let i = random.usize(..run.len());
+    &units[run.units.map_or(i, |selected| selected[i])]
+}
+
 /// When the sampling stops.
 #[derive(Clone, Copy)]
 enum Until {
@@ -159,13 +204,12 @@ enum Until {
     Samples(usize),
 }
 
-/// A descent of `cut` rows at most, from a random unit of `plan`: its estimate of the plan's nodes above the
-/// cut, and where it reached the cut, the start there and the weight of its subtree's nodes.
-fn descend(plan: &Plan, cut: u32, random: &mut fastrand::Rng) -> (f64, Option<(f64, Start)>) {
-    let units = plan.units();
-    let unit = &units[random.usize(..units.len())];
+/// A descent of `cut` rows at most, from a random one of `units`: its estimate of their nodes above the cut,
+/// and where it reached the cut, the start there and the weight of its subtree's nodes.
+fn descend(units: &Run, cut: u32, random: &mut fastrand::Rng) -> (f64, Option<(f64, Start)>) {
+    let unit = draw(units, random);
     // A unit enumerated whole (Burnside's lemma: a few of a plan) is not searched by the loop: no nodes.
-    let Some(start) = plan.start(unit) else {
+    let Some(start) = units.plan.start(unit) else {
         return (0.0, None);
     };
     let (mut masks, mut row, mut paths, mut above) =
@@ -196,7 +240,7 @@ fn descend(plan: &Plan, cut: u32, random: &mut fastrand::Rng) -> (f64, Option<(f
 /// is busy until the end (where batches of samples left lanes idle at each batch's end: a subtree's nodes
 /// vary a hundredfold, and a rate so measured was up to twice too slow).
 fn sample_stream(
-    plan: &Plan,
+    units: &Run,
     cut: u32,
     thread: usize,
     until: Until,
@@ -211,8 +255,8 @@ fn sample_stream(
         spread.set(all);
     };
     let (mut taken, counted) = (0usize, std::cell::Cell::new(0u64));
-    let units = plan.units().len();
-    let board = plan.board();
+    let board = units.plan.board();
+    let empty = units.is_empty();
     kernel::count_stream_lines(
         board.width(),
         board.lines(),
@@ -226,11 +270,11 @@ fn sample_stream(
                             || counted.get() as f64 >= spread.get().mean)
                 }
             };
-            if enough || units == 0 {
+            if enough || empty {
                 return None;
             }
             taken += 1;
-            match descend(plan, cut, &mut random) {
+            match descend(units, cut, &mut random) {
                 (above, Some((weight, start))) => return Some(((above, weight), start)),
                 (above, None) => add(above),
             }
@@ -244,9 +288,8 @@ fn sample_stream(
 }
 
 /// The shallowest depth below a unit's start at which a subtree holds about `target` nodes, from the mean
-/// number of paths at each depth in a few pilot descents to the bottom.
-fn cut_depth(plan: &Plan, target: f64) -> u32 {
-    let units = plan.units();
+/// number of paths at each depth in a few pilot descents to the bottom from `units`.
+fn cut_depth(units: &Run, target: f64) -> u32 {
     if units.is_empty() {
         return 0;
     }
@@ -254,8 +297,8 @@ fn cut_depth(plan: &Plan, target: f64) -> u32 {
     // paths[k]: the sum over the descents of the paths at depth k (1 at depth 0).
     let mut paths: Vec<f64> = Vec::new();
     for _ in 0..PILOT_DESCENTS {
-        let unit = &units[random.usize(..units.len())];
-        let Some(start) = plan.start(unit) else {
+        let unit = draw(units, &mut random);
+        let Some(start) = units.plan.start(unit) else {
             continue;
         };
         let (mut masks, mut row, mut product) = (start.masks, start.row, 1.0);
@@ -288,7 +331,7 @@ fn cut_depth(plan: &Plan, target: f64) -> u32 {
 mod tests {
     use super::*;
     use crate::engine::board::Board;
-    use crate::engine::exec::{run_parallel, NoProgress};
+    use crate::engine::exec::{run_parallel, run_selected, NoProgress};
     use crate::engine::plan::Split;
     use crate::engine::symmetry::Symmetry;
 
@@ -317,6 +360,65 @@ mod tests {
     }
 
     #[test]
+    fn a_shard_is_forecast_from_its_own_units_and_the_shards_add_up_to_the_whole() {
+        // Round-robin shards as `count --shard K/4` takes them. Each shard's forecast is near its own units'
+        // nodes as counted, a quarter of the board's: a forecast that drew from the whole plan, or weighed the
+        // shard's descents by the plan's units, would be about four times them. And the four add up to the
+        // whole plan's forecast within their standard errors together.
+        for (n, symmetry) in [(13, Symmetry::Full), (12, Symmetry::Mirror)] {
+            let plan = Plan::new(Board::new(n).unwrap(), symmetry, Split::durable(symmetry));
+            let whole = Forecast::with_samples(&plan, 2, 1000);
+            let (mut sum, mut variance) = (0.0, whole.nodes_error.powi(2));
+            for k in 0..4 {
+                let units: Vec<usize> = (0..plan.units().len()).filter(|u| u % 4 == k).collect();
+                let stop = std::sync::atomic::AtomicBool::new(false);
+                let counted = run_selected(&plan, &units, 2, &stop, &NoProgress).unwrap();
+                let counted = counted.nodes as f64;
+                let forecast = Forecast::with_samples_of(&plan, Some(&units), 2, 1000);
+                assert_eq!(forecast.units, units.len());
+                let off = (forecast.nodes - counted).abs();
+                assert!(
+                    off <= 5.0 * forecast.nodes_error && off <= 0.2 * counted,
+                    "n = {n} {symmetry}, shard {k}/4: counted {counted}, forecast {forecast:?}"
+                );
+                sum += forecast.nodes;
+                variance += forecast.nodes_error.powi(2);
+            }
+            assert!(
+                (sum - whole.nodes).abs() <= 5.0 * variance.sqrt(),
+                "n = {n} {symmetry}: the shards' forecasts add up to {sum}, the whole's is {whole:?}"
+            );
+        }
+        // Units unlike the plan's others (the full symmetry's first tenth, several times the average unit) are
+        // estimated from themselves, not as their share of the plan's units.
+        let plan = Plan::new(
+            Board::new(13).unwrap(),
+            Symmetry::Full,
+            Split::durable(Symmetry::Full),
+        );
+        let first: Vec<usize> = (0..plan.units().len() / 10).collect();
+        let stop = std::sync::atomic::AtomicBool::new(false);
+        let counted = run_selected(&plan, &first, 2, &stop, &NoProgress)
+            .unwrap()
+            .nodes as f64;
+        let whole = run_parallel(&plan, 2, &NoProgress).unwrap().nodes as f64;
+        assert!(counted > 1.3 * whole / 10.0, "{counted} of {whole}");
+        let forecast = Forecast::with_samples_of(&plan, Some(&first), 2, 1000);
+        let off = (forecast.nodes - counted).abs();
+        assert!(
+            off <= 5.0 * forecast.nodes_error && off <= 0.2 * counted,
+            "the first tenth: counted {counted}, forecast {forecast:?}"
+        );
+        // Every unit selected is the whole plan, drawn as the whole plan is.
+        let plan = Plan::new(Board::new(11).unwrap(), Symmetry::Full, Split::Depth(2));
+        let all: Vec<usize> = (0..plan.units().len()).collect();
+        assert_eq!(
+            Forecast::with_samples_of(&plan, Some(&all), 1, 300).nodes,
+            Forecast::with_samples(&plan, 1, 300).nodes
+        );
+    }
+
+    #[test]
     fn a_deep_board_is_cut_where_its_subtrees_hold_some_ten_thousand_nodes() {
         // n = 20's units hold some 10^8 nodes each: the cut is some rows below their starts.
         let plan = Plan::new(
@@ -324,11 +426,26 @@ mod tests {
             Symmetry::Full,
             Split::durable(Symmetry::Full),
         );
-        let cut = cut_depth(&plan, SUBTREE_NODES);
+        let cut = cut_depth(
+            &Run {
+                plan: &plan,
+                units: None,
+            },
+            SUBTREE_NODES,
+        );
         assert!((2..=8).contains(&cut), "{cut}");
         // A small board's units are counted whole.
         let small = Plan::new(Board::new(8).unwrap(), Symmetry::Full, Split::Depth(1));
-        assert_eq!(cut_depth(&small, SUBTREE_NODES), 0);
+        assert_eq!(
+            cut_depth(
+                &Run {
+                    plan: &small,
+                    units: None
+                },
+                SUBTREE_NODES
+            ),
+            0
+        );
     }
 
     #[test]
@@ -341,10 +458,14 @@ mod tests {
             (10, Symmetry::None),
         ] {
             let plan = Plan::new(Board::new(n).unwrap(), symmetry, Split::Depth(1));
-            let cut = cut_depth(&plan, 16.0);
+            let units = Run {
+                plan: &plan,
+                units: None,
+            };
+            let cut = cut_depth(&units, 16.0);
             assert!(cut >= 2, "n = {n} {symmetry}: cut {cut}");
             let counted = run_parallel(&plan, 2, &NoProgress).unwrap().nodes as f64;
-            let forecast = Forecast::run(&plan, 2, Until::Samples(2000), 16.0);
+            let forecast = Forecast::run(&units, 2, Until::Samples(2000), 16.0);
             assert_eq!(forecast.cut_depth, cut);
             let off = (forecast.nodes - counted).abs();
             assert!(

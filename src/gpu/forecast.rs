@@ -29,6 +29,7 @@ use super::dispatch::Device;
 use super::prepare::{prepare, prepare_parts};
 use super::sizing::Cut;
 use super::trial::{self, Trial};
+use crate::engine::exec::Run;
 use crate::engine::plan::Plan;
 use crate::error::Error;
 use rayon::prelude::*;
@@ -135,9 +136,31 @@ impl Drawing {
     /// Batch number `number` of this drawing from `plan`, seeded by `seed` and `number`: the same batch on every
     /// run and thread count. Its units (the plan's numbers, in order) and the batch.
     pub fn batch(&self, plan: &Plan, seed: u64, number: u64) -> (Vec<usize>, Batch) {
+        self.batch_of(plan, None, seed, number)
+    }
+
+    /// Batch number `number` of this drawing from the units of `plan` numbered in `units` (a shard's run's), or
+    /// from all of them for `None`, as [`Drawing::batch`] draws from the whole plan: the units are drawn among
+    /// those alone, in the same way.
+    pub fn batch_of(
+        &self,
+        plan: &Plan,
+        units: Option<&[usize]>,
+        seed: u64,
+        number: u64,
+    ) -> (Vec<usize>, Batch) {
         let mut random =
             fastrand::Rng::with_seed(seed ^ number.wrapping_mul(0x9e37_79b9_7f4a_7c15));
-        let units = draw(plan.units().len(), self.units, &mut random);
+        let of = units.map_or(plan.units().len(), <[usize]>::len);
+        let mut units: Vec<usize> = match units {
+            None => draw(of, self.units, &mut random),
+            Some(selected) => draw(of, self.units, &mut random)
+                .into_iter()
+                .map(|i| selected[i])
+                .collect(),
+        };
+        // In the plan's order, as the whole plan's draw gives them (a selection need not be in order).
+        units.sort_unstable();
         if self.whole() {
             let batch = prepare(plan, &units, self.extra_rows);
             return (units, batch);
@@ -259,15 +282,15 @@ impl GpuSample {
     }
 }
 
-/// Counts batches of `plan`'s tasks drawn as `drawing` says on the devices `open` opens for `ordinals`, each on a
-/// thread of its own, for about `budget` of each device's time once open (its first two batches however long),
+/// Counts batches of the tasks of `run` (a plan's units, all or a shard's) drawn as `drawing` says on the devices
+/// `open` opens for `ordinals`, each on a thread of its own, for about `budget` of each device's time once open (its first two batches however long),
 /// and returns each device's measure. Device `k` draws from seed `seed + k`.
 ///
 /// A device that fails (or cannot be opened) leaves the measure to the others, as it would leave a count to
 /// them ([`super::dispatch`]): the sample names it with its error. It fails only where every device does,
 /// with the first one's error.
 pub fn sample_on<D: Device>(
-    plan: &Plan,
+    run: Run<'_>,
     cut: Cut,
     drawing: Drawing,
     ordinals: &[usize],
@@ -282,7 +305,7 @@ pub fn sample_on<D: Device>(
             .map(|(k, &ordinal)| {
                 scope.spawn(move || {
                     measure(
-                        plan,
+                        run,
                         drawing,
                         ordinal,
                         || open(ordinal),
@@ -321,7 +344,7 @@ pub fn sample_on<D: Device>(
 
 /// One device's measure ([`sample_on`]): opened by `open` while its first batch is cut.
 fn measure<D: Device>(
-    plan: &Plan,
+    Run { plan, units }: Run<'_>,
     drawing: Drawing,
     ordinal: usize,
     open: impl FnOnce() -> Result<D, Error> + Send,
@@ -329,7 +352,7 @@ fn measure<D: Device>(
     seed: u64,
 ) -> Result<GpuRate, Error> {
     let (device, (_, first)) = std::thread::scope(|scope| {
-        let cut = scope.spawn(|| drawing.batch(plan, seed, 0));
+        let cut = scope.spawn(|| drawing.batch_of(plan, units, seed, 0));
         let device = open();
         (
             device,
@@ -372,7 +395,7 @@ fn measure<D: Device>(
     // batch is due to be cut, after one ends where the GPU is full). The rate is their whole time over their
     // nodes.
     rate.tasks += rest.tasks.len() as u64;
-    let later = drawing.resized(held, plan.units().len());
+    let later = drawing.resized(held, units.map_or(plan.units().len(), <[usize]>::len));
     let in_flight = device.depth().max(1);
     let counted = Instant::now();
     device.submit(rest)?;
@@ -386,7 +409,7 @@ fn measure<D: Device>(
         if number > 1 && began.elapsed() >= budget {
             break;
         }
-        let (_, batch) = later.batch(plan, seed, number);
+        let (_, batch) = later.batch_of(plan, units, seed, number);
         rate.batches += 1;
         rate.tasks += batch.tasks.len() as u64;
         device.submit(batch)?;
@@ -589,6 +612,65 @@ mod tests {
     }
 
     #[test]
+    fn a_shards_sample_is_drawn_from_the_shards_units_alone() {
+        // `estimate --backend gpu --shard 1/3`: the GPUs count tasks of the shard's units, as its run would.
+        let plan = plan(13);
+        let shard: Vec<usize> = (0..plan.units().len()).filter(|u| u % 3 == 1).collect();
+        let drawing = Drawing {
+            units: 64,
+            branch_rows: 1,
+            keep: 0.1,
+            extra_rows: 4,
+            tasks: 1 << 20,
+        };
+        for drawing in [
+            drawing,
+            Drawing {
+                branch_rows: 0,
+                keep: 1.0,
+                ..drawing
+            },
+        ] {
+            let (units, batch) = drawing.batch_of(&plan, Some(&shard), 7, 0);
+            assert_eq!(units.len(), 64);
+            assert!(units.windows(2).all(|w| w[0] < w[1]), "{units:?}");
+            assert!(units.iter().all(|u| u % 3 == 1), "{units:?}");
+            assert!(!batch.tasks.is_empty());
+            assert!(batch.parts.iter().all(|(_, part)| part.unit % 3 == 1));
+            // All the units selected: the whole plan's draw.
+            let all: Vec<usize> = (0..plan.units().len()).collect();
+            assert_eq!(
+                drawing.batch_of(&plan, Some(&all), 7, 0).1.tasks,
+                drawing.batch(&plan, 7, 0).1.tasks
+            );
+        }
+        // A GPU's sample of the shard counts the shard's batches.
+        let open = |_: usize| Ok(HostDevice::new(&[("only", 1.0)]));
+        let run_cut = Cut {
+            extra_rows: 4,
+            ..cut(&plan, &shard)
+        };
+        let sample = sample_on(
+            Run {
+                plan: &plan,
+                units: Some(&shard),
+            },
+            run_cut,
+            drawing,
+            &[0],
+            &open,
+            Duration::ZERO,
+            3,
+        )
+        .unwrap();
+        let first = drawing.batch_of(&plan, Some(&shard), 3, 0).1;
+        let later = drawing.resized(first.tasks.len(), shard.len());
+        let second = later.batch_of(&plan, Some(&shard), 3, 1).1;
+        let nodes = |batch: &Batch| tallies_of(batch).iter().map(|t| t.nodes).sum::<u64>();
+        assert_eq!(sample.gpus[0].nodes, nodes(&first) + nodes(&second));
+    }
+
+    #[test]
     fn every_task_of_the_run_is_as_likely_to_be_sampled() {
         // The run's tasks four rows below n = 13's units but the Burnside ones (never parted), and their nodes
         // on the device.
@@ -660,7 +742,19 @@ mod tests {
         let open = |_: usize| Ok(HostDevice::new(&[("slow", 1.0), ("fast", 0.5)]));
         // No time but the first two batches': the first's tasks less the trial's sample, and the next one's,
         // each GPU its own.
-        let sample = sample_on(&plan, run_cut, drawing, &[0, 1], &open, Duration::ZERO, 3).unwrap();
+        let sample = sample_on(
+            Run {
+                plan: &plan,
+                units: None,
+            },
+            run_cut,
+            drawing,
+            &[0, 1],
+            &open,
+            Duration::ZERO,
+            3,
+        )
+        .unwrap();
         assert_eq!(sample.gpus.len(), 2);
         for (k, gpu) in sample.gpus.iter().enumerate() {
             let seed = 3 + k as u64;
@@ -688,7 +782,10 @@ mod tests {
         // With time for more, more batches, back to back, to MOST_BATCHES after the first.
         let open = |_: usize| Ok(HostDevice::new(&[("only", 1.0)]));
         let sample = sample_on(
-            &plan,
+            Run {
+                plan: &plan,
+                units: None,
+            },
             run_cut,
             drawing,
             &[0],
@@ -726,7 +823,10 @@ mod tests {
         };
         let open = |_: usize| -> Result<HostDevice, Error> { Err(Error::Gpu("no GPU 3".into())) };
         let err = sample_on(
-            &plan,
+            Run {
+                plan: &plan,
+                units: None,
+            },
             Cut::default(),
             drawing,
             &[3],
@@ -744,7 +844,10 @@ mod tests {
             }
         };
         let sample = sample_on(
-            &plan,
+            Run {
+                plan: &plan,
+                units: None,
+            },
             Cut::default(),
             drawing,
             &[3, 1],
@@ -777,7 +880,10 @@ mod tests {
         }
         let open = |_: usize| Ok(Uncounted(HostDevice::new(&[])));
         let err = sample_on(
-            &plan,
+            Run {
+                plan: &plan,
+                units: None,
+            },
             Cut::default(),
             drawing,
             &[0],

@@ -334,14 +334,23 @@ fn count_on(
     )
 }
 
-/// Measures the GPUs in use ([`use_gpus`]) on samples of the tasks a count of all of `plan`'s units would give
-/// them, each for about `budget` once open (its first batch however long), each with the loop such a run would
-/// count with: the rate `nqueens estimate --backend gpu` forecasts with ([`forecast`]).
-pub fn sample_rate(plan: &Plan, budget: std::time::Duration) -> Result<GpuSample, Error> {
+/// Measures the GPUs in use ([`use_gpus`]) on samples of the tasks a count of `plan`'s units numbered in `units`
+/// (all of them for `None`; a shard's run's otherwise) would give them, cut as that run cuts them, each for
+/// about `budget` once open (its first batch however long), each with the loop such a run would count with: the
+/// rate `nqueens estimate --backend gpu` forecasts with ([`forecast`]).
+pub fn sample_rate(
+    plan: &Plan,
+    units: Option<&[usize]>,
+    budget: std::time::Duration,
+) -> Result<GpuSample, Error> {
     #[cfg(feature = "cuda")]
     {
         let ordinals = in_use()?;
-        let all: Vec<usize> = (0..plan.units().len()).collect();
+        let all: Vec<usize> = match units {
+            Some(units) => units.to_vec(),
+            None => (0..plan.units().len()).collect(),
+        };
+        // A run's cut is of the units it counts (`run`'s `units`): a shard's, fewer, may be cut deeper.
         let cut = cut(plan, &all);
         // The loops the run would time against each other: the program's alone where it would not.
         let mut loops = loops(plan.board())?;
@@ -350,7 +359,7 @@ pub fn sample_rate(plan: &Plan, budget: std::time::Duration) -> Result<GpuSample
         }
         let drawing = Drawing::new(cut, all.len(), batch_tasks(cut, ordinals.len()));
         forecast::sample_on(
-            plan,
+            crate::engine::exec::Run { plan, units },
             cut,
             drawing,
             &ordinals,
@@ -361,7 +370,7 @@ pub fn sample_rate(plan: &Plan, budget: std::time::Duration) -> Result<GpuSample
     }
     #[cfg(not(feature = "cuda"))]
     {
-        let _ = (plan, budget);
+        let _ = (plan, units, budget);
         Err(not_built())
     }
 }

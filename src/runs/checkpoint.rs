@@ -103,6 +103,14 @@ fn describe(n: u32, symmetry: &str, depth: Option<u32>, shard: &str, only: Optio
     s
 }
 
+/// The plan of a new journal of `board` (and so of every shard of its run): `split_depth` rows deep where one is
+/// asked for, else [`Split::durable`]. It depends on the board, the symmetry and that depth alone, never on the
+/// machine, which is what lets `nqueens estimate --shard` sample the very units a shard will count.
+pub fn plan(board: Board, symmetry: Symmetry, split_depth: Option<u32>) -> Plan {
+    let split = split_depth.map_or(Split::durable(symmetry), Split::Depth);
+    Plan::new(board, symmetry, split)
+}
+
 /// An open checkpoint: the plan, what the journal already holds, and the units left.
 pub struct Checkpoint {
     /// The plan the journal is for.
@@ -239,10 +247,7 @@ impl Checkpoint {
     }
 
     fn create(path: &Path, spec: &Spec) -> Result<Checkpoint, JournalError> {
-        let split = spec
-            .split_depth
-            .map_or(Split::durable(spec.symmetry), Split::Depth);
-        let plan = Plan::new(spec.board, spec.symmetry, split);
+        let plan = plan(spec.board, spec.symmetry, spec.split_depth);
         spec.within(&plan)?;
         let header = Header {
             journal: "nqueens".into(),

@@ -512,8 +512,9 @@ pub struct Writer {
 
 struct Shared {
     inner: Mutex<Inner>,
-    /// A second handle on the file, synced outside the lock.
-    file: File,
+    /// A second handle on the file, synced outside the lock: replaced, under the lock of `inner`, by one on the
+    /// journal put back where it was removed ([`Writer::restore`]).
+    file: Mutex<Arc<File>>,
     /// Set when writing failed, so that the run stops instead of counting units it cannot record.
     failed: AtomicBool,
 }
@@ -540,9 +541,14 @@ impl Shared {
         self.failed.store(true, Ordering::Relaxed);
     }
 
+    /// The file written now.
+    fn file(&self) -> Arc<File> {
+        Arc::clone(&self.file.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+
     /// Hands the buffered lines to the system under the lock, then syncs the file outside it.
     fn flush_and_sync(&self) {
-        {
+        let file = {
             let mut inner = self.lock();
             if inner.error.is_some() {
                 return;
@@ -552,8 +558,10 @@ impl Shared {
                 self.fail(&mut inner, e);
                 return;
             }
-        }
-        if let Err(e) = self.file.sync_data() {
+            // Taken under the lock: the file the lines just went to, not one put back since.
+            self.file()
+        };
+        if let Err(e) = file.sync_data() {
             let mut inner = self.lock();
             self.fail(&mut inner, e);
         }
@@ -567,7 +575,7 @@ pub enum Whereabouts {
     Here,
     /// Under another name, where the system says which (Linux).
     Moved(Option<PathBuf>),
-    /// Removed: no name holds it, and it goes when the run ends.
+    /// Removed: no name holds it, and it goes when the run ends unless it is put back ([`Writer::restore`]).
     Removed,
 }
 
@@ -645,7 +653,7 @@ impl Writer {
                 kick: Some(kick),
                 error: None,
             }),
-            file: sync_handle,
+            file: Mutex::new(Arc::new(sync_handle)),
             failed: AtomicBool::new(false),
         });
         let syncer = {
@@ -681,7 +689,8 @@ impl Writer {
         #[cfg(unix)]
         {
             use std::os::unix::fs::MetadataExt;
-            let Ok(ours) = self.shared.file.metadata() else {
+            let file = self.shared.file();
+            let Ok(ours) = file.metadata() else {
                 return Whereabouts::Here;
             };
             if std::fs::metadata(&self.path)
@@ -695,8 +704,7 @@ impl Writer {
             #[cfg(target_os = "linux")]
             {
                 use std::os::unix::io::AsRawFd;
-                let now =
-                    std::fs::read_link(format!("/proc/self/fd/{}", self.shared.file.as_raw_fd()));
+                let now = std::fs::read_link(format!("/proc/self/fd/{}", file.as_raw_fd()));
                 if let Ok(now) = now {
                     return Whereabouts::Moved(Some(now));
                 }
@@ -709,18 +717,36 @@ impl Writer {
         }
     }
 
-    /// Puts the journal, removed while this writer wrote it, back under its name: everything recorded is read
-    /// back through the file still open here (Linux's `/proc/self/fd`) and written as a new journal is, under a
-    /// temporary name renamed into place, never over a file that took the name meanwhile. For the end of a run,
-    /// once nothing more is recorded.
+    /// Puts the journal, removed while this writer writes it, back under its name, and writes there from then on:
+    /// everything recorded so far is read back through the file still open here (Linux's `/proc/self/fd`) and
+    /// written as a new journal is, to a temporary file in its folder that is renamed to the name only where
+    /// nothing has taken it meanwhile. That file is then the one this writer appends to, and this process holds
+    /// its lock, as it held the removed one's, so that no other run takes it up while this one goes on. Done
+    /// under the writer's lock, so no unit is recorded between the copy and the change of file.
+    ///
+    /// For the moment the removal is seen, not the end of the run: a `kill -9` or a crash in between would lose
+    /// every unit with the removed file. A journal found under its name already (put back by an earlier call)
+    /// is left as it is. On an error the writer goes on writing the removed file.
     pub fn restore(&self) -> Result<(), JournalError> {
         let io = |e| JournalError::io("restore", &self.path, e);
-        self.sync()?;
+        let mut inner = self.shared.lock();
+        if let Err(e) = inner.out.flush() {
+            self.shared
+                .fail(&mut inner, io::Error::new(e.kind(), e.to_string()));
+            return Err(io(e));
+        }
         #[cfg(target_os = "linux")]
         {
+            use std::os::unix::fs::MetadataExt;
             use std::os::unix::io::AsRawFd;
-            let bytes = std::fs::read(format!("/proc/self/fd/{}", self.shared.file.as_raw_fd()))
-                .map_err(io)?;
+            let file = self.shared.file();
+            let ours = file.metadata().map_err(io)?;
+            if std::fs::metadata(&self.path)
+                .is_ok_and(|m| (m.dev(), m.ino()) == (ours.dev(), ours.ino()))
+            {
+                return Ok(());
+            }
+            let bytes = std::fs::read(format!("/proc/self/fd/{}", file.as_raw_fd())).map_err(io)?;
             let dir = match self.path.parent() {
                 Some(p) if !p.as_os_str().is_empty() => p,
                 _ => Path::new("."),
@@ -728,14 +754,29 @@ impl Writer {
             let mut builder = tempfile::Builder::new();
             builder.prefix(JOURNAL_TEMP_PREFIX);
             builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o644));
+            // Appended to, as `Writer::append` opens a journal, once it is under the name.
+            builder.append(true);
             let mut temp = builder.tempfile_in(dir).map_err(io)?;
+            // The run's hold on the journal from now on: taken before the name is, so that a run started on it
+            // at once finds it held. (Left free by a run killed before the rename, it marks a leftover.)
+            temp.as_file().try_lock().map_err(|e| {
+                io(match e {
+                    std::fs::TryLockError::Error(e) => e,
+                    std::fs::TryLockError::WouldBlock => io::ErrorKind::WouldBlock.into(),
+                })
+            })?;
             temp.write_all(&bytes).map_err(io)?;
             temp.as_file().sync_all().map_err(io)?;
-            temp.persist_noclobber(&self.path)
+            // Never over a file that took the name meanwhile; the temporary file goes with the error.
+            let restored = temp
+                .persist_noclobber(&self.path)
                 .map_err(|e| io(e.error))?;
             if let Ok(d) = File::open(dir) {
                 let _ = d.sync_all();
             }
+            let sync_handle = restored.try_clone().map_err(io)?;
+            inner.out = BufWriter::with_capacity(1 << 16, restored);
+            *self.shared.file.lock().unwrap_or_else(|e| e.into_inner()) = Arc::new(sync_handle);
             Ok(())
         }
         #[cfg(not(target_os = "linux"))]
@@ -1004,10 +1045,11 @@ pub(crate) mod tests {
 
     #[cfg(target_os = "linux")]
     #[test]
-    fn a_journal_moved_is_found_where_it_went_and_one_removed_is_put_back_whole() {
+    fn a_journal_moved_is_found_where_it_went_and_one_removed_is_put_back_whole_and_written_on() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("j");
         let w = Writer::create(&path, &header()).unwrap();
+        let lock = Lock::take(&path).unwrap();
         w.record(3, &count(16));
         w.sync().unwrap();
         assert_eq!(w.whereabouts(), Whereabouts::Here);
@@ -1017,21 +1059,46 @@ pub(crate) mod tests {
         let before = std::fs::read(&moved).unwrap();
         std::fs::remove_file(&moved).unwrap();
         assert_eq!(w.whereabouts(), Whereabouts::Removed);
-        // What was recorded since is put back too.
+        // What was recorded since is put back too, even what is still in the buffer.
         w.record(7, &count(4));
         w.restore().unwrap();
         let c = Contents::read(&path).unwrap();
         assert_eq!(c.entries.len(), 2);
         assert!(std::fs::read(&path).unwrap().starts_with(&before));
-        assert_eq!(
-            w.whereabouts(),
-            Whereabouts::Removed,
-            "a copy, not the file written"
+        // The file under the name is the one written from now on, and held as the run's.
+        assert_eq!(w.whereabouts(), Whereabouts::Here);
+        w.record(9, &count(8));
+        w.sync().unwrap();
+        let c = Contents::read(&path).unwrap();
+        let units: Vec<usize> = c.entries.iter().map(|(_, e)| e.unit).collect();
+        assert_eq!(units, [3, 7, 9]);
+        assert!(
+            matches!(Lock::take(&path), Err(JournalError::Busy { .. })),
+            "another run would take up the journal this one writes"
         );
-        // A name taken meanwhile is never replaced.
+        drop(lock);
+        // Put back already: left as it is.
+        let now = std::fs::read(&path).unwrap();
+        w.restore().unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), now);
+        // A name taken meanwhile is never replaced, and no temporary file is left beside it.
+        std::fs::remove_file(&path).unwrap();
         std::fs::write(&path, "another's").unwrap();
+        w.record(11, &count(2));
         assert!(w.restore().is_err());
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "another's");
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["j"]);
+        // The removed file is still written, and put back once the name is free.
+        w.record(13, &count(2));
+        std::fs::remove_file(&path).unwrap();
+        w.restore().unwrap();
+        let c = Contents::read(&path).unwrap();
+        let units: Vec<usize> = c.entries.iter().map(|(_, e)| e.unit).collect();
+        assert_eq!(units, [3, 7, 9, 11, 13]);
     }
 
     #[test]

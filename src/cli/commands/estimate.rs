@@ -1,5 +1,9 @@
 //! `nqueens estimate`: how long counting a board would take on this machine, from seconds of samples of its
 //! search ([`nqueens::engine::forecast`]), one row a board as each is sampled.
+//!
+//! The plan sampled is the one the count would make: a plain count's, whose split follows the threads, or with
+//! `--shard` a checkpointed run's ([`nqueens::runs::checkpoint::plan`]), of which only the shard's units are
+//! sampled, so that a shard's estimate is of its own nodes.
 
 use crate::cli::errors::UsageError;
 use crate::cli::output::Output;
@@ -11,6 +15,7 @@ use nqueens::report::export::{
     csv_record, four_figures, provenance, si, Format, PROVENANCE_COLUMNS,
 };
 use nqueens::report::machine::{Machine, Program};
+use nqueens::runs::shard::Shard;
 use nqueens::{Board, CountRequest, Symmetry};
 use serde_json::json;
 use std::io::Write as _;
@@ -24,6 +29,10 @@ pub struct Options {
     pub threads: Option<u32>,
     /// The symmetry reduction [default: the board's best].
     pub symmetry: Option<Symmetry>,
+    /// The split depth asked for [default: count's choice].
+    pub split_depth: Option<u32>,
+    /// The shard of a checkpointed run's plan to estimate; `None` for a plain count's plan.
+    pub shard: Option<Shard>,
     /// How long to sample each board (with `--backend gpu`: the nodes, then each GPU, for as long).
     pub sample: Duration,
     /// What would count.
@@ -63,7 +72,28 @@ pub fn run(
             if gpu {
                 crate::cli::validate::gpu_board(board)?;
             }
-            boards.push((board, symmetry_for(board, options.symmetry)?));
+            let symmetry = symmetry_for(board, options.symmetry)?;
+            if let Some(depth) = options.split_depth {
+                crate::cli::validate::split_depth(board, symmetry, depth)?;
+            }
+            // A shard's plan is made here, to be refused as count refuses it (more shards than units) before
+            // anything is sampled; it is the plan the shard's journal will have, on any machine.
+            let sharded = match options.shard {
+                None => None,
+                Some(_) if !board.is_square() => {
+                    return Err(UsageError(format!(
+                        "--shard takes square boards, as count's --checkpoint and --shard do; estimate the \
+                         rectangle {board} without it"
+                    ))
+                    .into())
+                }
+                Some(shard) => {
+                    let plan = nqueens::runs::checkpoint::plan(board, symmetry, options.split_depth);
+                    shard.within(&plan).map_err(|e| UsageError(e.to_string()))?;
+                    Some((shard, plan))
+                }
+            };
+            boards.push((board, symmetry, sharded));
         }
     }
     // No GPU (or no driver) is the machine's, not the command line's: exit code 1, said before anything is
@@ -83,18 +113,37 @@ pub fn run(
         }
         _ => line,
     };
-    out.write(csv_ends(header(format, gpu), &PROVENANCE_COLUMNS.map(String::from)).as_bytes())?;
+    let shown = Shown {
+        gpu,
+        shard: options.shard.is_some(),
+    };
+    out.write(csv_ends(header(format, shown), &PROVENANCE_COLUMNS.map(String::from)).as_bytes())?;
     let mut rows = Vec::new();
-    for (board, symmetry) in boards {
-        // The plan `count` would make for these threads and this backend: its units are the ones sampled.
-        let plan = CountRequest::board(board)
-            .symmetry(symmetry)
-            .threads(threads)
-            .backend(options.backend)
-            .plan();
+    for (board, symmetry, sharded) in boards {
+        // The plan `count` would make: for these threads and this backend, or a checkpointed run's. Its units
+        // are the ones sampled, or the shard's of them.
+        let (shard, plan) = match sharded {
+            Some((shard, plan)) => (Some(shard), plan),
+            None => (
+                None,
+                CountRequest::board(board)
+                    .symmetry(symmetry)
+                    .threads(threads)
+                    .split_depth(options.split_depth)
+                    .backend(options.backend)
+                    .plan(),
+            ),
+        };
+        // The shard's units, as `count --shard` selects them; the whole plan (0/1) is drawn from as it is
+        // without a shard.
+        let selected: Option<Vec<usize>> = shard.filter(|s| !s.is_whole()).map(|shard| {
+            (0..plan.units().len())
+                .filter(|&u| shard.contains(u))
+                .collect()
+        });
         let sampling = threads.min(num_cpus::get());
         let cpu_before = nqueens::report::bench::process_cpu_seconds();
-        let forecast = Forecast::sample(&plan, sampling, options.sample);
+        let forecast = Forecast::sample_units(&plan, selected.as_deref(), sampling, options.sample);
         // The cores the sampling really had: below its threads, other work took the rest, and the rate is that
         // of a machine as busy as it was then.
         let cores = match (cpu_before, nqueens::report::bench::process_cpu_seconds()) {
@@ -113,7 +162,7 @@ pub fn run(
             );
         }
         let gpus = if gpu {
-            let sample = nqueens::gpu::sample_rate(&plan, options.sample)
+            let sample = nqueens::gpu::sample_rate(&plan, selected.as_deref(), options.sample)
                 .map_err(|e| anyhow::anyhow!("cannot estimate {board} on the GPU: {e}"))?;
             for measured in &sample.gpus {
                 let _ = writeln!(
@@ -149,8 +198,10 @@ pub fn run(
             forecast,
             cores,
             gpus,
+            shard,
+            plan_units: plan.units().len(),
         };
-        out.write(csv_ends(row.line(format), &provenance).as_bytes())?;
+        out.write(csv_ends(row.line(format, shown), &provenance).as_bytes())?;
         rows.push(row);
     }
     if format == Format::Markdown {
@@ -203,9 +254,23 @@ struct Row {
     cores: Option<f64>,
     /// With `--backend gpu`: the GPUs' rate, measured on samples of the run's tasks.
     gpus: Option<GpuSample>,
+    /// With `--shard`: the shard of the checkpointed run's plan whose units were sampled.
+    shard: Option<Shard>,
+    /// Units in the whole plan (the forecast's are the shard's).
+    plan_units: usize,
 }
 
-/// The columns of the table and of Markdown, with the table's widths; the sixth is "GPUs" with `--backend gpu`.
+/// What the columns of an estimate show beside a board's figures on the threads.
+#[derive(Clone, Copy)]
+struct Shown {
+    /// `--backend gpu`: the GPUs in place of the threads, and in CSV their samples' figures.
+    gpu: bool,
+    /// `--shard`: a column of the shard in the table and Markdown (CSV and JSON always have it).
+    shard: bool,
+}
+
+/// The columns of the table and of Markdown, with the table's widths; the sixth is "GPUs" with `--backend gpu`,
+/// and with `--shard` [`SHARD_COLUMN`] follows the last.
 const COLUMNS: [(&str, usize); 8] = [
     ("n", 6),
     ("symmetry", 8),
@@ -217,34 +282,66 @@ const COLUMNS: [(&str, usize); 8] = [
     ("time to count", 14),
 ];
 
-/// `cells` as a line of the table, or of Markdown.
-fn line(format: Format, cells: [String; 8]) -> String {
+/// The table's and Markdown's column of the shard, last: the units and nodes before it are the shard's.
+const SHARD_COLUMN: (&str, usize) = ("shard", 9);
+
+/// `cells` as a line of the table, or of Markdown: [`COLUMNS`], then the shard's where it is shown.
+fn line(format: Format, cells: &[String]) -> String {
     if format == Format::Markdown {
         return format!("| {} |\n", cells.join(" | "));
     }
-    let padded: Vec<String> = (cells.iter().zip(COLUMNS))
+    let padded: Vec<String> = (cells.iter().zip(COLUMNS.iter().chain([&SHARD_COLUMN])))
         .map(|(cell, (_, width))| format!("{cell:>width$}"))
         .collect();
     format!("{}\n", padded.join("  "))
 }
 
-fn header(format: Format, gpu: bool) -> String {
-    let mut names = COLUMNS.map(|(name, _)| name.to_string());
-    if gpu {
+/// The estimate CSV's columns of a board's figures (with `--backend gpu`, `gpus` in place of `threads`).
+const CSV_COLUMNS: [&str; 12] = [
+    "n",
+    "symmetry",
+    "units",
+    "nodes",
+    "nodes_error",
+    "threads",
+    "nodes_per_second",
+    "seconds",
+    "samples",
+    "sampled_nodes",
+    "sampled_seconds",
+    "split_depth",
+];
+
+/// With `--backend gpu`, after [`CSV_COLUMNS`]: what the GPUs' samples held.
+const GPU_CSV_COLUMNS: [&str; 3] = ["gpu_tasks", "gpu_nodes", "gpu_seconds"];
+
+/// The last of the estimate's own columns, on every row (empty without `--shard`), so that the columns before
+/// them are where they were for a reader by position: the shard, and the units of its whole plan (the `units`
+/// column's are the shard's).
+const SHARD_CSV_COLUMNS: [&str; 2] = ["shard", "plan_units"];
+
+fn header(format: Format, shown: Shown) -> String {
+    let mut names: Vec<String> = COLUMNS.iter().map(|(name, _)| name.to_string()).collect();
+    if shown.gpu {
         names[5] = "GPUs".into();
     }
+    if shown.shard {
+        names.push(SHARD_COLUMN.0.into());
+    }
     match format {
-        Format::Table => line(format, names),
-        Format::Markdown => line(format, names) + "|--:|---|--:|--:|--:|--:|--:|--:|\n",
-        Format::Csv if gpu => {
-            "n,symmetry,units,nodes,nodes_error,gpus,nodes_per_second,seconds,samples,\
-                               sampled_nodes,sampled_seconds,split_depth,gpu_tasks,gpu_nodes,gpu_seconds\n"
-                .into()
+        Format::Table => line(format, &names),
+        Format::Markdown => {
+            let rule = if shown.shard { "---|" } else { "" };
+            line(format, &names) + "|--:|---|--:|--:|--:|--:|--:|--:|" + rule + "\n"
         }
         Format::Csv => {
-            "n,symmetry,units,nodes,nodes_error,threads,nodes_per_second,seconds,samples,\
-                        sampled_nodes,sampled_seconds,split_depth\n"
-                .into()
+            let mut names: Vec<String> = CSV_COLUMNS.map(String::from).into();
+            if shown.gpu {
+                names[5] = "gpus".into();
+                names.extend(GPU_CSV_COLUMNS.map(String::from));
+            }
+            names.extend(SHARD_CSV_COLUMNS.map(String::from));
+            String::from_utf8(csv_record(&names)).expect("CSV of text is text")
         }
         Format::Json => String::new(),
     }
@@ -264,13 +361,17 @@ impl Row {
         self.gpus.as_ref().map_or(self.threads, |s| s.gpus.len())
     }
 
-    fn line(&self, format: Format) -> String {
+    /// The shard, as `--shard` takes it; empty without one.
+    fn shard(&self) -> String {
+        self.shard.map(|s| s.to_string()).unwrap_or_default()
+    }
+
+    fn line(&self, format: Format, shown: Shown) -> String {
         let f = &self.forecast;
         let (rate, seconds) = self.rate_and_seconds();
         match format {
-            Format::Table | Format::Markdown => line(
-                format,
-                [
+            Format::Table | Format::Markdown => {
+                let mut cells = vec![
                     self.board.to_string(),
                     self.symmetry.to_string(),
                     f.units.to_string(),
@@ -279,8 +380,12 @@ impl Row {
                     self.counting().to_string(),
                     si(rate),
                     seconds.map_or("-".to_string(), span),
-                ],
-            ),
+                ];
+                if shown.shard {
+                    cells.push(self.shard());
+                }
+                line(format, &cells)
+            }
             Format::Csv => {
                 let mut line = format!(
                     "{},{},{},{:.0},{},{},{:.0},{},{},{},{:.6},{}",
@@ -306,7 +411,7 @@ impl Row {
                         g.iter().map(|m| m.seconds).sum::<f64>()
                     );
                 }
-                line + "\n"
+                line + &format!(",{},{}\n", self.shard(), self.plan_units)
             }
             Format::Json => String::new(),
         }
@@ -331,6 +436,9 @@ impl Row {
             "sampled_nodes": f.sampled_nodes,
             "sampled_seconds": f.sampled_seconds,
             "sampled_cores": self.cores,
+            // Where `units` and `nodes` are a shard's: which, and the units of the whole plan.
+            "shard": self.shard.map(|s| s.to_string()),
+            "plan_units": self.plan_units,
         });
         if !self.board.is_square() {
             row["cols"] = json!(self.board.cols());
@@ -410,6 +518,15 @@ fn span(seconds: f64) -> String {
 mod tests {
     use super::*;
 
+    const CPU: Shown = Shown {
+        gpu: false,
+        shard: false,
+    };
+    const GPU: Shown = Shown {
+        gpu: true,
+        shard: false,
+    };
+
     #[test]
     fn a_gpu_estimate_gives_the_gpus_rate_and_time_and_each_gpus_figures() {
         use nqueens::gpu::{Cut, Drawing, GpuRate};
@@ -444,6 +561,8 @@ mod tests {
             split_depth: 9,
             threads: 16,
             forecast,
+            shard: None,
+            plan_units: 632_022,
             cores: Some(16.0),
             gpus: Some(GpuSample {
                 cut,
@@ -458,17 +577,17 @@ mod tests {
         // 1.8e12 nodes a second together: 7.4e18 nodes in 4.1e6 s, 47.6 days.
         let (rate, seconds) = row.rate_and_seconds();
         assert!((rate - 1.8e12).abs() < 1.0 && (seconds.unwrap() - 7.4e18 / 1.8e12).abs() < 1e-3);
-        let table = row.line(Format::Table);
+        let table = row.line(Format::Table, GPU);
         assert!(
             table.contains("  2  ") && table.contains("1.800 T") && table.contains("1month 17days"),
             "{table}"
         );
         assert!(
-            header(Format::Table, true).contains("GPUs")
-                && header(Format::Table, false).contains("threads")
+            header(Format::Table, GPU).contains("GPUs")
+                && header(Format::Table, CPU).contains("threads")
         );
-        let csv = row.line(Format::Csv);
-        let header = header(Format::Csv, true);
+        let csv = row.line(Format::Csv, GPU);
+        let header = header(Format::Csv, GPU);
         assert_eq!(
             csv.trim_end().split(',').count(),
             header.trim_end().split(',').count(),
@@ -476,7 +595,7 @@ mod tests {
         );
         assert!(
             csv.trim_end()
-                .ends_with(",12000000,14400000000000,16.000000"),
+                .ends_with(",12000000,14400000000000,16.000000,,632022"),
             "{csv}"
         );
         let mut json = row.json();
@@ -520,14 +639,81 @@ mod tests {
             },
             cores: None,
             gpus: None,
+            shard: None,
+            plan_units: 134,
         };
-        let header = header(Format::Csv, false);
+        let header = header(Format::Csv, CPU);
         let names: Vec<&str> = header.trim_end().split(',').collect();
-        let csv = row.line(Format::Csv);
+        let csv = row.line(Format::Csv, CPU);
         let fields: Vec<&str> = csv.trim_end().split(',').collect();
         let seconds = names.iter().position(|&n| n == "seconds").unwrap();
         assert_eq!(fields[seconds], "0.000194", "{header}{csv}");
         assert_eq!(row.json()["seconds"], 0.000194);
+    }
+
+    #[test]
+    fn a_shards_estimate_names_its_shard_in_every_format_after_the_columns_there_were() {
+        let row = Row {
+            board: Board::new(20).unwrap(),
+            symmetry: Symmetry::Full,
+            split_depth: 3,
+            threads: 2,
+            forecast: Forecast {
+                units: 12_000,
+                nodes: 4.1e10,
+                nodes_error: 2e8,
+                cut_depth: 4,
+                samples: 4000,
+                sampled_nodes: 1 << 30,
+                threads: 2,
+                sampled_seconds: 2.0,
+            },
+            cores: None,
+            gpus: None,
+            shard: Some(Shard::new(1, 4).unwrap()),
+            plan_units: 48_000,
+        };
+        let sharded = Shown {
+            gpu: false,
+            shard: true,
+        };
+        // The table and Markdown: a last column, shown where a shard was asked for.
+        let (head, line) = (
+            header(Format::Table, sharded),
+            row.line(Format::Table, sharded),
+        );
+        assert!(
+            head.trim_end().ends_with("time to count      shard"),
+            "{head}"
+        );
+        assert!(line.trim_end().ends_with("  1/4"), "{line}");
+        assert_eq!(head.chars().count(), line.chars().count(), "{head}{line}");
+        assert!(!header(Format::Table, CPU).contains("shard"));
+        let md = header(Format::Markdown, sharded) + &row.line(Format::Markdown, sharded);
+        let widths: Vec<usize> = md.lines().map(|l| l.matches('|').count()).collect();
+        assert_eq!(widths, [10, 10, 10], "{md}");
+        assert!(md.ends_with("| 1/4 |\n"), "{md}");
+        // CSV: the shard and the plan's units after the columns there were, on every row, with or without one.
+        for shown in [sharded, CPU] {
+            let header = header(Format::Csv, shown);
+            let names: Vec<&str> = header.trim_end().split(',').collect();
+            assert_eq!(names[..12], CSV_COLUMNS, "{header}");
+            assert_eq!(names[12..], SHARD_CSV_COLUMNS, "{header}");
+        }
+        assert!(
+            row.line(Format::Csv, sharded).ends_with(",3,1/4,48000\n"),
+            "{}",
+            row.line(Format::Csv, sharded)
+        );
+        let json = row.json();
+        assert_eq!(
+            (&json["shard"], &json["plan_units"]),
+            (&serde_json::json!("1/4"), &serde_json::json!(48_000))
+        );
+        assert_eq!(json["units"], 12_000);
+        let whole = Row { shard: None, ..row };
+        assert!(whole.json()["shard"].is_null());
+        assert!(whole.line(Format::Csv, CPU).ends_with(",3,,48000\n"));
     }
 
     #[test]

@@ -117,30 +117,7 @@ pub fn resolve(
             "--checkpoint records one board: give a single N".into(),
         ));
     }
-    let shard = match d.shard.as_deref() {
-        None if d.shard_count.is_some() => return Err(UsageError(
-            "--shard-count goes with --shard auto: without --shard the run counts the whole board"
-                .into(),
-        )),
-        None => None,
-        Some("auto") => {
-            let (shard, launcher) = Shard::from_env(|k| std::env::var(k).ok(), d.shard_count)
-                .map_err(|e| UsageError(e.to_string()))?;
-            note!("shard {shard} from the {launcher} environment");
-            Some(shard)
-        }
-        Some(s) => {
-            if d.shard_count.is_some() {
-                return Err(UsageError(
-                    "--shard-count goes with --shard auto; write the count in --shard K/M".into(),
-                ));
-            }
-            Some(
-                s.parse()
-                    .map_err(|e: nqueens::runs::shard::ShardError| UsageError(e.to_string()))?,
-            )
-        }
-    };
+    let shard = crate::cli::validate::shard(d.shard.as_deref(), d.shard_count)?;
     let only = d
         .units
         .as_deref()
@@ -461,13 +438,23 @@ pub fn count(
             std::process::exit(exit_code(sig).into());
         });
         // The journal watched while the run goes on, so that one moved or removed under it is said when it
-        // happens, not weeks later.
+        // happens, not weeks later, and one removed is put back then: kept only in the file the run holds
+        // until the run ends, its units went with a `kill -9` or a crash before then.
         scope.spawn(|| {
-            let mut seen = nqueens::runs::journal::Whereabouts::Here;
+            use nqueens::runs::journal::Whereabouts;
+            let mut seen = Whereabouts::Here;
             while !finished.load(Ordering::SeqCst) {
-                let now = checkpoint.writer.whereabouts();
+                let mut now = checkpoint.writer.whereabouts();
                 if now != seen {
-                    if let Some(words) = whereabouts_words(&durable.path, &now) {
+                    let words = if now == Whereabouts::Removed {
+                        let restored = checkpoint.writer.restore();
+                        // Back under its name, it is watched there again.
+                        now = checkpoint.writer.whereabouts();
+                        Some(removed_words(&durable.path, restored))
+                    } else {
+                        whereabouts_words(&durable.path, &now)
+                    };
+                    if let Some(words) = words {
                         progress.note(&words);
                     }
                     seen = now;
@@ -569,16 +556,32 @@ fn whereabouts_words(
         Whereabouts::Moved(None) => Some(format!(
             "'{path}' was moved while the run goes on: the units are recorded under its new name"
         )),
-        Whereabouts::Removed => Some(format!(
-            "'{path}' was removed while the run goes on: the units are still recorded, in the file this run \
-             holds, and put back under its name when the run ends (a kill -9 or a crash before then loses them)"
-        )),
+        // Put back as soon as it is seen ([`removed_words`]).
+        Whereabouts::Removed => None,
+    }
+}
+
+/// What a running count says when its journal at `path` was found removed and put back, or could not be
+/// (`restored`).
+fn removed_words(path: &std::path::Path, restored: Result<(), JournalError>) -> String {
+    let path = path.display();
+    match restored {
+        Ok(()) => format!(
+            "'{path}' was removed while the run goes on: put back under its name at once, with every unit \
+             recorded so far; the run records its units there"
+        ),
+        Err(e) => format!(
+            "'{path}' was removed while the run goes on, and could not be put back ({e}): the units are still \
+             recorded, in the file this run holds, and put back under its name when the run ends if they can \
+             be (a kill -9 or a crash before then loses them)"
+        ),
     }
 }
 
 /// Where the journal of a run that has ended is, said on stderr (even when `quiet`, since it changes what the
-/// user has) where it is no longer under the name the run was given: moved, the name it has now; removed, put
-/// back under its name with every unit recorded, read through the file the run still holds (where the system
+/// user has) where it is no longer under the name the run was given: moved, the name it has now; removed (and
+/// not put back while the run went on: the name was taken, or the removal came after the last look), put back
+/// under its name with every unit recorded, read through the file the run still holds (where the system
 /// allows). A run of weeks may see its journal moved or removed by someone tidying up; it said that it had saved
 /// the units under a name that held nothing.
 fn settle(writer: &nqueens::runs::journal::Writer) -> PathBuf {
