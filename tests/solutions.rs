@@ -252,6 +252,36 @@ fn drawn_boards_use_box_drawing_or_ascii() {
 }
 
 #[test]
+fn degenerate_boards_are_drawn_whole_and_read_back() {
+    // A board of no columns drew its rows as `│` alone, without the right border its rules have.
+    let cases = [
+        ("3x0", "┌┐\n││\n├┤\n││\n├┤\n││\n└┘\n\n"),
+        ("0", "┌┐\n└┘\n\n"),
+        ("1", "┌───┐\n│ ♛ │\n└───┘\n\n"),
+        ("1x5", ""),
+    ];
+    for (board, drawing) in cases {
+        assert_eq!(
+            stdout_of(&["list", board, "-f", "board"]),
+            drawing,
+            "{board}"
+        );
+        if !drawing.is_empty() {
+            assert_eq!(
+                verdicts(&["--board", board], drawing),
+                (Some(0), "line 1: valid\n".into()),
+                "{board}"
+            );
+        }
+    }
+    assert_eq!(
+        stdout_of(&["solve", "3x0", "-f", "board"]),
+        "┌┐\n││\n├┤\n││\n├┤\n││\n└┘\n\n"
+    );
+    assert_eq!(stdout_of(&["list", "1", "-f", "board", "--ascii"]), "Q\n\n");
+}
+
+#[test]
 fn solve_finds_the_first_solution_by_backtracking() {
     nqueens()
         .args(["solve", "8"])

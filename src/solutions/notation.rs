@@ -291,16 +291,21 @@ impl Renderer {
             if row > 0 {
                 rule(out, "├", "┼", "┤");
             }
+            // Built as the rules are, its borders apart from the squares: a board of no columns still has both
+            // (`││`, between `┌┐` and `└┘`), where writing a square and its right edge in turn left it one.
             out.extend_from_slice("│".as_bytes());
             for col in 0..cols {
+                if col > 0 {
+                    out.extend_from_slice("│".as_bytes());
+                }
                 let cell = if self.occupied(queens, row, col) {
                     " ♛ "
                 } else {
                     "   "
                 };
                 out.extend_from_slice(cell.as_bytes());
-                out.extend_from_slice("│".as_bytes());
             }
+            out.extend_from_slice("│".as_bytes());
             out.push(b'\n');
         }
         rule(out, "└", "┴", "┘");
@@ -472,6 +477,38 @@ mod tests {
             boxed,
             "┌───┬───┐\n│ ♛ │   │\n├───┼───┤\n│   │ ♛ │\n└───┴───┘\n\n"
         );
+    }
+
+    #[test]
+    fn degenerate_boards_are_drawn_whole() {
+        // Every row of a boxed drawing has the left and the right border of its rules, however few its squares:
+        // a board of no columns drew `│` alone between `┌┐` and `└┘`.
+        let boxed =
+            |rows, cols, queens: &[u8]| text(Notation::Board, Shape { rows, cols }, false, queens);
+        assert_eq!(boxed(3, 0, &[]), "┌┐\n││\n├┤\n││\n├┤\n││\n└┘\n\n");
+        assert_eq!(boxed(1, 0, &[]), "┌┐\n││\n└┘\n\n");
+        assert_eq!(boxed(0, 0, &[]), "┌┐\n└┘\n\n");
+        assert_eq!(boxed(1, 1, &[0]), "┌───┐\n│ ♛ │\n└───┘\n\n");
+        assert_eq!(boxed(2, 1, &[1]), "┌───┐\n│   │\n├───┤\n│ ♛ │\n└───┘\n\n");
+        // Without boxes a row of no squares is empty, as a row is its squares and the gaps between them.
+        let ascii =
+            |rows, cols, queens: &[u8]| text(Notation::Board, Shape { rows, cols }, true, queens);
+        assert_eq!(ascii(1, 1, &[0]), "Q\n\n");
+        assert_eq!(ascii(2, 1, &[1]), ".\nQ\n\n");
+        assert_eq!(ascii(2, 0, &[]), "\n\n\n");
+        // Every row of every drawing has as many borders and gaps as its rules say.
+        for (rows, cols) in [(0, 0), (1, 0), (3, 0), (1, 1), (3, 1), (3, 2)] {
+            let drawing = boxed(rows, cols, &vec![0; cols as usize]);
+            let widths: Vec<usize> = drawing
+                .lines()
+                .filter(|l| !l.is_empty())
+                .map(|l| l.chars().count())
+                .collect();
+            assert!(
+                widths.iter().all(|&w| w == widths[0]),
+                "{rows}x{cols}: {drawing}"
+            );
+        }
     }
 
     #[test]
