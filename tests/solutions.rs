@@ -489,6 +489,39 @@ fn check_names_the_attacking_queens_and_malformed_lines() {
 }
 
 #[test]
+fn check_says_how_a_list_it_cannot_read_is_written_in_the_format_given() {
+    // The example was [2,4,1,3] whatever the format: read as `--format zero` asks, it has a queen off the board;
+    // and a bracket left open was answered with the example rather than with what is missing.
+    assert_eq!(
+        verdicts(&["--format", "zero"], "1 3 0 2\n"),
+        (
+            Some(1),
+            "line 1: malformed: '1 3 0 2' is not a list as --format zero writes one, in brackets: [1,3,0,2]; \
+             without --format, positions separated by spaces or commas are read too\n"
+                .into()
+        )
+    );
+    assert_eq!(
+        verdicts(&["--format", "rows"], "2 4 1 3\n"),
+        (
+            Some(1),
+            "line 1: malformed: '2 4 1 3' is not a list as --format rows writes one, in brackets: [2,4,1,3]; \
+             without --format, positions separated by spaces or commas are read too\n"
+                .into()
+        )
+    );
+    assert_eq!(
+        verdicts(&[], "[2,4,1,3\n(1 3 0 2]\n"),
+        (
+            Some(1),
+            "line 1: malformed: '[2,4,1,3' is not a list: it opens with '[' but does not end with ']'\n\
+             line 2: malformed: '(1 3 0 2]' is not a list: it opens with '(' but does not end with ')'\n"
+                .into()
+        )
+    );
+}
+
+#[test]
 fn check_reads_what_other_solvers_print() {
     // `my-solver 8 | nqueens check`: positions separated by spaces or commas, bracketed or not, 1-based or
     // 0-based.

@@ -877,9 +877,7 @@ impl<R: std::io::BufRead> Iterator for Reader<R> {
                         trimmed.strip_prefix(open)?.strip_suffix(close)
                     });
                     inner
-                        .ok_or_else(|| {
-                            format!("'{}' is not a list: write it as [2,4,1,3]", excerpt(trimmed))
-                        })
+                        .ok_or_else(|| self.not_a_list(trimmed))
                         .and_then(|inner| {
                             self.list(inner, base, Separator::within_brackets(inner), "entry")
                         })
@@ -998,6 +996,27 @@ fn header_fields(line: &str) -> Result<usize, String> {
 }
 
 impl<R> Reader<R> {
+    /// Why `line`, read as a bracketed list, is not one. The example is one of the user's format: a 1-based
+    /// example for `--format zero` would be read with a queen off the board.
+    fn not_a_list(&self, line: &str) -> String {
+        let shown = excerpt(line);
+        if let Some(open) = line.chars().next().filter(|c| ['[', '('].contains(c)) {
+            let close = if open == '[' { ']' } else { ')' };
+            return format!(
+                "'{shown}' is not a list: it opens with '{open}' but does not end with '{close}'"
+            );
+        }
+        let (name, example) = match self.notation {
+            Some(Notation::Zero) => ("zero", "[1,3,0,2]"),
+            Some(Notation::Json) => ("json", "[2,4,1,3]"),
+            _ => ("rows", "[2,4,1,3]"),
+        };
+        format!(
+            "'{shown}' is not a list as --format {name} writes one, in brackets: {example}; without --format, \
+             positions separated by spaces or commas are read too"
+        )
+    }
+
     /// A list of positions separated by `separator`, each one an `item` (`entry`, `field`) in messages; `base` 0
     /// or 1, or `None` to decide by whether a 0 occurs.
     fn list(
