@@ -985,4 +985,28 @@ fn list_says_how_many_it_listed_on_stderr() {
             .success()
             .stderr(predicate::str::contains(said));
     }
+    // A listing that `--limit` stopped does not read as the board's number of solutions; one that ended
+    // before its limit gives that number, as a whole listing does.
+    let stopped =
+        " (--limit 1 stopped the listing there: the board may have more, which `nqueens count` \
+                   counts)\n";
+    let stderr =
+        |args: &[&str]| String::from_utf8(nqueens().args(args).output().unwrap().stderr).unwrap();
+    let said = stderr(&["list", "10", "--limit", "1"]);
+    assert!(said.ends_with(stopped), "{said}");
+    let said = stderr(&["list", "10", "--limit", "1000"]);
+    assert!(
+        said.starts_with("724 solutions of the 10x10 board in "),
+        "{said}"
+    );
+    assert!(!said.contains("--limit"), "{said}");
+    let said = stderr(&["list", "8", "--unique", "--limit", "12"]);
+    assert!(
+        said.contains("12 unique solutions of the 8x8 board in "),
+        "{said}"
+    );
+    assert!(
+        said.contains("--limit 12 stopped the listing there"),
+        "{said}"
+    );
 }

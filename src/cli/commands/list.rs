@@ -63,8 +63,17 @@ pub fn run(
             (false, 1) => "solution",
             (false, _) => "solutions",
         };
+        // A listing cut short by `--limit` says so: "1 solution of the 8x8 board" alone reads as the board's
+        // number of solutions.
+        let stopped = match limit {
+            Some(limit) if listed == limit => format!(
+                " (--limit {limit} stopped the listing there: the board may have more, which `nqueens count` \
+                 counts)"
+            ),
+            _ => String::new(),
+        };
         note!(
-            "{listed} {what} of the {}x{} board in {:.3} s",
+            "{listed} {what} of the {}x{} board in {:.3} s{stopped}",
             board.rows(),
             board.cols(),
             started.elapsed().as_secs_f64()
