@@ -1010,8 +1010,8 @@ fn check_quotes_control_characters_escaped_so_that_each_verdict_is_one_line_of_t
         .assert()
         .code(1)
         .stdout(
-            "line 1: malformed: 'x\\ry' is not a solution in any format: write a list such as [2,4,1,3] or 2 4 1 3, \
-             a CSV record, or a drawn board\n\
+            "line 1: malformed: 'x\\ry' has a carriage return (\\r) inside it: lines ended by \\r alone (old Mac \
+             text) read as one; end each with \\n (`tr '\\r' '\\n' < FILE`)\n\
              line 2: malformed: entry 2, '\\u{1b}[2J', is not a whole number\n\
              line 3: valid\n",
         );

@@ -522,6 +522,45 @@ fn check_says_how_a_list_it_cannot_read_is_written_in_the_format_given() {
 }
 
 #[test]
+fn check_reads_joined_files_and_says_what_it_cannot_see() {
+    // `cat a.txt b.txt`, each saved with a byte-order mark: the second file's mark, at the start of a line, made
+    // its first solution "not a solution in any format", quoted as if it were one.
+    assert_eq!(
+        verdicts(&[], "\u{feff}2 4 1 3\n\u{feff}3 1 4 2\n\u{feff}[1,3,0,2]\n"),
+        (Some(0), "line 1: valid\nline 2: valid\nline 3: valid\n".into())
+    );
+    // An invisible character elsewhere (a zero-width space pasted from a web page, a mark past the start) is
+    // quoted escaped, so that the message shows what is wrong with the line.
+    assert_eq!(
+        verdicts(&[], "2 4 1 3\u{200b}\n1 \u{feff}3\n"),
+        (
+            Some(1),
+            "line 1: malformed: '2 4 1 3\\u{200b}' is not a solution in any format: write a list such as \
+             [2,4,1,3] or 2 4 1 3, a CSV record, or a drawn board\n\
+             line 2: malformed: '1 \\u{feff}3' is not a solution in any format: write a list such as [2,4,1,3] \
+             or 2 4 1 3, a CSV record, or a drawn board\n"
+                .into()
+        )
+    );
+    // Lines ended by a carriage return alone were one line whose positions ran on into one list, judged
+    // invalid ("the queens at row 4, column 3 and row 5, column 3 share a column") though each was a solution.
+    // A carriage return left before the line's end (`\r\r\n`) is only white space.
+    assert_eq!(
+        verdicts(&[], "2 4 1 3\r3 1 4 2\r"),
+        (
+            Some(1),
+            "line 1: malformed: '2 4 1 3\\r3 1 4 2\\r' has a carriage return (\\r) inside it: lines ended by \\r \
+             alone (old Mac text) read as one; end each with \\n (`tr '\\r' '\\n' < FILE`)\n"
+                .into()
+        )
+    );
+    assert_eq!(
+        verdicts(&[], "2 4 1 3\r\r\n3 1 4 2 \r\n"),
+        (Some(0), "line 1: valid\nline 2: valid\n".into())
+    );
+}
+
+#[test]
 fn check_reads_what_other_solvers_print() {
     // `my-solver 8 | nqueens check`: positions separated by spaces or commas, bracketed or not, 1-based or
     // 0-based.

@@ -634,7 +634,10 @@ pub fn excerpt(text: &str) -> String {
     };
     let mut quoted = String::with_capacity(shown.len());
     for c in shown.chars() {
-        if c.is_control() || matches!(c, '\u{2028}' | '\u{2029}') {
+        // Invisible characters too (a byte-order mark, zero-width spaces and joiners, the marks that reorder
+        // text from right to left), or a line that reads as a solution would be quoted as not one.
+        let invisible = matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{2069}' | '\u{feff}');
+        if c.is_control() || invisible || matches!(c, '\u{2028}' | '\u{2029}') {
             quoted.extend(c.escape_default());
         } else {
             quoted.push(c);
@@ -660,8 +663,9 @@ impl<R: std::io::BufRead> Reader<R> {
         }
     }
 
-    /// The next line with its number: its text (without the line end, and without a byte-order mark on line
-    /// 1), or why it cannot be read as text (not UTF-8, or longer than [`MAX_LINE`]).
+    /// The next line with its number: its text (without the line end, and without a byte-order mark at its
+    /// start), or why it cannot be read as text (not UTF-8, longer than [`MAX_LINE`], or lines ended by `\r`
+    /// alone).
     fn next_line(&mut self) -> Option<std::io::Result<(usize, Line)>> {
         use std::io::{BufRead, Read};
         if let Some(line) = self.pending.take() {
@@ -709,15 +713,31 @@ impl<R: std::io::BufRead> Reader<R> {
             );
             return Some(Ok((self.number, Err(why))));
         }
-        if self.number == 1 && bytes.starts_with(b"\xEF\xBB\xBF") {
+        // At the start of any line, not only the first: files joined (`cat a.txt b.txt | nqueens check`) keep
+        // each one's mark, which is invisible and no part of a solution.
+        if bytes.starts_with(b"\xEF\xBB\xBF") {
             bytes.drain(..3);
         }
-        let line = String::from_utf8(bytes).map_err(|e| {
-            format!(
-                "not UTF-8 text (byte {} of the line is not): not a solution in any format",
-                e.utf8_error().valid_up_to() + 1
-            )
-        });
+        let line = String::from_utf8(bytes)
+            .map_err(|e| {
+                format!(
+                    "not UTF-8 text (byte {} of the line is not): not a solution in any format",
+                    e.utf8_error().valid_up_to() + 1
+                )
+            })
+            .and_then(|text| {
+                // Lines ended by `\r` alone (old Mac text) read as one line, whose positions, `\r` being
+                // white space, would run on into one list and be judged invalid: say why instead. One left at
+                // the end (`\r\r\n`) is only white space.
+                if text.trim_end().contains('\r') {
+                    return Err(format!(
+                        "'{}' has a carriage return (\\r) inside it: lines ended by \\r alone (old Mac text) \
+                         read as one; end each with \\n (`tr '\\r' '\\n' < FILE`)",
+                        excerpt(&text)
+                    ));
+                }
+                Ok(text)
+            });
         Some(Ok((self.number, line)))
     }
 
