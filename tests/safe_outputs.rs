@@ -1820,3 +1820,43 @@ fn stdout_of(args: &[&str]) -> String {
     assert!(out.status.success(), "{args:?}");
     String::from_utf8(out.stdout).unwrap()
 }
+
+#[test]
+#[cfg(unix)]
+fn a_link_that_cannot_be_written_through_is_named_with_where_it_leads() {
+    // `-o out.txt` where out.txt is a link: a message of the file it leads to alone ("the folder 'gone' does
+    // not exist") spoke of names the user never typed.
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name);
+    fs::create_dir(path("folder")).unwrap();
+    std::os::unix::fs::symlink("gone/x.txt", path("dangling.txt")).unwrap();
+    std::os::unix::fs::symlink("folder", path("to-folder")).unwrap();
+    for (link, said) in [
+        (
+            "dangling.txt",
+            "error: cannot write 'dangling.txt' (a symbolic link to 'gone/x.txt'): the folder 'gone' does \
+             not exist\n",
+        ),
+        (
+            "to-folder",
+            "error: cannot write 'to-folder' (a symbolic link to 'folder'): it is a directory; name a file\n",
+        ),
+    ] {
+        nqueens()
+            .current_dir(dir.path())
+            .args(["list", "4", "-o", link])
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(said);
+    }
+    assert_eq!(names(dir.path()), ["dangling.txt", "folder", "to-folder"]);
+    assert_eq!(names(&path("folder")), Vec::<String>::new());
+    // A name that is no link is named alone, as before.
+    nqueens()
+        .current_dir(dir.path())
+        .args(["list", "4", "-o", "folder"])
+        .assert()
+        .code(2)
+        .stderr("error: cannot write 'folder': it is a directory; name a file\n");
+}

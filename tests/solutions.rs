@@ -527,7 +527,10 @@ fn check_reads_joined_files_and_says_what_it_cannot_see() {
     // its first solution "not a solution in any format", quoted as if it were one.
     assert_eq!(
         verdicts(&[], "\u{feff}2 4 1 3\n\u{feff}3 1 4 2\n\u{feff}[1,3,0,2]\n"),
-        (Some(0), "line 1: valid\nline 2: valid\nline 3: valid\n".into())
+        (
+            Some(0),
+            "line 1: valid\nline 2: valid\nline 3: valid\n".into()
+        )
     );
     // An invisible character elsewhere (a zero-width space pasted from a web page, a mark past the start) is
     // quoted escaped, so that the message shows what is wrong with the line.

@@ -99,7 +99,8 @@ impl Output {
 
     /// [`Output::open`] of `asked`, whose links lead to `path`: the file a result replaces.
     fn open_resolved(asked: &Path, path: &Path) -> Result<Output, UsageError> {
-        let cannot = |why: String| UsageError(format!("cannot write '{}': {why}", asked.display()));
+        let cannot =
+            |why: String| UsageError(format!("cannot write {}: {why}", named(asked, &path)));
         let path = path.to_path_buf();
         if let Some(fd) = own_descriptor(&path) {
             return open_descriptor(fd, asked).map_err(cannot);
@@ -159,7 +160,8 @@ impl Output {
         path: PathBuf,
         existing: Option<&fs::Metadata>,
     ) -> Result<Output, UsageError> {
-        let cannot = |why: String| UsageError(format!("cannot write '{}': {why}", asked.display()));
+        let cannot =
+            |why: String| UsageError(format!("cannot write {}: {why}", named(asked, &path)));
         let dir = folder_of(&path).to_path_buf();
         #[cfg(unix)]
         sweep_leftovers(&dir);
@@ -316,6 +318,21 @@ fn unwritten(asked: &Path, e: &io::Error) -> String {
         "could not write '{asked}': {e}; '{asked}' is left as it was, and the partial file written beside it \
          is removed"
     )
+}
+
+/// `asked`, quoted as a message names it, with where its links lead where that is `path` rather than itself:
+/// a message about the file they lead to (a folder that does not exist, a read-only file) would otherwise
+/// speak of names the user never typed.
+fn named(asked: &Path, path: &Path) -> String {
+    if asked == path {
+        format!("'{}'", asked.display())
+    } else {
+        format!(
+            "'{}' (a symbolic link to '{}')",
+            asked.display(),
+            path.display()
+        )
+    }
 }
 
 /// Where a finished file went ([`Output::finish_placed`]).
