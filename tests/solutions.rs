@@ -241,6 +241,22 @@ fn ascii_with_a_format_it_does_not_change_is_refused() {
 }
 
 #[test]
+fn the_help_of_list_and_solve_says_what_the_numbers_of_a_solution_are() {
+    // `[2,4,1,3]` was called 1-based and nothing more: whether 2 is a row or a column was left to guess.
+    for command in ["list", "solve"] {
+        let help = stdout_of(&[command, "--help"]);
+        let help = help.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(
+            help.contains(
+                "`rows` (row by row, the column of its queen, 1-based: `[2,4,1,3]` has row 1's queen in \
+                 column 2; a rectangle's column by column, the row of its queen), `zero` (the same, 0-based)"
+            ),
+            "{command}: {help}"
+        );
+    }
+}
+
+#[test]
 fn drawn_boards_use_box_drawing_or_ascii() {
     nqueens()
         .args(["list", "4", "--format", "board", "--ascii", "--limit", "1"])

@@ -272,8 +272,9 @@ pub enum Command {
 /// How solutions are shown and where they go.
 #[derive(Debug, Args)]
 pub struct ShowOptions {
-    /// Solution format: `rows` (1-based, `[2,4,1,3]`), `zero` (0-based), `board` (drawn), `matrix` (0 and 1),
-    /// `json` (one array per line) or `csv`.
+    /// Solution format: `rows` (row by row, the column of its queen, 1-based: `[2,4,1,3]` has row 1's queen in
+    /// column 2; a rectangle's column by column, the row of its queen), `zero` (the same, 0-based), `board`
+    /// (drawn), `matrix` (0 and 1), `json` (one array per line) or `csv`.
     #[arg(short, long, default_value = "rows", value_parser = parse_notation)]
     pub format: Notation,
     /// Draw boards with `Q` and `.` instead of box-drawing characters.
