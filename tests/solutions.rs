@@ -855,6 +855,16 @@ fn bad_list_arguments_are_refused() {
     ] {
         nqueens().args(&args).assert().code(2);
     }
+    // A command of one board offers no range to write instead: `list` did, and then refused it.
+    for command in ["list", "solve"] {
+        nqueens()
+            .args([command, "8.0"])
+            .assert()
+            .code(2)
+            .stderr(
+                "error: '8.0' is not a board size: use a number such as 8, or rows x columns such as 8x6\n",
+            );
+    }
 }
 
 #[test]
