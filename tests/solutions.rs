@@ -1068,6 +1068,19 @@ fn list_says_how_many_it_listed_on_stderr() {
         "{said}"
     );
     assert!(!said.contains("--limit"), "{said}");
+    // A board with more columns than rows (`1x5` for `5x1`) says why it has none, as `solve` does.
+    let said = stderr(&["list", "1x5"]);
+    assert!(
+        said.starts_with("0 solutions of the 1x5 board in "),
+        "{said}"
+    );
+    assert!(
+        said.ends_with(
+            " (it has more columns than rows, so two queens would share a row: a board RxC has R rows and C \
+             columns)\n"
+        ),
+        "{said}"
+    );
     let said = stderr(&["list", "8", "--unique", "--limit", "12"]);
     assert!(
         said.contains("12 unique solutions of the 8x8 board in "),
