@@ -64,8 +64,7 @@ pub fn run(
             (false, _) => "solutions",
         };
         // What the number alone does not say. A listing cut short by `--limit` says so: "1 solution of the 8x8
-        // board" alone reads as the board's
-        // number of solutions.
+        // board" alone reads as the board's number of solutions.
         let aside = match limit {
             Some(limit) if listed == limit => format!(
                 " (--limit {limit} stopped the listing there: the board may have more, which `nqueens count` \
