@@ -100,7 +100,7 @@ impl Output {
     /// [`Output::open`] of `asked`, whose links lead to `path`: the file a result replaces.
     fn open_resolved(asked: &Path, path: &Path) -> Result<Output, UsageError> {
         let cannot =
-            |why: String| UsageError(format!("cannot write {}: {why}", named(asked, &path)));
+            |why: String| UsageError(format!("cannot write {}: {why}", named(asked, path)));
         let path = path.to_path_buf();
         if let Some(fd) = own_descriptor(&path) {
             return open_descriptor(fd, asked).map_err(cannot);
@@ -173,7 +173,7 @@ impl Output {
         // Made by our own open rather than `tempfile_in`, whose errors end with the temporary file's name ("at
         // path .../.nqueens-partial-...tmp"): a name the user never asked for, in a message about theirs.
         let temp = builder
-            .make_in(&dir, |path| open_new(path))
+            .make_in(&dir, open_new)
             .map_err(|e| cannot(folder_trouble(&dir, &e)))?;
         // Held until the file is renamed or removed: a free lock marks a file whose writer is gone.
         #[cfg(unix)]
