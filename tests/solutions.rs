@@ -241,7 +241,7 @@ fn ascii_with_a_format_it_does_not_change_is_refused() {
 }
 
 #[test]
-fn the_help_of_list_and_solve_says_what_the_numbers_of_a_solution_are() {
+fn the_help_says_what_the_numbers_of_a_solution_are_and_which_formats_check_reads() {
     // `[2,4,1,3]` was called 1-based and nothing more: whether 2 is a row or a column was left to guess.
     for command in ["list", "solve"] {
         let help = stdout_of(&[command, "--help"]);
@@ -254,6 +254,16 @@ fn the_help_of_list_and_solve_says_what_the_numbers_of_a_solution_are() {
             "{command}: {help}"
         );
     }
+    // `check --format` named no format: they were to be found in another command's help.
+    let help = stdout_of(&["check", "--help"]);
+    let help = help.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        help.contains(
+            "The format of the input, one of `list`'s: `rows`, `zero` (0-based), `board`, `matrix`, `json` or \
+             `csv` [default: recognised from each solution's text]"
+        ),
+        "{help}"
+    );
 }
 
 #[test]

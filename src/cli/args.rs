@@ -147,7 +147,8 @@ pub enum Command {
         /// The file to read.
         #[arg(value_name = "FILE")]
         file: Option<PathBuf>,
-        /// The format of the input [default: recognised from each solution's text].
+        /// The format of the input, one of `list`'s: `rows`, `zero` (0-based), `board`, `matrix`, `json` or `csv`
+        /// [default: recognised from each solution's text].
         #[arg(short, long, value_parser = parse_notation)]
         format: Option<Notation>,
         /// The board the lists are for: needed for a rectangle RxC [default: square, as long as each list].
