@@ -1101,3 +1101,66 @@ fn list_says_how_many_it_listed_on_stderr() {
         "{said}"
     );
 }
+
+#[cfg(target_os = "linux")]
+#[test]
+fn check_reading_a_terminal_says_how_to_end_and_what_else_to_give() {
+    // `nqueens check` typed alone waited for the terminal without a word, which looks like a hang.
+    use std::io::Write;
+    use std::os::fd::FromRawFd;
+    use std::process::{Command, Stdio};
+    let run = |args: &[&str]| {
+        let (mut master, mut slave) = (0, 0);
+        // SAFETY: openpty opens two descriptors and writes their numbers where it is told; the null pointers
+        // ask for no name, settings or size.
+        let made = unsafe {
+            libc::openpty(
+                &mut master,
+                &mut slave,
+                std::ptr::null_mut(),
+                std::ptr::null(),
+                std::ptr::null(),
+            )
+        };
+        if made != 0 {
+            return None;
+        }
+        // SAFETY: both descriptors were just opened, and nothing else owns them.
+        let (mut master, slave) = unsafe {
+            (
+                std::fs::File::from_raw_fd(master),
+                std::fs::File::from_raw_fd(slave),
+            )
+        };
+        let child = Command::new(assert_cmd::cargo::cargo_bin("nqueens"))
+            .args(args)
+            .stdin(Stdio::from(slave))
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // A line, then Ctrl-D at the start of the next: the end of the terminal's input.
+        master.write_all(b"2 4 1 3\n\x04").unwrap();
+        let out = child.wait_with_output().unwrap();
+        Some((
+            String::from_utf8(out.stdout).unwrap(),
+            String::from_utf8(out.stderr).unwrap(),
+        ))
+    };
+    let Some((stdout, stderr)) = run(&["check"]) else {
+        eprintln!("skipped: no pseudo-terminal can be opened here");
+        return;
+    };
+    assert_eq!(stdout, "line 1: valid\n");
+    assert_eq!(
+        stderr,
+        "reading solutions from the terminal, one a line, up to Ctrl-D (or name a file: `nqueens check FILE`, \
+         or pipe them: `nqueens list 8 | nqueens check`)\n1 valid, 0 invalid, 0 malformed\n"
+    );
+    let (stdout, stderr) = run(&["check", "-q", "-"]).unwrap();
+    assert_eq!(
+        (stdout.as_str(), stderr.as_str()),
+        ("", ""),
+        "-q says nothing"
+    );
+}
