@@ -1010,8 +1010,8 @@ fn check_quotes_control_characters_escaped_so_that_each_verdict_is_one_line_of_t
         .assert()
         .code(1)
         .stdout(
-            "line 1: malformed: 'x\\ry' is not a solution in any format: write a list such as [2,4,1,3] or 2 4 1 3, \
-             a CSV record, or a drawn board\n\
+            "line 1: malformed: 'x\\ry' has a carriage return (\\r) inside it: lines ended by \\r alone (old Mac \
+             text) read as one; end each with \\n (`tr '\\r' '\\n' < FILE`)\n\
              line 2: malformed: entry 2, '\\u{1b}[2J', is not a whole number\n\
              line 3: valid\n",
         );
@@ -1742,4 +1742,121 @@ fn a_result_whose_folder_went_away_or_took_no_name_is_said_where_it_is_or_that_i
         .success()
         .stderr("");
     assert!(left.exists(), "a kept result is no leftover");
+}
+
+#[test]
+#[cfg(unix)]
+fn a_result_that_cannot_be_written_names_the_file_asked_for_never_its_temporary_one() {
+    // Every command's `-o` goes through one temporary file beside the name asked for. Past the limit of a
+    // file's size (a batch job's `ulimit -f`, which fails as a full disk does) the error named that temporary
+    // file (`... at path "/dir/.nqueens-partial-host-AbC123.tmp"`), a name the user never gave.
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("solutions.txt"), stdout_of(&["list", "10"])).unwrap();
+    fs::write(dir.path().join("out.txt"), "mine\n").unwrap();
+    let commands: [&[&str]; 5] = [
+        &["list", "10"],
+        &["solve", "3000"],
+        &["count", "4..12", "-f", "csv"],
+        &["units", "12", "-f", "json"],
+        &["check", "solutions.txt"],
+    ];
+    for args in commands {
+        let out = Command::new("sh")
+            .current_dir(dir.path())
+            .arg("-c")
+            .arg("ulimit -f 1 && exec \"$0\" \"$@\" -o out.txt")
+            .arg(binary())
+            .args(args)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains(
+                "error: could not write 'out.txt': File too large (os error 27); 'out.txt' is left as it \
+                 was, and the partial file written beside it is removed"
+            ),
+            "{args:?}: {stderr}"
+        );
+        assert!(
+            !stderr.contains(".nqueens-partial") && !stderr.contains("at path"),
+            "{args:?}: {stderr}"
+        );
+        assert_eq!(
+            fs::read_to_string(dir.path().join("out.txt")).unwrap(),
+            "mine\n"
+        );
+        assert_eq!(names(dir.path()), ["out.txt", "solutions.txt"], "{args:?}");
+    }
+    // A folder that takes no new file: the message is of the folder and the name asked for.
+    let sub = dir.path().join("sub");
+    fs::create_dir(&sub).unwrap();
+    if !freeze(&sub, true) {
+        eprintln!("skipped the folder that takes no file: it cannot be made so here");
+        return;
+    }
+    let out = nqueens()
+        .current_dir(dir.path())
+        .args(["list", "4", "-o", "sub/out.txt"])
+        .output()
+        .unwrap();
+    assert!(freeze(&sub, false));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("cannot write 'sub/out.txt': cannot create a file in the folder 'sub': "),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains(".nqueens-partial") && !stderr.contains("at path"),
+        "{stderr}"
+    );
+    assert_eq!(names(&sub), Vec::<String>::new());
+}
+
+/// What `nqueens ARGS` writes on standard output, which it must exit 0 to give.
+fn stdout_of(args: &[&str]) -> String {
+    let out = nqueens().args(args).output().unwrap();
+    assert!(out.status.success(), "{args:?}");
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+#[cfg(unix)]
+fn a_link_that_cannot_be_written_through_is_named_with_where_it_leads() {
+    // `-o out.txt` where out.txt is a link: a message of the file it leads to alone ("the folder 'gone' does
+    // not exist") spoke of names the user never typed.
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name);
+    fs::create_dir(path("folder")).unwrap();
+    std::os::unix::fs::symlink("gone/x.txt", path("dangling.txt")).unwrap();
+    std::os::unix::fs::symlink("folder", path("to-folder")).unwrap();
+    for (link, said) in [
+        (
+            "dangling.txt",
+            "error: cannot write 'dangling.txt' (a symbolic link to 'gone/x.txt'): the folder 'gone' does \
+             not exist\n",
+        ),
+        (
+            "to-folder",
+            "error: cannot write 'to-folder' (a symbolic link to 'folder'): it is a directory; name a file\n",
+        ),
+    ] {
+        nqueens()
+            .current_dir(dir.path())
+            .args(["list", "4", "-o", link])
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(said);
+    }
+    assert_eq!(names(dir.path()), ["dangling.txt", "folder", "to-folder"]);
+    assert_eq!(names(&path("folder")), Vec::<String>::new());
+    // A name that is no link is named alone, as before.
+    nqueens()
+        .current_dir(dir.path())
+        .args(["list", "4", "-o", "folder"])
+        .assert()
+        .code(2)
+        .stderr("error: cannot write 'folder': it is a directory; name a file\n");
 }

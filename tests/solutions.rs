@@ -241,6 +241,32 @@ fn ascii_with_a_format_it_does_not_change_is_refused() {
 }
 
 #[test]
+fn the_help_says_what_the_numbers_of_a_solution_are_and_which_formats_check_reads() {
+    // `[2,4,1,3]` was called 1-based and nothing more: whether 2 is a row or a column was left to guess.
+    for command in ["list", "solve"] {
+        let help = stdout_of(&[command, "--help"]);
+        let help = help.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(
+            help.contains(
+                "`rows` (row by row, the column of its queen, 1-based: `[2,4,1,3]` has row 1's queen in \
+                 column 2; a rectangle's column by column, the row of its queen), `zero` (the same, 0-based)"
+            ),
+            "{command}: {help}"
+        );
+    }
+    // `check --format` named no format: they were to be found in another command's help.
+    let help = stdout_of(&["check", "--help"]);
+    let help = help.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        help.contains(
+            "The format of the input, one of `list`'s: `rows`, `zero` (0-based), `board`, `matrix`, `json` or \
+             `csv` [default: recognised from each solution's text]"
+        ),
+        "{help}"
+    );
+}
+
+#[test]
 fn drawn_boards_use_box_drawing_or_ascii() {
     nqueens()
         .args(["list", "4", "--format", "board", "--ascii", "--limit", "1"])
@@ -249,6 +275,36 @@ fn drawn_boards_use_box_drawing_or_ascii() {
         .stdout(". Q . .\n. . . Q\nQ . . .\n. . Q .\n\n");
     let boxed = stdout_of(&["list", "4", "--format", "board", "--limit", "1"]);
     assert!(boxed.starts_with("┌───┬───┬───┬───┐\n│   │ ♛ │   │   │\n"));
+}
+
+#[test]
+fn degenerate_boards_are_drawn_whole_and_read_back() {
+    // A board of no columns drew its rows as `│` alone, without the right border its rules have.
+    let cases = [
+        ("3x0", "┌┐\n││\n├┤\n││\n├┤\n││\n└┘\n\n"),
+        ("0", "┌┐\n└┘\n\n"),
+        ("1", "┌───┐\n│ ♛ │\n└───┘\n\n"),
+        ("1x5", ""),
+    ];
+    for (board, drawing) in cases {
+        assert_eq!(
+            stdout_of(&["list", board, "-f", "board"]),
+            drawing,
+            "{board}"
+        );
+        if !drawing.is_empty() {
+            assert_eq!(
+                verdicts(&["--board", board], drawing),
+                (Some(0), "line 1: valid\n".into()),
+                "{board}"
+            );
+        }
+    }
+    assert_eq!(
+        stdout_of(&["solve", "3x0", "-f", "board"]),
+        "┌┐\n││\n├┤\n││\n├┤\n││\n└┘\n\n"
+    );
+    assert_eq!(stdout_of(&["list", "1", "-f", "board", "--ascii"]), "Q\n\n");
 }
 
 #[test]
@@ -456,6 +512,81 @@ fn check_names_the_attacking_queens_and_malformed_lines() {
              line 4: malformed: entry 2, 'x', is not a whole number\n",
         )
         .stderr(predicate::str::contains("1 valid, 1 invalid, 1 malformed"));
+}
+
+#[test]
+fn check_says_how_a_list_it_cannot_read_is_written_in_the_format_given() {
+    // The example was [2,4,1,3] whatever the format: read as `--format zero` asks, it has a queen off the board;
+    // and a bracket left open was answered with the example rather than with what is missing.
+    assert_eq!(
+        verdicts(&["--format", "zero"], "1 3 0 2\n"),
+        (
+            Some(1),
+            "line 1: malformed: '1 3 0 2' is not a list as --format zero writes one, in brackets: [1,3,0,2]; \
+             without --format, positions separated by spaces or commas are read too\n"
+                .into()
+        )
+    );
+    assert_eq!(
+        verdicts(&["--format", "rows"], "2 4 1 3\n"),
+        (
+            Some(1),
+            "line 1: malformed: '2 4 1 3' is not a list as --format rows writes one, in brackets: [2,4,1,3]; \
+             without --format, positions separated by spaces or commas are read too\n"
+                .into()
+        )
+    );
+    assert_eq!(
+        verdicts(&[], "[2,4,1,3\n(1 3 0 2]\n"),
+        (
+            Some(1),
+            "line 1: malformed: '[2,4,1,3' is not a list: it opens with '[' but does not end with ']'\n\
+             line 2: malformed: '(1 3 0 2]' is not a list: it opens with '(' but does not end with ')'\n"
+                .into()
+        )
+    );
+}
+
+#[test]
+fn check_reads_joined_files_and_says_what_it_cannot_see() {
+    // `cat a.txt b.txt`, each saved with a byte-order mark: the second file's mark, at the start of a line, made
+    // its first solution "not a solution in any format", quoted as if it were one.
+    assert_eq!(
+        verdicts(&[], "\u{feff}2 4 1 3\n\u{feff}3 1 4 2\n\u{feff}[1,3,0,2]\n"),
+        (
+            Some(0),
+            "line 1: valid\nline 2: valid\nline 3: valid\n".into()
+        )
+    );
+    // An invisible character elsewhere (a zero-width space pasted from a web page, a mark past the start) is
+    // quoted escaped, so that the message shows what is wrong with the line.
+    assert_eq!(
+        verdicts(&[], "2 4 1 3\u{200b}\n1 \u{feff}3\n"),
+        (
+            Some(1),
+            "line 1: malformed: '2 4 1 3\\u{200b}' is not a solution in any format: write a list such as \
+             [2,4,1,3] or 2 4 1 3, a CSV record, or a drawn board\n\
+             line 2: malformed: '1 \\u{feff}3' is not a solution in any format: write a list such as [2,4,1,3] \
+             or 2 4 1 3, a CSV record, or a drawn board\n"
+                .into()
+        )
+    );
+    // Lines ended by a carriage return alone were one line whose positions ran on into one list, judged
+    // invalid ("the queens at row 4, column 3 and row 5, column 3 share a column") though each was a solution.
+    // A carriage return left before the line's end (`\r\r\n`) is only white space.
+    assert_eq!(
+        verdicts(&[], "2 4 1 3\r3 1 4 2\r"),
+        (
+            Some(1),
+            "line 1: malformed: '2 4 1 3\\r3 1 4 2\\r' has a carriage return (\\r) inside it: lines ended by \\r \
+             alone (old Mac text) read as one; end each with \\n (`tr '\\r' '\\n' < FILE`)\n"
+                .into()
+        )
+    );
+    assert_eq!(
+        verdicts(&[], "2 4 1 3\r\r\n3 1 4 2 \r\n"),
+        (Some(0), "line 1: valid\nline 2: valid\n".into())
+    );
 }
 
 #[test]
@@ -734,6 +865,16 @@ fn bad_list_arguments_are_refused() {
     ] {
         nqueens().args(&args).assert().code(2);
     }
+    // A command of one board offers no range to write instead: `list` did, and then refused it.
+    for command in ["list", "solve"] {
+        nqueens()
+            .args([command, "8.0"])
+            .assert()
+            .code(2)
+            .stderr(
+                "error: '8.0' is not a board size: use a number such as 8, or rows x columns such as 8x6\n",
+            );
+    }
 }
 
 #[test]
@@ -922,4 +1063,104 @@ fn list_says_how_many_it_listed_on_stderr() {
             .success()
             .stderr(predicate::str::contains(said));
     }
+    // A listing that `--limit` stopped does not read as the board's number of solutions; one that ended
+    // before its limit gives that number, as a whole listing does.
+    let stopped =
+        " (--limit 1 stopped the listing there: the board may have more, which `nqueens count` \
+                   counts)\n";
+    let stderr =
+        |args: &[&str]| String::from_utf8(nqueens().args(args).output().unwrap().stderr).unwrap();
+    let said = stderr(&["list", "10", "--limit", "1"]);
+    assert!(said.ends_with(stopped), "{said}");
+    let said = stderr(&["list", "10", "--limit", "1000"]);
+    assert!(
+        said.starts_with("724 solutions of the 10x10 board in "),
+        "{said}"
+    );
+    assert!(!said.contains("--limit"), "{said}");
+    // A board with more columns than rows (`1x5` for `5x1`) says why it has none, as `solve` does.
+    let said = stderr(&["list", "1x5"]);
+    assert!(
+        said.starts_with("0 solutions of the 1x5 board in "),
+        "{said}"
+    );
+    assert!(
+        said.ends_with(
+            " (it has more columns than rows, so two queens would share a row: a board RxC has R rows and C \
+             columns)\n"
+        ),
+        "{said}"
+    );
+    let said = stderr(&["list", "8", "--unique", "--limit", "12"]);
+    assert!(
+        said.contains("12 unique solutions of the 8x8 board in "),
+        "{said}"
+    );
+    assert!(
+        said.contains("--limit 12 stopped the listing there"),
+        "{said}"
+    );
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn check_reading_a_terminal_says_how_to_end_and_what_else_to_give() {
+    // `nqueens check` typed alone waited for the terminal without a word, which looks like a hang.
+    use std::io::Write;
+    use std::os::fd::FromRawFd;
+    use std::process::{Command, Stdio};
+    let run = |args: &[&str]| {
+        let (mut master, mut slave) = (0, 0);
+        // SAFETY: openpty opens two descriptors and writes their numbers where it is told; the null pointers
+        // ask for no name, settings or size.
+        let made = unsafe {
+            libc::openpty(
+                &mut master,
+                &mut slave,
+                std::ptr::null_mut(),
+                std::ptr::null(),
+                std::ptr::null(),
+            )
+        };
+        if made != 0 {
+            return None;
+        }
+        // SAFETY: both descriptors were just opened, and nothing else owns them.
+        let (mut master, slave) = unsafe {
+            (
+                std::fs::File::from_raw_fd(master),
+                std::fs::File::from_raw_fd(slave),
+            )
+        };
+        let child = Command::new(assert_cmd::cargo::cargo_bin("nqueens"))
+            .args(args)
+            .stdin(Stdio::from(slave))
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // A line, then Ctrl-D at the start of the next: the end of the terminal's input.
+        master.write_all(b"2 4 1 3\n\x04").unwrap();
+        let out = child.wait_with_output().unwrap();
+        Some((
+            String::from_utf8(out.stdout).unwrap(),
+            String::from_utf8(out.stderr).unwrap(),
+        ))
+    };
+    let Some((stdout, stderr)) = run(&["check"]) else {
+        eprintln!("skipped: no pseudo-terminal can be opened here");
+        return;
+    };
+    assert_eq!(stdout, "line 1: valid\n");
+    assert_eq!(
+        stderr,
+        "reading solutions from the terminal, one a line, up to Ctrl-D (or name a file: `nqueens check FILE`, \
+         or pipe them: `nqueens list 8 | nqueens check`)\n1 valid, 0 invalid, 0 malformed\n"
+    );
+    let (stdout, stderr) = run(&["check", "-q", "-"]).unwrap();
+    assert_eq!(
+        (stdout.as_str(), stderr.as_str()),
+        ("", ""),
+        "-q says nothing"
+    );
 }

@@ -147,7 +147,8 @@ pub enum Command {
         /// The file to read.
         #[arg(value_name = "FILE")]
         file: Option<PathBuf>,
-        /// The format of the input [default: recognised from each solution's text].
+        /// The format of the input, one of `list`'s: `rows`, `zero` (0-based), `board`, `matrix`, `json` or `csv`
+        /// [default: recognised from each solution's text].
         #[arg(short, long, value_parser = parse_notation)]
         format: Option<Notation>,
         /// The board the lists are for: needed for a rectangle RxC [default: square, as long as each list].
@@ -290,8 +291,9 @@ pub enum Command {
 /// How solutions are shown and where they go.
 #[derive(Debug, Args)]
 pub struct ShowOptions {
-    /// Solution format: `rows` (1-based, `[2,4,1,3]`), `zero` (0-based), `board` (drawn), `matrix` (0 and 1),
-    /// `json` (one array per line) or `csv`.
+    /// Solution format: `rows` (row by row, the column of its queen, 1-based: `[2,4,1,3]` has row 1's queen in
+    /// column 2; a rectangle's column by column, the row of its queen), `zero` (the same, 0-based), `board`
+    /// (drawn), `matrix` (0 and 1), `json` (one array per line) or `csv`.
     #[arg(short, long, default_value = "rows", value_parser = parse_notation)]
     pub format: Notation,
     /// Draw boards with `Q` and `.` instead of box-drawing characters.

@@ -99,7 +99,8 @@ impl Output {
 
     /// [`Output::open`] of `asked`, whose links lead to `path`: the file a result replaces.
     fn open_resolved(asked: &Path, path: &Path) -> Result<Output, UsageError> {
-        let cannot = |why: String| UsageError(format!("cannot write '{}': {why}", asked.display()));
+        let cannot =
+            |why: String| UsageError(format!("cannot write {}: {why}", named(asked, path)));
         let path = path.to_path_buf();
         if let Some(fd) = own_descriptor(&path) {
             return open_descriptor(fd, asked).map_err(cannot);
@@ -159,21 +160,20 @@ impl Output {
         path: PathBuf,
         existing: Option<&fs::Metadata>,
     ) -> Result<Output, UsageError> {
-        let cannot = |why: String| UsageError(format!("cannot write '{}': {why}", asked.display()));
+        let cannot =
+            |why: String| UsageError(format!("cannot write {}: {why}", named(asked, &path)));
         let dir = folder_of(&path).to_path_buf();
         #[cfg(unix)]
         sweep_leftovers(&dir);
         let mut builder = tempfile::Builder::new();
         let prefix = partial_prefix();
         builder.prefix(&prefix).suffix(PARTIAL_SUFFIX);
-        // A temporary file is private (0600) by default; results are ordinary files once renamed, so they get
-        // the usual mode (less the umask), or the mode of the file they replace (set below, past the umask).
-        #[cfg(unix)]
-        builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o644));
         install_signal_cleanup();
         let mut temps = temps();
+        // Made by our own open rather than `tempfile_in`, whose errors end with the temporary file's name ("at
+        // path .../.nqueens-partial-...tmp"): a name the user never asked for, in a message about theirs.
         let temp = builder
-            .tempfile_in(&dir)
+            .make_in(&dir, open_new)
             .map_err(|e| cannot(folder_trouble(&dir, &e)))?;
         // Held until the file is renamed or removed: a free lock marks a file whose writer is gone.
         #[cfg(unix)]
@@ -227,8 +227,14 @@ impl Output {
                     })
             }
             Output::Direct { file, asked } => file.write_all(bytes).map_err(|e| named(asked, e)),
+            // Into the file itself: `NamedTempFile`'s own writes add the temporary file's name to their errors.
+            // The unfinished file goes when the output is dropped, as the error ends the command (or an
+            // export's rewrite), so the message can say so.
             Output::File(partial) => match &mut partial.temp {
-                Some(temp) => temp.write_all(bytes).map_err(|e| named(&partial.asked, e)),
+                Some(temp) => temp
+                    .as_file_mut()
+                    .write_all(bytes)
+                    .map_err(|e| io::Error::new(e.kind(), unwritten(&partial.asked, &e))),
                 None => Ok(()),
             },
         }
@@ -239,9 +245,9 @@ impl Output {
     pub fn sync(&mut self) -> anyhow::Result<()> {
         if let Output::File(partial) = self {
             if let Some(temp) = &partial.temp {
-                temp.as_file().sync_all().map_err(|e| {
-                    anyhow::anyhow!("could not write '{}': {e}", partial.asked.display())
-                })?;
+                temp.as_file()
+                    .sync_all()
+                    .map_err(|e| anyhow::anyhow!(unwritten(&partial.asked, &e)))?;
             }
         }
         Ok(())
@@ -271,7 +277,9 @@ impl Output {
                 let asked = partial.asked.display().to_string();
                 let failed =
                     |e: &dyn std::fmt::Display| anyhow::anyhow!("could not write '{asked}': {e}");
-                temp.as_file().sync_all().map_err(|e| failed(&e))?;
+                temp.as_file()
+                    .sync_all()
+                    .map_err(|e| anyhow::anyhow!(unwritten(&partial.asked, &e)))?;
                 // Under the lock, so that a signal either finds the temporary file or finds it renamed.
                 let mut temps = temps();
                 let name = temp.path().to_path_buf();
@@ -298,6 +306,32 @@ impl Output {
                 placed
             }
         }
+    }
+}
+
+/// What a result that could not be written to its temporary file says, `e` the system's error: the name the
+/// user asked for, never the temporary file's, and that nothing of theirs was touched. The unfinished file
+/// goes when its output is dropped, as the error ends the command (or an export's rewrite).
+fn unwritten(asked: &Path, e: &io::Error) -> String {
+    let asked = asked.display();
+    format!(
+        "could not write '{asked}': {e}; '{asked}' is left as it was, and the partial file written beside it \
+         is removed"
+    )
+}
+
+/// `asked`, quoted as a message names it, with where its links lead where that is `path` rather than itself:
+/// a message about the file they lead to (a folder that does not exist, a read-only file) would otherwise
+/// speak of names the user never typed.
+fn named(asked: &Path, path: &Path) -> String {
+    if asked == path {
+        format!("'{}'", asked.display())
+    } else {
+        format!(
+            "'{}' (a symbolic link to '{}')",
+            asked.display(),
+            path.display()
+        )
     }
 }
 
@@ -748,6 +782,17 @@ fn open_special(path: &Path, fifo: bool) -> io::Result<File> {
         }
     }
     OpenOptions::new().write(true).open(path)
+}
+
+/// Creates the new file `path` to write a result into, as `tempfile` would (never one that exists), with the
+/// usual mode of a new file less the umask rather than a temporary file's private 0600: results are ordinary
+/// files once renamed, or get the mode of the file they replace ([`keep_owner_and_mode`], past the umask).
+fn open_new(path: &Path) -> io::Result<File> {
+    let mut options = OpenOptions::new();
+    options.read(true).write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o644);
+    options.open(path)
 }
 
 /// The mode of a file, as `ls -l` users read it.

@@ -12,15 +12,24 @@ use nqueens::solutions::notation::{Notation, Shape};
 use nqueens::{Board, CountRequest, Symmetry};
 use std::num::{IntErrorKind, ParseIntError};
 
+/// What a command of several boards offers to write instead of a size it cannot read.
+const SIZES: &str = "a number such as 8, a range such as 4..16, or rows x columns such as 8x6";
+
+/// What a command of one board offers: no range, which it refuses.
+const ONE_BOARD: &str = "a number such as 8, or rows x columns such as 8x6";
+
 /// Parses `N`, `A..B` or `A..=B` (both inclusive) into the sizes it names, in increasing order.
 pub fn parse_sizes(spec: &str) -> Result<Vec<u32>, UsageError> {
+    sizes(spec, SIZES)
+}
+
+/// [`parse_sizes`], offering `examples` for a size it cannot read.
+fn sizes(spec: &str, examples: &str) -> Result<Vec<u32>, UsageError> {
+    let side = |s| side_of(spec, s, kernel_too_large, examples);
     let (from, to) = match spec.split_once("..") {
-        Some((a, b)) => (
-            side(spec, a, kernel_too_large)?,
-            side(spec, b.strip_prefix('=').unwrap_or(b), kernel_too_large)?,
-        ),
+        Some((a, b)) => (side(a)?, side(b.strip_prefix('=').unwrap_or(b))?),
         None => {
-            let n = side(spec, spec, kernel_too_large)?;
+            let n = side(spec)?;
             (n, n)
         }
     };
@@ -35,6 +44,11 @@ pub fn parse_sizes(spec: &str) -> Result<Vec<u32>, UsageError> {
 
 /// Parses a board specification: `N`, a range `A..B` of square boards, or a rectangle `RxC`.
 pub fn parse_boards(spec: &str) -> Result<Vec<Board>, UsageError> {
+    boards(spec, SIZES)
+}
+
+/// [`parse_boards`], offering `examples` for a size it cannot read.
+fn boards(spec: &str, examples: &str) -> Result<Vec<Board>, UsageError> {
     match spec.split_once(['x', 'X']) {
         Some((r, c)) => {
             // A rectangle's limit is said of its sides, not of an `n` that it does not have.
@@ -45,7 +59,10 @@ pub fn parse_boards(spec: &str) -> Result<Vec<Board>, UsageError> {
                     max = Board::MAX_SIDE,
                 ))
             };
-            let (rows, cols) = (side(spec, r, too_large)?, side(spec, c, too_large)?);
+            let (rows, cols) = (
+                side_of(spec, r, too_large, examples)?,
+                side_of(spec, c, too_large, examples)?,
+            );
             if cols > rows.max(Board::MAX_SIDE) {
                 // No solution to offer: two of its queens would share a row.
                 return Err(UsageError(format!(
@@ -61,26 +78,16 @@ pub fn parse_boards(spec: &str) -> Result<Vec<Board>, UsageError> {
                 Board::rect(rows, cols).map_err(|e| UsageError(e.to_string()))?
             ])
         }
-        None => parse_sizes(spec)?
+        None => sizes(spec, examples)?
             .into_iter()
             .map(|n| Board::new(n).map_err(|e| UsageError(e.to_string())))
             .collect(),
     }
 }
 
-/// Parses one side of a board specification. A number too large for any board (past `u32`) is refused by
-/// `too_large` with its digits as typed, so that `count 99999999999` is told the limit, as `count 99` is,
-/// rather than that it is not a number.
-fn side(spec: &str, s: &str, too_large: impl Fn(&str) -> UsageError) -> Result<u32, UsageError> {
-    side_of(
-        spec,
-        s,
-        too_large,
-        "a number such as 8, a range such as 4..16, or rows x columns such as 8x6",
-    )
-}
-
-/// [`side`] for a command of one board, whose message offers no range: `examples` says what to write.
+/// Parses one side of a board specification; `examples` says what to write instead of one it cannot read. A
+/// number too large for any board (past `u32`) is refused by `too_large` with its digits as typed, so that
+/// `count 99999999999` is told the limit, as `count 99` is, rather than that it is not a number.
 fn side_of(
     spec: &str,
     s: &str,
@@ -150,14 +157,7 @@ pub fn parse_shape(spec: &str) -> Result<Shape, UsageError> {
             "'{spec}': name one board (N or RxC), not a range"
         )));
     }
-    let one = |s| {
-        side_of(
-            spec,
-            s,
-            too_large,
-            "a number such as 8, or rows x columns such as 8x6",
-        )
-    };
+    let one = |s| side_of(spec, s, too_large, ONE_BOARD);
     let (rows, cols) = match spec.split_once(['x', 'X']) {
         Some((r, c)) => (one(r)?, one(c)?),
         None => {
@@ -178,7 +178,7 @@ pub fn parse_board(spec: &str) -> Result<Board, UsageError> {
             "'{spec}': name one board (N or RxC), not a range"
         )));
     }
-    Ok(parse_boards(spec)?.remove(0))
+    Ok(boards(spec, ONE_BOARD)?.remove(0))
 }
 
 /// The symmetry to use on `board`: the one asked for, or the best the board has.
@@ -420,6 +420,15 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("a range such as 4..16"));
+        // `list` takes one board too: it offered a range, which it then refused.
+        for spec in ["8.0", "abc", "8xq"] {
+            assert_eq!(
+                parse_board(spec).unwrap_err().to_string(),
+                format!(
+                    "'{spec}' is not a board size: use a number such as 8, or rows x columns such as 8x6"
+                )
+            );
+        }
     }
 
     #[test]

@@ -291,16 +291,21 @@ impl Renderer {
             if row > 0 {
                 rule(out, "├", "┼", "┤");
             }
+            // Built as the rules are, its borders apart from the squares: a board of no columns still has both
+            // (`││`, between `┌┐` and `└┘`), where writing a square and its right edge in turn left it one.
             out.extend_from_slice("│".as_bytes());
             for col in 0..cols {
+                if col > 0 {
+                    out.extend_from_slice("│".as_bytes());
+                }
                 let cell = if self.occupied(queens, row, col) {
                     " ♛ "
                 } else {
                     "   "
                 };
                 out.extend_from_slice(cell.as_bytes());
-                out.extend_from_slice("│".as_bytes());
             }
+            out.extend_from_slice("│".as_bytes());
             out.push(b'\n');
         }
         rule(out, "└", "┴", "┘");
@@ -475,6 +480,38 @@ mod tests {
     }
 
     #[test]
+    fn degenerate_boards_are_drawn_whole() {
+        // Every row of a boxed drawing has the left and the right border of its rules, however few its squares:
+        // a board of no columns drew `│` alone between `┌┐` and `└┘`.
+        let boxed =
+            |rows, cols, queens: &[u8]| text(Notation::Board, Shape { rows, cols }, false, queens);
+        assert_eq!(boxed(3, 0, &[]), "┌┐\n││\n├┤\n││\n├┤\n││\n└┘\n\n");
+        assert_eq!(boxed(1, 0, &[]), "┌┐\n││\n└┘\n\n");
+        assert_eq!(boxed(0, 0, &[]), "┌┐\n└┘\n\n");
+        assert_eq!(boxed(1, 1, &[0]), "┌───┐\n│ ♛ │\n└───┘\n\n");
+        assert_eq!(boxed(2, 1, &[1]), "┌───┐\n│   │\n├───┤\n│ ♛ │\n└───┘\n\n");
+        // Without boxes a row of no squares is empty, as a row is its squares and the gaps between them.
+        let ascii =
+            |rows, cols, queens: &[u8]| text(Notation::Board, Shape { rows, cols }, true, queens);
+        assert_eq!(ascii(1, 1, &[0]), "Q\n\n");
+        assert_eq!(ascii(2, 1, &[1]), ".\nQ\n\n");
+        assert_eq!(ascii(2, 0, &[]), "\n\n\n");
+        // Every row of every drawing has as many borders and gaps as its rules say.
+        for (rows, cols) in [(0, 0), (1, 0), (3, 0), (1, 1), (3, 1), (3, 2)] {
+            let drawing = boxed(rows, cols, &vec![0; cols as usize]);
+            let widths: Vec<usize> = drawing
+                .lines()
+                .filter(|l| !l.is_empty())
+                .map(|l| l.chars().count())
+                .collect();
+            assert!(
+                widths.iter().all(|&w| w == widths[0]),
+                "{rows}x{cols}: {drawing}"
+            );
+        }
+    }
+
+    #[test]
     fn a_rectangle_lists_the_row_of_each_column() {
         // 3 rows, 2 columns: the queen of column 1 in row 1, the queen of column 2 in row 3.
         let shape = Shape { rows: 3, cols: 2 };
@@ -597,7 +634,10 @@ pub fn excerpt(text: &str) -> String {
     };
     let mut quoted = String::with_capacity(shown.len());
     for c in shown.chars() {
-        if c.is_control() || matches!(c, '\u{2028}' | '\u{2029}') {
+        // Invisible characters too (a byte-order mark, zero-width spaces and joiners, the marks that reorder
+        // text from right to left), or a line that reads as a solution would be quoted as not one.
+        let invisible = matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{2069}' | '\u{feff}');
+        if c.is_control() || invisible || matches!(c, '\u{2028}' | '\u{2029}') {
             quoted.extend(c.escape_default());
         } else {
             quoted.push(c);
@@ -623,8 +663,9 @@ impl<R: std::io::BufRead> Reader<R> {
         }
     }
 
-    /// The next line with its number: its text (without the line end, and without a byte-order mark on line
-    /// 1), or why it cannot be read as text (not UTF-8, or longer than [`MAX_LINE`]).
+    /// The next line with its number: its text (without the line end, and without a byte-order mark at its
+    /// start), or why it cannot be read as text (not UTF-8, longer than [`MAX_LINE`], or lines ended by `\r`
+    /// alone).
     fn next_line(&mut self) -> Option<std::io::Result<(usize, Line)>> {
         use std::io::{BufRead, Read};
         if let Some(line) = self.pending.take() {
@@ -672,15 +713,31 @@ impl<R: std::io::BufRead> Reader<R> {
             );
             return Some(Ok((self.number, Err(why))));
         }
-        if self.number == 1 && bytes.starts_with(b"\xEF\xBB\xBF") {
+        // At the start of any line, not only the first: files joined (`cat a.txt b.txt | nqueens check`) keep
+        // each one's mark, which is invisible and no part of a solution.
+        if bytes.starts_with(b"\xEF\xBB\xBF") {
             bytes.drain(..3);
         }
-        let line = String::from_utf8(bytes).map_err(|e| {
-            format!(
-                "not UTF-8 text (byte {} of the line is not): not a solution in any format",
-                e.utf8_error().valid_up_to() + 1
-            )
-        });
+        let line = String::from_utf8(bytes)
+            .map_err(|e| {
+                format!(
+                    "not UTF-8 text (byte {} of the line is not): not a solution in any format",
+                    e.utf8_error().valid_up_to() + 1
+                )
+            })
+            .and_then(|text| {
+                // Lines ended by `\r` alone (old Mac text) read as one line, whose positions, `\r` being
+                // white space, would run on into one list and be judged invalid: say why instead. One left at
+                // the end (`\r\r\n`) is only white space.
+                if text.trim_end().contains('\r') {
+                    return Err(format!(
+                        "'{}' has a carriage return (\\r) inside it: lines ended by \\r alone (old Mac text) \
+                         read as one; end each with \\n (`tr '\\r' '\\n' < FILE`)",
+                        excerpt(&text)
+                    ));
+                }
+                Ok(text)
+            });
         Some(Ok((self.number, line)))
     }
 
@@ -840,9 +897,7 @@ impl<R: std::io::BufRead> Iterator for Reader<R> {
                         trimmed.strip_prefix(open)?.strip_suffix(close)
                     });
                     inner
-                        .ok_or_else(|| {
-                            format!("'{}' is not a list: write it as [2,4,1,3]", excerpt(trimmed))
-                        })
+                        .ok_or_else(|| self.not_a_list(trimmed))
                         .and_then(|inner| {
                             self.list(inner, base, Separator::within_brackets(inner), "entry")
                         })
@@ -961,6 +1016,27 @@ fn header_fields(line: &str) -> Result<usize, String> {
 }
 
 impl<R> Reader<R> {
+    /// Why `line`, read as a bracketed list, is not one. The example is one of the user's format: a 1-based
+    /// example for `--format zero` would be read with a queen off the board.
+    fn not_a_list(&self, line: &str) -> String {
+        let shown = excerpt(line);
+        if let Some(open) = line.chars().next().filter(|c| ['[', '('].contains(c)) {
+            let close = if open == '[' { ']' } else { ')' };
+            return format!(
+                "'{shown}' is not a list: it opens with '{open}' but does not end with '{close}'"
+            );
+        }
+        let (name, example) = match self.notation {
+            Some(Notation::Zero) => ("zero", "[1,3,0,2]"),
+            Some(Notation::Json) => ("json", "[2,4,1,3]"),
+            _ => ("rows", "[2,4,1,3]"),
+        };
+        format!(
+            "'{shown}' is not a list as --format {name} writes one, in brackets: {example}; without --format, \
+             positions separated by spaces or commas are read too"
+        )
+    }
+
     /// A list of positions separated by `separator`, each one an `item` (`entry`, `field`) in messages; `base` 0
     /// or 1, or `None` to decide by whether a 0 occurs.
     fn list(

@@ -19,6 +19,15 @@ pub fn run(
     output: Option<&Path>,
 ) -> anyhow::Result<ExitCode> {
     let shape = board.map(validate::parse_shape).transpose()?;
+    let from_stdin = file.is_none_or(|p| p.as_os_str() == "-");
+    if from_stdin && !quiet && io::IsTerminal::is_terminal(&io::stdin()) {
+        // `nqueens check` typed alone waits for the terminal, which looks like a hang to whoever meant to
+        // name a file or a pipe.
+        note!(
+            "reading solutions from the terminal, one a line, up to Ctrl-D (or name a file: `nqueens check \
+             FILE`, or pipe them: `nqueens list 8 | nqueens check`)"
+        );
+    }
     let input: Box<dyn BufRead> = match file {
         None => Box::new(io::stdin().lock()),
         Some(p) if p.as_os_str() == "-" => Box::new(io::stdin().lock()),

@@ -63,8 +63,21 @@ pub fn run(
             (false, 1) => "solution",
             (false, _) => "solutions",
         };
+        // What the number alone does not say. A listing cut short by `--limit` says so: "1 solution of the 8x8
+        // board" alone reads as the board's number of solutions.
+        let aside = match limit {
+            Some(limit) if listed == limit => format!(
+                " (--limit {limit} stopped the listing there: the board may have more, which `nqueens count` \
+                 counts)"
+            ),
+            // `list 1x5` for `5x1`: the rows and columns swapped, say why there is nothing, as `solve` does.
+            _ if board.cols() > board.rows() => " (it has more columns than rows, so two queens would share a \
+                                                 row: a board RxC has R rows and C columns)"
+                .to_string(),
+            _ => String::new(),
+        };
         note!(
-            "{listed} {what} of the {}x{} board in {:.3} s",
+            "{listed} {what} of the {}x{} board in {:.3} s{aside}",
             board.rows(),
             board.cols(),
             started.elapsed().as_secs_f64()
