@@ -1814,6 +1814,33 @@ fn a_result_that_cannot_be_written_names_the_file_asked_for_never_its_temporary_
     assert_eq!(names(&sub), Vec::<String>::new());
 }
 
+#[test]
+#[cfg(unix)]
+fn a_journal_that_cannot_be_made_names_itself_never_its_temporary_file() {
+    // A journal is written under a temporary name and renamed. Under a file-size limit of nothing the error
+    // named that temporary file (`could not create 'j.journal': File too large (os error 27) at path
+    // "/dir/./.nqueens-journal-AbC123"`), a name the user never gave; and nothing of it may be left behind.
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new("sh")
+        .current_dir(dir.path())
+        .arg("-c")
+        .arg("ulimit -f 0 && exec \"$0\" count 12 --checkpoint j.journal")
+        .arg(binary())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("could not create 'j.journal': File too large (os error 27)"),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains(".nqueens-journal") && !stderr.contains("at path"),
+        "{stderr}"
+    );
+    assert_eq!(names(dir.path()), Vec::<String>::new());
+}
+
 /// What `nqueens ARGS` writes on standard output, which it must exit 0 to give.
 fn stdout_of(args: &[&str]) -> String {
     let out = nqueens().args(args).output().unwrap();

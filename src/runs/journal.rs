@@ -583,6 +583,23 @@ pub enum Whereabouts {
 /// letters and digits.
 pub const JOURNAL_TEMP_PREFIX: &str = ".nqueens-journal-";
 
+/// Creates the new file `path` for a journal under its temporary name, as `tempfile` would (never one that
+/// exists), written through its `File` alone: `tempfile`'s own creation and writes end their errors with the
+/// temporary name ("at path .../.nqueens-journal-..."), which the user never gave, in a message about theirs.
+/// A temporary file is private (0600) by default; a journal is a result that other accounts may merge (a
+/// cluster's shards), so it gets the usual mode of a new file, less the umask.
+fn new_journal_file(path: &Path, append: bool) -> io::Result<File> {
+    let mut options = OpenOptions::new();
+    options
+        .read(true)
+        .write(true)
+        .append(append)
+        .create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o644);
+    options.open(path)
+}
+
 impl Writer {
     /// Creates a journal at `path` holding only `header`. It is written under a temporary name and renamed, so
     /// a journal never exists without its header; an existing file is never replaced.
@@ -592,13 +609,10 @@ impl Writer {
             Some(p) if !p.as_os_str().is_empty() => p,
             _ => Path::new("."),
         };
-        let mut builder = tempfile::Builder::new();
-        builder.prefix(JOURNAL_TEMP_PREFIX);
-        // A temporary file is private (0600) by default. A journal is a result that other accounts may merge
-        // (a cluster's shards), so it gets the usual mode of a new file, less the umask.
-        #[cfg(unix)]
-        builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o644));
-        let mut temp = builder.tempfile_in(dir).map_err(io)?;
+        let mut temp = tempfile::Builder::new()
+            .prefix(JOURNAL_TEMP_PREFIX)
+            .make_in(dir, |path| new_journal_file(path, false))
+            .map_err(io)?;
         // Held until the rename: a free lock on one left by a run that was killed here says it is a leftover
         // (the command line removes such files).
         let _ = temp.as_file().try_lock();
@@ -607,7 +621,7 @@ impl Writer {
             &serde_json::to_string(header).expect("headers serialize"),
             &mut text,
         );
-        temp.write_all(text.as_bytes()).map_err(io)?;
+        temp.as_file_mut().write_all(text.as_bytes()).map_err(io)?;
         temp.as_file().sync_all().map_err(io)?;
         temp.persist_noclobber(path).map_err(|e| io(e.error))?;
         // The rename is durable once the folder is synced; not every file system allows opening one.
@@ -751,12 +765,11 @@ impl Writer {
                 Some(p) if !p.as_os_str().is_empty() => p,
                 _ => Path::new("."),
             };
-            let mut builder = tempfile::Builder::new();
-            builder.prefix(JOURNAL_TEMP_PREFIX);
-            builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o644));
             // Appended to, as `Writer::append` opens a journal, once it is under the name.
-            builder.append(true);
-            let mut temp = builder.tempfile_in(dir).map_err(io)?;
+            let mut temp = tempfile::Builder::new()
+                .prefix(JOURNAL_TEMP_PREFIX)
+                .make_in(dir, |path| new_journal_file(path, true))
+                .map_err(io)?;
             // The run's hold on the journal from now on: taken before the name is, so that a run started on it
             // at once finds it held. (Left free by a run killed before the rename, it marks a leftover.)
             temp.as_file().try_lock().map_err(|e| {
@@ -765,7 +778,7 @@ impl Writer {
                     std::fs::TryLockError::WouldBlock => io::ErrorKind::WouldBlock.into(),
                 })
             })?;
-            temp.write_all(&bytes).map_err(io)?;
+            temp.as_file_mut().write_all(&bytes).map_err(io)?;
             temp.as_file().sync_all().map_err(io)?;
             // Never over a file that took the name meanwhile; the temporary file goes with the error.
             let restored = temp
