@@ -173,7 +173,7 @@ impl Output {
         // Made by our own open rather than `tempfile_in`, whose errors end with the temporary file's name ("at
         // path .../.nqueens-partial-...tmp"): a name the user never asked for, in a message about theirs.
         let temp = builder
-            .make_in(&dir, open_new)
+            .make_in(&dir, |path| nqueens::runs::new_file(path, false))
             .map_err(|e| cannot(folder_trouble(&dir, &e)))?;
         // Held until the file is renamed or removed: a free lock marks a file whose writer is gone.
         #[cfg(unix)]
@@ -782,17 +782,6 @@ fn open_special(path: &Path, fifo: bool) -> io::Result<File> {
         }
     }
     OpenOptions::new().write(true).open(path)
-}
-
-/// Creates the new file `path` to write a result into, as `tempfile` would (never one that exists), with the
-/// usual mode of a new file less the umask rather than a temporary file's private 0600: results are ordinary
-/// files once renamed, or get the mode of the file they replace ([`keep_owner_and_mode`], past the umask).
-fn open_new(path: &Path) -> io::Result<File> {
-    let mut options = OpenOptions::new();
-    options.read(true).write(true).create_new(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o644);
-    options.open(path)
 }
 
 /// The mode of a file, as `ls -l` users read it.

@@ -583,23 +583,6 @@ pub enum Whereabouts {
 /// letters and digits.
 pub const JOURNAL_TEMP_PREFIX: &str = ".nqueens-journal-";
 
-/// Creates the new file `path` for a journal under its temporary name, as `tempfile` would (never one that
-/// exists), written through its `File` alone: `tempfile`'s own creation and writes end their errors with the
-/// temporary name ("at path .../.nqueens-journal-..."), which the user never gave, in a message about theirs.
-/// A temporary file is private (0600) by default; a journal is a result that other accounts may merge (a
-/// cluster's shards), so it gets the usual mode of a new file, less the umask.
-fn new_journal_file(path: &Path, append: bool) -> io::Result<File> {
-    let mut options = OpenOptions::new();
-    options
-        .read(true)
-        .write(true)
-        .append(append)
-        .create_new(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o644);
-    options.open(path)
-}
-
 impl Writer {
     /// Creates a journal at `path` holding only `header`. It is written under a temporary name and renamed, so
     /// a journal never exists without its header; an existing file is never replaced.
@@ -611,7 +594,7 @@ impl Writer {
         };
         let mut temp = tempfile::Builder::new()
             .prefix(JOURNAL_TEMP_PREFIX)
-            .make_in(dir, |path| new_journal_file(path, false))
+            .make_in(dir, |path| super::new_file(path, false))
             .map_err(io)?;
         // Held until the rename: a free lock on one left by a run that was killed here says it is a leftover
         // (the command line removes such files).
@@ -768,7 +751,7 @@ impl Writer {
             // Appended to, as `Writer::append` opens a journal, once it is under the name.
             let mut temp = tempfile::Builder::new()
                 .prefix(JOURNAL_TEMP_PREFIX)
-                .make_in(dir, |path| new_journal_file(path, true))
+                .make_in(dir, |path| super::new_file(path, true))
                 .map_err(io)?;
             // The run's hold on the journal from now on: taken before the name is, so that a run started on it
             // at once finds it held. (Left free by a run killed before the rename, it marks a leftover.)

@@ -21,3 +21,21 @@ pub fn shell_word(path: &std::path::Path) -> String {
         .map(|word| word.into_owned())
         .unwrap_or_else(|_| text.into_owned())
 }
+
+/// Creates the new file `path` (never one that exists), for appending if `append`, with the usual mode of a new
+/// file less the umask: what a journal or a result is written into under a temporary name before it is
+/// renamed to its own. `tempfile::Builder::make_in` takes it where `tempfile_in` would make a private (0600)
+/// file, whose creation and writes end their errors with the temporary name ("at path .../.nqueens-..."), a
+/// name the user never gave, in a message about theirs; so the file made is written through its `File`.
+/// Journals are results that other accounts may merge (a cluster's shards), and results are ordinary files.
+pub fn new_file(path: &std::path::Path, append: bool) -> std::io::Result<std::fs::File> {
+    let mut options = std::fs::OpenOptions::new();
+    options
+        .read(true)
+        .write(true)
+        .append(append)
+        .create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o644);
+    options.open(path)
+}
