@@ -873,3 +873,127 @@ fn a_benchmark_whose_figures_are_noise_is_plotted_with_a_warning() {
         .success()
         .stderr(predicate::str::is_empty());
 }
+
+#[test]
+fn json_that_nqueens_writes_but_is_no_report_is_named_for_what_it_is() {
+    let dir = tempfile::tempdir().unwrap();
+    let estimate = dir.path().join("estimate.json");
+    nqueens()
+        .args([
+            "estimate", "10", "--sample", "10ms", "-t", "1", "-f", "json", "-o",
+        ])
+        .arg(&estimate)
+        .assert()
+        .success();
+    let solution = dir.path().join("solution.json");
+    nqueens()
+        .args(["solve", "8", "-f", "json", "-o"])
+        .arg(&solution)
+        .assert()
+        .success();
+    let units = dir.path().join("units.json");
+    nqueens()
+        .args(["units", "8", "-f", "json", "-o"])
+        .arg(&units)
+        .assert()
+        .success();
+    let other_kind = dir.path().join("other-kind.json");
+    std::fs::write(&other_kind, r#"{"kind": "sweep", "results": []}"#).unwrap();
+    for (file, message) in [
+        (
+            &estimate,
+            "it is a forecast of `nqueens estimate` (\"kind\": \"estimate\"), which times no count",
+        ),
+        (
+            &solution,
+            "it is an array (as `list` and `solve` write a solution with --format json), where a report is \
+             an object",
+        ),
+        (
+            &units,
+            "it is a plan of `nqueens units` (its units and their fingerprint), which times no count",
+        ),
+        (
+            &other_kind,
+            "its \"kind\" is \"sweep\", where a count report has none and a bench report's is \"bench\"",
+        ),
+    ] {
+        plot_refused(file, &dir.path().join("out")).stderr(contains(format!(
+            "cannot plot '{}': not a report of `nqueens count --format json` or `nqueens bench \
+             --export-json`: {message}",
+            file.display()
+        )));
+    }
+    assert!(!dir.path().join("out").exists());
+}
+
+#[test]
+fn an_unfinished_or_failed_report_is_plotted_with_a_warning_that_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let (count, bench) = count_and_bench_reports(dir.path(), "6..11", "10");
+    let out = dir.path().join("plots");
+    // Finished reports: no word of it.
+    nqueens()
+        .arg("plot")
+        .arg(&count)
+        .arg(&bench)
+        .arg("-o")
+        .arg(&out)
+        .assert()
+        .success()
+        .stderr(
+            contains("did not finish")
+                .not()
+                .and(contains("failed").not()),
+        );
+    // As an interrupted sweep's export and an interrupted or failed benchmark's leave them.
+    let with_status = |file: &Path, status: &str| {
+        let mut doc: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(file).unwrap()).unwrap();
+        doc["status"] = status.into();
+        let changed = dir.path().join(format!(
+            "{status}-{}",
+            file.file_name().unwrap().to_str().unwrap()
+        ));
+        std::fs::write(&changed, serde_json::to_vec(&doc).unwrap()).unwrap();
+        changed
+    };
+    let count = with_status(&count, "running");
+    let running = with_status(&bench, "running");
+    let failed = with_status(&bench, "failed");
+    nqueens()
+        .arg("plot")
+        .args([&count, &running, &failed])
+        .arg("-o")
+        .arg(&out)
+        .assert()
+        .success()
+        .stderr(
+            contains(format!(
+                "warning: {}: the sweep did not finish (\"status\": \"running\": it was interrupted, or is \
+                 still going): the chart has the boards it had counted",
+                count.display()
+            ))
+            .and(contains(format!(
+                "warning: {}: the benchmark did not finish (\"status\": \"running\": it was interrupted, or is \
+                 still going): its figures are of the runs it had measured",
+                running.display()
+            )))
+            .and(contains(format!(
+                "warning: {}: the benchmark failed (\"status\": \"failed\"): a count differed from the \
+                 published value, so its figures are of a build or a machine that counts wrong",
+                failed.display()
+            ))),
+        );
+    assert!(out.join("time-vs-n.svg").exists() && out.join("machines.svg").exists());
+    // --quiet leaves only the charts.
+    nqueens()
+        .arg("plot")
+        .args([&count, &running, &failed])
+        .arg("-o")
+        .arg(&out)
+        .arg("-q")
+        .assert()
+        .success()
+        .stderr(predicate::str::is_empty());
+}

@@ -63,6 +63,9 @@ pub fn run(args: &PlotArgs) -> anyhow::Result<()> {
     // warnings were has them found again from its runs.
     if !args.quiet {
         for (path, input) in args.files.iter().zip(&inputs) {
+            if let Some(why) = unfinished(input) {
+                note!("warning: {}: {why}", path.display());
+            }
             if let Input::Bench(report) = input {
                 for warning in report.warnings_now() {
                     note!("warning: {}: {}", path.display(), warning.message);
@@ -214,18 +217,75 @@ fn read(path: &Path) -> Result<Input, UsageError> {
             serde_json::error::Category::Io => cannot(e.to_string()),
             _ => cannot(format!("not JSON ({e})")),
         })?;
+    let other = other_json(&value);
     let input = if value.get("kind").and_then(|k| k.as_str()) == Some("bench") {
         serde_json::from_value(value).map(|r| Input::Bench(Box::new(r)))
     } else {
         serde_json::from_value(value).map(|r| Input::Count(Box::new(r)))
     };
     let input = input.map_err(|e| {
-        cannot(format!(
-            "not a report of `nqueens count --format json` or `nqueens bench --export-json` ({e})"
-        ))
+        let not = "not a report of `nqueens count --format json` or `nqueens bench --export-json`";
+        cannot(match &other {
+            Some(what) => format!("{not}: {what}"),
+            None => format!("{not} ({e})"),
+        })
     })?;
     plottable(&input).map_err(cannot)?;
     Ok(input)
+}
+
+/// What a JSON document that is no report is, where that says more than the first field serde found amiss in
+/// it: nqueens writes other JSON too (`estimate`'s forecasts, `units`' plans, `list`'s and `solve`'s solutions), and "invalid
+/// type: floating point, expected u128" did not say that an estimate was given for a count.
+fn other_json(value: &serde_json::Value) -> Option<String> {
+    use serde_json::Value;
+    let what = match value {
+        Value::Object(fields) => {
+            return match fields.get("kind").and_then(Value::as_str) {
+                None if fields.contains_key("fingerprint") && fields.contains_key("shard_units") => Some(
+                    "it is a plan of `nqueens units` (its units and their fingerprint), which times no count"
+                        .to_string(),
+                ),
+                None | Some("bench") => None,
+                Some("estimate") => Some(
+                    "it is a forecast of `nqueens estimate` (\"kind\": \"estimate\"), which times no count: \
+                     count the boards (`nqueens count ... --format json`) to plot their times"
+                        .to_string(),
+                ),
+                Some(kind) => Some(format!(
+                    "its \"kind\" is \"{}\", where a count report has none and a bench report's is \"bench\"",
+                    kind.escape_debug()
+                )),
+            }
+        }
+        Value::Array(_) => "an array (as `list` and `solve` write a solution with --format json)",
+        Value::String(_) => "a string",
+        Value::Number(_) => "a number",
+        Value::Bool(_) => "a boolean",
+        Value::Null => "null",
+    };
+    Some(format!("it is {what}, where a report is an object"))
+}
+
+/// Why a report's figures are not those of a finished run, if they are not: its file is plotted all the same
+/// (an interrupted benchmark's runs are measurements), but its bars and lines are not taken for a whole run's.
+fn unfinished(input: &Input) -> Option<&'static str> {
+    use nqueens::report::bench::Status;
+    match input {
+        Input::Count(r) if r.status == Status::Running => Some(
+            "the sweep did not finish (\"status\": \"running\": it was interrupted, or is still going): the chart \
+             has the boards it had counted",
+        ),
+        Input::Bench(r) if r.status == Status::Running => Some(
+            "the benchmark did not finish (\"status\": \"running\": it was interrupted, or is still going): its \
+             figures are of the runs it had measured",
+        ),
+        Input::Bench(r) if r.status == Status::Failed => Some(
+            "the benchmark failed (\"status\": \"failed\"): a count differed from the published value, so its \
+             figures are of a build or a machine that counts wrong",
+        ),
+        _ => None,
+    }
 }
 
 /// The most seconds a count may report (about 3,000 years), threads a run may have, and a rate or a speedup
