@@ -104,7 +104,8 @@ pub fn count(request: &CountRequest, progress: &dyn exec::Progress) -> Result<Bo
         // The GPUs' contexts and kernel are made while the plan is built and the first batches cut.
         exec::Backend::Gpu => std::thread::scope(|scope| {
             let opening = scope.spawn(|| {
-                let opened = gpu::open_ahead(request.board);
+                // Unwatched: the run's own opening of the same GPUs waits for this one, and is watched.
+                let opened = gpu::open_ahead(request.board, None);
                 if gpu::verbose() {
                     let _ = writeln!(
                         std::io::stderr(),

@@ -257,17 +257,37 @@ pub fn visible() -> Result<usize, Error> {
 /// GPU `ordinal`'s context. A context costs a large part of a small run's time to make, so the first made
 /// for a GPU is kept for the process: the GPU's name printed before a run, the run itself and the runs after
 /// it (a benchmark's) share it.
+///
+/// Each GPU's context is made under a lock of its own, so that a driver that hangs in making one GPU's
+/// holds up no other GPU's (the watchdog says the hung one, `watchdog.rs`, and the others count).
 fn context(ordinal: usize) -> Result<Arc<CudaContext>, Error> {
-    static OPEN: Mutex<Vec<(usize, Arc<CudaContext>)>> = Mutex::new(Vec::new());
-    let mut open = OPEN.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some((_, context)) = open.iter().find(|(o, _)| *o == ordinal) {
+    static OPEN: Mutex<Vec<(usize, Slot<Arc<CudaContext>>)>> = Mutex::new(Vec::new());
+    let slot = slot(&OPEN, ordinal);
+    let mut slot = slot.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(context) = &*slot {
         return Ok(context.clone());
     }
     check_ordinal(ordinal)?;
     let context = CudaContext::new(ordinal)
         .map_err(|e| Error::Gpu(format!("cannot open GPU {ordinal}: {e}")))?;
-    open.push((ordinal, context.clone()));
+    *slot = Some(context.clone());
     Ok(context)
+}
+
+/// What is made once a process for one key (a GPU's context, a kernel loaded on a GPU), under a lock of its
+/// own: empty until made.
+type Slot<T> = Arc<Mutex<Option<T>>>;
+
+/// The slot of `key` among `slots`, made empty where there is none: the lock of all of them is held only to
+/// find it, never while its value is made.
+fn slot<K: PartialEq, T>(slots: &Mutex<Vec<(K, Slot<T>)>>, key: K) -> Slot<T> {
+    let mut slots = slots.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, slot)) = slots.iter().find(|(k, _)| *k == key) {
+        return slot.clone();
+    }
+    let slot = Slot::default();
+    slots.push((key, slot.clone()));
+    slot
 }
 
 /// An error unless the driver sees a GPU `ordinal`.
@@ -341,10 +361,12 @@ fn kernel(
     turns: Turns,
     threads: u32,
 ) -> Result<CudaFunction, Error> {
+    // Under a lock of the GPU's own, as its context is made.
     type Loaded = (usize, Turns, u32);
-    static LOADED: Mutex<Vec<(Loaded, CudaFunction)>> = Mutex::new(Vec::new());
-    let mut loaded = LOADED.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some((_, function)) = loaded.iter().find(|(k, _)| *k == (ordinal, turns, threads)) {
+    static LOADED: Mutex<Vec<(Loaded, Slot<CudaFunction>)>> = Mutex::new(Vec::new());
+    let slot = slot(&LOADED, (ordinal, turns, threads));
+    let mut loaded = slot.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(function) = &*loaded {
         return Ok(function.clone());
     }
     let ptx = compiled(capability, turns, threads)?;
@@ -354,7 +376,7 @@ fn kernel(
     let function = module
         .load_function("count_tasks")
         .map_err(gpu_error("cannot find the kernel"))?;
-    loaded.push(((ordinal, turns, threads), function.clone()));
+    *loaded = Some(function.clone());
     Ok(function)
 }
 

@@ -3,8 +3,8 @@
 //!
 //! Each GPU's batches are cut on a thread of their own, ahead of it ([`cut_ahead`]), and the first ones while
 //! the driver starts and finds the GPUs ([`while_opening`]), so that the host's cut overlaps the GPU's opening
-//! and its count. Each device's batches go to it through the watchdog (`watchdog.rs`), a thread of the run
-//! that says a GPU that keeps the run waiting far longer than its pace. The device of a real run is the
+//! and its count. Each device's opening and batches go to it through the watchdog (`watchdog.rs`), a thread of
+//! the run that says a GPU that keeps the run waiting far longer than its pace, or does not open. The device of a real run is the
 //! `cuda` feature's; the tests count on the host instead, and hold the whole path to the CPU engine's counts.
 
 use super::batch::{
@@ -15,7 +15,7 @@ use super::options::verbose;
 use super::prepare::{parts_of, prepare_parts};
 use super::sizing::{cut_with, unit_tasks, Cut};
 use super::trial::{self, Trial, When};
-use super::watchdog::{self, Finished, SetsFinished, StallBounds, Watch, Watched};
+use super::watchdog::{self, Finished, SetsFinished, StallBounds, Watch, Watched, Watching};
 use super::{drop_spares, prepare, GpuRun, GpuShare};
 use crate::engine::count::Count;
 use crate::engine::exec::{Progress, Run};
@@ -278,6 +278,7 @@ pub fn dispatch_with<D: Device + Send>(
     let devices = Devices {
         ordinals,
         open,
+        named: &super::known_name,
         stall: StallBounds::from_environment(),
     };
     dispatch_within(plan, units, devices, stop, progress, when, unit_tasks())
@@ -287,7 +288,9 @@ pub fn dispatch_with<D: Device + Send>(
 struct Devices<'d, D> {
     ordinals: &'d (dyn Fn() -> Result<Vec<usize>, Error> + Sync),
     open: &'d (dyn Fn(usize) -> Result<D, Error> + Sync),
-    /// When a device's wait is said ([`watchdog`]).
+    /// A device's name, where it is known before it opens: for saying one that does not open.
+    named: &'d (dyn Fn(usize) -> Option<String> + Sync),
+    /// When a device's wait, or its opening, is said ([`watchdog`]).
     stall: StallBounds,
 }
 
@@ -391,14 +394,16 @@ fn dispatch_within<D: Device + Send>(
     let Devices {
         ordinals,
         open,
+        named,
         stall,
     } = devices;
+    let devices = (open, named);
     progress.start(Run {
         plan,
         units: Some(units),
     });
     let first = count_round(
-        plan, units, ordinals, open, stop, progress, when, unit_tasks, stall,
+        plan, units, ordinals, devices, stop, progress, when, unit_tasks, stall,
     )?;
     let (mut sum, mut run) = (first.sum, first.run);
     let mut round = (first.failed, first.survivors, first.left);
@@ -427,7 +432,7 @@ fn dispatch_within<D: Device + Send>(
             plan,
             &left,
             &|| Ok(found.clone()),
-            open,
+            devices,
             stop,
             progress,
             When::Never,
@@ -504,15 +509,21 @@ fn winding_down(ordinal: usize, in_flight: usize, pace: Option<(f64, usize)>) ->
     }
 }
 
-/// One round of [`dispatch_within`]: `units` counted on the devices `ordinals` finds, a device's failure
-/// left to the caller, with the units it left, and a device that keeps the round waiting past `stall` said
-/// ([`watchdog`]).
+/// How a round opens a device, and names it before it opens ([`Devices`]).
+type Opening<'d, D> = (
+    &'d (dyn Fn(usize) -> Result<D, Error> + Sync),
+    &'d (dyn Fn(usize) -> Option<String> + Sync),
+);
+
+/// One round of [`dispatch_within`]: `units` counted on the devices `ordinals` finds, opened by `opening`, a
+/// device's failure left to the caller, with the units it left, and a device that keeps the round waiting
+/// past `stall`, or does not open within it, said ([`watchdog`]).
 #[allow(clippy::too_many_arguments)]
 fn count_round<D: Device + Send>(
     plan: &Plan,
     units: &[usize],
     ordinals: &(dyn Fn() -> Result<Vec<usize>, Error> + Sync),
-    open: &(dyn Fn(usize) -> Result<D, Error> + Sync),
+    (open, named): Opening<'_, D>,
     stop: &AtomicBool,
     progress: &dyn Progress,
     when: When,
@@ -650,14 +661,26 @@ fn count_round<D: Device + Send>(
             || take(&mut cutting),
             |batches_cut| -> Result<D, Error> {
                 let (device, mut pending) = std::thread::scope(|scope| {
-                    let opening = scope.spawn(|| open(ordinal));
+                    // Watched: a driver that hangs in making the context or loading the kernel is said.
+                    let opening = scope.spawn(|| {
+                        watch.opening(
+                            progress,
+                            || {
+                                if let Some(name) = named(ordinal) {
+                                    watch.named(name);
+                                }
+                                open(ordinal)
+                            },
+                            |device| Some(device.name()),
+                        )
+                    });
                     let merged = coalesce(early, first_batch_tasks(), BATCH_TASKS);
                     let device = opening
                         .join()
                         .unwrap_or_else(|p| std::panic::resume_unwind(p));
                     (device, merged)
                 });
-                // Its calls timed for the watchdog from now on: a GPU's opening is not a batch's wait.
+                // Its calls timed for the watchdog from now on: a GPU's opening is no batch's wait.
                 let mut device = Watched::new(device?, watch, progress);
                 is_open = true;
                 counts_nodes = device.counts_nodes();
@@ -813,7 +836,7 @@ fn count_round<D: Device + Send>(
     let finished = Finished::default();
     let results: Vec<Result<GpuRun, Error>> = std::thread::scope(|scope| {
         let (watches, finished) = (&watches, &finished);
-        scope.spawn(move || watchdog::watch(watches, stall, progress, finished));
+        scope.spawn(move || watchdog::watch(watches, stall, Watching::Count, progress, finished));
         // However the devices' threads end (a panic too), the watchdog ends with them, or the scope would wait
         // for it without end.
         let _finishes = SetsFinished(finished);
@@ -1095,6 +1118,7 @@ mod tests {
         let devices = Devices {
             ordinals: &|| Ok(ordinals.to_vec()),
             open: &open,
+            named: &|_| None,
             stall: StallBounds::DEFAULT,
         };
         let (sum, run) = dispatch_within(
@@ -1747,6 +1771,7 @@ mod tests {
         let devices = Devices {
             ordinals: &|| Ok(ordinals.to_vec()),
             open: &open,
+            named: &|_| None,
             stall: StallBounds::DEFAULT,
         };
         let result = dispatch_within(
@@ -1873,6 +1898,7 @@ mod tests {
         paces: 10.0,
         floor: std::time::Duration::from_millis(500),
         first: std::time::Duration::from_millis(500),
+        open: std::time::Duration::from_secs(10),
     };
 
     /// What [`run_stalling`] gives back: the plan, what the run gave, what it reported, and whether the other
@@ -1927,6 +1953,7 @@ mod tests {
         let devices = Devices {
             ordinals: &|| Ok(ordinals.to_vec()),
             open: &open,
+            named: &|_| None,
             stall,
         };
         let result = dispatch_within(
@@ -2028,6 +2055,106 @@ mod tests {
                 "{case}: {hung} / {back}"
             );
             assert!(back.ends_with(": the run goes on"), "{case}: {back}");
+        }
+    }
+
+    #[test]
+    fn a_gpu_that_does_not_open_is_said_once_the_others_count_meanwhile_and_its_opening_is_said() {
+        // GPU 1's driver hangs in its opening until the run has said so and, beside GPU 0, GPU 0 has given
+        // back three batches: the run says it once, by the name the driver gave before it opened, with a wait
+        // past the bound; then once that it opened, by its device's name; every unit is counted once, as the
+        // CPU counts it.
+        use crate::gpu::testing::{open_stalling, Stalling};
+        let plan = Plan::new(Board::new(12).unwrap(), Symmetry::Full, Split::Depth(0));
+        let all: Vec<usize> = (0..plan.units().len()).collect();
+        let stall = StallBounds {
+            open: std::time::Duration::from_millis(500),
+            ..TEST_STALL
+        };
+        for ordinals in [vec![1], vec![0, 1]] {
+            let heard = Heard::default();
+            let given_back = AtomicUsize::new(0);
+            let others_went_on = AtomicBool::new(false);
+            let never = |_: usize| false;
+            let open = |ordinal: usize| {
+                if ordinal == 1 {
+                    open_stalling(&|| {
+                        let went_on = ordinals.len() == 1 || given_back.load(Ordering::SeqCst) >= 3;
+                        others_went_on.store(went_on, Ordering::SeqCst);
+                        went_on
+                            && heard
+                                .notes
+                                .lock()
+                                .unwrap()
+                                .iter()
+                                .any(|n| n.contains(" has not opened after "))
+                    });
+                }
+                Ok(Stalling {
+                    device: HostDevice::plain(ordinal, Counted::default()),
+                    pace: std::time::Duration::ZERO,
+                    stalls_at: None,
+                    release: &never,
+                    given_back: &given_back,
+                    collected: 0,
+                })
+            };
+            let devices = Devices {
+                ordinals: &|| Ok(ordinals.clone()),
+                open: &open,
+                named: &|ordinal| Some(format!("GPU model {ordinal}")),
+                stall,
+            };
+            let (sum, run) = dispatch_within(
+                &plan,
+                &all,
+                devices,
+                &AtomicBool::new(false),
+                &heard,
+                When::Never,
+                256,
+            )
+            .expect("the run waits for the GPU to open");
+            let case = format!("{ordinals:?}");
+            assert_eq!(sum, exec::run_serial(&plan, &exec::NoProgress), "{case}");
+            let mut units = heard.units.into_inner().unwrap();
+            units.sort_by_key(|&(i, _)| i);
+            let expected: Vec<(usize, Count)> = (0..plan.units().len())
+                .map(|i| (i, plan.count_unit(&plan.units()[i])))
+                .collect();
+            assert_eq!(units, expected, "{case}");
+            assert_eq!(run.failed, "", "{case}");
+            assert!(others_went_on.into_inner(), "{case}");
+            let notes = heard.notes.into_inner().unwrap();
+            let about = |what: &str| -> Vec<(usize, &String)> {
+                notes
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, n)| n.starts_with(what))
+                    .collect()
+            };
+            let unopened = about("gpu 1 (GPU model 1) has not opened after ");
+            let opened = about("gpu 1 (host 1) opened after ");
+            assert_eq!((unopened.len(), opened.len()), (1, 1), "{case}: {notes:?}");
+            let ((said_at, unopened), (opened_at, opened)) = (unopened[0], opened[0]);
+            assert!(said_at < opened_at, "{case}: {notes:?}");
+            let waited = seconds_after(unopened, "has not opened after ");
+            assert!(waited >= 0.5, "{case}: {unopened}");
+            let meanwhile = if ordinals.len() > 1 {
+                "; the other GPUs count the run without it, and the run waits for it at its end; "
+            } else {
+                "; the run waits for it; "
+            };
+            assert!(unopened.contains(meanwhile), "{case}: {unopened}");
+            assert!(
+                seconds_after(opened, "opened after ") >= waited,
+                "{case}: {unopened} / {opened}"
+            );
+            // Its opening was no batch's wait.
+            assert!(
+                notes.iter().all(|n| !n.contains(" may be hung: ")),
+                "{case}: {notes:?}"
+            );
         }
     }
 

@@ -17,6 +17,10 @@
 //! the GPU takes ([`Device::depth`]: four on a CUDA GPU), as in a run: one at least, more while the sample's
 //! time lasts. The rate is the whole time of those counts, copies and launches included, over their nodes.
 //!
+//! Each GPU's opening and batches are watched as a count's are (`watchdog.rs`): one whose driver hangs in its
+//! opening, or that keeps a sampled batch far past the bounds, is said through the progress's notes, with
+//! what to do, and said again when it opens or comes back.
+//!
 //! **The sampled batches are as large as the run's** (`gpu::batch_tasks`: 2^23 tasks on large boards), so
 //! that a batch's largest tasks, which one thread counts for seconds, run beside its others, as in the run.
 //! n = 22's tasks of up to 35 million nodes take 2.7 s each on an H200's thread (`examples/gpu_task_sizes`),
@@ -29,7 +33,8 @@ use super::dispatch::Device;
 use super::prepare::{prepare, prepare_parts};
 use super::sizing::Cut;
 use super::trial::{self, Trial};
-use crate::engine::exec::Run;
+use super::watchdog::{self, Finished, SetsFinished, StallBounds, Watch, Watched, Watching};
+use crate::engine::exec::{Progress, Run};
 use crate::engine::plan::Plan;
 use crate::error::Error;
 use rayon::prelude::*;
@@ -289,6 +294,11 @@ impl GpuSample {
 /// A device that fails (or cannot be opened) leaves the measure to the others, as it would leave a count to
 /// them ([`super::dispatch`]): the sample names it with its error. It fails only where every device does,
 /// with the first one's error.
+///
+/// A device that does not open, or keeps a batch, past the environment's bounds (as a count's,
+/// `NQUEENS_GPU_OPEN_SECONDS` and `NQUEENS_GPU_STALL_SECONDS` among them) is said to `progress`'s notes, and
+/// so is its return.
+#[allow(clippy::too_many_arguments)]
 pub fn sample_on<D: Device>(
     run: Run<'_>,
     cut: Cut,
@@ -297,18 +307,72 @@ pub fn sample_on<D: Device>(
     open: &(dyn Fn(usize) -> Result<D, Error> + Sync),
     budget: Duration,
     seed: u64,
+    progress: &dyn Progress,
 ) -> Result<GpuSample, Error> {
+    sample_watched(
+        run,
+        cut,
+        drawing,
+        (ordinals, open, &super::known_name),
+        budget,
+        seed,
+        StallBounds::from_environment(),
+        progress,
+    )
+}
+
+/// The devices of a sample: their numbers, how one opens, and its name where known before it opens.
+type Sampled<'d, D> = (
+    &'d [usize],
+    &'d (dyn Fn(usize) -> Result<D, Error> + Sync),
+    &'d (dyn Fn(usize) -> Option<String> + Sync),
+);
+
+/// [`sample_on`], watched by `bounds`.
+#[allow(clippy::too_many_arguments)]
+fn sample_watched<D: Device>(
+    run: Run<'_>,
+    cut: Cut,
+    drawing: Drawing,
+    (ordinals, open, named): Sampled<'_, D>,
+    budget: Duration,
+    seed: u64,
+    bounds: StallBounds,
+    progress: &dyn Progress,
+) -> Result<GpuSample, Error> {
+    let watches: Vec<Watch> = ordinals.iter().map(|&o| Watch::new(o)).collect();
+    let finished = Finished::default();
     let measured: Vec<Result<GpuRate, Error>> = std::thread::scope(|scope| {
+        let (watches, finished) = (&watches, &finished);
+        scope.spawn(move || {
+            watchdog::watch(watches, bounds, Watching::Estimate, progress, finished)
+        });
+        // However the devices' threads end, the watchdog ends with them.
+        let _finishes = SetsFinished(finished);
         let threads: Vec<_> = ordinals
             .iter()
+            .zip(watches)
             .enumerate()
-            .map(|(k, &ordinal)| {
+            .map(|(k, (&ordinal, watch))| {
                 scope.spawn(move || {
+                    let opened = || {
+                        let device = watch.opening(
+                            progress,
+                            || {
+                                if let Some(name) = named(ordinal) {
+                                    watch.named(name);
+                                }
+                                open(ordinal)
+                            },
+                            |device| Some(device.name()),
+                        )?;
+                        Ok(Watched::new(device, watch, progress))
+                    };
                     measure(
                         run,
                         drawing,
                         ordinal,
-                        || open(ordinal),
+                        opened,
                         budget,
                         seed.wrapping_add(k as u64),
                     )
@@ -661,6 +725,7 @@ mod tests {
             &open,
             Duration::ZERO,
             3,
+            &crate::engine::exec::NoProgress,
         )
         .unwrap();
         let first = drawing.batch_of(&plan, Some(&shard), 3, 0).1;
@@ -753,6 +818,7 @@ mod tests {
             &open,
             Duration::ZERO,
             3,
+            &crate::engine::exec::NoProgress,
         )
         .unwrap();
         assert_eq!(sample.gpus.len(), 2);
@@ -792,6 +858,7 @@ mod tests {
             &open,
             Duration::from_secs(60),
             3,
+            &crate::engine::exec::NoProgress,
         )
         .unwrap();
         let gpu = &sample.gpus[0];
@@ -808,6 +875,110 @@ mod tests {
                 .map(|k| later.batch(&plan, 3, k).1.tasks.len())
                 .sum::<usize>();
         assert_eq!(gpu.tasks, tasks as u64);
+    }
+
+    #[test]
+    fn a_gpu_of_an_estimate_that_does_not_open_or_keeps_its_batch_is_said_and_its_return_too() {
+        // GPU 0's driver hangs in its opening, GPU 1 keeps its first batch, each until the estimate has said
+        // so: each said once, by name, then its return; both measure the same nodes as GPUs that did not hang.
+        use crate::gpu::testing::{open_stalling, Stalling};
+        use std::sync::atomic::AtomicUsize;
+        let plan = plan(12);
+        let drawing = Drawing {
+            units: 16,
+            branch_rows: 0,
+            keep: 1.0,
+            extra_rows: 2,
+            tasks: 1 << 20,
+        };
+        let bounds = StallBounds {
+            paces: 10.0,
+            floor: Duration::from_millis(300),
+            first: Duration::from_millis(300),
+            open: Duration::from_millis(300),
+        };
+        let run = Run {
+            plan: &plan,
+            units: None,
+        };
+        let heard = Heard::default();
+        let said = |what: &str| heard.0.lock().unwrap().iter().any(|n| n.contains(what));
+        let release = |_: usize| said(" may be hung: ");
+        let given_back = AtomicUsize::new(0);
+        let open = |ordinal: usize| {
+            if ordinal == 0 {
+                open_stalling(&|| said(" has not opened after "));
+            }
+            Ok(Stalling {
+                device: HostDevice::new(&[("only", 1.0)]),
+                pace: Duration::ZERO,
+                stalls_at: (ordinal == 1).then_some(0),
+                release: &release,
+                given_back: &given_back,
+                collected: 0,
+            })
+        };
+        let named = |ordinal: usize| Some(format!("model {ordinal}"));
+        let sample = sample_watched(
+            run,
+            Cut::default(),
+            drawing,
+            (&[0, 1], &open, &named),
+            Duration::ZERO,
+            0,
+            bounds,
+            &heard,
+        )
+        .unwrap();
+        let notes = heard.0.lock().unwrap().clone();
+        let about = |start: &str| notes.iter().filter(|n| n.starts_with(start)).count();
+        assert_eq!(
+            (
+                about("gpu 0 (model 0) has not opened after "),
+                about("gpu 0 (host) opened after "),
+                about("gpu 1 (host) may be hung: the estimate has waited "),
+                about("gpu 1 (host) came back after "),
+            ),
+            (1, 1, 1, 1),
+            "{notes:?}"
+        );
+        assert_eq!(notes.len(), 4, "{notes:?}");
+        assert!(
+            notes
+                .iter()
+                .any(|n| n.contains("; the other GPUs sample, and the estimate waits for it; ")),
+            "{notes:?}"
+        );
+        let steady = |_: usize| Ok(HostDevice::new(&[("only", 1.0)]));
+        let unhung = sample_watched(
+            run,
+            Cut::default(),
+            drawing,
+            (&[0, 1], &steady, &named),
+            Duration::ZERO,
+            0,
+            bounds,
+            &crate::engine::exec::NoProgress,
+        )
+        .unwrap();
+        assert_eq!(sample.failed, "");
+        let nodes = |s: &GpuSample| {
+            s.gpus
+                .iter()
+                .map(|g| (g.ordinal, g.nodes))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(nodes(&sample), nodes(&unhung));
+    }
+
+    /// Notes heard.
+    #[derive(Default)]
+    struct Heard(std::sync::Mutex<Vec<String>>);
+
+    impl Progress for Heard {
+        fn note(&self, line: &str) {
+            self.0.lock().unwrap().push(line.to_string());
+        }
     }
 
     #[test]
@@ -833,6 +1004,7 @@ mod tests {
             &open,
             Duration::ZERO,
             0,
+            &crate::engine::exec::NoProgress,
         )
         .unwrap_err();
         assert!(err.to_string().contains("no GPU 3"), "{err}");
@@ -854,6 +1026,7 @@ mod tests {
             &open,
             Duration::ZERO,
             0,
+            &crate::engine::exec::NoProgress,
         )
         .unwrap();
         assert_eq!(sample.failed, "GPU 3: GPU backend: cannot open GPU 3");
@@ -890,6 +1063,7 @@ mod tests {
             &open,
             Duration::ZERO,
             0,
+            &crate::engine::exec::NoProgress,
         )
         .unwrap_err();
         assert!(err.to_string().contains("uncounted"), "{err}");

@@ -31,6 +31,8 @@
 //!     came back), the run says so through the progress's notes, with what to do, and again when it comes
 //!     back. It takes nothing from it: a batch a GPU has begun cannot be cancelled, and the others already
 //!     take every batch not yet handed out.
+//!     A GPU whose opening has taken [`OPEN_STALL`] is said too, and again when it opens; the others count
+//!     meanwhile. The estimate's samples are watched the same way.
 //!   - **A run that asks for it times the kernel's loops** on each GPU before it counts with one
 //!     (`NQUEENS_GPU_TRIAL`; [`Trial`], [`When`]): the program's loop and the look-ahead's row taken with its
 //!     frame count the same sample of the GPU's first large batch, their tallies must agree, and the faster
@@ -84,7 +86,7 @@ pub use task::Turns;
 pub use trial::{
     Trial, When, MARGIN, SAMPLE_SHARE, TRIAL_AGAIN_TASKS, TRIAL_BATCH_TASKS, TRIAL_FROM_TASKS,
 };
-pub use watchdog::{FIRST_BATCH_STALL, STALL_FLOOR, STALL_PACES};
+pub use watchdog::{FIRST_BATCH_STALL, OPEN_STALL, STALL_FLOOR, STALL_PACES};
 
 use crate::engine::board::Board;
 use crate::engine::count::Count;
@@ -203,29 +205,43 @@ pub fn device() -> Result<DeviceInfo, Error> {
 /// as a run will, or says why it cannot: on a thread of its own while the host builds the plan, so that a
 /// small run does not wait for the two one after the other, or before anything is written. An error where a
 /// GPU named is not there, or where none could be opened; a run counts on those that could (see [`run`]).
-pub fn open_ahead(board: Board) -> Result<(), Error> {
+///
+/// A GPU that takes longer to open than [`OPEN_STALL`] (or `NQUEENS_GPU_OPEN_SECONDS`) is said to `progress`'s
+/// notes, where there is one, and so is its opening once it ends: for an opening before anything is written.
+/// Without one, nothing is said: an opening beside the run's, whose own opening of the same GPUs waits for
+/// this one, is watched there.
+pub fn open_ahead(board: Board, progress: Option<&dyn Progress>) -> Result<(), Error> {
     #[cfg(feature = "cuda")]
     {
         let turns = turns(board)?;
         let ordinals = in_use()?;
-        std::thread::scope(|scope| {
-            let opening: Vec<_> = ordinals
-                .into_iter()
-                .map(|ordinal| scope.spawn(move || cuda::open_ahead(ordinal, turns)))
-                .collect();
-            // The scope waits for every thread.
-            opened_any(
-                opening
-                    .into_iter()
-                    .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
-                    .collect(),
-            )
-        })
+        opened_any(watchdog::open_all(
+            &ordinals,
+            &known_name,
+            &|ordinal| cuda::open_ahead(ordinal, turns),
+            watchdog::StallBounds::from_environment(),
+            watchdog::Watching::Start,
+            progress,
+        ))
     }
     #[cfg(not(feature = "cuda"))]
     {
-        let _ = board;
+        let _ = (board, progress);
         Err(not_built())
+    }
+}
+
+/// GPU `ordinal`'s name, asked of the driver without making a context, where it gives one: for saying a GPU
+/// that does not open (`watchdog.rs`).
+fn known_name(ordinal: usize) -> Option<String> {
+    #[cfg(feature = "cuda")]
+    {
+        cuda::info(ordinal).ok().map(|info| info.name)
+    }
+    #[cfg(not(feature = "cuda"))]
+    {
+        let _ = ordinal;
+        None
     }
 }
 
@@ -338,10 +354,14 @@ fn count_on(
 /// (all of them for `None`; a shard's run's otherwise) would give them, cut as that run cuts them, each for
 /// about `budget` once open (its first batch however long), each with the loop such a run would count with: the
 /// rate `nqueens estimate --backend gpu` forecasts with ([`forecast`]).
+///
+/// A GPU that does not open, or keeps a sampled batch, far past the bounds a count's run is held to
+/// (`watchdog.rs`) is said to `progress`'s notes, and so is its return.
 pub fn sample_rate(
     plan: &Plan,
     units: Option<&[usize]>,
     budget: std::time::Duration,
+    progress: &dyn Progress,
 ) -> Result<GpuSample, Error> {
     #[cfg(feature = "cuda")]
     {
@@ -366,11 +386,12 @@ pub fn sample_rate(
             &|ordinal| cuda::GpuDevice::open(ordinal, loops.clone()),
             budget,
             forecast::SEED,
+            progress,
         )
     }
     #[cfg(not(feature = "cuda"))]
     {
-        let _ = (plan, units, budget);
+        let _ = (plan, units, budget, progress);
         Err(not_built())
     }
 }

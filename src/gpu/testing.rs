@@ -1,6 +1,7 @@
 //! What the tests of several files share: a batch's tallies counted on the host, as the kernel would count them,
 //! which the host devices of `dispatch.rs`'s tests give back and `batch.rs`'s tests hold a merged batch's
-//! counts to; a GPU made of the host; and a device that keeps a batch back for a while, as a hung GPU would.
+//! counts to; a GPU made of the host; a device that keeps a batch back for a while, as a hung GPU would; and an
+//! opening that does not end for a while, as a hung driver's would.
 
 use super::task;
 use super::Batch;
@@ -117,5 +118,16 @@ impl<D: super::Device> super::Device for Stalling<'_, D> {
         let back = self.device.collect();
         self.given_back.fetch_add(1, Ordering::SeqCst);
         back
+    }
+}
+
+/// Holds up a device's opening, as a driver that hangs in making a GPU's context or loading its kernel would,
+/// until `release` says so (twenty seconds at most), for the tests of the watchdog's opening (`watchdog.rs`).
+/// Like [`Stalling`]'s, the hang ends on what the test waits to see, and a run without the watch fails after
+/// the twenty seconds rather than hangs.
+pub(crate) fn open_stalling(release: &dyn Fn() -> bool) {
+    let began = std::time::Instant::now();
+    while !release() && began.elapsed() < LONGEST_STALL {
+        std::thread::sleep(std::time::Duration::from_millis(2));
     }
 }

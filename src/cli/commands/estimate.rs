@@ -162,8 +162,13 @@ pub fn run(
             );
         }
         let gpus = if gpu {
-            let sample = nqueens::gpu::sample_rate(&plan, selected.as_deref(), options.sample)
-                .map_err(|e| anyhow::anyhow!("cannot estimate {board} on the GPU: {e}"))?;
+            let sample = nqueens::gpu::sample_rate(
+                &plan,
+                selected.as_deref(),
+                options.sample,
+                &Notes(board),
+            )
+            .map_err(|e| anyhow::anyhow!("cannot estimate {board} on the GPU: {e}"))?;
             for measured in &sample.gpus {
                 let _ = writeln!(
                     std::io::stderr(),
@@ -234,6 +239,16 @@ pub fn run(
     }
     out.finish()?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// What the GPUs' watchdog says of a board's sample (a GPU that does not open, or keeps its batch, and its
+/// return), on standard error with the board, as the estimate's other lines.
+struct Notes(Board);
+
+impl nqueens::engine::exec::Progress for Notes {
+    fn note(&self, line: &str) {
+        let _ = writeln!(std::io::stderr(), "{}: {line}", self.0);
+    }
 }
 
 /// The share of the cores its threads asked for below which a sampling is said to have been slowed by other

@@ -71,7 +71,8 @@ pub fn run(
     if on_gpu && durable.is_some() {
         name_gpu(options.quiet, &bar)?;
         if let Some(first) = requests.first() {
-            nqueens::gpu::open_ahead(first.board)?;
+            // A GPU whose driver hangs in opening it is said, through the progress's notes.
+            nqueens::gpu::open_ahead(first.board, Some(&bar))?;
         }
     }
     let journal = durable
