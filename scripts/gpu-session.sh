@@ -95,6 +95,25 @@ check() {
     echo "units recorded: $(($(wc -l < "$j/stop.journal") - 1))"
   done
   timed "$B" count 21 --backend gpu --checkpoint "$j/stop.journal" --check -q
+  # The watchdog (the forty-seventh and forty-eighth sessions'), seen on hardware: with bounds this low every
+  # opening is said and then its end, and each batch that takes more than half its GPU's pace is said and then
+  # its return; the count must stay exact. Then the same bounds while a checkpointed run is stopped: it must
+  # still leave within its grace (25 s), with its journal, and resume to the exact total.
+  NQUEENS_GPU_OPEN_SECONDS=0 NQUEENS_GPU_STALL_SECONDS=0 NQUEENS_GPU_STALL_PACES=0.5 \
+    timed "$B" count 19 --backend gpu --gpus 0,0 --check 2>&1 | grep -vE '^\s*$' | head -40
+  echo "\$ (the same bounds) $B count 21 --backend gpu --checkpoint $j/stall.journal, SIGINT after 3 s"
+  NQUEENS_GPU_OPEN_SECONDS=0 NQUEENS_GPU_STALL_SECONDS=0 NQUEENS_GPU_STALL_PACES=0.5 \
+    timeout 90 "$B" count 21 --backend gpu --checkpoint "$j/stall.journal" 2> "$j/stall.err" &
+  pid=$!
+  sleep 3
+  t0=$(date +%s.%N)
+  kill -INT $pid
+  wait $pid
+  rc=$?
+  t1=$(date +%s.%N)
+  grep -E 'hung|opened|came back|stopp|resume' "$j/stall.err" | head -20
+  echo "wound down in $(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.3f", b-a}') s, exit $rc (130 expected)"
+  timed "$B" count 21 --backend gpu --checkpoint "$j/stall.journal" --check -q
   rm -rf "$j"
 }
 
