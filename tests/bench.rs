@@ -327,8 +327,15 @@ fn bad_arguments_are_refused_before_anything_runs() {
     let same = dir.path().join("b.out");
     let cases: Vec<(Vec<String>, &str)> = vec![
         (vec!["--n".into(), "28".into()], "no published count"),
-        (vec!["--n".into(), "65".into()], "use n up to 27"),
-        (vec!["--n".into(), "eight".into()], "invalid value 'eight'"),
+        // Read as every command reads a board size (`count 65`, `units eight`).
+        (
+            vec!["--n".into(), "65".into()],
+            "n = 65 is too large: the bitmask kernel handles boards up to n = 64",
+        ),
+        (
+            vec!["--n".into(), "eight".into()],
+            "'eight' is not a board size: use a number such as 8",
+        ),
         (vec!["--runs".into(), "0".into()], "0 is not in 1..=1000"),
         (vec!["--threads".into(), "0".into()], "0 is not in 1..=4096"),
         (vec!["--symmetry".into(), "rotations".into()], "use one of"),

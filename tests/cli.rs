@@ -468,6 +468,190 @@ fn bad_options_are_usage_errors() {
         .stderr(contains("use one of none, mirror, full"));
 }
 
+/// The commands that take a board size, each with arguments that make it run quickly on `6`, and what its
+/// message offers to write instead of a size it cannot read: only what the command takes.
+const BOARD_COMMANDS: [(&str, &[&str], &str); 7] = [
+    ("count", &["count"], MANY_BOARDS),
+    ("estimate", &["estimate", "--sample", "1ms"], MANY_BOARDS),
+    (
+        "verify",
+        &["verify"],
+        "a number such as 8, or a range such as 4..16",
+    ),
+    ("units", &["units"], "a number such as 8"),
+    (
+        "bench",
+        &["bench", "--quick", "--runs", "1", "--warmup", "0", "--n"],
+        "a number such as 8",
+    ),
+    (
+        "list",
+        &["list"],
+        "a number such as 8, or rows x columns such as 8x6",
+    ),
+    (
+        "solve",
+        &["solve"],
+        "a number such as 8, or rows x columns such as 8x6",
+    ),
+];
+
+const MANY_BOARDS: &str =
+    "a number such as 8, a range such as 4..16, or rows x columns such as 8x6";
+
+#[test]
+fn every_command_reads_a_board_size_alike() {
+    let takes_ranges = |name: &str| ["count", "estimate", "verify"].contains(&name);
+    for (name, command, examples) in BOARD_COMMANDS {
+        let one_board = match name {
+            "list" | "solve" => "name one board (N or RxC), not a range",
+            _ => "name one board (a single N), not a range",
+        };
+        let refusals = [
+            ("-1", "'-1': board sizes cannot be negative".to_string()),
+            ("", format!("'' is not a board size: use {examples}")),
+            ("1e3", format!("'1e3' is not a board size: use {examples}")),
+            ("eight", format!("'eight' is not a board size: use {examples}")),
+            // A number, but not a count of rows: the message names what to take away.
+            (
+                "8.0",
+                format!(
+                    "'8.0' is not a board size: sizes are whole numbers, without a decimal point; use {examples}"
+                ),
+            ),
+            (
+                "4..",
+                if takes_ranges(name) {
+                    "'4..' is a range without a last end: write both, such as 4..16".into()
+                } else {
+                    format!("'4..': {one_board}")
+                },
+            ),
+            (
+                "..8",
+                if takes_ranges(name) {
+                    "'..8' is a range without a first end: write both, such as 4..16".into()
+                } else {
+                    format!("'..8': {one_board}")
+                },
+            ),
+            (
+                "8..4",
+                if takes_ranges(name) {
+                    "'8..4' is a reversed range: write 4..8".into()
+                } else {
+                    format!("'8..4': {one_board}")
+                },
+            ),
+            (
+                "99999999999",
+                if name == "solve" {
+                    "'99999999999' is too large: boards go up to 100000000 rows and columns".into()
+                } else {
+                    "n = 99999999999 is too large: the bitmask kernel handles boards up to n = 64".into()
+                },
+            ),
+        ];
+        for (size, message) in refusals {
+            nqueens()
+                .args(command)
+                .arg(size)
+                .assert()
+                .code(2)
+                .stdout("")
+                .stderr(format!("error: {message}\n"));
+        }
+        // Spaces around a number, a sign and leading zeros are the number, in every command.
+        for size in [" 6", "6 ", "+6", "06"] {
+            nqueens().args(command).arg(size).assert().success();
+        }
+    }
+    // Where the output is the board's alone, it is the same.
+    for command in [&["units"][..], &["list"], &["solve"]] {
+        let out = |size: &str| nqueens().args(command).arg(size).output().unwrap().stdout;
+        assert_eq!(out("+06"), out("6"), "{command:?}");
+    }
+}
+
+#[test]
+fn every_command_reads_a_shared_option_alike() {
+    let dir = tempfile::tempdir().unwrap();
+    let journal = dir.path().join("never.journal");
+    let journal = journal.to_str().unwrap();
+    let base = |name: &str| -> Vec<&str> {
+        match name {
+            "count" => vec!["count", "6"],
+            "count --checkpoint" => vec!["count", "6", "--checkpoint", journal],
+            "verify" => vec!["verify", "6"],
+            "estimate" => vec!["estimate", "6", "--sample", "1ms"],
+            "units" => vec!["units", "6"],
+            "bench" => vec![
+                "bench", "--quick", "--runs", "1", "--warmup", "0", "--n", "6",
+            ],
+            "list" => vec!["list", "6"],
+            "solve" => vec!["solve", "6"],
+            _ => unreachable!("{name}"),
+        }
+    };
+    let threads = &["count", "verify", "estimate", "list", "bench"][..];
+    let depth = &["count", "verify", "estimate", "units"][..];
+    let symmetry = &["count", "verify", "estimate", "units", "bench"][..];
+    let format = &["count", "verify", "estimate", "units"][..];
+    let kernel = &["count", "verify", "estimate", "list", "bench"][..];
+    let shard = &["count --checkpoint", "estimate", "units"][..];
+    for (commands, option, message) in [
+        (threads, &["--threads", "0"][..], "invalid value '0' for '--threads <THREADS>': 0 is not in 1..=4096"),
+        (threads, &["--threads", "99999"], "99999 is not in 1..=4096"),
+        // A negative number is the option's value, refused as such, not taken for an option of its own.
+        (threads, &["--threads", "-1"], "-1 is not in 1..=4096"),
+        (threads, &["-t", "2", "-t", "3"], "cannot be used multiple times"),
+        (
+            depth,
+            &["--split-depth", "-1"],
+            "give the number of rows placed before the work is split: a whole number from 0, such as 3",
+        ),
+        (
+            depth,
+            &["--split-depth", "99999999999"],
+            "no board has 99999999999 rows to place before the split (the kernel's have up to 64)",
+        ),
+        (
+            depth,
+            &["--split-depth", "7"],
+            "error: --split-depth 7 is deeper than n = 6 has rows (6): use a depth from 0 to",
+        ),
+        (symmetry, &["--symmetry", "FULL"], "unknown symmetry 'FULL': use one of none, mirror, full"),
+        (format, &["--format", "xml"], "error: unknown format 'xml': use one of table, json, csv, markdown"),
+        (kernel, &["--kernel", "sse"], "unknown kernel `sse` (auto, scalar, avx2 or avx512)"),
+        (
+            shard,
+            &["--shard", "4/4"],
+            "error: '4/4' is not a shard: write K/M with 0 <= K < M, such as 3/16",
+        ),
+        (
+            shard,
+            &["--shard", "0/11"],
+            "shard 0/11: the plan of n = 6, symmetry full, split depth 3 has 10 units",
+        ),
+        (
+            shard,
+            &["--shard-count", "2"],
+            "error: --shard-count goes with --shard auto: without --shard the run counts the whole board",
+        ),
+    ] {
+        for name in commands {
+            nqueens()
+                .args(base(name))
+                .args(option)
+                .assert()
+                .code(2)
+                .stdout("")
+                .stderr(contains(message));
+        }
+    }
+    assert!(!std::path::Path::new(journal).exists());
+}
+
 #[test]
 fn an_unwritable_output_is_refused_before_counting_and_leaves_no_file() {
     let dir = tempfile::tempdir().unwrap();

@@ -931,6 +931,124 @@ fn the_shard_can_come_from_the_launcher() {
 }
 
 #[test]
+fn a_launchers_task_lists_the_units_it_counts() {
+    // `nqueens units N --shard auto` in each task of an mpirun (or srun, or a Kubernetes indexed Job) lists the
+    // units `count N --shard auto --checkpoint FILE` counts in that task, read from the same variables.
+    let dir = tempfile::tempdir().unwrap();
+    let listed = |env: &[(&str, &str)], extra: &[&str]| -> Vec<u64> {
+        let mut cmd = nqueens();
+        cmd.args(["units", "10", "--shard", "auto", "-f", "json"])
+            .args(extra);
+        for name in LAUNCHER_VARIABLES {
+            cmd.env_remove(name);
+        }
+        let out = cmd.envs(env.iter().copied()).assert().success();
+        let doc: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+        doc["list"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|u| u["unit"].as_u64().unwrap())
+            .collect()
+    };
+    for k in ["0", "2"] {
+        let env = [("OMPI_COMM_WORLD_RANK", k), ("OMPI_COMM_WORLD_SIZE", "3")];
+        let journal = dir.path().join(format!("s{k}.journal"));
+        let mut cmd = nqueens();
+        cmd.args(["count", "10", "--shard", "auto", "-q", "--checkpoint"])
+            .arg(&journal);
+        for name in LAUNCHER_VARIABLES {
+            cmd.env_remove(name);
+        }
+        cmd.envs(env).assert().success();
+        // The journal has the units in the order they were counted.
+        let mut counted: Vec<u64> = journal_lines(&journal)[1..]
+            .iter()
+            .map(|line| {
+                let json = line.split('\t').next().unwrap();
+                serde_json::from_str::<Value>(json).unwrap()["unit"]
+                    .as_u64()
+                    .unwrap()
+            })
+            .collect();
+        counted.sort_unstable();
+        let units = listed(&env, &[]);
+        assert!(!units.is_empty());
+        assert_eq!(units, counted, "task {k} of 3");
+    }
+    // Kubernetes says the index alone: `--shard-count` gives the count, as for `count`.
+    assert_eq!(
+        listed(&[("JOB_COMPLETION_INDEX", "1")], &["--shard-count", "4"]),
+        listed(
+            &[("OMPI_COMM_WORLD_RANK", "1"), ("OMPI_COMM_WORLD_SIZE", "4")],
+            &[]
+        ),
+    );
+    // And refused as `count` refuses it: no launcher, a rank past the size, a count without `auto`.
+    for (env, extra, message) in [
+        (
+            &[][..],
+            &[][..],
+            "--shard auto found no shard in the environment",
+        ),
+        (
+            &[("SLURM_PROCID", "4"), ("SLURM_NTASKS", "4")][..],
+            &[][..],
+            "SLURM_PROCID=4 is not below SLURM_NTASKS=4",
+        ),
+        (
+            &[("JOB_COMPLETION_INDEX", "x")][..],
+            &["--shard-count", "4"][..],
+            "the environment variable JOB_COMPLETION_INDEX='x' is not a shard number",
+        ),
+    ] {
+        for command in [
+            &["units", "10"][..],
+            &["count", "10", "--checkpoint", "never"],
+        ] {
+            let mut cmd = nqueens();
+            cmd.args(command).args(["--shard", "auto"]).args(extra);
+            for name in LAUNCHER_VARIABLES {
+                cmd.env_remove(name);
+            }
+            cmd.envs(env.iter().copied())
+                .current_dir(dir.path())
+                .assert()
+                .code(2)
+                .stdout("")
+                .stderr(predicates::str::contains(message));
+        }
+    }
+    for command in [
+        &["units", "10"][..],
+        &["count", "10", "--checkpoint", "never"],
+    ] {
+        nqueens()
+            .args(command)
+            .args(["--shard", "1/2", "--shard-count", "2"])
+            .current_dir(dir.path())
+            .assert()
+            .code(2)
+            .stderr(
+                "error: --shard-count goes with --shard auto; write the count in --shard K/M\n",
+            );
+    }
+    assert!(!dir.path().join("never").exists());
+}
+
+/// The variables `--shard auto` reads, removed so that a test run inside a launcher's job reads only its own.
+const LAUNCHER_VARIABLES: [&str; 8] = [
+    "SLURM_PROCID",
+    "SLURM_NTASKS",
+    "SLURM_ARRAY_TASK_ID",
+    "OMPI_COMM_WORLD_RANK",
+    "OMPI_COMM_WORLD_SIZE",
+    "PMI_RANK",
+    "PMI_SIZE",
+    "JOB_COMPLETION_INDEX",
+];
+
+#[test]
 fn a_run_of_more_shards_than_the_plan_has_units_is_refused_before_its_journal() {
     // n = 10 has 2,726 units: shard 0/4294967295 was counted, and its merge went through four billion shards.
     let dir = tempfile::tempdir().unwrap();

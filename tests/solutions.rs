@@ -872,7 +872,8 @@ fn bad_list_arguments_are_refused() {
             .assert()
             .code(2)
             .stderr(
-                "error: '8.0' is not a board size: use a number such as 8, or rows x columns such as 8x6\n",
+                "error: '8.0' is not a board size: sizes are whole numbers, without a decimal point; use a \
+                 number such as 8, or rows x columns such as 8x6\n",
             );
     }
 }

@@ -115,7 +115,7 @@ pub enum Command {
         #[arg(long)]
         unique: bool,
         /// Threads that search and render (the order stays lexicographic) [default: all available cores].
-        #[arg(short, long, value_parser = clap::value_parser!(u32).range(1..=4096))]
+        #[arg(short, long, value_parser = clap::value_parser!(u32).range(1..=4096), allow_negative_numbers = true)]
         threads: Option<u32>,
         #[command(flatten)]
         kernel: KernelOption,
@@ -174,11 +174,15 @@ pub enum Command {
         #[arg(long, default_value = "full", value_parser = parse_symmetry)]
         symmetry: Symmetry,
         /// Rows placed before the work is split into units [default: chosen from n and the symmetry].
-        #[arg(long, value_name = "K")]
+        #[arg(long, value_name = "K", value_parser = parse_depth, allow_negative_numbers = true)]
         split_depth: Option<u32>,
-        /// List only the units of shard K of M.
-        #[arg(long, value_name = "K/M")]
+        /// List only the units of shard K of M, as count's `--shard` takes it (`auto`: from srun, mpirun or a
+        /// Kubernetes indexed Job), so that each task of a launcher can list the units it counts.
+        #[arg(long, value_name = "K/M|auto")]
         shard: Option<String>,
+        /// With `--shard auto`: the number of shards, where the launcher does not say it (Kubernetes).
+        #[arg(long, value_name = "M", value_parser = clap::value_parser!(u32).range(1..))]
+        shard_count: Option<u32>,
         /// Print only the summary: board, symmetry, split depth, number of units and fingerprint.
         #[arg(long)]
         summary: bool,
@@ -206,14 +210,14 @@ pub enum Command {
         #[arg(required = true, value_name = "N", allow_negative_numbers = true)]
         sizes: Vec<String>,
         /// Threads that would count, and that sample side by side, 1 to 4096 [default: all available cores].
-        #[arg(short, long, value_parser = clap::value_parser!(u32).range(1..=4096))]
+        #[arg(short, long, value_parser = clap::value_parser!(u32).range(1..=4096), allow_negative_numbers = true)]
         threads: Option<u32>,
         /// Symmetry reduction (as for count) [default: full for square boards, mirror for rectangles].
         #[arg(long, value_parser = parse_symmetry)]
         symmetry: Option<Symmetry>,
         /// Rows placed before the work is split into units, as count's `--split-depth` [default: as count
         /// chooses them: from n and the threads, or with `--shard` from n and the symmetry].
-        #[arg(long, value_name = "K")]
+        #[arg(long, value_name = "K", value_parser = parse_depth, allow_negative_numbers = true)]
         split_depth: Option<u32>,
         /// Estimate only shard K of M (the units numbered K modulo M) of the plan `count --checkpoint` and
         /// `--shard` use, as count's `--shard` takes it (`auto`: from srun, mpirun or a Kubernetes indexed
@@ -382,11 +386,11 @@ fn parse_grace(s: &str) -> Result<std::time::Duration, String> {
 #[derive(Debug, Args)]
 pub struct CountOptions {
     /// Worker threads, 1 to 4096; more than the cores take turns on them [default: all available cores].
-    #[arg(short, long, value_parser = clap::value_parser!(u32).range(1..=4096))]
+    #[arg(short, long, value_parser = clap::value_parser!(u32).range(1..=4096), allow_negative_numbers = true)]
     pub threads: Option<u32>,
     /// Rows placed before the work is split into units [default: chosen from n and the threads, counting no
     /// more threads than cores].
-    #[arg(long, value_name = "K")]
+    #[arg(long, value_name = "K", value_parser = parse_depth, allow_negative_numbers = true)]
     pub split_depth: Option<u32>,
     /// Symmetry reduction: `full` uses all 8 symmetries and counts unique solutions too; `mirror` halves the
     /// search; `none` searches everything, as a cross-check [default: full for square boards, mirror for
@@ -472,6 +476,22 @@ fn parse_sampling(s: &str) -> Result<std::time::Duration, String> {
     Ok(sampling)
 }
 
+/// `--split-depth`'s parser, the same in every command: a number of rows, said so where clap would say the
+/// range of a `u32` (`-1 is not in 0..=4294967295`). A depth too deep for the board is refused once the board
+/// is known, with the depths it can use.
+fn parse_depth(s: &str) -> Result<u32, String> {
+    use std::num::IntErrorKind;
+    s.parse().map_err(|e: std::num::ParseIntError| match e.kind() {
+        IntErrorKind::PosOverflow => format!(
+            "no board has {s} rows to place before the split (the kernel's have up to {}): give a smaller \
+             depth, such as 3",
+            nqueens::Board::MAX_SIDE
+        ),
+        _ => "give the number of rows placed before the work is split: a whole number from 0, such as 3"
+            .into(),
+    })
+}
+
 fn parse_symmetry(s: &str) -> Result<Symmetry, String> {
     s.parse().map_err(|e| format!("{e}"))
 }
@@ -529,8 +549,8 @@ static LONG_VERSION: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
 pub struct BenchArgs {
     /// Board side [default: 18, the standard workload; 16 with --quick; on the GPU (--backend gpu) 21,
     /// and 19 with --quick].
-    #[arg(long, value_name = "N")]
-    pub n: Option<u32>,
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub n: Option<String>,
     /// A run of a few seconds: the standard measurement on n = 16 (n = 19 on the GPU).
     #[arg(long)]
     pub quick: bool,
@@ -542,7 +562,7 @@ pub struct BenchArgs {
     pub warmup: usize,
     /// All threads: the multi-thread score uses this many, and the scaling table goes 1, 2, 4, … up to it
     /// [default: all available cores].
-    #[arg(short, long, value_parser = clap::value_parser!(u32).range(1..=4096))]
+    #[arg(short, long, value_parser = clap::value_parser!(u32).range(1..=4096), allow_negative_numbers = true)]
     pub threads: Option<u32>,
     /// What counts: `cpu`, or `gpu` (the GPUs of `--gpus`, in a build with the `cuda` feature), timed on 1, 2,
     /// 4, … and all of them, the host's threads cutting their tasks; the report names the GPUs, gives their

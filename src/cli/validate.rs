@@ -18,16 +18,55 @@ const SIZES: &str = "a number such as 8, a range such as 4..16, or rows x column
 /// What a command of one board offers: no range, which it refuses.
 const ONE_BOARD: &str = "a number such as 8, or rows x columns such as 8x6";
 
-/// Parses `N`, `A..B` or `A..=B` (both inclusive) into the sizes it names, in increasing order.
-pub fn parse_sizes(spec: &str) -> Result<Vec<u32>, UsageError> {
-    sizes(spec, SIZES)
+/// What `verify` offers: no rectangle, which has no published count to check.
+const SQUARES: &str = "a number such as 8, or a range such as 4..16";
+
+/// What `units` offers: one square board, the only kind a checkpointed plan has.
+const ONE_SQUARE: &str = "a number such as 8";
+
+/// The sizes of `verify`: `N` or a range. A rectangle is let through, to be told by [`published`] that it has
+/// nothing to be checked against; what cannot be read offers no rectangle, which `verify` would then refuse.
+pub fn parse_verified(spec: &str) -> Result<(), UsageError> {
+    if spec.contains(['x', 'X']) && parse_shape(spec).is_ok() {
+        return Ok(());
+    }
+    sizes(spec, SQUARES).map(drop)
 }
 
-/// [`parse_sizes`], offering `examples` for a size it cannot read.
+/// The board of `units` and `bench --n`: one square board's `N`, read as `count` reads one (`units` says itself
+/// why a rectangle is none).
+pub fn parse_square(spec: &str) -> Result<u32, UsageError> {
+    if spec.contains("..") {
+        return Err(UsageError(format!(
+            "'{spec}': name one board (a single N), not a range"
+        )));
+    }
+    Ok(sizes(spec, ONE_SQUARE)?[0])
+}
+
+/// Parses `N`, `A..B` or `A..=B` (both inclusive) into the sizes it names, in increasing order, offering
+/// `examples` for a size it cannot read.
 fn sizes(spec: &str, examples: &str) -> Result<Vec<u32>, UsageError> {
     let side = |s| side_of(spec, s, kernel_too_large, examples);
     let (from, to) = match spec.split_once("..") {
-        Some((a, b)) => (side(a)?, side(b.strip_prefix('=').unwrap_or(b))?),
+        Some((a, b)) => {
+            let b = b.strip_prefix('=').unwrap_or(b);
+            // `4..` reads as an open range, which a list of boards cannot be: said so, rather than that it is
+            // no board size.
+            if a.trim().is_empty() || b.trim().is_empty() {
+                return Err(UsageError(format!(
+                    "'{spec}' is a range without {} end: write both, such as 4..16",
+                    if a.trim().is_empty() && b.trim().is_empty() {
+                        "either"
+                    } else if a.trim().is_empty() {
+                        "a first"
+                    } else {
+                        "a last"
+                    }
+                )));
+            }
+            (side(a)?, side(b)?)
+        }
         None => {
             let n = side(spec)?;
             (n, n)
@@ -103,6 +142,12 @@ fn side_of(
     s.parse().map_err(|e: ParseIntError| {
         if *e.kind() == IntErrorKind::PosOverflow {
             return too_large(s);
+        }
+        // `8.0` is a number, only not a count of rows: naming the decimal point says what to take away.
+        if s.contains('.') && s.parse::<f64>().is_ok() {
+            return UsageError(format!(
+                "'{spec}' is not a board size: sizes are whole numbers, without a decimal point; use {examples}"
+            ));
         }
         UsageError(format!("'{spec}' is not a board size: use {examples}"))
     })
@@ -224,8 +269,9 @@ pub fn split_depth(board: Board, symmetry: Symmetry, depth: u32) -> Result<(), U
 }
 
 /// The shard of `--shard` (`K/M`, or `auto`: read from the launcher's environment, with `--shard-count` where
-/// the launcher does not say how many), or `None` without one: for `count`, and for `estimate`, which says how
-/// long the shard `count` is given would take, and so reads it alike.
+/// the launcher does not say how many), or `None` without one: for `count`; for `estimate`, which says how
+/// long the shard `count` is given would take, and `units`, which lists the units it counts, and so read it
+/// alike.
 pub fn shard(asked: Option<&str>, count: Option<u32>) -> Result<Option<Shard>, UsageError> {
     match asked {
         None if count.is_some() => Err(UsageError(
@@ -371,6 +417,10 @@ pub fn requests(specs: &[String], options: &CountOptions) -> Result<Vec<CountReq
 mod tests {
     use super::*;
 
+    fn parse_sizes(spec: &str) -> Result<Vec<u32>, UsageError> {
+        sizes(spec, SIZES)
+    }
+
     #[test]
     fn check_reads_back_the_longest_line_solve_writes() {
         // The digits of the numbers 1 to n, a run of equally long numbers at a time.
@@ -421,7 +471,7 @@ mod tests {
             .to_string()
             .contains("a range such as 4..16"));
         // `list` takes one board too: it offered a range, which it then refused.
-        for spec in ["8.0", "abc", "8xq"] {
+        for spec in ["8q", "abc", "8xq"] {
             assert_eq!(
                 parse_board(spec).unwrap_err().to_string(),
                 format!(

@@ -20,15 +20,15 @@ use std::io::{self, Write};
 use std::process::ExitCode;
 
 impl BenchArgs {
-    /// The library request these options ask for.
-    fn request(&self) -> BenchRequest {
+    /// The library request these options ask for, on the board side `n` (`--n`, read).
+    fn request(&self, n: Option<u32>) -> BenchRequest {
         let base = if self.quick {
             BenchRequest::quick_on(self.backend)
         } else {
             BenchRequest::standard_on(self.backend)
         };
         BenchRequest {
-            n: self.n.unwrap_or(base.n),
+            n: n.unwrap_or(base.n),
             symmetry: self.symmetry,
             runs: self.runs,
             warmup: self.warmup,
@@ -64,7 +64,13 @@ impl Clock for Offset<'_> {
 
 /// Runs `nqueens bench`.
 pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
-    let request = args.request();
+    // Read as every command reads a board size, with the same messages.
+    let n = args
+        .n
+        .as_deref()
+        .map(crate::cli::validate::parse_square)
+        .transpose()?;
+    let request = args.request(n);
     crate::cli::validate::gpus(request.backend, args.gpus.as_ref().map(|g| g.0.as_slice()))?;
     crate::cli::validate::backend(request.backend)?;
     nqueens::gpu::use_gpus(args.gpus.clone().map(|g| g.0));

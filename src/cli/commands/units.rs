@@ -3,7 +3,7 @@
 
 use crate::cli::errors::UsageError;
 use crate::cli::output::{Output, Writer};
-use crate::cli::validate::{self, parse_sizes};
+use crate::cli::validate;
 use nqueens::engine::plan::{Plan, Weight, WorkUnit};
 use nqueens::report::export::Format;
 use nqueens::runs::fingerprint::Fingerprint;
@@ -19,7 +19,7 @@ pub fn run(
     n: &str,
     symmetry: Symmetry,
     split_depth: Option<u32>,
-    shard: Option<&str>,
+    shard: Option<Shard>,
     summary: bool,
     format: Format,
     output: Option<&Path>,
@@ -31,19 +31,8 @@ pub fn run(
         ))
         .into());
     }
-    let sizes = parse_sizes(n)?;
-    let [n] = sizes[..] else {
-        return Err(UsageError(format!(
-            "'{n}': the units command lists one board; give a single N"
-        ))
-        .into());
-    };
-    let shard: Shard = match shard {
-        None => Shard::WHOLE,
-        Some(s) => s
-            .parse()
-            .map_err(|e: nqueens::runs::shard::ShardError| UsageError(e.to_string()))?,
-    };
+    let n = validate::parse_square(n)?;
+    let shard = shard.unwrap_or(Shard::WHOLE);
     let board = Board::new(n).map_err(|e| UsageError(e.to_string()))?;
     if let Some(depth) = split_depth {
         crate::cli::validate::split_depth(board, symmetry, depth)?;

@@ -14,6 +14,7 @@ use std::process::ExitCode;
 
 /// Runs `nqueens verify RANGE`: a count of every board in the range, checked against the published values.
 pub fn verify(range: &str, options: &CountOptions) -> anyhow::Result<ExitCode> {
+    crate::cli::validate::parse_verified(range)?;
     let code = run(
         &[range.to_string()],
         true,
