@@ -1498,13 +1498,33 @@ fn the_units_merge_names_can_be_counted_alone() {
 #[test]
 fn a_finished_journal_made_read_only_still_gives_its_total() {
     use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let dir = tempfile::tempdir().unwrap();
+    // One with units left must be written to: refused with exit code 2, as a journal of another run is, and left
+    // as it was, even by root (whom the mode does not stop).
+    let full = dir.path().join("n10-full.journal");
+    assert!(run(&["count", "10", "--checkpoint", path_str(&full), "-q"])
+        .status
+        .success());
+    let before = std::fs::read(&full).unwrap();
+    let unfinished = dir.path().join("n10-unfinished.journal");
+    let lines: Vec<&[u8]> = before.split_inclusive(|&b| b == b'\n').take(10).collect();
+    std::fs::write(&unfinished, lines.concat()).unwrap();
+    std::fs::set_permissions(&unfinished, std::fs::Permissions::from_mode(0o444)).unwrap();
+    let out = run(&["count", "10", "--checkpoint", path_str(&unfinished)]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr)
+            .contains("is read-only, and its run is not finished (2717 units to count)"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(std::fs::read(&unfinished).unwrap(), lines.concat());
     // Root writes whatever the mode says, so only another account can tell a journal opened for writing from
     // one opened for reading.
     if std::fs::metadata("/proc/self").is_ok_and(|m| m.uid() == 0) {
-        eprintln!("skipped: running as root, for whom a read-only file is writable");
+        eprintln!("the rest skipped: running as root, for whom a read-only file is writable");
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
     let journal = dir.path().join("n10.journal");
     let args = [
         "count",
@@ -1524,13 +1544,79 @@ fn a_finished_journal_made_read_only_still_gives_its_total() {
         (t, Some(u))
     });
     assert_eq!(std::fs::read(&journal).unwrap(), before);
-    // One with units left must be written to: refused, and left as it was.
-    let unfinished = dir.path().join("n10-unfinished.journal");
-    let lines: Vec<&[u8]> = before.split_inclusive(|&b| b == b'\n').take(10).collect();
+}
+
+/// Journals on a file system mounted read-only (an archive's volume, a share exported so): a finished one gives
+/// its total, and an unfinished one is refused as a read-only file is, with exit code 2 and what to do, rather
+/// than with the system's "Read-only file system" and exit code 1 of a failure.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_journal_on_a_read_only_file_system_gives_its_total_or_is_refused_untouched() {
+    struct Unmount(PathBuf);
+    impl Drop for Unmount {
+        fn drop(&mut self) {
+            let _ = Command::new("umount").arg(&self.0).status();
+        }
+    }
+    let mount = |args: &[&str]| {
+        Command::new("mount")
+            .args(args)
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let volume = dir.path().join("volume");
+    std::fs::create_dir(&volume).unwrap();
+    if !mount(&["-t", "tmpfs", "-o", "size=4m", "tmpfs", path_str(&volume)]) {
+        eprintln!("skipped: mounting a file system needs root");
+        return;
+    }
+    let _unmount = Unmount(volume.clone());
+    let finished = volume.join("n10.journal");
+    let run_on = |journal: &Path| {
+        run(&[
+            "count",
+            "10",
+            "--checkpoint",
+            path_str(journal),
+            "--format",
+            "csv",
+        ])
+    };
+    assert!(run_on(&finished).status.success());
+    let bytes = std::fs::read(&finished).unwrap();
+    let lines: Vec<&[u8]> = bytes.split_inclusive(|&b| b == b'\n').take(10).collect();
+    let unfinished = volume.join("n10-unfinished.journal");
     std::fs::write(&unfinished, lines.concat()).unwrap();
-    std::fs::set_permissions(&unfinished, std::fs::Permissions::from_mode(0o444)).unwrap();
-    let out = run(&["count", "10", "--checkpoint", path_str(&unfinished)]);
-    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
-    assert!(text(&out.stderr).contains("Permission denied"));
+    let mut torn = lines.concat();
+    torn.extend_from_slice(b"{\"unit\":5");
+    let torn_path = volume.join("n10-torn.journal");
+    std::fs::write(&torn_path, &torn).unwrap();
+    assert!(mount(&["-o", "remount,ro", path_str(&volume)]));
+
+    let out = run_on(&finished);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(csv_counts(&out), {
+        let (t, u) = published_counts(10);
+        (t, Some(u))
+    });
+    for (journal, left) in [
+        (&unfinished, "2717 units to count"),
+        (&torn_path, "2717 units to count"),
+    ] {
+        let out = run_on(journal);
+        assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+        assert!(
+            text(&out.stderr).contains(&format!(
+                "is on a read-only file system, and its run is not finished ({left}): resume it where it can \
+                 be written, or resume a copy of it in a folder you can write"
+            )),
+            "{}",
+            text(&out.stderr)
+        );
+        assert!(out.stdout.is_empty());
+    }
     assert_eq!(std::fs::read(&unfinished).unwrap(), lines.concat());
+    assert_eq!(std::fs::read(&torn_path).unwrap(), torn);
 }

@@ -217,6 +217,11 @@ impl Checkpoint {
         let writer = if todo.is_empty() && contents.torn.is_none() {
             Writer::finished(path)?
         } else {
+            let left = || match todo.len() {
+                0 => "a torn last line to drop".to_string(),
+                1 => "1 unit to count".into(),
+                k => format!("{k} units to count"),
+            };
             let read_only = std::fs::metadata(path)
                 .map_err(|e| JournalError::io("open", path, e))?
                 .permissions()
@@ -224,14 +229,21 @@ impl Checkpoint {
             if read_only {
                 return Err(JournalError::ReadOnly {
                     path: path.to_path_buf(),
-                    todo: match todo.len() {
-                        0 => "a torn last line to drop".into(),
-                        1 => "1 unit to count".into(),
-                        k => format!("{k} units to count"),
-                    },
+                    todo: left(),
                 });
             }
-            Writer::append(path, contents.valid_len)?
+            match Writer::append(path, contents.valid_len) {
+                // Its mode allows writing, its mount does not: as much the user's choice as a read-only file.
+                Err(JournalError::Io { reason, .. })
+                    if reason.kind() == std::io::ErrorKind::ReadOnlyFilesystem =>
+                {
+                    return Err(JournalError::ReadOnlyFileSystem {
+                        path: path.to_path_buf(),
+                        todo: left(),
+                    })
+                }
+                opened => opened?,
+            }
         };
         Ok(Checkpoint {
             plan,

@@ -254,6 +254,18 @@ pub enum JournalError {
         /// What is left, in words ("12 units to count", "a torn last line to drop").
         todo: String,
     },
+    /// The journal's run is not finished, but its file system is mounted read-only (an archive's volume, a
+    /// share exported read-only): nothing can be written there, whatever the file's mode says.
+    #[error(
+        "'{path}' is on a read-only file system, and its run is not finished ({todo}): resume it where it can \
+         be written, or resume a copy of it in a folder you can write"
+    )]
+    ReadOnlyFileSystem {
+        /// The file.
+        path: PathBuf,
+        /// What is left, in words ("12 units to count", "a torn last line to drop").
+        todo: String,
+    },
     /// Another process is counting into the journal.
     #[error(
         "'{path}' is in use by another nqueens process: let it finish, or stop it (SIGINT or SIGTERM save the \

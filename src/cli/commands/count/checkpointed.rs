@@ -293,7 +293,8 @@ pub fn open(request: &CountRequest, durable: &Durable, quiet: bool) -> anyhow::R
         | JournalError::OutsidePlan { .. }
         | JournalError::TooManyShards { .. }
         | JournalError::NoUnits { .. }
-        | JournalError::ReadOnly { .. } => anyhow::Error::new(UsageError(e.to_string())),
+        | JournalError::ReadOnly { .. }
+        | JournalError::ReadOnlyFileSystem { .. } => anyhow::Error::new(UsageError(e.to_string())),
         // So is a journal that cannot be made where it is asked for, as for any output that cannot be written.
         JournalError::Io {
             action: "create",
