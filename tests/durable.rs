@@ -1040,6 +1040,62 @@ fn assert_refused(out: &Output, needle: &str) {
 }
 
 #[test]
+fn the_command_merge_gives_for_a_shard_never_names_a_journal_of_some_of_its_units() {
+    // Some units of shard 2/3 counted under the name the shard's own journal would have: the command that
+    // counts the rest of the shard names another file, which the same glob takes, since `count` refuses that
+    // journal as another run's.
+    let dir = tempfile::tempdir().unwrap();
+    let mut files: Vec<PathBuf> = (0..2)
+        .map(|k| shard(dir.path(), 10, "full", k, 3))
+        .collect();
+    let some = dir.path().join("n10-full-2-of-3.journal");
+    let counted = run(&[
+        "count",
+        "10",
+        "--shard",
+        "2/3",
+        "--units",
+        "2,5",
+        "--checkpoint",
+        path_str(&some),
+        "-q",
+    ]);
+    assert!(counted.status.success(), "{}", text(&counted.stderr));
+    files.push(some.clone());
+    let out = merge(&files);
+    assert_refused(&out, "missing");
+    let said = text(&out.stderr);
+    let (what, command) = said
+        .lines()
+        .find(|l| l.starts_with("count shard 2/3, "))
+        .and_then(|l| l.split_once(": nqueens "))
+        .unwrap_or_else(|| panic!("no command for shard 2/3 in: {said}"));
+    assert_eq!(
+        what,
+        format!(
+            "count shard 2/3, of which only a journal of some units is here ({})",
+            path_str(&some)
+        )
+    );
+    let whole = dir.path().join("n10-full-2-whole-of-3.journal");
+    assert!(
+        command.ends_with(&format!("--shard 2/3 --checkpoint {}", path_str(&whole))),
+        "{command}"
+    );
+    let counted = Command::new(binary())
+        .args(command.split_whitespace())
+        .arg("-q")
+        .output()
+        .unwrap();
+    assert!(counted.status.success(), "{}", text(&counted.stderr));
+    files.push(whole);
+    let out = merge(&files);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let (t, u) = published_counts(10);
+    assert_eq!(csv_counts(&out), (t, Some(u)));
+}
+
+#[test]
 fn merges_refuse_missing_conflicting_truncated_and_foreign_journals() {
     let dir = tempfile::tempdir().unwrap();
     let files: Vec<PathBuf> = (0..3)
