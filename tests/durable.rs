@@ -1550,6 +1550,45 @@ fn the_units_merge_names_can_be_counted_alone() {
     assert_eq!(csv_counts(&out), (t, Some(u)));
 }
 
+#[test]
+fn units_of_which_the_shard_has_none_are_refused_before_a_journal() {
+    // Shard 2/4 holds the units numbered 2 modulo 4: units 0-1 and 4,7,9 hold none of them, and a run of them
+    // would record nothing and say that all its units were recorded.
+    let dir = tempfile::tempdir().unwrap();
+    let journal = dir.path().join("x.journal");
+    for units in ["0-1", "4,7,9"] {
+        nqueens()
+            .args(["count", "10", "--shard", "2/4", "--units", units, "--checkpoint"])
+            .arg(&journal)
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(predicates::str::contains(format!(
+                "units {units} hold none of the units of shard 2/4 (those numbered 2 modulo 4): give units of \
+                 the shard, or leave out --shard to count these as they are"
+            )));
+        assert!(!journal.exists());
+    }
+    // One of them is enough: unit 6 is counted, and only it.
+    nqueens()
+        .args([
+            "count",
+            "10",
+            "--shard",
+            "2/4",
+            "--units",
+            "4-7",
+            "--checkpoint",
+        ])
+        .arg(&journal)
+        .arg("-q")
+        .assert()
+        .success();
+    let lines = journal_lines(&journal);
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert!(lines[1].starts_with("{\"unit\":6,"), "{lines:?}");
+}
+
 #[cfg(unix)]
 #[test]
 fn a_finished_journal_made_read_only_still_gives_its_total() {

@@ -56,11 +56,23 @@ impl Spec {
         self.shard.contains(unit) && self.only.as_ref().is_none_or(|r| r.contains(unit))
     }
 
-    /// Refuses units asked for beyond the end of `plan`, and more shards than it has units
-    /// ([`Shard::within`]), before a journal is written. Journals already written are resumed as they are.
+    /// Refuses units asked for beyond the end of `plan`, units of which the shard has none, and more shards than
+    /// it has units ([`Shard::within`]), before a journal is written. Journals already written are resumed as
+    /// they are.
     fn within(&self, plan: &Plan) -> Result<(), JournalError> {
         let units = plan.units().len();
         self.shard.within(plan)?;
+        if let Some(only) = &self.only {
+            if only.last().is_some_and(|last| last < units) && !(0..units).any(|u| self.selects(u))
+            {
+                return Err(JournalError::NoneOfTheShard {
+                    asked: only.to_string(),
+                    shard: self.shard.to_string(),
+                    index: self.shard.index,
+                    count: self.shard.count,
+                });
+            }
+        }
         match self.only.as_ref().and_then(Ranges::last) {
             Some(last) if last >= units => Err(JournalError::OutsidePlan {
                 asked: self

@@ -290,6 +290,22 @@ pub enum JournalError {
         /// The last unit's number.
         last: String,
     },
+    /// Units asked for (`--units`) of which the shard (`--shard`) has none: the run would count nothing, and its
+    /// journal would stand for no unit of the shard.
+    #[error(
+        "units {asked} hold none of the units of shard {shard} (those numbered {index} modulo {count}): give \
+         units of the shard, or leave out --shard to count these as they are"
+    )]
+    NoneOfTheShard {
+        /// The units asked for.
+        asked: String,
+        /// The shard.
+        shard: String,
+        /// The shard's number.
+        index: u32,
+        /// How many shards there are.
+        count: u32,
+    },
     /// Shards of a plan without a unit: a split deeper than any placement of the board.
     #[error(
         "the plan of n = {n}, symmetry {symmetry}, split depth {split_depth} has no unit (no queens can be \

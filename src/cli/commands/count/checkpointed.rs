@@ -291,6 +291,7 @@ pub fn open(request: &CountRequest, durable: &Durable, quiet: bool) -> anyhow::R
         | JournalError::NotAJournal { .. }
         | JournalError::OtherFormat { .. }
         | JournalError::OutsidePlan { .. }
+        | JournalError::NoneOfTheShard { .. }
         | JournalError::TooManyShards { .. }
         | JournalError::NoUnits { .. }
         | JournalError::ReadOnly { .. }
