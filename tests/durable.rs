@@ -1158,6 +1158,62 @@ fn assert_refused(out: &Output, needle: &str) {
 }
 
 #[test]
+fn the_command_merge_gives_for_a_shard_never_names_a_journal_of_some_of_its_units() {
+    // Some units of shard 2/3 counted under the name the shard's own journal would have: the command that
+    // counts the rest of the shard names another file, which the same glob takes, since `count` refuses that
+    // journal as another run's.
+    let dir = tempfile::tempdir().unwrap();
+    let mut files: Vec<PathBuf> = (0..2)
+        .map(|k| shard(dir.path(), 10, "full", k, 3))
+        .collect();
+    let some = dir.path().join("n10-full-2-of-3.journal");
+    let counted = run(&[
+        "count",
+        "10",
+        "--shard",
+        "2/3",
+        "--units",
+        "2,5",
+        "--checkpoint",
+        path_str(&some),
+        "-q",
+    ]);
+    assert!(counted.status.success(), "{}", text(&counted.stderr));
+    files.push(some.clone());
+    let out = merge(&files);
+    assert_refused(&out, "missing");
+    let said = text(&out.stderr);
+    let (what, command) = said
+        .lines()
+        .find(|l| l.starts_with("count shard 2/3, "))
+        .and_then(|l| l.split_once(": nqueens "))
+        .unwrap_or_else(|| panic!("no command for shard 2/3 in: {said}"));
+    assert_eq!(
+        what,
+        format!(
+            "count shard 2/3, of which only a journal of some units is here ({})",
+            path_str(&some)
+        )
+    );
+    let whole = dir.path().join("n10-full-2-whole-of-3.journal");
+    assert!(
+        command.ends_with(&format!("--shard 2/3 --checkpoint {}", path_str(&whole))),
+        "{command}"
+    );
+    let counted = Command::new(binary())
+        .args(command.split_whitespace())
+        .arg("-q")
+        .output()
+        .unwrap();
+    assert!(counted.status.success(), "{}", text(&counted.stderr));
+    files.push(whole);
+    let out = merge(&files);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let (t, u) = published_counts(10);
+    assert_eq!(csv_counts(&out), (t, Some(u)));
+}
+
+#[test]
 fn merges_refuse_missing_conflicting_truncated_and_foreign_journals() {
     let dir = tempfile::tempdir().unwrap();
     let files: Vec<PathBuf> = (0..3)
@@ -1612,17 +1668,76 @@ fn the_units_merge_names_can_be_counted_alone() {
     assert_eq!(csv_counts(&out), (t, Some(u)));
 }
 
+#[test]
+fn units_of_which_the_shard_has_none_are_refused_before_a_journal() {
+    // Shard 2/4 holds the units numbered 2 modulo 4: units 0-1 and 4,7,9 hold none of them, and a run of them
+    // would record nothing and say that all its units were recorded.
+    let dir = tempfile::tempdir().unwrap();
+    let journal = dir.path().join("x.journal");
+    for units in ["0-1", "4,7,9"] {
+        nqueens()
+            .args(["count", "10", "--shard", "2/4", "--units", units, "--checkpoint"])
+            .arg(&journal)
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(predicates::str::contains(format!(
+                "units {units} hold none of the units of shard 2/4 (those numbered 2 modulo 4): give units of \
+                 the shard, or leave out --shard to count these as they are"
+            )));
+        assert!(!journal.exists());
+    }
+    // One of them is enough: unit 6 is counted, and only it.
+    nqueens()
+        .args([
+            "count",
+            "10",
+            "--shard",
+            "2/4",
+            "--units",
+            "4-7",
+            "--checkpoint",
+        ])
+        .arg(&journal)
+        .arg("-q")
+        .assert()
+        .success();
+    let lines = journal_lines(&journal);
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert!(lines[1].starts_with("{\"unit\":6,"), "{lines:?}");
+}
+
 #[cfg(unix)]
 #[test]
 fn a_finished_journal_made_read_only_still_gives_its_total() {
     use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let dir = tempfile::tempdir().unwrap();
+    // One with units left must be written to: refused with exit code 2, as a journal of another run is, and left
+    // as it was, even by root (whom the mode does not stop).
+    let full = dir.path().join("n10-full.journal");
+    assert!(run(&["count", "10", "--checkpoint", path_str(&full), "-q"])
+        .status
+        .success());
+    let before = std::fs::read(&full).unwrap();
+    let unfinished = dir.path().join("n10-unfinished.journal");
+    let lines: Vec<&[u8]> = before.split_inclusive(|&b| b == b'\n').take(10).collect();
+    std::fs::write(&unfinished, lines.concat()).unwrap();
+    std::fs::set_permissions(&unfinished, std::fs::Permissions::from_mode(0o444)).unwrap();
+    let out = run(&["count", "10", "--checkpoint", path_str(&unfinished)]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr)
+            .contains("is read-only, and its run is not finished (2717 units to count)"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(std::fs::read(&unfinished).unwrap(), lines.concat());
     // Root writes whatever the mode says, so only another account can tell a journal opened for writing from
     // one opened for reading.
     if std::fs::metadata("/proc/self").is_ok_and(|m| m.uid() == 0) {
-        eprintln!("skipped: running as root, for whom a read-only file is writable");
+        eprintln!("the rest skipped: running as root, for whom a read-only file is writable");
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
     let journal = dir.path().join("n10.journal");
     let args = [
         "count",
@@ -1642,13 +1757,79 @@ fn a_finished_journal_made_read_only_still_gives_its_total() {
         (t, Some(u))
     });
     assert_eq!(std::fs::read(&journal).unwrap(), before);
-    // One with units left must be written to: refused, and left as it was.
-    let unfinished = dir.path().join("n10-unfinished.journal");
-    let lines: Vec<&[u8]> = before.split_inclusive(|&b| b == b'\n').take(10).collect();
+}
+
+/// Journals on a file system mounted read-only (an archive's volume, a share exported so): a finished one gives
+/// its total, and an unfinished one is refused as a read-only file is, with exit code 2 and what to do, rather
+/// than with the system's "Read-only file system" and exit code 1 of a failure.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_journal_on_a_read_only_file_system_gives_its_total_or_is_refused_untouched() {
+    struct Unmount(PathBuf);
+    impl Drop for Unmount {
+        fn drop(&mut self) {
+            let _ = Command::new("umount").arg(&self.0).status();
+        }
+    }
+    let mount = |args: &[&str]| {
+        Command::new("mount")
+            .args(args)
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let volume = dir.path().join("volume");
+    std::fs::create_dir(&volume).unwrap();
+    if !mount(&["-t", "tmpfs", "-o", "size=4m", "tmpfs", path_str(&volume)]) {
+        eprintln!("skipped: mounting a file system needs root");
+        return;
+    }
+    let _unmount = Unmount(volume.clone());
+    let finished = volume.join("n10.journal");
+    let run_on = |journal: &Path| {
+        run(&[
+            "count",
+            "10",
+            "--checkpoint",
+            path_str(journal),
+            "--format",
+            "csv",
+        ])
+    };
+    assert!(run_on(&finished).status.success());
+    let bytes = std::fs::read(&finished).unwrap();
+    let lines: Vec<&[u8]> = bytes.split_inclusive(|&b| b == b'\n').take(10).collect();
+    let unfinished = volume.join("n10-unfinished.journal");
     std::fs::write(&unfinished, lines.concat()).unwrap();
-    std::fs::set_permissions(&unfinished, std::fs::Permissions::from_mode(0o444)).unwrap();
-    let out = run(&["count", "10", "--checkpoint", path_str(&unfinished)]);
-    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
-    assert!(text(&out.stderr).contains("Permission denied"));
+    let mut torn = lines.concat();
+    torn.extend_from_slice(b"{\"unit\":5");
+    let torn_path = volume.join("n10-torn.journal");
+    std::fs::write(&torn_path, &torn).unwrap();
+    assert!(mount(&["-o", "remount,ro", path_str(&volume)]));
+
+    let out = run_on(&finished);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(csv_counts(&out), {
+        let (t, u) = published_counts(10);
+        (t, Some(u))
+    });
+    for (journal, left) in [
+        (&unfinished, "2717 units to count"),
+        (&torn_path, "2717 units to count"),
+    ] {
+        let out = run_on(journal);
+        assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+        assert!(
+            text(&out.stderr).contains(&format!(
+                "is on a read-only file system, and its run is not finished ({left}): resume it where it can \
+                 be written, or resume a copy of it in a folder you can write"
+            )),
+            "{}",
+            text(&out.stderr)
+        );
+        assert!(out.stdout.is_empty());
+    }
     assert_eq!(std::fs::read(&unfinished).unwrap(), lines.concat());
+    assert_eq!(std::fs::read(&torn_path).unwrap(), torn);
 }

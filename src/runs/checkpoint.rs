@@ -56,11 +56,23 @@ impl Spec {
         self.shard.contains(unit) && self.only.as_ref().is_none_or(|r| r.contains(unit))
     }
 
-    /// Refuses units asked for beyond the end of `plan`, and more shards than it has units
-    /// ([`Shard::within`]), before a journal is written. Journals already written are resumed as they are.
+    /// Refuses units asked for beyond the end of `plan`, units of which the shard has none, and more shards than
+    /// it has units ([`Shard::within`]), before a journal is written. Journals already written are resumed as
+    /// they are.
     fn within(&self, plan: &Plan) -> Result<(), JournalError> {
         let units = plan.units().len();
         self.shard.within(plan)?;
+        if let Some(only) = &self.only {
+            if only.last().is_some_and(|last| last < units) && !(0..units).any(|u| self.selects(u))
+            {
+                return Err(JournalError::NoneOfTheShard {
+                    asked: only.to_string(),
+                    shard: self.shard.to_string(),
+                    index: self.shard.index,
+                    count: self.shard.count,
+                });
+            }
+        }
         match self.only.as_ref().and_then(Ranges::last) {
             Some(last) if last >= units => Err(JournalError::OutsidePlan {
                 asked: self
@@ -217,6 +229,11 @@ impl Checkpoint {
         let writer = if todo.is_empty() && contents.torn.is_none() {
             Writer::finished(path)?
         } else {
+            let left = || match todo.len() {
+                0 => "a torn last line to drop".to_string(),
+                1 => "1 unit to count".into(),
+                k => format!("{k} units to count"),
+            };
             let read_only = std::fs::metadata(path)
                 .map_err(|e| JournalError::io("open", path, e))?
                 .permissions()
@@ -224,14 +241,21 @@ impl Checkpoint {
             if read_only {
                 return Err(JournalError::ReadOnly {
                     path: path.to_path_buf(),
-                    todo: match todo.len() {
-                        0 => "a torn last line to drop".into(),
-                        1 => "1 unit to count".into(),
-                        k => format!("{k} units to count"),
-                    },
+                    todo: left(),
                 });
             }
-            Writer::append(path, contents.valid_len)?
+            match Writer::append(path, contents.valid_len) {
+                // Its mode allows writing, its mount does not: as much the user's choice as a read-only file.
+                Err(JournalError::Io { reason, .. })
+                    if reason.kind() == std::io::ErrorKind::ReadOnlyFilesystem =>
+                {
+                    return Err(JournalError::ReadOnlyFileSystem {
+                        path: path.to_path_buf(),
+                        todo: left(),
+                    })
+                }
+                opened => opened?,
+            }
         };
         Ok(Checkpoint {
             plan,

@@ -254,6 +254,18 @@ pub enum JournalError {
         /// What is left, in words ("12 units to count", "a torn last line to drop").
         todo: String,
     },
+    /// The journal's run is not finished, but its file system is mounted read-only (an archive's volume, a
+    /// share exported read-only): nothing can be written there, whatever the file's mode says.
+    #[error(
+        "'{path}' is on a read-only file system, and its run is not finished ({todo}): resume it where it can \
+         be written, or resume a copy of it in a folder you can write"
+    )]
+    ReadOnlyFileSystem {
+        /// The file.
+        path: PathBuf,
+        /// What is left, in words ("12 units to count", "a torn last line to drop").
+        todo: String,
+    },
     /// Another process is counting into the journal.
     #[error(
         "'{path}' is in use by another nqueens process: let it finish, or stop it (SIGINT or SIGTERM save the \
@@ -277,6 +289,22 @@ pub enum JournalError {
         units: usize,
         /// The last unit's number.
         last: String,
+    },
+    /// Units asked for (`--units`) of which the shard (`--shard`) has none: the run would count nothing, and its
+    /// journal would stand for no unit of the shard.
+    #[error(
+        "units {asked} hold none of the units of shard {shard} (those numbered {index} modulo {count}): give \
+         units of the shard, or leave out --shard to count these as they are"
+    )]
+    NoneOfTheShard {
+        /// The units asked for.
+        asked: String,
+        /// The shard.
+        shard: String,
+        /// The shard's number.
+        index: u32,
+        /// How many shards there are.
+        count: u32,
     },
     /// Shards of a plan without a unit: a split deeper than any placement of the board.
     #[error(

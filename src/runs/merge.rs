@@ -312,7 +312,11 @@ fn rerun_commands(
                     };
                     commands.push(format!(
                         "count shard {k}/{m}, {whose}: {base} --shard {k}/{m} --checkpoint {}",
-                        super::shell_word(&shard_journal_name(&shards, k, m))
+                        // Not the name of a journal here: that one is of some units of the shard, which
+                        // `count` would refuse to resume as the shard's.
+                        super::shell_word(&shard_journal_name(&shards, k, m, &|path| {
+                            sources.iter().any(|s| s.path == path)
+                        }))
                     ))
                 }
             }
@@ -395,9 +399,31 @@ fn rerun_commands(
 /// where each one's name holds its number once and the count of shards, as numbers of their own
 /// (`n20-3-of-16.journal`), and all are
 /// alike but for it, the same name with `k` (`n20-5-of-16.journal`), in their folder, so that the glob that
-/// named them to this merge names the new one too; else `shard-K-of-M.journal`.
-fn shard_journal_name(shards: &[(u32, u32, &Path)], k: u32, m: u32) -> PathBuf {
-    let fallback = PathBuf::from(format!("shard-{k}-of-{m}.journal"));
+/// named them to this merge names the new one too; else `shard-K-of-M.journal`. A name that is `taken` gets
+/// `-whole` after the shard's number (`n20-5-whole-of-16.journal`, which the same glob names), and a number
+/// after that if that is taken too.
+fn shard_journal_name(
+    shards: &[(u32, u32, &Path)],
+    k: u32,
+    m: u32,
+    taken: &dyn Fn(&Path) -> bool,
+) -> PathBuf {
+    let (folder, before, after) = shard_name_around(shards, m)
+        .unwrap_or_else(|| (PathBuf::new(), "shard-".into(), format!("-of-{m}.journal")));
+    (1..)
+        .map(|i| match i {
+            1 => format!("{before}{k}{after}"),
+            2 => format!("{before}{k}-whole{after}"),
+            i => format!("{before}{k}-whole-{}{after}", i - 1),
+        })
+        .map(|name| folder.join(name))
+        .find(|path| !taken(path))
+        .expect("some name is free")
+}
+
+/// The folder of the `shards`' journals and the text of their names before and after the shard's number, where
+/// they are alike but for it ([`shard_journal_name`]).
+fn shard_name_around(shards: &[(u32, u32, &Path)], m: u32) -> Option<(PathBuf, String, String)> {
     // A name split around the one run of digits that is its shard's number: the text before and after it.
     let around = |number: u32, path: &Path| -> Option<(PathBuf, String, String)> {
         let name = path.file_name()?.to_str()?;
@@ -432,14 +458,10 @@ fn shard_journal_name(shards: &[(u32, u32, &Path)], k: u32, m: u32) -> PathBuf {
         .iter()
         .filter(|&&(_, count, _)| count == m)
         .map(|&(number, _, path)| around(number, path));
-    let Some(Some(first)) = patterns.next() else {
-        return fallback;
-    };
-    if !patterns.all(|p| p.as_ref() == Some(&first)) {
-        return fallback;
-    }
-    let (folder, before, after) = first;
-    folder.join(format!("{before}{k}{after}"))
+    let first = patterns.next()??;
+    patterns
+        .all(|p| p.as_ref() == Some(&first))
+        .then_some(first)
 }
 
 /// What a merge says of the journal at `path` of `what` (`shard 3/8`), which a running count holds: its units
@@ -656,7 +678,18 @@ mod tests {
             (0, 3, Path::new("a/n8-0-of-3.j")),
             (2, 3, Path::new("a/n8-2-of-3.j")),
         ];
-        assert_eq!(shard_journal_name(&pairs, 1, 3), Path::new("a/n8-1-of-3.j"));
+        assert_eq!(
+            shard_journal_name(&pairs, 1, 3, &|_| false),
+            Path::new("a/n8-1-of-3.j")
+        );
+        // A name taken here (by a journal of some of the shard's units): another, that the same glob takes.
+        let taken = |path: &Path| {
+            path == Path::new("a/n8-1-of-3.j") || path == Path::new("a/n8-1-whole-of-3.j")
+        };
+        assert_eq!(
+            shard_journal_name(&pairs, 1, 3, &taken),
+            Path::new("a/n8-1-whole-2-of-3.j")
+        );
         for odd in [
             [
                 (0, 3, Path::new("n8-0-of-3.j")),
@@ -669,7 +702,7 @@ mod tests {
             ],
         ] {
             assert_eq!(
-                shard_journal_name(&odd, 1, 3),
+                shard_journal_name(&odd, 1, 3, &|_| false),
                 Path::new("shard-1-of-3.journal")
             );
         }

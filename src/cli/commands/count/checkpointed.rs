@@ -291,9 +291,11 @@ pub fn open(request: &CountRequest, durable: &Durable, quiet: bool) -> anyhow::R
         | JournalError::NotAJournal { .. }
         | JournalError::OtherFormat { .. }
         | JournalError::OutsidePlan { .. }
+        | JournalError::NoneOfTheShard { .. }
         | JournalError::TooManyShards { .. }
         | JournalError::NoUnits { .. }
-        | JournalError::ReadOnly { .. } => anyhow::Error::new(UsageError(e.to_string())),
+        | JournalError::ReadOnly { .. }
+        | JournalError::ReadOnlyFileSystem { .. } => anyhow::Error::new(UsageError(e.to_string())),
         // So is a journal that cannot be made where it is asked for, as for any output that cannot be written.
         JournalError::Io {
             action: "create",
