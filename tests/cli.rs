@@ -2074,3 +2074,65 @@ fn units_summary_in_json_gives_a_shards_units_as_the_csv_does() {
     let csv = String::from_utf8_lossy(&csv.get_output().stdout).into_owned();
     assert!(csv.ends_with(&format!(",1/3,{listed}\n")), "{csv}");
 }
+
+#[test]
+fn list_limit_is_a_count_of_solutions_and_says_so_when_it_is_not() {
+    for bad in ["-1", "2.5", "ten"] {
+        nqueens()
+            .args(["list", "8", "--limit", bad])
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(contains(
+                "give the number of solutions to list: a whole number from 0, such as 10",
+            ));
+    }
+    nqueens()
+        .args(["list", "8", "--limit", "99999999999999999999999"])
+        .assert()
+        .code(2)
+        .stderr(contains("leave --limit out to list all"));
+    nqueens()
+        .args(["list", "6", "--limit", "1"])
+        .assert()
+        .success()
+        .stdout("[2,4,6,1,3,5]\n");
+}
+
+#[test]
+fn a_unit_range_that_runs_backwards_is_refused_with_the_range_the_right_way_round() {
+    let dir = tempfile::tempdir().unwrap();
+    let journal = dir.path().join("n10.journal");
+    nqueens()
+        .args(["count", "10", "--units", "0-9,15-12", "--checkpoint"])
+        .arg(&journal)
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(contains(
+            "'0-9,15-12' has the range 15-12, which runs backwards: write its first unit first, 12-15",
+        ));
+    assert!(!journal.exists(), "nothing is written for a refused list");
+}
+
+#[test]
+fn merge_of_a_pattern_that_matched_nothing_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let pattern = dir.path().join("n20-*-of-16.journal");
+    nqueens()
+        .arg("merge")
+        .arg(&pattern)
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(contains("No such file").and(contains(
+            "no file matches this pattern (the shell passed it on unexpanded",
+        )));
+    // A plain missing name is only missing.
+    nqueens()
+        .arg("merge")
+        .arg(dir.path().join("n20-3-of-16.journal"))
+        .assert()
+        .code(2)
+        .stderr(contains("No such file").and(contains("pattern").not()));
+}

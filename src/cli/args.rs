@@ -108,7 +108,7 @@ pub enum Command {
         #[arg(value_name = "BOARD", allow_negative_numbers = true)]
         board: String,
         /// Stop after K solutions.
-        #[arg(long, value_name = "K")]
+        #[arg(long, value_name = "K", value_parser = parse_limit, allow_negative_numbers = true)]
         limit: Option<u64>,
         /// One solution per symmetry class (rotations and reflections): the lexicographically smallest of its
         /// images.
@@ -489,6 +489,17 @@ fn parse_depth(s: &str) -> Result<u32, String> {
         ),
         _ => "give the number of rows placed before the work is split: a whole number from 0, such as 3"
             .into(),
+    })
+}
+
+/// `list --limit`'s parser: a number of solutions, said so for a negative or a fraction, where clap would say
+/// "unexpected argument '-1'" or "invalid digit found in string".
+fn parse_limit(s: &str) -> Result<u64, String> {
+    s.trim().parse().map_err(|e: std::num::ParseIntError| match e.kind() {
+        std::num::IntErrorKind::PosOverflow => {
+            format!("{s} is more solutions than any board has that can be listed: leave --limit out to list all")
+        }
+        _ => "give the number of solutions to list: a whole number from 0, such as 10".into(),
     })
 }
 

@@ -10,8 +10,26 @@ pub struct Ranges(Vec<(usize, usize)>);
 
 /// A unit list that does not parse.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
-#[error("'{0}' is not a list of unit numbers: write numbers and ranges such as 0-99,150,200-204")]
-pub struct BadRanges(String);
+pub enum BadRanges {
+    /// Not numbers and ranges.
+    #[error(
+        "'{0}' is not a list of unit numbers: write numbers and ranges such as 0-99,150,200-204"
+    )]
+    Malformed(String),
+    /// A range whose first unit is past its last: said as such, since the list is otherwise well written and
+    /// "not a list of unit numbers" would not say what to change.
+    #[error(
+        "'{list}' has the range {first}-{last}, which runs backwards: write its first unit first, {last}-{first}"
+    )]
+    Backwards {
+        /// The list as given.
+        list: String,
+        /// The range's first number, as given.
+        first: usize,
+        /// Its last, as given.
+        last: usize,
+    },
+}
 
 impl Ranges {
     /// The ranges covering `units`, which must be increasing.
@@ -88,7 +106,7 @@ impl fmt::Display for Ranges {
 impl FromStr for Ranges {
     type Err = BadRanges;
     fn from_str(s: &str) -> Result<Ranges, BadRanges> {
-        let bad = || BadRanges(s.to_string());
+        let bad = || BadRanges::Malformed(s.to_string());
         let mut units = Vec::new();
         for part in s.split(',') {
             let number = |t: &str| t.trim().parse::<usize>().map_err(|_| bad());
@@ -97,7 +115,11 @@ impl FromStr for Ranges {
                 None => (number(part)?, number(part)?),
             };
             if a > b {
-                return Err(bad());
+                return Err(BadRanges::Backwards {
+                    list: s.to_string(),
+                    first: a,
+                    last: b,
+                });
             }
             units.push((a, b));
         }
@@ -145,5 +167,17 @@ mod tests {
         for bad in ["", "a", "3-1", "1,,2", "-4"] {
             assert!(bad.parse::<Ranges>().is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn a_range_that_runs_backwards_is_said_to_with_the_range_written_the_right_way() {
+        assert_eq!(
+            "0-9,15-12".parse::<Ranges>().unwrap_err().to_string(),
+            "'0-9,15-12' has the range 15-12, which runs backwards: write its first unit first, 12-15"
+        );
+        assert_eq!(
+            "1,,2".parse::<Ranges>().unwrap_err().to_string(),
+            "'1,,2' is not a list of unit numbers: write numbers and ranges such as 0-99,150,200-204"
+        );
     }
 }

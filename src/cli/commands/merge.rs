@@ -49,8 +49,18 @@ pub fn run(
         }
         // A file that cannot be opened (missing, not ours to read) is a mistake in the arguments, as for
         // `check` and `plot`: exit code 2.
-        let file = crate::cli::output::open_to_read(path)
-            .map_err(|e| UsageError(JournalError::io("read", path, e).to_string()))?;
+        let file = crate::cli::output::open_to_read(path).map_err(|e| {
+            let missing = e.kind() == std::io::ErrorKind::NotFound;
+            let mut message = JournalError::io("read", path, e).to_string();
+            // A shell passes a pattern that matches no file on as it is (bash without `nullglob`, sh, dash), so
+            // `merge 'n20-*.journal'` quoted, or a pattern of journals not yet come back, arrives as one missing
+            // file named with a `*`: say that, as "no such file" alone reads as if the journals were lost.
+            if missing && is_pattern(path) {
+                message += "; no file matches this pattern (the shell passed it on unexpanded, as it does when \
+                            nothing matches, or when it is quoted): check the folder and the journals' names";
+            }
+            UsageError(message)
+        })?;
         // A journal whose run still counts into it holds that run's lock: a merge meanwhile says so rather than
         // asking for the units it lacks to be counted again. The lock is only looked at, never kept, so that a
         // run starting now is not refused for this merge.
@@ -152,4 +162,10 @@ fn uncounted_words(units: u64) -> String {
     }
     let plural = if units == 1 { "" } else { "s" };
     format!("; the nodes of {units} unit{plural} not counted (--uncounted-nodes), so the run's nodes are not known")
+}
+
+/// Whether `path` reads as a shell's pattern: a `*`, `?` or `[` in its name, which a journal's name never has
+/// unless the user made it so.
+fn is_pattern(path: &Path) -> bool {
+    path.to_string_lossy().contains(['*', '?', '['])
 }
