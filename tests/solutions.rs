@@ -714,17 +714,88 @@ fn check_calls_a_queen_off_either_end_of_the_board_invalid() {
             "line 1: invalid: the queen at row 0, column 1 is off the 8x6 board\n".into()
         )
     );
-    // A number beyond 64 bits is none this reads, and a queen off the board is found after those before it.
+    // A queen off the board is found after those before it.
     assert_eq!(
         verdicts(&[], "[2,4,99999999999999999999,3]\n[1,1,-1]\n"),
         (
             Some(1),
-            "line 1: malformed: entry 3, '99999999999999999999', is too large a number to read (beyond 64 \
-             bits)\n\
+            "line 1: invalid: the queen at row 3, column 99999999999999999999 is off the 4x4 board\n\
              line 2: invalid: the queens at row 1, column 1 and row 2, column 1 share a column\n"
                 .into()
         )
     );
+}
+
+#[test]
+fn check_calls_a_queen_at_a_number_of_any_size_off_the_board() {
+    // README: a whole number is a position whatever its size, so one past 64 bits, signed or not, puts its
+    // queen off the board as 5 does on a board of 4: invalid, named by its row and column.
+    assert_eq!(
+        verdicts(
+            &[],
+            "[2,4,9223372036854775808,3]\n2 4 18446744073709551615 3\n[2,4,-9223372036854775808,3]\n\
+             [1,3,0,-9223372036854775809]\n[2,4,-170141183460469231731687303715884105728,3]\n"
+        ),
+        (
+            Some(1),
+            "line 1: invalid: the queen at row 3, column 9223372036854775808 is off the 4x4 board\n\
+             line 2: invalid: the queen at row 3, column 18446744073709551615 is off the 4x4 board\n\
+             line 3: invalid: the queen at row 3, column -9223372036854775808 is off the 4x4 board\n\
+             line 4: invalid: the queen at row 4, column -9223372036854775808 is off the 4x4 board\n\
+             line 5: invalid: the queen in row 3 is off the 4x4 board: its column is written \
+             '-170141183460469231731687303715884105728', a number of 39 digits\n"
+                .into()
+        )
+    );
+    // The largest number of 38 digits is still named as a column; beyond, the number as written, whose value
+    // is not worked out: a million digits are no more than their count, in a message of one line.
+    let million = format!("[1,{}]\n", "9".repeat(1_000_000));
+    assert_eq!(
+        verdicts(
+            &[],
+            &format!("[1,{}]\n[1,+{}]\n{million}", "9".repeat(38), "9".repeat(39))
+        ),
+        (
+            Some(1),
+            format!(
+                "line 1: invalid: the queen at row 2, column {} is off the 2x2 board\n\
+                 line 2: invalid: the queen in row 2 is off the 2x2 board: its column is written '+{}', a \
+                 number of 39 digits\n\
+                 line 3: invalid: the queen in row 2 is off the 2x2 board: its column is written '{}… \
+                 (1000000 bytes in all)', a number of 1000000 digits\n",
+                "9".repeat(38),
+                "9".repeat(39),
+                "9".repeat(60)
+            )
+        )
+    );
+    // Leading zeros are no digits of a number: a position written with a million of them is on the board.
+    let zeros = "0".repeat(1_000_000);
+    assert_eq!(
+        verdicts(&[], &format!("[2,{zeros}4,1,3]\n[1,3,0,{zeros}2]\n")),
+        (Some(0), "line 1: valid\nline 2: valid\n".into())
+    );
+    // On a rectangle a position is a row, and past the last one a queen may be a rectangle's, as stderr says.
+    let far = "1".repeat(40);
+    assert_eq!(
+        verdicts(&["--board", "8x6"], &format!("[1,5,8,6,3,{far}]\n")),
+        (
+            Some(1),
+            format!(
+                "line 1: invalid: the queen in column 6 is off the 8x6 board: its row is written '{far}', a \
+                 number of 40 digits\n"
+            )
+        )
+    );
+    for (far, hint) in [(far.as_str(), true), (&format!("-{far}"), false)] {
+        let out = nqueens()
+            .args(["check"])
+            .write_stdin(format!("[1,{far}]\n"))
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(stderr.contains("need --board RxC"), hint, "{far}: {stderr}");
+    }
 }
 
 #[test]
@@ -768,9 +839,43 @@ fn check_calls_a_drawing_of_another_board_invalid_as_it_does_a_list_of_another_l
 }
 
 #[test]
+fn check_says_a_board_with_more_columns_than_rows_has_no_solution() {
+    // README: a rectangle with more columns than rows has no solution, as `solve 4x5` says; whatever is
+    // checked on it is invalid for that first, the right number of queens included, and a drawing of one too.
+    let no_solution =
+        "the 4x5 board has no solution: it has more columns than rows, so two queens would \
+                       share a row";
+    assert_eq!(
+        verdicts(&["--board", "4x5"], "[2,4,1,3]\n[1,3,2,4,1]\n[1,3,2,4,9]\n"),
+        (
+            Some(1),
+            format!(
+                "line 1: invalid: {no_solution}\nline 2: invalid: {no_solution}\nline 3: invalid: \
+                 {no_solution}\n"
+            )
+        )
+    );
+    assert_eq!(
+        verdicts(&[], "Q . . . .\n. . Q . .\n. . . . Q\n. Q . . .\n"),
+        (Some(1), format!("line 1: invalid: {no_solution}\n"))
+    );
+    // A drawing of another board than the one given is named as such first.
+    assert_eq!(
+        verdicts(&["--board", "4x5"], "Q . . .\n. . Q .\n"),
+        (
+            Some(1),
+            "line 1: invalid: the drawing shows a 2x4 board, not the 4x5 board given\n".into()
+        )
+    );
+    let solve = nqueens().args(["solve", "4x5"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&solve.stderr).contains(no_solution));
+}
+
+#[test]
 fn check_calls_the_bottom_of_a_boxed_drawing_cut_short_no_solution() {
     // Read by its looks, a boxed drawing ends at a row that cannot be one of its rows; its bottom rule, alone,
-    // was the empty board's drawing and valid. It is a board of no rows and four columns, which has none.
+    // was the empty board's drawing and valid. It is a board of no rows and four columns, which has none, as
+    // the rows above the bad one are a board of three rows and four columns.
     let boxed = stdout_of(&["list", "4", "-f", "board", "--limit", "1"]).replacen(
         "│   │   │ ♛ │   │",
         "│   │   │ x │   │",
@@ -780,10 +885,12 @@ fn check_calls_the_bottom_of_a_boxed_drawing_cut_short_no_solution() {
         verdicts(&[], &boxed),
         (
             Some(1),
-            "line 1: invalid: 3 queens on the 3x4 board, but a solution has 4\n\
+            "line 1: invalid: the 3x4 board has no solution: it has more columns than rows, so two queens \
+             would share a row\n\
              line 8: malformed: '│   │   │ x │   │' is not a solution in any format: write a list such as \
              [2,4,1,3] or 2 4 1 3, a CSV record, or a drawn board\n\
-             line 9: invalid: 0 queens on the 0x4 board, but a solution has 4\n"
+             line 9: invalid: the 0x4 board has no solution: it has more columns than rows, so two queens \
+             would share a row\n"
                 .into()
         )
     );

@@ -11,17 +11,23 @@
 //! (see [`crate::solutions::notation::Reader`]), and `nqueens check` calls the one `malformed`, the other
 //! `invalid`.
 
-use crate::solutions::notation::{Placement, Shape};
+use crate::solutions::notation::{Off, Placement, Shape};
 use std::fmt;
 
 /// Why a placement is not a solution. Rows and columns in messages are 1-based.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Flaw {
+    /// The board has more columns than rows, so that no placement is a solution of it: a queen in each column
+    /// puts two in one row. It is the first flaw of any placement on such a board, as `solve` refuses one.
+    NoSolution {
+        /// The board.
+        shape: Shape,
+    },
     /// A queen stands outside the board: on either side of it, since a list may put one at a negative position
-    /// as well as beyond the last.
+    /// as well as beyond the last, at a number of any size.
     OffBoard {
-        /// The queen (row, column), 0-based.
-        queen: (i64, i64),
+        /// Where the queen is.
+        queen: Off,
         /// The board.
         shape: Shape,
     },
@@ -53,6 +59,28 @@ pub enum Flaw {
     },
 }
 
+impl Flaw {
+    /// Whether the flaw is a queen past the board's last row or column, not before its first: where a list
+    /// read as a square is a rectangle's, read without its board, its queens below the square are.
+    pub fn is_past_the_end(&self) -> bool {
+        match *self {
+            Flaw::OffBoard {
+                queen: Off::At(row, col),
+                shape,
+            } => {
+                row >= 0
+                    && col >= 0
+                    && (row >= i128::from(shape.rows) || col >= i128::from(shape.cols))
+            }
+            Flaw::OffBoard {
+                queen: Off::Far { negative, .. },
+                ..
+            } => !negative,
+            _ => false,
+        }
+    }
+}
+
 /// The line along which two queens attack each other.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Line {
@@ -67,14 +95,48 @@ pub enum Line {
 impl fmt::Display for Flaw {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
-            Flaw::OffBoard { queen, shape } => write!(
+            // The same words as `solve`'s refusal of such a board.
+            Flaw::NoSolution { shape } => write!(
                 f,
-                "the queen at row {}, column {} is off the {} board",
-                // Wider than the queen's coordinates, so that the last of them has a successor.
-                i128::from(queen.0) + 1,
-                i128::from(queen.1) + 1,
+                "the {} board has no solution: it has more columns than rows, so two queens would share a row",
                 board_name(shape)
             ),
+            // An `i128` holds the 1 added to a coordinate of [`Off::At`].
+            Flaw::OffBoard {
+                queen: Off::At(row, col),
+                shape,
+            } => write!(
+                f,
+                "the queen at row {}, column {} is off the {} board",
+                row + 1,
+                col + 1,
+                board_name(shape)
+            ),
+            // Its 1-based position would take a sum of digits of any length: the number as written says
+            // enough, since it is off every board by far.
+            Flaw::OffBoard {
+                queen:
+                    Off::Far {
+                        line,
+                        ref number,
+                        digits,
+                        ..
+                    },
+                shape,
+            } => {
+                let (line_name, position) = if shape.is_square() {
+                    ("row", "column")
+                } else {
+                    ("column", "row")
+                };
+                write!(
+                    f,
+                    "the queen in {line_name} {} is off the {} board: its {position} is written '{number}', a \
+                     number of {digits} digits",
+                    u64::from(line) + 1,
+                    board_name(shape)
+                )
+            }
             Flaw::Count {
                 found,
                 wanted,
@@ -141,16 +203,17 @@ pub fn check_placement(placement: &Placement, given: Option<Shape>) -> Result<()
             given,
         });
     }
-    let wide = |&(row, col): &(u32, u32)| (i64::from(row), i64::from(col));
-    let queens = placement.queens.iter().map(wide);
-    match placement.stray {
+    let queens = placement.queens.iter().copied();
+    match &placement.stray {
         // The queens read, then the one off every board that the reading stopped at: nothing after it can
         // change the verdict, which is of the first flaw in the order written.
-        Some(stray) => find_flaw(
-            shape,
-            queens.chain(std::iter::once(stray.queen)),
-            stray.written,
-        ),
+        Some(stray) => {
+            find_flaw(shape, queens, stray.written)?;
+            Err(Flaw::OffBoard {
+                queen: stray.queen.clone(),
+                shape,
+            })
+        }
         None => find_flaw(shape, queens, placement.queens.len()),
     }
 }
@@ -161,20 +224,19 @@ pub fn check(
     queens: impl Iterator<Item = (u32, u32)> + Clone,
     count: usize,
 ) -> Result<(), Flaw> {
-    find_flaw(
-        shape,
-        queens.map(|(row, col)| (i64::from(row), i64::from(col))),
-        count,
-    )
+    find_flaw(shape, queens, count)
 }
 
-/// The first flaw of `count` queens, in the order of `queens`: a wrong count, then the first queen that is off
-/// the board or attacks one before it.
+/// The first flaw of `count` queens, in the order of `queens`: a board that has no solution, a wrong count,
+/// then the first queen that is off the board or attacks one before it.
 fn find_flaw(
     shape: Shape,
-    queens: impl Iterator<Item = (i64, i64)> + Clone,
+    queens: impl Iterator<Item = (u32, u32)> + Clone,
     count: usize,
 ) -> Result<(), Flaw> {
+    if shape.cols > shape.rows {
+        return Err(Flaw::NoSolution { shape });
+    }
     if count != shape.queens() as usize {
         return Err(Flaw::Count {
             found: count,
@@ -188,13 +250,12 @@ fn find_flaw(
     let mut down = Bits::new(rows + cols);
     let mut up = Bits::new(rows + cols);
     for (row, col) in queens.clone() {
-        let on_board = |v: i64, len: u32| u32::try_from(v).ok().filter(|&v| v < len);
-        let (Some(row), Some(col)) = (on_board(row, shape.rows), on_board(col, shape.cols)) else {
+        if row >= shape.rows || col >= shape.cols {
             return Err(Flaw::OffBoard {
-                queen: (row, col),
+                queen: Off::At(row.into(), col.into()),
                 shape,
             });
-        };
+        }
         let (r, c) = (row as usize, col as usize);
         let lines = [
             (row_seen.set(r), Line::Row),
@@ -203,10 +264,8 @@ fn find_flaw(
             (up.set(r + c), Line::Diagonal),
         ];
         if let Some(&(_, along)) = lines.iter().find(|(taken, _)| *taken) {
-            // Every queen before this one is on the board, so that its coordinates fit.
             let first = queens
                 .clone()
-                .map(|(r2, c2)| (r2 as u32, c2 as u32))
                 .find(|&(r2, c2)| match along {
                     Line::Row => r2 == row,
                     Line::Column => c2 == col,
@@ -246,6 +305,23 @@ mod tests {
     use crate::solutions::notation::Stray;
 
     #[test]
+    fn a_board_with_more_columns_than_rows_has_no_solution_whatever_is_placed() {
+        let wide = Shape { rows: 4, cols: 5 };
+        for queens in [&[1, 3, 0, 2][..], &[0, 2, 1, 3, 0], &[]] {
+            assert_eq!(
+                check_list(wide, queens),
+                Err(Flaw::NoSolution { shape: wide })
+            );
+        }
+        assert_eq!(
+            Flaw::NoSolution { shape: wide }.to_string(),
+            "the 4x5 board has no solution: it has more columns than rows, so two queens would share a row"
+        );
+        // A board of no columns has one: no queens.
+        assert_eq!(check_list(Shape { rows: 3, cols: 0 }, &[]), Ok(()));
+    }
+
+    #[test]
     fn the_first_solution_of_eight_is_valid() {
         assert_eq!(
             check_list(Shape::square(8), &[0, 4, 7, 5, 2, 6, 1, 3]),
@@ -283,10 +359,13 @@ mod tests {
     #[test]
     fn a_placement_is_checked_in_the_order_written_up_to_a_queen_off_every_board() {
         let four = Shape::square(4);
-        let stray = |queens: Vec<(u32, u32)>, queen, written| Placement {
+        let stray = |queens: Vec<(u32, u32)>, (row, col), written| Placement {
             shape: four,
             queens,
-            stray: Some(Stray { queen, written }),
+            stray: Some(Stray {
+                queen: Off::At(row, col),
+                written,
+            }),
         };
         // The count first, then whichever comes first: two queens attacking, or the queen off the board.
         assert_eq!(
@@ -308,12 +387,17 @@ mod tests {
                 ..
             })
         ));
-        // The far end of the coordinates, in 1-based messages.
+        // The far end of the coordinates, in 1-based messages: the largest number of 38 digits, in a 0-based
+        // list.
+        let nines: i128 = "9".repeat(38).parse().unwrap();
         assert_eq!(
-            check_placement(&stray(vec![], (0, i64::MAX), 4), None)
+            check_placement(&stray(vec![], (0, nines), 4), None)
                 .unwrap_err()
                 .to_string(),
-            "the queen at row 1, column 9223372036854775808 is off the 4x4 board"
+            format!(
+                "the queen at row 1, column {} is off the 4x4 board",
+                nines + 1
+            )
         );
         // A placement is on the board given, or on none: a drawing of another is a flaw of its own.
         let drawn = Placement {

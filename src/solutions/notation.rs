@@ -548,12 +548,77 @@ pub struct Placement {
 /// A queen off every board, which the reading of a list stops at: [`crate::solutions::checker`] reports the
 /// first flaw in the order written, and at the latest it is this queen's, so that the queens after it need
 /// not be kept.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Stray {
-    /// The queen (row, column), 0-based.
-    pub queen: (i64, i64),
+    /// Where the queen is.
+    pub queen: Off,
     /// How many queens the list has in all, for a count of the wrong length.
     pub written: usize,
+}
+
+/// Where a queen off the board is. A list may put one at a whole number of any size: each is a position, off
+/// the board where it is not on it, so that a long number is no less a queen than a short one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Off {
+    /// Its (row, column), 0-based: a position of at most 38 digits, which an `i128` holds (to 1.7 × 10^38)
+    /// with room for a base and for the 1 that 1-based messages add.
+    At(i128, i128),
+    /// At a number of more digits, off every board by far, whose value is not worked out: a line of a
+    /// million digits is not read into a number of a million digits.
+    Far {
+        /// The queen's line in the list, 0-based: a row of a square, a column of a rectangle.
+        line: u32,
+        /// Whether the number is negative: before the board's first line rather than past its last.
+        negative: bool,
+        /// The number as written, as [`excerpt`] quotes it.
+        number: String,
+        /// The number's digits, leading zeros aside.
+        digits: usize,
+    },
+}
+
+/// A whole number as a list writes a position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Number {
+    /// A number of at most 38 digits.
+    Exact(i128),
+    /// A number of more digits (leading zeros aside), and whether it is negative.
+    Far { negative: bool, digits: usize },
+}
+
+/// The whole number `text`, with or without a sign, of any size; `None` where it is none.
+fn whole_number(text: &str) -> Option<Number> {
+    // The positions of every real list, read at the pace of the standard library's; only the numbers it
+    // cannot hold go the long way.
+    match text.parse::<i64>() {
+        Ok(v) => return Some(Number::Exact(v.into())),
+        Err(e)
+            if !matches!(
+                e.kind(),
+                IntErrorKind::PosOverflow | IntErrorKind::NegOverflow
+            ) =>
+        {
+            return None
+        }
+        Err(_) => {}
+    }
+    let (negative, digits) = match text.as_bytes().first() {
+        Some(b'-') => (true, &text[1..]),
+        Some(b'+') => (false, &text[1..]),
+        _ => (false, text),
+    };
+    if !is_number(digits) {
+        return None;
+    }
+    let significant = digits.trim_start_matches('0');
+    let digit = |b: u8| b - b'0';
+    let magnitude = match significant.len() {
+        0..=38 => significant
+            .bytes()
+            .fold(0i128, |v, b| v * 10 + i128::from(digit(b))),
+        digits => return Some(Number::Far { negative, digits }),
+    };
+    Some(Number::Exact(if negative { -magnitude } else { magnitude }))
 }
 
 /// Reads placements in any notation, one after another: lists one per line, drawings separated by blank
@@ -576,8 +641,8 @@ pub struct Stray {
 /// holds to the board given.
 ///
 /// What is malformed, an `Err` of the entry, is text that cannot be read as queens on a board: a position
-/// that is not a whole number (of at most 64 bits), a list with an empty entry, a record whose fields are not
-/// as many as its header's, a drawing whose rows are not all as long or that has a square neither a queen nor
+/// that is not a whole number (of any size: one too long for any board puts its queen off it), a list with an
+/// empty entry, a record whose fields are not as many as its header's, a drawing whose rows are not all as long or that has a square neither a queen nor
 /// empty. Whatever reads as queens is a placement, even with queens off the board, a list of the wrong
 /// length or a drawing of another board: those are for the checker to call invalid. The rules of a boxed
 /// drawing with no row between them are a board of no rows and as many columns as they show, which has no
@@ -1067,20 +1132,21 @@ impl<R> Reader<R> {
                         };
                         return Err(format!("{item} {number} is empty ({between})"));
                     }
-                    // A whole number, with or without a sign, is a position, on the board or off it, as far
-                    // as 64 bits go.
-                    v.parse::<i64>().map_err(|e| match e.kind() {
-                        IntErrorKind::PosOverflow | IntErrorKind::NegOverflow => {
-                            too_large(item, number, v)
-                        }
-                        _ => format!("{item} {number}, '{}', is not a whole number", excerpt(v)),
-                    })
+                    // A whole number, with or without a sign, is a position, on the board or off it,
+                    // whatever its size.
+                    match whole_number(v) {
+                        Some(n) => Ok((n, v)),
+                        None => Err(format!(
+                            "{item} {number}, '{}', is not a whole number",
+                            excerpt(v)
+                        )),
+                    }
                 })
         };
         let mut count = 0usize;
         let mut zero = false;
         for v in values() {
-            zero |= v? == 0;
+            zero |= v?.0 == Number::Exact(0);
             count += 1;
         }
         let base = base.unwrap_or(if zero { 0 } else { 1 });
@@ -1089,30 +1155,36 @@ impl<R> Reader<R> {
             .unwrap_or(Shape::square(u32::try_from(count).unwrap_or(u32::MAX)));
         let mut queens = Vec::with_capacity(count);
         for (i, v) in values().enumerate() {
-            let v = v?;
+            let (v, text) = v?;
             let index = u32::try_from(i).unwrap_or(u32::MAX);
-            // The 0-based position: a 1-based list's 0 is -1, off the board as any negative position is.
-            let position = v
-                .checked_sub(i64::from(base))
-                .ok_or_else(|| too_large(item, i + 1, &v.to_string()))?;
-            match u32::try_from(position) {
-                Ok(position) => queens.push(shape.square_of(index, position)),
-                Err(_) => {
-                    let queen = if shape.is_square() {
-                        (i64::from(index), position)
-                    } else {
-                        (position, i64::from(index))
-                    };
-                    return Ok(Placement {
-                        shape,
-                        queens,
-                        stray: Some(Stray {
-                            queen,
-                            written: count,
-                        }),
-                    });
+            let queen = match v {
+                // The 0-based position: a 1-based list's 0 is -1, off the board as any negative position is.
+                Number::Exact(v) => {
+                    let position = v - i128::from(base);
+                    match u32::try_from(position) {
+                        Ok(position) => {
+                            queens.push(shape.square_of(index, position));
+                            continue;
+                        }
+                        Err(_) if shape.is_square() => Off::At(index.into(), position),
+                        Err(_) => Off::At(position, index.into()),
+                    }
                 }
-            }
+                Number::Far { negative, digits } => Off::Far {
+                    line: index,
+                    negative,
+                    number: excerpt(text),
+                    digits,
+                },
+            };
+            return Ok(Placement {
+                shape,
+                queens,
+                stray: Some(Stray {
+                    queen,
+                    written: count,
+                }),
+            });
         }
         Ok(Placement {
             shape,
@@ -1120,14 +1192,6 @@ impl<R> Reader<R> {
             stray: None,
         })
     }
-}
-
-/// Why the whole number `text`, `item` `number` of a list, is not read.
-fn too_large(item: &str, number: usize, text: &str) -> String {
-    format!(
-        "{item} {number}, '{}', is too large a number to read (beyond 64 bits)",
-        excerpt(text)
-    )
 }
 
 /// A drawing read a row at a time: box-drawing characters with a crown or `Q` for a queen, `Q` and `.`, or `1`
@@ -1512,7 +1576,7 @@ mod reading {
                 shape: Shape::square(4),
                 queens: vec![(0, 0), (1, 2)],
                 stray: Some(Stray {
-                    queen: (2, -1),
+                    queen: Off::At(2, -1),
                     written: 4
                 }),
             })
@@ -1677,7 +1741,7 @@ mod reading {
         assert_eq!(
             four.stray,
             Some(Stray {
-                queen: (1, -8),
+                queen: Off::At(1, -8),
                 written: 4
             })
         );
@@ -1690,7 +1754,7 @@ mod reading {
         assert_eq!(placement("[2,9]", None, None).queens, [(0, 1), (1, 8)]);
         assert_eq!(
             placement("1 5000000000", None, None).stray.map(|s| s.queen),
-            Some((1, 4_999_999_999))
+            Some(Off::At(1, 4_999_999_999))
         );
         // On a rectangle, a position is a row; a 0-based list's -1 is the row before the first.
         let rectangle = placement(
@@ -1698,14 +1762,36 @@ mod reading {
             Some(Notation::Zero),
             Some(Shape { rows: 3, cols: 2 }),
         );
-        assert_eq!(rectangle.stray.map(|s| s.queen), Some((-1, 1)));
-        // Beyond 64 bits, a number is none this reads.
+        assert_eq!(rectangle.stray.map(|s| s.queen), Some(Off::At(-1, 1)));
+        // A number of any size is a position: exact up to 38 digits, the 0 of a 0-based list included.
+        let stray = |text: &str| placement(text, None, None).stray.unwrap().queen;
         assert_eq!(
-            read("[1,99999999999999999999]", None, None)[0].placement,
-            Err(
-                "entry 2, '99999999999999999999', is too large a number to read (beyond 64 bits)"
-                    .into()
-            )
+            stray("[1,99999999999999999999]"),
+            Off::At(1, 99_999_999_999_999_999_998)
+        );
+        let nines = "9".repeat(38);
+        assert_eq!(
+            stray(&format!("[0,-{nines}]")),
+            Off::At(1, -nines.parse::<i128>().unwrap())
+        );
+        // Beyond, its digits are counted, not read; leading zeros are none of them.
+        assert_eq!(
+            stray(&format!("[1,-000{nines}9]")),
+            Off::Far {
+                line: 1,
+                negative: true,
+                number: format!("-000{nines}9"),
+                digits: 39
+            }
+        );
+        assert_eq!(
+            placement(&format!("[1,{}2]", "0".repeat(100)), None, None),
+            placement("[1,2]", None, None)
+        );
+        // A sign alone, or two, is no number.
+        assert_eq!(
+            read("[1,-+2]", None, None)[0].placement,
+            Err("entry 2, '-+2', is not a whole number".into())
         );
     }
 }

@@ -75,9 +75,7 @@ pub fn run(
                 }
                 Err(flaw) => {
                     invalid += 1;
-                    past_the_square |= shape.is_none()
-                        && matches!(flaw, checker::Flaw::OffBoard { queen: (row, col), shape }
-                            if row >= 0 && col >= 0 && (row >= i64::from(shape.rows) || col >= i64::from(shape.cols)));
+                    past_the_square |= shape.is_none() && flaw.is_past_the_end();
                     found_failure(EXIT_ERROR, "a solution of the input is invalid");
                     format!("invalid: {flaw}")
                 }

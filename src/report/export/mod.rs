@@ -531,6 +531,44 @@ mod tests {
     }
 
     #[test]
+    fn json_writes_totals_past_2_to_the_53_as_exact_integers() {
+        // README: totals are exact integers up to u128 in JSON, which a parser that reads numbers as doubles
+        // rounds: n = 27's unique count is one of them.
+        use crate::engine::count::Count;
+        use crate::report::Measured;
+        let unique: u128 = 29_363_495_934_315_694;
+        assert_ne!(unique as f64 as u128, unique);
+        let result = BoardResult::new(Measured {
+            board: crate::Board::new(27).unwrap(),
+            symmetry: crate::Symmetry::Full,
+            threads: 2,
+            kernel: None,
+            split_depth: 2,
+            count: Count {
+                total: u128::MAX,
+                unique,
+                nodes: u128::MAX - 1,
+                units: 10,
+                uncounted: 0,
+            },
+            seconds: 2.0,
+        });
+        let mut report = Report::start(2);
+        report.results.push(result.clone());
+        let text = String::from_utf8(Json.footer(&report)).unwrap();
+        for field in [
+            "\"total\": 340282366920938463463374607431768211455,",
+            "\"unique\": 29363495934315694,",
+            "\"nodes\": 340282366920938463463374607431768211454,",
+        ] {
+            assert!(text.contains(field), "{field} in {text}");
+        }
+        // And read back exactly, as text: a `serde_json::Value` holds no integer past 64 bits.
+        let text = serde_json::to_string(&result).unwrap();
+        assert_eq!(serde_json::from_str::<BoardResult>(&text).unwrap(), result);
+    }
+
+    #[test]
     fn format_names_round_trip() {
         for f in Format::ALL {
             assert_eq!(f.name().parse::<Format>().unwrap(), f);
