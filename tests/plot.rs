@@ -997,3 +997,29 @@ fn an_unfinished_or_failed_report_is_plotted_with_a_warning_that_says_so() {
         .success()
         .stderr(predicate::str::is_empty());
 }
+
+#[test]
+fn a_report_whose_counts_pass_64_bits_is_plotted() {
+    // A count of n = 29 or more passes 2^64 solutions, and n = 28's nodes do: the report's integers are exact
+    // (u128), and plot reads them so, where a float would refuse them as no count.
+    let dir = tempfile::tempdir().unwrap();
+    let count = dir.path().join("count.json");
+    nqueens()
+        .args(["count", "6..9", "--format", "json", "-o"])
+        .arg(&count)
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(&count).unwrap();
+    let past = (1u128 << 65).to_string();
+    let big = text.replacen("\"nodes\": ", &format!("\"nodes\": {past}"), 1);
+    assert_ne!(big, text, "the report has its nodes");
+    std::fs::write(&count, &big).unwrap();
+    nqueens()
+        .arg("plot")
+        .arg(&count)
+        .arg("-o")
+        .arg(dir.path().join("plots"))
+        .assert()
+        .success()
+        .stderr(contains("time-vs-n.svg"));
+}

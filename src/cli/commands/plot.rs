@@ -211,17 +211,24 @@ fn read(path: &Path) -> Result<Input, UsageError> {
     let cannot = |why: String| UsageError(format!("cannot plot '{}': {why}", path.display()));
     // Parsed as it is read, so that a file that is not JSON, or a device that never ends (`/dev/zero`), is
     // refused at its first wrong byte rather than read whole into memory.
+    // The bytes are kept as they are read: a report is then read from them as its own types, since a
+    // `serde_json::Value` holds no integer past 64 bits (a count of n = 29 and more, the nodes of n = 28) but as a
+    // float, which no count is.
     let file = crate::cli::output::open_to_read(path).map_err(|e| cannot(e.to_string()))?;
-    let value: serde_json::Value =
-        serde_json::from_reader(std::io::BufReader::new(file)).map_err(|e| match e.classify() {
+    let mut kept = Kept {
+        inner: file,
+        bytes: Vec::new(),
+    };
+    let value: serde_json::Value = serde_json::from_reader(std::io::BufReader::new(&mut kept))
+        .map_err(|e| match e.classify() {
             serde_json::error::Category::Io => cannot(e.to_string()),
             _ => cannot(format!("not JSON ({e})")),
         })?;
     let other = other_json(&value);
     let input = if value.get("kind").and_then(|k| k.as_str()) == Some("bench") {
-        serde_json::from_value(value).map(|r| Input::Bench(Box::new(r)))
+        serde_json::from_slice(&kept.bytes).map(|r| Input::Bench(Box::new(r)))
     } else {
-        serde_json::from_value(value).map(|r| Input::Count(Box::new(r)))
+        serde_json::from_slice(&kept.bytes).map(|r| Input::Count(Box::new(r)))
     };
     let input = input.map_err(|e| {
         let not = "not a report of `nqueens count --format json` or `nqueens bench --export-json`";
@@ -232,6 +239,20 @@ fn read(path: &Path) -> Result<Input, UsageError> {
     })?;
     plottable(&input).map_err(cannot)?;
     Ok(input)
+}
+
+/// A reader that keeps every byte it gives.
+struct Kept<R> {
+    inner: R,
+    bytes: Vec<u8>,
+}
+
+impl<R: std::io::Read> std::io::Read for Kept<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.bytes.extend_from_slice(&buf[..n]);
+        Ok(n)
+    }
 }
 
 /// What a JSON document that is no report is, where that says more than the first field serde found amiss in
