@@ -337,7 +337,10 @@ fn bad_arguments_are_refused_before_anything_runs() {
             "'eight' is not a board size: use a number such as 8",
         ),
         (vec!["--runs".into(), "0".into()], "0 is not in 1..=1000"),
-        (vec!["--threads".into(), "0".into()], "0 is not in 1..=4096"),
+        (
+            vec!["--threads".into(), "0".into()],
+            "0 threads would count nothing: give a whole number from 1 to 4096",
+        ),
         (vec!["--symmetry".into(), "rotations".into()], "use one of"),
         (
             vec!["--export-json".into(), "-".into()],

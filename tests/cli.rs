@@ -600,10 +600,33 @@ fn every_command_reads_a_shared_option_alike() {
     let kernel = &["count", "verify", "estimate", "list", "bench"][..];
     let shard = &["count --checkpoint", "estimate", "units"][..];
     for (commands, option, message) in [
-        (threads, &["--threads", "0"][..], "invalid value '0' for '--threads <THREADS>': 0 is not in 1..=4096"),
-        (threads, &["--threads", "99999"], "99999 is not in 1..=4096"),
+        (
+            threads,
+            &["--threads", "0"][..],
+            "invalid value '0' for '--threads <THREADS>': 0 threads would count nothing: give a whole number from 1 \
+             to 4096",
+        ),
+        (
+            threads,
+            &["--threads", "99999"],
+            "99999 is more threads than a run may have: give a whole number from 1 to 4096",
+        ),
+        (
+            threads,
+            &["--threads", "99999999999"],
+            "99999999999 is more threads than a run may have: give a whole number from 1 to 4096",
+        ),
         // A negative number is the option's value, refused as such, not taken for an option of its own.
-        (threads, &["--threads", "-1"], "-1 is not in 1..=4096"),
+        (
+            threads,
+            &["--threads", "-1"],
+            "give the number of worker threads: a whole number from 1 to 4096, such as 2",
+        ),
+        (
+            threads,
+            &["--threads", "8.0"],
+            "give the number of worker threads: a whole number from 1 to 4096, such as 2",
+        ),
         (threads, &["-t", "2", "-t", "3"], "cannot be used multiple times"),
         (
             depth,

@@ -115,7 +115,7 @@ pub enum Command {
         #[arg(long)]
         unique: bool,
         /// Threads that search and render (the order stays lexicographic) [default: all available cores].
-        #[arg(short, long, value_parser = clap::value_parser!(u32).range(1..=4096), allow_negative_numbers = true)]
+        #[arg(short, long, value_parser = parse_threads, allow_negative_numbers = true)]
         threads: Option<u32>,
         #[command(flatten)]
         kernel: KernelOption,
@@ -210,7 +210,7 @@ pub enum Command {
         #[arg(required = true, value_name = "N", allow_negative_numbers = true)]
         sizes: Vec<String>,
         /// Threads that would count, and that sample side by side, 1 to 4096 [default: all available cores].
-        #[arg(short, long, value_parser = clap::value_parser!(u32).range(1..=4096), allow_negative_numbers = true)]
+        #[arg(short, long, value_parser = parse_threads, allow_negative_numbers = true)]
         threads: Option<u32>,
         /// Symmetry reduction (as for count) [default: full for square boards, mirror for rectangles].
         #[arg(long, value_parser = parse_symmetry)]
@@ -386,7 +386,7 @@ fn parse_grace(s: &str) -> Result<std::time::Duration, String> {
 #[derive(Debug, Args)]
 pub struct CountOptions {
     /// Worker threads, 1 to 4096; more than the cores take turns on them [default: all available cores].
-    #[arg(short, long, value_parser = clap::value_parser!(u32).range(1..=4096), allow_negative_numbers = true)]
+    #[arg(short, long, value_parser = parse_threads, allow_negative_numbers = true)]
     pub threads: Option<u32>,
     /// Rows placed before the work is split into units [default: chosen from n and the threads, counting no
     /// more threads than cores].
@@ -492,6 +492,28 @@ fn parse_depth(s: &str) -> Result<u32, String> {
     })
 }
 
+/// `--threads`' parser, the same in every command: 1 to [`MAX_THREADS`], with what was wrong said in words where
+/// clap would say "invalid digit found in string" (`8.0`, `two`) or give the range as Rust writes it.
+fn parse_threads(s: &str) -> Result<u32, String> {
+    use std::num::IntErrorKind;
+    let range = format!("a whole number from 1 to {MAX_THREADS}");
+    match s.trim().parse::<u32>() {
+        Ok(0) => Err(format!("0 threads would count nothing: give {range}")),
+        Ok(t) if t <= MAX_THREADS => Ok(t),
+        Ok(_) => Err(format!(
+            "{s} is more threads than a run may have: give {range} (more than the cores take turns on them)"
+        )),
+        Err(e) if *e.kind() == IntErrorKind::PosOverflow => Err(format!(
+            "{s} is more threads than a run may have: give {range} (more than the cores take turns on them)"
+        )),
+        Err(_) => Err(format!("give the number of worker threads: {range}, such as 2")),
+    }
+}
+
+/// The most worker threads a run may have: far more than any machine's cores, few enough that a mistyped
+/// number does not start a million threads.
+const MAX_THREADS: u32 = 4096;
+
 /// `list --limit`'s parser: a number of solutions, said so for a negative or a fraction, where clap would say
 /// "unexpected argument '-1'" or "invalid digit found in string".
 fn parse_limit(s: &str) -> Result<u64, String> {
@@ -573,7 +595,7 @@ pub struct BenchArgs {
     pub warmup: usize,
     /// All threads: the multi-thread score uses this many, and the scaling table goes 1, 2, 4, … up to it
     /// [default: all available cores].
-    #[arg(short, long, value_parser = clap::value_parser!(u32).range(1..=4096), allow_negative_numbers = true)]
+    #[arg(short, long, value_parser = parse_threads, allow_negative_numbers = true)]
     pub threads: Option<u32>,
     /// What counts: `cpu`, or `gpu` (the GPUs of `--gpus`, in a build with the `cuda` feature), timed on 1, 2,
     /// 4, … and all of them, the host's threads cutting their tasks; the report names the GPUs, gives their
