@@ -430,6 +430,110 @@ fn sigint_sigterm_and_sighup_save_the_journal_and_say_how_to_resume() {
     });
 }
 
+#[cfg(unix)]
+#[test]
+fn a_batch_systems_warnings_sigusr1_sigusr2_and_sigxcpu_stop_a_checkpointed_run_as_sigterm_does() {
+    // Slurm's `--signal=USR1@120`, Grid Engine's soft limits (SIGUSR1 for time, SIGXCPU for processor time)
+    // and `ulimit -t` warn a job before they kill it: the run finishes its work under way, saves the journal,
+    // says how to resume and exits with 128 + the signal's number, as for SIGTERM.
+    let dir = tempfile::tempdir().unwrap();
+    let journal = dir.path().join("j");
+    let args = [
+        "count",
+        "16",
+        "-t",
+        "1",
+        "--kernel",
+        "scalar",
+        "--checkpoint",
+        path_str(&journal),
+        "--format",
+        "csv",
+    ];
+    for (name, number) in [
+        ("USR1", libc::SIGUSR1),
+        ("USR2", libc::SIGUSR2),
+        ("XCPU", libc::SIGXCPU),
+    ] {
+        let before = if journal.exists() {
+            journal_lines(&journal).len()
+        } else {
+            1
+        };
+        let child = started(
+            dir.path(),
+            &args,
+            || journal.exists(),
+            Duration::from_millis(300),
+        );
+        signal(&child, name);
+        let out = child.wait_with_output().unwrap();
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(128 + number), "{name}: {stderr}");
+        assert!(
+            stderr.contains(&format!(
+                "stopped by SIG{name}: the finished units are saved in '{}'; resume with:\n  nqueens count 16 \
+                 --symmetry full --checkpoint {} --threads 1 --kernel scalar --format csv\n",
+                path_str(&journal),
+                nqueens::runs::shell_word(&journal)
+            )),
+            "{name}: {stderr}"
+        );
+        assert!(
+            out.stdout.is_empty(),
+            "{name}: no result from a stopped run"
+        );
+        assert!(
+            journal_lines(&journal).len() > before,
+            "{name}: the units it finished were saved"
+        );
+    }
+    // No core of SIGXCPU's default.
+    assert!(!dir.path().join("core").exists());
+    let out = run(&args);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(csv_counts(&out), {
+        let (t, u) = published_counts(16);
+        (t, Some(u))
+    });
+}
+
+#[cfg(unix)]
+#[test]
+fn sigxcpu_again_while_the_run_winds_down_is_the_limit_repeating_not_a_second_stop() {
+    // Past its soft limit of processor time, the kernel sends SIGXCPU every second of it a run uses: the run
+    // still waits its grace for the work under way (n = 24 split two rows deep: a unit of many minutes), and
+    // another signal leaves at once.
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = under_way(&["24", "--split-depth", "2"], &dir.path().join("j"), "1h");
+    signal(&child, "XCPU");
+    for _ in 0..3 {
+        std::thread::sleep(Duration::from_millis(600));
+        signal(&child, "XCPU");
+    }
+    std::thread::sleep(Duration::from_millis(600));
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "the run waits for the unit under way"
+    );
+    signal(&child, "TERM");
+    let out = ended_within(child, 10);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(128 + libc::SIGXCPU), "{stderr}");
+    assert!(
+        stderr.contains(
+            "stopping on SIGXCPU: finishing the work under way, for 1h at most (--stop-grace)"
+        ),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(
+            "stopped by SIGXCPU, then SIGTERM: the work under way is left to count again;"
+        ),
+        "{stderr}"
+    );
+}
+
 /// The resume command that a stopped run said on stderr (`resume with:` and the command on the next line).
 #[cfg(unix)]
 fn resume_command_in(stderr: &str) -> String {
@@ -872,6 +976,58 @@ fn a_count_without_a_journal_stopped_by_a_signal_says_what_it_counted_and_where(
         "stopped by SIGTERM: n = 27 was not finished; `nqueens count 27 --check --checkpoint FILE` keeps \
          a board's work when stopped, and resumes it"
     );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_count_without_a_journal_stopped_by_a_batch_systems_warning_says_what_it_counted_as_for_sigterm(
+) {
+    use std::os::unix::process::ExitStatusExt as _;
+    let dir = tempfile::tempdir().unwrap();
+    for (name, number) in [
+        ("USR1", libc::SIGUSR1),
+        ("USR2", libc::SIGUSR2),
+        ("XCPU", libc::SIGXCPU),
+    ] {
+        let export = dir.path().join(format!("{name}.md"));
+        let child = started(
+            dir.path(),
+            &[
+                "count",
+                "30",
+                "-t",
+                "1",
+                "--export-markdown",
+                path_str(&export),
+            ],
+            || export.exists(),
+            Duration::from_millis(300),
+        );
+        signal(&child, name);
+        let out = child.wait_with_output().unwrap();
+        let stderr = text(&out.stderr);
+        assert!(
+            stderr.lines().any(|l| l
+                == format!(
+                    "stopped by SIG{name}: n = 30 was not finished; `nqueens count 30 --checkpoint FILE` \
+                     keeps a board's work when stopped, and resumes it"
+                )),
+            "{name}: {stderr}"
+        );
+        // Ended as the signal ends a process, as SIGTERM's does; SIGXCPU, whose default leaves a core, with its
+        // exit code and none.
+        if number == libc::SIGXCPU {
+            assert_eq!(out.status.code(), Some(128 + number), "{stderr}");
+        } else {
+            assert_eq!(out.status.signal(), Some(number), "{stderr}");
+        }
+    }
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| !name.ends_with(".md"))
+        .collect();
+    assert!(left.is_empty(), "no temporary file, no core: {left:?}");
 }
 
 /// Counts shard `k` of `m` of board `n` into `dir`, returning the journal.

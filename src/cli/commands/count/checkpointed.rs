@@ -1,9 +1,11 @@
 //! `count --checkpoint` and `--shard`: validates the options into a checkpoint spec, runs it with SIGINT,
-//! SIGTERM and SIGHUP saving the journal, and says how to resume.
+//! SIGTERM and SIGHUP (and on Unix SIGUSR1, SIGUSR2 and SIGXCPU, a batch system's warnings) saving the
+//! journal, and says how to resume.
 //!
 //! On a signal the workers stop taking new units (the GPUs new batches), the journal is synced at once, the
-//! work under way finishes and is recorded, the journal is synced again, and the command exits with 130
-//! (SIGINT), 143 (SIGTERM) or 129 (SIGHUP: the terminal closed) after printing how to resume.
+//! work under way finishes and is recorded, the journal is synced again, and the command exits with 128 and
+//! the signal's number (130 SIGINT, 143 SIGTERM, 129 SIGHUP: the terminal closed; on Linux 138 SIGUSR1, 140
+//! SIGUSR2, 152 SIGXCPU) after printing how to resume.
 //! Units of large boards can take minutes, and a GPU's batches in flight many seconds, so if the run has not
 //! wound down within its grace (`--stop-grace`, else [`CPU_GRACE`] or [`GPU_GRACE`]), or a second signal
 //! comes, the signal thread syncs the journal itself and exits: the work under way is abandoned, never half
@@ -407,8 +409,9 @@ pub fn count(
                 let now = Instant::now();
                 if let Some(second) = signals.caught() {
                     // The same signal again at once is the same stop sent twice: GNU `timeout` signals the
-                    // process, then its process group, and a job's `kill` may reach it both ways.
-                    if second != sig || now - began >= ECHO {
+                    // process, then its process group, and a job's `kill` may reach it both ways. SIGXCPU
+                    // comes again every second of processor time, asked by no one.
+                    if second != sig || (now - began >= ECHO && !signals::repeats(sig)) {
                         break Left::Again(second);
                     }
                 }
