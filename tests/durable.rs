@@ -430,6 +430,277 @@ fn sigint_sigterm_and_sighup_save_the_journal_and_say_how_to_resume() {
     });
 }
 
+#[cfg(unix)]
+#[test]
+fn a_batch_systems_warnings_sigusr1_sigusr2_and_sigxcpu_stop_a_checkpointed_run_as_sigterm_does() {
+    // Slurm's `--signal=USR1@120`, Grid Engine's soft limits (SIGUSR1 for time, SIGXCPU for processor time)
+    // and `ulimit -t` warn a job before they kill it: the run finishes its work under way, saves the journal,
+    // says how to resume and exits with 128 + the signal's number, as for SIGTERM.
+    let dir = tempfile::tempdir().unwrap();
+    let journal = dir.path().join("j");
+    let args = [
+        "count",
+        "16",
+        "-t",
+        "1",
+        "--kernel",
+        "scalar",
+        "--checkpoint",
+        path_str(&journal),
+        "--format",
+        "csv",
+    ];
+    for (name, number) in [
+        ("USR1", libc::SIGUSR1),
+        ("USR2", libc::SIGUSR2),
+        ("XCPU", libc::SIGXCPU),
+    ] {
+        let before = if journal.exists() {
+            journal_lines(&journal).len()
+        } else {
+            1
+        };
+        let child = started(
+            dir.path(),
+            &args,
+            || journal.exists(),
+            Duration::from_millis(300),
+        );
+        signal(&child, name);
+        let out = child.wait_with_output().unwrap();
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(128 + number), "{name}: {stderr}");
+        assert!(
+            stderr.contains(&format!(
+                "stopped by SIG{name}: the finished units are saved in '{}'; resume with:\n  nqueens count 16 \
+                 --symmetry full --checkpoint {} --threads 1 --kernel scalar --format csv\n",
+                path_str(&journal),
+                nqueens::runs::shell_word(&journal)
+            )),
+            "{name}: {stderr}"
+        );
+        assert!(
+            out.stdout.is_empty(),
+            "{name}: no result from a stopped run"
+        );
+        assert!(
+            journal_lines(&journal).len() > before,
+            "{name}: the units it finished were saved"
+        );
+    }
+    // No core of SIGXCPU's default.
+    assert!(!dir.path().join("core").exists());
+    let out = run(&args);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(csv_counts(&out), {
+        let (t, u) = published_counts(16);
+        (t, Some(u))
+    });
+}
+
+#[cfg(unix)]
+#[test]
+fn sigxcpu_again_while_the_run_winds_down_is_the_limit_repeating_not_a_second_stop() {
+    // Past its soft limit of processor time, the kernel sends SIGXCPU every second of it a run uses: the run
+    // still waits its grace for the work under way (n = 24 split two rows deep: a unit of many minutes), and
+    // another signal leaves at once.
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = under_way(&["24", "--split-depth", "2"], &dir.path().join("j"), "1h");
+    signal(&child, "XCPU");
+    for _ in 0..3 {
+        std::thread::sleep(Duration::from_millis(600));
+        signal(&child, "XCPU");
+    }
+    std::thread::sleep(Duration::from_millis(600));
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "the run waits for the unit under way"
+    );
+    signal(&child, "TERM");
+    let out = ended_within(child, 10);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(128 + libc::SIGXCPU), "{stderr}");
+    assert!(
+        stderr.contains(
+            "stopping on SIGXCPU: finishing the work under way, for 1h at most (--stop-grace)"
+        ),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(
+            "stopped by SIGXCPU, then SIGTERM: the work under way is left to count again;"
+        ),
+        "{stderr}"
+    );
+}
+
+/// The resume command that a stopped run said on stderr (`resume with:` and the command on the next line).
+#[cfg(unix)]
+fn resume_command_in(stderr: &str) -> String {
+    stderr
+        .split_once("resume with:\n  ")
+        .and_then(|(_, rest)| rest.lines().next())
+        .unwrap_or_else(|| panic!("no resume command: {stderr}"))
+        .to_string()
+}
+
+/// `command` run by a shell in `dir`, as a user pastes it, with this build's `nqueens` first on the path.
+#[cfg(unix)]
+fn in_a_shell(dir: &Path, command: &str) -> Output {
+    let folder = binary().parent().unwrap().to_path_buf();
+    let path = std::env::join_paths(
+        std::iter::once(folder).chain(std::env::split_paths(&std::env::var_os("PATH").unwrap())),
+    )
+    .unwrap();
+    Command::new("sh")
+        .args(["-c", command])
+        .current_dir(dir)
+        .env("PATH", path)
+        .output()
+        .unwrap()
+}
+
+#[cfg(unix)]
+#[test]
+fn the_printed_resume_command_run_as_printed_is_the_run_that_was_stopped() {
+    let dir = tempfile::tempdir().unwrap();
+    let journal = dir.path().join("j");
+    // Its result into a file whose name a shell splits, in JSON, checked; on one thread of the scalar loop, so
+    // that the run lasts seconds on any processor and the signal lands while it runs.
+    let args = [
+        "count",
+        "16",
+        "--checkpoint",
+        "j",
+        "-o",
+        "r s.json",
+        "-f",
+        "json",
+        "--check",
+        "-t",
+        "1",
+        "--kernel",
+        "scalar",
+    ];
+    let child = started(
+        dir.path(),
+        &args,
+        || journal.exists(),
+        Duration::from_millis(300),
+    );
+    signal(&child, "TERM");
+    let out = child.wait_with_output().unwrap();
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(143), "{stderr}");
+    let command = resume_command_in(&stderr);
+    assert_eq!(
+        command,
+        "nqueens count 16 --symmetry full --checkpoint j --check --threads 1 --kernel scalar --output \
+         'r s.json' --format json"
+    );
+    assert!(!dir.path().join("r s.json").exists(), "no result yet");
+    assert!(
+        journal_lines(&journal).len() > 1,
+        "the finished units were saved"
+    );
+
+    // Pasted into a shell, it resumes the journal to the exact total, into the file the first command named,
+    // in its format, checked.
+    let out = in_a_shell(dir.path(), &command);
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("resuming 'j'"), "{stderr}");
+    assert!(out.stdout.is_empty(), "the result went to its file");
+    let doc: Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("r s.json")).unwrap()).unwrap();
+    let result = &doc["results"][0];
+    let (total, unique) = published_counts(16);
+    assert_eq!(result["total"].as_u64(), Some(total as u64), "{doc}");
+    assert_eq!(result["unique"].as_u64(), Some(unique as u64), "{doc}");
+    assert_eq!(result["check"]["status"], "match", "{doc}");
+    assert_eq!(result["threads"], 1, "{doc}");
+    assert_eq!(result["kernel"], "scalar", "{doc}");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_shard_found_by_its_launcher_resumes_as_the_shard_it_was_with_its_journal_named_for_it() {
+    let dir = tempfile::tempdir().unwrap();
+    // `srun` gives the shard (task 1 of 2); the printed command names it, and the journal by its name, so that
+    // it resumes the same shard outside the launcher too.
+    let journal = dir.path().join("n16-1-of-2.journal");
+    let mut child = Command::new(binary())
+        .current_dir(dir.path())
+        .args([
+            "count",
+            "16",
+            "--shard",
+            "auto",
+            "--checkpoint",
+            "n16-{k}-of-{m}.journal",
+            "-t",
+            "1",
+            "--kernel",
+            "scalar",
+            "-q",
+        ])
+        .env("SLURM_PROCID", "1")
+        .env("SLURM_NTASKS", "2")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !journal.exists() {
+        assert!(Instant::now() < deadline, "no journal in 60 s");
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "ended before it was stopped"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    signal(&child, "TERM");
+    let out = child.wait_with_output().unwrap();
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(143), "{stderr}");
+    let command = resume_command_in(&stderr);
+    assert_eq!(
+        command,
+        "nqueens count 16 --symmetry full --checkpoint n16-1-of-2.journal --shard 1/2 --threads 1 --kernel \
+         scalar --quiet"
+    );
+    let out = in_a_shell(dir.path(), &command);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    // The other shard, and the two add up to the board's total.
+    let other = run(&[
+        "count",
+        "16",
+        "--shard",
+        "0/2",
+        "--checkpoint",
+        path_str(&dir.path().join("n16-0-of-2.journal")),
+        "-q",
+    ]);
+    assert!(other.status.success(), "{}", text(&other.stderr));
+    let merged = Command::new(binary())
+        .current_dir(dir.path())
+        .args([
+            "merge",
+            "n16-0-of-2.journal",
+            "n16-1-of-2.journal",
+            "-f",
+            "csv",
+        ])
+        .output()
+        .unwrap();
+    assert!(merged.status.success(), "{}", text(&merged.stderr));
+    assert_eq!(csv_counts(&merged), {
+        let (t, u) = published_counts(16);
+        (t, Some(u))
+    });
+}
+
 /// `child`'s output once it has ended, within `seconds` of now: a run that does not end by then is killed and
 /// fails the test, rather than hangs it.
 #[cfg(unix)]
@@ -705,6 +976,58 @@ fn a_count_without_a_journal_stopped_by_a_signal_says_what_it_counted_and_where(
         "stopped by SIGTERM: n = 27 was not finished; `nqueens count 27 --check --checkpoint FILE` keeps \
          a board's work when stopped, and resumes it"
     );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_count_without_a_journal_stopped_by_a_batch_systems_warning_says_what_it_counted_as_for_sigterm(
+) {
+    use std::os::unix::process::ExitStatusExt as _;
+    let dir = tempfile::tempdir().unwrap();
+    for (name, number) in [
+        ("USR1", libc::SIGUSR1),
+        ("USR2", libc::SIGUSR2),
+        ("XCPU", libc::SIGXCPU),
+    ] {
+        let export = dir.path().join(format!("{name}.md"));
+        let child = started(
+            dir.path(),
+            &[
+                "count",
+                "30",
+                "-t",
+                "1",
+                "--export-markdown",
+                path_str(&export),
+            ],
+            || export.exists(),
+            Duration::from_millis(300),
+        );
+        signal(&child, name);
+        let out = child.wait_with_output().unwrap();
+        let stderr = text(&out.stderr);
+        assert!(
+            stderr.lines().any(|l| l
+                == format!(
+                    "stopped by SIG{name}: n = 30 was not finished; `nqueens count 30 --checkpoint FILE` \
+                     keeps a board's work when stopped, and resumes it"
+                )),
+            "{name}: {stderr}"
+        );
+        // Ended as the signal ends a process, as SIGTERM's does; SIGXCPU, whose default leaves a core, with its
+        // exit code and none.
+        if number == libc::SIGXCPU {
+            assert_eq!(out.status.code(), Some(128 + number), "{stderr}");
+        } else {
+            assert_eq!(out.status.signal(), Some(number), "{stderr}");
+        }
+    }
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| !name.ends_with(".md"))
+        .collect();
+    assert!(left.is_empty(), "no temporary file, no core: {left:?}");
 }
 
 /// Counts shard `k` of `m` of board `n` into `dir`, returning the journal.
@@ -1425,7 +1748,7 @@ fn a_journal_that_reaches_the_limit_of_a_files_size_stops_the_run_saying_how_to_
     assert!(
         said.contains(&format!(
             "the run stopped, and the units recorded before are kept in '{}': make room and resume with:\n  \
-             nqueens count 15 --symmetry full --checkpoint {}",
+             nqueens count 15 --symmetry full --checkpoint {} --threads 1\n",
             path_str(&journal),
             path_str(&journal)
         )),
@@ -1487,7 +1810,7 @@ fn a_journal_moved_while_its_run_goes_on_is_followed() {
     assert!(
         said.contains(&format!(
             "the finished units are saved in '{now}'; resume with:\n  nqueens count 18 --symmetry full \
-             --checkpoint {now}"
+             --checkpoint {now} --threads 1 --kernel scalar\n"
         )),
         "{said}"
     );

@@ -522,8 +522,11 @@ fn sigint_and_sigterm_remove_the_temporary_file() {
     interrupted_leaves_no_debris(&["count", "4..17"], libc::SIGTERM);
     interrupted_leaves_no_debris(&["count", "4..17"], libc::SIGHUP);
     interrupted_leaves_no_debris(&["solve", "10000000"], libc::SIGINT);
-    // The other signals that end a process (those that leave no core here).
+    // A batch system's warning to stop, as SIGTERM.
     interrupted_leaves_no_debris(&["list", "16"], libc::SIGUSR1);
+    interrupted_leaves_no_debris(&["count", "4..17"], libc::SIGUSR2);
+    // The other signals that end a process (those that leave no core here).
+    interrupted_leaves_no_debris(&["list", "16"], libc::SIGPROF);
     interrupted_leaves_no_debris(&["count", "4..17"], libc::SIGALRM);
 }
 

@@ -357,9 +357,10 @@ pub struct DurableOptions {
     /// --checkpoint.
     #[arg(long, value_name = "LIST")]
     pub units: Option<String>,
-    /// With --checkpoint: how long a run stopped by SIGINT, SIGTERM or SIGHUP may take to finish the work
-    /// under way (a unit in each worker's lane; on the GPU, each GPU's batches in flight) before it saves the
-    /// journal without it, such as `30s` or `2m`; `0` leaves at once. A second signal leaves at once
+    /// With --checkpoint: how long a run stopped by a signal (SIGINT, SIGTERM, SIGHUP, or a batch system's
+    /// warning: SIGUSR1, SIGUSR2, SIGXCPU) may take to finish the work under way (a unit in each worker's
+    /// lane; on the GPU, each GPU's batches in flight) before it saves the journal without it, such as `30s`
+    /// or `2m`; `0` leaves at once. A second signal leaves at once
     /// [default: 2s on the CPU; 25s on the GPU, whose batches take seconds each on large boards, and which
     /// is under the 30 s that Slurm and Kubernetes wait before they kill].
     #[arg(long, value_name = "DURATION", value_parser = parse_grace)]

@@ -67,9 +67,14 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Count {
             sizes,
             check,
-            options,
+            mut options,
             durable,
-        } => commands::count::run(&sizes, check, &options, &durable),
+        } => {
+            // The form of version 0.2 (`nqueens --kernel scalar count 17`) is the count's own option: the
+            // command that resumes a stopped count gives it so.
+            options.kernel.kernel = options.kernel.kernel.or(cli.kernel);
+            commands::count::run(&sizes, check, &options, &durable)
+        }
         Command::List {
             board,
             limit,

@@ -7,7 +7,7 @@
 //! written in place, since renaming a file over it would replace the device or the pipe; so is a descriptor
 //! the process already has open (`/dev/stdout`, `/dev/fd/3`), as the shell opened it. A file the run must
 //! keep (its journal, the journals merged) is refused however it is spelled. The temporary files of the
-//! process are removed when SIGINT, SIGTERM or SIGHUP ends it; one that `kill -9` leaves behind is removed by
+//! process are removed when a signal ends it; one that `kill -9` leaves behind is removed by
 //! the next run that writes into its folder ([`PARTIAL_PREFIX`]).
 
 use crate::cli::errors::UsageError;
@@ -997,15 +997,15 @@ fn removed_temps() -> MutexGuard<'static, Vec<PathBuf>> {
     temps
 }
 
-/// Set while a command handles SIGINT, SIGTERM and SIGHUP itself (a checkpointed count saves its journal and returns);
-/// the temporary files are then removed as the command unwinds, not by the signal.
+/// Set while a command handles the signals that stop a run itself (a checkpointed count saves its journal and
+/// returns); the temporary files are then removed as the command unwinds, not by the signal.
 static SIGNALS_HANDLED: AtomicBool = AtomicBool::new(false);
 
-/// While alive, SIGINT, SIGTERM and SIGHUP are left to the command that holds it.
+/// While alive, the signals that stop a run are left to the command that holds it.
 pub struct SignalsHandled(());
 
 impl SignalsHandled {
-    /// Takes SIGINT, SIGTERM and SIGHUP over from the cleanup until dropped.
+    /// Takes the signals that stop a run over from the cleanup until dropped.
     pub fn take() -> SignalsHandled {
         SIGNALS_HANDLED.store(true, Ordering::SeqCst);
         SignalsHandled(())
@@ -1053,8 +1053,8 @@ fn settled_last_words() -> String {
     }
 }
 
-/// Once a process has a temporary file, or a command asks for last words: a thread that, on SIGINT, SIGTERM
-/// or SIGHUP, removes the temporary files, says the last words, and then ends the process as the signal would
+/// Once a process has a temporary file, or a command asks for last words: a thread that, on a signal that
+/// stops a run (SIGINT, SIGTERM, SIGHUP; SIGUSR1, SIGUSR2, SIGXCPU on Unix), removes the temporary files, says the last words, and then ends the process as the signal would
 /// have.
 fn install_signal_cleanup() {
     static INSTALLED: OnceLock<()> = OnceLock::new();
@@ -1078,7 +1078,10 @@ fn install_signal_cleanup() {
                     let start = if io::stderr().is_terminal() { "\n" } else { "" };
                     let _ = writeln!(io::stderr(), "{start}stopped by {name}: {words}");
                 }
-                let _ = signal_hook::low_level::emulate_default_handler(sig);
+                // As the signal would end it, for a shell to see; but a warning to stop leaves no core.
+                if !crate::cli::signals::leaves_a_core(sig) {
+                    let _ = signal_hook::low_level::emulate_default_handler(sig);
+                }
                 std::process::exit(128 + sig);
             }
         });

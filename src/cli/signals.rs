@@ -1,9 +1,10 @@
-//! The signals that stop a run, waited for on a thread of the command's own: SIGINT, SIGTERM and SIGHUP on
-//! Unix, through `signal-hook`'s iterator; on Windows, where that iterator does not exist, SIGINT (Ctrl-C) and
-//! SIGTERM through its flags, looked at every 20 ms.
+//! The signals that stop a run, waited for on a thread of the command's own: SIGINT, SIGTERM and SIGHUP, and on
+//! Unix SIGUSR1, SIGUSR2 and SIGXCPU, the warnings batch systems send before they kill a job, through
+//! `signal-hook`'s iterator; on Windows, where that iterator does not exist, SIGINT (Ctrl-C) and SIGTERM through
+//! its flags, looked at every 20 ms.
 
 #[cfg(unix)]
-pub use signal_hook::consts::SIGHUP;
+pub use signal_hook::consts::{SIGHUP, SIGUSR1, SIGUSR2, SIGXCPU};
 pub use signal_hook::consts::{SIGINT, SIGTERM};
 
 /// Windows has no SIGHUP. Unix's number, which no signal there has, keeps one name and exit code for each
@@ -11,17 +12,22 @@ pub use signal_hook::consts::{SIGINT, SIGTERM};
 #[cfg(not(unix))]
 pub const SIGHUP: i32 = 1;
 
-/// The other signals whose default is to end the process, which a run does not stop for as it does for the
-/// three (no journal is saved for them: the journal's own syncs keep what finished, as after `kill -9`), but
-/// after which no temporary file of its outputs may be left: SIGQUIT, SIGUSR1 and SIGUSR2 (Slurm's `--signal`
-/// warns a job with one before its time is up), SIGALRM, SIGVTALRM, SIGPROF and SIGXCPU (a limit of processor
-/// time). SIGXFSZ is not one of them: [`write_errors_past_the_file_size_limit`].
+/// The signals that stop a run as SIGTERM does. Besides the three of a person or a terminal, the warnings
+/// that batch systems send a job before its time is up, so that a checkpointed run saves its work under way
+/// rather than losing it to the kill: SIGUSR1 and SIGUSR2 (Slurm's `--signal=USR1@120`, Grid Engine's soft
+/// limit of time, `s_rt`), and SIGXCPU (a soft limit of processor time: Grid Engine's `s_cpu`, `ulimit -t`).
 #[cfg(unix)]
-pub const OTHER_ENDINGS: [i32; 7] = {
+const STOPS: [i32; 6] = [SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2, SIGXCPU];
+
+/// The other signals whose default is to end the process, which a run does not stop for as it does for
+/// [`STOPS`] (no journal is saved for them: the journal's own syncs keep what finished, as after `kill -9`),
+/// but after which no temporary file of its outputs may be left: SIGQUIT (asked for a core), SIGALRM,
+/// SIGVTALRM and SIGPROF (timers, which no scheduler uses to warn). SIGXFSZ is not one of them:
+/// [`write_errors_past_the_file_size_limit`].
+#[cfg(unix)]
+pub const OTHER_ENDINGS: [i32; 4] = {
     use signal_hook::consts::*;
-    [
-        SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU,
-    ]
+    [SIGQUIT, SIGALRM, SIGVTALRM, SIGPROF]
 };
 
 /// Has a write past the limit of a file's size (`ulimit -f`, a batch job's) fail with its error, as one on a
@@ -42,12 +48,47 @@ pub fn name(signal: i32) -> &'static str {
         SIGINT => "SIGINT",
         SIGTERM => "SIGTERM",
         SIGHUP => "SIGHUP",
+        #[cfg(unix)]
+        SIGUSR1 => "SIGUSR1",
+        #[cfg(unix)]
+        SIGUSR2 => "SIGUSR2",
+        #[cfg(unix)]
+        SIGXCPU => "SIGXCPU",
         _ => "a signal",
     }
 }
 
-/// SIGINT, SIGTERM and SIGHUP, caught from the moment this is made until it is dropped, for one thread to
-/// wait for ([`Stops::next`]).
+/// Whether `signal` comes again unasked while the run winds down, so that it again is no second stop: past
+/// its soft limit of processor time, the kernel sends SIGXCPU every second of it used (a fraction of a second
+/// of a many-threaded run), until the hard limit's SIGKILL.
+pub fn repeats(signal: i32) -> bool {
+    #[cfg(unix)]
+    {
+        signal == SIGXCPU
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = signal;
+        false
+    }
+}
+
+/// Whether `signal` stops a run and yet its default would leave a core, which a warning to stop should not:
+/// SIGXCPU, after which the process ends with its exit code (128 + its number) instead.
+pub fn leaves_a_core(signal: i32) -> bool {
+    #[cfg(unix)]
+    {
+        signal == SIGXCPU
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = signal;
+        false
+    }
+}
+
+/// The signals that stop a run ([`STOPS`]; SIGINT and SIGTERM on Windows), caught from the moment this is made
+/// until it is dropped, for one thread to wait for ([`Stops::next`]).
 pub struct Stops {
     #[cfg(unix)]
     signals: signal_hook::iterator::Signals,
@@ -71,7 +112,7 @@ impl Stops {
         #[cfg(unix)]
         {
             Ok(Stops {
-                signals: signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])?,
+                signals: signal_hook::iterator::Signals::new(STOPS)?,
             })
         }
         #[cfg(not(unix))]

@@ -1,16 +1,18 @@
 //! `count --checkpoint` and `--shard`: validates the options into a checkpoint spec, runs it with SIGINT,
-//! SIGTERM and SIGHUP saving the journal, and says how to resume.
+//! SIGTERM and SIGHUP (and on Unix SIGUSR1, SIGUSR2 and SIGXCPU, a batch system's warnings) saving the
+//! journal, and says how to resume.
 //!
 //! On a signal the workers stop taking new units (the GPUs new batches), the journal is synced at once, the
-//! work under way finishes and is recorded, the journal is synced again, and the command exits with 130
-//! (SIGINT), 143 (SIGTERM) or 129 (SIGHUP: the terminal closed) after printing how to resume.
+//! work under way finishes and is recorded, the journal is synced again, and the command exits with 128 and
+//! the signal's number (130 SIGINT, 143 SIGTERM, 129 SIGHUP: the terminal closed; on Linux 138 SIGUSR1, 140
+//! SIGUSR2, 152 SIGXCPU) after printing how to resume.
 //! Units of large boards can take minutes, and a GPU's batches in flight many seconds, so if the run has not
 //! wound down within its grace (`--stop-grace`, else [`CPU_GRACE`] or [`GPU_GRACE`]), or a second signal
 //! comes, the signal thread syncs the journal itself and exits: the work under way is abandoned, never half
 //! recorded. While the run winds down, the journal is synced every [`WIND_DOWN_SYNC`], so that a kill that
 //! ends the wait (a scheduler's, after its own grace) loses none of what finished.
 
-use crate::cli::args::DurableOptions;
+use crate::cli::args::{CountOptions, DurableOptions, KernelChoice};
 use crate::cli::errors::UsageError;
 use crate::cli::signals::{self, Stops, SIGTERM};
 use nqueens::engine::estimate::WorkEstimate;
@@ -67,6 +69,9 @@ pub struct Durable {
     pub split_depth: Option<u32>,
     /// How long a signalled run may take to finish the work under way, if asked for.
     pub stop_grace: Option<Duration>,
+    /// The options the user gave that shape the run or its outputs, as the words of a command line
+    /// ([`given_words`]): the resume command carries them, so that running it is the run that was stopped.
+    pub given: Vec<String>,
 }
 
 impl Durable {
@@ -90,7 +95,7 @@ pub fn resolve(
     d: &DurableOptions,
     sizes: usize,
     check: bool,
-    split_depth: Option<u32>,
+    options: &CountOptions,
 ) -> Result<Option<Durable>, UsageError> {
     let Some(path) = &d.checkpoint else {
         if d.shard.is_some() || d.units.is_some() {
@@ -129,8 +134,9 @@ pub fn resolve(
         path,
         shard,
         only,
-        split_depth,
+        split_depth: options.split_depth,
         stop_grace: d.stop_grace,
+        given: given_words(check, options, d.stop_grace),
     };
     if check && durable.is_part() {
         return Err(UsageError(
@@ -403,8 +409,9 @@ pub fn count(
                 let now = Instant::now();
                 if let Some(second) = signals.caught() {
                     // The same signal again at once is the same stop sent twice: GNU `timeout` signals the
-                    // process, then its process group, and a job's `kill` may reach it both ways.
-                    if second != sig || now - began >= ECHO {
+                    // process, then its process group, and a job's `kill` may reach it both ways. SIGXCPU
+                    // comes again every second of processor time, asked by no one.
+                    if second != sig || (now - began >= ECHO && !signals::repeats(sig)) {
                         break Left::Again(second);
                     }
                 }
@@ -433,7 +440,15 @@ pub fn count(
             let path = settle(&checkpoint.writer);
             note!(
                 "{}",
-                stopped_message(sig, Some(left), &path, request, &spec, saved.err())
+                stopped_message(
+                    sig,
+                    Some(left),
+                    &path,
+                    request,
+                    &spec,
+                    &durable.given,
+                    saved.err()
+                )
             );
             // Leaving this way skips destructors: the result's temporary file goes by hand.
             crate::cli::output::remove_temps();
@@ -481,7 +496,13 @@ pub fn count(
                 action: "write", ..
             },
         ) => {
-            anyhow::anyhow!(unwritable_message(&e, &durable.path, request, &spec))
+            anyhow::anyhow!(unwritable_message(
+                &e,
+                &durable.path,
+                request,
+                &spec,
+                &durable.given
+            ))
         }
         RunError::Journal(e) => anyhow::Error::new(e),
     })?;
@@ -497,7 +518,7 @@ pub fn count(
         let sig = if sig == 0 { SIGTERM } else { sig };
         note!(
             "{}",
-            stopped_message(sig, None, &path, request, &spec, None)
+            stopped_message(sig, None, &path, request, &spec, &durable.given, None)
         );
         return Ok(Counted::Stopped(exit_code(sig)));
     }
@@ -637,8 +658,88 @@ enum Left {
     Again(i32),
 }
 
-/// The command that resumes the run of `request` and `spec` from its journal at `path`.
-fn resume_command(path: &std::path::Path, request: &CountRequest, spec: &Spec) -> String {
+/// The options of `options` (and `--check`, `--stop-grace`) that the user gave, as the words that give them
+/// again, each quoted for a shell, in a fixed order: what the run counts with (threads, loop, GPUs, split,
+/// grace), then where its results go and in what form, then what it says. The board, symmetry, journal,
+/// backend, shard and units are the run's identity, which [`resume_command`] writes from the resolved
+/// request and spec (a shard `auto` found as K/M). An option at its default is left out: the same run
+/// without it.
+fn given_words(check: bool, options: &CountOptions, stop_grace: Option<Duration>) -> Vec<String> {
+    use nqueens::runs::shell_word;
+    // A duration as its parser reads it back (`1h 30m`, `0`).
+    let duration = |d: Duration| {
+        if d.is_zero() {
+            "0".to_string()
+        } else {
+            humantime::format_duration(d).to_string()
+        }
+    };
+    let text = |t: &str| shell_word(std::path::Path::new(t));
+    let mut words = Vec::new();
+    let mut give = |option: &str, value: Option<String>| {
+        words.push(option.to_string());
+        words.extend(value);
+    };
+    if check {
+        give("--check", None);
+    }
+    if let Some(gpus) = &options.gpus {
+        let list: Vec<String> = gpus.0.iter().map(usize::to_string).collect();
+        give("--gpus", Some(list.join(",")));
+    }
+    if options.uncounted_nodes {
+        give("--uncounted-nodes", None);
+    }
+    if let Some(threads) = options.threads {
+        give("--threads", Some(threads.to_string()));
+    }
+    if let Some(kernel) = options.kernel.kernel {
+        let name = match kernel {
+            KernelChoice::Auto => "auto",
+            KernelChoice::Only(k) => k.name(),
+        };
+        give("--kernel", Some(name.into()));
+    }
+    if let Some(depth) = options.split_depth {
+        give("--split-depth", Some(depth.to_string()));
+    }
+    if let Some(grace) = stop_grace {
+        give("--stop-grace", Some(text(&duration(grace))));
+    }
+    if let Some(output) = &options.output {
+        give("--output", Some(shell_word(output)));
+    }
+    if options.format != nqueens::report::export::Format::Table {
+        give("--format", Some(options.format.name().into()));
+    }
+    let exports = &options.exports;
+    for (option, file) in [
+        ("--export-json", &exports.export_json),
+        ("--export-csv", &exports.export_csv),
+        ("--export-markdown", &exports.export_markdown),
+    ] {
+        if let Some(file) = file {
+            give(option, Some(shell_word(file)));
+        }
+    }
+    if let Some(every) = options.progress_every {
+        give("--progress-every", Some(text(&duration(every))));
+    }
+    if options.quiet {
+        give("--quiet", None);
+    }
+    words
+}
+
+/// The command that resumes the run of `request` and `spec` from its journal at `path`, with the options the
+/// user gave (`given`, [`given_words`]): run as printed, it is the run that was stopped, writing the same
+/// files in the same forms.
+fn resume_command(
+    path: &std::path::Path,
+    request: &CountRequest,
+    spec: &Spec,
+    given: &[String],
+) -> String {
     let mut command = format!(
         "nqueens count {} --symmetry {} --checkpoint {}",
         request.board,
@@ -655,6 +756,10 @@ fn resume_command(path: &std::path::Path, request: &CountRequest, spec: &Spec) -
     if let Some(only) = &spec.only {
         command += &format!(" --units {only}");
     }
+    for word in given {
+        command += " ";
+        command += word;
+    }
     command
 }
 
@@ -666,12 +771,13 @@ fn unwritable_message(
     path: &std::path::Path,
     request: &CountRequest,
     spec: &Spec,
+    given: &[String],
 ) -> String {
     format!(
         "{error}; the run stopped, and the units recorded before are kept in '{}': make room and resume \
          with:\n  {}",
         path.display(),
-        resume_command(path, request, spec)
+        resume_command(path, request, spec, given)
     )
 }
 
@@ -682,10 +788,11 @@ fn stopped_message(
     path: &std::path::Path,
     request: &CountRequest,
     spec: &Spec,
+    given: &[String],
     error: Option<JournalError>,
 ) -> String {
     let name = signals::name(sig);
-    let command = resume_command(path, request, spec);
+    let command = resume_command(path, request, spec, given);
     let left = match left {
         None => String::new(),
         Some(Left::Grace(Duration::ZERO)) => {
@@ -748,7 +855,7 @@ mod tests {
         let path = std::path::Path::new("run.journal");
         let whole = spec(&cpu, Shard::WHOLE);
         let said = |left, request: &CountRequest, spec: &Spec| {
-            stopped_message(SIGTERM, left, path, request, spec, None)
+            stopped_message(SIGTERM, left, path, request, spec, &[], None)
         };
         assert_eq!(
             said(None, &cpu, &whole),
@@ -784,9 +891,89 @@ mod tests {
         // A journal's name that a shell would read as more than one word is quoted, to paste as it is.
         let odd = std::path::Path::new("a b;touch x $(id).journal");
         assert!(
-            stopped_message(SIGTERM, None, odd, &cpu, &whole, None).ends_with(
+            stopped_message(SIGTERM, None, odd, &cpu, &whole, &[], None).ends_with(
                 "resume with:\n  nqueens count 24 --symmetry full --checkpoint 'a b;touch x $(id).journal'"
             )
+        );
+    }
+
+    /// The resume command a checkpointed `nqueens ARGS` prints when stopped (by SIGTERM, its work finished).
+    fn resumed_by(args: &str) -> String {
+        use crate::cli::args::{Cli, Command};
+        use clap::Parser;
+        let cli = Cli::try_parse_from(format!("nqueens {args}").split(' ')).unwrap();
+        let Command::Count {
+            sizes,
+            check,
+            options,
+            durable,
+        } = cli.command
+        else {
+            panic!("{args}: not a count");
+        };
+        let durable = resolve(&durable, sizes.len(), check, &options)
+            .unwrap()
+            .expect("a checkpointed run");
+        let request = crate::cli::validate::requests(&sizes, &options).unwrap()[0];
+        let spec = Spec {
+            shard: durable.shard.unwrap_or(Shard::WHOLE),
+            only: durable.only.clone(),
+            split_depth: durable.split_depth,
+            ..spec(&request, Shard::WHOLE)
+        };
+        let said = stopped_message(
+            SIGTERM,
+            None,
+            &durable.path,
+            &request,
+            &spec,
+            &durable.given,
+            None,
+        );
+        said.split_once("resume with:\n  ").unwrap().1.to_string()
+    }
+
+    #[test]
+    fn the_resume_command_gives_every_option_the_user_gave_in_a_fixed_order() {
+        // Nothing but the run's identity where nothing else was given, as before.
+        assert_eq!(
+            resumed_by("count 18 --checkpoint j"),
+            "nqueens count 18 --symmetry full --checkpoint j"
+        );
+        // The brief's run: its result file in its format, the check, the threads and the loop.
+        assert_eq!(
+            resumed_by("count 18 --checkpoint j -o r.json -f json --check -t 1 --kernel scalar"),
+            "nqueens count 18 --symmetry full --checkpoint j --check --threads 1 --kernel scalar --output \
+             r.json --format json"
+        );
+        // Every option, given in another order and short forms: the same order out, each word quoted.
+        assert_eq!(
+            resumed_by(
+                "count 20 -q --progress-every 90m --export-markdown r.md --export-csv a;b.csv --export-json \
+                 r.json -f csv -o - --stop-grace 0 --split-depth 4 --kernel auto -t 3 --symmetry mirror \
+                 --units 0-9,12 --shard 1/4 --checkpoint j{k}of{m}"
+            ),
+            "nqueens count 20 --symmetry mirror --checkpoint j1of4 --shard 1/4 --units 0-9,12 --threads 3 \
+             --kernel auto --split-depth 4 --stop-grace 0 --output - --format csv --export-json r.json \
+             --export-csv 'a;b.csv' --export-markdown r.md --progress-every '1h 30m' --quiet"
+        );
+        // A format at its default is the same run without it.
+        assert_eq!(
+            resumed_by("count 8 --checkpoint j -f table --stop-grace 1h"),
+            "nqueens count 8 --symmetry full --checkpoint j --stop-grace 1h"
+        );
+        // A GPU's options (counted only in a build with the GPU: their words alone here).
+        use clap::Parser;
+        let cli = crate::cli::args::Cli::try_parse_from(
+            "nqueens count 22 --backend gpu --uncounted-nodes --gpus 1,0 --checkpoint j".split(' '),
+        )
+        .unwrap();
+        let crate::cli::args::Command::Count { options, .. } = cli.command else {
+            panic!("not a count");
+        };
+        assert_eq!(
+            given_words(false, &options, None).join(" "),
+            "--gpus 1,0 --uncounted-nodes"
         );
     }
 }

@@ -63,7 +63,7 @@ pub fn run(
     if check {
         validate::published(&requests)?;
     }
-    let durable = checkpointed::resolve(durable, requests.len(), check, options.split_depth)?;
+    let durable = checkpointed::resolve(durable, requests.len(), check, options)?;
     let on_gpu = options.backend == nqueens::engine::exec::Backend::Gpu;
     // A missing GPU is found before anything is written. A checkpointed run writes its journal before it
     // counts, so it finds its GPU and opens it first; any other run counts its first board while it asks
