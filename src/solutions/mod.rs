@@ -136,8 +136,15 @@ pub fn first(board: Board) -> Option<Vec<u8>> {
 }
 
 /// Whether `queens` (a solution of `board`) is the lexicographically smallest of its images under the
-/// board's symmetries.
+/// board's symmetries. A list that is no placement on the board, of another length than [`Board::lines`] or
+/// with a position off it, is the image of none of its solutions: `false`.
 pub fn is_canonical(board: Board, queens: &[u8]) -> bool {
+    // Checked first: a position off the board would index past the inverse below.
+    if queens.len() != board.lines() as usize
+        || queens.iter().any(|&p| u32::from(p) >= board.width())
+    {
+        return false;
+    }
     let lines = queens.len();
     let last_line = lines as i32 - 1;
     let last_pos = board.width() as i32 - 1;
@@ -682,6 +689,20 @@ mod tests {
         assert_eq!(first(board), Some(vec![0, 4, 7, 5, 2, 6, 1, 3]));
         assert_eq!(all(board, Filter::All).len(), 92);
         assert_eq!(all(board, Filter::Unique).len(), 12);
+    }
+
+    #[test]
+    fn a_list_that_is_no_placement_on_the_board_is_not_canonical_and_does_not_panic() {
+        let board = Board::new(8).unwrap();
+        // The first of the 8-queens' twelve representatives, then lists no solution of the board can be.
+        assert!(is_canonical(board, &[0, 4, 7, 5, 2, 6, 1, 3]));
+        assert!(!is_canonical(board, &[200, 1, 2, 3, 4, 5, 6, 7]));
+        assert!(!is_canonical(board, &[0, 4, 7, 5, 2, 6, 1, 8]));
+        assert!(!is_canonical(board, &[0, 4]));
+        assert!(!is_canonical(board, &[0, 4, 7, 5, 2, 6, 1, 3, 0]));
+        assert!(!is_canonical(board, &[]));
+        let rect = Board::rect(9, 7).unwrap();
+        assert!(!is_canonical(rect, &[9, 0, 2, 4, 6, 8, 1]));
     }
 
     #[test]

@@ -239,6 +239,10 @@ impl Renderer {
     }
 
     /// Appends one solution (0-based positions) to `out`. Drawn boards are followed by a blank line.
+    ///
+    /// A list that is not a solution of the shape (a caller's own, not yet checked) is written as it is: the
+    /// list notations write every entry, a drawing shows the board with the queens of the list that fall on
+    /// it, so that nothing here can fail on a list of the wrong length or a position off the board.
     pub fn render<P: Copy + Into<u32>>(&self, queens: &[P], out: &mut Vec<u8>) {
         match self.notation {
             Notation::Rows | Notation::Json => list(queens, 1, b'[', b']', out),
@@ -312,12 +316,16 @@ impl Renderer {
         out.push(b'\n');
     }
 
+    /// Whether a queen of `queens` stands on the square: a line the list does not reach has none.
     fn occupied<P: Copy + Into<u32>>(&self, queens: &[P], row: u32, col: u32) -> bool {
-        if self.shape.is_square() {
-            queens[row as usize].into() == col
+        let (line, position) = if self.shape.is_square() {
+            (row, col)
         } else {
-            queens[col as usize].into() == row
-        }
+            (col, row)
+        };
+        queens
+            .get(line as usize)
+            .is_some_and(|&p| p.into() == position)
     }
 }
 
@@ -355,6 +363,24 @@ mod tests {
         let mut out = r.header();
         r.render(queens, &mut out);
         String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn a_drawing_of_a_list_that_is_no_solution_shows_the_queens_on_the_board() {
+        // Too short, and a position off the board: the squares it names are drawn, the rest left empty.
+        assert_eq!(
+            text(Notation::Board, Shape::square(3), true, &[9, 1]),
+            ". . .\n. Q .\n. . .\n\n"
+        );
+        assert_eq!(
+            text(Notation::Matrix, Shape { rows: 3, cols: 2 }, false, &[2]),
+            "0 0\n0 0\n1 0\n\n"
+        );
+        // The list notations write the list as it is.
+        assert_eq!(
+            text(Notation::Rows, Shape::square(3), false, &[9, 1]),
+            "[10,2]\n"
+        );
     }
 
     #[test]
