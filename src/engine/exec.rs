@@ -49,6 +49,33 @@ impl std::str::FromStr for Backend {
 
 /// Told about the progress of a run, from any worker thread. The library draws nothing itself: the binary
 /// puts a progress bar behind this.
+///
+/// Every method has a default that does nothing, so a watcher implements what it needs:
+///
+/// ```
+/// use nqueens::engine::exec::Run;
+/// use nqueens::engine::plan::WorkUnit;
+/// use nqueens::{count, Count, CountRequest, Progress};
+/// use std::sync::atomic::{AtomicUsize, Ordering};
+///
+/// #[derive(Default)]
+/// struct Done { units: AtomicUsize, of: AtomicUsize }
+///
+/// impl Progress for Done {
+///     fn start(&self, run: Run<'_>) {
+///         self.of.store(run.len(), Ordering::Relaxed);
+///     }
+///     fn unit_done(&self, _unit: &WorkUnit, _count: &Count) {
+///         self.units.fetch_add(1, Ordering::Relaxed);
+///     }
+/// }
+///
+/// let done = Done::default();
+/// let result = count(&CountRequest::new(10)?.threads(2), &done)?;
+/// assert_eq!(result.total, 724);
+/// assert_eq!(done.units.load(Ordering::Relaxed), done.of.load(Ordering::Relaxed));
+/// # Ok::<(), nqueens::Error>(())
+/// ```
 pub trait Progress: Sync {
     /// The run starts: it counts `run`'s units.
     fn start(&self, _run: Run<'_>) {}

@@ -3,6 +3,39 @@
 //! A [`checkpoint`] records each finished unit in a [`journal`] and resumes from it; a [`shard`] counts a
 //! deterministic share of the units, or the [`ranges`] of units asked for; [`merge`] adds the journals of a
 //! run into a total only once every unit is there exactly once, under one plan [`fingerprint`].
+//!
+//! Three shards of one run, each with its journal (on three machines, or here one after another), merged:
+//!
+//! ```
+//! use nqueens::runs::checkpoint::{Checkpoint, Spec};
+//! use nqueens::runs::{journal::Contents, merge, shard::Shard};
+//! use nqueens::{Backend, Board, NoProgress, Symmetry};
+//! use std::sync::atomic::AtomicBool;
+//!
+//! let dir = std::env::temp_dir().join(format!("nqueens-doc-runs-{}", std::process::id()));
+//! std::fs::create_dir_all(&dir)?;
+//! let mut sources = Vec::new();
+//! for index in 0..3 {
+//!     let spec = Spec {
+//!         board: Board::new(10)?,
+//!         symmetry: Symmetry::Full,
+//!         split_depth: None,
+//!         shard: Shard::new(index, 3)?,
+//!         only: None,
+//!         program: "my-program".into(),
+//!     };
+//!     let path = dir.join(format!("shard-{index}.journal"));
+//!     let checkpoint = Checkpoint::open(&path, &spec)?;
+//!     let outcome = checkpoint.run(2, Backend::Cpu, &AtomicBool::new(false), &NoProgress)?;
+//!     assert!(outcome.complete);
+//!     drop(checkpoint); // its hold on the journal
+//!     sources.push(merge::Source { contents: Contents::read(&path)?, path, in_use: false });
+//! }
+//! let merged = merge::merge(&sources)?;
+//! assert_eq!((merged.count.total, merged.count.unique), (724, 92));
+//! std::fs::remove_dir_all(&dir)?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 pub mod checkpoint;
 pub mod fingerprint;

@@ -176,6 +176,9 @@ impl fmt::Display for Flaw {
     }
 }
 
+/// A flaw is the error of a check: a caller's `?` may carry it into any error of its own.
+impl std::error::Error for Flaw {}
+
 fn board_name(shape: Shape) -> String {
     format!("{}x{}", shape.rows, shape.cols)
 }

@@ -14,6 +14,32 @@
 //!
 //! [`Filter::Unique`] keeps one representative per symmetry class: the lexicographically smallest of its
 //! images under the board's symmetries (8 for a square, 4 for a rectangle). Their number is OEIS A002562.
+//!
+//! Listing, checking and constructing, from a program of one's own:
+//!
+//! ```
+//! use nqueens::solutions::notation::{Notation, Renderer, Shape};
+//! use nqueens::solutions::{checker, construct, list, Filter};
+//! use nqueens::Board;
+//!
+//! // Every solution of 6 x 6 in order, written as `nqueens list 6` writes them, on two threads.
+//! let board = Board::new(6)?;
+//! let renderer = Renderer::new(Notation::Rows, Shape::from(board), false);
+//! let mut text = Vec::new();
+//! let written = list(board, Filter::All, 2, None, |queens, out| renderer.render(queens, out), |bytes| {
+//!     text.extend_from_slice(bytes);
+//!     Ok::<(), std::io::Error>(())
+//! })?;
+//! assert_eq!(written, 4);
+//! assert!(text.starts_with(b"[2,4,6,1,3,5]\n"));
+//!
+//! // A solution of a million queens without search, checked; a check's flaw is an error as any other.
+//! let million = construct::square(1_000_000).expect("every n but 2 and 3 has one");
+//! checker::check_list(Shape::square(1_000_000), &million)?;
+//! let flaw = checker::check_list(Shape::square(4), &[0, 1, 2, 3]).unwrap_err();
+//! assert_eq!(flaw.to_string(), "the queens at row 1, column 1 and row 2, column 2 share a diagonal");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 pub mod checker;
 pub mod construct;
