@@ -3,7 +3,7 @@
 use thiserror::Error;
 
 /// Everything the library can refuse or fail at.
-#[derive(Debug, Error, PartialEq, Eq)]
+#[derive(Clone, Debug, Error, PartialEq, Eq)]
 pub enum Error {
     /// The board does not fit the kernel's masks.
     #[error("n = {n} is too large: the bitmask kernel handles boards up to n = {max}")]

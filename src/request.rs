@@ -155,6 +155,19 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_refused_request_is_a_plain_error_that_says_what_to_do() {
+        // Kept and copied by a caller that collects the boards it could not count, say.
+        let refused = CountRequest::new(65).unwrap_err();
+        assert_eq!(refused.clone(), Error::BoardTooLarge { n: 65, max: 64 });
+        assert_eq!(
+            refused.to_string(),
+            "n = 65 is too large: the bitmask kernel handles boards up to n = 64"
+        );
+        let no_threads = count(&CountRequest::new(8).unwrap().threads(0), &exec::NoProgress);
+        assert_eq!(no_threads.unwrap_err().clone(), Error::NoThreads);
+    }
+
+    #[test]
     fn a_gpu_run_splits_no_deeper_than_its_own_depth_and_a_cpu_run_as_deep_as_its_threads_need() {
         // n = 13 on two threads (or one, on a machine of one processor): 14,265 units at depth 2 are too few for
         // the CPU's split, which takes depth 3.

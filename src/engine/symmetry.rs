@@ -83,7 +83,7 @@ impl fmt::Display for Symmetry {
 }
 
 /// A symmetry name that is not one of [`Symmetry::ALL`].
-#[derive(Debug, thiserror::Error)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("unknown symmetry '{0}': use one of none, mirror, full")]
 pub struct UnknownSymmetry(String);
 
@@ -133,6 +133,9 @@ mod tests {
         for m in Symmetry::ALL {
             assert_eq!(m.name().parse::<Symmetry>().unwrap(), m);
         }
-        assert!("full-ish".parse::<Symmetry>().is_err());
+        // A refusal is a plain value, kept, copied and compared as a caller's own errors are.
+        let refused = "full-ish".parse::<Symmetry>().unwrap_err();
+        assert_eq!(refused.clone(), refused);
+        assert_ne!(refused, "none-ish".parse::<Symmetry>().unwrap_err());
     }
 }

@@ -70,7 +70,7 @@ impl fmt::Display for Notation {
 }
 
 /// A notation name that is not one of [`Notation::ALL`].
-#[derive(Debug, thiserror::Error)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("unknown solution format '{0}': use one of rows, zero, board, matrix, json, csv")]
 pub struct UnknownNotation(String);
 
@@ -478,7 +478,10 @@ mod tests {
                 matches!(notation, Notation::Board | Notation::Matrix)
             );
         }
-        let unknown = "fen".parse::<Notation>().unwrap_err().to_string();
+        let refused = "fen".parse::<Notation>().unwrap_err();
+        assert_eq!(refused.clone(), refused);
+        assert_ne!(refused, "pgn".parse::<Notation>().unwrap_err());
+        let unknown = refused.to_string();
         assert_eq!(
             unknown,
             "unknown solution format 'fen': use one of rows, zero, board, matrix, json, csv"

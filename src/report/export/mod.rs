@@ -68,7 +68,7 @@ impl fmt::Display for Format {
 }
 
 /// A format name that is not one of [`Format::ALL`].
-#[derive(Debug, thiserror::Error)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("unknown format '{0}': use one of table, json, csv, markdown")]
 pub struct UnknownFormat(String);
 
@@ -573,6 +573,8 @@ mod tests {
         for f in Format::ALL {
             assert_eq!(f.name().parse::<Format>().unwrap(), f);
         }
-        assert!("xml".parse::<Format>().is_err());
+        let refused = "xml".parse::<Format>().unwrap_err();
+        assert_eq!(refused.clone(), refused);
+        assert_ne!(refused, "yaml".parse::<Format>().unwrap_err());
     }
 }
