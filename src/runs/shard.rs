@@ -108,7 +108,9 @@ impl Shard {
 
     /// Whether unit number `unit` belongs to this shard.
     pub fn contains(self, unit: usize) -> bool {
-        unit % self.count as usize == self.index as usize
+        // A shard built by hand with no shards (its fields are public; `Shard::new` refuses it) holds no unit,
+        // rather than dividing by zero.
+        unit.checked_rem(self.count as usize) == Some(self.index as usize)
     }
 
     /// Whether this is the whole plan.
@@ -202,6 +204,14 @@ mod tests {
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect();
         move |k| map.get(k).cloned()
+    }
+
+    #[test]
+    fn a_shard_built_by_hand_with_no_shards_holds_no_unit_rather_than_dividing_by_zero() {
+        let none = Shard { index: 0, count: 0 };
+        assert!((0..10).all(|unit| !none.contains(unit)));
+        let past = Shard { index: 3, count: 2 };
+        assert!((0..10).all(|unit| !past.contains(unit)));
     }
 
     #[test]
