@@ -2159,3 +2159,71 @@ fn merge_of_a_pattern_that_matched_nothing_says_so() {
         .code(2)
         .stderr(contains("No such file").and(contains("pattern").not()));
 }
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_count_at_a_terminal_leaves_its_table_and_its_words_and_no_bar() {
+    // The table's header went on the bar's line and left "planning the work units" above it; a note went on
+    // the bar's line ("ETA 0sn = 14: 365596 solutions in 0.1 s"), and so did a stopped run's words.
+    let dir = tempfile::tempdir().unwrap();
+    let no_bar = |screen: &[String]| {
+        assert!(
+            !screen
+                .iter()
+                .any(|l| l.contains("planning") || l.contains("units, ETA") || l.contains("0/0")),
+            "a bar is left on the screen:\n{}",
+            screen.join("\n")
+        );
+    };
+    let Some(screen) = common::on_a_terminal(dir.path(), &["count", "15"], 200, |_| {}) else {
+        eprintln!("skipped: no pseudo-terminal can be opened here");
+        return;
+    };
+    no_bar(&screen);
+    assert_eq!(screen.len(), 2, "{screen:?}");
+    assert!(
+        screen[0].starts_with("    n                 total"),
+        "{screen:?}"
+    );
+    assert!(
+        screen[1].starts_with("   15               2279184"),
+        "{screen:?}"
+    );
+
+    let screen = common::on_a_terminal(
+        dir.path(),
+        &["count", "14", "15", "-o", "out.txt"],
+        200,
+        |_| {},
+    )
+    .unwrap();
+    no_bar(&screen);
+    assert_eq!(screen.len(), 2, "{screen:?}");
+    assert!(
+        screen[0].starts_with("n = 14: 365596 solutions in "),
+        "{screen:?}"
+    );
+    assert!(
+        screen[1].starts_with("n = 15: 2279184 solutions in "),
+        "{screen:?}"
+    );
+
+    let journal = dir.path().join("J");
+    let args = ["count", "17", "--threads", "1", "--checkpoint", "J"];
+    let screen = common::on_a_terminal(dir.path(), &args, 200, |child| {
+        while !journal.exists() {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1500));
+        common::signal(child, "INT");
+    })
+    .unwrap();
+    no_bar(&screen);
+    assert!(screen[0].starts_with("journal 'J': 0 of "), "{screen:?}");
+    assert!(
+        screen[1]
+            .starts_with("stopped by SIGINT: the finished units are saved in 'J'; resume with:"),
+        "{screen:?}"
+    );
+    assert!(screen[2].starts_with("  nqueens count 17 "), "{screen:?}");
+}

@@ -368,6 +368,14 @@ impl Bar {
     }
 }
 
+impl Drop for Bar {
+    /// A bar that goes (an error ends the command) is erased: indicatif's leaves it drawn, and the error's
+    /// words went on its line.
+    fn drop(&mut self) {
+        self.finish();
+    }
+}
+
 /// Animation only for a person watching: standard error is a terminal and nobody asked for quiet.
 fn visible(quiet: bool) -> bool {
     !quiet && std::io::stderr().is_terminal()
@@ -412,9 +420,10 @@ fn ticking(bar: ProgressBar) -> ProgressBar {
 /// The bar of counts, drawn on `target`: it says the plan is being built until the run starts
 /// ([`work_style`]).
 fn work_bar(target: ProgressDrawTarget) -> ProgressBar {
-    let bar = ticking(ProgressBar::with_draw_target(Some(0), target));
-    bar.set_style(planning_style());
-    bar
+    // Styled before its clock starts: the clock's first frame, drawn at once in indicatif's own style (a full
+    // bar and `0/0`), stayed on the terminal above a note written next.
+    let bar = ProgressBar::with_draw_target(Some(0), target).with_style(planning_style());
+    ticking(bar)
 }
 
 /// While a count's plan is built: how long it has taken (a plan of a large board takes seconds), and no bar,
@@ -470,8 +479,10 @@ impl Progress for Bar {
             self.units[0].store(0, Ordering::Relaxed);
             self.units[1].store(units as u64, Ordering::Relaxed);
             bar.set_style(work_style(self.units.clone()));
-            bar.set_length(if ticks > 0 { ticks } else { units as u64 });
+            // Back to 0 before the new length: the frame drawn with the new length and the last board's
+            // position showed a full bar and `ETA 0s` at 0 units, for a second of a sweep's next board.
             bar.set_position(0);
+            bar.set_length(if ticks > 0 { ticks } else { units as u64 });
             bar.reset_eta();
         }
     }

@@ -270,3 +270,126 @@ pub fn with_peak_memory(args: &[&str]) -> (std::process::ExitStatus, String, Str
     let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
     (output.status, stdout, stderr, kib / 1024.0)
 }
+
+/// Runs `nqueens ARGS` in `dir` with its standard output and error on one pseudo-terminal `columns` wide, as
+/// a person at a terminal sees it; `during` is called once it runs (to signal it, say). Gives back what the
+/// screen shows once it has ended, line by line (the carriage returns, line erasures and cursor moves of a
+/// progress bar played out), or `None` where no pseudo-terminal can be opened.
+#[cfg(target_os = "linux")]
+pub fn on_a_terminal(
+    dir: &std::path::Path,
+    args: &[&str],
+    columns: u16,
+    during: impl FnOnce(&std::process::Child),
+) -> Option<Vec<String>> {
+    use std::io::Read;
+    use std::os::fd::FromRawFd;
+    use std::process::{Command, Stdio};
+    let (mut master, mut slave) = (0, 0);
+    let size = libc::winsize {
+        ws_row: 50,
+        ws_col: columns,
+        ws_xpixel: 0,
+        ws_ypixel: 0,
+    };
+    // SAFETY: openpty opens two descriptors and writes their numbers where it is told; the size is read only.
+    let made = unsafe {
+        libc::openpty(
+            &mut master,
+            &mut slave,
+            std::ptr::null_mut(),
+            std::ptr::null(),
+            &size,
+        )
+    };
+    if made != 0 {
+        return None;
+    }
+    // SAFETY: both descriptors were just opened, and nothing else owns them.
+    let (mut master, slave) = unsafe {
+        (
+            std::fs::File::from_raw_fd(master),
+            std::fs::File::from_raw_fd(slave),
+        )
+    };
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("nqueens"))
+        .current_dir(dir)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::from(slave.try_clone().unwrap()))
+        .stderr(Stdio::from(slave))
+        .spawn()
+        .unwrap();
+    // Read as it is written: a full terminal would hold the child up.
+    let reader = std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        let mut buffer = [0; 4096];
+        // The end of the child's output reads as an error (EIO) once it has closed the terminal.
+        while let Ok(read @ 1..) = master.read(&mut buffer) {
+            bytes.extend_from_slice(&buffer[..read]);
+        }
+        bytes
+    });
+    during(&child);
+    child.wait().unwrap();
+    let bytes = reader.join().unwrap();
+    Some(screen(&String::from_utf8_lossy(&bytes)))
+}
+
+/// The lines a terminal shows after `output`: text, `\r`, `\n`, and the escape sequences indicatif draws with
+/// (erase the line, `ESC[2K`; the cursor up, `ESC[nA`; erase below, `ESC[J`); others are left out. Lines
+/// do not wrap (the terminal is taken as wide as its longest line), and trailing blanks and empty last lines
+/// are dropped.
+pub fn screen(output: &str) -> Vec<String> {
+    let mut lines: Vec<Vec<char>> = vec![Vec::new()];
+    let (mut row, mut col) = (0, 0);
+    let mut chars = output.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\r' => col = 0,
+            '\n' => {
+                row += 1;
+                col = 0;
+                if row == lines.len() {
+                    lines.push(Vec::new());
+                }
+            }
+            '\x1b' if chars.peek() == Some(&'[') => {
+                chars.next();
+                let mut parameters = String::new();
+                let command = loop {
+                    match chars.next() {
+                        Some(p) if p.is_ascii_digit() || p == ';' || p == '?' => parameters.push(p),
+                        other => break other,
+                    }
+                };
+                let n = parameters.parse::<usize>().unwrap_or(1);
+                match command {
+                    Some('K') if parameters == "2" => lines[row].clear(),
+                    Some('A') => row = row.saturating_sub(n),
+                    Some('J') => {
+                        lines[row].truncate(col);
+                        lines.truncate(row + 1);
+                    }
+                    _ => {}
+                }
+            }
+            c => {
+                let line = &mut lines[row];
+                if line.len() <= col {
+                    line.resize(col + 1, ' ');
+                }
+                line[col] = c;
+                col += 1;
+            }
+        }
+    }
+    let mut shown: Vec<String> = lines
+        .into_iter()
+        .map(|l| l.into_iter().collect::<String>().trim_end().to_string())
+        .collect();
+    while shown.last().is_some_and(String::is_empty) {
+        shown.pop();
+    }
+    shown
+}

@@ -14,6 +14,7 @@
 
 use crate::cli::args::{CountOptions, DurableOptions, KernelChoice};
 use crate::cli::errors::UsageError;
+use crate::cli::progress::Bar;
 use crate::cli::signals::{self, Stops, SIGTERM};
 use nqueens::engine::estimate::WorkEstimate;
 use nqueens::engine::exec::{Backend, Progress};
@@ -372,7 +373,7 @@ pub fn count(
     opened: Opened,
     request: &CountRequest,
     durable: &Durable,
-    progress: &dyn Progress,
+    progress: &Bar,
 ) -> anyhow::Result<Counted> {
     let Opened {
         checkpoint,
@@ -435,8 +436,9 @@ pub fn count(
                 std::thread::sleep(Duration::from_millis(20));
             };
             // The work under way is still going (long units, a GPU's batches): save what is recorded and
-            // leave it.
+            // leave it, the bar erased first: the words went on its line ("ETA 23sstopped by SIGINT").
             let saved = checkpoint.writer.sync();
+            progress.finish();
             let path = settle(&checkpoint.writer);
             note!(
                 "{}",
@@ -506,6 +508,9 @@ pub fn count(
         }
         RunError::Journal(e) => anyhow::Error::new(e),
     })?;
+    // The run is over, stopped or not: what follows (how it stopped, the GPUs' shares, where the journal is)
+    // is written where the bar was, not on its line.
+    progress.finish();
     // Where several GPUs counted, what each did in this run, whether or not it was stopped.
     if let (Some(run), false) = (&outcome.gpu, quiet) {
         for line in nqueens::report::GpuRecord::from(run).share_lines() {

@@ -108,7 +108,10 @@ pub fn run(
     // A checkpointed run counts one board. Its journal is opened (or refused) before the exports are first
     // written: a refused journal leaves the exports of an earlier run as they were.
     let mut opened = match (&durable, requests.first()) {
-        (Some(d), Some(request)) => Some(checkpointed::open(request, d, options.quiet)?),
+        // Its notes (the journal, a torn line dropped) are written out of the bar's way.
+        (Some(d), Some(request)) => {
+            Some(bar.suspend(|| checkpointed::open(request, d, options.quiet))?)
+        }
         _ => None,
     };
     // A run without a journal says, if a signal stops it, what it had counted and where that is (a journal's
@@ -136,7 +139,9 @@ pub fn run(
         // A checkpointed run may stop before its one row: its header waits for the row, so an interrupted
         // run writes nothing that looks like a result.
         if durable.is_none() {
-            out.write(&exporter.header(&report))?;
+            // Out of the bar's way: on a terminal that shows both, the header went on the bar's line and
+            // left it behind ("planning the work units") above the table.
+            bar.suspend(|| out.write(&exporter.header(&report)))?;
         }
     }
     let mut mismatches = Vec::new();
@@ -191,24 +196,27 @@ pub fn run(
         // Held until the row and the exports are written: a signal then says what they hold.
         let mut words = crate::cli::output::last_words();
         if durable.is_some() {
-            out.write(&exporter.header(&report))?;
+            bar.suspend(|| out.write(&exporter.header(&report)))?;
         }
         bar.suspend(|| out.write(&exporter.row(&report, &result)))?;
         // Unless the row shows on the terminal's standard output as it is counted, stderr says the board's
         // total (a file, a device such as /dev/null, one JSON document).
         let row_shows = out.is_stdout() && rows.1;
+        // Out of the bar's way, which is still drawn: it took the line ("ETA 0sn = 14: 365596 solutions").
         if !row_shows && !options.quiet {
-            note!(
-                "{}: {} solutions in {:.3} s",
-                validate::board_words(request.board),
-                result.total,
-                result.seconds
-            );
+            bar.suspend(|| {
+                note!(
+                    "{}: {} solutions in {:.3} s",
+                    validate::board_words(request.board),
+                    result.total,
+                    result.seconds
+                )
+            });
         }
         // Where several GPUs counted, what each did: a slow or idle one shows (a checkpointed run has said it).
         if !options.quiet && durable.is_none() {
             for line in result.gpu.iter().flat_map(|g| g.share_lines()) {
-                note!("{line}");
+                bar.suspend(|| note!("{line}"));
             }
         }
         report.results.push(result);
