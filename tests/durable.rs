@@ -1418,7 +1418,53 @@ fn a_run_of_more_shards_than_the_plan_has_units_is_refused_before_its_journal() 
         .args(["units", "10", "--shard", "2725/2726", "--summary"])
         .assert()
         .success()
-        .stdout(predicates::str::contains("shard 2725/2726: 1 units"));
+        .stdout(predicates::str::contains("shard 2725/2726: 1 unit\n"));
+}
+
+#[test]
+fn a_run_of_one_unit_says_so_in_the_singular() {
+    // The plan of n = 4 has one unit, and so has the last shard of n = 10's: "0 of 1 units recorded" read
+    // wrongly.
+    let dir = tempfile::tempdir().unwrap();
+    let whole = dir.path().join("n4.journal");
+    let out = nqueens()
+        .args(["count", "4", "-t", "1", "--checkpoint"])
+        .arg(&whole)
+        .assert()
+        .success();
+    let said = text(&out.get_output().stderr);
+    assert!(
+        said.contains("n4.journal': 0 of 1 unit recorded, 1 to count (split depth 2"),
+        "{said}"
+    );
+    nqueens()
+        .arg("merge")
+        .arg(&whole)
+        .assert()
+        .success()
+        .stderr(predicates::str::contains(
+            "merged 1 journal: the 1 unit of n = 4, symmetry full, split depth 2",
+        ));
+    let part = dir.path().join("n10-last.journal");
+    let out = nqueens()
+        .args([
+            "count",
+            "10",
+            "-t",
+            "1",
+            "--shard",
+            "2725/2726",
+            "--checkpoint",
+        ])
+        .arg(&part)
+        .assert()
+        .success();
+    let said = text(&out.get_output().stderr);
+    assert!(
+        said.contains(": 0 of 1 unit recorded, 1 to count")
+            && said.contains("shard 2725/2726: the 1 unit recorded in '"),
+        "{said}"
+    );
 }
 
 #[test]

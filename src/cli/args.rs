@@ -193,6 +193,9 @@ pub enum Command {
         /// once it is complete.
         #[arg(short, long, value_name = "FILE")]
         output: Option<PathBuf>,
+        /// Print nothing but the results.
+        #[arg(short, long)]
+        quiet: bool,
     },
     /// Estimate how long counting a board would take here, from seconds of samples of its search.
     ///
@@ -245,6 +248,10 @@ pub enum Command {
         /// only once it is complete.
         #[arg(short, long, value_name = "FILE")]
         output: Option<PathBuf>,
+        /// Print nothing but the results, and the warning of a sampling slowed by other work (the rate and the
+        /// time to count are then a busy machine's).
+        #[arg(short, long)]
+        quiet: bool,
         #[command(flatten)]
         kernel: KernelOption,
     },
@@ -405,12 +412,13 @@ pub struct CountOptions {
     /// once the run has finished.
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
-    /// Print nothing but the results.
+    /// Print nothing but the results, and the lines of progress that `--progress-every` asks for.
     #[arg(short, long)]
     pub quiet: bool,
     /// Write a line of progress (units counted, time taken and left) to standard error at this interval, such
     /// as `30s` or `1h` (1ms at least), in place of the bar; `0` writes none [default: a line every 10m when
-    /// standard error is not a terminal (a log file, a batch job), the bar on a terminal].
+    /// standard error is not a terminal (a log file, a batch job), the bar on a terminal]. Given with
+    /// `--quiet`, these lines are written all the same, and nothing else but the results.
     #[arg(long, value_name = "DURATION", value_parser = parse_interval)]
     pub progress_every: Option<std::time::Duration>,
     /// What counts: `cpu` (the worker threads) or `gpu` (the NVIDIA GPUs of `--gpus`, in a build with the

@@ -111,6 +111,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
             summary,
             format,
             output,
+            quiet,
         } => commands::units::run(
             &n,
             symmetry,
@@ -119,6 +120,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
             summary,
             format,
             output.as_deref(),
+            quiet,
         ),
         Command::Merge {
             files,
@@ -138,6 +140,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
             gpus,
             format,
             output,
+            quiet,
             ..
         } => commands::estimate::run(
             &sizes,
@@ -149,6 +152,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
                 sample,
                 backend,
                 gpus: gpus.map(|g| g.0),
+                quiet,
             },
             format,
             output.as_deref(),

@@ -7,7 +7,8 @@
 //! The library reports progress through [`nqueens::engine::exec::Progress`] and draws nothing; this is the binary's
 //! drawing of it, the bar with indicatif. The bar is drawn only when standard error is a terminal; elsewhere a
 //! run writes a line every [`LOG_INTERVAL`] (or `--progress-every`), so a run of hours leaves a trace in its
-//! log without any animation. With `--quiet` there is neither, and the workers' callbacks cost one branch.
+//! log without any animation. With `--quiet` there is neither (but the lines `--progress-every` asks for by
+//! name), and the workers' callbacks cost one branch.
 
 use arc_swap::ArcSwapOption;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -39,6 +40,9 @@ pub struct Bar {
     work: ArcSwapOption<(WorkEstimate, f64)>,
     /// Units of the run, done and in all, for the bar that shows work.
     units: Arc<[AtomicU64; 2]>,
+    /// `--quiet`: the library's notes (a GPU that fails or keeps its batch) are not said, even where lines of
+    /// progress are written because `--progress-every` asked for them.
+    quiet: bool,
 }
 
 /// Lines of progress, written by a thread of their own at each interval of a run.
@@ -253,7 +257,10 @@ fn progress_line(
     (work_done, work): (u64, u64),
     elapsed: Duration,
 ) -> String {
-    let mut line = format!("{message}: {done} of {units} units counted");
+    let mut line = format!(
+        "{message}: {done} of {} counted",
+        nqueens::engine::plan::unit_words(units as usize)
+    );
     if units > 0 {
         line += &format!(" ({:.1}%", 100.0 * done as f64 / units as f64);
         if work > 0 {
@@ -301,28 +308,30 @@ fn span(seconds: f64) -> String {
 
 impl Bar {
     /// Progress that starts over with each count, for `count` and `verify`: the bar on a terminal, lines at
-    /// `every` (by default [`LOG_INTERVAL`] where standard error is not a terminal); `every` of zero, or
-    /// `quiet`, writes no lines.
+    /// `every` (by default [`LOG_INTERVAL`] where standard error is not a terminal); `every` of zero writes no
+    /// lines, and so does `quiet` unless `every` was given: a run asked for both (`-q --progress-every 30m`,
+    /// a batch job's log) wants its lines and nothing else, so the one asked for by name wins.
     pub fn per_count(quiet: bool, every: Option<Duration>) -> Bar {
         let terminal = std::io::stderr().is_terminal();
-        let every = match every {
-            Some(every) => every,
-            None if terminal => Duration::ZERO,
-            None => LOG_INTERVAL,
+        let (every, asked) = match every {
+            Some(every) => (every, true),
+            None if terminal => (Duration::ZERO, false),
+            None => (LOG_INTERVAL, false),
         };
-        let lines = !quiet && !every.is_zero();
+        let lines = (asked || !quiet) && !every.is_zero();
         let bar = (!lines && visible(quiet)).then(ProgressDrawTarget::stderr);
-        Bar::counting(bar, lines.then(|| Log::new(every)))
+        Bar::counting(bar, lines.then(|| Log::new(every)), quiet)
     }
 
     /// Progress that starts over with each count: the bar drawn on `bar`, or the lines of `log`.
-    fn counting(bar: Option<ProgressDrawTarget>, log: Option<Log>) -> Bar {
+    fn counting(bar: Option<ProgressDrawTarget>, log: Option<Log>, quiet: bool) -> Bar {
         Bar {
             bar: bar.map(work_bar),
             log,
             restart_each_run: true,
             work: ArcSwapOption::empty(),
             units: Arc::new([AtomicU64::new(0), AtomicU64::new(0)]),
+            quiet,
         }
     }
 
@@ -334,6 +343,7 @@ impl Bar {
             restart_each_run: false,
             work: ArcSwapOption::empty(),
             units: Arc::new([AtomicU64::new(0), AtomicU64::new(0)]),
+            quiet,
         }
     }
 
@@ -510,8 +520,8 @@ impl Progress for Bar {
     }
 
     fn note(&self, line: &str) {
-        // Quiet (no bar, no lines of progress): nothing.
-        if self.bar.is_some() || self.log.is_some() {
+        // Quiet (asked for, or no bar and no lines of progress): nothing.
+        if !self.quiet && (self.bar.is_some() || self.log.is_some()) {
             self.suspend(|| {
                 use std::io::Write as _;
                 let _ = writeln!(std::io::stderr(), "{line}");
@@ -620,6 +630,23 @@ mod tests {
     }
 
     #[test]
+    fn quiet_keeps_the_lines_asked_for_by_name_and_nothing_else() {
+        // `-q --progress-every 30m`: the lines asked for, on a terminal too, and no bar.
+        let asked = Bar::per_count(true, Some(Duration::from_secs(1800)));
+        assert!(asked.bar.is_none());
+        assert_eq!(
+            asked.log.as_ref().map(|log| log.every),
+            Some(Duration::from_secs(1800))
+        );
+        assert!(asked.quiet);
+        // `-q --progress-every 0`, and `-q` alone: nothing at all.
+        for every in [Some(Duration::ZERO), None] {
+            let bar = Bar::per_count(true, every);
+            assert!(bar.bar.is_none() && bar.log.is_none());
+        }
+    }
+
+    #[test]
     fn a_run_is_tallied_in_units_and_in_their_estimated_work() {
         use nqueens::{Board, Plan, Split, Symmetry};
         let plan = Plan::new(
@@ -715,6 +742,7 @@ mod tests {
         let bar = Bar::counting(
             Some(ProgressDrawTarget::term_like(Box::new(screen.clone()))),
             None,
+            false,
         );
         // Drawn when asked here, not by the clock's tick (next test).
         bar.bar.as_ref().unwrap().disable_steady_tick();
@@ -773,6 +801,7 @@ mod tests {
         let bar = Bar::counting(
             Some(ProgressDrawTarget::term_like(Box::new(screen.clone()))),
             None,
+            false,
         );
         bar.set_message("n = 27".into());
         let deadline = Instant::now() + Duration::from_secs(10);

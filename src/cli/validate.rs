@@ -6,7 +6,7 @@
 use crate::cli::args::{CountOptions, ShowOptions};
 use crate::cli::errors::UsageError;
 use nqueens::engine::exec::Backend;
-use nqueens::engine::plan::{Plan, MAX_UNITS};
+use nqueens::engine::plan::{unit_words, Plan, MAX_UNITS};
 use nqueens::runs::shard::{Shard, ShardError};
 use nqueens::solutions::notation::{Notation, Shape};
 use nqueens::{Board, CountRequest, Symmetry};
@@ -247,9 +247,9 @@ pub fn split_depth(board: Board, symmetry: Symmetry, depth: u32) -> Result<(), U
     }
     let deepest = counts.len().saturating_sub(1);
     let range = format!(
-        "use a depth from 0 to {deepest} ({} units at depth {deepest}), or leave --split-depth out to have \
-         it chosen",
-        counts.last().copied().unwrap_or(0)
+        "use a depth from 0 to {deepest} ({} at depth {deepest}), or leave --split-depth out to have it \
+         chosen",
+        unit_words(counts.last().copied().unwrap_or(0))
     );
     Err(UsageError(if depth > board.lines() {
         format!(

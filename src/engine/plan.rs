@@ -411,6 +411,23 @@ fn walk_rows(
     true
 }
 
+/// `count` units in words, `1 unit` or `5 units`, for the messages that say a plan's or a journal's units:
+/// the plans of boards 1 to 4 have one unit, and so may a shard or a `--units` selection.
+pub fn unit_words(count: usize) -> String {
+    match count {
+        1 => "1 unit".into(),
+        k => format!("{k} units"),
+    }
+}
+
+/// Every one of `count` units in words, `all 5 units`, and `the 1 unit` where there is one.
+pub fn all_units(count: usize) -> String {
+    match count {
+        1 => "the 1 unit".into(),
+        k => format!("all {k} units"),
+    }
+}
+
 /// The numbered work units for a board, a symmetry and a split depth.
 #[derive(Clone, Debug)]
 pub struct Plan {
@@ -872,6 +889,15 @@ impl<'p> Starts<'p> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn units_are_said_in_the_singular_for_one() {
+        assert_eq!(unit_words(0), "0 units");
+        assert_eq!(unit_words(1), "1 unit");
+        assert_eq!(unit_words(4), "4 units");
+        assert_eq!(all_units(1), "the 1 unit");
+        assert_eq!(all_units(25), "all 25 units");
+    }
 
     fn plan(n: u32, symmetry: Symmetry, depth: u32) -> Plan {
         Plan::new(Board::new(n).unwrap(), symmetry, Split::Depth(depth))

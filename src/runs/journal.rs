@@ -16,7 +16,7 @@
 use crate::engine::board::Board;
 use crate::engine::count::Count;
 use crate::engine::exec::Progress;
-use crate::engine::plan::{Plan, Split, WorkUnit};
+use crate::engine::plan::{unit_words, Plan, Split, WorkUnit};
 use crate::engine::symmetry::Symmetry;
 use crate::runs::fingerprint::Fingerprint;
 use serde::{Deserialize, Serialize};
@@ -87,9 +87,9 @@ impl Header {
         let units = Plan::units_at(board, symmetry, depth, self.units.min(MAX_JOURNAL_UNITS));
         if depth > board.lines() || units != Some(self.units) {
             return Err(format!(
-                "n = {}, symmetry {symmetry}, split depth {depth} does not give the {} units its header \
-                 says",
-                self.n, self.units
+                "n = {}, symmetry {symmetry}, split depth {depth} does not give the {} its header says",
+                self.n,
+                unit_words(self.units)
             ));
         }
         let plan = Plan::new(board, symmetry, Split::Depth(depth));
@@ -277,8 +277,9 @@ pub enum JournalError {
     },
     /// The units asked for (`--units`) are not all in the plan.
     #[error(
-        "units {asked} are not all in the plan of n = {n}, which has {units} units, numbered 0 to {last}: pick \
-         units from `nqueens units {n} --summary`"
+        "units {asked} are not all in the plan of n = {n}, which has {}, numbered 0 to {last}: pick units \
+         from `nqueens units {n} --summary`",
+        unit_words(*units)
     )]
     OutsidePlan {
         /// The units asked for.
@@ -321,10 +322,12 @@ pub enum JournalError {
     },
     /// More shards than the plan has units: every shard beyond the plan's units would have nothing to count.
     #[error(
-        "shard {shard}: the plan of n = {n}, symmetry {symmetry}, split depth {split_depth} has {units} units, so \
-         {idle} of the {shards} shards would have nothing to count; split the run into {units} shards or fewer, \
-         or into more units with a deeper --split-depth (`nqueens units {n} --symmetry {symmetry} --split-depth \
-         {split_depth} --summary` gives a plan's units)"
+        "shard {shard}: the plan of n = {n}, symmetry {symmetry}, split depth {split_depth} has {}, so {idle} \
+         of the {shards} shards would have nothing to count; split the run into {units} shard{} or fewer, or \
+         into more units with a deeper --split-depth (`nqueens units {n} --symmetry {symmetry} --split-depth \
+         {split_depth} --summary` gives a plan's units)",
+        unit_words(*units),
+        if *units == 1 { "" } else { "s" }
     )]
     TooManyShards {
         /// The shard asked for, `K/M`.

@@ -8,6 +8,7 @@
 //! of this holds.
 
 use crate::engine::count::Count;
+use crate::engine::plan::unit_words;
 use crate::runs::journal::{residues, Contents, Entry, Header, RESIDUE_PRIMES};
 use crate::runs::ranges::Ranges;
 use crate::runs::shard::Shard;
@@ -89,7 +90,7 @@ pub enum MergeError {
         rerun: String,
     },
     /// A unit number outside the plan.
-    #[error("'{path}', line {line}: unit {unit} is not in the plan of {units} units")]
+    #[error("'{path}', line {line}: unit {unit} is not in the plan of {}", unit_words(*units))]
     OutOfPlan {
         /// The file.
         path: PathBuf,
@@ -101,7 +102,14 @@ pub enum MergeError {
         units: usize,
     },
     /// Units that no journal records.
-    #[error("{} of {total} units are missing: {}\n{}", missing.len(), shorten(&missing.to_string()), commands.join("\n"))]
+    #[error(
+        "{} of {} {} missing: {}\n{}",
+        missing.len(),
+        unit_words(*total),
+        if missing.len() == 1 { "is" } else { "are" },
+        shorten(&missing.to_string()),
+        commands.join("\n")
+    )]
     Missing {
         /// The units missing.
         missing: Ranges,
@@ -131,8 +139,12 @@ fn shorten(list: &str) -> String {
 /// The plan a header names, in words.
 fn plan_words(h: &Header) -> String {
     format!(
-        "n = {}, symmetry {}, split depth {}, {} units, fingerprint {}",
-        h.n, h.symmetry, h.split_depth, h.units, h.fingerprint
+        "n = {}, symmetry {}, split depth {}, {}, fingerprint {}",
+        h.n,
+        h.symmetry,
+        h.split_depth,
+        unit_words(h.units),
+        h.fingerprint
     )
 }
 

@@ -39,6 +39,8 @@ pub struct Options {
     pub backend: Backend,
     /// The GPUs named with `--gpus`.
     pub gpus: Option<Vec<usize>>,
+    /// `--quiet`: nothing on standard error but errors and the warning of a busy machine.
+    pub quiet: bool,
 }
 
 /// Estimates each board of `sizes` as `options` say: its nodes sampled on the threads, and its rate measured on
@@ -152,6 +154,8 @@ pub fn run(
             }
             _ => None,
         };
+        // Said even when quiet: the row's rate and time to count are then wrong for this machine at rest,
+        // and nothing in the table says so (as count's mismatches are said, whatever `--quiet` says).
         if let Some(cores) = cores.filter(|&c| c < BUSY * sampling as f64) {
             let _ = writeln!(
                 std::io::stderr(),
@@ -166,10 +170,13 @@ pub fn run(
                 &plan,
                 selected.as_deref(),
                 options.sample,
-                &Notes(board),
+                &Notes {
+                    board,
+                    quiet: options.quiet,
+                },
             )
             .map_err(|e| anyhow::anyhow!("cannot estimate {board} on the GPU: {e}"))?;
-            for measured in &sample.gpus {
+            for measured in sample.gpus.iter().filter(|_| !options.quiet) {
                 let _ = writeln!(
                     std::io::stderr(),
                     "{board}: GPU {} ({}) counted {} nodes of {} tasks in {:.2} s with the {} loop: {}nodes/s",
@@ -182,7 +189,7 @@ pub fn run(
                     si(measured.rate())
                 );
             }
-            if !sample.failed.is_empty() {
+            if !sample.failed.is_empty() && !options.quiet {
                 let _ = writeln!(
                     std::io::stderr(),
                     "{board}: the forecast is of the GPUs that did not fail ({}), as a count would go on \
@@ -242,12 +249,18 @@ pub fn run(
 }
 
 /// What the GPUs' watchdog says of a board's sample (a GPU that does not open, or keeps its batch, and its
-/// return), on standard error with the board, as the estimate's other lines.
-struct Notes(Board);
+/// return), on standard error with the board, as the estimate's other lines; nothing when `quiet`, as a
+/// quiet count says none of them.
+struct Notes {
+    board: Board,
+    quiet: bool,
+}
 
 impl nqueens::engine::exec::Progress for Notes {
     fn note(&self, line: &str) {
-        let _ = writeln!(std::io::stderr(), "{}: {line}", self.0);
+        if !self.quiet {
+            let _ = writeln!(std::io::stderr(), "{}: {line}", self.board);
+        }
     }
 }
 

@@ -94,11 +94,11 @@ pub fn run(
         .map_err(|e| anyhow::anyhow!("'{}': {e}", files[0].display()))?;
     if !quiet {
         note!(
-            "merged {} journal{}: all {} units of n = {}, symmetry {}, split depth {} (fingerprint {}), {} \
+            "merged {} journal{}: {} of n = {}, symmetry {}, split depth {} (fingerprint {}), {} \
              confirmed by copies that agree{}",
             sources.len(),
             if sources.len() == 1 { "" } else { "s" },
-            h.units,
+            nqueens::engine::plan::all_units(h.units),
             h.n,
             h.symmetry,
             h.split_depth,

@@ -4,7 +4,7 @@
 use crate::cli::errors::UsageError;
 use crate::cli::output::{Output, Writer};
 use crate::cli::validate;
-use nqueens::engine::plan::{Plan, Weight, WorkUnit};
+use nqueens::engine::plan::{unit_words, Plan, Weight, WorkUnit};
 use nqueens::report::export::Format;
 use nqueens::runs::fingerprint::Fingerprint;
 use nqueens::runs::shard::Shard;
@@ -14,7 +14,8 @@ use std::io::{self, Write};
 use std::path::Path;
 use std::process::ExitCode;
 
-/// Prints the plan for board `n` in `format`.
+/// Prints the plan for board `n` in `format`; `quiet`, nothing on standard error but errors.
+#[allow(clippy::too_many_arguments)]
 pub fn run(
     n: &str,
     symmetry: Symmetry,
@@ -23,6 +24,7 @@ pub fn run(
     summary: bool,
     format: Format,
     output: Option<&Path>,
+    quiet: bool,
 ) -> anyhow::Result<ExitCode> {
     if n.contains(['x', 'X']) && validate::parse_shape(n).is_ok() {
         return Err(UsageError(format!(
@@ -48,13 +50,13 @@ pub fn run(
         .filter(|u| shard.contains(u.index))
         .collect();
     let describe = format!(
-        "n = {n}, symmetry {symmetry}, split depth {}, {} units, fingerprint {fingerprint}{}",
+        "n = {n}, symmetry {symmetry}, split depth {}, {}, fingerprint {fingerprint}{}",
         plan.depth(),
-        plan.units().len(),
+        unit_words(plan.units().len()),
         if shard.is_whole() {
             String::new()
         } else {
-            format!("; shard {shard}: {} units", units.len())
+            format!("; shard {shard}: {}", unit_words(units.len()))
         }
     );
     let mut output = Output::open(output)?;
@@ -109,7 +111,10 @@ pub fn run(
             w.flush()?;
         }
         Format::Csv => {
-            note!("{describe}");
+            // The list's CSV holds units alone; the plan they are of is said beside it.
+            if !quiet {
+                note!("{describe}");
+            }
             let mut w = csv::Writer::from_writer(&mut out);
             w.write_record(["unit", "border", "queens", "weight"])?;
             for u in &units {

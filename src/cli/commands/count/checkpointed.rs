@@ -326,14 +326,14 @@ pub fn open(request: &CountRequest, durable: &Durable, quiet: bool) -> anyhow::R
         }
         let done = checkpoint.selected - checkpoint.todo.len();
         note!(
-            "{} '{}': {done} of {} units recorded{}, {} to count (split depth {}, fingerprint {})",
+            "{} '{}': {done} of {} recorded{}, {} to count (split depth {}, fingerprint {})",
             if checkpoint.resumed {
                 "resuming"
             } else {
                 "journal"
             },
             durable.path.display(),
-            checkpoint.selected,
+            nqueens::engine::plan::unit_words(checkpoint.selected),
             share_recorded(&checkpoint, &spec)
                 .map(|share| format!(
                     " (about {} of the work)",
@@ -530,8 +530,8 @@ pub fn count(
     let part = spec.part();
     if let (Some(part), false) = (&part, quiet) {
         note!(
-            "{part}: all {} units recorded in '{}'; add up the journals of the run with `nqueens merge`",
-            checkpoint.selected,
+            "{part}: {} recorded in '{}'; add up the journals of the run with `nqueens merge`",
+            nqueens::engine::plan::all_units(checkpoint.selected),
             path.display()
         );
     }
