@@ -663,16 +663,9 @@ fn count_round<D: Device + Send>(
                 let (device, mut pending) = std::thread::scope(|scope| {
                     // Watched: a driver that hangs in making the context or loading the kernel is said.
                     let opening = scope.spawn(|| {
-                        watch.opening(
-                            progress,
-                            || {
-                                if let Some(name) = named(ordinal) {
-                                    watch.named(name);
-                                }
-                                open(ordinal)
-                            },
-                            |device| Some(device.name()),
-                        )
+                        watch.opening(progress, named, || open(ordinal), |device| {
+                            Some(device.name())
+                        })
                     });
                     let merged = coalesce(early, first_batch_tasks(), BATCH_TASKS);
                     let device = opening

@@ -358,12 +358,8 @@ fn sample_watched<D: Device>(
                     let opened = || {
                         let device = watch.opening(
                             progress,
-                            || {
-                                if let Some(name) = named(ordinal) {
-                                    watch.named(name);
-                                }
-                                open(ordinal)
-                            },
+                            named,
+                            || open(ordinal),
                             |device| Some(device.name()),
                         )?;
                         Ok(Watched::new(device, watch, progress))

@@ -259,17 +259,22 @@ impl Watch {
         self.lock().name = name;
     }
 
-    /// Runs `open`, the GPU's opening, watched: one that the watchdog said has not opened is said to
-    /// `progress` once it has, by the name `name_of` gives what opened, if it gives one. (One that failed is
-    /// said by whoever gets its error.)
+    /// Runs `open`, the GPU's opening, watched: the GPU is named first by `named` (the driver names a GPU
+    /// without opening it, so that a hang in the opening is said by its name), and one that the watchdog said
+    /// has not opened is said to `progress` once it has, by the name `name_of` gives what opened, if it gives
+    /// one. (One that failed is said by whoever gets its error.)
     pub fn opening<D>(
         &self,
         progress: &dyn Progress,
+        named: &(dyn Fn(usize) -> Option<String> + Sync),
         open: impl FnOnce() -> Result<D, Error>,
         name_of: impl FnOnce(&D) -> Option<String>,
     ) -> Result<D, Error> {
         let began = Instant::now();
         self.lock().opening_since = Some(began);
+        if let Some(name) = named(self.ordinal) {
+            self.named(name);
+        }
         let opened = open();
         let name = opened.as_ref().ok().and_then(name_of);
         let mut state = self.lock();
@@ -500,12 +505,8 @@ pub(crate) fn open_all(
                     let silent = crate::engine::exec::NoProgress;
                     watch.opening(
                         progress.unwrap_or(&silent),
-                        || {
-                            if let Some(name) = named(ordinal) {
-                                watch.named(name);
-                            }
-                            open(ordinal)
-                        },
+                        named,
+                        || open(ordinal),
                         |_| None,
                     )
                 })
