@@ -57,6 +57,20 @@ timed() {
   echo
 }
 
+# Runs a command, stops it with SIGINT after 3 s, and prints how long it took to leave and its exit code.
+interrupted() {
+  local pid rc t0 t1
+  "$@" &
+  pid=$!
+  sleep 3
+  t0=$(date +%s.%N)
+  kill -INT $pid
+  wait $pid
+  rc=$?
+  t1=$(date +%s.%N)
+  echo "wound down in $(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.3f", b-a}') s, exit $rc (130 expected)"
+}
+
 check() {
   nvidia-smi -L
   nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total --format=csv
@@ -80,18 +94,10 @@ check() {
   # wind-down's.
   # Then with no grace (`--stop-grace 0`): the process leaves while the GPUs still count, which must neither
   # hang nor crash (`timeout` ends a hang with 124).
-  local grace pid rc t0 t1
+  local grace
   for grace in 25s 0; do
     echo "\$ $B count 21 --backend gpu --gpus 0,0 --checkpoint $j/stop.journal --stop-grace $grace, SIGINT after 3 s"
-    timeout 90 "$B" count 21 --backend gpu --gpus 0,0 --checkpoint "$j/stop.journal" --stop-grace $grace &
-    pid=$!
-    sleep 3
-    t0=$(date +%s.%N)
-    kill -INT $pid
-    wait $pid
-    rc=$?
-    t1=$(date +%s.%N)
-    echo "wound down in $(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.3f", b-a}') s, exit $rc (130 expected)"
+    interrupted timeout 90 "$B" count 21 --backend gpu --gpus 0,0 --checkpoint "$j/stop.journal" --stop-grace $grace
     echo "units recorded: $(($(wc -l < "$j/stop.journal") - 1))"
   done
   timed "$B" count 21 --backend gpu --checkpoint "$j/stop.journal" --check -q
@@ -103,16 +109,8 @@ check() {
     timed "$B" count 19 --backend gpu --gpus 0,0 --check 2>&1 | grep -vE '^\s*$' | head -40
   echo "\$ (the same bounds) $B count 21 --backend gpu --checkpoint $j/stall.journal, SIGINT after 3 s"
   NQUEENS_GPU_OPEN_SECONDS=0 NQUEENS_GPU_STALL_SECONDS=0 NQUEENS_GPU_STALL_PACES=0.5 \
-    timeout 90 "$B" count 21 --backend gpu --checkpoint "$j/stall.journal" 2> "$j/stall.err" &
-  pid=$!
-  sleep 3
-  t0=$(date +%s.%N)
-  kill -INT $pid
-  wait $pid
-  rc=$?
-  t1=$(date +%s.%N)
+    interrupted timeout 90 "$B" count 21 --backend gpu --checkpoint "$j/stall.journal" 2> "$j/stall.err"
   grep -E 'hung|opened|came back|stopp|resume' "$j/stall.err" | head -20
-  echo "wound down in $(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.3f", b-a}') s, exit $rc (130 expected)"
   timed "$B" count 21 --backend gpu --checkpoint "$j/stall.journal" --check -q
   rm -rf "$j"
 }
