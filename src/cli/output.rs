@@ -94,11 +94,14 @@ impl Output {
             ));
         }
         let path = follow_links(asked).map_err(|e| cannot(e.to_string()))?;
-        Output::open_resolved(asked, &path)
+        Output::open_resolved(asked, &path, false)
     }
 
-    /// [`Output::open`] of `asked`, whose links lead to `path`: the file a result replaces.
-    fn open_resolved(asked: &Path, path: &Path) -> Result<Output, UsageError> {
+    /// [`Output::open`] of `asked`, whose links lead to `path`: the file a result replaces. With `files_only`
+    /// (an export's rewrite, which found a file it may replace there a moment ago), what is there now and is
+    /// not one any more (it became a FIFO, whose open would wait for a reader, a device, a read-only file) is
+    /// not opened: the result is written to a file whose rename will find the name refused, and keep it beside.
+    fn open_resolved(asked: &Path, path: &Path, files_only: bool) -> Result<Output, UsageError> {
         let cannot =
             |why: String| UsageError(format!("cannot write {}: {why}", named(asked, path)));
         let path = path.to_path_buf();
@@ -115,6 +118,13 @@ impl Output {
                 ));
             }
         };
+        if files_only
+            && existing
+                .as_ref()
+                .is_some_and(|meta| !meta.file_type().is_file())
+        {
+            return Output::partial(asked, path, None);
+        }
         if let Some(meta) = &existing {
             let kind = meta.file_type();
             if kind.is_dir() {
@@ -141,6 +151,9 @@ impl Output {
                 }
             }
             if let Some((why, advice)) = file_refusal(&path, meta) {
+                if files_only {
+                    return Output::partial(asked, path, None);
+                }
                 return Err(cannot(format!("{why}; {advice}")));
             }
         }
@@ -365,7 +378,7 @@ fn file_refusal(path: &Path, meta: &fs::Metadata) -> Option<(String, &'static st
     if let Some(why) = not_replaceable(path, meta) {
         return Some((why, ANOTHER));
     }
-    if let Err(e) = OpenOptions::new().append(true).open(path) {
+    if let Err(e) = open_regular(path, OpenOptions::new().append(true)) {
         return Some((e.to_string(), ANOTHER));
     }
     if is_journal(path) {
@@ -628,6 +641,30 @@ fn sticky_keeps(me: u32, owner: u32, folder_mode: u32, folder_owner: u32) -> boo
     folder_mode & 0o1000 != 0 && me != 0 && me != owner && me != folder_owner
 }
 
+/// Opens `path`, which was just seen to be a regular file, with `options`, and gives it only if it is one
+/// still. Between the look and the open (a run may be stopped there, `kill -STOP`, for any time) the name may
+/// have become a FIFO, whose open would wait for ever for a writer or a reader, or a device: the open never
+/// waits (`O_NONBLOCK`, which changes nothing for a regular file), and what is not a regular file is an error.
+fn open_regular(path: &Path, options: &mut OpenOptions) -> io::Result<File> {
+    const CHANGED: &str = "it is no longer a regular file (it changed while it was looked at)";
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY);
+    }
+    let file = match options.open(path) {
+        Ok(file) => file,
+        // A FIFO opened for writing with no reader.
+        #[cfg(unix)]
+        Err(e) if e.raw_os_error() == Some(libc::ENXIO) => return Err(io::Error::other(CHANGED)),
+        Err(e) => return Err(e),
+    };
+    if !file.metadata()?.file_type().is_file() {
+        return Err(io::Error::other(CHANGED));
+    }
+    Ok(file)
+}
+
 /// The attributes Linux gives the file at `path` (`statx`'s `stx_attributes`, those it says it knows for the
 /// file's system), or none where it gives none.
 #[cfg(target_os = "linux")]
@@ -655,7 +692,7 @@ fn is_journal(path: &Path) -> bool {
     const START: &[u8] = b"{\"journal\":\"nqueens\"";
     const UNIT: &[u8] = b"{\"unit\":";
     let mut head = Vec::with_capacity(4096);
-    if File::open(path)
+    if open_regular(path, OpenOptions::new().read(true))
         .and_then(|f| f.take(4096).read_to_end(&mut head))
         .is_err()
     {
@@ -962,7 +999,7 @@ fn leftover_age(path: &Path, least: std::time::Duration) -> Option<std::time::Du
         return None;
     }
     // Opened for writing, never truncated: a lock over NFS must be taken on a file open for writing.
-    let file = OpenOptions::new().append(true).open(path).ok()?;
+    let file = open_regular(path, OpenOptions::new().append(true)).ok()?;
     file.try_lock().ok()?;
     // The same file as looked at, still: not one renamed into its place since.
     use std::os::unix::fs::MetadataExt;
@@ -1382,7 +1419,7 @@ fn rewrite(dest: &Path, shown: &Path, document: &[u8]) -> anyhow::Result<Placed>
         // Written all the same, for the rename to find it refused and keep it beside its name.
         Output::beside(dest, shown).map_err(|e| anyhow::anyhow!("{e}"))?
     } else {
-        Output::open_resolved(shown, dest).map_err(|e| anyhow::anyhow!("{e}"))?
+        Output::open_resolved(shown, dest, true).map_err(|e| anyhow::anyhow!("{e}"))?
     };
     out.write(document)?;
     out.finish_placed()
@@ -1489,6 +1526,52 @@ impl crate::cli::args::ExportOptions {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `f`'s answer, or a panic if it has none within ten seconds (it waits on something that never comes).
+    #[cfg(unix)]
+    fn within_seconds<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+        let (send, receive) = std::sync::mpsc::channel();
+        std::thread::spawn(move || send.send(f()));
+        receive
+            .recv_timeout(std::time::Duration::from_secs(10))
+            .expect("it waited and never answered")
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_file_that_became_a_fifo_between_the_look_and_the_open_is_refused_at_once() {
+        // The look saw a regular file (its metadata is `meta`); what is opened is a FIFO with no one at its
+        // other end, whose plain open, to read or to write, would wait for ever.
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("regular"), "r").unwrap();
+        let meta = fs::metadata(dir.path().join("regular")).unwrap();
+        let fifo = dir.path().join("fifo");
+        let name = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: `name` is a NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o600) }, 0);
+        let path = fifo.clone();
+        let refusal = within_seconds(move || file_refusal(&path, &meta));
+        let (why, _) = refusal.expect("a FIFO is not a file to replace");
+        assert!(why.contains("no longer a regular file"), "{why}");
+        let path = fifo.clone();
+        assert!(!within_seconds(move || is_journal(&path)));
+        let path = fifo.clone();
+        let opened = within_seconds(move || open_regular(&path, OpenOptions::new().read(true)));
+        assert!(opened.is_err());
+        // An export's rewrite that finds the FIFO keeps its document beside it, and leaves the FIFO.
+        let path = fifo.clone();
+        let placed = within_seconds(move || {
+            let mut out = Output::open_resolved(&path, &path, true).unwrap();
+            out.write(b"document").unwrap();
+            out.finish_placed().unwrap()
+        });
+        let Placed::Aside { kept, .. } = placed else {
+            panic!("the document took the FIFO's name");
+        };
+        assert_eq!(fs::read_to_string(kept).unwrap(), "document");
+        use std::os::unix::fs::FileTypeExt;
+        assert!(fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo());
+    }
 
     #[test]
     fn a_name_that_ends_as_a_folders_does_is_not_a_files() {
