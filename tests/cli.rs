@@ -1091,6 +1091,66 @@ fn a_progress_interval_under_a_millisecond_is_refused() {
 }
 
 #[test]
+fn a_negative_duration_or_number_is_refused_saying_what_is_wrong() {
+    // `--progress-every -5s` was taken by clap for an option of its own: "unexpected argument '-5' found ...
+    // use '-- -5'", which says nothing of durations and suggests what would not work. Each option that takes
+    // a duration, a shard or a count says what is wrong with the value, with the usage error's code.
+    let dir = tempfile::tempdir().unwrap();
+    let duration = "a duration cannot be negative: give a duration such as";
+    for (args, message) in [
+        (&["count", "10", "--progress-every", "-5s"][..], duration),
+        (&["verify", "4..6", "--progress-every", "-1m"], duration),
+        (
+            &["count", "10", "--checkpoint", "g", "--stop-grace", "-1s"],
+            duration,
+        ),
+        (&["estimate", "10", "--sample", "-2s"], duration),
+        (&["estimate", "10", "--sample=-2s"], duration),
+        // An option where the value should be: said so, and named, rather than taken for a duration.
+        (
+            &["count", "10", "--progress-every", "--quiet"],
+            "'--quiet' is an option, not a value",
+        ),
+        (
+            &["count", "10", "--checkpoint", "g", "--shard", "-1/4"],
+            "a shard cannot be negative: write K/M with 0 <= K < M, such as 3/16",
+        ),
+        (
+            &["units", "10", "--shard", "-1/4"],
+            "a shard cannot be negative",
+        ),
+        (
+            &["estimate", "10", "--shard", "-1/4"],
+            "a shard cannot be negative",
+        ),
+        (&["bench", "--runs", "-1"], "-1 is not in 1..=1000"),
+        (&["bench", "--warmup", "-1"], "-1 is not in 0..=100"),
+        (
+            &["count", "10", "--gpus", "-1,2"],
+            "a GPU's number cannot be negative",
+        ),
+        (
+            &["estimate", "10", "--shard", "auto", "--shard-count", "-2"],
+            "-2 is not in 1..=4294967295",
+        ),
+        (
+            &["bench", "--gpus", "-1"],
+            "a GPU's number cannot be negative: give them as 0,1,2",
+        ),
+    ] {
+        nqueens()
+            .current_dir(dir.path())
+            .args(args)
+            .timeout(std::time::Duration::from_secs(20))
+            .assert()
+            .code(2)
+            .stderr(contains(message).and(contains("unexpected argument").not()))
+            .stdout("");
+    }
+    assert!(!dir.path().join("g").exists(), "refused before any journal");
+}
+
+#[test]
 fn a_large_board_writes_its_lines_on_time_while_its_units_are_long() {
     // n = 26 on one thread: each unit takes minutes. The lines come at the interval all the same, so a log
     // shows the run alive and how long it has run.

@@ -178,10 +178,10 @@ pub enum Command {
         split_depth: Option<u32>,
         /// List only the units of shard K of M, as count's `--shard` takes it (`auto`: from srun, mpirun or a
         /// Kubernetes indexed Job), so that each task of a launcher can list the units it counts.
-        #[arg(long, value_name = "K/M|auto")]
+        #[arg(long, value_name = "K/M|auto", value_parser = parse_shard, allow_hyphen_values = true)]
         shard: Option<String>,
         /// With `--shard auto`: the number of shards, where the launcher does not say it (Kubernetes).
-        #[arg(long, value_name = "M", value_parser = clap::value_parser!(u32).range(1..))]
+        #[arg(long, value_name = "M", value_parser = clap::value_parser!(u32).range(1..), allow_negative_numbers = true)]
         shard_count: Option<u32>,
         /// Print only the summary: board, symmetry, split depth, number of units and fingerprint.
         #[arg(long)]
@@ -225,13 +225,13 @@ pub enum Command {
         /// Estimate only shard K of M (the units numbered K modulo M) of the plan `count --checkpoint` and
         /// `--shard` use, as count's `--shard` takes it (`auto`: from srun, mpirun or a Kubernetes indexed
         /// Job); `0/1` is that plan whole.
-        #[arg(long, value_name = "K/M|auto")]
+        #[arg(long, value_name = "K/M|auto", value_parser = parse_shard, allow_hyphen_values = true)]
         shard: Option<String>,
         /// With `--shard auto`: the number of shards, where the launcher does not say it (Kubernetes).
-        #[arg(long, value_name = "M", value_parser = clap::value_parser!(u32).range(1..))]
+        #[arg(long, value_name = "M", value_parser = clap::value_parser!(u32).range(1..), allow_negative_numbers = true)]
         shard_count: Option<u32>,
         /// How long to sample each board, from 1ms to 24h, such as `2s` or `1m`: longer narrows the error.
-        #[arg(long, value_name = "DURATION", default_value = "2s", value_parser = parse_sampling)]
+        #[arg(long, value_name = "DURATION", default_value = "2s", value_parser = parse_sampling, allow_hyphen_values = true)]
         sample: std::time::Duration,
         /// What would count: `cpu` (the worker threads) or `gpu` (the NVIDIA GPUs of `--gpus`, in a build with
         /// the `cuda` feature: each GPU counts samples of the run's own tasks for the time of `--sample`, two of
@@ -239,7 +239,7 @@ pub enum Command {
         #[arg(long, default_value = "cpu", value_parser = parse_backend)]
         backend: Backend,
         /// The GPUs `--backend gpu` would count on, by the driver's numbers: `0,1` [default: all visible].
-        #[arg(long, value_name = "LIST", value_parser = parse_gpus)]
+        #[arg(long, value_name = "LIST", value_parser = parse_gpus, allow_hyphen_values = true)]
         gpus: Option<GpuList>,
         /// Output format.
         #[arg(short, long, default_value = "table", value_parser = FormatParser)]
@@ -355,10 +355,10 @@ pub struct DurableOptions {
     /// Count only shard K of M (the units numbered K modulo M), with M at most the plan's units (`nqueens
     /// units N --summary`); `auto` reads it from srun, mpirun or a Kubernetes indexed Job. Needs --checkpoint,
     /// whose journal is the shard's result for `nqueens merge`.
-    #[arg(long, value_name = "K/M|auto")]
+    #[arg(long, value_name = "K/M|auto", value_parser = parse_shard, allow_hyphen_values = true)]
     pub shard: Option<String>,
     /// With `--shard auto`: the number of shards, where the launcher does not say it (Kubernetes).
-    #[arg(long, value_name = "M", value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, value_name = "M", value_parser = clap::value_parser!(u32).range(1..), allow_negative_numbers = true)]
     pub shard_count: Option<u32>,
     /// Count only these units (such as 0-99,150), as `nqueens merge` suggests for missing ones. Needs
     /// --checkpoint.
@@ -370,7 +370,7 @@ pub struct DurableOptions {
     /// or `2m`; `0` leaves at once. A second signal leaves at once
     /// [default: 2s on the CPU; 25s on the GPU, whose batches take seconds each on large boards, and which
     /// is under the 30 s that Slurm and Kubernetes wait before they kill].
-    #[arg(long, value_name = "DURATION", value_parser = parse_grace)]
+    #[arg(long, value_name = "DURATION", value_parser = parse_grace, allow_hyphen_values = true)]
     pub stop_grace: Option<std::time::Duration>,
 }
 
@@ -379,8 +379,10 @@ fn parse_grace(s: &str) -> Result<std::time::Duration, String> {
     if s.trim() == "0" {
         return Ok(std::time::Duration::ZERO);
     }
-    let grace = humantime::parse_duration(s)
-        .map_err(|e| format!("{e}: give a duration such as 30s or 2m, or 0 to leave at once"))?;
+    let grace = duration(
+        s,
+        "give a duration such as 30s or 2m, or 0 to leave at once",
+    )?;
     // No batch takes a day: a longer wait is a slip (`30d` for `30s`), told here rather than obeyed.
     if grace > std::time::Duration::from_secs(24 * 3600) {
         return Err(format!(
@@ -419,14 +421,14 @@ pub struct CountOptions {
     /// as `30s` or `1h` (1ms at least), in place of the bar; `0` writes none [default: a line every 10m when
     /// standard error is not a terminal (a log file, a batch job), the bar on a terminal]. Given with
     /// `--quiet`, these lines are written all the same, and nothing else but the results.
-    #[arg(long, value_name = "DURATION", value_parser = parse_interval)]
+    #[arg(long, value_name = "DURATION", value_parser = parse_interval, allow_hyphen_values = true)]
     pub progress_every: Option<std::time::Duration>,
     /// What counts: `cpu` (the worker threads) or `gpu` (the NVIDIA GPUs of `--gpus`, in a build with the
     /// `cuda` feature; the threads then cut their tasks).
     #[arg(long, default_value = "cpu", value_parser = parse_backend)]
     pub backend: Backend,
     /// The GPUs `--backend gpu` counts on, by the driver's numbers: `0,1` [default: all visible].
-    #[arg(long, value_name = "LIST", value_parser = parse_gpus)]
+    #[arg(long, value_name = "LIST", value_parser = parse_gpus, allow_hyphen_values = true)]
     pub gpus: Option<GpuList>,
     /// With `--backend gpu`: the GPUs' kernel leaves the search's nodes uncounted, for a faster count (the
     /// solutions are counted as ever). The reports then say the nodes are not counted, and so do the
@@ -443,7 +445,10 @@ pub struct CountOptions {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GpuList(pub Vec<usize>);
 
+/// `--gpus`' parser: a negative number reaches it (`allow_hyphen_values`), as `-1,2` would not with clap's
+/// `allow_negative_numbers`, and is said so.
 fn parse_gpus(s: &str) -> Result<GpuList, String> {
+    not_an_option(s, "a GPU's number cannot be negative: give them as 0,1,2")?;
     nqueens::gpu::parse_gpus(s).map(GpuList)
 }
 
@@ -458,9 +463,10 @@ fn parse_interval(s: &str) -> Result<std::time::Duration, String> {
     if s.trim() == "0" {
         return Ok(std::time::Duration::ZERO);
     }
-    let every = humantime::parse_duration(s).map_err(|e| {
-        format!("{e}: give a duration such as 30s, 10m or 1h, or 0 for no progress lines")
-    })?;
+    let every = duration(
+        s,
+        "give a duration such as 30s, 10m or 1h, or 0 for no progress lines",
+    )?;
     // A line every microsecond is a log nobody can read, and faster than the lines are written: a slip for
     // `1s` or `1ms`, told here rather than obeyed.
     if !every.is_zero() && every < MIN_INTERVAL {
@@ -475,14 +481,48 @@ fn parse_interval(s: &str) -> Result<std::time::Duration, String> {
 
 /// `--sample`'s parser: a duration from 1ms to 24h.
 fn parse_sampling(s: &str) -> Result<std::time::Duration, String> {
-    let sampling = humantime::parse_duration(s)
-        .map_err(|e| format!("{e}: give a duration such as 2s or 1m"))?;
+    let sampling = duration(s, "give a duration such as 2s or 1m")?;
     if sampling < std::time::Duration::from_millis(1)
         || sampling > std::time::Duration::from_secs(24 * 3600)
     {
         return Err("sample from 1ms to 24h".into());
     }
     Ok(sampling)
+}
+
+/// A duration in words (`90s`, `10m`, `1h 30m`), the one reading of `--progress-every`, `--stop-grace` and
+/// `--sample`; `hint` says what to give instead of a value that is none. A negative one is said so: those
+/// options take values that start with `-` (`allow_hyphen_values`), since clap otherwise takes `-5s` for an
+/// option of its own and answers "unexpected argument '-5' found", which says nothing of durations.
+fn duration(s: &str, hint: &str) -> Result<std::time::Duration, String> {
+    not_an_option(s, &format!("a duration cannot be negative: {hint}"))?;
+    humantime::parse_duration(s).map_err(|e| format!("{e}: {hint}"))
+}
+
+/// Refuses a value of an option that takes values starting with `-` (`allow_hyphen_values`, so that a negative
+/// reaches its parser): `negative` where it is a negative number (`-5s`, `-1/4`); where it is an option
+/// (`--progress-every --quiet`, the value forgotten), that, since the option would otherwise be lost unsaid.
+fn not_an_option(s: &str, negative: &str) -> Result<(), String> {
+    match s.trim_start().strip_prefix('-') {
+        None => Ok(()),
+        Some(rest) if rest.starts_with(|c: char| c.is_ascii_digit() || c == '.') => {
+            Err(negative.to_string())
+        }
+        Some(_) => Err(format!(
+            "'{s}' is an option, not a value: give the value before the next option"
+        )),
+    }
+}
+
+/// `--shard`'s parser, the same in every command: the text, read as a shard once `auto` has been told from
+/// `K/M` ([`crate::cli::validate::shard`]); a negative one is said so here, where clap would take `-1/4` for
+/// an option.
+fn parse_shard(s: &str) -> Result<String, String> {
+    not_an_option(
+        s,
+        "a shard cannot be negative: write K/M with 0 <= K < M, such as 3/16",
+    )?;
+    Ok(s.to_string())
 }
 
 /// `--split-depth`'s parser, the same in every command: a number of rows, said so where clap would say the
@@ -597,10 +637,10 @@ pub struct BenchArgs {
     #[arg(long)]
     pub quick: bool,
     /// Timed runs per thread count (GPU count); the median, min and max are reported.
-    #[arg(long, default_value_t = bench::STANDARD_RUNS, value_parser = clap::value_parser!(u32).range(1..=1000).map(|r| r as usize))]
+    #[arg(long, default_value_t = bench::STANDARD_RUNS, value_parser = clap::value_parser!(u32).range(1..=1000).map(|r| r as usize), allow_negative_numbers = true)]
     pub runs: usize,
     /// Untimed warm-up runs on all threads (all GPUs) before the timed ones.
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(0..=100).map(|r| r as usize))]
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(0..=100).map(|r| r as usize), allow_negative_numbers = true)]
     pub warmup: usize,
     /// All threads: the multi-thread score uses this many, and the scaling table goes 1, 2, 4, … up to it
     /// [default: all available cores].
@@ -613,7 +653,7 @@ pub struct BenchArgs {
     pub backend: nqueens::engine::exec::Backend,
     /// The GPUs `--backend gpu` counts on, by the driver's numbers: `0,1` [default: all visible]. A run on `k`
     /// of them counts on the first `k` named.
-    #[arg(long, value_name = "LIST", value_parser = parse_gpus)]
+    #[arg(long, value_name = "LIST", value_parser = parse_gpus, allow_hyphen_values = true)]
     pub gpus: Option<GpuList>,
     /// Leave the runs on one thread to the scheduler instead of pinning each to one processor: to see what a
     /// thread that moves between cores costs.
