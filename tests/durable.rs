@@ -220,9 +220,68 @@ fn a_torn_last_line_is_dropped_and_the_count_stays_exact() {
     };
     let rebuilt = sorted(journal_lines(&journal));
     assert!(
-        rebuilt == sorted(lines),
+        rebuilt == sorted(lines.clone()),
         "the journal differs from the first run's"
     );
+    // Torn again and resumed with `-q`, as a batch job does: the run still says that it dropped a line, the
+    // one thing on stderr, since it changes what the journal holds; its unit is counted again all the same.
+    std::fs::write(&journal, format!("{}\n{torn}", lines[..11].join("\n"))).unwrap();
+    let out = run(&["count", "11", "--checkpoint", j, "--shard", "0/2", "-q"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let said = text(&out.stderr);
+    assert_eq!(said.lines().count(), 1, "{said}");
+    assert!(
+        said.starts_with(&format!(
+            "warning: '{j}': dropped a torn last line (line 12) left by an interrupted write"
+        )),
+        "{said}"
+    );
+    assert_eq!(sorted(journal_lines(&journal)), sorted(lines));
+}
+
+#[test]
+fn quiet_runs_say_nothing_of_the_shard_they_read_from_the_launcher() {
+    // A batch job's tasks run with `-q` so that their logs hold only what went wrong: the shard `--shard auto`
+    // found is said without it, and not with it, by `count`, `units` and `estimate` alike.
+    let dir = tempfile::tempdir().unwrap();
+    let task = |args: &[&str]| {
+        Command::new(binary())
+            .current_dir(dir.path())
+            .args(args)
+            .env("SLURM_PROCID", "1")
+            .env("SLURM_NTASKS", "2")
+            .env_remove("SLURM_ARRAY_TASK_ID")
+            .output()
+            .unwrap()
+    };
+    let said = task(&["units", "10", "--shard", "auto", "--summary"]);
+    assert!(said.status.success(), "{}", text(&said.stderr));
+    assert!(
+        text(&said.stderr).contains("shard 1/2 from the Slurm environment"),
+        "{}",
+        text(&said.stderr)
+    );
+    for args in [
+        &["count", "10", "--shard", "auto", "--checkpoint", "j", "-q"][..],
+        &["units", "10", "--shard", "auto", "--summary", "-q"],
+    ] {
+        let out = task(args);
+        assert!(out.status.success(), "{args:?}: {}", text(&out.stderr));
+        assert_eq!(text(&out.stderr), "", "{args:?}");
+        assert!(!out.stdout.is_empty(), "{args:?}");
+    }
+    // `estimate -q` still warns of a sampling slowed by other work, which a shared machine may see: only the
+    // shard's note is looked for.
+    let out = task(&[
+        "estimate", "10", "--shard", "auto", "--sample", "10ms", "-q",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        !text(&out.stderr).contains("environment"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(text(&out.stdout).contains("10"), "{}", text(&out.stdout));
 }
 
 #[test]
@@ -1660,6 +1719,13 @@ fn merges_refuse_missing_conflicting_truncated_and_foreign_journals() {
         said.contains(", 0 confirmed by copies that agree"),
         "{said}"
     );
+    // With `-q` that note is not said either: nothing but the result, which is the same.
+    let mut args = vec!["merge", "--format", "csv", "-q"];
+    args.extend(again.iter().map(|f| path_str(f)));
+    let quiet = run(&args);
+    assert!(quiet.status.success(), "{}", text(&quiet.stderr));
+    assert_eq!(text(&quiet.stderr), "", "-q prints nothing on stderr");
+    assert_eq!(quiet.stdout, out.stdout);
 
     // Conflicting: a unit recorded with another count (checksum and residues made to fit) is named.
     let lines = journal_lines(&files[0]);

@@ -269,7 +269,8 @@ pub enum Command {
         /// Write the result to FILE instead of standard output.
         #[arg(short, long, value_name = "FILE")]
         output: Option<PathBuf>,
-        /// Print nothing but the result.
+        /// Print nothing but the result, errors, and the warning of a journal that ends in a torn line (its unit
+        /// is missing); not the note of a journal named twice.
         #[arg(short, long)]
         quiet: bool,
     },
@@ -414,7 +415,8 @@ pub struct CountOptions {
     /// once the run has finished.
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
-    /// Print nothing but the results, and the lines of progress that `--progress-every` asks for.
+    /// Print nothing but the results, errors, the lines of progress that `--progress-every` asks for, and the
+    /// warning of a torn last line dropped from the journal on resuming (its unit is counted again).
     #[arg(short, long)]
     pub quiet: bool,
     /// Write a line of progress (units counted, time taken and left) to standard error at this interval, such

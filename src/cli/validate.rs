@@ -271,8 +271,12 @@ pub fn split_depth(board: Board, symmetry: Symmetry, depth: u32) -> Result<(), U
 /// The shard of `--shard` (`K/M`, or `auto`: read from the launcher's environment, with `--shard-count` where
 /// the launcher does not say how many), or `None` without one: for `count`; for `estimate`, which says how
 /// long the shard `count` is given would take, and `units`, which lists the units it counts, and so read it
-/// alike.
-pub fn shard(asked: Option<&str>, count: Option<u32>) -> Result<Option<Shard>, UsageError> {
+/// alike. The shard found in the environment is said on stderr unless `quiet`.
+pub fn shard(
+    asked: Option<&str>,
+    count: Option<u32>,
+    quiet: bool,
+) -> Result<Option<Shard>, UsageError> {
     match asked {
         None if count.is_some() => Err(UsageError(
             "--shard-count goes with --shard auto: without --shard the run counts the whole board"
@@ -282,7 +286,9 @@ pub fn shard(asked: Option<&str>, count: Option<u32>) -> Result<Option<Shard>, U
         Some("auto") => {
             let (shard, launcher) = Shard::from_env(|k| std::env::var(k).ok(), count)
                 .map_err(|e| UsageError(e.to_string()))?;
-            note!("shard {shard} from the {launcher} environment");
+            if !quiet {
+                note!("shard {shard} from the {launcher} environment");
+            }
             Ok(Some(shard))
         }
         Some(_) if count.is_some() => Err(UsageError(

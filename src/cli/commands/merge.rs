@@ -26,16 +26,19 @@ pub fn run(
     let mut sources: Vec<Source> = Vec::new();
     for path in files {
         // The same journal named twice (a glob and its own name, a link) is read once: its second reading would
-        // count as a copy confirming the first, which it is not.
+        // count as a copy confirming the first, which it is not. Said unless `quiet`: it changes nothing of the
+        // total.
         if let Some(earlier) = sources
             .iter()
             .find(|s| crate::cli::output::same_file(&s.path, path))
         {
-            note!(
-                "'{}' is '{}' named again: read once",
-                path.display(),
-                earlier.path.display()
-            );
+            if !quiet {
+                note!(
+                    "'{}' is '{}' named again: read once",
+                    path.display(),
+                    earlier.path.display()
+                );
+            }
             continue;
         }
         // A folder is a mistake in the arguments (exit code 2), not a journal that fails to merge.
@@ -73,10 +76,11 @@ pub fn run(
             Err(std::fs::TryLockError::Error(_)) => false,
         };
         let contents = Contents::read_from(file, path)?;
+        // Said even when `quiet`: a line of the journal is dropped.
         if let Some(line) = contents.torn {
             note!(
-                "warning: '{}' ends in a torn line ({line}), left by an interrupted write; its unit counts as \
-                 missing",
+                "warning: '{}' ends in a torn line (line {line}), left by an interrupted write; its unit counts \
+                 as missing",
                 path.display()
             );
         }

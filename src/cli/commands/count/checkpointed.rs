@@ -123,7 +123,7 @@ pub fn resolve(
             "--checkpoint records one board: give a single N".into(),
         ));
     }
-    let shard = crate::cli::validate::shard(d.shard.as_deref(), d.shard_count)?;
+    let shard = crate::cli::validate::shard(d.shard.as_deref(), d.shard_count, options.quiet)?;
     let only = d
         .units
         .as_deref()
@@ -317,13 +317,16 @@ pub fn open(request: &CountRequest, durable: &Durable, quiet: bool) -> anyhow::R
         },
         other => anyhow::Error::new(other),
     })?;
+    // A line of the journal dropped is said even when `quiet`: the journal the user keeps has changed (its
+    // unit is counted again), and a journal torn again and again says something of the machine.
+    if let Some(line) = checkpoint.torn {
+        note!(
+            "warning: '{}': dropped a torn last line (line {line}) left by an interrupted write; its unit is \
+             counted again",
+            durable.path.display()
+        );
+    }
     if !quiet {
-        if let Some(line) = checkpoint.torn {
-            note!(
-                "'{}': dropped a torn last line ({line}) left by an interrupted write",
-                durable.path.display()
-            );
-        }
         let done = checkpoint.selected - checkpoint.todo.len();
         note!(
             "{} '{}': {done} of {} recorded{}, {} to count (split depth {}, fingerprint {})",
