@@ -255,7 +255,7 @@ pub fn merge(sources: &[Source]) -> Result<Merged, MergeError> {
 const SHARD_COMMANDS: usize = 10;
 
 /// Commands that count the missing units: for a shard whose journal is here but incomplete, resuming it; for
-/// a shard with no journal at all, starting it; and always the command that counts exactly the missing units.
+/// a shard with no journal at all, starting it; and always the missing units by number ([`by_number`]).
 ///
 /// The shards that lack units are found from the `missing_units` themselves, never by going through every
 /// shard: a run may have been split into far more shards than its plan has units (`--shard 0/4294967295`, which
@@ -268,6 +268,8 @@ fn rerun_commands(
 ) -> Vec<String> {
     let base = base_command(header);
     let mut commands = Vec::new();
+    // How many of the commands resume or start a journal, and so count missing units.
+    let mut counting = 0;
     let in_use = |path: &Path| sources.iter().any(|s| s.in_use && s.path == path);
     // The shards of the run, if the journals agree on how many there are.
     let shard_of = |s: &'_ Source| -> Option<(u32, u32)> {
@@ -310,11 +312,15 @@ fn rerun_commands(
                 Some((_, _, path)) if in_use(path) => {
                     commands.push(still_counted(&format!("shard {k}/{m}"), path))
                 }
-                Some((_, _, path)) => commands.push(format!(
-                    "resume shard {k}/{m}: {base} --shard {k}/{m} --checkpoint {}",
-                    super::shell_word(path)
-                )),
+                Some((_, _, path)) => {
+                    counting += 1;
+                    commands.push(format!(
+                        "resume shard {k}/{m}: {base} --shard {k}/{m} --checkpoint {}",
+                        super::shell_word(path)
+                    ))
+                }
                 None => {
+                    counting += 1;
                     let whose = match some_units_of(k, m) {
                         Some(s) => format!(
                             "of which only a journal of some units is here ({})",
@@ -334,6 +340,7 @@ fn rerun_commands(
             }
         }
         if lacking.len() > SHARD_COMMANDS {
+            counting += lacking.len() - SHARD_COMMANDS;
             let more =
                 Ranges::from_sorted(lacking.iter().skip(SHARD_COMMANDS).map(|&k| k as usize));
             commands.push(format!(
@@ -361,12 +368,14 @@ fn rerun_commands(
             if let Some(list) = &h.only {
                 resume += &format!(" --units {list}");
             }
+            counting += 1;
             commands.push(format!(
                 "resume: {resume} --checkpoint {}",
                 super::shell_word(&source.path)
             ));
         }
         let more = lacking.count();
+        counting += more;
         if more > 0 {
             commands.push(format!(
                 "and {more} more journals lack some of their own units, to resume in the same way"
@@ -392,19 +401,76 @@ fn rerun_commands(
             .iter()
             .any(|(shard, own)| shard.contains(u) && own.as_ref().is_none_or(|r| r.contains(u)))
     }));
-    let list = left.to_string();
-    if !left.is_empty() && list.len() <= 2000 {
-        commands.push(format!(
-            "or count exactly the missing units{}: {base} --units {list} --checkpoint {}",
-            if busy.is_empty() {
-                ""
-            } else {
-                " that no running count holds"
-            },
-            unused_name(sources)
-        ));
+    let which = if busy.is_empty() {
+        ""
+    } else {
+        " that no running count holds"
+    };
+    if !left.is_empty() {
+        commands.extend(by_number(&base, &left, which, counting, sources));
     }
     commands
+}
+
+/// The longest list of units a suggested command holds: a command line of some thousands of characters is
+/// still pasted whole into a terminal, a batch script or an issue, and taken by every shell.
+const UNITS_LIST: usize = 2000;
+
+/// The most commands the missing units are cut into, where their list is too long for one.
+const UNITS_COMMANDS: usize = 4;
+
+/// The commands that count the units `left` by number (`--units LIST`), `which` saying which they are, beside
+/// `counting` commands that resume or start journals: one with their list where it is short enough
+/// ([`UNITS_LIST`]); else that list cut into a few commands ([`UNITS_COMMANDS`]), each with a journal of its
+/// own; else, where no journal is resumed or started, one command whose list also holds the units of the
+/// narrow gaps between the missing ones, since a unit counted twice is confirmed by its copy; else, the
+/// missing units being those of the journals to resume or start (a shard's, every M-th unit, whose list is as
+/// long as it is: covering them would count the board again), why none is named.
+fn by_number(
+    base: &str,
+    left: &Ranges,
+    which: &str,
+    counting: usize,
+    sources: &[Source],
+) -> Vec<String> {
+    let list = left.to_string();
+    if list.len() <= UNITS_LIST {
+        return vec![format!(
+            "or count exactly the missing units{which}: {base} --units {list} --checkpoint {}",
+            unused_names(sources, 1)[0]
+        )];
+    }
+    let ranges = left.ranges();
+    let chunks = left.chunks(UNITS_LIST);
+    if chunks.len() <= UNITS_COMMANDS {
+        let mut commands = vec![format!(
+            "or count exactly the missing units{which}, {ranges} ranges, in {} commands (their list of {} \
+             characters is too long for one):",
+            chunks.len(),
+            list.len()
+        )];
+        for (chunk, journal) in chunks.iter().zip(unused_names(sources, chunks.len())) {
+            commands.push(format!("  {base} --units {chunk} --checkpoint {journal}"));
+        }
+        return commands;
+    }
+    if counting == 0 {
+        let cover = left.covered_within(UNITS_LIST);
+        return vec![format!(
+            "or count the missing units{which}, {ranges} ranges whose list of {} characters is too long for a \
+             command, with {} units between them that are not missing (their copies confirm the journals'): \
+             {base} --units {cover} --checkpoint {}",
+            list.len(),
+            cover.len() - left.len(),
+            unused_names(sources, 1)[0]
+        )];
+    }
+    vec![format!(
+        "the missing units{which} are {ranges} ranges, whose list of {} characters is too long for a command: \
+         count them with the {} above",
+        list.len(),
+        if counting == 1 { "command" } else { "commands" }
+    )]
 }
 
 /// The name for the journal of shard `k` of `m` that the `shards` here (number, count, path) have between them:
@@ -500,23 +566,24 @@ fn lacks_own(h: &Header, missing: &Ranges) -> bool {
     }
 }
 
-/// A name for the journal of the missing units that no file here has, nor any of the `sources`:
+/// The first `count` names for journals of the missing units that no file here has, nor any of the `sources`:
 /// `missing.journal`, else `missing-2.journal`, and so on (a journal of another list of missing units under
 /// the name would be refused as another run's).
-fn unused_name(sources: &[Source]) -> String {
+fn unused_names(sources: &[Source], count: usize) -> Vec<String> {
     (1..)
         .map(|k| match k {
             1 => "missing.journal".to_string(),
             k => format!("missing-{k}.journal"),
         })
-        .find(|name| {
+        .filter(|name| {
             let path = Path::new(name);
             !path.exists()
                 && !sources
                     .iter()
                     .any(|s| s.path.file_name() == path.file_name())
         })
-        .expect("some name is free")
+        .take(count)
+        .collect()
 }
 
 #[cfg(test)]
@@ -524,7 +591,7 @@ mod tests {
     use super::*;
     use crate::engine::exec;
     use crate::runs::checkpoint::tests::spec;
-    use crate::runs::checkpoint::Checkpoint;
+    use crate::runs::checkpoint::{Checkpoint, Spec};
     use crate::runs::shard::Shard;
     use std::sync::atomic::AtomicBool;
 
@@ -845,6 +912,150 @@ mod tests {
                  units by number"
                     .into(),
                 exactly
+            ]
+        );
+    }
+
+    /// The journal of a whole count of n = 12 split at depth 6, the plan `count --checkpoint` takes: 62,437
+    /// units, enough for lists of missing units far longer than a command should be.
+    fn journal_of_twelve(dir: &Path) -> Source {
+        let path = dir.join("n12.journal");
+        let spec = Spec {
+            split_depth: Some(6),
+            ..spec(12, Shard::WHOLE)
+        };
+        let run = Checkpoint::open(&path, &spec).unwrap();
+        let stop = AtomicBool::new(false);
+        assert!(
+            run.run(2, exec::Backend::Cpu, &stop, &exec::NoProgress)
+                .unwrap()
+                .complete
+        );
+        drop(run);
+        Source {
+            contents: Contents::read(&path).unwrap(),
+            path,
+            in_use: false,
+        }
+    }
+
+    /// The `--units` list of a suggested command, and its journal.
+    fn units_and_journal(command: &str) -> (Ranges, String) {
+        let (_, rest) = command.split_once(" --units ").expect("a list of units");
+        let (list, journal) = rest.split_once(" --checkpoint ").expect("a journal");
+        (list.parse().unwrap(), journal.to_string())
+    }
+
+    #[test]
+    fn missing_units_too_many_for_one_command_are_cut_into_a_few_or_covered_or_left_to_the_shards()
+    {
+        // Every third unit of n = 12's 62,437 missing from a whole journal: 20,813 ranges, a list of about
+        // 120,000 characters, which no shell takes as one command line. The merge suggested resuming the
+        // journal and nothing else, and did not say why it named no units.
+        let dir = tempfile::tempdir().unwrap();
+        let base = "nqueens count 12 --symmetry full --split-depth 6";
+        let whole = journal_of_twelve(dir.path());
+        let units = whole.contents.header.units;
+        assert_eq!(units, 62_437);
+        let lacking = |missing: &dyn Fn(usize) -> bool| {
+            let mut source = whole.clone();
+            source.contents.entries.retain(|(_, e)| !missing(e.unit));
+            let missing = Ranges::from_sorted((0..units).filter(|&u| missing(u)));
+            (suggested(&[source]), missing)
+        };
+
+        // A list of some thousands of characters: cut into a few commands, each of its own journal, that
+        // count exactly the missing units between them.
+        let (commands, missing) = lacking(&|u| u % 3 == 0 && u < 4_000);
+        assert!(missing.to_string().len() > 2000);
+        assert_eq!(
+            commands[0],
+            format!("resume: {base} --checkpoint {}", whole.path.display())
+        );
+        assert_eq!(
+            commands[1],
+            format!(
+                "or count exactly the missing units, {} ranges, in 4 commands (their list of {} characters is \
+                 too long for one):",
+                missing.ranges(),
+                missing.to_string().len()
+            )
+        );
+        let cut: Vec<(Ranges, String)> =
+            commands[2..].iter().map(|c| units_and_journal(c)).collect();
+        assert_eq!(cut.len(), 4, "{commands:#?}");
+        let journals: Vec<&str> = cut.iter().map(|(_, j)| j.as_str()).collect();
+        assert_eq!(
+            journals,
+            [
+                "missing.journal",
+                "missing-2.journal",
+                "missing-3.journal",
+                "missing-4.journal"
+            ]
+        );
+        for (command, (list, _)) in commands[2..].iter().zip(&cut) {
+            assert!(
+                command.starts_with(&format!("  {base} --units ")),
+                "{command}"
+            );
+            assert!(list.to_string().len() <= 2000, "{command}");
+        }
+        let between =
+            Ranges::from_sorted(cut.iter().flat_map(|(l, _)| l.iter().collect::<Vec<_>>()));
+        assert_eq!(between, missing);
+
+        // Far longer, and no journal to resume that would count them (the journals of whole shards of 3 and of
+        // 4, which do not say which shard is missing): one command whose list holds the missing units and the
+        // narrow gaps between them, whose units, counted again, are confirmed by their copies; said with their
+        // number.
+        let shard = |k: usize, m: usize| {
+            let mut shard = whole.clone();
+            shard.path = dir.path().join(format!("n12-{k}-of-{m}.journal"));
+            shard.contents.header.shard = format!("{k}/{m}");
+            shard.contents.entries.retain(|(_, e)| e.unit % m == k);
+            shard
+        };
+        let commands = suggested(&[shard(0, 3), shard(1, 4)]);
+        let missing = Ranges::from_sorted((0..units).filter(|u| u % 3 != 0 && u % 4 != 1));
+        assert!(missing.to_string().len() > 8 * 2000);
+        assert_eq!(commands.len(), 1, "{commands:#?}");
+        let (cover, journal) = units_and_journal(&commands[0]);
+        assert_eq!(journal, "missing.journal");
+        assert!(cover.to_string().len() <= 2000, "{}", commands[0]);
+        assert!(missing.iter().all(|u| cover.contains(u)));
+        assert!(
+            commands[0].starts_with(&format!(
+                "or count the missing units, {} ranges whose list of {} characters is too long for a command, \
+                 with {} units between them that are not missing (their copies confirm the journals'): \
+                 {base} --units ",
+                missing.ranges(),
+                missing.to_string().len(),
+                cover.len() - missing.len()
+            )),
+            "{}",
+            commands[0]
+        );
+
+        // The journals of 7 shards of 8, the eighth's missing: its units, every eighth, fill the list, and
+        // covering them would count the board again. The shard's command counts them; the merge says why
+        // it names no units.
+        let shards: Vec<Source> = (0..8).filter(|&k| k != 3).map(|k| shard(k, 8)).collect();
+        let commands = suggested(&shards);
+        let missing = Ranges::from_sorted((3..units).step_by(8));
+        assert_eq!(
+            commands,
+            [
+                format!(
+                    "count shard 3/8, whose journal is not here: {base} --shard 3/8 --checkpoint {}",
+                    dir.path().join("n12-3-of-8.journal").display()
+                ),
+                format!(
+                    "the missing units are {} ranges, whose list of {} characters is too long for a command: \
+                     count them with the command above",
+                    missing.ranges(),
+                    missing.to_string().len()
+                ),
             ]
         );
     }

@@ -85,6 +85,60 @@ impl Ranges {
     pub fn last(&self) -> Option<usize> {
         self.0.last().map(|&(_, end)| end)
     }
+
+    /// How many ranges the set is written with (`0-99,150` has 2).
+    pub fn ranges(&self) -> usize {
+        self.0.len()
+    }
+
+    /// The set cut, in order, into sets each written in at most `chars` characters (a range alone is never
+    /// cut, and one longer than `chars` is a set of its own): the lists of several commands where one would be
+    /// too long.
+    pub fn chunks(&self, chars: usize) -> Vec<Ranges> {
+        let mut chunks: Vec<Ranges> = Vec::new();
+        let mut written = 0;
+        for &range in &self.0 {
+            let width = Ranges(vec![range]).to_string().len();
+            match chunks.last_mut() {
+                Some(chunk) if written + 1 + width <= chars => {
+                    chunk.0.push(range);
+                    written += 1 + width;
+                }
+                _ => {
+                    chunks.push(Ranges(vec![range]));
+                    written = width;
+                }
+            }
+        }
+        chunks
+    }
+
+    /// A set that holds this one and is written in at most `chars` characters: the gaps between its ranges
+    /// filled, the narrowest first, up to the narrowest width that makes the list short enough (every gap at
+    /// last: one range from the first unit to the last). The list for one command where the set's own is too
+    /// long, at the cost of the units of the gaps filled.
+    pub fn covered_within(&self, chars: usize) -> Ranges {
+        if self.to_string().len() <= chars {
+            return self.clone();
+        }
+        let bridged = |widest: usize| {
+            let mut ranges: Vec<(usize, usize)> = Vec::new();
+            for &(a, b) in &self.0 {
+                match ranges.last_mut() {
+                    Some((_, end)) if a - *end - 1 <= widest => *end = b,
+                    _ => ranges.push((a, b)),
+                }
+            }
+            Ranges(ranges)
+        };
+        let mut gaps: Vec<usize> = self.0.windows(2).map(|w| w[1].0 - w[0].1 - 1).collect();
+        gaps.sort_unstable();
+        gaps.dedup();
+        // Filling more gaps only shortens the list: the narrowest width that fits is found by bisection.
+        let fits = |&widest: &usize| bridged(widest).to_string().len() <= chars;
+        let first_fit = gaps.partition_point(|g| !fits(g));
+        bridged(gaps.get(first_fit).copied().unwrap_or(usize::MAX))
+    }
 }
 
 impl fmt::Display for Ranges {
@@ -149,6 +203,26 @@ mod tests {
         assert!(!r("0-9,20-29").overlaps(&r("10-19,30")));
         assert!(!r("10-19,30").overlaps(&r("0-9,20-29")));
         assert!(!Ranges::default().overlaps(&r("0-9")));
+    }
+
+    #[test]
+    fn a_list_too_long_is_cut_into_lists_that_fit_or_covered_by_one_that_fits() {
+        let r = |s: &str| s.parse::<Ranges>().unwrap();
+        let set = r("0,2,4-6,10,20-29,31");
+        // Cut at commas, in order, each within the width, a range never split.
+        let chunks = set.chunks(6);
+        let lists: Vec<String> = chunks.iter().map(Ranges::to_string).collect();
+        assert_eq!(lists, ["0,2", "4-6,10", "20-29", "31"]);
+        assert_eq!(set.chunks(100), std::slice::from_ref(&set));
+        // Covered: the narrowest gaps filled first, and no more of them than it takes.
+        assert_eq!(set.covered_within(100), set);
+        assert_eq!(set.covered_within(12).to_string(), "0-6,10,20-31");
+        assert_eq!(set.covered_within(10).to_string(), "0-10,20-31");
+        assert_eq!(set.covered_within(8).to_string(), "0-31");
+        assert_eq!(set.covered_within(1).to_string(), "0-31");
+        let covered = set.covered_within(10);
+        assert!(set.iter().all(|u| covered.contains(u)));
+        assert_eq!(set.ranges(), 6);
     }
 
     #[test]
