@@ -24,6 +24,23 @@ pub enum Error {
         /// What the operating system said.
         reason: String,
     },
+    /// A fixed split depth that would cut the board into more work units than a plan holds
+    /// ([`crate::engine::plan::MAX_UNITS`]): they would cost memory and planning time and make nothing faster.
+    #[error(
+        "a split depth of {depth} would cut the board into more than {limit} work units, which costs memory and \
+         planning time and makes nothing faster: use a depth from 0 to {deepest} ({units_at_deepest} units at \
+         depth {deepest}), or none to have it chosen"
+    )]
+    TooManyUnits {
+        /// The depth asked for.
+        depth: u32,
+        /// The most units a plan holds.
+        limit: usize,
+        /// The deepest split within the limit.
+        deepest: u32,
+        /// The units of the split at `deepest`.
+        units_at_deepest: usize,
+    },
     /// The GPU backend is not built in, finds no GPU, or the GPU failed.
     #[error("GPU backend: {0}")]
     Gpu(String),

@@ -3,6 +3,7 @@
 
 use crate::engine::exec;
 use crate::engine::kernel;
+use crate::engine::plan::{MAX_DEPTH, MAX_UNITS};
 use crate::{gpu, report, Board, BoardResult, Error, Plan, Split, Symmetry};
 use std::io::Write as _;
 use std::time::Instant;
@@ -74,7 +75,32 @@ impl CountRequest {
         CountRequest { backend, ..self }
     }
 
-    /// The plan this request runs.
+    /// Refuses a fixed split depth whose plan would hold more than [`MAX_UNITS`] units, naming the depths
+    /// that can be used: [`count`] asks this before it plans, since such a plan would take the memory of
+    /// billions of units to build and count no faster. (A depth deeper than the board is the board's own
+    /// depth, as in [`Split::Depth`].)
+    pub fn check_split(&self) -> Result<(), Error> {
+        let Some(depth) = self.split_depth else {
+            return Ok(());
+        };
+        let depth = depth.min(self.board.lines()).min(MAX_DEPTH);
+        // The counts of every depth up to the one asked, stopping at the first over the limit: quick whatever
+        // the depth, since no plan is built.
+        let counts = Plan::units_by_depth(self.board, self.symmetry, depth, MAX_UNITS);
+        if counts.len() > depth as usize {
+            return Ok(());
+        }
+        let deepest = counts.len().saturating_sub(1);
+        Err(Error::TooManyUnits {
+            depth,
+            limit: MAX_UNITS,
+            deepest: deepest as u32,
+            units_at_deepest: counts.last().copied().unwrap_or(0),
+        })
+    }
+
+    /// The plan this request runs. A fixed split depth is taken as given: see [`CountRequest::check_split`]
+    /// for one too deep to plan.
     pub fn plan(&self) -> Plan {
         let split = match self.split_depth {
             Some(depth) => Split::Depth(depth),
@@ -95,6 +121,7 @@ impl CountRequest {
 /// Counts the solutions of `request`'s board on its worker threads, timing the whole of it.
 pub fn count(request: &CountRequest, progress: &dyn exec::Progress) -> Result<BoardResult, Error> {
     let started = Instant::now();
+    request.check_split()?;
     let (plan, total, gpu) = match request.backend {
         exec::Backend::Cpu => {
             let plan = request.plan();

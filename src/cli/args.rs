@@ -456,6 +456,7 @@ fn parse_gpus(s: &str) -> Result<GpuList, String> {
 
 pub(crate) fn parse_backend(s: &str) -> Result<Backend, String> {
     s.parse()
+        .map_err(|e: nqueens::engine::exec::UnknownBackend| e.to_string())
 }
 
 /// `--progress-every`'s parser: `0`, or a duration in words (`90s`, `10m`, `1h 30m`) of at least

@@ -27,6 +27,9 @@ pub enum Backend {
 }
 
 impl Backend {
+    /// Every backend, in the order the command line lists them.
+    pub const ALL: [Backend; 2] = [Backend::Cpu, Backend::Gpu];
+
     /// Its name on the command line and in reports.
     pub fn name(self) -> &'static str {
         match self {
@@ -36,14 +39,23 @@ impl Backend {
     }
 }
 
+/// A backend name that is not one of [`Backend::ALL`].
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown backend `{given}` ({})", Backend::ALL.map(Backend::name).join(" or "))]
+pub struct UnknownBackend {
+    /// The name given.
+    pub given: String,
+}
+
 impl std::str::FromStr for Backend {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Backend, String> {
-        match s {
-            "cpu" => Ok(Backend::Cpu),
-            "gpu" => Ok(Backend::Gpu),
-            other => Err(format!("unknown backend `{other}` (cpu or gpu)")),
-        }
+    type Err = UnknownBackend;
+    fn from_str(s: &str) -> Result<Backend, UnknownBackend> {
+        Backend::ALL
+            .into_iter()
+            .find(|b| b.name() == s)
+            .ok_or_else(|| UnknownBackend {
+                given: s.to_string(),
+            })
     }
 }
 
@@ -290,14 +302,14 @@ mod tests {
 
     #[test]
     fn a_backend_is_named_as_the_command_line_spells_it() {
-        assert_eq!([Backend::Cpu.name(), Backend::Gpu.name()], ["cpu", "gpu"]);
-        for backend in [Backend::Cpu, Backend::Gpu] {
+        assert_eq!(Backend::ALL.map(Backend::name), ["cpu", "gpu"]);
+        for backend in Backend::ALL {
             assert_eq!(backend.name().parse::<Backend>(), Ok(backend));
         }
-        assert_eq!(
-            "GPU".parse::<Backend>(),
-            Err("unknown backend `GPU` (cpu or gpu)".to_string())
-        );
+        // A caller can tell the mistake from other errors, and has the name given to show or correct.
+        let unknown = "GPU".parse::<Backend>().unwrap_err();
+        assert_eq!(unknown.given, "GPU");
+        assert_eq!(unknown.to_string(), "unknown backend `GPU` (cpu or gpu)");
     }
 
     /// Progress that remembers what it was told.

@@ -18,6 +18,8 @@ pub enum Symmetry {
     /// Search first-row queens in the left half (and the middle), doubling counts.
     Mirror,
     /// Search one border placement per class of the board's 8 symmetries; counts unique solutions too.
+    /// A rectangle has no symmetry that swaps rows and columns: there it is the mirror reduction, which the
+    /// plan and the report name as the one used, with no unique count.
     #[default]
     Full,
 }

@@ -248,10 +248,13 @@ fn find_flaw(
         });
     }
     let (rows, cols) = (shape.rows as usize, shape.cols as usize);
-    let mut row_seen = Bits::new(rows);
-    let mut col_seen = Bits::new(cols);
-    let mut down = Bits::new(rows + cols);
-    let mut up = Bits::new(rows + cols);
+    // Sized by the queens, which the count has bounded, not by the board: a list for a board of billions of
+    // rows and a few columns is a few queens to check, not gigabytes of lines.
+    let queens_placed = count;
+    let mut row_seen = Seen::new(rows, queens_placed);
+    let mut col_seen = Seen::new(cols, queens_placed);
+    let mut down = Seen::new(rows + cols, queens_placed);
+    let mut up = Seen::new(rows + cols, queens_placed);
     for (row, col) in queens.clone() {
         if row >= shape.rows || col >= shape.cols {
             return Err(Flaw::OffBoard {
@@ -285,20 +288,36 @@ fn find_flaw(
     Ok(())
 }
 
-/// A fixed set of bits.
-struct Bits(Vec<u64>);
+/// The lines of one kind (rows, columns, a diagonal direction) that queens are on.
+enum Seen {
+    /// A bit a line, where the lines are few enough for their bits to take no more memory than the queens.
+    Dense(Vec<u64>),
+    /// The lines taken, where the board has many more lines than queens.
+    Sparse(std::collections::HashSet<usize>),
+}
 
-impl Bits {
-    fn new(len: usize) -> Bits {
-        Bits(vec![0; len.div_ceil(64)])
+impl Seen {
+    /// For `lines` lines and `queens` queens: dense while the bits take at most a word a queen.
+    fn new(lines: usize, queens: usize) -> Seen {
+        let words = lines.div_ceil(64);
+        if words <= queens.max(1) {
+            Seen::Dense(vec![0; words])
+        } else {
+            Seen::Sparse(std::collections::HashSet::with_capacity(queens))
+        }
     }
 
-    /// Sets bit `i` and says whether it was set already.
+    /// Marks line `i` taken and says whether it was taken already.
     fn set(&mut self, i: usize) -> bool {
-        let (word, bit) = (i / 64, 1u64 << (i % 64));
-        let was = self.0[word] & bit != 0;
-        self.0[word] |= bit;
-        was
+        match self {
+            Seen::Dense(words) => {
+                let (word, bit) = (i / 64, 1u64 << (i % 64));
+                let was = words[word] & bit != 0;
+                words[word] |= bit;
+                was
+            }
+            Seen::Sparse(taken) => !taken.insert(i),
+        }
     }
 }
 
