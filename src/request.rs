@@ -20,11 +20,13 @@ impl CountRequest {
 pub struct CountRequest {
     /// The board.
     pub board: Board,
-    /// The symmetry reduction.
+    /// The symmetry reduction. [`Symmetry::Full`] needs a square: on a rectangle the count uses
+    /// [`Symmetry::Mirror`], and its result says so.
     pub symmetry: Symmetry,
     /// Worker threads (at least 1).
     pub threads: usize,
-    /// A fixed split depth, or `None` to choose one from the board and the threads.
+    /// A fixed split depth, or `None` to choose one from the board and the threads. [`count`] refuses one whose
+    /// plan would have more than [`MAX_UNITS`] units ([`CountRequest::check_split`]).
     pub split_depth: Option<u32>,
     /// What counts the units.
     pub backend: exec::Backend,
