@@ -379,6 +379,19 @@ impl Bar {
         }
     }
 
+    /// What removes the bar from another thread, a signal's (while the bar lasts); it says whether there was a
+    /// bar drawn to remove.
+    pub fn eraser(&self) -> impl Fn() -> bool + Send + 'static {
+        let bar = self.bar.as_ref().map(ProgressBar::downgrade);
+        move || match bar.as_ref().and_then(indicatif::WeakProgressBar::upgrade) {
+            Some(bar) if !bar.is_finished() => {
+                bar.finish_and_clear();
+                true
+            }
+            _ => false,
+        }
+    }
+
     /// Removes the bar.
     pub fn finish(&self) {
         if let Some(bar) = &self.bar {
