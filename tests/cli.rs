@@ -2344,6 +2344,40 @@ fn merge_of_a_pattern_that_matched_nothing_says_so() {
 
 #[cfg(target_os = "linux")]
 #[test]
+fn a_count_stopped_at_a_terminal_erases_its_bar_before_its_words() {
+    // Without a journal, the signal's words were written below the bar, which stayed on the screen above them
+    // ("n = 18 [00:00:01] ███░░░ 1/2,874 units, ETA 3m"), and its clock could draw it again after them.
+    let dir = tempfile::tempdir().unwrap();
+    let args = ["count", "18", "--threads", "1"];
+    let Some(screen) = common::on_a_terminal(dir.path(), &args, 200, |child| {
+        std::thread::sleep(std::time::Duration::from_millis(1500));
+        common::signal(child, "INT");
+    }) else {
+        eprintln!("skipped: no pseudo-terminal can be opened here");
+        return;
+    };
+    assert!(
+        !screen
+            .iter()
+            .any(|l| l.contains("planning") || l.contains("ETA")),
+        "a bar is left on the screen:\n{}",
+        screen.join("\n")
+    );
+    let words = screen
+        .iter()
+        .position(|l| l.starts_with("stopped by SIGINT: n = 18 was not finished"))
+        .unwrap_or_else(|| panic!("no words of the stop:\n{}", screen.join("\n")));
+    // Above the words, the table's header alone (and the line the terminal's echo of ^C would take).
+    assert!(
+        screen[..words]
+            .iter()
+            .all(|l| l.is_empty() || l.starts_with("    n ")),
+        "{screen:?}"
+    );
+}
+
+#[cfg(target_os = "linux")]
+#[test]
 fn a_count_at_a_terminal_leaves_its_table_and_its_words_and_no_bar() {
     // The table's header went on the bar's line and left "planning the work units" above it; a note went on
     // the bar's line ("ETA 0sn = 14: 365596 solutions in 0.1 s"), and so did a stopped run's words.

@@ -1059,6 +1059,36 @@ impl Drop for SignalsHandled {
 /// long command (the benchmark), so that whoever stops it learns what was kept. Empty: nothing.
 static LAST_WORDS: Mutex<String> = Mutex::new(String::new());
 
+/// What erases the progress bar before a signal's last words, set by the command that draws one: a bar left
+/// drawn stayed on the screen above the words, and its clock could draw it again. It says whether it erased one.
+type Eraser = Box<dyn Fn() -> bool + Send>;
+static ERASER: Mutex<Option<Eraser>> = Mutex::new(None);
+
+/// Has a signal that ends the process erase the progress bar with `erase` before its last words.
+pub fn erase_before_last_words(erase: impl Fn() -> bool + Send + 'static) {
+    *ERASER
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(Box::new(erase));
+}
+
+/// Erases the bar ([`erase_before_last_words`]); whether it did, within a second: a bar held by a write that
+/// blocks (a full pipe) must not keep a signal from ending the process.
+fn erase_the_bar() -> bool {
+    let Some(erase) = ERASER
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .take()
+    else {
+        return false;
+    };
+    let (erased, done) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = erased.send(erase());
+    });
+    done.recv_timeout(std::time::Duration::from_secs(1))
+        .unwrap_or(false)
+}
+
 /// Has a signal that ends the process say what [`last_words`] holds on standard error first (`stopped by
 /// SIGINT: {words}`); from now on the temporary files are removed on such a signal too.
 pub fn say_on_signal() {
@@ -1106,13 +1136,19 @@ fn install_signal_cleanup() {
                 }
                 // Before the temporary files' lock: a command that holds the words may be renaming a file.
                 let words = settled_last_words();
+                let erased = erase_the_bar();
                 // Held until the end, so that no rename or new temporary file slips in.
                 let _temps = removed_temps();
                 if !words.is_empty() {
                     let name = crate::cli::signals::name(sig);
                     use std::io::IsTerminal as _;
-                    // On a terminal, off the line of a progress bar (or the ^C the terminal echoed).
-                    let start = if io::stderr().is_terminal() { "\n" } else { "" };
+                    // On a terminal, off the line of a progress bar not erased (or the ^C the terminal echoed,
+                    // which an erased bar's line took with it).
+                    let start = if io::stderr().is_terminal() && !erased {
+                        "\n"
+                    } else {
+                        ""
+                    };
                     let _ = writeln!(io::stderr(), "{start}stopped by {name}: {words}");
                 }
                 // As the signal would end it, for a shell to see; but a warning to stop leaves no core.

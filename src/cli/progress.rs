@@ -11,7 +11,7 @@
 //! name), and the workers' callbacks cost one branch.
 
 use arc_swap::ArcSwapOption;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 use nqueens::engine::count::Count;
 use nqueens::engine::estimate::WorkEstimate;
 use nqueens::engine::exec::{Progress, Run};
@@ -38,8 +38,8 @@ pub struct Bar {
     /// The run's estimated work, and the nodes of work a tick of the bar and the log's tally stands for; none
     /// for a bar of units.
     work: ArcSwapOption<(WorkEstimate, f64)>,
-    /// Units of the run, done and in all, for the bar that shows work.
-    units: Arc<[AtomicU64; 2]>,
+    /// What the bar's line shows beside indicatif's own state.
+    face: Arc<Face>,
     /// `--quiet`: the library's notes (a GPU that fails or keeps its batch) are not said, even where lines of
     /// progress are written because `--progress-every` asked for them.
     quiet: bool,
@@ -319,30 +319,37 @@ impl Bar {
             None => (LOG_INTERVAL, false),
         };
         let lines = (asked || !quiet) && !every.is_zero();
-        let bar = (!lines && visible(quiet)).then(ProgressDrawTarget::stderr);
+        let bar = (!lines && visible(quiet)).then(Terminal::stderr);
         Bar::counting(bar, lines.then(|| Log::new(every)), quiet)
     }
 
     /// Progress that starts over with each count: the bar drawn on `bar`, or the lines of `log`.
-    fn counting(bar: Option<ProgressDrawTarget>, log: Option<Log>, quiet: bool) -> Bar {
+    fn counting(bar: Option<Terminal>, log: Option<Log>, quiet: bool) -> Bar {
+        let (target, face) = Face::of(bar);
         Bar {
-            bar: bar.map(work_bar),
+            bar: target.map(|target| work_bar(target, &face)),
             log,
             restart_each_run: true,
             work: ArcSwapOption::empty(),
-            units: Arc::new([AtomicU64::new(0), AtomicU64::new(0)]),
+            face,
             quiet,
         }
     }
 
     /// One bar over `units` units in all, for a benchmark whose runs count the same plan again and again.
     pub fn total(quiet: bool, units: u64) -> Bar {
+        Bar::summing(visible(quiet).then(Terminal::stderr), units, quiet)
+    }
+
+    /// One bar over `units` units in all, drawn on `bar`.
+    fn summing(bar: Option<Terminal>, units: u64, quiet: bool) -> Bar {
+        let (target, face) = Face::of(bar);
         Bar {
-            bar: visible(quiet).then(|| new_bar(units)),
+            bar: target.map(|target| units_bar(target, units, &face)),
             log: None,
             restart_each_run: false,
             work: ArcSwapOption::empty(),
-            units: Arc::new([AtomicU64::new(0), AtomicU64::new(0)]),
+            face,
             quiet,
         }
     }
@@ -354,10 +361,12 @@ impl Bar {
             log.set_message(&message);
         }
         if let Some(bar) = &self.bar {
+            self.face.set_message(&message);
             if self.restart_each_run {
-                bar.set_style(planning_style());
+                bar.set_style(line_style(&self.face, Shows::Planning));
                 bar.reset_elapsed();
             }
+            // Not drawn by indicatif's template, but its change draws the bar again, with the new words.
             bar.set_message(message);
         }
     }
@@ -367,6 +376,19 @@ impl Bar {
         match &self.bar {
             Some(bar) => bar.suspend(f),
             None => f(),
+        }
+    }
+
+    /// What removes the bar from another thread, a signal's (while the bar lasts); it says whether there was a
+    /// bar drawn to remove.
+    pub fn eraser(&self) -> impl Fn() -> bool + Send + 'static {
+        let bar = self.bar.as_ref().map(ProgressBar::downgrade);
+        move || match bar.as_ref().and_then(indicatif::WeakProgressBar::upgrade) {
+            Some(bar) if !bar.is_finished() => {
+                bar.finish_and_clear();
+                true
+            }
+            _ => false,
         }
     }
 
@@ -391,33 +413,227 @@ fn visible(quiet: bool) -> bool {
     !quiet && std::io::stderr().is_terminal()
 }
 
-fn new_bar(units: u64) -> ProgressBar {
-    let bar = ticking(ProgressBar::with_draw_target(
-        Some(units),
-        ProgressDrawTarget::stderr(),
-    ));
-    bar.set_style(with_time_left(
-        ProgressStyle::with_template(
-            "{msg:24} [{elapsed_precise}] {wide_bar} {human_pos}/{human_len} units, ETA {left}",
-        )
-        .expect("the template is valid"),
-    ));
-    bar
+/// Where a bar is drawn: standard error, or a test's terminal, and how wide it is now.
+struct Terminal {
+    target: ProgressDrawTarget,
+    columns: Columns,
 }
 
-/// `style` with its key `left`: the time left, or `unknown` until some work is done (indicatif's `eta` would
-/// say 0s).
-fn with_time_left(style: ProgressStyle) -> ProgressStyle {
-    style.with_key(
-        "left",
-        |state: &indicatif::ProgressState, out: &mut dyn std::fmt::Write| {
-            let _ = if state.pos() == 0 {
-                write!(out, "unknown")
-            } else {
-                write!(out, "{:#}", indicatif::HumanDuration(state.eta()))
+/// The terminal's width in columns, asked at each frame: a terminal made narrower while a run goes on gets a
+/// line that fits it from the next frame on.
+type Columns = Box<dyn Fn() -> u16 + Send + Sync>;
+
+impl Terminal {
+    fn stderr() -> Terminal {
+        Terminal {
+            target: ProgressDrawTarget::stderr(),
+            // The size indicatif's own target measures standard error by: both agree on the width.
+            columns: Box::new(|| console::Term::stderr().size().1),
+        }
+    }
+}
+
+/// What the bar's line shows beside indicatif's own state, shared with the style's key that draws it: the
+/// words before it, the units of a run whose bar shows its work, and the terminal's width.
+struct Face {
+    message: Mutex<String>,
+    /// Units of the run, done and in all, for the bar that shows work.
+    units: [AtomicU64; 2],
+    columns: Columns,
+}
+
+impl Face {
+    /// Where a bar on `terminal` is drawn, and its face; without a terminal, a face that nothing draws.
+    fn of(terminal: Option<Terminal>) -> (Option<ProgressDrawTarget>, Arc<Face>) {
+        let (target, columns) = match terminal {
+            Some(Terminal { target, columns }) => (Some(target), columns),
+            None => (None, Box::new(|| 0u16) as Columns),
+        };
+        let face = Face {
+            message: Mutex::default(),
+            units: Default::default(),
+            columns,
+        };
+        (target, Arc::new(face))
+    }
+
+    fn set_message(&self, message: &str) {
+        let mut words = self.message.lock().unwrap_or_else(|e| e.into_inner());
+        message.clone_into(&mut words);
+    }
+}
+
+/// What a bar's line shows: a count's plan being built, a run's work, or a benchmark's units.
+#[derive(Clone, Copy)]
+enum Shows {
+    Planning,
+    Work,
+    Units,
+}
+
+/// The style of a bar whose whole line is [`fit`] to the terminal at each frame: indicatif's `{wide_bar}`
+/// only fills the room left, and a line whose other fields were wider than the terminal wrapped, each frame
+/// leaving a line behind.
+fn line_style(face: &Arc<Face>, shows: Shows) -> ProgressStyle {
+    let face = face.clone();
+    ProgressStyle::with_template("{line}")
+        .expect("the template is valid")
+        .with_key(
+            "line",
+            move |state: &ProgressState, out: &mut dyn std::fmt::Write| {
+                let doing = match shows {
+                    Shows::Planning => Doing::Planning,
+                    Shows::Work => Doing::Counting {
+                        fraction: state.fraction(),
+                        units: [0, 1].map(|i| face.units[i].load(Ordering::Relaxed)),
+                        left: time_left(state),
+                    },
+                    Shows::Units => Doing::Counting {
+                        fraction: state.fraction(),
+                        units: [state.pos(), state.len().unwrap_or(state.pos())],
+                        left: time_left(state),
+                    },
+                };
+                let message = face.message.lock().map(|m| m.clone()).unwrap_or_default();
+                let shown = Shown {
+                    message: &message,
+                    elapsed: state.elapsed(),
+                    doing,
+                };
+                let _ = out.write_str(&fit((face.columns)().into(), &shown));
+            },
+        )
+}
+
+/// The time left, or none until some work is done (indicatif's estimate would say 0s).
+fn time_left(state: &ProgressState) -> Option<Duration> {
+    (state.pos() > 0).then(|| state.eta())
+}
+
+/// What a bar's line says, for [`fit`] to lay out.
+struct Shown<'a> {
+    /// The words before the bar ("n = 17").
+    message: &'a str,
+    elapsed: Duration,
+    doing: Doing,
+}
+
+enum Doing {
+    /// A count's plan is being built: no bar, which would show a run of no units as all done.
+    Planning,
+    /// A run: the share of its work done, its units done and in all, and the time left (none: not known yet).
+    Counting {
+        fraction: f32,
+        units: [u64; 2],
+        left: Option<Duration>,
+    },
+}
+
+/// The narrowest bar drawn: narrower, it says less than the percent beside it.
+const MIN_BAR: usize = 10;
+
+/// The columns the words before the bar are padded to where there is room, so that a sweep's bars line up.
+const MESSAGE_COLUMNS: usize = 24;
+
+/// A field of the bar's line: words, or the bar, which takes the room the words leave.
+enum Field {
+    Text(String),
+    Bar,
+}
+
+/// The bar's line for a terminal `width` columns wide: never wider, since a wider line wraps and each frame
+/// then leaves a line behind. The fields go, least needed first, until the rest fit: the words' padding, the
+/// units, the time spent, the bar (which shrinks to [`MIN_BAR`] columns first), the words; the percent and the
+/// time left stay longest, and the percent alone, cut to the width, is the last resort.
+fn fit(width: usize, shown: &Shown<'_>) -> String {
+    use Field::{Bar, Text};
+    let message = || Text(shown.message.to_owned());
+    let padded = || Text(format!("{:MESSAGE_COLUMNS$}", shown.message));
+    let elapsed = || Text(format!("[{}]", indicatif::FormattedDuration(shown.elapsed)));
+    let (fraction, layouts) = match shown.doing {
+        Doing::Planning => {
+            let planning = || Text("planning the work units".into());
+            let short = || Text("planning".into());
+            (
+                0.0,
+                vec![
+                    vec![padded(), elapsed(), planning()],
+                    vec![message(), elapsed(), planning()],
+                    vec![message(), elapsed(), short()],
+                    vec![message(), short()],
+                    vec![short()],
+                ],
+            )
+        }
+        Doing::Counting {
+            fraction,
+            units: [done, all],
+            left,
+        } => {
+            let share = || Text(percent(f64::from(fraction.clamp(0.0, 1.0))));
+            let units = || {
+                Text(format!(
+                    "{}/{} units,",
+                    indicatif::HumanCount(done),
+                    indicatif::HumanCount(all)
+                ))
             };
-        },
-    )
+            let left = match left {
+                Some(left) => format!("{:#}", indicatif::HumanDuration(left)),
+                None => "unknown".into(),
+            };
+            let eta = || Text(format!("ETA {left}"));
+            (
+                fraction,
+                vec![
+                    vec![padded(), elapsed(), Bar, share(), units(), eta()],
+                    vec![message(), elapsed(), Bar, share(), units(), eta()],
+                    vec![message(), elapsed(), Bar, share(), eta()],
+                    vec![message(), Bar, share(), eta()],
+                    vec![message(), share(), eta()],
+                    vec![share(), eta()],
+                    vec![share()],
+                ],
+            )
+        }
+    };
+    let last = layouts.len() - 1;
+    for (i, layout) in layouts.into_iter().enumerate() {
+        // No words (a bar given none): no field for them, nor a blank between.
+        let fields: Vec<Field> = layout
+            .into_iter()
+            .filter(|f| !matches!(f, Text(t) if t.trim().is_empty()))
+            .collect();
+        let words: usize = fields
+            .iter()
+            .map(|f| match f {
+                Text(t) => console::measure_text_width(t),
+                Bar => 0,
+            })
+            .sum::<usize>()
+            + fields.len().saturating_sub(1);
+        let has_bar = fields.iter().any(|f| matches!(f, Bar));
+        let room = width.saturating_sub(words);
+        let fits = words <= width && (!has_bar || room >= MIN_BAR);
+        if fits || i == last {
+            let line = fields
+                .iter()
+                .map(|f| match f {
+                    Text(t) => t.clone(),
+                    Bar => bar_of(fraction, room),
+                })
+                .collect::<Vec<_>>()
+                .join(" ");
+            return console::truncate_str(&line, width, "").into_owned();
+        }
+    }
+    unreachable!("the last layout is always taken")
+}
+
+/// A bar `columns` wide, `fraction` of it full, drawn as indicatif draws its own by default.
+fn bar_of(fraction: f32, columns: usize) -> String {
+    let full = ((fraction.clamp(0.0, 1.0) * columns as f32) as usize).min(columns);
+    "█".repeat(full) + &"░".repeat(columns - full)
 }
 
 /// `bar`, drawn again every second: its clock moves while no unit is counted (the largest boards' units take
@@ -428,42 +644,20 @@ fn ticking(bar: ProgressBar) -> ProgressBar {
 }
 
 /// The bar of counts, drawn on `target`: it says the plan is being built until the run starts
-/// ([`work_style`]).
-fn work_bar(target: ProgressDrawTarget) -> ProgressBar {
+/// ([`Shows::Work`]).
+fn work_bar(target: ProgressDrawTarget, face: &Arc<Face>) -> ProgressBar {
     // Styled before its clock starts: the clock's first frame, drawn at once in indicatif's own style (a full
     // bar and `0/0`), stayed on the terminal above a note written next.
-    let bar = ProgressBar::with_draw_target(Some(0), target).with_style(planning_style());
+    let bar = ProgressBar::with_draw_target(Some(0), target)
+        .with_style(line_style(face, Shows::Planning));
     ticking(bar)
 }
 
-/// While a count's plan is built: how long it has taken (a plan of a large board takes seconds), and no bar,
-/// which would show a run of no units as all done.
-fn planning_style() -> ProgressStyle {
-    ProgressStyle::with_template("{msg:24} [{elapsed_precise}] planning the work units")
-        .expect("the template is valid")
-}
-
-/// A bar whose length is the run's estimated work, with its units done and in all (`units`) beside it, and no
-/// time left until some work is done (indicatif's would say 0s).
-fn work_style(units: Arc<[AtomicU64; 2]>) -> ProgressStyle {
-    with_time_left(
-        ProgressStyle::with_template(
-            "{msg:24} [{elapsed_precise}] {wide_bar} {units} units, ETA {left}",
-        )
-        .expect("the template is valid")
-        .with_key(
-            "units",
-            move |_: &indicatif::ProgressState, out: &mut dyn std::fmt::Write| {
-                let [done, all] = &*units;
-                let _ = write!(
-                    out,
-                    "{}/{}",
-                    indicatif::HumanCount(done.load(Ordering::Relaxed)),
-                    indicatif::HumanCount(all.load(Ordering::Relaxed))
-                );
-            },
-        ),
-    )
+/// The benchmark's bar of `units` units, drawn on `target`.
+fn units_bar(target: ProgressDrawTarget, units: u64, face: &Arc<Face>) -> ProgressBar {
+    let bar = ProgressBar::with_draw_target(Some(units), target)
+        .with_style(line_style(face, Shows::Units));
+    ticking(bar)
 }
 
 /// Ticks of work at most in a run, so that a tally of them never overflows.
@@ -486,9 +680,9 @@ impl Progress for Bar {
             log.start(units, ticks);
         }
         if let Some(bar) = &self.bar {
-            self.units[0].store(0, Ordering::Relaxed);
-            self.units[1].store(units as u64, Ordering::Relaxed);
-            bar.set_style(work_style(self.units.clone()));
+            self.face.units[0].store(0, Ordering::Relaxed);
+            self.face.units[1].store(units as u64, Ordering::Relaxed);
+            bar.set_style(line_style(&self.face, Shows::Work));
             // Back to 0 before the new length: the frame drawn with the new length and the last board's
             // position showed a full bar and `ETA 0s` at 0 units, for a second of a sweep's next board.
             bar.set_position(0);
@@ -510,7 +704,7 @@ impl Progress for Bar {
         };
         if let Some(bar) = &self.bar {
             if self.restart_each_run {
-                self.units[0].fetch_add(1, Ordering::Relaxed);
+                self.face.units[0].fetch_add(1, Ordering::Relaxed);
             }
             bar.inc(work.unwrap_or(1));
         }
@@ -690,22 +884,54 @@ mod tests {
         quiet.start(run);
         quiet.unit_done(&plan.units()[0], &Count::default());
         assert!(quiet.work.load().is_none());
-        assert_eq!(quiet.units[0].load(Ordering::Relaxed), 0);
+        assert_eq!(quiet.face.units[0].load(Ordering::Relaxed), 0);
     }
 
-    /// A terminal that keeps what is shown on its one line.
-    #[derive(Clone, Debug, Default)]
-    struct Screen(Arc<Mutex<String>>);
+    /// A terminal `width` columns wide that keeps what is shown on its one line, and the widest line drawn.
+    #[derive(Clone, Debug)]
+    struct Screen {
+        line: Arc<Mutex<String>>,
+        widest: Arc<AtomicUsize>,
+        width: u16,
+    }
+
+    impl Default for Screen {
+        fn default() -> Screen {
+            Screen::wide(100)
+        }
+    }
 
     impl Screen {
+        fn wide(width: u16) -> Screen {
+            Screen {
+                line: Arc::default(),
+                widest: Arc::default(),
+                width,
+            }
+        }
+
+        /// The bar's terminal, drawn on this screen.
+        fn terminal(&self) -> Terminal {
+            let width = self.width;
+            Terminal {
+                target: ProgressDrawTarget::term_like(Box::new(self.clone())),
+                columns: Box::new(move || width),
+            }
+        }
+
         fn shown(&self) -> String {
-            self.0.lock().unwrap().trim_end().to_owned()
+            self.line.lock().unwrap().trim_end().to_owned()
+        }
+
+        /// The most columns a line drawn so far took.
+        fn widest(&self) -> usize {
+            self.widest.load(Ordering::Relaxed)
         }
     }
 
     impl indicatif::TermLike for Screen {
         fn width(&self) -> u16 {
-            100
+            self.width
         }
         fn move_cursor_up(&self, _: usize) -> std::io::Result<()> {
             Ok(())
@@ -723,11 +949,14 @@ mod tests {
             self.write_str(s)
         }
         fn write_str(&self, s: &str) -> std::io::Result<()> {
-            self.0.lock().unwrap().push_str(s.trim_start_matches('\r'));
+            let mut line = self.line.lock().unwrap();
+            line.push_str(s.trim_start_matches('\r'));
+            let columns = console::measure_text_width(&line);
+            self.widest.fetch_max(columns, Ordering::Relaxed);
             Ok(())
         }
         fn clear_line(&self) -> std::io::Result<()> {
-            self.0.lock().unwrap().clear();
+            self.line.lock().unwrap().clear();
             Ok(())
         }
         fn flush(&self) -> std::io::Result<()> {
@@ -739,11 +968,7 @@ mod tests {
     fn the_bar_says_the_plan_is_built_then_shows_the_units_and_the_time_left() {
         use nqueens::{Board, Plan, Split, Symmetry};
         let screen = Screen::default();
-        let bar = Bar::counting(
-            Some(ProgressDrawTarget::term_like(Box::new(screen.clone()))),
-            None,
-            false,
-        );
+        let bar = Bar::counting(Some(screen.terminal()), None, false);
         // Drawn when asked here, not by the clock's tick (next test).
         bar.bar.as_ref().unwrap().disable_steady_tick();
         let drawn = || {
@@ -796,13 +1021,141 @@ mod tests {
     }
 
     #[test]
+    fn the_bar_fits_the_terminal_however_narrow() {
+        // indicatif wraps a line wider than the terminal, and each redraw left a trail of lines.
+        use nqueens::{Board, Plan, Split, Symmetry};
+        let plan = Plan::new(
+            Board::new(12).unwrap(),
+            Symmetry::Full,
+            Split::durable(Symmetry::Full),
+        );
+        for width in [20, 40, 60, 80, 200] {
+            let screen = Screen::wide(width);
+            let bar = Bar::counting(Some(screen.terminal()), None, false);
+            let progress = bar.bar.as_ref().unwrap();
+            progress.disable_steady_tick();
+            let mut shown = Vec::new();
+            let mut draw = || {
+                progress.tick();
+                shown.push(screen.shown());
+            };
+            // While the plan is built, at the run's start (no time left yet), and under way.
+            bar.set_message("n = 12".into());
+            draw();
+            bar.start(Run {
+                plan: &plan,
+                units: None,
+            });
+            draw();
+            for unit in &plan.units()[..20_000] {
+                bar.unit_done(unit, &Count::default());
+            }
+            draw();
+            assert!(
+                screen.widest() <= width.into(),
+                "{width} columns: {} drawn\n{}",
+                screen.widest(),
+                shown.join("\n")
+            );
+            // Still a bar where there is room for one, and always the time left.
+            let last = shown.last().unwrap();
+            assert!(
+                last.contains('%') && last.contains("ETA "),
+                "{width} columns: {last}"
+            );
+            assert_eq!(last.contains('░'), width >= 40, "{width} columns: {last}");
+            bar.finish();
+
+            // The benchmark's bar, over its units, and its words longer than a board's.
+            let screen = Screen::wide(width);
+            let bar = Bar::summing(Some(screen.terminal()), 3 * 1000, false);
+            let progress = bar.bar.as_ref().unwrap();
+            progress.disable_steady_tick();
+            bar.set_message("16 threads, run 12 of 30".into());
+            progress.inc(1000);
+            progress.tick();
+            assert!(
+                screen.widest() <= width.into(),
+                "{width}: {}",
+                screen.shown()
+            );
+            assert!(
+                screen.shown().contains("33% "),
+                "{width}: {}",
+                screen.shown()
+            );
+            bar.finish();
+        }
+    }
+
+    #[test]
+    fn the_line_gives_up_its_fields_least_needed_first() {
+        let counting = |message, left| Shown {
+            message,
+            elapsed: Duration::from_secs(3723),
+            doing: Doing::Counting {
+                fraction: 0.41,
+                units: [1000, 62437],
+                left,
+            },
+        };
+        let shown = counting("n = 12", Some(Duration::from_secs(200)));
+        let line = |width| fit(width, &shown);
+        // Room for all of it: the words padded, and the bar takes what is left.
+        let wide = line(100);
+        assert_eq!(console::measure_text_width(&wide), 100);
+        assert!(wide.starts_with(&format!("n = 12{}[01:02:03] █", " ".repeat(19))));
+        assert!(wide.ends_with("░ 41% 1,000/62,437 units, ETA 3m"), "{wide}");
+        assert_eq!(wide.matches('█').count() + wide.matches('░').count(), 33);
+        // Narrower: the padding goes, then the units, the time spent, the bar, the words, and the time left.
+        for (width, expected) in [
+            (
+                70,
+                "n = 12 [01:02:03] ████████░░░░░░░░░░░░░ 41% 1,000/62,437 units, ETA 3m",
+            ),
+            (40, "n = 12 [01:02:03] ████░░░░░░░ 41% ETA 3m"),
+            (30, "n = 12 ████░░░░░░░░ 41% ETA 3m"),
+            (20, "n = 12 41% ETA 3m"),
+            (12, "41% ETA 3m"),
+            (5, "41%"),
+            (2, "41"),
+            (0, ""),
+        ] {
+            assert_eq!(line(width), expected, "{width} columns");
+        }
+        // No time left known yet, or no words: the same order.
+        let unknown = counting("n = 12", None);
+        assert_eq!(fit(20, &unknown), "41% ETA unknown");
+        assert_eq!(
+            fit(30, &counting("", None)),
+            "█████░░░░░░░░░ 41% ETA unknown"
+        );
+        // While the plan is built.
+        let planning = Shown {
+            message: "n = 12",
+            elapsed: Duration::from_secs(5),
+            doing: Doing::Planning,
+        };
+        for (width, expected) in [
+            (
+                60,
+                format!("{:24} [00:00:05] planning the work units", "n = 12").as_str(),
+            ),
+            (41, "n = 12 [00:00:05] planning the work units"),
+            (40, "n = 12 [00:00:05] planning"),
+            (30, "n = 12 [00:00:05] planning"),
+            (20, "n = 12 planning"),
+            (10, "planning"),
+            (4, "plan"),
+        ] {
+            assert_eq!(fit(width, &planning), expected, "{width} columns");
+        }
+    }
+
+    #[test]
     fn the_bar_clock_moves_while_no_unit_ends() {
         let screen = Screen::default();
-        let bar = Bar::counting(
-            Some(ProgressDrawTarget::term_like(Box::new(screen.clone()))),
-            None,
-            false,
-        );
+        let bar = Bar::counting(Some(screen.terminal()), None, false);
         bar.set_message("n = 27".into());
         let deadline = Instant::now() + Duration::from_secs(10);
         let moved = || {

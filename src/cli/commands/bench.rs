@@ -137,6 +137,7 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
             .collect()
     };
     *crate::cli::output::last_words() = stopped(&report, &exported());
+    crate::cli::output::erase_before_last_words(bar.eraser());
     crate::cli::output::say_on_signal();
     let report = bench::run(
         &workload,

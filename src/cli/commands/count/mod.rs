@@ -132,6 +132,7 @@ pub fn run(
     };
     if durable.is_none() {
         *crate::cli::output::last_words() = stopped(0).words();
+        crate::cli::output::erase_before_last_words(bar.eraser());
         crate::cli::output::say_on_signal();
     }
     if !gpu_unnamed {
