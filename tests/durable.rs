@@ -519,11 +519,14 @@ fn a_batch_systems_warnings_sigusr1_sigusr2_and_sigxcpu_stop_a_checkpointed_run_
         } else {
             1
         };
+        // Signalled once this run has finished a unit of its own, however slow a loaded machine makes it
+        // (a fixed wait after the journal appeared has seen none finished): what it finished must outlive
+        // the stop.
         let child = started(
             dir.path(),
             &args,
-            || journal.exists(),
-            Duration::from_millis(300),
+            || std::fs::read_to_string(&journal).map_or(0, |t| t.lines().count()) > before,
+            Duration::from_millis(100),
         );
         signal(&child, name);
         let out = child.wait_with_output().unwrap();
