@@ -3,7 +3,7 @@
 
 use crate::engine::exec;
 use crate::engine::kernel;
-use crate::engine::plan::{MAX_DEPTH, MAX_UNITS};
+use crate::engine::plan::MAX_UNITS;
 use crate::{gpu, report, Board, BoardResult, Error, Plan, Split, Symmetry};
 use std::io::Write as _;
 use std::time::Instant;
@@ -82,23 +82,10 @@ impl CountRequest {
     /// billions of units to build and count no faster. (A depth deeper than the board is the board's own
     /// depth, as in [`Split::Depth`].)
     pub fn check_split(&self) -> Result<(), Error> {
-        let Some(depth) = self.split_depth else {
-            return Ok(());
-        };
-        let depth = depth.min(self.board.lines()).min(MAX_DEPTH);
-        // The counts of every depth up to the one asked, stopping at the first over the limit: quick whatever
-        // the depth, since no plan is built.
-        let counts = Plan::units_by_depth(self.board, self.symmetry, depth, MAX_UNITS);
-        if counts.len() > depth as usize {
-            return Ok(());
+        match self.split_depth {
+            Some(depth) => Plan::check_depth(self.board, self.symmetry, depth),
+            None => Ok(()),
         }
-        let deepest = counts.len().saturating_sub(1);
-        Err(Error::TooManyUnits {
-            depth,
-            limit: MAX_UNITS,
-            deepest: deepest as u32,
-            units_at_deepest: counts.last().copied().unwrap_or(0),
-        })
     }
 
     /// The plan this request runs. A fixed split depth is taken as given: see [`CountRequest::check_split`]

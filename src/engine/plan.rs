@@ -593,6 +593,26 @@ impl Plan {
         });
     }
 
+    /// Refuses a split `depth` whose plan of `board` under `symmetry` would hold more than [`MAX_UNITS`]
+    /// units ([`crate::Error::TooManyUnits`], naming the depths that can be used): such a plan would take the
+    /// memory of billions of units to build and count no faster. A depth deeper than the board is the board's
+    /// own depth, as in [`Split::Depth`]. Quick whatever the depth: no plan is built.
+    pub fn check_depth(board: Board, symmetry: Symmetry, depth: u32) -> Result<(), crate::Error> {
+        let depth = depth.min(board.lines()).min(MAX_DEPTH);
+        // The counts of every depth up to the one asked, stopping at the first over the limit.
+        let counts = Plan::units_by_depth(board, symmetry, depth, MAX_UNITS);
+        if counts.len() > depth as usize {
+            return Ok(());
+        }
+        let deepest = counts.len().saturating_sub(1);
+        Err(crate::Error::TooManyUnits {
+            depth,
+            limit: MAX_UNITS,
+            deepest: deepest as u32,
+            units_at_deepest: counts.last().copied().unwrap_or(0),
+        })
+    }
+
     /// How many units the plans of `board` under `symmetry` have at split depths 0, 1, … up to `deepest`,
     /// found without building them, as far as they stay within `cap` units: the list ends early at the first
     /// depth that would have more (the count stops there, so this is quick whatever the depth asked).

@@ -271,6 +271,10 @@ impl Checkpoint {
     }
 
     fn create(path: &Path, spec: &Spec) -> Result<Checkpoint, JournalError> {
+        // A library caller's depth is checked as the command line's is, before the plan is built.
+        if let Some(depth) = spec.split_depth {
+            Plan::check_depth(spec.board, spec.symmetry, depth).map_err(JournalError::Plan)?;
+        }
         let plan = plan(spec.board, spec.symmetry, spec.split_depth);
         spec.within(&plan)?;
         let header = Header {
@@ -407,6 +411,24 @@ pub(crate) mod tests {
             c.writer.record(*unit, count);
         }
         c.writer.sync().unwrap();
+    }
+
+    #[test]
+    fn a_journal_split_too_deep_to_plan_is_refused_before_it_is_made() {
+        // A library caller's depth, unchecked by any command line: n = 14 unreduced at depth 9 is 4,391,988
+        // units, just over the most a plan holds (deeper boards, billions).
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("j");
+        let deep = Spec {
+            symmetry: Symmetry::None,
+            split_depth: Some(9),
+            ..spec(14, Shard::WHOLE)
+        };
+        match Checkpoint::open(&path, &deep) {
+            Err(JournalError::Plan(Error::TooManyUnits { depth: 9, .. })) => {}
+            other => panic!("not refused as too many units: {:?}", other.err()),
+        }
+        assert!(!path.exists(), "no journal is left of a run refused");
     }
 
     #[test]

@@ -307,6 +307,9 @@ pub enum JournalError {
         /// How many shards there are.
         count: u32,
     },
+    /// A plan that cannot be made, such as a split depth of more units than a plan holds.
+    #[error("{0}")]
+    Plan(crate::Error),
     /// Shards of a plan without a unit: a split deeper than any placement of the board.
     #[error(
         "the plan of n = {n}, symmetry {symmetry}, split depth {split_depth} has no unit (no queens can be \

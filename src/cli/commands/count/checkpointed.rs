@@ -301,6 +301,7 @@ pub fn open(request: &CountRequest, durable: &Durable, quiet: bool) -> anyhow::R
         | JournalError::NoneOfTheShard { .. }
         | JournalError::TooManyShards { .. }
         | JournalError::NoUnits { .. }
+        | JournalError::Plan(_)
         | JournalError::ReadOnly { .. }
         | JournalError::ReadOnlyFileSystem { .. } => anyhow::Error::new(UsageError(e.to_string())),
         // So is a journal that cannot be made where it is asked for, as for any output that cannot be written.
