@@ -3,7 +3,6 @@
 
 use crate::engine::exec;
 use crate::engine::kernel;
-use crate::engine::plan::MAX_UNITS;
 use crate::{gpu, report, Board, BoardResult, Error, Plan, Split, Symmetry};
 use std::io::Write as _;
 use std::time::Instant;
@@ -26,7 +25,7 @@ pub struct CountRequest {
     /// Worker threads (at least 1).
     pub threads: usize,
     /// A fixed split depth, or `None` to choose one from the board and the threads. [`count`] refuses one whose
-    /// plan would have more than [`MAX_UNITS`] units ([`CountRequest::check_split`]).
+    /// plan would have more than [`MAX_UNITS`](crate::engine::plan::MAX_UNITS) units ([`CountRequest::check_split`]).
     pub split_depth: Option<u32>,
     /// What counts the units.
     pub backend: exec::Backend,
@@ -77,10 +76,9 @@ impl CountRequest {
         CountRequest { backend, ..self }
     }
 
-    /// Refuses a fixed split depth whose plan would hold more than [`MAX_UNITS`] units, naming the depths
-    /// that can be used: [`count`] asks this before it plans, since such a plan would take the memory of
-    /// billions of units to build and count no faster. (A depth deeper than the board is the board's own
-    /// depth, as in [`Split::Depth`].)
+    /// Refuses a fixed split depth whose plan would hold more than
+    /// [`MAX_UNITS`](crate::engine::plan::MAX_UNITS) units, naming the depths that can be used
+    /// ([`Plan::check_depth`]): [`count`] asks this before it plans.
     pub fn check_split(&self) -> Result<(), Error> {
         match self.split_depth {
             Some(depth) => Plan::check_depth(self.board, self.symmetry, depth),
