@@ -1,54 +1,57 @@
-//! How much memory the library asks for: a test binary of its own, since it counts every allocation the process
-//! makes through a global allocator, and runs its checks one at a time so that none sees another's.
+//! How much memory the library asks for: a test binary of its own, since it counts the allocations through a
+//! global allocator. Each thread counts its own, so that the harness's threads and the other tests, which run
+//! beside it, are not counted with the check measured.
 
 use nqueens::solutions::checker::{check_list, Flaw};
 use nqueens::solutions::notation::Shape;
 use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::cell::Cell;
 
-/// The system's allocator, keeping the most bytes held at once since the last reset.
+/// The system's allocator, keeping each thread's bytes held, and the most held at once since the last reset.
 struct Counting;
 
-static HELD: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+thread_local! {
+    static HELD: Cell<isize> = const { Cell::new(0) };
+    static PEAK: Cell<isize> = const { Cell::new(0) };
+}
 
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        held_more(layout.size());
+        held(layout.size() as isize);
         unsafe { System.alloc(layout) }
     }
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        held_more(layout.size());
+        held(layout.size() as isize);
         unsafe { System.alloc_zeroed(layout) }
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        HELD.fetch_sub(layout.size(), Ordering::SeqCst);
+        held(-(layout.size() as isize));
         unsafe { System.dealloc(ptr, layout) }
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        held_more(new_size);
-        HELD.fetch_sub(layout.size(), Ordering::SeqCst);
+        held(new_size as isize);
+        held(-(layout.size() as isize));
         unsafe { System.realloc(ptr, layout, new_size) }
     }
 }
 
-fn held_more(bytes: usize) {
-    let held = HELD.fetch_add(bytes, Ordering::SeqCst) + bytes;
-    PEAK.fetch_max(held, Ordering::SeqCst);
+/// Adds `bytes` to this thread's count. A thread being torn down has no count left: its frees are not counted.
+fn held(bytes: isize) {
+    let _ = HELD.try_with(|held| {
+        held.set(held.get() + bytes);
+        let _ = PEAK.try_with(|peak| peak.set(peak.get().max(held.get())));
+    });
 }
 
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;
 
-/// The most bytes `f` held at once beyond what was held before it, and what it returned.
-fn peak_of<T>(f: impl FnOnce() -> T) -> (usize, T) {
-    let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    let before = HELD.load(Ordering::SeqCst);
-    PEAK.store(before, Ordering::SeqCst);
+/// The most bytes `f` held at once on this thread beyond what it held before, and what `f` returned.
+fn peak_of<T>(f: impl FnOnce() -> T) -> (isize, T) {
+    let before = HELD.with(Cell::get);
+    PEAK.with(|peak| peak.set(before));
     let value = f();
-    (PEAK.load(Ordering::SeqCst) - before, value)
+    (PEAK.with(Cell::get) - before, value)
 }
 
 #[test]
@@ -77,7 +80,7 @@ fn checking_a_square_board_takes_memory_in_proportion_to_its_queens() {
     let (bytes, verdict) = peak_of(|| check_list(Shape::square(n), &queens));
     assert_eq!(verdict, Ok(()));
     assert!(
-        bytes <= 64 * n as usize,
+        bytes <= 64 * n as isize,
         "checking {n} queens held {bytes} bytes at once"
     );
 }
