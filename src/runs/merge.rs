@@ -603,10 +603,15 @@ mod tests {
     /// The journal of `shard` of a count of n = 8, counted whole and read back.
     fn journal_of_shard(dir: &Path, shard: Shard) -> Source {
         let path = dir.join(format!("shard {shard}.journal").replace('/', "-of-"));
-        let run = Checkpoint::open(&path, &spec(8, shard)).unwrap();
+        counted_whole(path, &spec(8, shard))
+    }
+
+    /// The journal of `spec` at `path`, counted whole and read back.
+    fn counted_whole(path: std::path::PathBuf, spec: &Spec) -> Source {
+        let run = Checkpoint::open(&path, spec).unwrap();
         let stop = AtomicBool::new(false);
         assert!(
-            run.run(1, exec::Backend::Cpu, &stop, &exec::NoProgress)
+            run.run(2, exec::Backend::Cpu, &stop, &exec::NoProgress)
                 .unwrap()
                 .complete
         );
@@ -919,24 +924,11 @@ mod tests {
     /// The journal of a whole count of n = 12 split at depth 6, the plan `count --checkpoint` takes: 62,437
     /// units, enough for lists of missing units far longer than a command should be.
     fn journal_of_twelve(dir: &Path) -> Source {
-        let path = dir.join("n12.journal");
         let spec = Spec {
             split_depth: Some(6),
             ..spec(12, Shard::WHOLE)
         };
-        let run = Checkpoint::open(&path, &spec).unwrap();
-        let stop = AtomicBool::new(false);
-        assert!(
-            run.run(2, exec::Backend::Cpu, &stop, &exec::NoProgress)
-                .unwrap()
-                .complete
-        );
-        drop(run);
-        Source {
-            contents: Contents::read(&path).unwrap(),
-            path,
-            in_use: false,
-        }
+        counted_whole(dir.join("n12.journal"), &spec)
     }
 
     /// The `--units` list of a suggested command, and its journal.
