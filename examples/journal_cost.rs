@@ -19,6 +19,7 @@ fn main() {
         format: FORMAT,
         fingerprint,
         n: 17,
+        columns: None,
         symmetry: "full".into(),
         split_depth: 2,
         units,

@@ -478,7 +478,11 @@ const BOARD_COMMANDS: [(&str, &[&str], &str); 7] = [
         &["verify"],
         "a number such as 8, or a range such as 4..16",
     ),
-    ("units", &["units"], "a number such as 8"),
+    (
+        "units",
+        &["units"],
+        "a number such as 8, or rows x columns such as 8x6",
+    ),
     (
         "bench",
         &["bench", "--quick", "--runs", "1", "--warmup", "0", "--n"],
@@ -504,7 +508,7 @@ fn every_command_reads_a_board_size_alike() {
     let takes_ranges = |name: &str| ["count", "estimate", "verify"].contains(&name);
     for (name, command, examples) in BOARD_COMMANDS {
         let one_board = match name {
-            "list" | "solve" => "name one board (N or RxC), not a range",
+            "list" | "solve" | "units" => "name one board (N or RxC), not a range",
             _ => "name one board (a single N), not a range",
         };
         let refusals = [
@@ -1736,12 +1740,19 @@ fn units_and_check_write_to_a_file_with_o() {
 }
 
 #[test]
-fn units_say_that_they_take_square_boards() {
+fn units_list_a_rectangles_plan_in_its_mirror_symmetry() {
     nqueens()
-        .args(["units", "8x6"])
+        .args(["units", "8x6", "--summary"])
+        .assert()
+        .success()
+        .stdout(contains("# the board 8x6, symmetry mirror, split depth"));
+    // The full symmetry needs a square, as in a count.
+    nqueens()
+        .args(["units", "8x6", "--symmetry", "full"])
         .assert()
         .code(2)
-        .stderr(contains("units and checkpoints take square boards"));
+        .stdout("")
+        .stderr(contains("--symmetry full needs a square board"));
 }
 
 #[test]
@@ -2188,13 +2199,15 @@ fn estimate_of_a_shard_samples_its_own_units_of_the_checkpointed_plan() {
         );
         assert!(!journal.exists(), "{bad}");
     }
-    // A rectangle has no checkpointed plan.
+    // A rectangle's shard is refused as count refuses it: more shards than its plan has units.
     nqueens()
-        .args(["estimate", "8x6", "--shard", "0/2"])
+        .args(["estimate", "4x3", "--shard", "0/500"])
         .assert()
         .code(2)
         .stdout("")
-        .stderr(contains("--shard takes square boards"));
+        .stderr(contains(
+            "shard 0/500: the plan of the board 4x3, symmetry mirror",
+        ));
 }
 
 #[test]

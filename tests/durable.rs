@@ -101,15 +101,16 @@ fn units_lists_the_numbered_plan_and_its_fingerprint() {
     assert_eq!(rows.len(), (list.len() + 2) / 4);
 }
 
-/// Kills a checkpointed count of `n` with SIGKILL after random delays until it completes, then checks that
-/// the journal holds every unit exactly once and that the total is the published one.
-fn kill_and_resume(n: u32, symmetry: &str, rng: &mut fastrand::Rng) -> usize {
+/// Kills a checkpointed count of `board` (N or RxC) with SIGKILL after random delays until it completes, then
+/// checks that the journal holds every unit exactly once and that the total is the count's without a journal,
+/// and for a square the published one.
+fn kill_and_resume(board: &str, symmetry: &str, rng: &mut fastrand::Rng) -> usize {
     let dir = tempfile::tempdir().unwrap();
     let journal = dir.path().join("journal");
-    let ns = n.to_string();
+    let ns = board;
     let args = [
         "count",
-        &ns,
+        ns,
         "--symmetry",
         symmetry,
         "--checkpoint",
@@ -120,7 +121,7 @@ fn kill_and_resume(n: u32, symmetry: &str, rng: &mut fastrand::Rng) -> usize {
     ];
     // How long the whole count takes here, uninterrupted: the kills fall within it.
     let started = Instant::now();
-    let plain = run(&["count", &ns, "--symmetry", symmetry, "-q"]);
+    let plain = run(&["count", ns, "--symmetry", symmetry, "-f", "csv", "-q"]);
     assert!(plain.status.success());
     let full = started.elapsed();
     let mut kills = 0;
@@ -160,10 +161,16 @@ fn kill_and_resume(n: u32, symmetry: &str, rng: &mut fastrand::Rng) -> usize {
     };
     assert!(out.status.success(), "{}", text(&out.stderr));
     let (total, unique) = csv_counts(&out);
-    let published = published().into_iter().find(|p| p.n == n).unwrap();
-    assert_eq!(total, published.total, "n = {n} after {kills} kills");
-    if symmetry == "full" {
-        assert_eq!(unique, published.unique);
+    assert_eq!(
+        (total, unique),
+        csv_counts(&plain),
+        "{board} after {kills} kills"
+    );
+    if let Some(published) = published().into_iter().find(|p| p.n.to_string() == board) {
+        assert_eq!(total, published.total, "n = {board} after {kills} kills");
+        if symmetry == "full" {
+            assert_eq!(unique, published.unique);
+        }
     }
     // Nothing counted twice: one line per unit, after the header.
     let lines = journal_lines(&journal);
@@ -181,15 +188,17 @@ fn runs_killed_at_random_moments_resume_to_the_exact_count() {
     eprintln!("seed {seed} (set NQUEENS_TEST_SEED to repeat)");
     let mut rng = fastrand::Rng::with_seed(seed);
     let mut kills = 0;
-    for (n, symmetry) in [
-        (13, "full"),
-        (14, "full"),
-        (15, "full"),
-        (14, "mirror"),
-        (13, "none"),
+    for (board, symmetry) in [
+        ("13", "full"),
+        ("14", "full"),
+        ("15", "full"),
+        ("14", "mirror"),
+        ("13", "none"),
+        // A rectangle's journal names its columns too.
+        ("16x13", "mirror"),
     ] {
-        let landed = kill_and_resume(n, symmetry, &mut rng);
-        assert!(landed >= 1, "n = {n}, {symmetry}: no kill landed");
+        let landed = kill_and_resume(board, symmetry, &mut rng);
+        assert!(landed >= 1, "{board}, {symmetry}: no kill landed");
         kills += landed;
     }
     eprintln!("{kills} kills, every total exact");
@@ -1093,11 +1102,11 @@ fn a_count_without_a_journal_stopped_by_a_batch_systems_warning_says_what_it_cou
 }
 
 /// Counts shard `k` of `m` of board `n` into `dir`, returning the journal.
-fn shard(dir: &Path, n: u32, symmetry: &str, k: u32, m: u32) -> PathBuf {
-    let journal = dir.join(format!("n{n}-{symmetry}-{k}-of-{m}.journal"));
+fn shard(dir: &Path, board: impl std::fmt::Display, symmetry: &str, k: u32, m: u32) -> PathBuf {
+    let journal = dir.join(format!("n{board}-{symmetry}-{k}-of-{m}.journal"));
     let out = run(&[
         "count",
-        &n.to_string(),
+        &board.to_string(),
         "--symmetry",
         symmetry,
         "--shard",
@@ -1152,6 +1161,141 @@ fn shards_merged_equal_the_count() {
     let out = merge(&files);
     assert!(out.status.success());
     assert_eq!(csv_counts(&out), (published_counts(11).0, None));
+}
+
+#[test]
+fn a_rectangle_is_checkpointed_sharded_and_merged_to_the_count_without_a_journal() {
+    let dir = tempfile::tempdir().unwrap();
+    let plain = run(&["count", "11x9", "-f", "csv", "-q"]);
+    assert!(plain.status.success(), "{}", text(&plain.stderr));
+    let expected = csv_counts(&plain);
+    assert!(expected.0 > 0);
+    // One journal, then the same count resumed from it: nothing left to count, the same total.
+    let journal = dir.path().join("whole.journal");
+    let args = [
+        "count",
+        "11x9",
+        "--checkpoint",
+        path_str(&journal),
+        "-f",
+        "csv",
+        "-q",
+    ];
+    for _ in 0..2 {
+        let out = run(&args);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        assert_eq!(csv_counts(&out), expected);
+    }
+    // Its header names the board's rows and columns, and the plan `units` lists for the rectangle.
+    let lines = journal_lines(&journal);
+    let header: Value = serde_json::from_str(lines[0].rsplit_once('\t').unwrap().0).unwrap();
+    assert_eq!(
+        (&header["n"], &header["columns"], &header["symmetry"]),
+        (&Value::from(11), &Value::from(9), &Value::from("mirror")),
+        "{header}"
+    );
+    let units = run(&["units", "11x9", "--summary", "-f", "json"]);
+    assert!(units.status.success(), "{}", text(&units.stderr));
+    let plan: Value = serde_json::from_slice(&units.stdout).unwrap();
+    assert_eq!(
+        (&plan["fingerprint"], &plan["units"], &plan["cols"]),
+        (&header["fingerprint"], &header["units"], &Value::from(9)),
+        "{plan}"
+    );
+    assert_eq!(lines.len() - 1, header["units"].as_u64().unwrap() as usize);
+    // Three shards merged give the same total, and the merge names the board as the command line does.
+    let shards: Vec<PathBuf> = (0..3)
+        .map(|k| shard(dir.path(), "11x9", "mirror", k, 3))
+        .collect();
+    let merged = merge(&shards);
+    assert!(merged.status.success(), "{}", text(&merged.stderr));
+    assert_eq!(csv_counts(&merged), expected);
+    assert!(text(&merged.stdout)
+        .lines()
+        .nth(1)
+        .unwrap()
+        .starts_with("11x9,"));
+    assert!(text(&merged.stderr).contains("the board 11x9, symmetry mirror"));
+    // A shard of another board of the same rows is another run's, though its n is the same.
+    let square = shard(dir.path(), 11, "mirror", 1, 3);
+    let mixed = merge(&[shards[0].clone(), square, shards[2].clone()]);
+    assert_refused(
+        &mixed,
+        "is a journal of another plan (n = 11, symmetry mirror",
+    );
+    // And a rectangle's journal is not resumed as another rectangle's, nor as the square's.
+    for other in ["11x8", "11"] {
+        let out = run(&[
+            "count",
+            other,
+            "--symmetry",
+            "mirror",
+            "--checkpoint",
+            path_str(&journal),
+            "-q",
+        ]);
+        assert_eq!(out.status.code(), Some(2), "{other}");
+        assert!(
+            text(&out.stderr)
+                .contains("is the journal of the board 11x9, symmetry mirror, split depth"),
+            "{other}: {}",
+            text(&out.stderr)
+        );
+    }
+    assert_eq!(
+        journal_lines(&journal),
+        lines,
+        "a refused run changes nothing"
+    );
+}
+
+#[test]
+fn a_rectangles_journal_read_without_its_columns_is_refused_not_taken_for_the_square() {
+    // A version of nqueens that knows nothing of the header's `columns` reads a rectangle's journal as the
+    // square of its rows: the fingerprint, of the rectangle's plan, then refuses it. Here the field is removed
+    // by hand (checksum made right), as that version would see the header.
+    let dir = tempfile::tempdir().unwrap();
+    let journal = dir.path().join("rect.journal");
+    let out = run(&["count", "10x8", "--checkpoint", path_str(&journal), "-q"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let text_before = std::fs::read_to_string(&journal).unwrap();
+    let (first, rest) = text_before.split_once('\n').unwrap();
+    let payload = first.rsplit_once('\t').unwrap().0;
+    assert!(payload.contains(",\"columns\":8,"), "{payload}");
+    let forged = payload.replace(",\"columns\":8,", ",");
+    let forged = format!(
+        "{forged}\t{:08x}\n{rest}",
+        crc32fast::hash(forged.as_bytes())
+    );
+    std::fs::write(&journal, &forged).unwrap();
+    let resumed = run(&[
+        "count",
+        "10",
+        "--symmetry",
+        "mirror",
+        "--checkpoint",
+        path_str(&journal),
+        "-q",
+    ]);
+    assert_eq!(resumed.status.code(), Some(2));
+    assert!(
+        text(&resumed.stderr).contains("its plan has another fingerprint"),
+        "{}",
+        text(&resumed.stderr)
+    );
+    assert_refused(
+        &merge(std::slice::from_ref(&journal)),
+        "has the fingerprint",
+    );
+    assert_eq!(std::fs::read_to_string(&journal).unwrap(), forged);
+    // A square's journal has no `columns`, as every journal written before rectangles had: they read alike.
+    let square = dir.path().join("square.journal");
+    assert!(
+        run(&["count", "9", "--checkpoint", path_str(&square), "-q"])
+            .status
+            .success()
+    );
+    assert!(!journal_lines(&square)[0].contains("columns"));
 }
 
 #[test]

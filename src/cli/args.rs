@@ -164,15 +164,15 @@ pub enum Command {
     },
     /// List the numbered work units of a board, with the plan's fingerprint.
     ///
-    /// Without `--split-depth` the plan is the one `count --checkpoint` and `--shard` use, which depends on n
-    /// and the symmetry only.
+    /// Without `--split-depth` the plan is the one `count --checkpoint` and `--shard` use, which depends on the
+    /// board and the symmetry only.
     Units {
-        /// Board size.
-        #[arg(value_name = "N", allow_negative_numbers = true)]
+        /// The board: N, or RxC for a rectangle of R rows and C columns.
+        #[arg(value_name = "BOARD", allow_negative_numbers = true)]
         n: String,
-        /// Symmetry reduction (as for count).
-        #[arg(long, default_value = "full", value_parser = parse_symmetry)]
-        symmetry: Symmetry,
+        /// Symmetry reduction (as for count) [default: full for square boards, mirror for rectangles].
+        #[arg(long, value_parser = parse_symmetry)]
+        symmetry: Option<Symmetry>,
         /// Rows placed before the work is split into units [default: chosen from n and the symmetry].
         #[arg(long, value_name = "K", value_parser = parse_depth, allow_negative_numbers = true)]
         split_depth: Option<u32>,

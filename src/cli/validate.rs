@@ -254,7 +254,7 @@ pub fn split_depth(board: Board, symmetry: Symmetry, depth: u32) -> Result<(), U
     Err(UsageError(if depth > board.lines() {
         format!(
             "--split-depth {depth} is deeper than {} has {} ({}): {range}",
-            board_words(board),
+            board.words(),
             // The lines the search fills, a queen each: a rectangle's columns.
             if board.is_square() { "rows" } else { "columns" },
             board.lines()
@@ -263,7 +263,7 @@ pub fn split_depth(board: Board, symmetry: Symmetry, depth: u32) -> Result<(), U
         format!(
             "--split-depth {depth} would split {} ({symmetry} symmetry) into more than {MAX_UNITS} \
              work units, which costs memory and planning time and makes nothing faster: {range}",
-            board_words(board)
+            board.words()
         )
     }))
 }
@@ -341,15 +341,6 @@ pub fn gpu_board(board: Board) -> Result<(), UsageError> {
     }
     nqueens::gpu::turns(board).map_err(|e| UsageError(e.to_string()))?;
     Ok(())
-}
-
-/// "n = 16" for a square, "the board 8x6" for a rectangle.
-pub fn board_words(board: Board) -> String {
-    if board.is_square() {
-        format!("n = {board}")
-    } else {
-        format!("the board {board}")
-    }
 }
 
 /// Refuses to check a board that has no published count (`verify 28`, `count 28 --check`): the count would

@@ -80,6 +80,15 @@ impl Board {
         self.square
     }
 
+    /// The board in words, as messages name it: "n = 16" for a square, "the board 8x6" for a rectangle.
+    pub fn words(self) -> String {
+        if self.square {
+            format!("n = {self}")
+        } else {
+            format!("the board {self}")
+        }
+    }
+
     /// Lines the search fills, one queen each: the rows of a square, the columns of a rectangle.
     pub fn lines(self) -> u32 {
         self.cols

@@ -80,7 +80,7 @@ impl Spec {
                     .as_ref()
                     .map(|r| r.to_string())
                     .unwrap_or_default(),
-                n: self.board.n(),
+                board: self.board,
                 units,
                 last: units
                     .checked_sub(1)
@@ -92,7 +92,7 @@ impl Spec {
 
     fn describe(&self, split_depth: Option<u32>) -> String {
         describe(
-            self.board.n(),
+            &self.board.words(),
             self.symmetry.name(),
             split_depth,
             &self.shard.to_string(),
@@ -101,8 +101,14 @@ impl Spec {
     }
 }
 
-fn describe(n: u32, symmetry: &str, depth: Option<u32>, shard: &str, only: Option<&str>) -> String {
-    let mut s = format!("n = {n}, symmetry {symmetry}");
+fn describe(
+    board: &str,
+    symmetry: &str,
+    depth: Option<u32>,
+    shard: &str,
+    only: Option<&str>,
+) -> String {
+    let mut s = format!("{board}, symmetry {symmetry}");
     if let Some(d) = depth {
         s += &format!(", split depth {d}");
     }
@@ -165,7 +171,7 @@ impl Checkpoint {
         let foreign = |hint: &str| JournalError::Foreign {
             path: path.to_path_buf(),
             theirs: describe(
-                h.n,
+                &h.board_words(),
                 &h.symmetry,
                 Some(h.split_depth),
                 &h.shard,
@@ -175,7 +181,7 @@ impl Checkpoint {
             hint: hint.to_string(),
         };
         let only = spec.only.as_ref().map(|r| r.to_string());
-        if h.n != spec.board.n()
+        if h.board() != Ok(spec.board)
             || h.symmetry != spec.symmetry.name()
             || h.shard != spec.shard.to_string()
             || h.only != only
@@ -282,6 +288,7 @@ impl Checkpoint {
             format: FORMAT,
             fingerprint: Fingerprint::of(&plan),
             n: spec.board.n(),
+            columns: (!spec.board.is_square()).then(|| spec.board.cols()),
             symmetry: spec.symmetry.name().into(),
             split_depth: plan.depth(),
             units: plan.units().len(),
@@ -429,6 +436,54 @@ pub(crate) mod tests {
             other => panic!("not refused as too many units: {:?}", other.err()),
         }
         assert!(!path.exists(), "no journal is left of a run refused");
+    }
+
+    #[test]
+    fn a_rectangles_journal_names_its_columns_and_resumes_as_that_rectangle_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("j");
+        let rect = Spec {
+            board: Board::rect(9, 7).unwrap(),
+            symmetry: Symmetry::Mirror,
+            ..spec(9, Shard::WHOLE)
+        };
+        let first = Checkpoint::open(&path, &rect).unwrap();
+        assert_eq!((first.header.n, first.header.columns), (9, Some(7)));
+        assert_eq!(first.header.plan().unwrap().board(), rect.board);
+        drop(first);
+        let out = Checkpoint::open(&path, &rect)
+            .unwrap()
+            .run(
+                2,
+                exec::Backend::Cpu,
+                &AtomicBool::new(false),
+                &exec::NoProgress,
+            )
+            .unwrap();
+        assert!(out.complete);
+        // As the rectangle counted whole, unreduced and unsplit.
+        let plain = exec::run_serial(
+            &Plan::new(rect.board, Symmetry::None, Split::Depth(0)),
+            &exec::NoProgress,
+        );
+        assert!(plain.total > 0);
+        assert_eq!(out.count.total, plain.total);
+        // The square of its rows, and another rectangle of them, are other runs.
+        for board in [Board::new(9).unwrap(), Board::rect(9, 8).unwrap()] {
+            let other = Spec {
+                board,
+                ..rect.clone()
+            };
+            match Checkpoint::open(&path, &other) {
+                Err(JournalError::Foreign { theirs, .. }) => {
+                    assert!(
+                        theirs.starts_with("the board 9x7, symmetry mirror"),
+                        "{theirs}"
+                    )
+                }
+                other => panic!("{board} resumed a 9x7 journal: {:?}", other.err()),
+            }
+        }
     }
 
     #[test]

@@ -51,8 +51,13 @@ pub struct Header {
     pub format: u32,
     /// The plan's fingerprint.
     pub fingerprint: Fingerprint,
-    /// Board side.
+    /// Board side; for a rectangle, its rows.
     pub n: u32,
+    /// A rectangle's columns; absent for a square board, so that a square's journal reads as it always did.
+    /// A version that knows nothing of rectangles reads a rectangle's journal as the square `n` and refuses
+    /// it: that square's plan has another fingerprint.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub columns: Option<u32>,
     /// Symmetry mode.
     pub symmetry: String,
     /// The plan's split depth.
@@ -82,13 +87,13 @@ impl Header {
     /// `Err` says what does not hold.
     pub fn plan(&self) -> Result<Plan, String> {
         let symmetry: Symmetry = self.symmetry.parse().map_err(|e| format!("{e}"))?;
-        let board = Board::new(self.n).map_err(|e| e.to_string())?;
+        let board = self.board()?;
         let depth = self.split_depth;
         let units = Plan::units_at(board, symmetry, depth, self.units.min(MAX_JOURNAL_UNITS));
         if depth > board.lines() || units != Some(self.units) {
             return Err(format!(
-                "n = {}, symmetry {symmetry}, split depth {depth} does not give the {} its header says",
-                self.n,
+                "{}, symmetry {symmetry}, split depth {depth} does not give the {} its header says",
+                board.words(),
                 unit_words(self.units)
             ));
         }
@@ -96,12 +101,41 @@ impl Header {
         let fingerprint = Fingerprint::of(&plan);
         if fingerprint != self.fingerprint {
             return Err(format!(
-                "the plan of n = {}, symmetry {symmetry}, split depth {depth} has the fingerprint {fingerprint}, \
+                "the plan of {}, symmetry {symmetry}, split depth {depth} has the fingerprint {fingerprint}, \
                  not the header's {}",
-                self.n, self.fingerprint
+                board.words(),
+                self.fingerprint
             ));
         }
         Ok(plan)
+    }
+
+    /// The board the header names: the square `n`, or `n` rows by `columns`. `Err` says why there is none
+    /// (a side beyond the largest board).
+    pub fn board(&self) -> Result<Board, String> {
+        match self.columns {
+            None => Board::new(self.n),
+            Some(columns) => Board::rect(self.n, columns),
+        }
+        .map_err(|e| e.to_string())
+    }
+
+    /// The board as the command line names it: `16`, or `8x6` for a rectangle (also where it is too large
+    /// to be one, so that a message can still say what the header claims).
+    pub fn board_arg(&self) -> String {
+        match self.columns {
+            Some(columns) if columns != self.n => format!("{}x{columns}", self.n),
+            _ => self.n.to_string(),
+        }
+    }
+
+    /// The board in words, as [`Board::words`] names it.
+    pub fn board_words(&self) -> String {
+        match self.board() {
+            Ok(board) => board.words(),
+            Err(_) if self.columns.is_some() => format!("the board {}", self.board_arg()),
+            Err(_) => format!("n = {}", self.n),
+        }
     }
 }
 
@@ -277,15 +311,16 @@ pub enum JournalError {
     },
     /// The units asked for (`--units`) are not all in the plan.
     #[error(
-        "units {asked} are not all in the plan of n = {n}, which has {}, numbered 0 to {last}: pick units \
-         from `nqueens units {n} --summary`",
+        "units {asked} are not all in the plan of {}, which has {}, numbered 0 to {last}: pick units \
+         from `nqueens units {board} --summary`",
+        board.words(),
         unit_words(*units)
     )]
     OutsidePlan {
         /// The units asked for.
         asked: String,
-        /// The board side.
-        n: u32,
+        /// The board.
+        board: Board,
         /// Units in the plan.
         units: usize,
         /// The last unit's number.
@@ -312,12 +347,13 @@ pub enum JournalError {
     Plan(crate::Error),
     /// Shards of a plan without a unit: a split deeper than any placement of the board.
     #[error(
-        "the plan of n = {n}, symmetry {symmetry}, split depth {split_depth} has no unit (no queens can be \
-         placed that many rows deep): count it whole, or split it less deep"
+        "the plan of {}, symmetry {symmetry}, split depth {split_depth} has no unit (no queens can be \
+         placed that many rows deep): count it whole, or split it less deep",
+        board.words()
     )]
     NoUnits {
-        /// The board side.
-        n: u32,
+        /// The board.
+        board: Board,
         /// The symmetry mode.
         symmetry: String,
         /// The plan's split depth.
@@ -325,18 +361,19 @@ pub enum JournalError {
     },
     /// More shards than the plan has units: every shard beyond the plan's units would have nothing to count.
     #[error(
-        "shard {shard}: the plan of n = {n}, symmetry {symmetry}, split depth {split_depth} has {}, so {idle} \
+        "shard {shard}: the plan of {}, symmetry {symmetry}, split depth {split_depth} has {}, so {idle} \
          of the {shards} shards would have nothing to count; split the run into {units} shard{} or fewer, or \
-         into more units with a deeper --split-depth (`nqueens units {n} --symmetry {symmetry} --split-depth \
-         {split_depth} --summary` gives a plan's units)",
+         into more units with a deeper --split-depth (`nqueens units {board} --symmetry {symmetry} \
+         --split-depth {split_depth} --summary` gives a plan's units)",
+        board.words(),
         unit_words(*units),
         if *units == 1 { "" } else { "s" }
     )]
     TooManyShards {
         /// The shard asked for, `K/M`.
         shard: String,
-        /// The board side.
-        n: u32,
+        /// The board.
+        board: Board,
         /// The symmetry mode.
         symmetry: String,
         /// The plan's split depth.
@@ -889,6 +926,7 @@ pub(crate) mod tests {
             format: FORMAT,
             fingerprint: serde_json::from_str("\"00ff\"").unwrap(),
             n: 8,
+            columns: None,
             symmetry: "full".into(),
             split_depth: 1,
             units: 10,

@@ -139,8 +139,8 @@ fn shorten(list: &str) -> String {
 /// The plan a header names, in words.
 fn plan_words(h: &Header) -> String {
     format!(
-        "n = {}, symmetry {}, split depth {}, {}, fingerprint {}",
-        h.n,
+        "{}, symmetry {}, split depth {}, {}, fingerprint {}",
+        h.board_words(),
         h.symmetry,
         h.split_depth,
         unit_words(h.units),
@@ -152,7 +152,9 @@ fn plan_words(h: &Header) -> String {
 pub fn base_command(h: &Header) -> String {
     format!(
         "nqueens count {} --symmetry {} --split-depth {}",
-        h.n, h.symmetry, h.split_depth
+        h.board_arg(),
+        h.symmetry,
+        h.split_depth
     )
 }
 
@@ -163,8 +165,13 @@ pub fn merge(sources: &[Source]) -> Result<Merged, MergeError> {
     for s in sources {
         let h = &s.contents.header;
         if h.fingerprint != header.fingerprint
-            || (h.n, &h.symmetry, h.split_depth, h.units)
-                != (header.n, &header.symmetry, header.split_depth, header.units)
+            || (h.board(), &h.symmetry, h.split_depth, h.units)
+                != (
+                    header.board(),
+                    &header.symmetry,
+                    header.split_depth,
+                    header.units,
+                )
         {
             return Err(MergeError::Foreign {
                 path: s.path.clone(),

@@ -79,14 +79,14 @@ impl Shard {
         }
         if units == 0 {
             return Err(JournalError::NoUnits {
-                n: plan.board().n(),
+                board: plan.board(),
                 symmetry: plan.symmetry().name().into(),
                 split_depth: plan.depth(),
             });
         }
         Err(JournalError::TooManyShards {
             shard: self.to_string(),
-            n: plan.board().n(),
+            board: plan.board(),
             symmetry: plan.symmetry().name().into(),
             split_depth: plan.depth(),
             units,

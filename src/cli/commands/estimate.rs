@@ -82,15 +82,9 @@ pub fn run(
             // anything is sampled; it is the plan the shard's journal will have, on any machine.
             let sharded = match options.shard {
                 None => None,
-                Some(_) if !board.is_square() => {
-                    return Err(UsageError(format!(
-                        "--shard takes square boards, as count's --checkpoint and --shard do; estimate the \
-                         rectangle {board} without it"
-                    ))
-                    .into())
-                }
                 Some(shard) => {
-                    let plan = nqueens::runs::checkpoint::plan(board, symmetry, options.split_depth);
+                    let plan =
+                        nqueens::runs::checkpoint::plan(board, symmetry, options.split_depth);
                     shard.within(&plan).map_err(|e| UsageError(e.to_string()))?;
                     Some((shard, plan))
                 }

@@ -98,12 +98,12 @@ pub fn run(
         .map_err(|e| anyhow::anyhow!("'{}': {e}", files[0].display()))?;
     if !quiet {
         note!(
-            "merged {} journal{}: {} of n = {}, symmetry {}, split depth {} (fingerprint {}), {} \
+            "merged {} journal{}: {} of {}, symmetry {}, split depth {} (fingerprint {}), {} \
              confirmed by copies that agree{}",
             sources.len(),
             if sources.len() == 1 { "" } else { "s" },
             nqueens::engine::plan::all_units(h.units),
-            h.n,
+            h.board_words(),
             h.symmetry,
             h.split_depth,
             h.fingerprint,
@@ -113,7 +113,9 @@ pub fn run(
     }
     // A merge has no run time of its own: the journals were counted elsewhere, at other times.
     let mut result = BoardResult::new(Measured {
-        board: nqueens::Board::new(h.n)?,
+        board: h
+            .board()
+            .map_err(|e| anyhow::anyhow!("'{}': {e}", files[0].display()))?,
         symmetry,
         threads: 0,
         kernel: None,

@@ -8,17 +8,17 @@ use nqueens::engine::plan::{unit_words, Plan, Weight, WorkUnit};
 use nqueens::report::export::Format;
 use nqueens::runs::fingerprint::Fingerprint;
 use nqueens::runs::shard::Shard;
-use nqueens::{Board, Split, Symmetry};
+use nqueens::{Split, Symmetry};
 use serde_json::json;
 use std::io::{self, Write};
 use std::path::Path;
 use std::process::ExitCode;
 
-/// Prints the plan for board `n` in `format`; `quiet`, nothing on standard error but errors.
+/// Prints the plan for `board` (N or RxC) in `format`; `quiet`, nothing on standard error but errors.
 #[allow(clippy::too_many_arguments)]
 pub fn run(
-    n: &str,
-    symmetry: Symmetry,
+    board: &str,
+    symmetry: Option<Symmetry>,
     split_depth: Option<u32>,
     shard: Option<Shard>,
     summary: bool,
@@ -26,16 +26,9 @@ pub fn run(
     output: Option<&Path>,
     quiet: bool,
 ) -> anyhow::Result<ExitCode> {
-    if n.contains(['x', 'X']) && validate::parse_shape(n).is_ok() {
-        return Err(UsageError(format!(
-            "'{n}': units and checkpoints take square boards: give a single N (count a rectangle with \
-             `nqueens count {n}`, without --checkpoint)"
-        ))
-        .into());
-    }
-    let n = validate::parse_square(n)?;
+    let board = validate::parse_board(board)?;
+    let symmetry = validate::symmetry_for(board, symmetry)?;
     let shard = shard.unwrap_or(Shard::WHOLE);
-    let board = Board::new(n).map_err(|e| UsageError(e.to_string()))?;
     if let Some(depth) = split_depth {
         crate::cli::validate::split_depth(board, symmetry, depth)?;
     }
@@ -50,7 +43,8 @@ pub fn run(
         .filter(|u| shard.contains(u.index))
         .collect();
     let describe = format!(
-        "n = {n}, symmetry {symmetry}, split depth {}, {}, fingerprint {fingerprint}{}",
+        "{}, symmetry {symmetry}, split depth {}, {}, fingerprint {fingerprint}{}",
+        board.words(),
         plan.depth(),
         unit_words(plan.units().len()),
         if shard.is_whole() {
@@ -73,7 +67,7 @@ pub fn run(
                 // The build that planned: the plan's numbering is the engine's, which its version names.
                 "program": nqueens::report::machine::Program::current(),
                 "fingerprint": fingerprint,
-                "n": n,
+                "n": board.n(),
                 "symmetry": symmetry.name(),
                 "split_depth": plan.depth(),
                 "units": plan.units().len(),
@@ -81,6 +75,10 @@ pub fn run(
                 // As the CSV summary's: the units the shard lists.
                 "shard_units": units.len(),
             });
+            // As a count's record: a rectangle's columns beside its rows, a square without them.
+            if !board.is_square() {
+                doc["cols"] = json!(board.cols());
+            }
             if !summary {
                 doc["list"] = json!(list);
             }
@@ -101,7 +99,8 @@ pub fn run(
             ])?;
             w.write_record([
                 fingerprint.to_string(),
-                n.to_string(),
+                // As a count's CSV names it: `16`, or `8x6` for a rectangle.
+                board.to_string(),
                 symmetry.name().to_string(),
                 plan.depth().to_string(),
                 plan.units().len().to_string(),

@@ -265,13 +265,6 @@ fn share_recorded(checkpoint: &Checkpoint, spec: &Spec) -> Option<f64> {
 /// Opens the journal of `durable` for `request`, creating it or taking it up where it was left, and says so
 /// unless `quiet`.
 pub fn open(request: &CountRequest, durable: &Durable, quiet: bool) -> anyhow::Result<Opened> {
-    if !request.board.is_square() {
-        return Err(UsageError(format!(
-            "--checkpoint and --shard take square boards; count the rectangle {} without them",
-            request.board
-        ))
-        .into());
-    }
     // A journal's temporary file that a run killed as it made the journal left here goes first.
     #[cfg(unix)]
     crate::cli::output::sweep_leftovers(match durable.path.parent() {

@@ -147,7 +147,7 @@ pub fn run(
     }
     let mut mismatches = Vec::new();
     for request in &requests {
-        bar.set_message(validate::board_words(request.board));
+        bar.set_message(request.board.words());
         let mut result = match &durable {
             None if std::mem::take(&mut gpu_unnamed) => std::thread::scope(|scope| {
                 let counting = scope.spawn(|| nqueens::count(request, &bar));
@@ -208,7 +208,7 @@ pub fn run(
             bar.suspend(|| {
                 note!(
                     "{}: {} solutions in {:.3} s",
-                    validate::board_words(request.board),
+                    request.board.words(),
                     result.total,
                     result.seconds
                 )
@@ -302,16 +302,16 @@ impl Stopped<'_> {
                 if asked == 1 { " was" } else { "s were" }
             ),
             (0, Some(board)) if asked == 1 => {
-                format!("{} was not finished", validate::board_words(board))
+                format!("{} was not finished", board.words())
             }
             (0, Some(board)) => format!(
                 "{}, the first of {asked} boards, was not finished",
-                validate::board_words(board)
+                board.words()
             ),
             (done, Some(board)) => format!(
                 "{done} of the {asked} boards {} counted, {} was not",
                 if done == 1 { "was" } else { "were" },
-                validate::board_words(board)
+                board.words()
             ),
         };
         let files: Vec<String> = self
