@@ -1715,6 +1715,56 @@ fn format_help_lists_its_values() {
 }
 
 #[test]
+fn the_help_and_the_completions_offer_the_names_an_option_takes() {
+    // Each option that takes a name from a list, in one of the commands that take it, with the names as
+    // `--help` lists them; the shell completions offer the same names, space-separated.
+    let pages = commands_from_help().join(", ");
+    let cases: [(&str, &str, &str); 8] = [
+        ("count", "--symmetry", "none, mirror, full"),
+        ("estimate", "--format", "table, json, csv, markdown"),
+        ("count", "--backend", "cpu, gpu"),
+        ("bench", "--kernel", "auto, scalar, avx2, avx512"),
+        ("list", "--format", "rows, zero, board, matrix, json, csv"),
+        ("check", "--format", "rows, zero, board, matrix, json, csv"),
+        ("solve", "--method", "auto, backtrack, construct"),
+        ("man", "COMMAND", &pages),
+    ];
+    let bash = {
+        let out = nqueens().args(["completions", "bash"]).assert().success();
+        String::from_utf8(out.get_output().stdout.clone()).unwrap()
+    };
+    for (command, option, names) in cases {
+        let out = nqueens().args([command, "--help"]).assert().success();
+        let help = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+        // The first list of names after the option's heading is its own: an option without one would show
+        // the next option's, which is another.
+        let flat = help.split_whitespace().collect::<Vec<_>>().join(" ");
+        let heading = match option {
+            "COMMAND" => "[COMMAND]".to_string(),
+            _ => format!("{option} <"),
+        };
+        let listed = flat
+            .find(&heading)
+            .and_then(|at| flat[at..].split_once("[possible values: "))
+            .and_then(|(_, rest)| rest.split_once(']'))
+            .map(|(list, _)| list);
+        assert_eq!(listed, Some(names), "{command} {option}:\n{help}");
+        let words = names.replace(", ", " ");
+        assert!(
+            bash.contains(&words),
+            "{command} {option}: '{words}' not offered"
+        );
+    }
+    // A name outside the list is still refused with the command's own message and exit code 2.
+    nqueens()
+        .args(["solve", "8", "--method", "guess"])
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr("error: unknown method 'guess': use one of auto, backtrack, construct\n");
+}
+
+#[test]
 fn units_and_check_write_to_a_file_with_o() {
     let dir = tempfile::tempdir().unwrap();
     let units = dir.path().join("units.csv");

@@ -22,7 +22,7 @@ pub struct Cli {
     pub command: Command,
     /// `--kernel` given before the command (`nqueens --kernel scalar count 17`), the form of version 0.2; it
     /// applies to the commands that search ([`KernelOption`]) and is refused before the others.
-    #[arg(long, hide = true, value_name = "KERNEL", value_parser = parse_kernel)]
+    #[arg(long, hide = true, value_name = "KERNEL", value_parser = kernels())]
     pub kernel: Option<KernelChoice>,
 }
 
@@ -33,7 +33,7 @@ pub struct KernelOption {
     /// turns), `avx2` 24 (three AVX2 registers of 8 lanes), on boards up to 30 squares wide; `scalar` runs 16
     /// interleaved searches in plain 64-bit instructions, on any processor and board. All give the same
     /// counts [default: auto, the fastest this processor runs].
-    #[arg(long, value_name = "KERNEL", value_parser = parse_kernel)]
+    #[arg(long, value_name = "KERNEL", value_parser = kernels())]
     pub kernel: Option<KernelChoice>,
 }
 
@@ -131,7 +131,7 @@ pub enum Command {
         board: String,
         /// `backtrack` finds the lexicographically first solution; `construct` writes one down in O(n); `auto`
         /// backtracks where that is quick (boards up to 32) and constructs beyond.
-        #[arg(long, default_value = "auto", value_parser = parse_method)]
+        #[arg(long, default_value = "auto", value_parser = methods())]
         method: Method,
         #[command(flatten)]
         show: ShowOptions,
@@ -149,7 +149,7 @@ pub enum Command {
         file: Option<PathBuf>,
         /// The format of the input, one of `list`'s: `rows`, `zero` (0-based), `board`, `matrix`, `json` or `csv`
         /// [default: recognised from each solution's text].
-        #[arg(short, long, value_parser = parse_notation)]
+        #[arg(short, long, value_parser = notations())]
         format: Option<Notation>,
         /// The board the lists are for: needed for a rectangle RxC [default: square, as long as each list].
         #[arg(long, value_name = "BOARD")]
@@ -171,7 +171,7 @@ pub enum Command {
         #[arg(value_name = "BOARD", allow_negative_numbers = true)]
         n: String,
         /// Symmetry reduction (as for count) [default: full for square boards, mirror for rectangles].
-        #[arg(long, value_parser = parse_symmetry)]
+        #[arg(long, value_parser = symmetries())]
         symmetry: Option<Symmetry>,
         /// Rows placed before the work is split into units [default: chosen from n and the symmetry].
         #[arg(long, value_name = "K", value_parser = parse_depth, allow_negative_numbers = true)]
@@ -187,7 +187,7 @@ pub enum Command {
         #[arg(long)]
         summary: bool,
         /// Output format.
-        #[arg(short, long, default_value = "table", value_parser = FormatParser)]
+        #[arg(short, long, default_value = "table", value_parser = formats())]
         format: Format,
         /// Write the list to FILE instead of standard output (`-` is standard output). The file appears only
         /// once it is complete.
@@ -216,7 +216,7 @@ pub enum Command {
         #[arg(short, long, value_parser = parse_threads, allow_negative_numbers = true)]
         threads: Option<u32>,
         /// Symmetry reduction (as for count) [default: full for square boards, mirror for rectangles].
-        #[arg(long, value_parser = parse_symmetry)]
+        #[arg(long, value_parser = symmetries())]
         symmetry: Option<Symmetry>,
         /// Rows placed before the work is split into units, as count's `--split-depth` [default: as count
         /// chooses them: from n and the threads, or with `--shard` from n and the symmetry].
@@ -236,13 +236,13 @@ pub enum Command {
         /// What would count: `cpu` (the worker threads) or `gpu` (the NVIDIA GPUs of `--gpus`, in a build with
         /// the `cuda` feature: each GPU counts samples of the run's own tasks for the time of `--sample`, two of
         /// the run's batches at least, after the threads sample the nodes for as long).
-        #[arg(long, default_value = "cpu", value_parser = parse_backend)]
+        #[arg(long, default_value = "cpu", value_parser = backends())]
         backend: Backend,
         /// The GPUs `--backend gpu` would count on, by the driver's numbers: `0,1` [default: all visible].
         #[arg(long, value_name = "LIST", value_parser = parse_gpus, allow_hyphen_values = true)]
         gpus: Option<GpuList>,
         /// Output format.
-        #[arg(short, long, default_value = "table", value_parser = FormatParser)]
+        #[arg(short, long, default_value = "table", value_parser = formats())]
         format: Format,
         /// Write the estimates to FILE instead of standard output (`-` is standard output). The file appears
         /// only once it is complete.
@@ -264,7 +264,7 @@ pub enum Command {
         #[arg(required = true, value_name = "FILE")]
         files: Vec<PathBuf>,
         /// Output format.
-        #[arg(short, long, default_value = "table", value_parser = FormatParser)]
+        #[arg(short, long, default_value = "table", value_parser = formats())]
         format: Format,
         /// Write the result to FILE instead of standard output.
         #[arg(short, long, value_name = "FILE")]
@@ -295,7 +295,7 @@ pub enum Command {
     /// command and its options, `nqueens-COMMAND(1)`.
     Man {
         /// The command whose page to print.
-        #[arg(value_name = "COMMAND")]
+        #[arg(value_name = "COMMAND", value_parser = pages())]
         command: Option<String>,
     },
 }
@@ -306,7 +306,7 @@ pub struct ShowOptions {
     /// Solution format: `rows` (row by row, the column of its queen, 1-based: `[2,4,1,3]` has row 1's queen in
     /// column 2; a rectangle's column by column, the row of its queen), `zero` (the same, 0-based), `board`
     /// (drawn), `matrix` (0 and 1), `json` (one array per line) or `csv`.
-    #[arg(short, long, default_value = "rows", value_parser = parse_notation)]
+    #[arg(short, long, default_value = "rows", value_parser = notations())]
     pub format: Notation,
     /// Draw boards with `Q` and `.` instead of box-drawing characters.
     #[arg(long)]
@@ -331,19 +331,28 @@ pub enum Method {
     Construct,
 }
 
-fn parse_method(s: &str) -> Result<Method, String> {
-    match s {
-        "auto" => Ok(Method::Auto),
-        "backtrack" => Ok(Method::Backtrack),
-        "construct" => Ok(Method::Construct),
-        _ => Err(format!(
-            "unknown method '{s}': use one of auto, backtrack, construct"
-        )),
+impl Method {
+    /// Every method, in the order the command line lists them.
+    pub const ALL: [Method; 3] = [Method::Auto, Method::Backtrack, Method::Construct];
+
+    /// The method's name on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::Auto => "auto",
+            Method::Backtrack => "backtrack",
+            Method::Construct => "construct",
+        }
     }
 }
 
-fn parse_notation(s: &str) -> Result<Notation, String> {
-    s.parse().map_err(|e| format!("{e}"))
+fn parse_method(s: &str) -> Result<Method, String> {
+    Method::ALL
+        .into_iter()
+        .find(|m| m.name() == s)
+        .ok_or_else(|| {
+            let names: Vec<&str> = Method::ALL.iter().map(|m| m.name()).collect();
+            format!("unknown method '{s}': use one of {}", names.join(", "))
+        })
 }
 
 /// Long runs: a journal to resume from, and a share of the units.
@@ -406,10 +415,10 @@ pub struct CountOptions {
     /// Symmetry reduction: `full` uses all 8 symmetries and counts unique solutions too; `mirror` halves the
     /// search; `none` searches everything, as a cross-check [default: full for square boards, mirror for
     /// rectangles].
-    #[arg(long, value_parser = parse_symmetry)]
+    #[arg(long, value_parser = symmetries())]
     pub symmetry: Option<Symmetry>,
     /// Output format.
-    #[arg(short, long, default_value = "table", value_parser = FormatParser)]
+    #[arg(short, long, default_value = "table", value_parser = formats())]
     pub format: Format,
     /// Write the results to FILE instead of standard output (`-` is standard output). The file appears only
     /// once the run has finished.
@@ -427,7 +436,7 @@ pub struct CountOptions {
     pub progress_every: Option<std::time::Duration>,
     /// What counts: `cpu` (the worker threads) or `gpu` (the NVIDIA GPUs of `--gpus`, in a build with the
     /// `cuda` feature; the threads then cut their tasks).
-    #[arg(long, default_value = "cpu", value_parser = parse_backend)]
+    #[arg(long, default_value = "cpu", value_parser = backends())]
     pub backend: Backend,
     /// The GPUs `--backend gpu` counts on, by the driver's numbers: `0,1` [default: all visible].
     #[arg(long, value_name = "LIST", value_parser = parse_gpus, allow_hyphen_values = true)]
@@ -577,25 +586,29 @@ fn parse_limit(s: &str) -> Result<u64, String> {
     })
 }
 
-fn parse_symmetry(s: &str) -> Result<Symmetry, String> {
-    s.parse().map_err(|e| format!("{e}"))
+/// A parser of a value named from a list (a format, a symmetry, a kernel, ...): it parses as `parse` does,
+/// with its messages, and lists the `names` in `--help`, the manual and the shell completions, so that a
+/// user sees what an option takes before typing it.
+#[derive(Clone, Copy)]
+struct OneOf<T> {
+    names: fn() -> Vec<String>,
+    parse: fn(&str) -> Result<T, String>,
 }
 
-/// `--format`'s parser: its values are listed in the help and offered by the shell completions.
-#[derive(Clone, Copy, Debug)]
-struct FormatParser;
+fn one_of<T>(names: fn() -> Vec<String>, parse: fn(&str) -> Result<T, String>) -> OneOf<T> {
+    OneOf { names, parse }
+}
 
-impl TypedValueParser for FormatParser {
-    type Value = Format;
+impl<T: Clone + Send + Sync + 'static> TypedValueParser for OneOf<T> {
+    type Value = T;
 
     fn parse_ref(
         &self,
         cmd: &clap::Command,
         _arg: Option<&clap::Arg>,
         value: &std::ffi::OsStr,
-    ) -> Result<Format, clap::Error> {
-        let text = value.to_string_lossy();
-        text.parse().map_err(|e| {
+    ) -> Result<T, clap::Error> {
+        (self.parse)(&value.to_string_lossy()).map_err(|e| {
             clap::Error::raw(clap::error::ErrorKind::InvalidValue, format!("{e}\n")).with_cmd(cmd)
         })
     }
@@ -604,11 +617,73 @@ impl TypedValueParser for FormatParser {
         &self,
     ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
         Some(Box::new(
-            Format::ALL
-                .iter()
-                .map(|f| clap::builder::PossibleValue::new(f.name())),
+            (self.names)()
+                .into_iter()
+                .map(clap::builder::PossibleValue::new),
         ))
     }
+}
+
+fn formats() -> OneOf<Format> {
+    one_of(
+        || Format::ALL.iter().map(|f| f.name().to_string()).collect(),
+        |s| s.parse().map_err(|e| format!("{e}")),
+    )
+}
+
+fn symmetries() -> OneOf<Symmetry> {
+    one_of(
+        || Symmetry::ALL.iter().map(|s| s.name().to_string()).collect(),
+        |s| s.parse().map_err(|e| format!("{e}")),
+    )
+}
+
+fn notations() -> OneOf<Notation> {
+    one_of(
+        || Notation::ALL.iter().map(|n| n.name().to_string()).collect(),
+        |s| s.parse().map_err(|e| format!("{e}")),
+    )
+}
+
+fn backends() -> OneOf<Backend> {
+    one_of(
+        || Backend::ALL.iter().map(|b| b.name().to_string()).collect(),
+        parse_backend,
+    )
+}
+
+fn kernels() -> OneOf<KernelChoice> {
+    one_of(
+        || {
+            std::iter::once("auto")
+                .chain(Kernel::ALL.iter().map(|k| k.name()))
+                .map(str::to_string)
+                .collect()
+        },
+        parse_kernel,
+    )
+}
+
+fn methods() -> OneOf<Method> {
+    one_of(
+        || Method::ALL.iter().map(|m| m.name().to_string()).collect(),
+        parse_method,
+    )
+}
+
+/// `man`'s COMMAND: the commands that have a page (the hidden ones have none), for the completions to offer;
+/// an unknown name is refused by `man` itself, naming them.
+fn pages() -> OneOf<String> {
+    one_of(
+        || {
+            <Command as Subcommand>::augment_subcommands(clap::Command::new("nqueens"))
+                .get_subcommands()
+                .filter(|c| !c.is_hide_set())
+                .map(|c| c.get_name().to_string())
+                .collect()
+        },
+        |s| Ok(s.to_string()),
+    )
 }
 
 /// What `--version` says: what a benchmark report needs to know about the build.
@@ -652,7 +727,7 @@ pub struct BenchArgs {
     /// What counts: `cpu`, or `gpu` (the GPUs of `--gpus`, in a build with the `cuda` feature), timed on 1, 2,
     /// 4, … and all of them, the host's threads cutting their tasks; the report names the GPUs, gives their
     /// scaling, and their kernel time and nodes/s on all of them.
-    #[arg(long, default_value = "cpu", value_parser = parse_backend)]
+    #[arg(long, default_value = "cpu", value_parser = backends())]
     pub backend: nqueens::engine::exec::Backend,
     /// The GPUs `--backend gpu` counts on, by the driver's numbers: `0,1` [default: all visible]. A run on `k`
     /// of them counts on the first `k` named.
@@ -663,7 +738,7 @@ pub struct BenchArgs {
     #[arg(long)]
     pub no_pin: bool,
     /// Symmetry reduction; the standard workload is `full`.
-    #[arg(long, default_value = "full", value_parser = parse_symmetry)]
+    #[arg(long, default_value = "full", value_parser = symmetries())]
     pub symmetry: Symmetry,
     #[command(flatten)]
     pub kernel: KernelOption,
