@@ -463,11 +463,6 @@ fn parse_gpus(s: &str) -> Result<GpuList, String> {
     nqueens::gpu::parse_gpus(s).map(GpuList)
 }
 
-pub(crate) fn parse_backend(s: &str) -> Result<Backend, String> {
-    s.parse()
-        .map_err(|e: nqueens::engine::exec::UnknownBackend| e.to_string())
-}
-
 /// `--progress-every`'s parser: `0`, or a duration in words (`90s`, `10m`, `1h 30m`) of at least
 /// [`MIN_INTERVAL`](crate::cli::progress::MIN_INTERVAL).
 fn parse_interval(s: &str) -> Result<std::time::Duration, String> {
@@ -624,32 +619,25 @@ impl<T: Clone + Send + Sync + 'static> TypedValueParser for OneOf<T> {
     }
 }
 
+/// [`OneOf`] a type that parses its own names (`FromStr`), with its message.
+fn by_name<T: std::str::FromStr<Err: std::fmt::Display>>(names: fn() -> Vec<String>) -> OneOf<T> {
+    one_of(names, |s| s.parse().map_err(|e: T::Err| e.to_string()))
+}
+
 fn formats() -> OneOf<Format> {
-    one_of(
-        || Format::ALL.iter().map(|f| f.name().to_string()).collect(),
-        |s| s.parse().map_err(|e| format!("{e}")),
-    )
+    by_name(|| Format::ALL.iter().map(|f| f.name().to_string()).collect())
 }
 
 fn symmetries() -> OneOf<Symmetry> {
-    one_of(
-        || Symmetry::ALL.iter().map(|s| s.name().to_string()).collect(),
-        |s| s.parse().map_err(|e| format!("{e}")),
-    )
+    by_name(|| Symmetry::ALL.iter().map(|s| s.name().to_string()).collect())
 }
 
 fn notations() -> OneOf<Notation> {
-    one_of(
-        || Notation::ALL.iter().map(|n| n.name().to_string()).collect(),
-        |s| s.parse().map_err(|e| format!("{e}")),
-    )
+    by_name(|| Notation::ALL.iter().map(|n| n.name().to_string()).collect())
 }
 
 fn backends() -> OneOf<Backend> {
-    one_of(
-        || Backend::ALL.iter().map(|b| b.name().to_string()).collect(),
-        parse_backend,
-    )
+    by_name(|| Backend::ALL.iter().map(|b| b.name().to_string()).collect())
 }
 
 fn kernels() -> OneOf<KernelChoice> {
