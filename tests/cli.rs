@@ -1790,6 +1790,35 @@ fn units_and_check_write_to_a_file_with_o() {
 }
 
 #[test]
+fn units_give_a_unique_weight_only_where_unique_solutions_are_counted() {
+    // Only the full symmetry counts unique solutions: the others' units have none to weigh.
+    let weights = |args: &[&str]| -> Vec<String> {
+        let out = nqueens().args(args).args(["-f", "csv"]).assert().success();
+        String::from_utf8(out.get_output().stdout.clone())
+            .unwrap()
+            .lines()
+            .skip(1)
+            .map(|l| l.rsplit(',').next().unwrap().to_string())
+            .collect()
+    };
+    for args in [
+        &["units", "8", "--symmetry", "mirror"][..],
+        &["units", "8", "--symmetry", "none"],
+        &["units", "8x6"],
+    ] {
+        let listed = weights(args);
+        assert!(!listed.is_empty());
+        assert!(
+            listed.iter().all(|w| !w.contains("unique")),
+            "{args:?}: {listed:?}"
+        );
+    }
+    assert!(weights(&["units", "8"])
+        .iter()
+        .any(|w| w.contains("(unique x1)")));
+}
+
+#[test]
 fn units_list_a_rectangles_plan_in_its_mirror_symmetry() {
     nqueens()
         .args(["units", "8x6", "--summary"])

@@ -117,7 +117,7 @@ pub fn run(
             let mut w = csv::Writer::from_writer(&mut out);
             w.write_record(["unit", "border", "queens", "weight"])?;
             for u in &units {
-                w.write_record(cells(u))?;
+                w.write_record(cells(u, symmetry))?;
             }
             w.flush()?;
         }
@@ -142,7 +142,7 @@ pub fn run(
                     )?;
                 }
                 for u in &units {
-                    let [unit, border, queens, weight] = cells(u);
+                    let [unit, border, queens, weight] = cells(u, symmetry);
                     if markdown {
                         writeln!(out, "| {unit} | {border} | {queens} | {weight} |")?;
                     } else {
@@ -158,15 +158,19 @@ pub fn run(
     Ok(ExitCode::SUCCESS)
 }
 
-/// A unit as text cells: number, border (top, bottom, left, right), queens of the first rows, weight.
-fn cells(u: &WorkUnit) -> [String; 4] {
+/// A unit as text cells: number, border (top, bottom, left, right), queens of the first rows, weight (its
+/// unique weight only where the symmetry counts unique solutions: the full one).
+fn cells(u: &WorkUnit, symmetry: Symmetry) -> [String; 4] {
     let border = u.border.map_or_else(
         || "-".to_string(),
         |b| format!("{},{},{},{}", b.top, b.bottom, b.left, b.right),
     );
     let queens: Vec<String> = u.prefix.iter().map(|c| c.to_string()).collect();
     let weight = match &u.weight {
-        Weight::Plain { total, unique } => format!("x{total} (unique x{unique})"),
+        Weight::Plain { total, unique } if symmetry == Symmetry::Full => {
+            format!("x{total} (unique x{unique})")
+        }
+        Weight::Plain { total, .. } => format!("x{total}"),
         Weight::Burnside(group) => format!("burnside over {} symmetries", group.len()),
     };
     [u.index.to_string(), border, queens.join(","), weight]
