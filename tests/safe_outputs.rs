@@ -120,6 +120,53 @@ fn output_to_a_fifo_writes_into_the_pipe() {
 
 #[test]
 #[cfg(unix)]
+fn quiet_says_nothing_of_the_fifos_it_waits_for() {
+    use std::io::{Read, Write};
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in-pipe");
+    let output = dir.path().join("out-pipe");
+    if !made_fifo(&input) || !made_fifo(&output) {
+        eprintln!("skipped: no mkfifo");
+        return;
+    }
+    // Reading a FIFO with no writer, then writing one with no reader: each waits longer than the second after
+    // which the note would come.
+    let child = Command::new("timeout")
+        .arg("60")
+        .arg(binary())
+        .args(["check", "-q", "-o"])
+        .arg(&output)
+        .arg(&input)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The input is opened first, then the output: its reader comes a second and a half after the writer.
+    let reader = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(3000));
+        let mut verdicts = String::new();
+        fs::File::open(&output)
+            .unwrap()
+            .read_to_string(&mut verdicts)
+            .unwrap();
+        verdicts
+    });
+    std::thread::sleep(Duration::from_millis(1500));
+    fs::OpenOptions::new()
+        .write(true)
+        .open(&input)
+        .unwrap()
+        .write_all(b"2 4 1 3\n[1,2]\n")
+        .unwrap();
+    let verdicts = reader.join().unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "one invalid solution");
+    assert!(verdicts.contains("line 2: invalid"), "{verdicts}");
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+}
+
+#[test]
+#[cfg(unix)]
 fn reading_a_fifo_with_no_writer_says_it_waits_for_one() {
     use std::io::{BufRead, BufReader, Write};
     let dir = tempfile::tempdir().unwrap();

@@ -300,6 +300,23 @@ pub enum Command {
     },
 }
 
+impl Command {
+    /// Whether the command was asked to say nothing but its results (`-q`).
+    pub fn quiet(&self) -> bool {
+        match self {
+            Command::Count { options, .. } | Command::Verify { options, .. } => options.quiet,
+            Command::List { show, .. } | Command::Solve { show, .. } => show.quiet,
+            Command::Check { quiet, .. }
+            | Command::Units { quiet, .. }
+            | Command::Estimate { quiet, .. }
+            | Command::Merge { quiet, .. } => *quiet,
+            Command::Bench(args) => args.quiet,
+            Command::Plot(args) => args.quiet,
+            Command::Completions { .. } | Command::Man { .. } => false,
+        }
+    }
+}
+
 /// How solutions are shown and where they go.
 #[derive(Debug, Args)]
 pub struct ShowOptions {

@@ -63,6 +63,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
         _ => None,
     };
     args::KernelChoice::apply(kernel.or(cli.kernel))?;
+    output::set_quiet(cli.command.quiet());
     match cli.command {
         Command::Count {
             sizes,

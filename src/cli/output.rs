@@ -557,7 +557,9 @@ pub fn open_to_read(path: &Path) -> io::Result<File> {
                         return;
                     }
                 }
-                note!("'{shown}' is a FIFO with no writer yet: waiting for one");
+                if !quiet() {
+                    note!("'{shown}' is a FIFO with no writer yet: waiting for one");
+                }
             });
             let file = File::open(path);
             opened.store(true, Ordering::SeqCst);
@@ -810,10 +812,12 @@ fn open_special(path: &Path, fifo: bool) -> io::Result<File> {
                 return Ok(file);
             }
             Err(e) if e.raw_os_error() == Some(libc::ENXIO) => {
-                note!(
-                    "'{}' is a FIFO with no reader yet: waiting for one",
-                    path.display()
-                );
+                if !quiet() {
+                    note!(
+                        "'{}' is a FIFO with no reader yet: waiting for one",
+                        path.display()
+                    );
+                }
             }
             Err(e) => return Err(e),
         }
@@ -976,6 +980,7 @@ pub fn sweep_leftovers(dir: &Path) {
             } else {
                 format!("a journal's unfinished header left {age} ago by an nqueens run")
             };
+            // Said under `-q` too: a file of the user's folder went.
             note!(
                 "removed '{}': {what} that did not finish (killed, or the machine stopped)",
                 shown.display()
@@ -1032,6 +1037,20 @@ fn removed_temps() -> MutexGuard<'static, Vec<PathBuf>> {
         let _ = fs::remove_file(path);
     }
     temps
+}
+
+/// Set for a command run with `-q` ([`set_quiet`]): the notes here that only inform (a FIFO waited for) are
+/// then not said, as README's `--quiet` promises; what was removed, where an export goes instead of its name,
+/// and errors still are.
+static QUIET: AtomicBool = AtomicBool::new(false);
+
+/// Says whether the command was asked for its results alone (`-q`).
+pub fn set_quiet(quiet: bool) {
+    QUIET.store(quiet, Ordering::Relaxed);
+}
+
+fn quiet() -> bool {
+    QUIET.load(Ordering::Relaxed)
 }
 
 /// Set while a command handles the signals that stop a run itself (a checkpointed count saves its journal and
