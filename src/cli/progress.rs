@@ -570,7 +570,14 @@ fn fit(width: usize, shown: &Shown<'_>) -> String {
             units: [done, all],
             left,
         } => {
-            let share = || Text(percent(f64::from(fraction.clamp(0.0, 1.0))));
+            // Every unit counted is the whole bar: the units' work is tallied in whole ticks, each unit's
+            // rounded down, so their sum falls short of the run's (n = 16 on one thread ended at 99.6%, its
+            // bar a column short). Until then the share never reads 100%.
+            let fraction = match (done >= all && all > 0, fraction.clamp(0.0, 1.0)) {
+                (true, _) => 1.0,
+                (false, f) => f.min(0.99),
+            };
+            let share = || Text(percent(f64::from(fraction)));
             let units = || {
                 Text(format!(
                     "{}/{} units,",
@@ -1150,6 +1157,24 @@ mod tests {
         ] {
             assert_eq!(fit(width, &planning), expected, "{width} columns");
         }
+    }
+
+    #[test]
+    fn the_bar_is_full_when_every_unit_is_counted_and_reads_100_percent_only_then() {
+        // The units' work tallied in whole ticks falls short of the run's: n = 16 ended at 99.6%.
+        let at = |done| Shown {
+            message: "n = 16",
+            elapsed: Duration::from_secs(1),
+            doing: Doing::Counting {
+                fraction: 0.996,
+                units: [done, 20652],
+                left: Some(Duration::ZERO),
+            },
+        };
+        let done = fit(60, &at(20652));
+        assert!(done.contains(" 100% ") && !done.contains('░'), "{done}");
+        let short = fit(60, &at(20651));
+        assert!(short.contains(" 99% ") && short.contains('░'), "{short}");
     }
 
     #[test]
