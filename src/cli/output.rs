@@ -1049,6 +1049,7 @@ pub fn set_quiet(quiet: bool) {
     QUIET.store(quiet, Ordering::Relaxed);
 }
 
+#[cfg(unix)]
 fn quiet() -> bool {
     QUIET.load(Ordering::Relaxed)
 }
