@@ -107,10 +107,9 @@ fn units_lists_the_numbered_plan_and_its_fingerprint() {
 fn kill_and_resume(board: &str, symmetry: &str, rng: &mut fastrand::Rng) -> usize {
     let dir = tempfile::tempdir().unwrap();
     let journal = dir.path().join("journal");
-    let ns = board;
     let args = [
         "count",
-        ns,
+        board,
         "--symmetry",
         symmetry,
         "--checkpoint",
@@ -121,7 +120,7 @@ fn kill_and_resume(board: &str, symmetry: &str, rng: &mut fastrand::Rng) -> usiz
     ];
     // How long the whole count takes here, uninterrupted: the kills fall within it.
     let started = Instant::now();
-    let plain = run(&["count", ns, "--symmetry", symmetry, "-f", "csv", "-q"]);
+    let plain = run(&["count", board, "--symmetry", symmetry, "-f", "csv", "-q"]);
     assert!(plain.status.success());
     let full = started.elapsed();
     let mut kills = 0;
