@@ -632,7 +632,11 @@ impl BenchReport {
         for s in &self.scaling {
             let step = s.step();
             let who = step.describe();
-            if s.median_seconds < SHORT_RUN_SECONDS {
+            // Runs too short to time say nothing of the machine's steadiness or of its cores' sharing (their
+            // spread and their processor seconds are mostly start-up), but threads beyond the cores are a
+            // fact of the run whatever its length.
+            let short = s.median_seconds < SHORT_RUN_SECONDS;
+            if short {
                 warn(
                     "short_runs",
                     Some(step),
@@ -642,10 +646,9 @@ impl BenchReport {
                         s.median_seconds
                     ),
                 );
-                continue;
             }
             let spread = (s.max_seconds - s.min_seconds) / s.median_seconds;
-            if s.runs > 1 && spread > UNSTEADY_SPREAD {
+            if !short && s.runs > 1 && spread > UNSTEADY_SPREAD {
                 warn(
                     "unsteady",
                     Some(step),
@@ -673,7 +676,7 @@ impl BenchReport {
                 );
             }
             let could = s.threads.min(logical);
-            if let (true, Some(cores)) = (cpu, s.cores_used) {
+            if let (true, false, Some(cores)) = (cpu, short, s.cores_used) {
                 if cores < SHARED_CORES * could as f64 {
                     warn(
                         "shared_cores",
@@ -1268,6 +1271,33 @@ mod tests {
              and efficiency are not the processor's scaling"
         );
         assert!(report.warnings[2].message.contains(" 0.50 of 1 core "));
+    }
+
+    #[test]
+    fn short_runs_are_warned_of_and_of_threads_beyond_the_cores_but_not_of_their_spread_or_sharing()
+    {
+        // Runs of hundredths of a second that differ by half and had half their cores: start-up and noise,
+        // said once as short; but 2 threads on 1 logical core took turns however long they ran.
+        let clock = Scripted {
+            seconds: vec![0.01, 0.02, 0.01, 0.02, 0.015, 0.03, 0.01],
+            cores: 0.5,
+            calls: AtomicUsize::new(0),
+        };
+        let (mut report, _) = bench(&small(2), &clock);
+        assert_eq!(
+            kinds(&report),
+            [("short_runs", Some(1)), ("short_runs", Some(2))]
+        );
+        report.machine.logical_cores = 1;
+        report.summarise();
+        assert_eq!(
+            kinds(&report),
+            [
+                ("short_runs", Some(1)),
+                ("short_runs", Some(2)),
+                ("more_threads_than_cores", Some(2))
+            ]
+        );
     }
 
     #[test]
