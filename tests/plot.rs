@@ -766,6 +766,140 @@ fn a_time_below_a_nanosecond_is_refused_rather_than_drawn_on_an_axis_without_end
 }
 
 #[test]
+fn a_benchmark_whose_runs_took_no_time_or_less_is_refused_naming_the_field() {
+    // README: values no run has (negative seconds, a time below a nanosecond) are refused with the field
+    // named. A benchmark's times were not looked at: -3 s drew its charts, with a warning that -3 s was too
+    // short to time.
+    let dir = tempfile::tempdir().unwrap();
+    let (_, bench) = count_and_bench_reports(dir.path(), "6..9", "10");
+    let original = std::fs::read_to_string(&bench).unwrap();
+    for (field, value, said) in [
+        (
+            "/scaling/1/median_seconds",
+            -3.0,
+            "scaling[1].median_seconds is -3, not a time a run can take (1e-9 to 1e11)",
+        ),
+        (
+            "/scaling/0/min_seconds",
+            0.0,
+            "scaling[0].min_seconds is 0, not a time a run can take (1e-9 to 1e11)",
+        ),
+        (
+            "/scaling/0/max_seconds",
+            1e-12,
+            "scaling[0].max_seconds is 1e-12, not a time a run can take (1e-9 to 1e11)",
+        ),
+        (
+            "/runs/1/seconds",
+            1e308,
+            "runs[1].seconds is 1e308, not a time a run can take (1e-9 to 1e11)",
+        ),
+        (
+            "/runs/0/cpu_seconds",
+            -0.5,
+            "runs[0].cpu_seconds is -0.5, not a value a run can have (0 to ",
+        ),
+    ] {
+        let mut report: serde_json::Value = serde_json::from_str(&original).unwrap();
+        // The field, made where the report has none (a run's processor seconds, where not measured).
+        let mut at = &mut report;
+        for key in field.trim_start_matches('/').split('/') {
+            at = match key.parse::<usize>() {
+                Ok(i) => &mut at[i],
+                Err(_) => &mut at[key],
+            };
+        }
+        *at = value.into();
+        std::fs::write(&bench, report.to_string()).unwrap();
+        let out = dir.path().join("plots");
+        plot_refused(&bench, &out).stderr(contains(said));
+        assert!(!out.exists(), "{field}: charts were written");
+    }
+    // The file as bench wrote it is plotted.
+    std::fs::write(&bench, &original).unwrap();
+    plot(&[bench], &dir.path().join("plots"));
+}
+
+#[test]
+fn what_the_chart_of_time_against_n_leaves_out_is_said() {
+    // Rectangles, a shard's count and a merge's were left out of the chart without a word; a file of
+    // rectangles alone was "no timed counts of whole boards".
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name);
+    nqueens()
+        .args(["count", "8", "9", "10x8", "11x9", "--format", "json", "-o"])
+        .arg(path("mixed.json"))
+        .assert()
+        .success();
+    for shard in ["0/2", "1/2"] {
+        nqueens()
+            .args(["count", "10", "--shard", shard, "--format", "json", "-q"])
+            .arg("--checkpoint")
+            .arg(path(&format!("shard{}.journal", &shard[..1])))
+            .arg("-o")
+            .arg(path(&format!("shard{}.json", &shard[..1])))
+            .assert()
+            .success();
+    }
+    nqueens()
+        .arg("merge")
+        .arg(path("shard0.journal"))
+        .arg(path("shard1.journal"))
+        .args(["--format", "json", "-o"])
+        .arg(path("merged.json"))
+        .assert()
+        .success();
+    let files = [path("mixed.json"), path("shard1.json"), path("merged.json")];
+    let out = nqueens()
+        .arg("plot")
+        .args(&files)
+        .arg("-o")
+        .arg(path("plots"))
+        .assert()
+        .success();
+    let said = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    for (file, what) in [
+        (
+            &files[0],
+            "the rectangles 10x8, 11x9 (no place on an axis of n)",
+        ),
+        (
+            &files[1],
+            "the part of n = 10 (a shard's or a list of units' time is not the board's)",
+        ),
+        (
+            &files[2],
+            "the untimed count of n = 10 (merged from journals)",
+        ),
+    ] {
+        let line = format!(
+            "note: {}: left out of time-vs-n.svg: {what}\n",
+            file.display()
+        );
+        assert!(said.contains(&line), "no {line:?} in:\n{said}");
+    }
+    // Not with --quiet; and a file of rectangles alone has nothing to plot, which says why.
+    nqueens()
+        .arg("plot")
+        .args(&files)
+        .arg("-o")
+        .arg(path("plots"))
+        .arg("--quiet")
+        .assert()
+        .success()
+        .stderr("");
+    nqueens()
+        .args(["count", "10x8", "--format", "json", "-o"])
+        .arg(path("rectangle.json"))
+        .assert()
+        .success();
+    plot_refused(&path("rectangle.json"), &path("none")).stderr(contains(
+        "nothing to plot: the files hold no timed counts of whole square boards (rectangles, shards, lists \
+         of units and merges are left out)",
+    ));
+}
+
+#[test]
 fn the_labels_of_y_have_the_room_their_widest_needs() {
     // A speedup of 1e11 had labels of 14 digits in 50 pixels, cut off at the chart's left edge and over the
     // axis's name; times from a nanosecond to 1e11 seconds, labels of 13 in 70.

@@ -66,9 +66,19 @@ pub fn run(args: &PlotArgs) -> anyhow::Result<()> {
             if let Some(why) = unfinished(input) {
                 note!("warning: {}: {why}", path.display());
             }
-            if let Input::Bench(report) = input {
-                for warning in report.warnings_now() {
-                    note!("warning: {}: {}", path.display(), warning.message);
+            match input {
+                Input::Bench(report) => {
+                    for warning in report.warnings_now() {
+                        note!("warning: {}: {}", path.display(), warning.message);
+                    }
+                }
+                Input::Count(report) => {
+                    if let Some(what) = left_out(report) {
+                        note!(
+                            "note: {}: left out of time-vs-n.svg: {what}",
+                            path.display()
+                        );
+                    }
                 }
             }
         }
@@ -118,8 +128,9 @@ pub fn run(args: &PlotArgs) -> anyhow::Result<()> {
     }
     if charts.is_empty() {
         return Err(UsageError(
-            "nothing to plot: the files hold no timed counts of whole boards, no benchmark runs on one thread \
-             and no GPU benchmark's timed runs"
+            "nothing to plot: the files hold no timed counts of whole square boards (rectangles, shards, \
+             lists of units and merges are left out), no benchmark runs on one thread and no GPU benchmark's \
+             timed runs"
                 .to_string(),
         )
         .into());
@@ -340,7 +351,19 @@ fn plottable(input: &Input) -> Result<(), String> {
             Ok(())
         } else {
             Err(format!(
-                "{what} is {x}, not a value a run can have (0 to {max:e})"
+                "{what} is {}, not a value a run can have (0 to {max:e})",
+                number(x)
+            ))
+        }
+    };
+    // A time that a run took: every timed run took some, so no 0 here.
+    let took = |what: String, x: f64| {
+        if x.is_finite() && (MIN_SECONDS..=MAX_SECONDS).contains(&x) {
+            Ok(())
+        } else {
+            Err(format!(
+                "{what} is {}, not a time a run can take ({MIN_SECONDS:e} to {MAX_SECONDS:e})",
+                number(x)
             ))
         }
     };
@@ -359,9 +382,9 @@ fn plottable(input: &Input) -> Result<(), String> {
                 // 0 is a board not timed, which the chart leaves out.
                 if b.seconds > 0.0 && b.seconds < MIN_SECONDS {
                     return Err(format!(
-                        "results[{i}].seconds is {:e}, not a time a count can take (0 for none, or \
+                        "results[{i}].seconds is {}, not a time a count can take (0 for none, or \
                          {MIN_SECONDS:e} to {MAX_SECONDS:e})",
-                        b.seconds
+                        number(b.seconds)
                     ));
                 }
                 if b.n > nqueens::Board::MAX_SIDE {
@@ -386,7 +409,20 @@ fn plottable(input: &Input) -> Result<(), String> {
                     within(format!("scaling[{i}].speedup"), s.speedup, MAX_RATE)?;
                 }
             }
+            for (i, s) in r.scaling.iter().enumerate() {
+                took(format!("scaling[{i}].median_seconds"), s.median_seconds)?;
+                took(format!("scaling[{i}].min_seconds"), s.min_seconds)?;
+                took(format!("scaling[{i}].max_seconds"), s.max_seconds)?;
+            }
             for (i, run) in r.runs.iter().enumerate() {
+                took(format!("runs[{i}].seconds"), run.seconds)?;
+                if let Some(seconds) = run.cpu_seconds {
+                    within(
+                        format!("runs[{i}].cpu_seconds"),
+                        seconds,
+                        MAX_SECONDS * MAX_THREADS as f64,
+                    )?;
+                }
                 if let Some(seconds) = run.gpu_seconds {
                     within(format!("runs[{i}].gpu_seconds"), seconds, MAX_SECONDS)?;
                 }
@@ -423,6 +459,16 @@ fn plottable(input: &Input) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// `x` as a message gives it: plainly where that is short (`-3`, `0.25`), in scientific notation where it is
+/// not (`1e308` rather than 309 digits, `1e-12` rather than twelve zeros).
+fn number(x: f64) -> String {
+    if x == 0.0 || !x.is_finite() || (1e-4..1e6).contains(&x.abs()) {
+        format!("{x}")
+    } else {
+        format!("{x:e}")
+    }
 }
 
 /// Draws into a fresh SVG document of `size` and returns its text.
@@ -657,6 +703,46 @@ fn y_label_room(least: u32, widest: &[String]) -> u32 {
 /// plot's 700 pixels. With more (a sweep of n from 4 to 64, a machine of 256 threads), plotters labels every
 /// 2nd, 5th or 10th instead of writing one over the next.
 const MAX_TICKS: usize = 24;
+
+/// What of a count report the chart of time against n leaves out ([`timed_board`]), said as a list of its
+/// kinds, each with its boards: `None` where it leaves out nothing.
+fn left_out(report: &Report) -> Option<String> {
+    let mut rectangles = Vec::new();
+    let mut parts = Vec::new();
+    let mut untimed = Vec::new();
+    for b in report.results.iter().filter(|b| !timed_board(b)) {
+        match b.cols.filter(|&c| c != b.n) {
+            Some(cols) => rectangles.push(format!("{}x{cols}", b.n)),
+            None if b.part.is_some() => parts.push(format!("n = {}", b.n)),
+            None => untimed.push(format!("n = {}", b.n)),
+        }
+    }
+    let kinds: Vec<String> = [
+        (
+            rectangles,
+            ["the rectangle", "the rectangles"],
+            "(no place on an axis of n)",
+        ),
+        (
+            parts,
+            ["the part of", "the parts of"],
+            "(a shard's or a list of units' time is not the board's)",
+        ),
+        (
+            untimed,
+            ["the untimed count of", "the untimed counts of"],
+            "(merged from journals)",
+        ),
+    ]
+    .into_iter()
+    .filter(|(boards, _, _)| !boards.is_empty())
+    .map(|(boards, [one, many], why)| {
+        let what = if boards.len() == 1 { one } else { many };
+        format!("{what} {} {why}", boards.join(", "))
+    })
+    .collect();
+    (!kinds.is_empty()).then(|| kinds.join("; "))
+}
 
 /// A result that belongs on the chart of time against n: a whole square board's count, timed. A shard's or a
 /// list of units' time is not the board's, and a rectangle has no place on an axis of n.
