@@ -1516,6 +1516,96 @@ fn every_shell_gets_a_completion_script_naming_the_commands() {
 }
 
 #[test]
+fn every_shell_offers_the_names_of_man_and_completions_and_none_offers_a_hidden_option() {
+    // fish's, elvish's and PowerShell's generators offer options' values only: `nqueens man <TAB>` offered
+    // the folder's files. And every generator offered the `--kernel` before the command that `--help`
+    // hides, with the text of its doc comment.
+    let pages = commands_from_help();
+    let shells = ["bash", "zsh", "fish", "elvish", "powershell"];
+    for shell in shells {
+        let out = nqueens().args(["completions", shell]).assert().success();
+        let script = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+        let offered = |command: &str, name: &str| match shell {
+            "fish" => script.contains(&format!(
+                "-n \"__fish_nqueens_using_subcommand {command}\" -f -a \"{name}\""
+            )),
+            "elvish" => script
+                .split_once(&format!("&'nqueens;{command}'= {{"))
+                .and_then(|(_, block)| block.split_once('}'))
+                .is_some_and(|(block, _)| block.contains(&format!("cand {name} "))),
+            "powershell" => script
+                .split_once(&format!("'nqueens;{command}' {{"))
+                .and_then(|(_, block)| block.split_once("break"))
+                .is_some_and(|(block, _)| block.contains(&format!("::new('{name}', '{name}'"))),
+            // bash and zsh list an operand's names as its options' (the test of the options' names).
+            _ => script.contains(name),
+        };
+        for page in &pages {
+            assert!(offered("man", page), "{shell}: man {page} is not offered");
+        }
+        for name in shells {
+            assert!(
+                offered("completions", name),
+                "{shell}: completions {name} is not offered"
+            );
+        }
+        assert!(
+            !script.contains("the form of version 0.2"),
+            "{shell} offers the hidden --kernel"
+        );
+    }
+    let fish = nqueens().args(["completions", "fish"]).assert().success();
+    let fish = String::from_utf8(fish.get_output().stdout.clone()).unwrap();
+    assert!(
+        fish.contains("string join \\n h/help V/version\n"),
+        "{fish}"
+    );
+    // The hidden form still works, given once.
+    nqueens()
+        .args(["--kernel", "scalar", "count", "8", "-q"])
+        .assert()
+        .success()
+        .stdout(contains("92"));
+}
+
+#[test]
+fn a_kernel_given_before_the_command_and_after_it_is_refused() {
+    // The one after the command was used, the one before dropped unsaid; clap refuses an option given twice
+    // after the command as well.
+    nqueens()
+        .args(["--kernel", "scalar", "count", "8", "--kernel", "auto"])
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(
+            "error: --kernel is given twice, as scalar before the command and auto after it: give it once\n",
+        );
+}
+
+#[test]
+fn the_man_pages_are_ascii_and_their_footer_names_the_version_alone() {
+    // The long version (commit, compiler, target) in the footer's middle was printed over by the page's
+    // title; and `…` as it was, an invalid input character to groff without preconv.
+    let source = format!("\"nqueens {}\"", env!("CARGO_PKG_VERSION"));
+    for page in std::iter::once(None).chain(commands_from_help().into_iter().map(Some)) {
+        let out = nqueens()
+            .arg("man")
+            .args(page.as_deref())
+            .assert()
+            .success();
+        let roff = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+        let title = roff.lines().find(|l| l.starts_with(".TH ")).unwrap();
+        assert!(title.trim_end().ends_with(&source), "{page:?}: {title}");
+        assert!(roff.is_ascii(), "{page:?}: characters beyond ASCII");
+        // The long version is still the page's.
+        assert!(roff.contains("rustc"), "{page:?}: no long version");
+    }
+    let bench = nqueens().args(["man", "bench"]).assert().success();
+    let bench = String::from_utf8(bench.get_output().stdout.clone()).unwrap();
+    assert!(bench.contains("1, 2, 4, \\[u2026]"), "{bench}");
+}
+
+#[test]
 fn the_man_page_names_every_command_and_each_has_its_own_page() {
     let out = nqueens().arg("man").assert().success();
     let page = String::from_utf8(out.get_output().stdout.clone()).unwrap();

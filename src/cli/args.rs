@@ -45,6 +45,14 @@ pub enum KernelChoice {
 }
 
 impl KernelChoice {
+    /// The name `--kernel` takes for it.
+    pub fn name(self) -> &'static str {
+        match self {
+            KernelChoice::Auto => "auto",
+            KernelChoice::Only(k) => k.name(),
+        }
+    }
+
     /// Makes the choice the loop of every count of this run; an error when this processor lacks it.
     pub fn apply(choice: Option<KernelChoice>) -> Result<(), UsageError> {
         let kernel = match choice {

@@ -62,6 +62,15 @@ pub fn run() -> anyhow::Result<ExitCode> {
         }
         _ => None,
     };
+    if let (Some(after), Some(before)) = (kernel, cli.kernel) {
+        // As clap refuses an option given twice after the command: one of the two would be dropped unsaid.
+        return Err(errors::UsageError(format!(
+            "--kernel is given twice, as {} before the command and {} after it: give it once",
+            before.name(),
+            after.name()
+        ))
+        .into());
+    }
     args::KernelChoice::apply(kernel.or(cli.kernel))?;
     output::set_quiet(cli.command.quiet());
     match cli.command {

@@ -12,7 +12,7 @@
 //! recorded. While the run winds down, the journal is synced every [`WIND_DOWN_SYNC`], so that a kill that
 //! ends the wait (a scheduler's, after its own grace) loses none of what finished.
 
-use crate::cli::args::{CountOptions, DurableOptions, KernelChoice};
+use crate::cli::args::{CountOptions, DurableOptions};
 use crate::cli::errors::UsageError;
 use crate::cli::progress::Bar;
 use crate::cli::signals::{self, Stops, SIGTERM};
@@ -696,11 +696,7 @@ fn given_words(check: bool, options: &CountOptions, stop_grace: Option<Duration>
         give("--threads", Some(threads.to_string()));
     }
     if let Some(kernel) = options.kernel.kernel {
-        let name = match kernel {
-            KernelChoice::Auto => "auto",
-            KernelChoice::Only(k) => k.name(),
-        };
-        give("--kernel", Some(name.into()));
+        give("--kernel", Some(kernel.name().into()));
     }
     if let Some(depth) = options.split_depth {
         give("--split-depth", Some(depth.to_string()));
