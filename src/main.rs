@@ -7,6 +7,9 @@ use std::io::{self, Write};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    // Before any handler is set: a signal ignored when the process started stays ignored.
+    #[cfg(unix)]
+    cli::signals::ignored_at_start();
     fewer_gpu_queues();
     let timeline = std::env::var_os("NQUEENS_GPU_VERBOSE").is_some_and(|v| v == "1");
     if timeline {

@@ -499,6 +499,92 @@ fn sigint_sigterm_and_sighup_save_the_journal_and_say_how_to_resume() {
 
 #[cfg(unix)]
 #[test]
+fn signals_ignored_when_the_run_starts_stay_ignored_as_under_nohup() {
+    // `nohup` starts a run with SIGHUP ignored, and a shell script's background job has SIGINT and SIGQUIT
+    // ignored: the run took them back, so that the terminal's closing stopped a run under nohup (and a count
+    // without a journal lost its work), and the Ctrl-C of the job in front stopped the one behind.
+    let dir = tempfile::tempdir().unwrap();
+    let journal = dir.path().join("j");
+    let bin = assert_cmd::cargo::cargo_bin("nqueens");
+    for checkpoint in [true, false] {
+        let _ = std::fs::remove_file(&journal);
+        let mut args = vec![
+            "count", "16", "-t", "1", "--kernel", "scalar", "--format", "csv",
+        ];
+        if checkpoint {
+            args.extend(["--checkpoint", path_str(&journal)]);
+        }
+        let began = Instant::now();
+        let child = Command::new("sh")
+            .current_dir(dir.path())
+            .arg("-c")
+            .arg("trap '' HUP INT QUIT; exec \"$0\" \"$@\"")
+            .arg(&bin)
+            .args(&args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Under way: its journal made, or (without one) its threads started.
+        while !(if checkpoint {
+            journal.exists()
+        } else {
+            began.elapsed() > Duration::from_millis(300)
+        }) {
+            assert!(began.elapsed() < Duration::from_secs(60), "not started");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        std::thread::sleep(Duration::from_millis(200));
+        for name in ["HUP", "INT", "QUIT"] {
+            signal(&child, name);
+        }
+        let out = child.wait_with_output().unwrap();
+        let stderr = text(&out.stderr);
+        assert!(
+            out.status.success(),
+            "checkpoint {checkpoint}: {:?} {stderr}",
+            out.status
+        );
+        assert!(!stderr.contains("stopped by"), "{stderr}");
+        assert_eq!(csv_counts(&out), {
+            let (t, u) = published_counts(16);
+            (t, Some(u))
+        });
+    }
+    // A signal not ignored at the start still stops it.
+    let _ = std::fs::remove_file(&journal);
+    let child = Command::new("sh")
+        .current_dir(dir.path())
+        .arg("-c")
+        .arg("trap '' HUP; exec \"$0\" \"$@\"")
+        .arg(&bin)
+        .args([
+            "count",
+            "16",
+            "-t",
+            "1",
+            "--kernel",
+            "scalar",
+            "--checkpoint",
+        ])
+        .arg(&journal)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let began = Instant::now();
+    while !journal.exists() {
+        assert!(began.elapsed() < Duration::from_secs(60), "not started");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    std::thread::sleep(Duration::from_millis(200));
+    signal(&child, "TERM");
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(143), "{}", text(&out.stderr));
+}
+
+#[cfg(unix)]
+#[test]
 fn a_batch_systems_warnings_sigusr1_sigusr2_and_sigxcpu_stop_a_checkpointed_run_as_sigterm_does() {
     // Slurm's `--signal=USR1@120`, Grid Engine's soft limits (SIGUSR1 for time, SIGXCPU for processor time)
     // and `ulimit -t` warn a job before they kill it: the run finishes its work under way, saves the journal,
@@ -1414,7 +1500,12 @@ fn a_shards_time_is_not_plotted_as_the_boards() {
         path_str(&dir.path().join("plots")),
     ]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
-    assert!(text(&out.stderr).contains("no timed counts of whole boards"));
+    let said = text(&out.stderr);
+    assert!(
+        said.contains("left out of time-vs-n.svg: the part of n = 12")
+            && said.contains("no timed counts of whole square boards"),
+        "{said}"
+    );
 }
 
 #[test]

@@ -1186,9 +1186,9 @@ fn install_signal_cleanup() {
         // The other signals that end a process: the temporary files go, and the process ends as the signal
         // says (with its core, where the signal's default leaves one).
         #[cfg(unix)]
-        if let Ok(mut others) =
-            signal_hook::iterator::Signals::new(crate::cli::signals::OTHER_ENDINGS)
-        {
+        if let Ok(mut others) = signal_hook::iterator::Signals::new(crate::cli::signals::heeded(
+            &crate::cli::signals::OTHER_ENDINGS,
+        )) {
             std::thread::spawn(move || {
                 if let Some(sig) = others.forever().next() {
                     let _temps = removed_temps();

@@ -30,6 +30,39 @@ pub const OTHER_ENDINGS: [i32; 4] = {
     [SIGQUIT, SIGALRM, SIGVTALRM, SIGPROF]
 };
 
+/// The signals of [`STOPS`] and [`OTHER_ENDINGS`] that were ignored when the process started, which it leaves
+/// ignored as POSIX tools do: `nohup`'s SIGHUP, so that a run it started outlives the terminal, and the SIGINT
+/// and SIGQUIT of a job a shell script starts in the background, which the Ctrl-C of the job in front is not
+/// for. Read once, by `main` before any handler is set (a handler set makes a signal no longer ignored).
+#[cfg(unix)]
+pub fn ignored_at_start() -> &'static [i32] {
+    static IGNORED: std::sync::OnceLock<Vec<i32>> = std::sync::OnceLock::new();
+    IGNORED.get_or_init(|| {
+        STOPS
+            .iter()
+            .chain(&OTHER_ENDINGS)
+            .copied()
+            .filter(|&signal| {
+                // SAFETY: with no new action, sigaction only writes the current one into `now`.
+                let mut now: libc::sigaction = unsafe { std::mem::zeroed() };
+                let read = unsafe { libc::sigaction(signal, std::ptr::null(), &mut now) } == 0;
+                read && now.sa_sigaction == libc::SIG_IGN
+            })
+            .collect()
+    })
+}
+
+/// `signals` but those ignored when the process started ([`ignored_at_start`]): the ones to catch.
+#[cfg(unix)]
+pub fn heeded(signals: &[i32]) -> Vec<i32> {
+    let ignored = ignored_at_start();
+    signals
+        .iter()
+        .copied()
+        .filter(|s| !ignored.contains(s))
+        .collect()
+}
+
 /// Has a write past the limit of a file's size (`ulimit -f`, a batch job's) fail with its error, as one on a
 /// full disk does, rather than end the process with SIGXFSZ: a checkpointed run then says that its journal
 /// keeps what was recorded and how to resume it, and a result's temporary file goes as after any failed write.
@@ -87,8 +120,9 @@ pub fn leaves_a_core(signal: i32) -> bool {
     }
 }
 
-/// The signals that stop a run ([`STOPS`]; SIGINT and SIGTERM on Windows), caught from the moment this is made
-/// until it is dropped, for one thread to wait for ([`Stops::next`]).
+/// The signals that stop a run ([`STOPS`] but those ignored when the process started, [`heeded`]; SIGINT and
+/// SIGTERM on Windows), caught from the moment this is made until it is dropped, for one thread to wait for
+/// ([`Stops::next`]).
 pub struct Stops {
     #[cfg(unix)]
     signals: signal_hook::iterator::Signals,
@@ -112,7 +146,7 @@ impl Stops {
         #[cfg(unix)]
         {
             Ok(Stops {
-                signals: signal_hook::iterator::Signals::new(STOPS)?,
+                signals: signal_hook::iterator::Signals::new(heeded(&STOPS))?,
             })
         }
         #[cfg(not(unix))]
