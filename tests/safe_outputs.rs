@@ -1937,3 +1937,97 @@ fn a_link_that_cannot_be_written_through_is_named_with_where_it_leads() {
         .code(2)
         .stderr("error: cannot write 'folder': it is a directory; name a file\n");
 }
+
+#[cfg(unix)]
+#[test]
+fn standard_output_sent_onto_a_file_the_command_reads_or_keeps_is_refused() {
+    // `check s.txt >> s.txt` read the verdicts it appended as more lines to judge: 14,200 solutions grew
+    // into 42,600 lines, and the summary and exit code were of those. `-o /dev/stdout` was refused already;
+    // every other spelling of standard output is now, as is a journal or a merged journal given as `>>`.
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name);
+    let solutions = nqueens().args(["list", "8", "-q"]).assert().success();
+    let solutions = solutions.get_output().stdout.clone();
+    fs::write(path("s.txt"), &solutions).unwrap();
+    let appended = |name: &str| {
+        fs::OpenOptions::new()
+            .append(true)
+            .create(true)
+            .open(path(name))
+            .unwrap()
+    };
+    for args in [
+        vec!["check", "s.txt"],
+        vec!["check", "s.txt", "-o", "-"],
+        vec!["check", "-"],
+        vec!["check"],
+    ] {
+        let out = Command::new(binary())
+            .current_dir(dir.path())
+            .args(&args)
+            .stdin(fs::File::open(path("s.txt")).unwrap())
+            .stdout(appended("s.txt"))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            said.contains("cannot write the standard output: it is the ")
+                && said
+                    .contains(", which the result would be written into; send it to another file"),
+            "{args:?}: {said}"
+        );
+        assert_eq!(fs::read(path("s.txt")).unwrap(), solutions, "{args:?}");
+    }
+    // Standard output onto another file, or onto a device that is also the input, is as before.
+    let out = Command::new(binary())
+        .current_dir(dir.path())
+        .args(["check", "s.txt"])
+        .stdout(appended("verdicts.txt"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        fs::read_to_string(path("verdicts.txt"))
+            .unwrap()
+            .lines()
+            .count(),
+        92
+    );
+    let out = Command::new(binary())
+        .args(["check", "/dev/null"])
+        .stdout(
+            fs::OpenOptions::new()
+                .write(true)
+                .open("/dev/null")
+                .unwrap(),
+        )
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("no solutions to check"),
+        "{out:?}"
+    );
+    // A journal: of the run, and of a merge.
+    nqueens()
+        .current_dir(dir.path())
+        .args(["count", "9", "--checkpoint", "j", "-q"])
+        .assert()
+        .success();
+    let journal = fs::read(path("j")).unwrap();
+    for args in [vec!["count", "9", "--checkpoint", "j"], vec!["merge", "j"]] {
+        let out = Command::new(binary())
+            .current_dir(dir.path())
+            .args(&args)
+            .stdout(appended("j"))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr)
+                .contains("cannot write the standard output: it is "),
+            "{args:?}: {out:?}"
+        );
+        assert_eq!(fs::read(path("j")).unwrap(), journal, "{args:?}");
+    }
+}

@@ -70,9 +70,21 @@ impl Output {
     /// such as "the journal of this run".
     pub fn open_keeping(path: Option<&Path>, keep: &[(&Path, &str)]) -> Result<Output, UsageError> {
         let asked = match path {
-            None => return Ok(Output::Stdout(io::stdout())),
-            Some(p) if p.as_os_str() == "-" => return Ok(Output::Stdout(io::stdout())),
-            Some(p) => p,
+            Some(p) if p.as_os_str() != "-" => p,
+            _ => {
+                // A shell's `>>` (or `>`, which emptied it already) onto a file the command reads or keeps:
+                // `check s.txt >> s.txt` read its own verdicts as it wrote them, and judged those too.
+                for (kept, what) in keep {
+                    if stdout_is(kept) {
+                        return Err(UsageError(format!(
+                            "cannot write the standard output: it is {what} ('{}'), which the result would be \
+                             written into; send it to another file",
+                            kept.display()
+                        )));
+                    }
+                }
+                return Ok(Output::Stdout(io::stdout()));
+            }
         };
         let cannot = |why: String| UsageError(format!("cannot write '{}': {why}", asked.display()));
         if asked.as_os_str().is_empty() {
@@ -83,7 +95,7 @@ impl Output {
         for (kept, what) in keep {
             if same_file(asked, kept) {
                 return Err(cannot(format!(
-                    "it is {what} ('{}'), which the result would replace; name another file",
+                    "it is {what} ('{}'), which the result would be written into; name another file",
                     kept.display()
                 )));
             }
@@ -580,6 +592,30 @@ pub fn same_file(a: &Path, b: &Path) -> bool {
     match (place(a), place(b)) {
         (Some(x), Some(y)) => x == y,
         _ => false,
+    }
+}
+
+/// Whether standard output is the regular file `path` (a shell's `> path` or `>> path`). A device or a pipe
+/// is none: `check /dev/null > /dev/null` writes nothing into what it reads.
+fn stdout_is(path: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsFd as _;
+        use std::os::unix::fs::MetadataExt;
+        let Ok(fd) = io::stdout().as_fd().try_clone_to_owned() else {
+            return false;
+        };
+        match (File::from(fd).metadata(), fs::metadata(path)) {
+            (Ok(out), Ok(kept)) => {
+                out.is_file() && (out.dev(), out.ino()) == (kept.dev(), kept.ino())
+            }
+            _ => false,
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        false
     }
 }
 
