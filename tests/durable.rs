@@ -1620,6 +1620,12 @@ fn a_launchers_task_lists_the_units_it_counts() {
             &["--shard-count", "4"][..],
             "the environment variable JOB_COMPLETION_INDEX='x' is not a shard number",
         ),
+        // Shards 3 and 4 of 5 would never run under Slurm's 3 tasks.
+        (
+            &[("SLURM_PROCID", "1"), ("SLURM_NTASKS", "3")][..],
+            &["--shard-count", "5"][..],
+            "--shard-count 5 disagrees with SLURM_NTASKS=3, the Slurm launcher's number of tasks",
+        ),
     ] {
         for command in [
             &["units", "10"][..],

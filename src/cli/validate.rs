@@ -90,17 +90,25 @@ pub fn parse_boards(spec: &str) -> Result<Vec<Board>, UsageError> {
 fn boards(spec: &str, examples: &str) -> Result<Vec<Board>, UsageError> {
     match spec.split_once(['x', 'X']) {
         Some((r, c)) => {
-            // A rectangle's limit is said of its sides, not of an `n` that it does not have.
-            let too_large = |_: &str| {
+            // A rectangle's limit is said of its sides, not of an `n` that it does not have; and `solve` is
+            // offered only for a board it takes.
+            let too_large = |solvable: bool| {
+                let max = Board::MAX_SIDE;
+                let solve = if solvable {
+                    format!(
+                        " (`nqueens solve {spec}` finds one solution of boards up to {SOLVE_MAX_SIDE})"
+                    )
+                } else {
+                    String::new()
+                };
                 UsageError(format!(
                     "'{spec}' is too large: the bitmask kernel handles boards of up to {max} rows and {max} \
-                     columns (`nqueens solve {spec}` finds one solution of boards up to {SOLVE_MAX_SIDE})",
-                    max = Board::MAX_SIDE,
+                     columns{solve}"
                 ))
             };
             let (rows, cols) = (
-                side_of(spec, r, too_large, examples)?,
-                side_of(spec, c, too_large, examples)?,
+                side_of(spec, r, |_| too_large(false), examples)?,
+                side_of(spec, c, |_| too_large(false), examples)?,
             );
             if cols > rows.max(Board::MAX_SIDE) {
                 // No solution to offer: two of its queens would share a row.
@@ -111,7 +119,8 @@ fn boards(spec: &str, examples: &str) -> Result<Vec<Board>, UsageError> {
                 )));
             }
             if rows.max(cols) > Board::MAX_SIDE {
-                return Err(too_large(spec));
+                // Its columns are no more than its rows here (or than 64).
+                return Err(too_large(rows <= SOLVE_MAX_SIDE));
             }
             Ok(vec![
                 Board::rect(rows, cols).map_err(|e| UsageError(e.to_string()))?
@@ -497,6 +506,11 @@ mod tests {
         assert!(message("200x3").contains("`nqueens solve 200x3` finds one solution"));
         assert!(message("3x65").contains("more columns than rows it has no solution"));
         assert!(!message("3x65").contains("nqueens solve"));
+        // `solve` is offered only for a board it takes: not past its 100000000 rows, nor past every integer.
+        for spec in ["200000001x3", "1x18446744073709551617", "99999999999x2"] {
+            assert_eq!(message(spec), format!("'{spec}' {rectangle}"), "{spec}");
+        }
+        assert!(message("100000000x3").contains("`nqueens solve 100000000x3` finds one solution"));
         let shape = parse_shape("123456789012").unwrap_err().to_string();
         assert_eq!(
             shape,

@@ -54,6 +54,21 @@ pub enum ShardError {
         /// What it must be below, `SLURM_NTASKS=4` or `--shard-count 4`.
         of: String,
     },
+    /// `--shard-count` says another number of shards than the launcher's size: the shards it names beyond
+    /// the launcher's tasks would never run, or the tasks beyond its shards would be none of them.
+    #[error(
+        "--shard-count {count} disagrees with {size}, the {launcher} launcher's number of tasks: leave \
+         --shard-count out (it is for a launcher that does not say, a Kubernetes indexed Job), or give the \
+         shard as K/M"
+    )]
+    CountDisagrees {
+        /// `--shard-count`.
+        count: u32,
+        /// The size's variable and value, `SLURM_NTASKS=3`.
+        size: String,
+        /// The launcher, `Slurm`.
+        launcher: &'static str,
+    },
     /// A variable that should hold a number does not.
     #[error("the environment variable {name}='{value}' is not a shard number")]
     BadVariable {
@@ -120,7 +135,7 @@ impl Shard {
 
     /// The shard a launcher gave this process, read through `var` (`std::env::var` in the binary): Open MPI,
     /// MPICH and others (PMI), Slurm's `srun`, or a Kubernetes indexed Job, whose index comes without the
-    /// number of shards, so `count` must give it. `count` also overrides the size the launcher says.
+    /// number of shards, so `count` must give it. A `count` that is not the size the launcher says is refused.
     ///
     /// An MPI launcher's rank comes first: `mpirun` inside a Slurm batch job starts its ranks with the batch
     /// script's Slurm variables (`SLURM_PROCID=0` for all of them), so Slurm's would give every rank the same
@@ -159,10 +174,14 @@ impl Shard {
                     return Err(ShardError::JobArray { task });
                 }
             }
-            let shard = match count {
-                Some(count) => below(index, rank, format!("--shard-count {count}"), count)?,
-                None => below(index, rank, format!("{size_name}={size}"), size)?,
-            };
+            if let Some(count) = count.filter(|&c| c != size) {
+                return Err(ShardError::CountDisagrees {
+                    count,
+                    size: format!("{size_name}={size}"),
+                    launcher,
+                });
+            }
+            let shard = below(index, rank, format!("{size_name}={size}"), size)?;
             return Ok((shard, launcher));
         }
         if let (Some(index), Some(count)) = (number("JOB_COMPLETION_INDEX")?, count) {
@@ -293,13 +312,25 @@ mod tests {
                 .starts_with("PMI_RANK=4 is not below PMI_SIZE=4:"),
             "{refused}"
         );
-        let e = env(&[("SLURM_PROCID", "5"), ("SLURM_NTASKS", "8")]);
-        let refused = Shard::from_env(e, Some(4)).unwrap_err();
-        assert!(
-            refused
-                .to_string()
-                .starts_with("SLURM_PROCID=5 is not below --shard-count 4:"),
-            "{refused}"
+        // A --shard-count that is not the launcher's size: shards 3 and 4 of 5 would never run under 3 tasks,
+        // and task 2 of 3 is none of 2 shards.
+        for (rank, count) in [("1", 5), ("2", 2)] {
+            let e = env(&[("SLURM_PROCID", rank), ("SLURM_NTASKS", "3")]);
+            let refused = Shard::from_env(e, Some(count)).unwrap_err();
+            assert_eq!(
+                refused.to_string(),
+                format!(
+                    "--shard-count {count} disagrees with SLURM_NTASKS=3, the Slurm launcher's number of \
+                     tasks: leave --shard-count out (it is for a launcher that does not say, a Kubernetes \
+                     indexed Job), or give the shard as K/M"
+                )
+            );
+        }
+        // The same number is the launcher's, given twice.
+        let e = env(&[("SLURM_PROCID", "2"), ("SLURM_NTASKS", "3")]);
+        assert_eq!(
+            Shard::from_env(e, Some(3)),
+            Ok((Shard::new(2, 3).unwrap(), "Slurm"))
         );
         let e = env(&[("JOB_COMPLETION_INDEX", "6")]);
         assert!(matches!(
