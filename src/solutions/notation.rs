@@ -731,7 +731,8 @@ pub fn excerpt(text: &str) -> String {
         // Invisible characters too (a byte-order mark, zero-width spaces and joiners, the marks that reorder
         // text from right to left), or a line that reads as a solution would be quoted as not one.
         let invisible = matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{2069}' | '\u{feff}');
-        if c.is_control() || invisible || matches!(c, '\u{2028}' | '\u{2029}') {
+        // A backslash too, so that a quoted `\t` is the tab it stands for, and `\\t` a backslash and a `t`.
+        if c.is_control() || invisible || matches!(c, '\u{2028}' | '\u{2029}' | '\\') {
             quoted.extend(c.escape_default());
         } else {
             quoted.push(c);
@@ -1356,6 +1357,9 @@ mod reading {
             excerpt("a\rb\u{1b}[2J\u{2028}\tc"),
             "a\\rb\\u{1b}[2J\\u{2028}\\tc"
         );
+        // A backslash as it is would make the quote of a tab and of `\t` alike.
+        assert_eq!(excerpt("x\ty"), "x\\ty");
+        assert_eq!(excerpt("x\\ty"), "x\\\\ty");
         let cut = excerpt(&"\r".repeat(100));
         assert_eq!(cut, format!("{}… (100 bytes in all)", "\\r".repeat(60)));
         let entries = read(&format!("[{long}]"), None, None);
