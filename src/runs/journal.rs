@@ -247,6 +247,16 @@ pub enum JournalError {
         /// What the system said.
         reason: io::Error,
     },
+    /// The file is empty: no journal, which is made with its header and renamed into place whole. Made by
+    /// hand or by a shell's redirection (`count 18 --checkpoint j >> j`), it holds nothing to lose.
+    #[error(
+        "'{path}' is empty, so it is no nqueens journal (a journal always has its header): remove it, which \
+         loses nothing, or name another file"
+    )]
+    Empty {
+        /// The file.
+        path: PathBuf,
+    },
     /// The file does not start with a journal header.
     #[error("'{path}' is not an nqueens journal: its first line is not a journal header")]
     NotAJournal {
@@ -450,6 +460,11 @@ fn read_journal_bytes(file: File, path: &Path) -> Result<Vec<u8>, JournalError> 
         .take(MAX_HEADER_BYTES)
         .read_until(b'\n', &mut bytes)
         .map_err(read_error)?;
+    if bytes.is_empty() {
+        return Err(JournalError::Empty {
+            path: path.to_path_buf(),
+        });
+    }
     let sealed = bytes
         .strip_suffix(b"\n")
         .is_some_and(|line| unseal(line).is_some());
@@ -1052,6 +1067,14 @@ pub(crate) mod tests {
         assert!(matches!(
             Contents::read(&path),
             Err(JournalError::NotAJournal { .. })
+        ));
+        // An empty file (`touch j`, or a shell's `>> j`) is said to be empty: no journal is ever one.
+        std::fs::write(&path, "").unwrap();
+        let err = Contents::read(&path).unwrap_err();
+        assert!(matches!(err, JournalError::Empty { .. }), "{err}");
+        assert!(err.to_string().ends_with(
+            "is empty, so it is no nqueens journal (a journal always has its header): remove it, which \
+             loses nothing, or name another file"
         ));
     }
 

@@ -289,6 +289,7 @@ pub fn open(request: &CountRequest, durable: &Durable, quiet: bool) -> anyhow::R
         // A journal of another run is a mistake in the arguments, not a failure: exit code 2.
         JournalError::Foreign { .. }
         | JournalError::NotAJournal { .. }
+        | JournalError::Empty { .. }
         | JournalError::OtherFormat { .. }
         | JournalError::OutsidePlan { .. }
         | JournalError::NoneOfTheShard { .. }
