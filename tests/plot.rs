@@ -221,9 +221,16 @@ fn files_that_cannot_be_plotted_are_refused() {
     std::fs::write(&not_json, "hello").unwrap();
     let other_json = dir.path().join("other.json");
     std::fs::write(&other_json, r#"{"name": "something else"}"#).unwrap();
+    // What a shell's `> r.json` leaves of a command that failed.
+    let empty = dir.path().join("empty.json");
+    std::fs::write(&empty, "\n").unwrap();
     for (file, message) in [
         (dir.path().join("missing.json"), "cannot plot"),
         (not_json, "not JSON"),
+        (
+            empty,
+            "it is empty (the command that was to write it failed, or has not written yet)",
+        ),
         (other_json, "not a report of `nqueens count"),
         // Devices that never end: refused at their first byte, not read until memory runs out.
         (PathBuf::from("/dev/zero"), "not JSON"),

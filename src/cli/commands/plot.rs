@@ -233,6 +233,13 @@ fn read(path: &Path) -> Result<Input, UsageError> {
     let value: serde_json::Value = serde_json::from_reader(std::io::BufReader::new(&mut kept))
         .map_err(|e| match e.classify() {
             serde_json::error::Category::Io => cannot(e.to_string()),
+            // `nqueens count 18 -f json > r.json` that failed still left the file the shell made.
+            serde_json::error::Category::Eof if kept.bytes.iter().all(u8::is_ascii_whitespace) => {
+                cannot(
+                    "it is empty (the command that was to write it failed, or has not written yet)"
+                        .into(),
+                )
+            }
             _ => cannot(format!("not JSON ({e})")),
         })?;
     let other = other_json(&value);
