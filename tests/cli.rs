@@ -2114,6 +2114,55 @@ fn an_estimate_sampled_on_a_busy_machine_says_how_many_cores_it_had() {
 }
 
 #[test]
+fn an_estimate_of_fewer_units_than_searches_is_its_largest_units_time_on_one_search() {
+    // A shard of one unit was forecast at the rate of every search busy: 0.02 s for a count of 1.1 s (n = 16,
+    // two threads of 32 searches). A unit is counted by one search.
+    let out = nqueens()
+        .args(["estimate", "14", "--symmetry", "none", "--split-depth", "1"])
+        .args([
+            "--shard", "0/14", "-t", "2", "--sample", "200ms", "-f", "json",
+        ])
+        .assert()
+        .success();
+    let said = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    let estimate: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let row = &estimate["results"][0];
+    assert_eq!(row["units"], 1);
+    assert_eq!(row["bound_by_largest_unit"], true, "{row}");
+    let searches = row["searches_per_thread"].as_f64().unwrap();
+    let largest = row["largest_unit_nodes"].as_f64().unwrap();
+    let per_search = row["nodes_per_second"].as_f64().unwrap() / (2.0 * searches);
+    let seconds = row["seconds"].as_f64().unwrap();
+    assert!(
+        (seconds - largest / per_search).abs() <= 1e-9 * seconds,
+        "{row}"
+    );
+    assert!(
+        said.contains("14: its 1 unit keeps at most 1 of the ")
+            && said.contains("the time to count is that of its largest unit"),
+        "{said}"
+    );
+    // The plan `count 14` makes has thousands of units: the rate's time, and nothing said.
+    let out = nqueens()
+        .args([
+            "estimate", "14", "-t", "2", "--sample", "200ms", "-f", "json",
+        ])
+        .assert()
+        .success();
+    let estimate: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(estimate["results"][0]["bound_by_largest_unit"], false);
+    assert!(!String::from_utf8_lossy(&out.get_output().stderr).contains("largest unit"));
+    // Boards sampled whole in a moment, or with nothing to sample, say nothing of the cores they had.
+    for _ in 0..3 {
+        nqueens()
+            .args(["estimate", "4", "6x8", "8"])
+            .assert()
+            .success()
+            .stderr("");
+    }
+}
+
+#[test]
 fn estimate_forecasts_the_nodes_and_time_of_the_count_it_would_make() {
     use serde_json::json;
     // `nqueens estimate 13 -t 2`: the plan `count 13 -t 2` would make, sampled for a tenth of a second.

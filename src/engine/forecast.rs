@@ -27,6 +27,13 @@ const PILOT_DESCENTS: usize = 1024;
 /// Samples a thread takes at least, however short the time given.
 const MIN_SAMPLES: usize = 256;
 
+/// Samples each unit needs for the largest unit's nodes to be told ([`Forecast::largest_unit_nodes`]): fewer
+/// leave the largest of the units' means mostly their noise.
+const UNIT_SAMPLES: u64 = 64;
+
+/// Runs of more units than this are not tallied unit by unit: their time is their nodes' at the sampled rate.
+const TALLIED_UNITS: usize = 1 << 16;
+
 /// How long a count of a plan, or of some of its units, would take, from samples of its search.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Forecast {
@@ -46,6 +53,12 @@ pub struct Forecast {
     pub threads: usize,
     /// How long the sampling took.
     pub sampled_seconds: f64,
+    /// Searches the loop runs side by side on each thread ([`kernel::Kernel::searches`]): a unit is one of
+    /// them, counted whole by one, so a run of few units keeps only some busy.
+    pub searches: usize,
+    /// The estimated nodes of the largest unit, where every unit was sampled often enough to say
+    /// ([`UNIT_SAMPLES`]); `None` otherwise (a run of many units, whose time is their sum's).
+    pub largest_unit_nodes: Option<f64>,
 }
 
 impl Forecast {
@@ -105,10 +118,36 @@ impl Forecast {
     }
 
     /// The estimated seconds of counting the plan at the sampled rate (planning and starting aside); `None`
-    /// where no rate was measured (a plan with no nodes to sample).
+    /// where no rate was measured (a plan with no nodes to sample). The sampling keeps every search of every
+    /// thread busy, and so does a count of many units; but a unit is counted by one search, so a count can take
+    /// no less than its largest unit on one search ([`Forecast::largest_unit_seconds`]), which is the longer
+    /// where the units are fewer than the searches (a shard of a few units: 30 times the rate's time).
     pub fn seconds(&self) -> Option<f64> {
         let rate = self.rate();
-        (rate > 0.0).then(|| self.nodes / rate)
+        (rate > 0.0).then(|| {
+            let all_busy = self.nodes / rate;
+            self.largest_unit_seconds()
+                .map_or(all_busy, |one| one.max(all_busy))
+        })
+    }
+
+    /// How long the largest unit takes on one search, at the sampled rate shared by the searches; `None` where
+    /// it is not known ([`Forecast::largest_unit_nodes`]) or no rate was measured.
+    pub fn largest_unit_seconds(&self) -> Option<f64> {
+        let per_search = self.rate() / (self.threads.max(1) * self.searches.max(1)) as f64;
+        self.largest_unit_nodes
+            .filter(|_| per_search > 0.0)
+            .map(|nodes| nodes / per_search)
+    }
+
+    /// Whether the largest unit is what the time to count is ([`Forecast::seconds`]): the run has too few units
+    /// to keep the searches busy.
+    pub fn bound_by_largest_unit(&self) -> bool {
+        let rate = self.rate();
+        rate > 0.0
+            && self
+                .largest_unit_seconds()
+                .is_some_and(|one| one > self.nodes / rate)
     }
 
     /// The forecast from subtrees of about `subtree` nodes ([`SUBTREE_NODES`], or fewer in tests, to cut small
@@ -116,7 +155,7 @@ impl Forecast {
     fn run(units: &Run, threads: usize, until: Until, subtree: f64) -> Forecast {
         let cut = cut_depth(units, subtree);
         let started = Instant::now();
-        let per_thread: Vec<(Spread, u64)> = std::thread::scope(|scope| {
+        let per_thread: Vec<(Spread, u64, Vec<Spread>)> = std::thread::scope(|scope| {
             let workers: Vec<_> = (0..threads)
                 .map(|thread| {
                     scope.spawn(move || sample_stream(units, cut, thread, until, started))
@@ -130,16 +169,31 @@ impl Forecast {
         let sampled_seconds = started.elapsed().as_secs_f64();
         let spread = per_thread
             .iter()
-            .fold(Spread::default(), |all, (thread, _)| all.merge(thread));
+            .fold(Spread::default(), |all, (thread, _, _)| all.merge(thread));
+        // Each unit's samples, all threads', where they were tallied: a sample's estimate is of all the run's
+        // units, so a unit's nodes are its samples' mean over their number.
+        let mut each = vec![Spread::default(); tallied(units)];
+        for (_, _, thread) in &per_thread {
+            for (all, unit) in each.iter_mut().zip(thread) {
+                *all = all.merge(unit);
+            }
+        }
+        let largest_unit_nodes = (!each.is_empty() && each.iter().all(|u| u.count >= UNIT_SAMPLES))
+            .then(|| each.iter().map(|u| u.mean).fold(0.0, f64::max) / units.len() as f64);
+        let board = units.plan.board();
         Forecast {
             units: units.len(),
             nodes: spread.mean,
             nodes_error: spread.standard_error(),
             cut_depth: cut,
             samples: spread.count,
-            sampled_nodes: per_thread.iter().map(|(_, n)| n).sum(),
+            sampled_nodes: per_thread.iter().map(|(_, n, _)| n).sum(),
             threads,
             sampled_seconds,
+            searches: kernel::Kernel::preferred()
+                .on(board.width(), board.lines())
+                .searches(),
+            largest_unit_nodes,
         }
     }
 }
@@ -191,10 +245,20 @@ impl Spread {
 
 /// One of `run`'s units at random, each as likely: the same draw as the whole plan's where the run counts every
 /// unit, so that a forecast of the whole plan is what it was before runs of some units were sampled.
-fn draw<'a>(run: &Run<'a>, random: &mut fastrand::Rng) -> &'a WorkUnit {
+fn draw<'a>(run: &Run<'a>, random: &mut fastrand::Rng) -> (usize, &'a WorkUnit) {
     let units = run.plan.units();
     let i = random.usize(..run.len());
-    &units[run.units.map_or(i, |selected| selected[i])]
+    (i, &units[run.units.map_or(i, |selected| selected[i])])
+}
+
+/// How many of `run`'s units the samples are tallied for one by one: all of them, or none for a run of more
+/// than [`TALLIED_UNITS`].
+fn tallied(run: &Run) -> usize {
+    if run.len() <= TALLIED_UNITS {
+        run.len()
+    } else {
+        0
+    }
 }
 
 /// When the sampling stops.
@@ -204,13 +268,18 @@ enum Until {
     Samples(usize),
 }
 
-/// A descent of `cut` rows at most, from a random one of `units`: its estimate of their nodes above the cut,
-/// and where it reached the cut, the start there and the weight of its subtree's nodes.
-fn descend(units: &Run, cut: u32, random: &mut fastrand::Rng) -> (f64, Option<(f64, Start)>) {
-    let unit = draw(units, random);
+/// A descent of `cut` rows at most, from a random one of `units`: which of them (its place among them), its
+/// estimate of their nodes above the cut, and where it reached the cut, the start there and the weight of its
+/// subtree's nodes.
+fn descend(
+    units: &Run,
+    cut: u32,
+    random: &mut fastrand::Rng,
+) -> (usize, f64, Option<(f64, Start)>) {
+    let (i, unit) = draw(units, random);
     // A unit enumerated whole (Burnside's lemma: a few of a plan) is not searched by the loop: no nodes.
     let Some(start) = units.plan.start(unit) else {
-        return (0.0, None);
+        return (i, 0.0, None);
     };
     let (mut masks, mut row, mut paths, mut above) =
         (start.masks, start.row, units.len() as f64, 0.0);
@@ -220,7 +289,7 @@ fn descend(units: &Run, cut: u32, random: &mut fastrand::Rng) -> (f64, Option<(f
             break;
         }
         let Some((choices, next)) = random_step(&start.frame, row, masks, random) else {
-            return (above, None);
+            return (i, above, None);
         };
         paths *= f64::from(choices);
         above += paths;
@@ -232,11 +301,11 @@ fn descend(units: &Run, cut: u32, random: &mut fastrand::Rng) -> (f64, Option<(f
         masks,
         frame: start.frame,
     };
-    (above, Some((paths, start)))
+    (i, above, Some((paths, start)))
 }
 
-/// One thread's samples, seeded by `thread`: each sample's estimate of the plan's nodes, and the nodes the
-/// loop counted. The samples are fed to the loop one at a time, as a lane finishes its subtree, so every lane
+/// One thread's samples, seeded by `thread`: each sample's estimate of the plan's nodes, the nodes the loop
+/// counted, and the samples of each unit apart ([`tallied`]). The samples are fed to the loop one at a time, as a lane finishes its subtree, so every lane
 /// is busy until the end (where batches of samples left lanes idle at each batch's end: a subtree's nodes
 /// vary a hundredfold, and a rate so measured was up to twice too slow).
 fn sample_stream(
@@ -245,14 +314,18 @@ fn sample_stream(
     thread: usize,
     until: Until,
     started: Instant,
-) -> (Spread, u64) {
+) -> (Spread, u64, Vec<Spread>) {
     let mut random = fastrand::Rng::with_seed(thread as u64);
     // Samples are complete where they reach no subtree, or when the loop hands their subtree's count back.
     let spread = std::cell::Cell::new(Spread::default());
-    let add = |x: f64| {
+    let each = std::cell::RefCell::new(vec![Spread::default(); tallied(units)]);
+    let add = |unit: usize, x: f64| {
         let mut all = spread.get();
         all.add(x);
         spread.set(all);
+        if let Some(one) = each.borrow_mut().get_mut(unit) {
+            one.add(x);
+        }
     };
     let (mut taken, counted) = (0usize, std::cell::Cell::new(0u64));
     let board = units.plan.board();
@@ -275,16 +348,18 @@ fn sample_stream(
             }
             taken += 1;
             match descend(units, cut, &mut random) {
-                (above, Some((weight, start))) => return Some(((above, weight), start)),
-                (above, None) => add(above),
+                (unit, above, Some((weight, start))) => {
+                    return Some(((unit, above, weight), start))
+                }
+                (unit, above, None) => add(unit, above),
             }
         },
-        |(above, weight), tally| {
-            add(above + weight * tally.nodes as f64);
+        |(unit, above, weight), tally| {
+            add(unit, above + weight * tally.nodes as f64);
             counted.set(counted.get() + tally.nodes);
         },
     );
-    (spread.get(), counted.get())
+    (spread.get(), counted.get(), each.into_inner())
 }
 
 /// The shallowest depth below a unit's start at which a subtree holds about `target` nodes, from the mean
@@ -297,7 +372,7 @@ fn cut_depth(units: &Run, target: f64) -> u32 {
     // paths[k]: the sum over the descents of the paths at depth k (1 at depth 0).
     let mut paths: Vec<f64> = Vec::new();
     for _ in 0..PILOT_DESCENTS {
-        let unit = draw(units, &mut random);
+        let (_, unit) = draw(units, &mut random);
         let Some(start) = units.plan.start(unit) else {
             continue;
         };
@@ -553,9 +628,28 @@ mod tests {
             sampled_nodes: 3_000_000_000,
             threads: 2,
             sampled_seconds: 2.0,
+            searches: 32,
+            largest_unit_nodes: None,
         };
         assert_eq!(forecast.rate(), 1.5e9);
         assert_eq!(forecast.seconds(), Some(2000.0));
+        assert!(!forecast.bound_by_largest_unit());
+        // Units too few to keep the 64 searches busy: the largest, 1e12 nodes, on one search at 1.5e9 / 64
+        // nodes a second.
+        let few = Forecast {
+            largest_unit_nodes: Some(1e12),
+            ..forecast.clone()
+        };
+        assert_eq!(few.largest_unit_seconds(), Some(1e12 / (1.5e9 / 64.0)));
+        assert_eq!(few.seconds(), few.largest_unit_seconds());
+        assert!(few.bound_by_largest_unit());
+        // Many small units: the rate's time, as before.
+        let many = Forecast {
+            largest_unit_nodes: Some(1e9),
+            ..forecast.clone()
+        };
+        assert_eq!(many.seconds(), Some(2000.0));
+        assert!(!many.bound_by_largest_unit());
         // No time measured, or no nodes counted: no rate, and no time.
         let instant = Forecast {
             sampled_seconds: 0.0,
@@ -567,6 +661,39 @@ mod tests {
             ..forecast
         };
         assert_eq!((empty.rate(), empty.seconds()), (0.0, None));
+    }
+
+    #[test]
+    fn a_run_of_few_units_takes_as_long_as_its_largest_on_one_search() {
+        // One unit: counted by one search of one thread, at 1/(threads × searches) of the rate the sampling
+        // measured with all of them busy. Its nodes are the run's.
+        let plan = Plan::new(Board::new(10).unwrap(), Symmetry::None, Split::Depth(1));
+        let one = [3];
+        let forecast = Forecast::with_samples_of(&plan, Some(&one), 2, 400);
+        let largest = forecast
+            .largest_unit_nodes
+            .expect("a lone unit is sampled enough");
+        assert!((largest - forecast.nodes).abs() <= 1e-9 * forecast.nodes);
+        let per_search = forecast.rate() / (2 * forecast.searches) as f64;
+        assert_eq!(forecast.seconds(), Some(largest / per_search));
+        assert!(forecast.bound_by_largest_unit());
+        // The plan's ten units: the largest is some tenth of the nodes, each unit sampled some 200 times.
+        let whole = Forecast::with_samples(&plan, 2, 1000);
+        let largest = whole
+            .largest_unit_nodes
+            .expect("ten units are sampled enough");
+        assert!(
+            largest > whole.nodes / 10.0 && largest < whole.nodes / 3.0,
+            "{largest} of {}",
+            whole.nodes
+        );
+        // A run of more units than a tally is kept for: none told.
+        let many = Plan::new(Board::new(13).unwrap(), Symmetry::None, Split::Depth(6));
+        assert!(many.units().len() > TALLIED_UNITS);
+        assert_eq!(
+            Forecast::with_samples(&many, 1, 300).largest_unit_nodes,
+            None
+        );
     }
 
     #[test]

@@ -150,13 +150,32 @@ pub fn run(
         };
         // Said even when quiet: the row's rate and time to count are then wrong for this machine at rest,
         // and nothing in the table says so (as count's mismatches are said, whatever `--quiet` says).
-        if let Some(cores) = cores.filter(|&c| c < BUSY * sampling as f64) {
+        // Not where there is no rate to speak of: a board with nothing to sample, or one sampled whole in
+        // less time than the threads take to start, whose processor seconds are mostly that start.
+        let timed = forecast.seconds().is_some() && forecast.sampled_seconds >= MIN_TIMED_SAMPLING;
+        if let Some(cores) = cores.filter(|&c| timed && c < BUSY * sampling as f64) {
             let _ = writeln!(
                 std::io::stderr(),
                 "{board}: the sampling had {cores:.2} of the {sampling} core{} it asked for, the rest going to other \
                  work on this machine: the rate and the time to count are for a machine as busy as it was (sample \
                  again when it is quieter, or with fewer --threads)",
                 if sampling == 1 { "" } else { "s" }
+            );
+        }
+        if !gpu && !options.quiet && forecast.bound_by_largest_unit() {
+            let busy = (forecast.threads * forecast.searches).min(forecast.units);
+            let _ = writeln!(
+                std::io::stderr(),
+                "{board}: its {} unit{} keep{} at most {busy} of the {} searches busy ({} a thread, a unit counted \
+                 by one): the time to count is that of its largest unit, about {} nodes, on one search ({:.3} s); \
+                 a deeper --split-depth, or fewer shards, would keep them all busy",
+                forecast.units,
+                if forecast.units == 1 { "" } else { "s" },
+                if forecast.units == 1 { "s" } else { "" },
+                forecast.threads * forecast.searches,
+                forecast.searches,
+                scientific(forecast.largest_unit_nodes.unwrap_or(0.0)),
+                forecast.largest_unit_seconds().unwrap_or(0.0)
             );
         }
         let gpus = if gpu {
@@ -261,6 +280,10 @@ impl nqueens::engine::exec::Progress for Notes {
 /// The share of the cores its threads asked for below which a sampling is said to have been slowed by other
 /// work: a tenth lost is within what a busy moment of the system takes.
 const BUSY: f64 = 0.9;
+
+/// Seconds of sampling below which the cores it had are not told: its threads' start is most of them (n = 8,
+/// sampled whole in a millisecond, "had 0.99 of the 2 cores" on every run).
+const MIN_TIMED_SAMPLING: f64 = 0.05;
 
 /// One board's estimate.
 struct Row {
@@ -465,6 +488,12 @@ impl Row {
         if !self.board.is_square() {
             row["cols"] = json!(self.board.cols());
         }
+        if self.gpus.is_none() {
+            // The CPU's time is the largest unit's where the units are too few to keep its searches busy.
+            row["searches_per_thread"] = json!(f.searches);
+            row["largest_unit_nodes"] = json!(f.largest_unit_nodes);
+            row["bound_by_largest_unit"] = json!(f.bound_by_largest_unit());
+        }
         if let Some(sample) = &self.gpus {
             row["task_rows"] = json!(sample.cut.extra_rows);
             row["tasks"] = json!(sample.cut.tasks);
@@ -561,6 +590,8 @@ mod tests {
             sampled_nodes: 1 << 30,
             threads: 16,
             sampled_seconds: 8.0,
+            searches: 32,
+            largest_unit_nodes: None,
         };
         let gpu = |ordinal: usize, device: &str, nodes: u64| GpuRate {
             ordinal,
@@ -658,6 +689,8 @@ mod tests {
                 sampled_nodes: 1_000_000,
                 threads: 1,
                 sampled_seconds: 1.0,
+                searches: 32,
+                largest_unit_nodes: None,
             },
             cores: None,
             gpus: None,
@@ -689,6 +722,8 @@ mod tests {
                 sampled_nodes: 1 << 30,
                 threads: 2,
                 sampled_seconds: 2.0,
+                searches: 32,
+                largest_unit_nodes: None,
             },
             cores: None,
             gpus: None,

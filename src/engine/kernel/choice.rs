@@ -45,6 +45,20 @@ impl Kernel {
         }
     }
 
+    /// How many searches the loop runs side by side on one thread: a unit is one search, so a run of fewer
+    /// units than this leaves some of them idle.
+    pub fn searches(self) -> usize {
+        match self {
+            Kernel::Scalar => super::scalar::LANES,
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 => super::avx2::L,
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512 => super::avx512::L,
+            #[cfg(not(target_arch = "x86_64"))]
+            _ => super::scalar::LANES,
+        }
+    }
+
     /// The fastest loop this processor can run.
     pub fn best() -> Kernel {
         Kernel::ALL
