@@ -41,6 +41,14 @@ pub enum Error {
         /// The units of the split at `deepest`.
         units_at_deepest: usize,
     },
+    /// A unit asked for by number that the plan does not have.
+    #[error("unit {unit} is not in the plan, whose {units} units are numbered from 0")]
+    UnitOutsidePlan {
+        /// The number asked for.
+        unit: usize,
+        /// The plan's units.
+        units: usize,
+    },
     /// The GPU backend is not built in, finds no GPU, or the GPU failed.
     #[error("GPU backend: {0}")]
     Gpu(String),

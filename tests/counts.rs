@@ -132,6 +132,13 @@ fn a_split_depth_too_deep_to_plan_is_refused_naming_the_depths_that_can_be_used(
         message.contains(&format!("from 0 to {deepest}")),
         "{message}"
     );
+    // A depth past the board's rows (or the deepest a plan goes) is named as it was asked, not as clamped.
+    let board = nqueens::Board::new(64).unwrap();
+    let asked = nqueens::engine::plan::Plan::check_depth(board, nqueens::Symmetry::None, 64);
+    assert!(
+        matches!(asked, Err(nqueens::Error::TooManyUnits { depth: 64, .. })),
+        "{asked:?}"
+    );
     // The deepest depth it names can be planned (the request's own check agrees), and the next cannot.
     let usable = request.split_depth(Some(deepest));
     assert_eq!(usable.check_split(), Ok(()));

@@ -117,6 +117,16 @@ impl Run<'_> {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
+
+    /// Refuses a run that names a unit the plan does not have: counted, it would be skipped unsaid, and sampled,
+    /// it would be read past the plan's end.
+    pub fn check(&self) -> Result<(), Error> {
+        let units = self.plan.units().len();
+        match self.units.and_then(|u| u.iter().find(|&&u| u >= units)) {
+            Some(&unit) => Err(Error::UnitOutsidePlan { unit, units }),
+            None => Ok(()),
+        }
+    }
 }
 
 /// Progress that nobody watches.
@@ -145,6 +155,11 @@ pub fn run_selected(
     stop: &AtomicBool,
     progress: &dyn Progress,
 ) -> Result<Count, Error> {
+    Run {
+        plan,
+        units: Some(units),
+    }
+    .check()?;
     run_on_pool(plan, threads, &Selection::Only { units, stop }, progress)
 }
 
@@ -357,5 +372,23 @@ mod tests {
             assert_eq!(seen.started.load(Ordering::Relaxed), every_other.len());
             assert_eq!(seen.done.load(Ordering::Relaxed), 0);
         }
+    }
+
+    #[test]
+    fn a_unit_the_plan_does_not_have_is_refused_rather_than_skipped() {
+        use crate::engine::{board::Board, plan::Split, symmetry::Symmetry};
+        let plan = Plan::new(Board::new(8).unwrap(), Symmetry::Full, Split::Depth(1));
+        let units = plan.units().len();
+        // The 0 of 117 before was skipped unsaid: the count had one unit fewer than asked for.
+        let asked: Vec<usize> = std::iter::once(units + 5).chain(0..units).collect();
+        let seen = Seen::default();
+        assert_eq!(
+            run_selected(&plan, &asked, 1, &AtomicBool::new(false), &seen),
+            Err(Error::UnitOutsidePlan {
+                unit: units + 5,
+                units
+            })
+        );
+        assert_eq!(seen.started.load(Ordering::Relaxed), 0, "nothing started");
     }
 }

@@ -16,6 +16,7 @@ use crate::engine::estimate::random_step;
 use crate::engine::exec::Run;
 use crate::engine::kernel::{self, Start};
 use crate::engine::plan::{Plan, WorkUnit};
+use crate::error::Error;
 use std::time::{Duration, Instant};
 
 /// Nodes a sampled subtree holds, about: the cut depth is the shallowest whose subtrees are this small.
@@ -65,47 +66,57 @@ impl Forecast {
     /// Samples `plan` on `threads` threads for about `budget` (at least `MIN_SAMPLES` a thread, and no
     /// longer once a thread's samples hold as many nodes as the plan is estimated to).
     pub fn sample(plan: &Plan, threads: usize, budget: Duration) -> Forecast {
-        Forecast::sample_units(plan, None, threads, budget)
+        let all = Run { plan, units: None };
+        Forecast::run(&all, threads.max(1), Until::Elapsed(budget), SUBTREE_NODES)
     }
 
     /// Samples the units of `plan` numbered in `units` (all of them for `None`) as [`Forecast::sample`] samples
     /// a plan: the forecast of a shard's run. Its descents start from those units alone, drawn at random among
     /// them, so the estimate is of their nodes, unbiased, whatever the other units hold; `None` draws exactly
     /// as the whole plan's forecast does.
+    ///
+    /// # Errors
+    /// [`Error::UnitOutsidePlan`] for a number that is none of the plan's units.
     pub fn sample_units(
         plan: &Plan,
         units: Option<&[usize]>,
         threads: usize,
         budget: Duration,
-    ) -> Forecast {
+    ) -> Result<Forecast, Error> {
         let units = Run { plan, units };
-        Forecast::run(
+        units.check()?;
+        Ok(Forecast::run(
             &units,
             threads.max(1),
             Until::Elapsed(budget),
             SUBTREE_NODES,
-        )
+        ))
     }
 
     /// Samples `plan` with exactly `samples` samples a thread: the same figures, but the times, on every run.
     pub fn with_samples(plan: &Plan, threads: usize, samples: usize) -> Forecast {
-        Forecast::with_samples_of(plan, None, threads, samples)
+        let all = Run { plan, units: None };
+        Forecast::run(&all, threads.max(1), Until::Samples(samples), SUBTREE_NODES)
     }
 
     /// Samples the units of `plan` numbered in `units` (all for `None`) with exactly `samples` samples a thread.
+    ///
+    /// # Errors
+    /// [`Error::UnitOutsidePlan`] for a number that is none of the plan's units.
     pub fn with_samples_of(
         plan: &Plan,
         units: Option<&[usize]>,
         threads: usize,
         samples: usize,
-    ) -> Forecast {
+    ) -> Result<Forecast, Error> {
         let units = Run { plan, units };
-        Forecast::run(
+        units.check()?;
+        Ok(Forecast::run(
             &units,
             threads.max(1),
             Until::Samples(samples),
             SUBTREE_NODES,
-        )
+        ))
     }
 
     /// The nodes counted a second, by all the threads side by side; 0 where nothing was sampled.
@@ -449,7 +460,7 @@ mod tests {
                 let stop = std::sync::atomic::AtomicBool::new(false);
                 let counted = run_selected(&plan, &units, 2, &stop, &NoProgress).unwrap();
                 let counted = counted.nodes as f64;
-                let forecast = Forecast::with_samples_of(&plan, Some(&units), 2, 1000);
+                let forecast = Forecast::with_samples_of(&plan, Some(&units), 2, 1000).unwrap();
                 assert_eq!(forecast.units, units.len());
                 let off = (forecast.nodes - counted).abs();
                 assert!(
@@ -478,7 +489,7 @@ mod tests {
             .nodes as f64;
         let whole = run_parallel(&plan, 2, &NoProgress).unwrap().nodes as f64;
         assert!(counted > 1.3 * whole / 10.0, "{counted} of {whole}");
-        let forecast = Forecast::with_samples_of(&plan, Some(&first), 2, 1000);
+        let forecast = Forecast::with_samples_of(&plan, Some(&first), 2, 1000).unwrap();
         let off = (forecast.nodes - counted).abs();
         assert!(
             off <= 5.0 * forecast.nodes_error && off <= 0.2 * counted,
@@ -488,7 +499,9 @@ mod tests {
         let plan = Plan::new(Board::new(11).unwrap(), Symmetry::Full, Split::Depth(2));
         let all: Vec<usize> = (0..plan.units().len()).collect();
         assert_eq!(
-            Forecast::with_samples_of(&plan, Some(&all), 1, 300).nodes,
+            Forecast::with_samples_of(&plan, Some(&all), 1, 300)
+                .unwrap()
+                .nodes,
             Forecast::with_samples(&plan, 1, 300).nodes
         );
     }
@@ -669,7 +682,7 @@ mod tests {
         // measured with all of them busy. Its nodes are the run's.
         let plan = Plan::new(Board::new(10).unwrap(), Symmetry::None, Split::Depth(1));
         let one = [3];
-        let forecast = Forecast::with_samples_of(&plan, Some(&one), 2, 400);
+        let forecast = Forecast::with_samples_of(&plan, Some(&one), 2, 400).unwrap();
         let largest = forecast
             .largest_unit_nodes
             .expect("a lone unit is sampled enough");
@@ -687,6 +700,15 @@ mod tests {
             "{largest} of {}",
             whole.nodes
         );
+        // A number past the plan's units is refused, not read past its end.
+        assert_eq!(
+            Forecast::with_samples_of(&plan, Some(&[0, 10]), 1, 10),
+            Err(Error::UnitOutsidePlan {
+                unit: 10,
+                units: 10
+            })
+        );
+        assert!(Forecast::sample_units(&plan, Some(&[17]), 1, Duration::ZERO).is_err());
         // A run of more units than a tally is kept for: none told.
         let many = Plan::new(Board::new(13).unwrap(), Symmetry::None, Split::Depth(6));
         assert!(many.units().len() > TALLIED_UNITS);

@@ -597,8 +597,8 @@ impl Plan {
     /// units ([`crate::Error::TooManyUnits`], naming the depths that can be used): such a plan would take the
     /// memory of billions of units to build and count no faster. A depth deeper than the board is the board's
     /// own depth, as in [`Split::Depth`]. Quick whatever the depth: no plan is built.
-    pub fn check_depth(board: Board, symmetry: Symmetry, depth: u32) -> Result<(), crate::Error> {
-        let depth = depth.min(board.lines()).min(MAX_DEPTH);
+    pub fn check_depth(board: Board, symmetry: Symmetry, asked: u32) -> Result<(), crate::Error> {
+        let depth = asked.min(board.lines()).min(MAX_DEPTH);
         // The counts of every depth up to the one asked, stopping at the first over the limit.
         let counts = Plan::units_by_depth(board, symmetry, depth, MAX_UNITS);
         if counts.len() > depth as usize {
@@ -606,7 +606,8 @@ impl Plan {
         }
         let deepest = counts.len().saturating_sub(1);
         Err(crate::Error::TooManyUnits {
-            depth,
+            // The depth as asked: the plan would be split as deep as the board and the limit allow.
+            depth: asked,
             limit: MAX_UNITS,
             deepest: deepest as u32,
             units_at_deepest: counts.last().copied().unwrap_or(0),

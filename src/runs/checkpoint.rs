@@ -149,6 +149,9 @@ pub struct Checkpoint {
     pub writer: Writer,
     /// This process's hold on the journal.
     _lock: Lock,
+    /// What the runs of this checkpoint counted so far, and which units: a run stopped and run again goes
+    /// on where it stopped, as a resumed one does ([`Checkpoint::run`]).
+    counted: std::sync::Mutex<(Count, std::collections::HashSet<usize>)>,
 }
 
 impl Checkpoint {
@@ -273,6 +276,7 @@ impl Checkpoint {
             torn: contents.torn,
             writer,
             _lock: lock,
+            counted: Default::default(),
         })
     }
 
@@ -312,12 +316,14 @@ impl Checkpoint {
             torn: None,
             writer,
             _lock: lock,
+            counted: Default::default(),
         })
     }
 
     /// Counts the units left on `threads` worker threads, recording each in the journal, until they are done
     /// or `stop` is set (or a journal write fails). Returns everything the journal now holds, summed; the
-    /// journal is synced before this returns.
+    /// journal is synced before this returns. A checkpoint run again after a stop counts only what is still
+    /// left ([`Checkpoint::todo`] and [`Checkpoint::recorded`] stay what the journal held when it was opened).
     pub fn run(
         &self,
         threads: usize,
@@ -325,32 +331,58 @@ impl Checkpoint {
         stop: &AtomicBool,
         progress: &dyn Progress,
     ) -> Result<Outcome, RunError> {
+        let (before, left) = {
+            let counted = self.counted.lock().unwrap_or_else(|e| e.into_inner());
+            let left: Vec<usize> = self
+                .todo
+                .iter()
+                .copied()
+                .filter(|u| !counted.1.contains(u))
+                .collect();
+            (counted.0, left)
+        };
         let watcher = Tee(&self.writer, progress);
         let stopper = StopOnFailure {
             writer: &self.writer,
             stop,
         };
-        let watchers = Tee(&watcher, &stopper);
+        let units_counted = UnitsCounted(&self.counted);
+        let recording = Tee(&watcher, &units_counted);
+        let watchers = Tee(&recording, &stopper);
         let mut gpu = None;
         let counted = match backend {
             crate::engine::exec::Backend::Cpu => {
-                exec::run_selected(&self.plan, &self.todo, threads, stop, &watchers)?
+                exec::run_selected(&self.plan, &left, threads, stop, &watchers)?
             }
             crate::engine::exec::Backend::Gpu => {
-                let (counted, run) =
-                    crate::gpu::run(&self.plan, Some(&self.todo), stop, &watchers)?;
+                let (counted, run) = crate::gpu::run(&self.plan, Some(&left), stop, &watchers)?;
                 gpu = Some(run);
                 counted
             }
         };
         self.writer.sync()?;
-        let count = self.recorded + counted;
+        let earlier = before + counted;
+        self.counted.lock().unwrap_or_else(|e| e.into_inner()).0 = earlier;
+        let count = self.recorded + earlier;
         Ok(Outcome {
             count,
             complete: count.units as usize == self.selected,
             stopped: stop.load(Ordering::Relaxed),
             gpu,
         })
+    }
+}
+
+/// Notes the number of each unit a run counts, so that a run of the checkpoint again leaves it out.
+struct UnitsCounted<'a>(&'a std::sync::Mutex<(Count, std::collections::HashSet<usize>)>);
+
+impl Progress for UnitsCounted<'_> {
+    fn unit_done(&self, unit: &crate::engine::plan::WorkUnit, _count: &Count) {
+        self.0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .1
+            .insert(unit.index);
     }
 }
 
@@ -700,6 +732,52 @@ pub(crate) mod tests {
             err.to_string()
                 .contains("unit 2 is recorded twice with different counts"),
             "{err}"
+        );
+    }
+
+    #[test]
+    fn a_checkpoint_stopped_and_run_again_counts_only_what_is_left() {
+        // Run again, it counted every unit it had counted before once more, and wrote each in the journal
+        // twice (1031 of 2726 at n = 10).
+        struct StopAfter<'a>(&'a AtomicBool, std::sync::atomic::AtomicUsize);
+        impl Progress for StopAfter<'_> {
+            fn unit_done(&self, _unit: &crate::engine::plan::WorkUnit, _count: &Count) {
+                if self.1.fetch_add(1, Ordering::Relaxed) + 1 >= 5 {
+                    self.0.store(true, Ordering::Relaxed);
+                }
+            }
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("j");
+        let c = Checkpoint::open(&path, &spec(10, Shard::WHOLE)).unwrap();
+        let stop = AtomicBool::new(false);
+        let first = c
+            .run(
+                1,
+                exec::Backend::Cpu,
+                &stop,
+                &StopAfter(&stop, Default::default()),
+            )
+            .unwrap();
+        assert!(first.stopped && !first.complete, "{first:?}");
+        assert!(first.count.units >= 5 && (first.count.units as usize) < c.selected);
+        stop.store(false, Ordering::Relaxed);
+        let second = c
+            .run(2, exec::Backend::Cpu, &stop, &exec::NoProgress)
+            .unwrap();
+        assert!(second.complete && !second.stopped, "{second:?}");
+        assert_eq!(
+            (second.count.total, second.count.units as usize),
+            (724, c.selected)
+        );
+        // Each unit once in the journal: its header and a line a unit.
+        drop(c);
+        let lines = std::fs::read_to_string(&path).unwrap().lines().count();
+        assert_eq!(
+            lines,
+            1 + Checkpoint::open(&path, &spec(10, Shard::WHOLE))
+                .unwrap()
+                .selected
         );
     }
 

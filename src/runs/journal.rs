@@ -319,10 +319,22 @@ pub enum JournalError {
         /// The file.
         path: PathBuf,
     },
+    /// A shard built by hand (its fields are public) that [`crate::runs::shard::Shard::new`] would refuse:
+    /// one of no shards, or past their number, would count nothing and call its run complete.
+    #[error("{shard} is no shard: a shard is K/M with 0 <= K < M")]
+    InvalidShard {
+        /// The shard, as K/M.
+        shard: String,
+    },
     /// The units asked for (`--units`) are not all in the plan.
     #[error(
-        "units {asked} are not all in the plan of {}, which has {}, numbered 0 to {last}: pick units \
+        "{} in the plan of {}, which has {}, numbered 0 to {last}: pick units \
          from `nqueens units {board} --summary`",
+        if asked.contains([',', '-']) {
+            format!("units {asked} are not all")
+        } else {
+            format!("unit {asked} is not")
+        },
         board.words(),
         unit_words(*units)
     )]

@@ -52,7 +52,10 @@ impl Ranges {
 
     /// How many units the set holds.
     pub fn len(&self) -> usize {
-        self.0.iter().map(|(a, b)| b - a + 1).sum()
+        // Saturating: `0-18446744073709551615`, which parses, holds one unit more than a usize counts.
+        self.0.iter().fold(0usize, |all, (a, b)| {
+            all.saturating_add((b - a).saturating_add(1))
+        })
     }
 
     /// Whether the set is empty.
@@ -193,6 +196,13 @@ impl FromStr for Ranges {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_widest_list_that_parses_is_counted_without_overflow() {
+        let all: Ranges = "0-18446744073709551615".parse().unwrap();
+        assert_eq!(all.len(), usize::MAX);
+        assert_eq!("3,5-9".parse::<Ranges>().unwrap().len(), 6);
+    }
 
     #[test]
     fn two_sets_overlap_where_they_share_a_unit() {

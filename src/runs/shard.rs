@@ -88,6 +88,11 @@ impl Shard {
     /// A whole run is never refused: a split deeper than any placement of the board (n = 2 two rows deep) has
     /// no unit, and its journal is complete at once, with the board's 0 solutions.
     pub fn within(self, plan: &Plan) -> Result<(), JournalError> {
+        if self.index >= self.count {
+            return Err(JournalError::InvalidShard {
+                shard: self.to_string(),
+            });
+        }
         let units = plan.units().len();
         if self.count as usize <= units.max(1) {
             return Ok(());
@@ -231,6 +236,16 @@ mod tests {
         assert!((0..10).all(|unit| !none.contains(unit)));
         let past = Shard { index: 3, count: 2 };
         assert!((0..10).all(|unit| !past.contains(unit)));
+        // And a run of one is refused, before any journal: it counted nothing and called itself complete.
+        use crate::engine::{board::Board, plan::Split, symmetry::Symmetry};
+        let plan = Plan::new(Board::new(8).unwrap(), Symmetry::Full, Split::Depth(1));
+        for (shard, said) in [(none, "0/0"), (past, "3/2")] {
+            let refused = shard.within(&plan).unwrap_err();
+            assert_eq!(
+                refused.to_string(),
+                format!("{said} is no shard: a shard is K/M with 0 <= K < M")
+            );
+        }
     }
 
     #[test]

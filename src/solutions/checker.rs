@@ -192,7 +192,6 @@ pub fn check_list(shape: Shape, positions: &[u32]) -> Result<(), Flaw> {
             .iter()
             .enumerate()
             .map(|(i, &p)| shape.square_of(i as u32, p)),
-        positions.len(),
     )
 }
 
@@ -221,12 +220,13 @@ pub fn check_placement(placement: &Placement, given: Option<Shape>) -> Result<()
     }
 }
 
-/// Checks the queens of `queens` (row, column), `count` of them, on a board of `shape`.
+/// Checks the queens of `queens` (row, column) on a board of `shape`. Their number is the iterator's own
+/// length, so that no count given beside them can make three queens of a 4x4 board pass for its solution.
 pub fn check(
     shape: Shape,
-    queens: impl Iterator<Item = (u32, u32)> + Clone,
-    count: usize,
+    queens: impl ExactSizeIterator<Item = (u32, u32)> + Clone,
 ) -> Result<(), Flaw> {
+    let count = queens.len();
     find_flaw(shape, queens, count)
 }
 
@@ -325,6 +325,27 @@ impl Seen {
 mod tests {
     use super::*;
     use crate::solutions::notation::Stray;
+
+    #[test]
+    fn squares_given_are_counted_not_taken_on_trust() {
+        // Three queens that do not attack each other are no solution of the 4x4 board: it takes four.
+        let three = [(0, 1), (1, 3), (2, 0)];
+        assert_eq!(
+            check(Shape::square(4), three.into_iter()),
+            Err(Flaw::Count {
+                found: 3,
+                wanted: 4,
+                shape: Shape::square(4)
+            })
+        );
+        assert_eq!(
+            check(
+                Shape::square(4),
+                [(0, 1), (1, 3), (2, 0), (3, 2)].into_iter()
+            ),
+            Ok(())
+        );
+    }
 
     #[test]
     fn a_board_with_more_columns_than_rows_has_no_solution_whatever_is_placed() {

@@ -3,8 +3,10 @@
 //! Backtracking finds the first solution quickly up to n of a few dozen and then slows without bound. For
 //! every n other than 2 and 3 a solution can be written down directly (Hoffman, Loessi and Moore, 1969, as
 //! usually stated): the even numbers up to n, then the odd ones, give the row of each column's queen, with
-//! two small repairs when n leaves a remainder of 2 or 3 modulo 6. Each construction is checked by
-//! [`crate::solutions::checker`] before anyone sees it, so a mistake here could never be printed as a solution.
+//! two small repairs when n leaves a remainder of 2 or 3 modulo 6. These functions return the construction
+//! as it is; `nqueens solve` checks each one with [`crate::solutions::checker`] before it prints it, so a
+//! mistake here could never be printed as a solution, and a library caller who wants the same assurance
+//! checks it likewise (`checker::check_list`, a pass over the queens).
 
 /// A solution of the square board of side `n` as the 0-based column of each row's queen, or `None` for
 /// n = 2 and 3, which have none.

@@ -179,7 +179,7 @@ impl Renderer {
         mut sink: impl FnMut(&[u8]) -> Result<(), E>,
     ) -> Result<(), E> {
         self.header_in_pieces(PIECE, &mut sink)?;
-        let (base, open, close) = match self.notation {
+        let (base, open, close): (u32, u8, u8) = match self.notation {
             Notation::Rows | Notation::Json => (1, b'[', b']'),
             Notation::Zero => (0, b'[', b']'),
             Notation::Csv => (1, 0, 0),
@@ -198,7 +198,12 @@ impl Renderer {
             if i > 0 {
                 out.push(b',');
             }
-            out.extend_from_slice(digits.format(q.into() + base).as_bytes());
+            // In 64 bits: position u32::MAX, 1-based, is 4294967296, not 0.
+            out.extend_from_slice(
+                digits
+                    .format(u64::from(q.into()) + u64::from(base))
+                    .as_bytes(),
+            );
             if out.len() >= PIECE {
                 sink(&out)?;
                 out.clear();
@@ -342,7 +347,8 @@ fn list<P: Copy + Into<u32>>(queens: &[P], base: u32, open: u8, close: u8, out: 
         if i > 0 {
             out.push(b',');
         }
-        match q.into() + base {
+        // In 64 bits: position u32::MAX, 1-based, is 4294967296, not 0 (a caller's list, not yet checked).
+        match u64::from(q.into()) + u64::from(base) {
             v @ 0..=9 => out.push(b'0' + v as u8),
             v @ 10..=99 => out.extend_from_slice(&[b'0' + (v / 10) as u8, b'0' + (v % 10) as u8]),
             v => out.extend_from_slice(digits.format(v).as_bytes()),
@@ -1343,6 +1349,17 @@ mod reading {
         let why = entries[1].placement.clone().unwrap_err();
         assert!(why.contains("not UTF-8") && why.contains("byte 4"), "{why}");
         assert!(entries[2].placement.is_ok());
+    }
+
+    #[test]
+    fn the_last_position_a_list_can_hold_is_written_one_based_without_wrapping() {
+        // `render` writes what it is given, a solution or not: u32::MAX written 1-based wrapped to 0.
+        for notation in [Notation::Rows, Notation::Json, Notation::Csv] {
+            let mut out = Vec::new();
+            Renderer::new(notation, Shape::square(3), false).render(&[0u32, u32::MAX, 1], &mut out);
+            let text = String::from_utf8(out).unwrap();
+            assert!(text.contains("4294967296"), "{notation:?}: {text}");
+        }
     }
 
     #[test]

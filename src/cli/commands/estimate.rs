@@ -139,7 +139,9 @@ pub fn run(
         });
         let sampling = threads.min(num_cpus::get());
         let cpu_before = nqueens::report::bench::process_cpu_seconds();
-        let forecast = Forecast::sample_units(&plan, selected.as_deref(), sampling, options.sample);
+        // The shard's own units: none past the plan.
+        let forecast =
+            Forecast::sample_units(&plan, selected.as_deref(), sampling, options.sample)?;
         // The cores the sampling really had: below its threads, other work took the rest, and the rate is that
         // of a machine as busy as it was then.
         let cores = match (cpu_before, nqueens::report::bench::process_cpu_seconds()) {

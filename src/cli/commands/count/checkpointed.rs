@@ -292,6 +292,7 @@ pub fn open(request: &CountRequest, durable: &Durable, quiet: bool) -> anyhow::R
         | JournalError::Empty { .. }
         | JournalError::OtherFormat { .. }
         | JournalError::OutsidePlan { .. }
+        | JournalError::InvalidShard { .. }
         | JournalError::NoneOfTheShard { .. }
         | JournalError::TooManyShards { .. }
         | JournalError::NoUnits { .. }
