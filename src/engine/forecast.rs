@@ -58,7 +58,7 @@ pub struct Forecast {
     /// them, counted whole by one, so a run of few units keeps only some busy.
     pub searches: usize,
     /// The estimated nodes of the largest unit, where every unit was sampled often enough to say
-    /// ([`UNIT_SAMPLES`]); `None` otherwise (a run of many units, whose time is their sum's).
+    /// (64 samples each); `None` otherwise (a run of many units, whose time is their sum's).
     pub largest_unit_nodes: Option<f64>,
 }
 
