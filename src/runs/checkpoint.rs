@@ -577,13 +577,33 @@ pub(crate) mod tests {
         assert_eq!(out.count.total, 0);
         let path = dir.path().join("shard");
         match Checkpoint::open(&path, &of(Shard::new(1, 2).unwrap())) {
-            Err(e @ JournalError::NoUnits { .. }) => {
-                assert!(e.to_string().contains("has no unit"), "{e}")
-            }
+            Err(e @ JournalError::NoUnits { .. }) => assert!(
+                e.to_string().ends_with(
+                    "has no unit (no queens can be placed that many rows deep): count it whole, or split \
+                     it less deep"
+                ),
+                "{e}"
+            ),
             Err(e) => panic!("another error: {e}"),
             Ok(_) => panic!("shards of a plan without a unit"),
         }
         assert!(!path.exists());
+        // A board of more columns than rows has no unit at any depth: no deeper or shallower split helps.
+        let wide = Spec {
+            board: Board::rect(6, 8).unwrap(),
+            symmetry: Symmetry::Mirror,
+            split_depth: None,
+            ..spec(2, Shard::new(1, 2).unwrap())
+        };
+        let refused = Checkpoint::open(&dir.path().join("wide"), &wide)
+            .err()
+            .unwrap();
+        assert!(
+            refused.to_string().ends_with(
+                "has no unit (a board of more columns than rows has no solution): count it whole"
+            ),
+            "{refused}"
+        );
     }
 
     #[test]

@@ -369,9 +369,14 @@ pub enum JournalError {
     Plan(crate::Error),
     /// Shards of a plan without a unit: a split deeper than any placement of the board.
     #[error(
-        "the plan of {}, symmetry {symmetry}, split depth {split_depth} has no unit (no queens can be \
-         placed that many rows deep): count it whole, or split it less deep",
-        board.words()
+        "the plan of {}, symmetry {symmetry}, split depth {split_depth} has no unit ({}): count it whole{}",
+        board.words(),
+        if board.cols() > board.rows() {
+            "a board of more columns than rows has no solution"
+        } else {
+            "no queens can be placed that many rows deep"
+        },
+        if *split_depth > 0 && board.cols() <= board.rows() { ", or split it less deep" } else { "" }
     )]
     NoUnits {
         /// The board.
