@@ -937,6 +937,8 @@ fn a_log_gets_a_plain_line_of_progress_at_the_interval_asked_for() {
         &["count", "14", "--progress-every", "0"],
         &["count", "14", "-q"],
         &["count", "14", "--progress-every", "0", "-q"],
+        // `00` is 0 too: it was refused as "time unit needed, for example 0sec".
+        &["count", "14", "--progress-every", "00"],
     ] {
         nqueens().args(args).assert().success().stderr("");
     }

@@ -12,6 +12,7 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 fn binary() -> PathBuf {
+    common::default_signals();
     assert_cmd::cargo::cargo_bin("nqueens")
 }
 
@@ -505,7 +506,7 @@ fn signals_ignored_when_the_run_starts_stay_ignored_as_under_nohup() {
     // without a journal lost its work), and the Ctrl-C of the job in front stopped the one behind.
     let dir = tempfile::tempdir().unwrap();
     let journal = dir.path().join("j");
-    let bin = assert_cmd::cargo::cargo_bin("nqueens");
+    let bin = binary();
     for checkpoint in [true, false] {
         let _ = std::fs::remove_file(&journal);
         let mut args = vec![

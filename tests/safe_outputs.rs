@@ -13,6 +13,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 fn binary() -> PathBuf {
+    common::default_signals();
     PathBuf::from(env!("CARGO_BIN_EXE_nqueens"))
 }
 

@@ -528,6 +528,11 @@ fn parse_sampling(s: &str) -> Result<std::time::Duration, String> {
 /// option of its own and answers "unexpected argument '-5' found", which says nothing of durations.
 fn duration(s: &str, hint: &str) -> Result<std::time::Duration, String> {
     not_an_option(s, &format!("a duration cannot be negative: {hint}"))?;
+    // `0` needs no unit, and neither does `00`, which the parser asked one of ("time unit needed").
+    let zeros = s.trim();
+    if !zeros.is_empty() && zeros.bytes().all(|b| b == b'0') {
+        return Ok(std::time::Duration::ZERO);
+    }
     humantime::parse_duration(s).map_err(|e| format!("{e}: {hint}"))
 }
 

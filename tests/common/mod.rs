@@ -65,7 +65,33 @@ pub fn published() -> Vec<Published> {
 
 /// The `nqueens` binary built for these tests.
 pub fn nqueens() -> assert_cmd::Command {
+    default_signals();
     assert_cmd::Command::cargo_bin("nqueens").expect("the binary is built")
+}
+
+/// Gives this test process's stop signals their defaults, once, before it starts an nqueens that a test may
+/// signal: nqueens leaves a signal ignored that was ignored when it started (as under `nohup`), and tests run
+/// as a shell script's background job (`cargo test &`) have SIGINT and SIGQUIT ignored, which every child
+/// would inherit, so that a run a test stops with SIGINT would count on to its end.
+pub fn default_signals() {
+    #[cfg(unix)]
+    {
+        static ONCE: std::sync::Once = std::sync::Once::new();
+        ONCE.call_once(|| {
+            for signal in [
+                libc::SIGINT,
+                libc::SIGQUIT,
+                libc::SIGHUP,
+                libc::SIGTERM,
+                libc::SIGUSR1,
+                libc::SIGUSR2,
+                libc::SIGXCPU,
+            ] {
+                // SAFETY: the default disposition is no handler of this process's to race with.
+                unsafe { libc::signal(signal, libc::SIG_DFL) };
+            }
+        });
+    }
 }
 
 /// Every solution of the board of side `n`, by the textbook solver, as the column of each row's queen.
@@ -200,6 +226,7 @@ pub fn started(
 ) -> std::process::Child {
     use std::process::{Command, Stdio};
     use std::time::{Duration, Instant};
+    default_signals();
     let child = Command::new(assert_cmd::cargo::cargo_bin("nqueens"))
         .current_dir(dir)
         .args(args)
@@ -312,6 +339,7 @@ pub fn on_a_terminal(
             std::fs::File::from_raw_fd(slave),
         )
     };
+    default_signals();
     let mut child = Command::new(assert_cmd::cargo::cargo_bin("nqueens"))
         .current_dir(dir)
         .args(args)
