@@ -13,7 +13,7 @@ use nqueens::Symmetry;
 use predicates::prelude::*;
 use predicates::str::contains;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 /// A small benchmark on the fake clock: n = 12, up to 4 threads, 3 runs after 1 warm-up.
@@ -221,7 +221,7 @@ fn exports_go_to_several_files_at_once() {
 fn an_interrupted_benchmark_keeps_what_it_measured() {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("b.json");
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin("nqueens"))
+    let mut child = common::command(assert_cmd::cargo::cargo_bin("nqueens"))
         .args([
             "bench",
             "--n",

@@ -6,7 +6,7 @@ use common::nqueens;
 use predicates::prelude::*;
 use predicates::str::contains;
 use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 #[test]
 fn count_prints_a_table_row_per_board() {
@@ -718,7 +718,7 @@ fn first_line_then_closed_in(
     env: &[(&str, &str)],
     diagnostics: bool,
 ) -> (String, std::process::Output) {
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin("nqueens"))
+    let mut child = common::command(assert_cmd::cargo::cargo_bin("nqueens"))
         .args(args)
         .envs(env.iter().copied())
         .stdout(Stdio::piped())
@@ -823,7 +823,7 @@ fn a_standard_output_that_cannot_take_the_results_is_named_in_the_error() {
         &["verify", "4..6"],
         &["units", "8"],
     ] {
-        let output = Command::new(assert_cmd::cargo::cargo_bin("nqueens"))
+        let output = common::command(assert_cmd::cargo::cargo_bin("nqueens"))
             .args(args)
             .stdout(full.try_clone().unwrap())
             .output()
@@ -852,7 +852,7 @@ fn a_usage_error_that_standard_error_cannot_take_still_ends_with_its_code() {
         &["bogus"],
         &["count", "99"],
     ] {
-        let status = Command::new(assert_cmd::cargo::cargo_bin("nqueens"))
+        let status = common::command(assert_cmd::cargo::cargo_bin("nqueens"))
             .args(args)
             .stdout(Stdio::null())
             .stderr(full.try_clone().unwrap())
@@ -861,7 +861,7 @@ fn a_usage_error_that_standard_error_cannot_take_still_ends_with_its_code() {
         assert_eq!(status.code(), Some(2), "{args:?}");
     }
     // Help is a result: standard output that cannot take it fails the command.
-    let status = Command::new(assert_cmd::cargo::cargo_bin("nqueens"))
+    let status = common::command(assert_cmd::cargo::cargo_bin("nqueens"))
         .arg("--help")
         .stdout(full)
         .stderr(Stdio::null())
@@ -1160,7 +1160,7 @@ fn a_negative_duration_or_number_is_refused_saying_what_is_wrong() {
 fn a_large_board_writes_its_lines_on_time_while_its_units_are_long() {
     // n = 26 on one thread: each unit takes minutes. The lines come at the interval all the same, so a log
     // shows the run alive and how long it has run.
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin("nqueens"))
+    let mut child = common::command(assert_cmd::cargo::cargo_bin("nqueens"))
         .args(["count", "26", "-t", "1", "--progress-every", "100ms"])
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -1698,7 +1698,7 @@ fn an_interrupted_sweep_leaves_export_files_with_what_it_counted() {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("c.json");
     let md = dir.path().join("c.md");
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin("nqueens"))
+    let mut child = common::command(assert_cmd::cargo::cargo_bin("nqueens"))
         .args([
             "count",
             "4..32",
@@ -2069,11 +2069,7 @@ fn an_estimate_sampled_on_a_busy_machine_says_how_many_cores_it_had() {
     // The rate is measured on the threads as the machine lets them run: one core shared with a busy loop gives
     // the sampling about half of it, and its time to count is that of a machine so busy. The estimate says so,
     // rather than giving the figure as the machine's. `taskset` pins both to one processor.
-    if std::process::Command::new("taskset")
-        .arg("-V")
-        .output()
-        .is_err()
-    {
+    if common::command("taskset").arg("-V").output().is_err() {
         eprintln!("skipped: no taskset");
         return;
     }
@@ -2081,7 +2077,7 @@ fn an_estimate_sampled_on_a_busy_machine_says_how_many_cores_it_had() {
     // Said with `--quiet` too: the row's rate and time to count are wrong for the machine at rest, and the table
     // does not say so.
     for quiet in ["", " --quiet"] {
-        let out = std::process::Command::new("taskset")
+        let out = common::command("taskset")
             .args(["-c", "0", "sh", "-c"])
             .arg(format!(
                 "yes > /dev/null & busy=$!; \"$0\" estimate 16 -t 1 --sample 1s -f json{quiet}; code=$?; kill $busy; \
@@ -2104,7 +2100,7 @@ fn an_estimate_sampled_on_a_busy_machine_says_how_many_cores_it_had() {
         );
     }
     // Alone on its core (as far as the other work on this machine allows), it had at most that core.
-    let out = std::process::Command::new("taskset")
+    let out = common::command("taskset")
         .args(["-c", "0"])
         .arg(&binary)
         .args(["estimate", "16", "-t", "1", "--sample", "1s", "-f", "json"])
@@ -2140,8 +2136,9 @@ fn an_estimate_of_fewer_units_than_searches_is_its_largest_units_time_on_one_sea
         "{row}"
     );
     assert!(
-        said.contains("14: its 1 unit keeps at most 1 of the ")
-            && said.contains("the time to count is that of its largest unit"),
+        said.contains("14: its 1 unit keeps only 1 of the ")
+            && said.contains("the time to count is at least that unit's")
+            && said.contains("a deeper --split-depth, or fewer shards, would spread it"),
         "{said}"
     );
     // The plan `count 14` makes has thousands of units: the rate's time, and nothing said.
@@ -2153,7 +2150,7 @@ fn an_estimate_of_fewer_units_than_searches_is_its_largest_units_time_on_one_sea
         .success();
     let estimate: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
     assert_eq!(estimate["results"][0]["bound_by_largest_unit"], false);
-    assert!(!String::from_utf8_lossy(&out.get_output().stderr).contains("largest unit"));
+    assert!(!String::from_utf8_lossy(&out.get_output().stderr).contains("that unit's"));
     // Boards sampled whole in a moment, or with nothing to sample, say nothing of the cores they had.
     for _ in 0..3 {
         nqueens()

@@ -8,16 +8,15 @@ use common::{nqueens, published};
 use common::{signal, started, stopped_by_sigterm};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 use std::time::{Duration, Instant};
 
 fn binary() -> PathBuf {
-    common::default_signals();
     assert_cmd::cargo::cargo_bin("nqueens")
 }
 
 fn run(args: &[&str]) -> Output {
-    Command::new(binary())
+    common::command(binary())
         .args(args)
         .output()
         .expect("the binary runs")
@@ -129,7 +128,7 @@ fn kill_and_resume(board: &str, symmetry: &str, rng: &mut fastrand::Rng) -> usiz
     // kill is started again with half the delay, so a kill lands whatever the machine's load.
     let mut first_scale = 2u32;
     let out = loop {
-        let mut child = Command::new(binary())
+        let mut child = common::command(binary())
             .args(args)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -254,7 +253,7 @@ fn quiet_runs_say_nothing_of_the_shard_they_read_from_the_launcher() {
     // found is said without it, and not with it, by `count`, `units` and `estimate` alike.
     let dir = tempfile::tempdir().unwrap();
     let task = |args: &[&str]| {
-        Command::new(binary())
+        common::command(binary())
             .current_dir(dir.path())
             .args(args)
             .env("SLURM_PROCID", "1")
@@ -420,7 +419,7 @@ fn two_runs_started_at_once_on_a_new_journal_share_it_as_a_resubmitted_job_does(
         // Both plan before either has made the journal: the one that makes it second finds it there.
         let children: Vec<_> = (0..2)
             .map(|_| {
-                Command::new(binary())
+                common::command(binary())
                     .args(args)
                     .stdout(Stdio::piped())
                     .stderr(Stdio::piped())
@@ -510,13 +509,13 @@ fn signals_ignored_when_the_run_starts_stay_ignored_as_under_nohup() {
     for checkpoint in [true, false] {
         let _ = std::fs::remove_file(&journal);
         let mut args = vec![
-            "count", "16", "-t", "1", "--kernel", "scalar", "--format", "csv",
+            "count", "17", "-t", "1", "--kernel", "scalar", "--format", "csv",
         ];
         if checkpoint {
             args.extend(["--checkpoint", path_str(&journal)]);
         }
         let began = Instant::now();
-        let child = Command::new("sh")
+        let mut child = common::command("sh")
             .current_dir(dir.path())
             .arg("-c")
             .arg("trap '' HUP INT QUIT; exec \"$0\" \"$@\"")
@@ -536,6 +535,12 @@ fn signals_ignored_when_the_run_starts_stay_ignored_as_under_nohup() {
             std::thread::sleep(Duration::from_millis(10));
         }
         std::thread::sleep(Duration::from_millis(200));
+        // Still running, so that the signals reach the run and not an ended process (n = 17 on one thread of
+        // the scalar loop takes seconds on any machine).
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "ended before the signals"
+        );
         for name in ["HUP", "INT", "QUIT"] {
             signal(&child, name);
         }
@@ -548,13 +553,13 @@ fn signals_ignored_when_the_run_starts_stay_ignored_as_under_nohup() {
         );
         assert!(!stderr.contains("stopped by"), "{stderr}");
         assert_eq!(csv_counts(&out), {
-            let (t, u) = published_counts(16);
+            let (t, u) = published_counts(17);
             (t, Some(u))
         });
     }
     // A signal not ignored at the start still stops it.
     let _ = std::fs::remove_file(&journal);
-    let child = Command::new("sh")
+    let child = common::command("sh")
         .current_dir(dir.path())
         .arg("-c")
         .arg("trap '' HUP; exec \"$0\" \"$@\"")
@@ -709,7 +714,7 @@ fn in_a_shell(dir: &Path, command: &str) -> Output {
         std::iter::once(folder).chain(std::env::split_paths(&std::env::var_os("PATH").unwrap())),
     )
     .unwrap();
-    Command::new("sh")
+    common::command("sh")
         .args(["-c", command])
         .current_dir(dir)
         .env("PATH", path)
@@ -786,7 +791,7 @@ fn a_shard_found_by_its_launcher_resumes_as_the_shard_it_was_with_its_journal_na
     // `srun` gives the shard (task 1 of 2); the printed command names it, and the journal by its name, so that
     // it resumes the same shard outside the launcher too.
     let journal = dir.path().join("n16-1-of-2.journal");
-    let mut child = Command::new(binary())
+    let mut child = common::command(binary())
         .current_dir(dir.path())
         .args([
             "count",
@@ -840,7 +845,7 @@ fn a_shard_found_by_its_launcher_resumes_as_the_shard_it_was_with_its_journal_na
         "-q",
     ]);
     assert!(other.status.success(), "{}", text(&other.stderr));
-    let merged = Command::new(binary())
+    let merged = common::command(binary())
         .current_dir(dir.path())
         .args([
             "merge",
@@ -1208,7 +1213,7 @@ fn shard(dir: &Path, board: impl std::fmt::Display, symmetry: &str, k: u32, m: u
 fn merge(files: &[PathBuf]) -> Output {
     let mut args = vec!["merge".to_string(), "--format".into(), "csv".into()];
     args.extend(files.iter().map(|f| path_str(f).to_string()));
-    Command::new(binary()).args(&args).output().unwrap()
+    common::command(binary()).args(&args).output().unwrap()
 }
 
 #[test]
@@ -1236,7 +1241,13 @@ fn shards_merged_equal_the_count() {
     );
     let mut args = vec!["merge".to_string()];
     args.extend(files.iter().map(|f| path_str(f).to_string()));
-    let table = text(&Command::new(binary()).args(&args).output().unwrap().stdout);
+    let table = text(
+        &common::command(binary())
+            .args(&args)
+            .output()
+            .unwrap()
+            .stdout,
+    );
     let cells: Vec<&str> = table.lines().nth(1).unwrap().split_whitespace().collect();
     assert_eq!(cells[3..5], ["-", "-"], "{table}");
     assert!(!table.contains("0.000"), "{table}");
@@ -1872,7 +1883,7 @@ fn the_command_merge_gives_for_a_shard_never_names_a_journal_of_some_of_its_unit
         command.ends_with(&format!("--shard 2/3 --checkpoint {}", path_str(&whole))),
         "{command}"
     );
-    let counted = Command::new(binary())
+    let counted = common::command(binary())
         .args(command.split_whitespace())
         .arg("-q")
         .output()
@@ -2099,7 +2110,7 @@ fn a_journal_that_reaches_the_limit_of_a_files_size_stops_the_run_saying_how_to_
     // is kept and how to resume, and the resumed run counts the board exactly.
     let dir = tempfile::tempdir().unwrap();
     let journal = dir.path().join("n15.journal");
-    let out = Command::new("sh")
+    let out = common::command("sh")
         .arg("-c")
         .arg("ulimit -f 600 && exec \"$0\" count 15 -t 1 --checkpoint \"$1\"")
         .arg(binary())
@@ -2246,7 +2257,7 @@ fn a_journal_removed_while_its_run_goes_on_is_put_back_at_once_and_outlives_a_ki
     let kept = journal_lines(&journal).len();
     assert!(kept > restored, "{kept} lines, {restored} when put back");
     // Resumed from what the journal put back holds, to the exact total.
-    let out = Command::new(binary())
+    let out = common::command(binary())
         .current_dir(dir.path())
         .args(["count", "18", "--checkpoint", "n18.journal", "-f", "csv"])
         .output()
@@ -2351,7 +2362,7 @@ fn the_units_merge_names_can_be_counted_alone() {
             }
         })
         .collect();
-    let out = Command::new(binary()).args(&args).output().unwrap();
+    let out = common::command(binary()).args(&args).output().unwrap();
     assert!(out.status.success(), "{}", text(&out.stderr));
     let out = merge(&[partial, rest]);
     assert!(out.status.success(), "{}", text(&out.stderr));
@@ -2459,11 +2470,11 @@ fn a_journal_on_a_read_only_file_system_gives_its_total_or_is_refused_untouched(
     struct Unmount(PathBuf);
     impl Drop for Unmount {
         fn drop(&mut self) {
-            let _ = Command::new("umount").arg(&self.0).status();
+            let _ = common::command("umount").arg(&self.0).status();
         }
     }
     let mount = |args: &[&str]| {
-        Command::new("mount")
+        common::command("mount")
             .args(args)
             .stderr(Stdio::null())
             .status()

@@ -9,11 +9,10 @@ use predicates::prelude::*;
 use predicates::str::contains;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 fn binary() -> PathBuf {
-    common::default_signals();
     PathBuf::from(env!("CARGO_BIN_EXE_nqueens"))
 }
 
@@ -37,7 +36,7 @@ fn partials(dir: &Path) -> Vec<String> {
 /// Makes a FIFO at `path`; false where `mkfifo` cannot (the test then skips that part).
 #[cfg(unix)]
 fn made_fifo(path: &Path) -> bool {
-    Command::new("mkfifo")
+    common::command("mkfifo")
         .arg(path)
         .status()
         .is_ok_and(|s| s.success())
@@ -132,7 +131,7 @@ fn quiet_says_nothing_of_the_fifos_it_waits_for() {
     }
     // Reading a FIFO with no writer, then writing one with no reader: each waits longer than the second after
     // which the note would come.
-    let child = Command::new("timeout")
+    let child = common::command("timeout")
         .arg("60")
         .arg(binary())
         .args(["check", "-q", "-o"])
@@ -192,7 +191,7 @@ fn reading_a_fifo_with_no_writer_says_it_waits_for_one() {
             return;
         }
         // Under a minute's limit: a run that never says it waits would otherwise hang the test.
-        let mut child = Command::new("timeout")
+        let mut child = common::command("timeout")
             .arg("60")
             .arg(binary())
             .arg(command)
@@ -273,7 +272,7 @@ fn output_to_dev_stdout_writes_into_the_stream_the_shell_opened() {
     let appending = || fs::OpenOptions::new().append(true).open(&log).unwrap();
     // `nqueens count 8 -o /dev/stdout >> log.txt`: the table goes after what the file held, as with `>>`;
     // the file is not replaced (its earlier line lost), nor a "log.txt (deleted)" made beside it.
-    let status = Command::new(binary())
+    let status = common::command(binary())
         .args(["count", "8", "-q", "--format", "csv", "-o"])
         .arg(dev("stdout"))
         .stdout(appending())
@@ -281,7 +280,7 @@ fn output_to_dev_stdout_writes_into_the_stream_the_shell_opened() {
         .unwrap();
     assert!(status.success());
     // The same for /dev/stderr.
-    let status = Command::new(binary())
+    let status = common::command(binary())
         .args(["count", "9", "-q", "--format", "csv", "-o"])
         .arg(dev("stderr"))
         .stdout(Stdio::null())
@@ -458,7 +457,7 @@ fn check_refuses_to_write_its_verdicts_over_the_solutions_it_reads() {
     // `nqueens check -o six.txt < six.txt`: the same file, as standard input.
     #[cfg(target_os = "linux")]
     {
-        let out = Command::new(binary())
+        let out = common::command(binary())
             .arg("check")
             .arg("-o")
             .arg(&solutions)
@@ -533,7 +532,7 @@ fn interrupted_leaves_no_debris(args: &[&str], signal: i32) {
     use std::os::unix::process::ExitStatusExt;
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("result");
-    let mut child = Command::new(binary())
+    let mut child = common::command(binary())
         .args(args)
         .arg("-o")
         .arg(&out)
@@ -591,7 +590,7 @@ fn age(path: &Path, ago: Duration) {
 fn a_partial_file_left_by_kill_9_is_removed_by_the_next_run_in_its_folder() {
     let dir = tempfile::tempdir().unwrap();
     let start = |args: &[&str]| {
-        Command::new(binary())
+        common::command(binary())
             .current_dir(dir.path())
             .args(args)
             .stdout(Stdio::null())
@@ -708,7 +707,7 @@ fn a_journals_header_left_by_kill_9_is_removed_by_the_next_checkpointed_run_in_i
 fn a_checkpointed_run_stopped_by_a_signal_leaves_its_journal_and_no_temporary_file() {
     let dir = tempfile::tempdir().unwrap();
     let journal = dir.path().join("n17.journal");
-    let mut child = Command::new(binary())
+    let mut child = common::command(binary())
         .args(["count", "17", "-q", "--checkpoint"])
         .arg(&journal)
         .arg("-o")
@@ -1095,7 +1094,7 @@ struct Attributes<'a>(&'a Path);
 #[cfg(target_os = "linux")]
 impl Drop for Attributes<'_> {
     fn drop(&mut self) {
-        let _ = Command::new("chattr").arg("-ai").arg(self.0).status();
+        let _ = common::command("chattr").arg("-ai").arg(self.0).status();
     }
 }
 
@@ -1112,10 +1111,10 @@ fn an_append_only_or_immutable_file_is_refused_before_the_count_and_kept() {
         ("+i", "immutable (chattr +i)"),
     ] {
         fs::write(&file, "mine\n").unwrap_or_else(|_| {
-            let _ = Command::new("chattr").arg("-ai").arg(&file).status();
+            let _ = common::command("chattr").arg("-ai").arg(&file).status();
             fs::write(&file, "mine\n").unwrap()
         });
-        let set = Command::new("chattr")
+        let set = common::command("chattr")
             .arg(flag)
             .arg(&file)
             .stderr(Stdio::null())
@@ -1311,7 +1310,7 @@ fn an_export_to_a_stream_gets_one_whole_document_when_the_run_ends() {
     // The same through a descriptor of the process (as root, a link of its own to it).
     let devices = tempfile::tempdir().unwrap();
     let stderr = common::special_file(devices.path(), "stderr").unwrap();
-    let output = Command::new(binary())
+    let output = common::command(binary())
         .args(["count", "8", "9", "-q", "--export-csv"])
         .arg(&stderr)
         .stdout(Stdio::null())
@@ -1439,7 +1438,7 @@ impl Paused {
 
     fn start_with(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Paused {
         let logs = tempfile::tempdir().unwrap();
-        let child = Command::new(binary())
+        let child = common::command(binary())
             .current_dir(dir)
             .args(args)
             .envs(env.iter().copied())
@@ -1696,7 +1695,7 @@ fn a_bench_export_that_became_a_link_leaves_the_links_target_as_it_was() {
 fn freeze(dir: &Path, frozen: bool) -> bool {
     // SAFETY: geteuid has no preconditions.
     if unsafe { libc::geteuid() } == 0 {
-        return Command::new("chattr")
+        return common::command("chattr")
             .arg(if frozen { "+i" } else { "-i" })
             .arg(dir)
             .stderr(Stdio::null())
@@ -1812,7 +1811,7 @@ fn a_result_that_cannot_be_written_names_the_file_asked_for_never_its_temporary_
         &["check", "solutions.txt"],
     ];
     for args in commands {
-        let out = Command::new("sh")
+        let out = common::command("sh")
             .current_dir(dir.path())
             .arg("-c")
             .arg("ulimit -f 1 && exec \"$0\" \"$@\" -o out.txt")
@@ -1872,7 +1871,7 @@ fn a_journal_that_cannot_be_made_names_itself_never_its_temporary_file() {
     // named that temporary file (`could not create 'j.journal': File too large (os error 27) at path
     // "/dir/./.nqueens-journal-AbC123"`), a name the user never gave; and nothing of it may be left behind.
     let dir = tempfile::tempdir().unwrap();
-    let out = Command::new("sh")
+    let out = common::command("sh")
         .current_dir(dir.path())
         .arg("-c")
         .arg("ulimit -f 0 && exec \"$0\" count 12 --checkpoint j.journal")
@@ -1963,7 +1962,7 @@ fn standard_output_sent_onto_a_file_the_command_reads_or_keeps_is_refused() {
         vec!["check", "-"],
         vec!["check"],
     ] {
-        let out = Command::new(binary())
+        let out = common::command(binary())
             .current_dir(dir.path())
             .args(&args)
             .stdin(fs::File::open(path("s.txt")).unwrap())
@@ -1981,7 +1980,7 @@ fn standard_output_sent_onto_a_file_the_command_reads_or_keeps_is_refused() {
         assert_eq!(fs::read(path("s.txt")).unwrap(), solutions, "{args:?}");
     }
     // Standard output onto another file, or onto a device that is also the input, is as before.
-    let out = Command::new(binary())
+    let out = common::command(binary())
         .current_dir(dir.path())
         .args(["check", "s.txt"])
         .stdout(appended("verdicts.txt"))
@@ -1995,7 +1994,7 @@ fn standard_output_sent_onto_a_file_the_command_reads_or_keeps_is_refused() {
             .count(),
         92
     );
-    let out = Command::new(binary())
+    let out = common::command(binary())
         .args(["check", "/dev/null"])
         .stdout(
             fs::OpenOptions::new()
@@ -2017,7 +2016,7 @@ fn standard_output_sent_onto_a_file_the_command_reads_or_keeps_is_refused() {
         .success();
     let journal = fs::read(path("j")).unwrap();
     for args in [vec!["count", "9", "--checkpoint", "j"], vec!["merge", "j"]] {
-        let out = Command::new(binary())
+        let out = common::command(binary())
             .current_dir(dir.path())
             .args(&args)
             .stdout(appended("j"))
@@ -2030,5 +2029,26 @@ fn standard_output_sent_onto_a_file_the_command_reads_or_keeps_is_refused() {
             "{args:?}: {out:?}"
         );
         assert_eq!(fs::read(path("j")).unwrap(), journal, "{args:?}");
+    }
+    // Any journal, another run's too, as `-o` refuses one: `count 8 >> j` appended its table to the journal,
+    // whose next resume found a line that is none of its own. Linux alone can read what standard output is.
+    if cfg!(target_os = "linux") {
+        for args in [vec!["count", "8", "-q"], vec!["list", "6"]] {
+            let out = common::command(binary())
+                .current_dir(dir.path())
+                .args(&args)
+                .stdout(appended("j"))
+                .output()
+                .unwrap();
+            assert_eq!(out.status.code(), Some(2), "{args:?}");
+            assert!(
+                String::from_utf8_lossy(&out.stderr).contains(
+                    "cannot write the standard output: it is an nqueens journal, which the result would be \
+                     written into; send it to another file"
+                ),
+                "{args:?}: {out:?}"
+            );
+            assert_eq!(fs::read(path("j")).unwrap(), journal, "{args:?}");
+        }
     }
 }

@@ -83,6 +83,14 @@ impl Output {
                         )));
                     }
                 }
+                // Any journal, as `-o` refuses one: `count 8 >> j` appended a table to weeks of counting.
+                if stdout_is_a_journal() {
+                    return Err(UsageError(
+                        "cannot write the standard output: it is an nqueens journal, which the result would be \
+                         written into; send it to another file"
+                            .into(),
+                    ));
+                }
                 return Ok(Output::Stdout(io::stdout()));
             }
         };
@@ -615,6 +623,21 @@ fn stdout_is(path: &Path) -> bool {
     #[cfg(not(unix))]
     {
         let _ = path;
+        false
+    }
+}
+
+/// Whether standard output is a regular file that is an nqueens journal ([`is_journal`]), as a shell's
+/// `>> j` makes it. Linux alone can tell: its `/proc/self/fd/1` opens the file anew, for reading, where the
+/// descriptor itself is open for writing only (elsewhere `/dev/fd/1` would be that descriptor again).
+fn stdout_is_a_journal() -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        let out = Path::new("/proc/self/fd/1");
+        fs::metadata(out).is_ok_and(|m| m.is_file()) && is_journal(out)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
         false
     }
 }

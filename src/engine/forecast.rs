@@ -32,7 +32,8 @@ const MIN_SAMPLES: usize = 256;
 /// leave the largest of the units' means mostly their noise.
 const UNIT_SAMPLES: u64 = 64;
 
-/// Runs of more units than this are not tallied unit by unit: their time is their nodes' at the sampled rate.
+/// Runs of more units than this are not tallied unit by unit (one tally of 24 bytes a unit, shared by the
+/// threads): their time is their nodes' at the sampled rate.
 const TALLIED_UNITS: usize = 1 << 16;
 
 /// How long a count of a plan, or of some of its units, would take, from samples of its search.
@@ -166,10 +167,16 @@ impl Forecast {
     fn run(units: &Run, threads: usize, until: Until, subtree: f64) -> Forecast {
         let cut = cut_depth(units, subtree);
         let started = Instant::now();
-        let per_thread: Vec<(Spread, u64, Vec<Spread>)> = std::thread::scope(|scope| {
+        // Each unit's samples (their number and sum), shared by the threads: one tally for the run, whatever
+        // its threads, locked a sample at a time (a sample is microseconds of a search).
+        let each: Vec<std::sync::Mutex<(u64, f64)>> = (0..tallied(units))
+            .map(|_| std::sync::Mutex::new((0, 0.0)))
+            .collect();
+        let per_thread: Vec<(Spread, u64)> = std::thread::scope(|scope| {
+            let each = &each;
             let workers: Vec<_> = (0..threads)
                 .map(|thread| {
-                    scope.spawn(move || sample_stream(units, cut, thread, until, started))
+                    scope.spawn(move || sample_stream(units, cut, thread, until, started, each))
                 })
                 .collect();
             workers
@@ -180,17 +187,20 @@ impl Forecast {
         let sampled_seconds = started.elapsed().as_secs_f64();
         let spread = per_thread
             .iter()
-            .fold(Spread::default(), |all, (thread, _, _)| all.merge(thread));
-        // Each unit's samples, all threads', where they were tallied: a sample's estimate is of all the run's
-        // units, so a unit's nodes are its samples' mean over their number.
-        let mut each = vec![Spread::default(); tallied(units)];
-        for (_, _, thread) in &per_thread {
-            for (all, unit) in each.iter_mut().zip(thread) {
-                *all = all.merge(unit);
-            }
-        }
-        let largest_unit_nodes = (!each.is_empty() && each.iter().all(|u| u.count >= UNIT_SAMPLES))
-            .then(|| each.iter().map(|u| u.mean).fold(0.0, f64::max) / units.len() as f64);
+            .fold(Spread::default(), |all, (thread, _)| all.merge(thread));
+        // A sample's estimate is of all the run's units, so a unit's nodes are its samples' mean over their
+        // number.
+        let each: Vec<(u64, f64)> = each
+            .into_iter()
+            .map(|u| u.into_inner().unwrap_or_else(|e| e.into_inner()))
+            .collect();
+        let largest_unit_nodes = (!each.is_empty() && each.iter().all(|u| u.0 >= UNIT_SAMPLES))
+            .then(|| {
+                each.iter()
+                    .map(|&(n, sum)| sum / n as f64)
+                    .fold(0.0, f64::max)
+                    / units.len() as f64
+            });
         let board = units.plan.board();
         Forecast {
             units: units.len(),
@@ -198,7 +208,7 @@ impl Forecast {
             nodes_error: spread.standard_error(),
             cut_depth: cut,
             samples: spread.count,
-            sampled_nodes: per_thread.iter().map(|(_, n, _)| n).sum(),
+            sampled_nodes: per_thread.iter().map(|(_, n)| n).sum(),
             threads,
             sampled_seconds,
             searches: kernel::Kernel::preferred()
@@ -315,8 +325,8 @@ fn descend(
     (i, above, Some((paths, start)))
 }
 
-/// One thread's samples, seeded by `thread`: each sample's estimate of the plan's nodes, the nodes the loop
-/// counted, and the samples of each unit apart ([`tallied`]). The samples are fed to the loop one at a time, as a lane finishes its subtree, so every lane
+/// One thread's samples, seeded by `thread`: each sample's estimate of the plan's nodes, and the nodes the
+/// loop counted; each sample is also added to its unit's tally in `each` (where the units are [`tallied`]). The samples are fed to the loop one at a time, as a lane finishes its subtree, so every lane
 /// is busy until the end (where batches of samples left lanes idle at each batch's end: a subtree's nodes
 /// vary a hundredfold, and a rate so measured was up to twice too slow).
 fn sample_stream(
@@ -325,17 +335,18 @@ fn sample_stream(
     thread: usize,
     until: Until,
     started: Instant,
-) -> (Spread, u64, Vec<Spread>) {
+    each: &[std::sync::Mutex<(u64, f64)>],
+) -> (Spread, u64) {
     let mut random = fastrand::Rng::with_seed(thread as u64);
     // Samples are complete where they reach no subtree, or when the loop hands their subtree's count back.
     let spread = std::cell::Cell::new(Spread::default());
-    let each = std::cell::RefCell::new(vec![Spread::default(); tallied(units)]);
     let add = |unit: usize, x: f64| {
         let mut all = spread.get();
         all.add(x);
         spread.set(all);
-        if let Some(one) = each.borrow_mut().get_mut(unit) {
-            one.add(x);
+        if let Some(one) = each.get(unit) {
+            let mut one = one.lock().unwrap_or_else(|e| e.into_inner());
+            *one = (one.0 + 1, one.1 + x);
         }
     };
     let (mut taken, counted) = (0usize, std::cell::Cell::new(0u64));
@@ -370,7 +381,7 @@ fn sample_stream(
             counted.set(counted.get() + tally.nodes);
         },
     );
-    (spread.get(), counted.get(), each.into_inner())
+    (spread.get(), counted.get())
 }
 
 /// The shallowest depth below a unit's start at which a subtree holds about `target` nodes, from the mean

@@ -322,8 +322,9 @@ impl Checkpoint {
 
     /// Counts the units left on `threads` worker threads, recording each in the journal, until they are done
     /// or `stop` is set (or a journal write fails). Returns everything the journal now holds, summed; the
-    /// journal is synced before this returns. A checkpoint run again after a stop counts only what is still
-    /// left ([`Checkpoint::todo`] and [`Checkpoint::recorded`] stay what the journal held when it was opened).
+    /// journal is synced before this returns. A checkpoint run again after a stop (or a failure) counts only
+    /// what is still left ([`Checkpoint::todo`] and [`Checkpoint::recorded`] stay what the journal held when
+    /// it was opened). Runs of one checkpoint are one after another: two at once would count the same units.
     pub fn run(
         &self,
         threads: usize,
@@ -331,15 +332,13 @@ impl Checkpoint {
         stop: &AtomicBool,
         progress: &dyn Progress,
     ) -> Result<Outcome, RunError> {
-        let (before, left) = {
+        let left: Vec<usize> = {
             let counted = self.counted.lock().unwrap_or_else(|e| e.into_inner());
-            let left: Vec<usize> = self
-                .todo
+            self.todo
                 .iter()
                 .copied()
                 .filter(|u| !counted.1.contains(u))
-                .collect();
-            (counted.0, left)
+                .collect()
         };
         let watcher = Tee(&self.writer, progress);
         let stopper = StopOnFailure {
@@ -350,20 +349,19 @@ impl Checkpoint {
         let recording = Tee(&watcher, &units_counted);
         let watchers = Tee(&recording, &stopper);
         let mut gpu = None;
-        let counted = match backend {
+        match backend {
             crate::engine::exec::Backend::Cpu => {
-                exec::run_selected(&self.plan, &left, threads, stop, &watchers)?
+                exec::run_selected(&self.plan, &left, threads, stop, &watchers)?;
             }
             crate::engine::exec::Backend::Gpu => {
-                let (counted, run) = crate::gpu::run(&self.plan, Some(&left), stop, &watchers)?;
+                let (_, run) = crate::gpu::run(&self.plan, Some(&left), stop, &watchers)?;
                 gpu = Some(run);
-                counted
             }
-        };
+        }
         self.writer.sync()?;
-        let earlier = before + counted;
-        self.counted.lock().unwrap_or_else(|e| e.into_inner()).0 = earlier;
-        let count = self.recorded + earlier;
+        // Every unit counted by every run of this checkpoint, each as it was reported (and recorded): a run
+        // that failed after some still leaves them counted.
+        let count = self.recorded + self.counted.lock().unwrap_or_else(|e| e.into_inner()).0;
         Ok(Outcome {
             count,
             complete: count.units as usize == self.selected,
@@ -377,12 +375,12 @@ impl Checkpoint {
 struct UnitsCounted<'a>(&'a std::sync::Mutex<(Count, std::collections::HashSet<usize>)>);
 
 impl Progress for UnitsCounted<'_> {
-    fn unit_done(&self, unit: &crate::engine::plan::WorkUnit, _count: &Count) {
-        self.0
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .1
-            .insert(unit.index);
+    fn unit_done(&self, unit: &crate::engine::plan::WorkUnit, count: &Count) {
+        let mut counted = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        // Counted once: a unit reported twice (it is not) would not be summed twice.
+        if counted.1.insert(unit.index) {
+            counted.0 += *count;
+        }
     }
 }
 

@@ -65,33 +65,42 @@ pub fn published() -> Vec<Published> {
 
 /// The `nqueens` binary built for these tests.
 pub fn nqueens() -> assert_cmd::Command {
-    default_signals();
-    assert_cmd::Command::cargo_bin("nqueens").expect("the binary is built")
+    assert_cmd::Command::from_std(command(assert_cmd::cargo::cargo_bin("nqueens")))
 }
 
-/// Gives this test process's stop signals their defaults, once, before it starts an nqueens that a test may
-/// signal: nqueens leaves a signal ignored that was ignored when it started (as under `nohup`), and tests run
-/// as a shell script's background job (`cargo test &`) have SIGINT and SIGQUIT ignored, which every child
-/// would inherit, so that a run a test stops with SIGINT would count on to its end.
-pub fn default_signals() {
+/// A command of `program` whose child starts with the signals that end a process at their defaults: nqueens
+/// leaves a signal ignored that was ignored when it started (as under `nohup`), and tests run as a shell
+/// script's background job (`cargo test &`) have SIGINT and SIGQUIT ignored, which every child would inherit,
+/// so that a run a test stops with SIGINT would count on to its end. Only the child's are set: the tests' own
+/// process keeps what it was given.
+pub fn command(program: impl AsRef<std::ffi::OsStr>) -> std::process::Command {
+    #[allow(unused_mut)]
+    let mut command = std::process::Command::new(program);
     #[cfg(unix)]
     {
-        static ONCE: std::sync::Once = std::sync::Once::new();
-        ONCE.call_once(|| {
-            for signal in [
-                libc::SIGINT,
-                libc::SIGQUIT,
-                libc::SIGHUP,
-                libc::SIGTERM,
-                libc::SIGUSR1,
-                libc::SIGUSR2,
-                libc::SIGXCPU,
-            ] {
-                // SAFETY: the default disposition is no handler of this process's to race with.
-                unsafe { libc::signal(signal, libc::SIG_DFL) };
-            }
-        });
+        use std::os::unix::process::CommandExt;
+        // SAFETY: between fork and exec the closure only calls signal(2), which is async-signal-safe.
+        unsafe {
+            command.pre_exec(|| {
+                for signal in [
+                    libc::SIGINT,
+                    libc::SIGQUIT,
+                    libc::SIGHUP,
+                    libc::SIGTERM,
+                    libc::SIGUSR1,
+                    libc::SIGUSR2,
+                    libc::SIGXCPU,
+                    libc::SIGALRM,
+                    libc::SIGVTALRM,
+                    libc::SIGPROF,
+                ] {
+                    libc::signal(signal, libc::SIG_DFL);
+                }
+                Ok(())
+            });
+        }
     }
+    command
 }
 
 /// Every solution of the board of side `n`, by the textbook solver, as the column of each row's queen.
@@ -224,10 +233,9 @@ pub fn started(
     ready: impl Fn() -> bool,
     settle: std::time::Duration,
 ) -> std::process::Child {
-    use std::process::{Command, Stdio};
+    use std::process::Stdio;
     use std::time::{Duration, Instant};
-    default_signals();
-    let child = Command::new(assert_cmd::cargo::cargo_bin("nqueens"))
+    let child = command(assert_cmd::cargo::cargo_bin("nqueens"))
         .current_dir(dir)
         .args(args)
         .stdout(Stdio::piped())
@@ -311,7 +319,7 @@ pub fn on_a_terminal(
 ) -> Option<Vec<String>> {
     use std::io::Read;
     use std::os::fd::FromRawFd;
-    use std::process::{Command, Stdio};
+    use std::process::Stdio;
     let (mut master, mut slave) = (0, 0);
     let size = libc::winsize {
         ws_row: 50,
@@ -339,8 +347,7 @@ pub fn on_a_terminal(
             std::fs::File::from_raw_fd(slave),
         )
     };
-    default_signals();
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin("nqueens"))
+    let mut child = command(assert_cmd::cargo::cargo_bin("nqueens"))
         .current_dir(dir)
         .args(args)
         .stdin(Stdio::null())

@@ -165,19 +165,33 @@ pub fn run(
             );
         }
         if !gpu && !options.quiet && forecast.bound_by_largest_unit() {
-            let busy = (forecast.threads * forecast.searches).min(forecast.units);
+            let searches = forecast.threads * forecast.searches;
+            let largest = forecast.largest_unit_nodes.unwrap_or(0.0);
+            // Too few units for the searches, or one unit too large for its share of them.
+            let why = if forecast.units < searches {
+                format!(
+                    "its {} unit{} keep{} only {} of the {searches} searches busy ({} a thread, a unit counted by one)",
+                    forecast.units,
+                    if forecast.units == 1 { "" } else { "s" },
+                    if forecast.units == 1 { "s" } else { "" },
+                    forecast.units,
+                    forecast.searches,
+                )
+            } else {
+                format!(
+                    "its largest unit holds {:.1}% of its nodes, more than one of its {searches} searches ({} a \
+                     thread) counts while the others share the rest",
+                    100.0 * largest / forecast.nodes,
+                    forecast.searches,
+                )
+            };
             let _ = writeln!(
                 std::io::stderr(),
-                "{board}: its {} unit{} keep{} at most {busy} of the {} searches busy ({} a thread, a unit counted \
-                 by one): the time to count is that of its largest unit, about {} nodes, on one search ({:.3} s); \
-                 a deeper --split-depth, or fewer shards, would keep them all busy",
-                forecast.units,
-                if forecast.units == 1 { "" } else { "s" },
-                if forecast.units == 1 { "s" } else { "" },
-                forecast.threads * forecast.searches,
-                forecast.searches,
-                scientific(forecast.largest_unit_nodes.unwrap_or(0.0)),
-                forecast.largest_unit_seconds().unwrap_or(0.0)
+                "{board}: {why}: the time to count is at least that unit's, about {} nodes, on one search \
+                 ({:.3} s); a deeper --split-depth{} would spread it",
+                scientific(largest),
+                forecast.largest_unit_seconds().unwrap_or(0.0),
+                if shard.is_some_and(|s| !s.is_whole()) { ", or fewer shards," } else { "" }
             );
         }
         let gpus = if gpu {
