@@ -497,6 +497,35 @@ fn sigint_sigterm_and_sighup_save_the_journal_and_say_how_to_resume() {
     });
 }
 
+/// Starts `nqueens ARGS` in `dir` through a shell that ignores the signals `ignored` (`HUP INT`) and execs it,
+/// as `nohup` or a script's background job starts a run, and returns it 200 ms after `ready` holds (within
+/// 60 s).
+#[cfg(unix)]
+fn started_ignoring(
+    dir: &Path,
+    ignored: &str,
+    args: &[&str],
+    ready: impl Fn() -> bool,
+) -> std::process::Child {
+    let child = common::command("sh")
+        .current_dir(dir)
+        .arg("-c")
+        .arg(format!("trap '' {ignored}; exec \"$0\" \"$@\""))
+        .arg(binary())
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let began = Instant::now();
+    while !ready() {
+        assert!(began.elapsed() < Duration::from_secs(60), "not started");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    std::thread::sleep(Duration::from_millis(200));
+    child
+}
+
 #[cfg(unix)]
 #[test]
 fn signals_ignored_when_the_run_starts_stay_ignored_as_under_nohup() {
@@ -505,7 +534,6 @@ fn signals_ignored_when_the_run_starts_stay_ignored_as_under_nohup() {
     // without a journal lost its work), and the Ctrl-C of the job in front stopped the one behind.
     let dir = tempfile::tempdir().unwrap();
     let journal = dir.path().join("j");
-    let bin = binary();
     for checkpoint in [true, false] {
         let _ = std::fs::remove_file(&journal);
         let mut args = vec![
@@ -515,26 +543,14 @@ fn signals_ignored_when_the_run_starts_stay_ignored_as_under_nohup() {
             args.extend(["--checkpoint", path_str(&journal)]);
         }
         let began = Instant::now();
-        let mut child = common::command("sh")
-            .current_dir(dir.path())
-            .arg("-c")
-            .arg("trap '' HUP INT QUIT; exec \"$0\" \"$@\"")
-            .arg(&bin)
-            .args(&args)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
         // Under way: its journal made, or (without one) its threads started.
-        while !(if checkpoint {
-            journal.exists()
-        } else {
-            began.elapsed() > Duration::from_millis(300)
-        }) {
-            assert!(began.elapsed() < Duration::from_secs(60), "not started");
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        std::thread::sleep(Duration::from_millis(200));
+        let mut child = started_ignoring(dir.path(), "HUP INT QUIT", &args, || {
+            if checkpoint {
+                journal.exists()
+            } else {
+                began.elapsed() > Duration::from_millis(300)
+            }
+        });
         // Still running, so that the signals reach the run and not an ended process (n = 17 on one thread of
         // the scalar loop takes seconds on any machine).
         assert!(
@@ -559,31 +575,17 @@ fn signals_ignored_when_the_run_starts_stay_ignored_as_under_nohup() {
     }
     // A signal not ignored at the start still stops it.
     let _ = std::fs::remove_file(&journal);
-    let child = common::command("sh")
-        .current_dir(dir.path())
-        .arg("-c")
-        .arg("trap '' HUP; exec \"$0\" \"$@\"")
-        .arg(&bin)
-        .args([
-            "count",
-            "16",
-            "-t",
-            "1",
-            "--kernel",
-            "scalar",
-            "--checkpoint",
-        ])
-        .arg(&journal)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let began = Instant::now();
-    while !journal.exists() {
-        assert!(began.elapsed() < Duration::from_secs(60), "not started");
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    std::thread::sleep(Duration::from_millis(200));
+    let args = [
+        "count",
+        "16",
+        "-t",
+        "1",
+        "--kernel",
+        "scalar",
+        "--checkpoint",
+        path_str(&journal),
+    ];
+    let child = started_ignoring(dir.path(), "HUP", &args, || journal.exists());
     signal(&child, "TERM");
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(143), "{}", text(&out.stderr));
