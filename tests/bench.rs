@@ -125,6 +125,7 @@ fn json_round_trips_and_keeps_every_run() {
             "scores",
             "status",
             "timestamp",
+            "warnings",
             "workload"
         ]
     );
@@ -300,6 +301,44 @@ fn a_benchmark_stopped_by_a_signal_says_how_far_it_got_and_where_its_runs_are() 
         .unwrap();
     let report: BenchReport = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
     assert_eq!(report.runs.iter().filter(|r| !r.warmup).count(), done);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_benchmark_stopped_before_its_first_timed_run_says_its_file_has_none_and_the_file_has_every_key(
+) {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("b.json");
+    let (_, said) = common::stopped_by_sigterm(
+        dir.path(),
+        &[
+            "bench",
+            "--n",
+            "20",
+            "--runs",
+            "1",
+            "--warmup",
+            "0",
+            "--threads",
+            "1",
+            "--export-json",
+            "b.json",
+        ],
+        || json.exists(),
+    );
+    assert_eq!(
+        said,
+        "stopped by SIGTERM: the benchmark ended after 0 of its 1 timed runs; no timed run had ended, so \
+         b.json (marked \"running\") has none",
+    );
+    // A script reading the scores or the warnings finds them, null and empty, as in a report with runs.
+    let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(doc["status"], "running");
+    assert_eq!(doc.get("scores"), Some(&serde_json::Value::Null), "{doc}");
+    assert!(
+        doc.get("warnings").is_some_and(serde_json::Value::is_array),
+        "{doc}"
+    );
 }
 
 #[test]

@@ -2044,3 +2044,95 @@ fn standard_output_sent_onto_a_file_the_command_reads_or_keeps_is_refused() {
         assert_eq!(fs::read(path("j")).unwrap(), journal, "{args:?}");
     }
 }
+
+#[cfg(unix)]
+#[test]
+fn standard_output_sent_onto_an_export_file_is_refused() {
+    // `bench --export-markdown bench.md >> bench.md` appended the table to the old file, which the export's
+    // rename then replaced: the run ended with exit 0 and its table gone.
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name);
+    let cases: [(&[&str], &str, &str); 4] = [
+        (
+            &["count", "8", "--export-json", "s.json"],
+            "s.json",
+            "--export-json",
+        ),
+        (
+            &["count", "8", "-o", "-", "--export-csv", "s.csv"],
+            "s.csv",
+            "--export-csv",
+        ),
+        (
+            &[
+                "bench",
+                "--n",
+                "8",
+                "--runs",
+                "1",
+                "--warmup",
+                "0",
+                "--export-markdown",
+                "b.md",
+            ],
+            "b.md",
+            "--export-markdown",
+        ),
+        (
+            &[
+                "bench",
+                "--n",
+                "8",
+                "--runs",
+                "1",
+                "--warmup",
+                "0",
+                "--export-json",
+                "b.json",
+            ],
+            "b.json",
+            "--export-json",
+        ),
+    ];
+    for (args, file, flag) in cases {
+        fs::write(path(file), "kept\n").unwrap();
+        let out = common::command(binary())
+            .current_dir(dir.path())
+            .args(args)
+            .stdout(
+                fs::OpenOptions::new()
+                    .append(true)
+                    .open(path(file))
+                    .unwrap(),
+            )
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {out:?}");
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            said.contains(&format!(
+                "cannot write the standard output: it is '{file}', which {flag} replaces with its own document"
+            )),
+            "{args:?}: {said}"
+        );
+        assert_eq!(
+            fs::read_to_string(path(file)).unwrap(),
+            "kept\n",
+            "{args:?}"
+        );
+    }
+    // The table sent to another file, with the export beside it, is as before.
+    let out = common::command(binary())
+        .current_dir(dir.path())
+        .args(["count", "8", "--export-json", "s.json"])
+        .stdout(fs::File::create(path("table.txt")).unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(fs::read_to_string(path("table.txt"))
+        .unwrap()
+        .contains("92"));
+    assert!(fs::read_to_string(path("s.json"))
+        .unwrap()
+        .contains("\"total\": 92"));
+}

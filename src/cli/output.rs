@@ -1613,6 +1613,15 @@ impl crate::cli::args::ExportOptions {
                     path.display()
                 )));
             }
+            // A shell's `> s.json` onto the export: the table went into the file that the export's rename
+            // then replaced, and the run ended well with its table lost.
+            if output.is_none_or(|o| o.as_os_str() == "-") && stdout_is(path) {
+                return Err(UsageError(format!(
+                    "cannot write the standard output: it is '{}', which {flag} replaces with its own \
+                     document, and the table would be lost; send the standard output to another file",
+                    path.display()
+                )));
+            }
             // Opening makes (and drops) a temporary file beside the destination: proof it can be written. A
             // FIFO is not opened until its document is written: opening it now would wait for a reader, and
             // closing it would end what that reader gets.

@@ -13,7 +13,7 @@
 
 use crate::engine::count::Count;
 use crate::engine::exec::{self, Backend, Progress};
-use crate::engine::plan::Plan;
+use crate::engine::plan::{Plan, Split};
 use crate::engine::symmetry::Symmetry;
 use crate::error::Error;
 use crate::report::known;
@@ -42,13 +42,19 @@ pub const QUICK_N: u32 = 16;
 pub const STANDARD_GPU_N: u32 = 21;
 /// The board of `--quick` on the GPU: 0.2 s on an H200 with its context open, at a third of its large runs' rate.
 pub const QUICK_GPU_N: u32 = 19;
+/// The units a benchmark's plan on the CPU aims for, whatever the machine: the plan is that of the shallowest
+/// split with at least so many ([`Split::Units`]; split depth 2 for both [`STANDARD_N`] and [`QUICK_N`], 302,517
+/// and 103,487 units), over a thousand a thread on a machine of 256 threads, so that every machine counts the
+/// same units and none waits long on the last ones.
+pub const PLAN_UNITS: usize = 65_536;
 /// Timed runs per thread count, by default.
 pub const STANDARD_RUNS: usize = 3;
 /// The version of the standard workloads, raised whenever their work changes, so that a report says which
 /// scores it may be compared with: 1 was n = 17 on the CPU (up to version 0.1 of the program), 2 is
 /// [`STANDARD_N`] and [`QUICK_N`] on the CPU, [`STANDARD_GPU_N`] and [`QUICK_GPU_N`] on the GPU, all in the
-/// full symmetry mode.
-pub const WORKLOAD_VERSION: u32 = 2;
+/// full symmetry mode, the CPU's plan split for the machine's threads (up to version 0.3.0); 3 is the same
+/// boards with the CPU's plan the same on every machine ([`PLAN_UNITS`]).
+pub const WORKLOAD_VERSION: u32 = 3;
 
 /// What to benchmark: a validated request.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -186,7 +192,13 @@ impl BenchRequest {
                 .collect::<Vec<_>>()
                 .join(", ")
         });
-        let plan = request.plan();
+        // The CPU's plan is the same on every machine, as the work of a workload must be: split for this
+        // machine's threads, n = 18 was 46,597 units on 2 threads, 302,517 on 4 to 16 and 1,586,945 on 32 or
+        // more, each with its own nodes. The GPU's plan is its backend's, whose tasks are cut on the host.
+        let plan = match self.backend {
+            Backend::Cpu => Plan::new(request.board, request.symmetry, Split::Units(PLAN_UNITS)),
+            Backend::Gpu => request.plan(),
+        };
         Ok(Workload {
             spec: WorkloadSpec {
                 standard: self.standard_name().map(str::to_string),
@@ -535,16 +547,18 @@ pub struct BenchReport {
     pub runs: Vec<Run>,
     /// One row per thread count with timed runs, in the order of `workload.thread_counts`.
     pub scaling: Vec<Scaling>,
-    /// The headline figures of a CPU benchmark, once a run on 1 thread and one on all threads exist.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// The headline figures of a CPU benchmark, once a run on 1 thread and one on all threads exist: `null`
+    /// until then (and in a GPU benchmark's report), never absent, so that a script reading it finds it.
+    #[serde(default)]
     pub scores: Option<Scores>,
     /// A GPU benchmark's headline figures ([`BenchReport::gpu_score_of_runs`]), once a timed run has its
     /// kernel time.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gpu_score: Option<GpuScore>,
     /// What makes the figures less than a measure of the machine ([`BenchReport::warnings_now`]), said with
-    /// them; none for a steady benchmark of an optimised build (and in reports written before they were).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    /// them; an empty list for a steady benchmark of an optimised build (absent in reports written before they
+    /// were).
+    #[serde(default)]
     pub warnings: Vec<Warning>,
 }
 
@@ -1733,10 +1747,51 @@ mod tests {
     }
 
     #[test]
-    fn the_plan_is_split_for_all_threads_and_shared() {
-        let workload = small(4).workload().unwrap();
-        let plan = CountRequest::new(8).unwrap().threads(4).plan();
-        assert_eq!(workload.spec.split_depth, plan.depth());
-        assert_eq!(workload.spec.units, plan.units().len() as u64);
+    fn the_plan_is_the_same_on_every_machine_and_shared_by_every_thread_count() {
+        // One plan whatever the threads: n = 16 on one thread was split at depth 1 (20,652 units), on two at
+        // depth 2 (103,487), under the one name of the quick workload.
+        let plans: Vec<(u32, u64)> = [1, 2, 3, 64, 4096]
+            .into_iter()
+            .map(|threads| {
+                let request = BenchRequest {
+                    max_threads: threads,
+                    ..BenchRequest::quick()
+                };
+                let spec = request.workload().unwrap().spec;
+                (spec.split_depth, spec.units)
+            })
+            .collect();
+        assert_eq!(plans, [(2, 103_487); 5]);
+        let standard = BenchRequest {
+            max_threads: 1,
+            ..BenchRequest::standard()
+        };
+        let spec = standard.workload().unwrap().spec;
+        assert_eq!((spec.split_depth, spec.units), (2, 302_517));
+        assert_eq!(
+            spec.units,
+            crate::engine::plan::Plan::new(
+                crate::Board::new(STANDARD_N).unwrap(),
+                Symmetry::Full,
+                Split::durable(Symmetry::Full),
+            )
+            .units()
+            .len() as u64
+        );
+        // Another board or mode has one plan too, on one thread as on many.
+        let mirror = |max_threads| {
+            let spec = BenchRequest {
+                n: 15,
+                symmetry: Symmetry::Mirror,
+                max_threads,
+                ..BenchRequest::quick()
+            }
+            .workload()
+            .unwrap()
+            .spec;
+            (spec.split_depth, spec.units)
+        };
+        assert_eq!(mirror(1), mirror(256));
+        assert!(mirror(1).1 >= PLAN_UNITS as u64, "{:?}", mirror(1));
     }
 }

@@ -215,8 +215,14 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
 /// end alone, so it has nothing).
 fn stopped(report: &BenchReport, exported: &[String]) -> String {
     let (done, planned) = report.timed_progress();
-    let kept = if done == 0 {
+    let kept = if done == 0 && exported.is_empty() {
         "no timed run had ended".to_string()
+    } else if done == 0 {
+        format!(
+            "no timed run had ended, so {} {} none",
+            exported.join(", "),
+            if exported.len() == 1 { "has" } else { "have" }
+        )
     } else if exported.is_empty() {
         "the table above has the runs measured".to_string()
     } else {
