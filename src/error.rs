@@ -13,6 +13,19 @@ pub enum Error {
         /// The largest side accepted.
         max: u32,
     },
+    /// A rectangle with a side that does not fit the kernel's masks, named as it was asked for.
+    #[error(
+        "the board {rows}x{cols} is too large: the bitmask kernel handles boards of up to {max} rows and {max} \
+         columns"
+    )]
+    RectangleTooLarge {
+        /// Its rows.
+        rows: u32,
+        /// Its columns.
+        cols: u32,
+        /// The largest side accepted.
+        max: u32,
+    },
     /// A thread count of zero.
     #[error("the number of threads must be at least 1")]
     NoThreads,
@@ -48,6 +61,12 @@ pub enum Error {
         unit: usize,
         /// The plan's units.
         units: usize,
+    },
+    /// A unit asked for by number more than once: counted twice, it would be in the total twice.
+    #[error("unit {unit} is named twice: each unit is counted once, so name each once")]
+    UnitRepeated {
+        /// The number named again.
+        unit: usize,
     },
     /// The GPU backend is not built in, finds no GPU, or the GPU failed.
     #[error("GPU backend: {0}")]

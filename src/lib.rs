@@ -26,6 +26,8 @@
 //! ```
 
 #![warn(missing_docs)]
+// A user's `{:?}`, `unwrap_err` and `expect_err` need every public type to be printable.
+#![warn(missing_debug_implementations)]
 
 pub mod engine;
 pub mod error;

@@ -119,13 +119,23 @@ impl Run<'_> {
     }
 
     /// Refuses a run that names a unit the plan does not have: counted, it would be skipped unsaid, and sampled,
-    /// it would be read past the plan's end.
+    /// it would be read past the plan's end; or one unit twice: counted twice, its solutions would be in the
+    /// total twice (n = 8's units named twice counted 184).
     pub fn check(&self) -> Result<(), Error> {
         let units = self.plan.units().len();
-        match self.units.and_then(|u| u.iter().find(|&&u| u >= units)) {
-            Some(&unit) => Err(Error::UnitOutsidePlan { unit, units }),
-            None => Ok(()),
+        let Some(asked) = self.units else {
+            return Ok(());
+        };
+        if let Some(&unit) = asked.iter().find(|&&u| u >= units) {
+            return Err(Error::UnitOutsidePlan { unit, units });
         }
+        let mut named = vec![false; units];
+        for &unit in asked {
+            if std::mem::replace(&mut named[unit], true) {
+                return Err(Error::UnitRepeated { unit });
+            }
+        }
+        Ok(())
     }
 }
 
@@ -148,6 +158,10 @@ pub fn run_parallel(plan: &Plan, threads: usize, progress: &dyn Progress) -> Res
 
 /// Counts the units of `plan` numbered in `units` on a pool of `threads` worker threads, until they are done
 /// or `stop` is set. The count covers exactly the units reported to `progress`.
+///
+/// # Errors
+/// [`Error::UnitOutsidePlan`] for a number that is none of the plan's units, [`Error::UnitRepeated`] for one
+/// named twice, before anything is counted.
 pub fn run_selected(
     plan: &Plan,
     units: &[usize],
@@ -276,6 +290,12 @@ fn work(plan: &Plan, selection: &Selection, next: &AtomicUsize, progress: &dyn P
 /// Tells two watchers about the same run: a journal and a progress bar, say.
 pub struct Tee<'a>(pub &'a dyn Progress, pub &'a dyn Progress);
 
+impl std::fmt::Debug for Tee<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Tee(..)")
+    }
+}
+
 impl Progress for Tee<'_> {
     fn start(&self, run: Run<'_>) {
         self.0.start(run);
@@ -390,5 +410,26 @@ mod tests {
             })
         );
         assert_eq!(seen.started.load(Ordering::Relaxed), 0, "nothing started");
+    }
+
+    #[test]
+    fn a_unit_named_twice_is_refused_rather_than_counted_twice() {
+        use crate::engine::{board::Board, plan::Split, symmetry::Symmetry};
+        let plan = Plan::new(Board::new(8).unwrap(), Symmetry::None, Split::Depth(1));
+        let all: Vec<usize> = (0..plan.units().len()).collect();
+        // Every unit twice counted 184 solutions of n = 8, which has 92.
+        let twice: Vec<usize> = all.iter().chain(&all).copied().collect();
+        let seen = Seen::default();
+        assert_eq!(
+            run_selected(&plan, &twice, 2, &AtomicBool::new(false), &seen),
+            Err(Error::UnitRepeated { unit: 0 })
+        );
+        assert_eq!(
+            run_selected(&plan, &[3, 5, 3], 1, &AtomicBool::new(false), &seen),
+            Err(Error::UnitRepeated { unit: 3 })
+        );
+        assert_eq!(seen.started.load(Ordering::Relaxed), 0, "nothing started");
+        let once = run_selected(&plan, &all, 2, &AtomicBool::new(false), &seen).unwrap();
+        assert_eq!(once.total, 92);
     }
 }

@@ -77,7 +77,8 @@ impl Forecast {
     /// as the whole plan's forecast does.
     ///
     /// # Errors
-    /// [`Error::UnitOutsidePlan`] for a number that is none of the plan's units.
+    /// [`Error::UnitOutsidePlan`] for a number that is none of the plan's units, [`Error::UnitRepeated`] for
+    /// one named twice (sampled twice as often, its nodes would count twice).
     pub fn sample_units(
         plan: &Plan,
         units: Option<&[usize]>,
@@ -103,7 +104,8 @@ impl Forecast {
     /// Samples the units of `plan` numbered in `units` (all for `None`) with exactly `samples` samples a thread.
     ///
     /// # Errors
-    /// [`Error::UnitOutsidePlan`] for a number that is none of the plan's units.
+    /// [`Error::UnitOutsidePlan`] for a number that is none of the plan's units, [`Error::UnitRepeated`] for
+    /// one named twice (sampled twice as often, its nodes would count twice).
     pub fn with_samples_of(
         plan: &Plan,
         units: Option<&[usize]>,
@@ -729,6 +731,11 @@ mod tests {
             })
         );
         assert!(Forecast::sample_units(&plan, Some(&[17]), 1, Duration::ZERO).is_err());
+        // A unit named twice is refused: its nodes were counted twice (678 of unit 0's 226 for [0, 0, 0]).
+        assert_eq!(
+            Forecast::with_samples_of(&plan, Some(&[0, 0, 0]), 1, 10),
+            Err(Error::UnitRepeated { unit: 0 })
+        );
         // A run of more units than a tally is kept for: none told.
         let many = Plan::new(Board::new(13).unwrap(), Symmetry::None, Split::Depth(6));
         assert!(many.units().len() > TALLIED_UNITS);

@@ -444,10 +444,7 @@ impl Plan {
     /// there ([`Plan::symmetry`] says which was used). A board with more columns than rows has no solutions
     /// (two of its queens would share a row) and gets no units.
     pub fn new(board: Board, symmetry: Symmetry, split: Split) -> Plan {
-        let symmetry = match symmetry {
-            Symmetry::Full if !board.is_square() => Symmetry::Mirror,
-            other => other,
-        };
+        let symmetry = symmetry.on(board);
         if board.lines() > board.width() {
             return Plan {
                 board,
@@ -645,10 +642,7 @@ impl Plan {
     /// The symmetry a plan of `board` uses, and its canonical borders where it has them: listed once for all
     /// depths, since for large boards that is the slow part.
     fn counting(board: Board, symmetry: Symmetry) -> (Symmetry, Vec<Border>) {
-        let symmetry = match symmetry {
-            Symmetry::Full if !board.is_square() => Symmetry::Mirror,
-            other => other,
-        };
+        let symmetry = symmetry.on(board);
         let borders = match symmetry {
             Symmetry::Full if board.n() >= 4 && board.lines() <= board.width() => {
                 Border::canonical(board.n())
@@ -871,6 +865,7 @@ impl BurnsideParts {
 /// units that share it and come one after another: a border's units do, and a plan without borders has one
 /// frame. (The GPU's cut takes every unit's start twice; working out a border's frame and moving it, about
 /// 1 KiB, took a fifth of the cut of n = 19.)
+#[derive(Debug)]
 pub struct Starts<'p> {
     plan: &'p Plan,
     /// The last unit's border, that border's masks before the unit's prefix, and the last start.

@@ -42,6 +42,15 @@ impl Symmetry {
     /// Every mode, in the order the command line lists them.
     pub const ALL: [Symmetry; 3] = [Symmetry::None, Symmetry::Mirror, Symmetry::Full];
 
+    /// The mode a plan of `board` uses when asked for this one: a rectangle has no symmetry that swaps rows
+    /// and columns, so the full reduction is the mirror one there ([`crate::Plan::new`]).
+    pub fn on(self, board: crate::Board) -> Symmetry {
+        match self {
+            Symmetry::Full if !board.is_square() => Symmetry::Mirror,
+            other => other,
+        }
+    }
+
     /// The mode's name on the command line and in reports.
     pub fn name(self) -> &'static str {
         match self {

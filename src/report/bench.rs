@@ -52,8 +52,8 @@ pub const STANDARD_RUNS: usize = 3;
 /// The version of the standard workloads, raised whenever their work changes, so that a report says which
 /// scores it may be compared with: 1 was n = 17 on the CPU (up to version 0.1 of the program), 2 is
 /// [`STANDARD_N`] and [`QUICK_N`] on the CPU, [`STANDARD_GPU_N`] and [`QUICK_GPU_N`] on the GPU, all in the
-/// full symmetry mode, the CPU's plan split for the machine's threads (up to version 0.3.0); 3 is the same
-/// boards with the CPU's plan the same on every machine ([`PLAN_UNITS`]).
+/// full symmetry mode, the CPU's plan split for the machine's threads (up to version 0.3.0); 3, from 0.4.0, is
+/// the same boards with the CPU's plan the same on every machine ([`PLAN_UNITS`]).
 pub const WORKLOAD_VERSION: u32 = 3;
 
 /// What to benchmark: a validated request.
@@ -258,6 +258,17 @@ pub struct Workload {
     /// How a run counts the plan on some of the GPUs (on the GPU backend, [`crate::gpu::run_on`]; host
     /// devices in tests).
     count_on_gpus: Box<CountOnGpus>,
+}
+
+impl std::fmt::Debug for Workload {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Workload")
+            .field("spec", &self.spec)
+            .field("plan", &self.plan)
+            .field("gpus", &self.gpus)
+            .field("cuda_driver", &self.cuda_driver)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Workload {

@@ -7,6 +7,7 @@
 //! pins the pool's worker too.
 
 /// The calling thread pinned to one processor; dropping it gives the thread back the processors it had.
+#[derive(Debug)]
 pub struct Pinned {
     /// The processor the thread now runs on.
     pub cpu: usize,

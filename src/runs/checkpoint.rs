@@ -56,12 +56,15 @@ impl Spec {
         self.shard.contains(unit) && self.only.as_ref().is_none_or(|r| r.contains(unit))
     }
 
-    /// Refuses units asked for beyond the end of `plan`, units of which the shard has none, and more shards than
+    /// Refuses an empty list of units, units asked for beyond the end of `plan`, units of which the shard has none, and more shards than
     /// it has units ([`Shard::within`]), before a journal is written. Journals already written are resumed as
     /// they are.
     fn within(&self, plan: &Plan) -> Result<(), JournalError> {
         let units = plan.units().len();
         self.shard.within(plan)?;
+        if self.only.as_ref().is_some_and(Ranges::is_empty) {
+            return Err(JournalError::NoUnitsAsked);
+        }
         if let Some(only) = &self.only {
             if only.last().is_some_and(|last| last < units) && !(0..units).any(|u| self.selects(u))
             {
@@ -154,6 +157,22 @@ pub struct Checkpoint {
     counted: std::sync::Mutex<(Count, std::collections::HashSet<usize>)>,
 }
 
+/// What a checkpoint is: its plan, journal and units, without the lock or the counts of its runs so far.
+impl std::fmt::Debug for Checkpoint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Checkpoint")
+            .field("plan", &self.plan)
+            .field("header", &self.header)
+            .field("recorded", &self.recorded)
+            .field("todo", &self.todo.len())
+            .field("selected", &self.selected)
+            .field("resumed", &self.resumed)
+            .field("torn", &self.torn)
+            .field("writer", &self.writer)
+            .finish_non_exhaustive()
+    }
+}
+
 impl Checkpoint {
     /// Opens the journal at `path` for `spec`: creates it, or resumes it if it is a journal of the same run.
     pub fn open(path: &Path, spec: &Spec) -> Result<Checkpoint, JournalError> {
@@ -184,8 +203,10 @@ impl Checkpoint {
             hint: hint.to_string(),
         };
         let only = spec.only.as_ref().map(|r| r.to_string());
+        // The symmetry a plan uses, on either side: a rectangle's journal asked for `full` is a `mirror` plan.
+        let used = |symmetry: Symmetry| symmetry.on(spec.board);
         if h.board() != Ok(spec.board)
-            || h.symmetry != spec.symmetry.name()
+            || h.symmetry.parse::<Symmetry>().map(used) != Ok(used(spec.symmetry))
             || h.shard != spec.shard.to_string()
             || h.only != only
             || spec.split_depth.is_some_and(|d| d != h.split_depth)
@@ -293,7 +314,8 @@ impl Checkpoint {
             fingerprint: Fingerprint::of(&plan),
             n: spec.board.n(),
             columns: (!spec.board.is_square()).then(|| spec.board.cols()),
-            symmetry: spec.symmetry.name().into(),
+            // The one the plan uses, as the command line names a rectangle's: two journals of one plan merge.
+            symmetry: plan.symmetry().name().into(),
             split_depth: plan.depth(),
             units: plan.units().len(),
             shard: spec.shard.to_string(),
@@ -602,6 +624,61 @@ pub(crate) mod tests {
             ),
             "{refused}"
         );
+    }
+
+    #[test]
+    fn an_empty_list_of_units_is_refused_before_a_journal_is_written() {
+        // It made a journal complete at once, of no unit, whose header no run could give again.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("j");
+        let none = Spec {
+            only: Some(Ranges::default()),
+            ..spec(8, Shard::WHOLE)
+        };
+        assert!(matches!(
+            Checkpoint::open(&path, &none),
+            Err(JournalError::NoUnitsAsked)
+        ));
+        assert!(!path.exists());
+    }
+
+    #[test]
+    fn a_rectangle_asked_for_in_the_full_mode_is_journaled_as_the_mirror_plan_it_is() {
+        // A rectangle's full reduction is its mirror one, with one plan and fingerprint; the journal said
+        // `full`, and a merge refused it beside a shard asked for in the mirror mode as of another plan.
+        let dir = tempfile::tempdir().unwrap();
+        let of = |symmetry, index| Spec {
+            board: Board::rect(10, 7).unwrap(),
+            symmetry,
+            split_depth: None,
+            ..spec(2, Shard::new(index, 2).unwrap())
+        };
+        let mut merged = Vec::new();
+        for (symmetry, index) in [(Symmetry::Full, 0), (Symmetry::Mirror, 1)] {
+            let path = dir.path().join(format!("{index}"));
+            let c = Checkpoint::open(&path, &of(symmetry, index)).unwrap();
+            assert_eq!(c.header.symmetry, "mirror");
+            c.run(
+                1,
+                exec::Backend::Cpu,
+                &AtomicBool::new(false),
+                &exec::NoProgress,
+            )
+            .unwrap();
+            drop(c);
+            // Resumed in either spelling, it is the same journal.
+            for again in [Symmetry::Full, Symmetry::Mirror] {
+                let c = Checkpoint::open(&path, &of(again, index)).unwrap();
+                assert!(c.todo.is_empty());
+            }
+            merged.push(crate::runs::merge::Source {
+                path: path.clone(),
+                contents: Contents::read(&path).unwrap(),
+                in_use: false,
+            });
+        }
+        let merged = crate::runs::merge::merge(&merged).unwrap();
+        assert_eq!(merged.count.total, 9632);
     }
 
     #[test]

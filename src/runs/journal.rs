@@ -364,6 +364,10 @@ pub enum JournalError {
         /// How many shards there are.
         count: u32,
     },
+    /// A list of units to count that names none: its run would count nothing and its journal stand for no
+    /// unit, complete at once (`--units` cannot give one: an empty list does not parse).
+    #[error("the units to count name none: name at least one, or leave them out to count the whole plan")]
+    NoUnitsAsked,
     /// A plan that cannot be made, such as a split depth of more units than a plan holds.
     #[error("{0}")]
     Plan(crate::Error),
@@ -611,6 +615,16 @@ pub struct Writer {
     path: PathBuf,
     shared: Arc<Shared>,
     syncer: Option<std::thread::JoinHandle<()>>,
+}
+
+/// The journal it writes, and whether a write failed.
+impl std::fmt::Debug for Writer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Writer")
+            .field("path", &self.path)
+            .field("failed", &self.shared.failed.load(Ordering::Relaxed))
+            .finish_non_exhaustive()
+    }
 }
 
 struct Shared {

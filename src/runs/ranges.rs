@@ -32,12 +32,31 @@ pub enum BadRanges {
 }
 
 impl Ranges {
-    /// The ranges covering `units`, which must be increasing.
+    /// The ranges covering `units`, read in one pass when they come in increasing order. Units out of order or
+    /// repeated are sorted and each kept once: `[5, 1, 3]` made a set of `5,1,3` that did not contain 1, and
+    /// `[2, 2, 2]` one of three units.
     pub fn from_sorted(units: impl IntoIterator<Item = usize>) -> Ranges {
         let mut ranges: Vec<(usize, usize)> = Vec::new();
-        for u in units {
+        let mut units = units.into_iter();
+        while let Some(u) = units.next() {
             match ranges.last_mut() {
-                Some((_, end)) if *end + 1 == u => *end = u,
+                Some((_, end)) if end.checked_add(1) == Some(u) => *end = u,
+                Some(&mut (_, end)) if u <= end => {
+                    // The ranges so far and the units left, as ranges sorted by their start and merged where
+                    // they overlap or touch.
+                    ranges.extend(std::iter::once(u).chain(units).map(|u| (u, u)));
+                    ranges.sort_unstable();
+                    let mut merged: Vec<(usize, usize)> = Vec::with_capacity(ranges.len());
+                    for (start, end) in ranges {
+                        match merged.last_mut() {
+                            Some((_, last)) if start <= last.saturating_add(1) => {
+                                *last = end.max(*last)
+                            }
+                            _ => merged.push((start, end)),
+                        }
+                    }
+                    return Ranges(merged);
+                }
                 _ => ranges.push((u, u)),
             }
         }
@@ -251,6 +270,26 @@ mod tests {
         for bad in ["", "a", "3-1", "1,,2", "-4"] {
             assert!(bad.parse::<Ranges>().is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn units_out_of_order_or_repeated_make_the_same_set_as_sorted_ones() {
+        let sorted = Ranges::from_sorted([1, 3, 5]);
+        let shuffled = Ranges::from_sorted([5, 1, 3]);
+        assert_eq!(shuffled, sorted);
+        assert!(shuffled.contains(1));
+        assert_eq!(Ranges::from_sorted([2, 2, 2]).len(), 1);
+        assert_eq!(
+            Ranges::from_sorted([4, 5, 6, 5, 0, 6, 1]).to_string(),
+            "0-1,4-6"
+        );
+        assert_eq!(
+            Ranges::from_sorted([usize::MAX, 0]).to_string(),
+            format!("0,{}", usize::MAX)
+        );
+        // A long range already read is merged as a range, not unit by unit.
+        let long = Ranges::from_sorted((0..1_000_000).chain([7, 1_000_001]));
+        assert_eq!(long.to_string(), "0-999999,1000001");
     }
 
     #[test]

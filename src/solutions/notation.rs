@@ -682,6 +682,7 @@ fn whole_number(text: &str) -> Option<Number> {
 /// length or a drawing of another board: those are for the checker to call invalid. The rules of a boxed
 /// drawing with no row between them are a board of no rows and as many columns as they show, which has no
 /// solution unless it has no columns either (the frame `list 0 -f board` draws).
+#[derive(Debug)]
 pub struct Reader<R> {
     input: R,
     number: usize,

@@ -209,6 +209,7 @@ fn ratio(x: f64) -> String {
 }
 
 /// Aligned columns for the terminal.
+#[derive(Debug)]
 pub struct Table;
 
 impl Table {
@@ -350,6 +351,7 @@ fn gpu_line(report: &BenchReport) -> Option<String> {
 }
 
 /// One JSON document: the whole report, every run included.
+#[derive(Debug)]
 pub struct Json;
 
 impl BenchExporter for Json {
@@ -362,6 +364,7 @@ impl BenchExporter for Json {
 
 /// Comma-separated values: one row per run, each naming its machine, build and workload so that files
 /// from several machines can be concatenated.
+#[derive(Debug)]
 pub struct Csv;
 
 /// The CSV columns, in order (a GPU benchmark's: its GPUs, each run's kernel seconds and how many of the
@@ -444,6 +447,7 @@ impl BenchExporter for Csv {
 }
 
 /// A Markdown report: the machine and workload, the scores, the scaling table, then every run.
+#[derive(Debug)]
 pub struct Markdown;
 
 impl BenchExporter for Markdown {

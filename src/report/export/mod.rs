@@ -125,6 +125,7 @@ fn incomplete(report: &Report) -> Option<String> {
 }
 
 /// Aligned, human-readable columns.
+#[derive(Debug)]
 pub struct Table {
     /// The optional columns shown.
     pub columns: Columns,
@@ -262,6 +263,7 @@ pub fn si(x: f64) -> String {
 }
 
 /// One JSON document: schema version, program, machine, timestamp and results.
+#[derive(Debug)]
 pub struct Json;
 
 impl Exporter for Json {
@@ -276,6 +278,7 @@ impl Exporter for Json {
 }
 
 /// Comma-separated values, one row per board, with a header.
+#[derive(Debug)]
 pub struct Csv;
 
 /// The count CSV's columns: a board's figures ([`BOARD_COLUMNS`]), then where and with what they were measured
@@ -388,6 +391,7 @@ impl Exporter for Csv {
 }
 
 /// A Markdown table for reports.
+#[derive(Debug)]
 pub struct Markdown {
     /// The optional columns shown.
     pub columns: Columns,
