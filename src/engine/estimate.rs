@@ -128,8 +128,9 @@ fn descend(plan: &Plan, unit: &WorkUnit, descents: u32, random: &mut fastrand::R
     Some(nodes_below(&plan.start(unit)?, descents, random))
 }
 
-/// Knuth's estimate of the nodes below `start`: the mean of `descents` random descents (at least one).
-pub fn nodes_below(start: &Start, descents: u32, random: &mut fastrand::Rng) -> f64 {
+/// Knuth's estimate of the nodes below `start`: the mean of `descents` random descents (at least one). The
+/// crate's own (the GPU's sizing): its generator is `fastrand`'s, which a caller would have to share.
+pub(crate) fn nodes_below(start: &Start, descents: u32, random: &mut fastrand::Rng) -> f64 {
     let descents = descents.max(1);
     let mut sum = 0.0;
     for _ in 0..descents {

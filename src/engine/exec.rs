@@ -39,6 +39,13 @@ impl Backend {
     }
 }
 
+/// Its name, as [`Symmetry`](crate::Symmetry) and the other modes print theirs.
+impl std::fmt::Display for Backend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// A backend name that is not one of [`Backend::ALL`].
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("unknown backend `{given}` ({})", Backend::ALL.map(Backend::name).join(" or "))]
@@ -410,6 +417,14 @@ mod tests {
             })
         );
         assert_eq!(seen.started.load(Ordering::Relaxed), 0, "nothing started");
+    }
+
+    #[test]
+    fn a_backend_prints_its_name_and_reads_back() {
+        for backend in Backend::ALL {
+            assert_eq!(backend.to_string().parse::<Backend>(), Ok(backend));
+        }
+        assert_eq!(Backend::Gpu.to_string(), "gpu");
     }
 
     #[test]
