@@ -378,7 +378,7 @@ fn bad_arguments_are_refused_before_anything_runs() {
         (vec!["--runs".into(), "0".into()], "0 is not in 1..=1000"),
         (
             vec!["--threads".into(), "0".into()],
-            "0 threads would count nothing: give a whole number from 1 to 4096",
+            "0 threads would do no work: give a whole number from 1 to 4096",
         ),
         (vec!["--symmetry".into(), "rotations".into()], "use one of"),
         (

@@ -513,6 +513,9 @@ fn every_command_reads_a_board_size_alike() {
         };
         let refusals = [
             ("-1", "'-1': board sizes cannot be negative".to_string()),
+            // Read by clap as the short options `-3` and `-x`, with a tip to make them file names.
+            ("-3x2", "'-3x2': board sizes cannot be negative".to_string()),
+            ("-3..5", "'-3..5': board sizes cannot be negative".to_string()),
             ("", format!("'' is not a board size: use {examples}")),
             ("1e3", format!("'1e3' is not a board size: use {examples}")),
             ("eight", format!("'eight' is not a board size: use {examples}")),
@@ -607,7 +610,7 @@ fn every_command_reads_a_shared_option_alike() {
         (
             threads,
             &["--threads", "0"][..],
-            "invalid value '0' for '--threads <THREADS>': 0 threads would count nothing: give a whole number from 1 \
+            "invalid value '0' for '--threads <THREADS>': 0 threads would do no work: give a whole number from 1 \
              to 4096",
         ),
         (
@@ -2672,4 +2675,25 @@ fn a_count_at_a_terminal_leaves_its_table_and_its_words_and_no_bar() {
         "{screen:?}"
     );
     assert!(screen[2].starts_with("  nqueens count 17 "), "{screen:?}");
+}
+
+#[test]
+fn a_negative_board_given_to_an_option_is_said_to_be_one() {
+    // `check --board -4` was an unknown option `-4`, with clap's tip to write `-- -4`, which made it the file.
+    for board in ["-4", "-4x3"] {
+        nqueens()
+            .args(["check", "--board", board])
+            .write_stdin("2 4 1 3\n")
+            .assert()
+            .code(2)
+            .stderr(format!(
+                "error: '{board}': board sizes cannot be negative\n"
+            ));
+    }
+    // An option that is none is still clap's to tell.
+    nqueens()
+        .args(["count", "8", "-x"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("unexpected argument '-x' found"));
 }

@@ -1174,7 +1174,7 @@ fn list_says_how_many_it_listed_on_stderr() {
     // A listing that `--limit` stopped does not read as the board's number of solutions; one that ended
     // before its limit gives that number, as a whole listing does.
     let stopped =
-        " (--limit 1 stopped the listing there: the board may have more, which `nqueens count` \
+        " (--limit 1 ends the listing at that many: the board may have more, which `nqueens count` \
                    counts)\n";
     let stderr =
         |args: &[&str]| String::from_utf8(nqueens().args(args).output().unwrap().stderr).unwrap();
@@ -1205,7 +1205,7 @@ fn list_says_how_many_it_listed_on_stderr() {
         "{said}"
     );
     assert!(
-        said.contains("--limit 12 stopped the listing there"),
+        said.contains("--limit 12 ends the listing at that many"),
         "{said}"
     );
 }

@@ -584,7 +584,7 @@ fn parse_threads(s: &str) -> Result<u32, String> {
     use std::num::IntErrorKind;
     let range = format!("a whole number from 1 to {MAX_THREADS}");
     match s.trim().parse::<u32>() {
-        Ok(0) => Err(format!("0 threads would count nothing: give {range}")),
+        Ok(0) => Err(format!("0 threads would do no work: give {range}")),
         Ok(t) if t <= MAX_THREADS => Ok(t),
         Ok(_) => Err(format!(
             "{s} is more threads than a run may have: give {range} (more than the cores take turns on them)"

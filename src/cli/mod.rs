@@ -27,12 +27,40 @@ use args::{Cli, Command};
 use clap::Parser;
 use std::process::ExitCode;
 
+/// The first argument before any `--` that reads as a board of a negative size (`-3`, `-3x2`, `-4..9`, `-8=`),
+/// which no option of the command line is.
+fn negative_board() -> Option<String> {
+    std::env::args_os()
+        .skip(1)
+        .take_while(|a| a != "--")
+        .filter_map(|a| a.into_string().ok())
+        .find(|a| {
+            a.strip_prefix('-').is_some_and(|rest| {
+                rest.starts_with(|c: char| c.is_ascii_digit())
+                    && rest
+                        .chars()
+                        .all(|c| c.is_ascii_digit() || "x.=,".contains(c))
+            })
+        })
+}
+
 /// Parses the arguments and runs the command they name.
 pub fn run() -> anyhow::Result<ExitCode> {
     #[cfg(unix)]
     signals::write_errors_past_the_file_size_limit();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
+        // `list -3x2`, `verify -3..5`, `check --board -4`: clap read them as short options (`-3`), and its tip
+        // to write `-- -3` made them file names. They are boards of a negative size, as `count -3` is told.
+        Err(e)
+            if e.kind() == clap::error::ErrorKind::UnknownArgument
+                && negative_board().is_some() =>
+        {
+            let board = negative_board().unwrap_or_default();
+            return Err(
+                errors::UsageError(format!("'{board}': board sizes cannot be negative")).into(),
+            );
+        }
         Err(e) => {
             // What clap prints itself is written here, as any output is: help and the version, which are the
             // results, go to standard output, and a write that fails there (a full disk) is an error, not exit

@@ -63,12 +63,13 @@ pub fn run(
             (false, 1) => "solution",
             (false, _) => "solutions",
         };
-        // What the number alone does not say. A listing cut short by `--limit` says so: "1 solution of the 8x8
-        // board" alone reads as the board's number of solutions.
+        // What the number alone does not say. A listing as long as its `--limit` says so: "1 solution of the 8x8
+        // board" alone reads as the board's number of solutions. Whether it had more is not known without a
+        // search past the limit ("stopped the listing there" was said of `list 8 --limit 92`, all of them).
         let aside = match limit {
             Some(limit) if listed == limit => format!(
-                " (--limit {limit} stopped the listing there: the board may have more, which `nqueens count` \
-                 counts)"
+                " (--limit {limit} ends the listing at that many: the board may have more, which `nqueens \
+                 count` counts)"
             ),
             // `list 1x5` for `5x1`: the rows and columns swapped, say why there is nothing, as `solve` does.
             _ if board.cols() > board.rows() => " (it has more columns than rows, so two queens would share a \
