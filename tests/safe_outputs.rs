@@ -2136,3 +2136,79 @@ fn standard_output_sent_onto_an_export_file_is_refused() {
         .unwrap()
         .contains("\"total\": 92"));
 }
+
+#[cfg(unix)]
+#[test]
+fn a_stream_export_of_a_run_a_signal_stops_gets_the_document_of_the_run_so_far() {
+    // A stream gets one document, when the run ends; a run stopped by a signal ended without one, and
+    // `--export-json >(jq .results)` gave jq an empty input after three boards were counted.
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("ff");
+    if !made_fifo(&fifo) {
+        return;
+    }
+    for journal in [None, Some("j")] {
+        let reader = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || fs::read(&fifo).unwrap())
+        };
+        let csv = dir.path().join("c.csv");
+        let _ = fs::remove_file(&csv);
+        let mut args = vec!["count", "--export-json", "ff", "--export-csv", "c.csv"];
+        let boards: &[&str] = match journal {
+            // Stopped once two boards are in the file export.
+            None => &["12", "13", "14", "15", "16", "17", "18", "19", "20"],
+            Some(_) => &["19"],
+        };
+        args.extend(boards);
+        if let Some(j) = journal {
+            args.extend(["--checkpoint", j]);
+        }
+        let rows = |at_least: usize| {
+            fs::read_to_string(&csv).is_ok_and(|text| text.lines().count() > at_least)
+        };
+        let said = match journal {
+            None => common::stopped_by_sigterm(dir.path(), &args, || rows(2)).1,
+            // A checkpointed run saves its journal and ends with exit code 143 itself.
+            Some(_) => {
+                args.extend(["--stop-grace", "0"]);
+                let child = common::started(
+                    dir.path(),
+                    &args,
+                    || csv.exists(),
+                    std::time::Duration::from_millis(300),
+                );
+                common::signal(&child, "TERM");
+                let out = child.wait_with_output().unwrap();
+                assert_eq!(out.status.code(), Some(143), "{out:?}");
+                String::from_utf8_lossy(&out.stderr).into_owned()
+            }
+        };
+        // A reader still waiting for a writer is let go (an empty document), rather than hanging the test.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while !reader.is_finished() && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        if !reader.is_finished() {
+            drop(fs::OpenOptions::new().write(true).open(&fifo));
+        }
+        let got = reader.join().unwrap();
+        assert!(
+            !got.is_empty(),
+            "{journal:?}: the stream got nothing: {said}"
+        );
+        let document: serde_json::Value = serde_json::from_slice(&got).unwrap();
+        assert_eq!(document["status"], "running", "{journal:?}: {document}");
+        let results = document["results"].as_array().unwrap();
+        match journal {
+            None => {
+                assert!(results.len() >= 2, "{document}");
+                assert!(
+                    said.contains(", and so has ff (marked \"running\"), c.csv;"),
+                    "{said}"
+                );
+            }
+            Some(_) => assert!(results.is_empty(), "{document}"),
+        }
+    }
+}

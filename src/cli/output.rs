@@ -1138,6 +1138,36 @@ impl Drop for SignalsHandled {
 /// long command (the benchmark), so that whoever stops it learns what was kept. Empty: nothing.
 static LAST_WORDS: Mutex<String> = Mutex::new(String::new());
 
+/// The document each stream export ([`Export`], a FIFO, `>(jq .)`) would get if the run stopped now: the last
+/// one written to a file export, by the stream's name. A stream gets one document, when the run ends; a run
+/// that a signal stops ends too, and its reader got nothing (`--export-json >(jq .results)` stopped by SIGTERM
+/// after three boards gave jq an empty input).
+static STREAM_DOCUMENTS: Mutex<Vec<(PathBuf, Vec<u8>)>> = Mutex::new(Vec::new());
+
+fn stream_documents() -> MutexGuard<'static, Vec<(PathBuf, Vec<u8>)>> {
+    STREAM_DOCUMENTS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Writes each stream export the document of the run so far ([`STREAM_DOCUMENTS`]), as a run stopped by a signal
+/// ends: once, within two seconds in all, so that a stream whose reader is slow or gone (a FIFO that nobody
+/// opens) cannot keep the process from ending.
+pub fn write_stream_documents() {
+    let documents = std::mem::take(&mut *stream_documents());
+    if documents.is_empty() {
+        return;
+    }
+    let (written, wait) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for (path, document) in documents {
+            let _ = write_atomic(&path, &document);
+        }
+        let _ = written.send(());
+    });
+    let _ = wait.recv_timeout(std::time::Duration::from_secs(2));
+}
+
 /// What erases the progress bar before a signal's last words, set by the command that draws one: a bar left
 /// drawn stayed on the screen above the words, and its clock could draw it again. It says whether it erased one.
 type Eraser = Box<dyn Fn() -> bool + Send>;
@@ -1220,6 +1250,8 @@ fn install_signal_cleanup() {
                 // Held until the end, as the temporary files are below.
                 let held = settled_last_words();
                 let words = held.as_deref().map_or("", String::as_str);
+                // Before the temporary files' lock too; with the words held, the documents are theirs.
+                write_stream_documents();
                 let erased = erase_the_bar();
                 // Held until the end, so that no rename or new temporary file slips in.
                 let _temps = removed_temps();
@@ -1417,11 +1449,6 @@ impl Place {
 }
 
 impl Export {
-    /// Whether it is a file, rewritten as the run goes, rather than a stream, written once at its end.
-    pub fn is_file(&self) -> bool {
-        !self.stream
-    }
-
     /// The name its document has now: the name asked for, or the one beside it that keeps the document since
     /// that name became something the run may not replace.
     pub fn written_to(&self) -> PathBuf {
@@ -1470,7 +1497,8 @@ impl Export {
 
     /// Writes `document`, the run's state so far, `last` once the run has ended: a file is replaced by it
     /// (a temporary file renamed over it), so an interrupted run leaves the last state written; a stream gets
-    /// the last document only, once.
+    /// the last document only, once: the run's last, or the one before a signal stopped it
+    /// ([`write_stream_documents`]).
     ///
     /// A file is replaced only while it is one the run may replace: one that became a link, a folder, a
     /// special file, a journal or a read-only file since the run began is left as it is, and this document
@@ -1479,9 +1507,14 @@ impl Export {
     /// rewrite tries again, and only the last one's failure is an error.
     pub fn write(&self, document: &[u8], last: bool) -> anyhow::Result<()> {
         if self.stream {
+            let mut kept = stream_documents();
+            kept.retain(|(path, _)| *path != self.path);
             if !last {
+                // Kept for a signal that stops the run: its reader then gets this one ([`STREAM_DOCUMENTS`]).
+                kept.push((self.path.clone(), document.to_vec()));
                 return Ok(());
             }
+            drop(kept);
             return write_atomic(&self.path, document);
         }
         let mut place = self.place();

@@ -130,11 +130,8 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     let mut stdout = io::stdout();
     // The export files, as a signal's words name them (a file kept beside its name, by that name).
     let exported = || -> Vec<String> {
-        exports
-            .iter()
-            .filter(|e| e.is_file())
-            .map(|e| e.unfinished_words())
-            .collect()
+        // A stream too: a signal's stop sends it the document ([`crate::cli::output::write_stream_documents`]).
+        exports.iter().map(|e| e.unfinished_words()).collect()
     };
     *crate::cli::output::last_words() = stopped(&report, &exported());
     crate::cli::output::erase_before_last_words(bar.eraser());

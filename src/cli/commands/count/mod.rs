@@ -314,12 +314,8 @@ impl Stopped<'_> {
                 board.words()
             ),
         };
-        let files: Vec<String> = self
-            .exported
-            .iter()
-            .filter(|e| e.is_file())
-            .map(|e| e.unfinished_words())
-            .collect();
+        // A stream too: a signal's stop sends it the document ([`crate::cli::output::write_stream_documents`]).
+        let files: Vec<String> = self.exported.iter().map(|e| e.unfinished_words()).collect();
         if self.done > 0 {
             let rows = match self.rows {
                 (name, true) => Some(name),
