@@ -78,7 +78,7 @@ fn plot_draws_time_scaling_and_machines_from_count_and_bench_files() {
         .descendants()
         .filter(|n| n.has_tag_name("circle"))
         .count();
-    assert_eq!(dots, 6, "one point per board");
+    assert_eq!(dots, 7, "one point per board, and one on the legend's key");
 
     let (texts, _) = svg_texts(&out.join("scaling.svg"));
     assert!(texts.iter().any(|t| t.starts_with("ideal")));
@@ -105,8 +105,8 @@ fn lines(doc: &roxmltree::Document) -> Vec<Vec<(f64, f64)>> {
                 })
                 .collect::<Vec<(f64, f64)>>()
         })
-        // The legend's sample of each line, two points 20 wide, is not a sweep.
-        .filter(|points| !(points.len() == 2 && (points[1].0 - points[0].0 - 20.0).abs() < 0.5))
+        // The legend's sample of each line, two points 30 wide, is not a sweep.
+        .filter(|points| !(points.len() == 2 && (points[1].0 - points[0].0 - 30.0).abs() < 0.5))
         .collect()
 }
 
@@ -178,9 +178,30 @@ fn a_benchmark_of_one_thread_draws_no_scaling() {
         .assert()
         .success();
     let out = dir.path().join("charts");
-    plot(std::slice::from_ref(&bench), &out);
+    // Left out of scaling.svg, and said so, as a count's boards left out of time-vs-n.svg are.
+    nqueens()
+        .arg("plot")
+        .arg(&bench)
+        .arg("-o")
+        .arg(&out)
+        .assert()
+        .success()
+        .stderr(contains(format!(
+            "note: {}: left out of scaling.svg: its timed runs are all on 1 thread (as `bench --threads 1` \
+             has them), so it has no speedup to draw\n",
+            bench.display()
+        )));
     assert!(!out.join("scaling.svg").exists());
     assert!(out.join("machines.svg").exists());
+    nqueens()
+        .arg("plot")
+        .arg(&bench)
+        .arg("-o")
+        .arg(&out)
+        .arg("--quiet")
+        .assert()
+        .success()
+        .stderr("");
 }
 
 #[test]
@@ -224,7 +245,11 @@ fn files_that_cannot_be_plotted_are_refused() {
     // What a shell's `> r.json` leaves of a command that failed.
     let empty = dir.path().join("empty.json");
     std::fs::write(&empty, "\n").unwrap();
+    // Two reports one after the other (`cat a.json b.json`): not one document.
+    let two = dir.path().join("two.json");
+    std::fs::write(&two, "{\"a\": 1}\n{\"b\": 2}\n").unwrap();
     for (file, message) in [
+        (two, "not JSON (trailing characters at line 2 column 1)"),
         (dir.path().join("missing.json"), "cannot plot"),
         (not_json, "not JSON"),
         (
@@ -333,13 +358,10 @@ fn the_readme_plot_of_every_results_file_draws_the_charts() {
     for chart in ["time-vs-n.svg", "scaling.svg", "machines.svg", "gpus.svg"] {
         assert_readable(&out.join(chart));
     }
-    // Every sweep has a legend of its own: several runs of one machine alike are told apart by when each was
-    // made.
+    // Every sweep has a legend of its own: several runs of one machine alike are told apart by what they were
+    // made with, and by when each was made.
     let (texts, _) = svg_texts(&out.join("time-vs-n.svg"));
-    let legends: Vec<&String> = texts
-        .iter()
-        .filter(|t| t.ends_with("symmetry") || t.contains("symmetry, 20"))
-        .collect();
+    let legends: Vec<&String> = texts.iter().filter(|t| t.contains(" symmetry")).collect();
     assert!(legends.len() >= 6, "{texts:?}");
     for legend in &legends {
         assert_eq!(
@@ -442,6 +464,9 @@ fn a_gpu_benchmark_on_several_gpus_draws_their_scaling_and_not_the_threads() {
     two["gpus"] = serde_json::json!(2);
     two["speedup"] = serde_json::json!(1.9);
     two["efficiency"] = serde_json::json!(0.95);
+    for time in ["median_seconds", "min_seconds", "max_seconds"] {
+        two[time] = serde_json::json!(one[time].as_f64().unwrap() / 1.9);
+    }
     bench["scaling"] = serde_json::json!([one, two]);
     // Its runs as those on both.
     for run in bench["runs"].as_array_mut().unwrap() {
@@ -657,7 +682,9 @@ fn many_benchmarks_are_each_named_once_beside_their_bars_and_the_chart_grows_wit
     for name in &names {
         assert_eq!(names.iter().filter(|n| n == &name).count(), 1, "{name}");
     }
-    let copy = "Intel Xeon Gold 6108 @ 2.20GHz, 2 cores (n = 17), 2026-11-22 13:29:31 #2";
+    // Two alike but for their files (the third a copy of the second): named by them.
+    let copy =
+        "Intel Xeon Gold 6108 @ 2.20GHz, 2 cores (n = 17), 2026-11-22 13:29:31, bench-2.json";
     assert!(names.iter().any(|n| *n == copy), "{names:?}");
     for value in &values {
         assert!(texts.contains(value), "{value}: {texts:?}");
@@ -758,10 +785,22 @@ fn a_time_below_a_nanosecond_is_refused_rather_than_drawn_on_an_axis_without_end
     report["results"][3]["seconds"] = 1e9.into();
     std::fs::write(&count, report.to_string()).unwrap();
     plot_refused(&count, &dir.path().join("plots")).stderr(contains(
-        "results[1].seconds is 1e-300, not a time a count can take (0 for none, or 1e-9 to 1e11)",
+        "results[1].seconds is 1e-300, not a time a count can take (1e-9 to 1e11, or 0 for a merge of \
+         journals)",
     ));
-    // A time of 0 is a board not timed, left out of the chart as before.
+    // A time of 0 is below a nanosecond too, where the count ran on threads: it was accepted, and the board
+    // left out of the chart without a word.
     report["results"][1]["seconds"] = 0.0.into();
+    std::fs::write(&count, report.to_string()).unwrap();
+    let threads = report["results"][1]["threads"].as_u64().unwrap();
+    plot_refused(&count, &dir.path().join("plots")).stderr(contains(format!(
+        "results[1].seconds is 0, not a time a count on {threads} thread{} can take (1e-9 to 1e11; 0 is for \
+         a merge of journals, whose threads are 0)",
+        if threads == 1 { "" } else { "s" }
+    )));
+    assert!(!dir.path().join("plots").exists());
+    // A merge's board, of 0 threads and 0 seconds: left out of the chart, and said so.
+    report["results"][1]["threads"] = 0.into();
     std::fs::write(&count, report.to_string()).unwrap();
     nqueens()
         .arg("plot")
@@ -769,7 +808,76 @@ fn a_time_below_a_nanosecond_is_refused_rather_than_drawn_on_an_axis_without_end
         .arg("-o")
         .arg(dir.path().join("plots"))
         .assert()
-        .success();
+        .success()
+        .stderr(contains(
+            "left out of time-vs-n.svg: the untimed count of n = 7 (merged from journals)",
+        ));
+}
+
+#[test]
+fn a_benchmark_edited_past_what_a_run_has_is_refused_naming_the_field() {
+    // A board beyond the largest, a row of no threads and a speedup that its times do not make were drawn as
+    // measured, where a count's board beyond 64 is refused.
+    let dir = tempfile::tempdir().unwrap();
+    let (_, bench) = count_and_bench_reports(dir.path(), "6..9", "10");
+    let original: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&bench).unwrap()).unwrap();
+    let times = |row: usize| original["scaling"][row]["median_seconds"].as_f64().unwrap();
+    let made = times(0) / times(1);
+    let edits: [(&str, serde_json::Value, String); 5] = [
+        (
+            "/workload/n",
+            70.into(),
+            "workload.n is 70, beyond the largest board, 64".into(),
+        ),
+        (
+            "/scaling/0/threads",
+            0.into(),
+            "scaling[0].threads is 0, where every run has 1 thread at least".into(),
+        ),
+        (
+            "/scores/multi_thread/threads",
+            0.into(),
+            "scores.multi_thread.threads is 0, where every run has 1 thread at least".into(),
+        ),
+        (
+            "/scaling/1/speedup",
+            (made * 3.0).into(),
+            format!(
+                "scaling[1].speedup is {}, where the row's times make it {made} (the median_seconds on 1 \
+                 thread, {}, over the row's, {})",
+                made * 3.0,
+                times(0),
+                times(1)
+            ),
+        ),
+        (
+            "/scaling/0/speedup",
+            1.5.into(),
+            "scaling[0].speedup is 1.5, where the row's times make it 1".into(),
+        ),
+    ];
+    for (field, value, said) in edits {
+        let mut report = original.clone();
+        *report.pointer_mut(field).unwrap() = value;
+        std::fs::write(&bench, report.to_string()).unwrap();
+        let out = dir.path().join("plots");
+        plot_refused(&bench, &out).stderr(contains(format!(
+            "cannot plot '{}': {said}",
+            bench.display()
+        )));
+        assert!(!out.exists(), "{field}: charts were written");
+    }
+    // A speedup without the row on 1 thread that it is over.
+    let mut report = original.clone();
+    report["scaling"].as_array_mut().unwrap().remove(0);
+    std::fs::write(&bench, report.to_string()).unwrap();
+    plot_refused(&bench, &dir.path().join("plots")).stderr(contains("scaling[0].speedup is ").and(
+        contains("but no row of the benchmark is on 1 thread, which a speedup is over"),
+    ));
+    // The file as bench wrote it is plotted.
+    std::fs::write(&bench, original.to_string()).unwrap();
+    plot(&[bench], &dir.path().join("plots"));
 }
 
 #[test]
@@ -918,7 +1026,15 @@ fn the_labels_of_y_have_the_room_their_widest_needs() {
         change(&mut report);
         std::fs::write(file, report.to_string()).unwrap();
     };
-    edit(&bench, &|r| r["scaling"][1]["speedup"] = 1e11.into());
+    // A speedup of 1e11, its times made to agree: 100 s on 1 thread, a nanosecond on 2.
+    edit(&bench, &|r| {
+        for (row, seconds) in [(0, 100.0), (1, 1e-9)] {
+            for time in ["median_seconds", "min_seconds", "max_seconds"] {
+                r["scaling"][row][time] = seconds.into();
+            }
+        }
+        r["scaling"][1]["speedup"] = 1e11.into();
+    });
     edit(&count, &|r| {
         r["results"][0]["seconds"] = 1e-9.into();
         r["results"][3]["seconds"] = 1e11.into();
@@ -926,7 +1042,12 @@ fn the_labels_of_y_have_the_room_their_widest_needs() {
     let out = dir.path().join("plots");
     plot(&[count, bench], &out);
     let (texts, _) = assert_readable(&out.join("scaling.svg"));
-    assert!(texts.iter().any(|t| t == "100000000000.0"), "{texts:?}");
+    assert!(
+        texts
+            .iter()
+            .any(|t| t.len() == 12 && t.chars().all(|c| c.is_ascii_digit())),
+        "{texts:?}"
+    );
     let (texts, _) = assert_readable(&out.join("time-vs-n.svg"));
     assert!(texts.iter().any(|t| t == "1000000000000"), "{texts:?}");
     assert!(texts.iter().any(|t| t == "0.0000000001"), "{texts:?}");
@@ -962,7 +1083,13 @@ fn the_axis_of_a_chart_of_one_benchmark_is_written_as_large_as_any_and_within_th
     let out = dir.path().join("large");
     plot(&[bench], &out);
     let (texts, _) = assert_readable(&out.join("machines.svg"));
-    assert!(texts.iter().any(|t| t == "32000000000.00"), "{texts:?}");
+    assert!(texts.iter().any(|t| t == "32000.00"), "{texts:?}");
+    assert!(
+        texts
+            .iter()
+            .any(|t| t == "Scores: trillion solutions per second"),
+        "{texts:?}"
+    );
 }
 
 #[test]
@@ -1038,6 +1165,13 @@ fn json_that_nqueens_writes_but_is_no_report_is_named_for_what_it_is() {
         .arg(&units)
         .assert()
         .success();
+    // A solution a line, each an array: "trailing characters at line 2 column 1".
+    let list = dir.path().join("list.json");
+    nqueens()
+        .args(["list", "5", "-f", "json", "-q", "-o"])
+        .arg(&list)
+        .assert()
+        .success();
     let other_kind = dir.path().join("other-kind.json");
     std::fs::write(&other_kind, r#"{"kind": "sweep", "results": []}"#).unwrap();
     for (file, message) in [
@@ -1049,6 +1183,11 @@ fn json_that_nqueens_writes_but_is_no_report_is_named_for_what_it_is() {
             &solution,
             "it is an array (as `list` and `solve` write a solution with --format json), where a report is \
              an object",
+        ),
+        (
+            &list,
+            "it is arrays, one a line (as `list` writes its solutions with --format json), where a report is \
+             one object",
         ),
         (
             &units,
@@ -1163,4 +1302,269 @@ fn a_report_whose_counts_pass_64_bits_is_plotted() {
         .assert()
         .success()
         .stderr(contains("time-vs-n.svg"));
+}
+
+/// Each row of the legend under a chart of lines (below `top`, the chart's foot): its name, and what its key
+/// draws, as SVG writes it with the row's height taken out, so that two keys drawn alike read alike.
+fn legend_keys(doc: &roxmltree::Document, top: f64) -> Vec<(String, Vec<String>)> {
+    let number =
+        |n: roxmltree::Node, name: &str| n.attribute(name).and_then(|v| v.parse::<f64>().ok());
+    let rows: Vec<(String, f64, f64)> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("text"))
+        .filter_map(|n| {
+            let (x, y) = (number(n, "x")?, number(n, "y")?);
+            (y > top).then(|| (n.text().unwrap_or("").trim().to_string(), x, y))
+        })
+        .collect();
+    let ys = |n: roxmltree::Node| -> Vec<f64> {
+        match n.attribute("points") {
+            Some(points) => points
+                .split_whitespace()
+                .map(|p| p.split_once(',').unwrap().1.parse().unwrap())
+                .collect(),
+            None => ["y", "cy"].iter().filter_map(|a| number(n, a)).collect(),
+        }
+    };
+    rows.iter()
+        .map(|(name, x, y)| {
+            let mut key: Vec<String> = doc
+                .descendants()
+                .filter(|n| n.is_element() && !n.has_tag_name("text") && !n.has_tag_name("svg"))
+                .filter(|n| number(*n, "x").is_none_or(|left| left < *x))
+                .filter(|n| {
+                    let ys = ys(*n);
+                    !ys.is_empty() && ys.iter().all(|v| (v - y).abs() <= 9.0)
+                })
+                .map(|n| {
+                    let attributes: Vec<String> = n
+                        .attributes()
+                        .map(|a| {
+                            let value = match a.name() {
+                                "y" | "cy" => format!("{}", a.value().parse::<f64>().unwrap() - y),
+                                "points" => a
+                                    .value()
+                                    .split_whitespace()
+                                    .map(|p| {
+                                        let (px, py) = p.split_once(',').unwrap();
+                                        format!("{px},{}", py.parse::<f64>().unwrap() - y)
+                                    })
+                                    .collect::<Vec<_>>()
+                                    .join(" "),
+                                _ => a.value().to_string(),
+                            };
+                            format!("{}={value}", a.name())
+                        })
+                        .collect();
+                    format!("{} {}", n.tag_name().name(), attributes.join(" "))
+                })
+                .collect();
+            key.sort();
+            (name.clone(), key)
+        })
+        .collect()
+}
+
+/// Copies of `report` in `dir`, named `{stem}-{i}.json`, each made a minute after the one before.
+fn copies(dir: &Path, report: &Path, stem: &str, count: usize) -> Vec<PathBuf> {
+    let original: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(report).unwrap()).unwrap();
+    (0..count)
+        .map(|i| {
+            let mut copy = original.clone();
+            copy["timestamp"] = format!("2026-11-22T12:{i:02}:00Z").into();
+            let path = dir.join(format!("{stem}-{i}.json"));
+            std::fs::write(&path, copy.to_string()).unwrap();
+            path
+        })
+        .collect()
+}
+
+#[test]
+fn no_two_series_of_a_chart_look_alike_however_many_there_are() {
+    // Ten colours, then again, every line whole and every point round: the 11th series was drawn as the 1st.
+    let dir = tempfile::tempdir().unwrap();
+    let (count, bench) = count_and_bench_reports(dir.path(), "6..9", "8");
+    let mut files = copies(dir.path(), &count, "count", 12);
+    files.extend(copies(dir.path(), &bench, "bench", 12));
+    let out = dir.path().join("plots");
+    plot(&files, &out);
+    for (chart, series) in [("time-vs-n.svg", 12), ("scaling.svg", 13)] {
+        let (_, doc) = svg_texts(&out.join(chart));
+        let keys = legend_keys(&doc, 500.0);
+        assert_eq!(keys.len(), series, "{chart}: {keys:?}");
+        for (i, (name, key)) in keys.iter().enumerate() {
+            assert!(!key.is_empty(), "{chart}: '{name}' has no key");
+            for (other, theirs) in &keys[i + 1..] {
+                assert_ne!(key, theirs, "{chart}: '{name}' and '{other}' look alike");
+            }
+        }
+        assert_readable(&out.join(chart));
+        // On the chart as in its legend: the 1st colour's points are round for the 1st series and square for
+        // the 11th.
+        let first = |shape: &str| {
+            doc.descendants().any(|n| {
+                n.has_tag_name(shape)
+                    && n.attribute("fill") == Some("#1F77B4")
+                    && n.attribute("cy")
+                        .or(n.attribute("y"))
+                        .is_some_and(|y| y.parse::<f64>().unwrap() < 500.0)
+            })
+        };
+        assert!(first("circle") && first("rect"), "{chart}");
+    }
+}
+
+#[test]
+fn names_say_what_their_benchmarks_differ_in_and_files_tell_apart_those_alike() {
+    // Benchmarks of one machine that differ in their kernel, their symmetry or their build were named alike,
+    // told apart by `#1` and `#2`.
+    let dir = tempfile::tempdir().unwrap();
+    let (count, bench) = count_and_bench_reports(dir.path(), "6..9", "8");
+    let original: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&bench).unwrap()).unwrap();
+    let mut files = Vec::new();
+    for (name, field, value) in [
+        ("base.json", "/workload/kernel", "avx512"),
+        ("scalar.json", "/workload/kernel", "scalar"),
+        ("no-symmetry.json", "/workload/symmetry", "none"),
+        ("older.json", "/program/version", "0.2.0"),
+        ("copy.json", "/workload/kernel", "avx512"),
+    ] {
+        let mut report = original.clone();
+        report["workload"]["kernel"] = "avx512".into();
+        *report.pointer_mut(field).unwrap() = value.into();
+        let path = dir.path().join(name);
+        std::fs::write(&path, report.to_string()).unwrap();
+        files.push(path);
+    }
+    let out = dir.path().join("plots");
+    plot(&files, &out);
+    let machine = "Example @ 3.00GHz, 4 cores (n = 8)";
+    let (texts, _) = assert_readable(&out.join("machines.svg"));
+    for name in [
+        format!("{machine}, avx512 kernel, full symmetry, nqueens 0.0.0, 2026-01-01 00:00:00, base.json"),
+        format!("{machine}, scalar kernel, full symmetry, nqueens 0.0.0"),
+        format!("{machine}, avx512 kernel, none symmetry, nqueens 0.0.0"),
+        format!("{machine}, avx512 kernel, full symmetry, nqueens 0.2.0"),
+        format!("{machine}, avx512 kernel, full symmetry, nqueens 0.0.0, 2026-01-01 00:00:00, copy.json"),
+    ] {
+        assert!(texts.contains(&name), "{name}: {texts:?}");
+    }
+    assert!(
+        !texts
+            .iter()
+            .any(|t| t.contains('#') || t.contains("workload")),
+        "{texts:?}"
+    );
+    let (texts, _) = assert_readable(&out.join("scaling.svg"));
+    assert!(
+        texts.contains(
+            &"Example @ 3.00GHz, 4 cores, n = 8, scalar kernel, full symmetry, nqueens 0.0.0, \
+                         2026-01-01 00:00:00"
+                .to_string()
+        ),
+        "{texts:?}"
+    );
+    // What all have alike is left out: two that differ in their kernel alone say that alone.
+    let two = dir.path().join("two");
+    plot(&files[..2], &two);
+    let (texts, _) = svg_texts(&two.join("machines.svg"));
+    assert!(
+        texts.contains(&format!("{machine}, scalar kernel")),
+        "{texts:?}"
+    );
+    // So do sweeps.
+    let mut sweep: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&count).unwrap()).unwrap();
+    let scalar = dir.path().join("scalar-count.json");
+    for result in sweep["results"].as_array_mut().unwrap() {
+        result["kernel"] = "scalar".into();
+    }
+    std::fs::write(&scalar, sweep.to_string()).unwrap();
+    let sweeps = dir.path().join("sweeps");
+    plot(&[count, scalar], &sweeps);
+    let (texts, _) = svg_texts(&sweeps.join("time-vs-n.svg"));
+    assert!(
+        texts
+            .iter()
+            .any(|t| t.ends_with("full symmetry, scalar kernel")),
+        "{texts:?}"
+    );
+}
+
+#[test]
+fn the_scaling_chart_reaches_the_measured_speedups_not_the_ideal_of_the_most_threads() {
+    // Beside a benchmark of 4096 threads the axis reached 4096 (labels `500.0`, `1000.0`), and the speedups
+    // measured, about 2, lay in its bottom pixels.
+    let dir = tempfile::tempdir().unwrap();
+    let (_, bench) = count_and_bench_reports(dir.path(), "6..9", "8");
+    let mut wide: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&bench).unwrap()).unwrap();
+    let measured = wide["scaling"][1]["speedup"].as_f64().unwrap();
+    wide["scaling"][1]["threads"] = 4096.into();
+    wide["workload"]["thread_counts"] = serde_json::json!([1, 4096]);
+    let many = dir.path().join("4096.json");
+    std::fs::write(&many, wide.to_string()).unwrap();
+    let out = dir.path().join("plots");
+    plot(&[bench, many], &out);
+    let (_, doc) = svg_texts(&out.join("scaling.svg"));
+    let speedups: Vec<&str> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("text") && n.attribute("text-anchor") == Some("end"))
+        .filter_map(|n| n.text().map(str::trim))
+        .filter(|t| t.parse::<f64>().is_ok())
+        .collect();
+    assert!(speedups.len() >= 3, "{speedups:?}");
+    for label in &speedups {
+        let value: f64 = label.parse().unwrap();
+        assert!(
+            value <= measured * 1.2,
+            "{label} beyond {measured}: {speedups:?}"
+        );
+        assert!(!label.ends_with(".0"), "{label}: {speedups:?}");
+    }
+    // The ideal line stops at the chart's top, rather than running off it.
+    for line in doc.descendants().filter(|n| n.has_tag_name("polyline")) {
+        for point in line.attribute("points").unwrap().split_whitespace() {
+            let y: f64 = point.split_once(',').unwrap().1.parse().unwrap();
+            assert!(y >= 0.0, "{point}");
+        }
+    }
+    assert_readable(&out.join("scaling.svg"));
+}
+
+#[test]
+fn the_bars_of_rates_are_written_in_the_unit_of_their_largest() {
+    // Millions for all: a small board's scores read `0.00`.
+    let dir = tempfile::tempdir().unwrap();
+    let (_, bench) = count_and_bench_reports(dir.path(), "6..9", "8");
+    let original: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&bench).unwrap()).unwrap();
+    for (single, multi, unit, values) in [
+        (2000.0, 3500.0, "thousand", ["2.00", "3.50 (2 threads)"]),
+        (2e9, 3.5e9, "billion", ["2.00", "3.50 (2 threads)"]),
+        (800.0, 950.0, "", ["800.00", "950.00 (2 threads)"]),
+    ] {
+        let mut report = original.clone();
+        report["scores"]["single_thread"]["solutions_per_second"] = single.into();
+        report["scores"]["multi_thread"]["solutions_per_second"] = multi.into();
+        std::fs::write(&bench, report.to_string()).unwrap();
+        let out = dir.path().join(format!("plots-{unit}"));
+        plot(std::slice::from_ref(&bench), &out);
+        let (texts, _) = assert_readable(&out.join("machines.svg"));
+        let unit = if unit.is_empty() {
+            String::new()
+        } else {
+            format!("{unit} ")
+        };
+        for text in [
+            format!("Scores: {unit}solutions per second"),
+            format!("{unit}solutions/s"),
+            values[0].to_string(),
+            values[1].to_string(),
+        ] {
+            assert!(texts.contains(&text), "{text}: {texts:?}");
+        }
+    }
 }

@@ -6,10 +6,11 @@
 //! bars in a row named at its left), `gpus.svg` (each GPU benchmark's rate over its whole runs and over the
 //! GPUs' own time, drawn the same way) and `gpu-scaling.svg` (speedup against GPUs, for GPU benchmarks on
 //! several).
-//! Files from several machines go on the same charts, each named by its machine, and every name distinct
-//! (see [`dated`]). However many there are, no name is written over another or over the data: the bar charts
-//! grow a row a benchmark ([`paired_bars`]), the line charts' legends go under them, a row a series
-//! ([`with_legend_below`]).
+//! Files from several machines go on the same charts, each named by its machine and by what else it differs in
+//! from the chart's others ([`with_differences`]), and every name distinct (see [`dated`]). However many there
+//! are, no name is written over another or over the data: the bar charts grow a row a benchmark
+//! ([`paired_bars`]), the line charts' legends go under them, a row a series ([`with_legend_below`]), and no two
+//! lines look alike ([`look`]).
 //!
 //! plotters is built with its SVG backend only: text becomes SVG `<text>` elements that the viewer renders
 //! with its own fonts, and layout uses plotters' built-in estimate of text widths (and, for the room this
@@ -24,6 +25,7 @@ use nqueens::report::export::four_figures;
 use nqueens::report::machine::Machine;
 use nqueens::{BoardResult, Report};
 use plotters::coord::Shift;
+use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use std::path::{Path, PathBuf};
@@ -44,17 +46,22 @@ pub fn run(args: &PlotArgs) -> anyhow::Result<()> {
         .iter()
         .map(|path| read(path))
         .collect::<Result<Vec<_>, _>>()?;
-    let counts: Vec<&Report> = inputs
+    // Each report with the file it came from, which names it where nothing else tells two apart.
+    let counts: Vec<(&Path, &Report)> = args
+        .files
         .iter()
-        .filter_map(|i| match i {
-            Input::Count(r) => Some(r.as_ref()),
+        .zip(&inputs)
+        .filter_map(|(path, i)| match i {
+            Input::Count(r) => Some((path.as_path(), r.as_ref())),
             Input::Bench(_) => None,
         })
         .collect();
-    let benches: Vec<&BenchReport> = inputs
+    let benches: Vec<(&Path, &BenchReport)> = args
+        .files
         .iter()
-        .filter_map(|i| match i {
-            Input::Bench(r) => Some(r.as_ref()),
+        .zip(&inputs)
+        .filter_map(|(path, i)| match i {
+            Input::Bench(r) => Some((path.as_path(), r.as_ref())),
             Input::Count(_) => None,
         })
         .collect();
@@ -71,6 +78,9 @@ pub fn run(args: &PlotArgs) -> anyhow::Result<()> {
                     for warning in report.warnings_now() {
                         note!("warning: {}: {}", path.display(), warning.message);
                     }
+                    if let Some(why) = not_scaled(report) {
+                        note!("note: {}: left out of scaling.svg: {why}", path.display());
+                    }
                 }
                 Input::Count(report) => {
                     if let Some(what) = left_out(report) {
@@ -84,45 +94,40 @@ pub fn run(args: &PlotArgs) -> anyhow::Result<()> {
         }
     }
     let mut charts: Vec<(&str, String)> = Vec::new();
-    if counts.iter().any(|r| r.results.iter().any(timed_board)) {
+    if counts
+        .iter()
+        .any(|(_, r)| r.results.iter().any(timed_board))
+    {
         charts.push(("time-vs-n.svg", time_vs_n(&counts)?));
     }
-    // A sweep of threads, or of GPUs: a line needs a row beside its baseline.
-    let swept = |gpus: bool| -> Vec<&BenchReport> {
+    let swept = |swept: Swept| -> Vec<(&Path, &BenchReport)> {
         benches
             .iter()
             .copied()
-            .filter(|r| {
-                let rows = r
-                    .scaling
-                    .iter()
-                    .filter(|s| s.gpus.is_some() == gpus && s.speedup.is_finite());
-                // Its baseline (one thread, one GPU) and one more at least.
-                rows.count() > 1
-            })
+            .filter(|(_, r)| scaling_rows(r, swept).len() > 1)
             .collect()
     };
-    let scaled = swept(false);
+    let scaled = swept(Swept::Threads);
     if !scaled.is_empty() {
         charts.push(("scaling.svg", scaling(&scaled, Swept::Threads)?));
     }
-    let scored: Vec<&BenchReport> = benches
+    let scored: Vec<(&Path, &BenchReport)> = benches
         .iter()
         .copied()
-        .filter(|r| r.scores.is_some())
+        .filter(|(_, r)| r.scores.is_some())
         .collect();
     if !scored.is_empty() {
         charts.push(("machines.svg", machines(&scored)?));
     }
-    let on_gpus: Vec<&BenchReport> = benches
+    let on_gpus: Vec<(&Path, &BenchReport)> = benches
         .iter()
         .copied()
-        .filter(|r| r.gpu_score_of_runs().is_some() && !r.scaling.is_empty())
+        .filter(|(_, r)| r.gpu_score_of_runs().is_some() && !r.scaling.is_empty())
         .collect();
     if !on_gpus.is_empty() {
         charts.push(("gpus.svg", gpus(&on_gpus)?));
     }
-    let gpu_scaled = swept(true);
+    let gpu_scaled = swept(Swept::Gpus);
     if !gpu_scaled.is_empty() {
         charts.push(("gpu-scaling.svg", scaling(&gpu_scaled, Swept::Gpus)?));
     }
@@ -230,18 +235,48 @@ fn read(path: &Path) -> Result<Input, UsageError> {
         inner: file,
         bytes: Vec::new(),
     };
-    let value: serde_json::Value = serde_json::from_reader(std::io::BufReader::new(&mut kept))
-        .map_err(|e| match e.classify() {
-            serde_json::error::Category::Io => cannot(e.to_string()),
-            // `nqueens count 18 -f json > r.json` that failed still left the file the shell made.
-            serde_json::error::Category::Eof if kept.bytes.iter().all(u8::is_ascii_whitespace) => {
-                cannot(
-                    "it is empty (the command that was to write it failed, or has not written yet)"
-                        .into(),
-                )
-            }
-            _ => cannot(format!("not JSON ({e})")),
-        })?;
+    let not_json = |e: serde_json::Error| match e.classify() {
+        serde_json::error::Category::Io => cannot(e.to_string()),
+        _ => cannot(format!("not JSON ({e})")),
+    };
+    // Read as a stream of JSON values, of which a report is one: `list --format json` writes a solution a line,
+    // each an array of its own, and "trailing characters at line 2 column 1" did not say that a list was given
+    // for a count. The first value and whether another follows are all that is read of such a stream, so that
+    // a list that never ends (a FIFO) is refused as soon as its second line.
+    let mut values = serde_json::Deserializer::from_reader(std::io::BufReader::new(&mut kept))
+        .into_iter::<serde_json::Value>();
+    let value = match values.next() {
+        Some(Ok(value)) => value,
+        Some(Err(e)) => return Err(not_json(e)),
+        // `nqueens count 18 -f json > r.json` that failed still left the file the shell made.
+        None => {
+            return Err(cannot(
+                "it is empty (the command that was to write it failed, or has not written yet)"
+                    .into(),
+            ))
+        }
+    };
+    let next = values.next();
+    drop(values);
+    let not = "not a report of `nqueens count --format json` or `nqueens bench --export-json`";
+    match next {
+        None => {}
+        Some(Ok(serde_json::Value::Array(_))) if value.is_array() => {
+            return Err(cannot(format!(
+                "{not}: it is arrays, one a line (as `list` writes its solutions with --format json), where a \
+                 report is one object"
+            )))
+        }
+        Some(Err(e)) if e.classify() == serde_json::error::Category::Io => return Err(not_json(e)),
+        // Anything else after a value is what a JSON document may not have: said as serde says it of the
+        // document, at the first character past its value.
+        Some(_) => {
+            return Err(match serde_json::from_slice::<serde_json::Value>(&kept.bytes) {
+                Err(e) => not_json(e),
+                Ok(_) => cannot("not JSON (trailing characters after its value)".into()),
+            })
+        }
+    }
     let other = other_json(&value);
     let input = if value.get("kind").and_then(|k| k.as_str()) == Some("bench") {
         serde_json::from_slice(&kept.bytes).map(|r| Input::Bench(Box::new(r)))
@@ -249,7 +284,6 @@ fn read(path: &Path) -> Result<Input, UsageError> {
         serde_json::from_slice(&kept.bytes).map(|r| Input::Count(Box::new(r)))
     };
     let input = input.map_err(|e| {
-        let not = "not a report of `nqueens count --format json` or `nqueens bench --export-json`";
         cannot(match &other {
             Some(what) => format!("{not}: {what}"),
             None => format!("{not} ({e})"),
@@ -386,11 +420,20 @@ fn plottable(input: &Input) -> Result<(), String> {
             threads("threads".into(), r.threads)?;
             for (i, b) in r.results.iter().enumerate() {
                 within(format!("results[{i}].seconds"), b.seconds, MAX_SECONDS)?;
-                // 0 is a board not timed, which the chart leaves out.
+                // 0 is a merge of journals', which ran no threads and is left out of the chart (said so): a
+                // count that ran took a time, and one of 0 was dropped from the chart without a word.
+                if b.seconds == 0.0 && b.threads > 0 {
+                    return Err(format!(
+                        "results[{i}].seconds is 0, not a time a count on {} thread{} can take ({MIN_SECONDS:e} \
+                         to {MAX_SECONDS:e}; 0 is for a merge of journals, whose threads are 0)",
+                        b.threads,
+                        if b.threads == 1 { "" } else { "s" }
+                    ));
+                }
                 if b.seconds > 0.0 && b.seconds < MIN_SECONDS {
                     return Err(format!(
-                        "results[{i}].seconds is {}, not a time a count can take (0 for none, or \
-                         {MIN_SECONDS:e} to {MAX_SECONDS:e})",
+                        "results[{i}].seconds is {}, not a time a count can take ({MIN_SECONDS:e} to \
+                         {MAX_SECONDS:e}, or 0 for a merge of journals)",
                         number(b.seconds)
                     ));
                 }
@@ -404,8 +447,21 @@ fn plottable(input: &Input) -> Result<(), String> {
             }
         }
         Input::Bench(r) => {
+            if r.workload.n > nqueens::Board::MAX_SIDE {
+                return Err(format!(
+                    "workload.n is {}, beyond the largest board, {}",
+                    r.workload.n,
+                    nqueens::Board::MAX_SIDE
+                ));
+            }
             for (i, s) in r.scaling.iter().enumerate() {
                 threads(format!("scaling[{i}].threads"), s.threads)?;
+                // A row of 0 threads was drawn at the axis's origin, as if a benchmark had run on none.
+                if s.threads == 0 {
+                    return Err(format!(
+                        "scaling[{i}].threads is 0, where every run has 1 thread at least"
+                    ));
+                }
                 if let Some(gpus) = s.gpus.filter(|&g| g > MAX_GPUS) {
                     return Err(format!(
                         "scaling[{i}].gpus is {gpus}, more GPUs than a machine has"
@@ -421,6 +477,7 @@ fn plottable(input: &Input) -> Result<(), String> {
                 took(format!("scaling[{i}].min_seconds"), s.min_seconds)?;
                 took(format!("scaling[{i}].max_seconds"), s.max_seconds)?;
             }
+            speedups_of_their_times(&r.scaling)?;
             for (i, run) in r.runs.iter().enumerate() {
                 took(format!("runs[{i}].seconds"), run.seconds)?;
                 if let Some(seconds) = run.cpu_seconds {
@@ -461,8 +518,51 @@ fn plottable(input: &Input) -> Result<(), String> {
                         MAX_RATE,
                     )?;
                     threads(format!("scores.{what}.threads"), score.threads)?;
+                    if score.threads == 0 {
+                        return Err(format!(
+                            "scores.{what}.threads is 0, where every run has 1 thread at least"
+                        ));
+                    }
                 }
             }
+        }
+    }
+    Ok(())
+}
+
+/// How far a row's speedup may be from the one its times make, as a part of it: bench works it out from the
+/// same medians it writes, so only an edit, or a rounding by hand, makes them differ.
+const SPEEDUP_TOLERANCE: f64 = 1e-3;
+
+/// Refuses a speedup that is not the baseline's median time over its row's, as bench works it out (the baseline
+/// is the row on one thread, or on one GPU): a speedup edited on its own was drawn as measured.
+fn speedups_of_their_times(rows: &[nqueens::report::bench::Scaling]) -> Result<(), String> {
+    let baseline = rows.iter().find(|s| s.step().workers() == 1);
+    for (i, s) in rows.iter().enumerate() {
+        if s.speedup.is_nan() {
+            continue;
+        }
+        let over = nqueens::report::bench::Step {
+            threads: 1,
+            gpus: s.gpus.map(|_| 1),
+        }
+        .describe();
+        let Some(baseline) = baseline else {
+            return Err(format!(
+                "scaling[{i}].speedup is {}, but no row of the benchmark is on {over}, which a speedup is over",
+                number(s.speedup)
+            ));
+        };
+        let made = baseline.median_seconds / s.median_seconds;
+        if (s.speedup - made).abs() > SPEEDUP_TOLERANCE * made {
+            return Err(format!(
+                "scaling[{i}].speedup is {}, where the row's times make it {} (the median_seconds on {over}, {}, \
+                 over the row's, {})",
+                number(s.speedup),
+                number(made),
+                number(baseline.median_seconds),
+                number(s.median_seconds)
+            ));
         }
     }
     Ok(())
@@ -522,6 +622,17 @@ const MAX_NAME: usize = 64;
 /// (control characters, U+FFFE and U+FFFF) written escaped (`\u{1}`), since one of them as it is made the
 /// chart no SVG that a viewer opens; then cut short to [`MAX_NAME`] characters.
 fn shorten(name: &str) -> String {
+    let written = escaped(name);
+    if written.chars().count() <= MAX_NAME {
+        return written;
+    }
+    let mut short: String = written.chars().take(MAX_NAME - 1).collect();
+    short.push('…');
+    short
+}
+
+/// `name` with the characters that XML does not allow in a document written escaped (`\u{1}`).
+fn escaped(name: &str) -> String {
     let mut written = String::with_capacity(name.len());
     for c in name.chars() {
         if c.is_control() || matches!(c, '\u{fffe}' | '\u{ffff}') {
@@ -530,12 +641,7 @@ fn shorten(name: &str) -> String {
             written.push(c);
         }
     }
-    if written.chars().count() <= MAX_NAME {
-        return written;
-    }
-    let mut short: String = written.chars().take(MAX_NAME - 1).collect();
-    short.push('…');
-    short
+    written
 }
 
 /// When a report was made, as the charts write it: `2026-11-22 13:29:27`.
@@ -563,15 +669,58 @@ fn alike(labels: &[String]) -> Vec<bool> {
 }
 
 /// `labels`, those alike to another told apart by when each one's report was made (`when`, one for each), as
-/// several runs of one machine are; any still alike (one file named twice) are then numbered.
-fn dated(mut labels: Vec<String>, when: &[String]) -> Vec<String> {
+/// several runs of one machine are; any still alike then by their files ([`by_file`], `files` one for each).
+fn dated(mut labels: Vec<String>, when: &[String], files: &[&Path]) -> Vec<String> {
     let same = alike(&labels);
     for ((label, same), when) in labels.iter_mut().zip(same).zip(when) {
         if same {
             *label = format!("{label}, {when}");
         }
     }
+    by_file(labels, files)
+}
+
+/// `labels`, those alike to another told apart by the name of the file each came from (`files`, one for each):
+/// `bench-2.json` says more than `#2` of two reports alike but for their files. Where their files' names are
+/// alike too (`a/bench.json` beside `b/bench.json`), by the paths as given; and any still alike (one file named
+/// twice) are numbered.
+fn by_file(mut labels: Vec<String>, files: &[&Path]) -> Vec<String> {
+    let same = alike(&labels);
+    let named: Vec<String> = labels
+        .iter()
+        .zip(files)
+        .map(|(label, file)| {
+            let name = file.file_name().map_or_else(
+                || file.display().to_string(),
+                |name| name.to_string_lossy().into_owned(),
+            );
+            format!("{label}, {}", tail(&name))
+        })
+        .collect();
+    let same_name = alike(&named);
+    for (i, label) in labels.iter_mut().enumerate() {
+        if !same[i] {
+            continue;
+        }
+        *label = if same_name[i] {
+            format!("{label}, {}", tail(&files[i].display().to_string()))
+        } else {
+            named[i].clone()
+        };
+    }
     numbered(labels)
+}
+
+/// A file's name or path as the charts write it: as [`shorten`] writes a name, but cut at its start, since
+/// the end of a path (`…/xeon/bench-n18.json`) is what tells it from another.
+fn tail(name: &str) -> String {
+    let written: Vec<char> = escaped(name).chars().collect();
+    if written.len() <= MAX_NAME {
+        return written.into_iter().collect();
+    }
+    std::iter::once('…')
+        .chain(written[written.len() - (MAX_NAME - 1)..].iter().copied())
+        .collect()
 }
 
 /// `labels`, those alike to another numbered `#1`, `#2` in the order of the files, so that every series and
@@ -596,33 +745,261 @@ fn numbered(mut labels: Vec<String>) -> Vec<String> {
     labels
 }
 
-/// The `i`th series' colour: ten that read apart (matplotlib's), then again.
+/// What a series was made with besides its machine, each as its name says it: the kernel (`scalar kernel`),
+/// the symmetry (`none symmetry`), the program's version (`nqueens 0.2.0`) and the benchmark's workload version
+/// (`workload version 3`). `None` where a series has nothing to say of one (a sweep's symmetry, which its name
+/// always has; a count's workload).
+type Made = [Option<String>; 4];
+
+/// What `report` was made with ([`Made`]).
+fn made_of_bench(report: &BenchReport) -> Made {
+    let w = &report.workload;
+    [
+        Some(kernel_words(std::iter::once(w.kernel.as_str()))),
+        Some(format!("{} symmetry", shorten(&w.symmetry))),
+        Some(format!("nqueens {}", shorten(&report.program.version))),
+        Some(match w.workload_version {
+            Some(v) => format!("workload version {v}"),
+            None => "no workload version".to_string(),
+        }),
+    ]
+}
+
+/// A kernel, or the kernels of a sweep whose boards had several, as a name says them: `avx512 kernel`, `scalar
+/// and avx2 kernels`; `kernel not recorded` for a report written before it was.
+fn kernel_words<'a>(kernels: impl Iterator<Item = &'a str>) -> String {
+    let mut names: Vec<String> = Vec::new();
+    for kernel in kernels {
+        let name = if kernel.is_empty() {
+            "not recorded".to_string()
+        } else {
+            shorten(kernel)
+        };
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    match names.as_slice() {
+        [one] if one == "not recorded" => "kernel not recorded".to_string(),
+        [one] => format!("{one} kernel"),
+        _ => format!("{} kernels", names.join(" and ")),
+    }
+}
+
+/// `labels`, each followed by the words of its series' [`Made`] (`made`, one for each) of the kinds that differ
+/// among the chart's series: two benchmarks of one machine with other kernels, symmetries or builds read apart,
+/// and the common case, all made alike, keeps its names short.
+fn with_differences(labels: Vec<String>, made: &[Made]) -> Vec<String> {
+    let differs: Vec<bool> = (0..4)
+        .map(|k| {
+            let mut said = made.iter().filter_map(|m| m[k].as_ref());
+            said.next().is_some_and(|first| said.any(|w| w != first))
+        })
+        .collect();
+    labels
+        .into_iter()
+        .zip(made)
+        .map(|(mut label, made)| {
+            for (words, _) in made.iter().zip(&differs).filter(|(_, d)| **d) {
+                if let Some(words) = words {
+                    label.push_str(", ");
+                    label.push_str(words);
+                }
+            }
+            label
+        })
+        .collect()
+}
+
+/// The ten colours of the charts (matplotlib's), which read apart.
+const COLORS: [RGBColor; 10] = [
+    RGBColor(31, 119, 180),
+    RGBColor(214, 39, 40),
+    RGBColor(44, 160, 44),
+    RGBColor(255, 127, 14),
+    RGBColor(148, 103, 189),
+    RGBColor(140, 86, 75),
+    RGBColor(227, 119, 194),
+    RGBColor(127, 127, 127),
+    RGBColor(188, 189, 34),
+    RGBColor(23, 190, 207),
+];
+
+/// The `i`th of the colours, then again: for the two kinds of bar.
 fn color(i: usize) -> RGBColor {
-    const COLORS: [RGBColor; 10] = [
-        RGBColor(31, 119, 180),
-        RGBColor(214, 39, 40),
-        RGBColor(44, 160, 44),
-        RGBColor(255, 127, 14),
-        RGBColor(148, 103, 189),
-        RGBColor(140, 86, 75),
-        RGBColor(227, 119, 194),
-        RGBColor(127, 127, 127),
-        RGBColor(188, 189, 34),
-        RGBColor(23, 190, 207),
-    ];
     COLORS[i % COLORS.len()]
 }
 
-/// How a legend shows a series: a line of its colour, the dashed ideal's grey, a bar's colour.
+/// How a series' line is drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Dash {
+    Solid,
+    Dashed,
+    Dotted,
+    Long,
+}
+
+impl Dash {
+    const ALL: [Dash; 4] = [Dash::Solid, Dash::Dashed, Dash::Dotted, Dash::Long];
+
+    /// Its dashes and the gaps between them, in pixels: `None` for a whole line.
+    fn pattern(self) -> Option<(i32, i32)> {
+        match self {
+            Dash::Solid => None,
+            Dash::Dashed => Some((8, 5)),
+            Dash::Dotted => Some((2, 4)),
+            Dash::Long => Some((18, 6)),
+        }
+    }
+}
+
+/// The shape of a series' points.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Shape {
+    Circle,
+    Square,
+    Triangle,
+    Diamond,
+}
+
+/// How a series of a chart of lines is drawn, and its legend's key with it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Look {
+    color: RGBColor,
+    dash: Dash,
+    shape: Shape,
+    /// Whether its points are filled, or white within their outline.
+    filled: bool,
+}
+
+/// The `i`th series' look. Ten colours do not tell apart more than ten lines: the 11th had the 1st's, and
+/// nothing else told them apart. So the first ten are whole lines with round points, and each further ten, a
+/// round, take the colours again with another dash and another marker: round `r` has dash `r mod 4` and
+/// marker `(5 ⌊r/4⌋ + r) mod 8` (four shapes, filled then hollow), a pair of its own for each of 32 rounds.
+/// No two of 320 series look alike (a legend of them would be 6,400 pixels high); past that the looks come
+/// round again, their names still each their own.
+fn look(i: usize) -> Look {
+    let round = i / COLORS.len();
+    let marker = (5 * (round / 4) + round % 4) % 8;
+    const SHAPES: [Shape; 4] = [
+        Shape::Circle,
+        Shape::Square,
+        Shape::Triangle,
+        Shape::Diamond,
+    ];
+    Look {
+        color: color(i),
+        dash: Dash::ALL[round % Dash::ALL.len()],
+        shape: SHAPES[marker % 4],
+        filled: marker < 4,
+    }
+}
+
+/// Draws a line through `points`, pixels of `area`, as `look` has it. In pixels rather than a chart's
+/// coordinates, so that a line's dashes are as long on a log scale as on another, and its legend's key draws
+/// the same.
+fn draw_line(
+    area: &DrawingArea<SVGBackend, Shift>,
+    points: &[(i32, i32)],
+    look: Look,
+) -> anyhow::Result<()> {
+    let style = look.color.stroke_width(2);
+    match look.dash.pattern() {
+        None => area.draw(&PathElement::new(points.to_vec(), style))?,
+        Some((on, off)) => area.draw(&DashedPathElement::new(
+            points.iter().copied(),
+            on,
+            off,
+            style,
+        ))?,
+    }
+    Ok(())
+}
+
+/// Draws a point of a series at `at`, a pixel of `area`, `radius` pixels across from its middle.
+fn draw_marker(
+    area: &DrawingArea<SVGBackend, Shift>,
+    (x, y): (i32, i32),
+    radius: i32,
+    look: Look,
+) -> anyhow::Result<()> {
+    // A hollow marker is a size larger, so that its white shows within its outline.
+    let r = if look.filled { radius } else { radius + 1 };
+    let fill = if look.filled {
+        look.color.filled()
+    } else {
+        WHITE.filled()
+    };
+    let outline = look.color.stroke_width(2);
+    // A triangle and a diamond reach further than a circle of the same radius to look as large.
+    let corners = match look.shape {
+        Shape::Triangle => vec![(x, y - r - 1), (x + r + 1, y + r), (x - r - 1, y + r)],
+        Shape::Diamond => vec![
+            (x, y - r - 1),
+            (x + r + 1, y),
+            (x, y + r + 1),
+            (x - r - 1, y),
+        ],
+        Shape::Circle | Shape::Square => Vec::new(),
+    };
+    match look.shape {
+        Shape::Circle => {
+            area.draw(&Circle::new((x, y), r, fill))?;
+            if !look.filled {
+                area.draw(&Circle::new((x, y), r, outline))?;
+            }
+        }
+        Shape::Square => {
+            let corners = [(x - r, y - r), (x + r, y + r)];
+            area.draw(&Rectangle::new(corners, fill))?;
+            if !look.filled {
+                area.draw(&Rectangle::new(corners, outline))?;
+            }
+        }
+        Shape::Triangle | Shape::Diamond => {
+            area.draw(&Polygon::new(corners.clone(), fill))?;
+            if !look.filled {
+                let mut closed = corners.clone();
+                closed.push(corners[0]);
+                area.draw(&PathElement::new(closed, outline))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Draws a series: its line through `points`, pixels of `area`, and a marker on each.
+fn draw_series(
+    area: &DrawingArea<SVGBackend, Shift>,
+    points: &[(i32, i32)],
+    radius: i32,
+    look: Look,
+) -> anyhow::Result<()> {
+    draw_line(area, points, look)?;
+    for &point in points {
+        draw_marker(area, point, radius, look)?;
+    }
+    Ok(())
+}
+
+/// How a legend shows a series: a line as the series' [`Look`] draws it, the dashed ideal's grey, a bar's colour.
 #[derive(Clone, Copy)]
 enum Key {
-    Line(RGBColor),
+    Line(Look),
     Ideal,
     Bar(RGBColor),
 }
 
 /// A legend's row, in pixels.
 const LEGEND_ROW: u32 = 20;
+
+/// The length of a legend's line, in pixels: room for its dashes to show (the long ones, 18 pixels, once
+/// whole) and a marker in its middle. Its name starts 10 pixels after it.
+const KEY_LINE: i32 = 30;
+
+/// The dashes of the ideal line and the gaps between them, in pixels: thinner and grey, so that no series'
+/// dashes are taken for it.
+const IDEAL_DASH: (i32, i32) = (6, 4);
 
 /// How tall a legend of `entries` is, the margin under it included.
 fn legend_height(entries: usize) -> u32 {
@@ -634,7 +1011,10 @@ fn legend_height(entries: usize) -> u32 {
 /// How wide a legend of `entries` is: its keys and its longest name.
 fn legend_width(entries: &[(String, Key)]) -> u32 {
     let widest = entries.iter().map(|(name, _)| text_width(name, FONT));
-    widest.max().unwrap_or(0).saturating_add(28)
+    widest
+        .max()
+        .unwrap_or(0)
+        .saturating_add(KEY_LINE as u32 + 10)
 }
 
 /// Draws a legend at the top of `area`, one series a row, its keys at `left` (lined up with the plotting
@@ -651,14 +1031,16 @@ fn draw_legend(
         .pos(Pos::new(HPos::Left, VPos::Center));
     let mut y = px(LEGEND_ROW / 2);
     for (name, key) in entries {
-        // The keys' shapes are those plotters drew in its own legends: a line 20 wide, a bar's square.
+        // A line's key is drawn as its series is, a marker on a piece of its line; a bar's is its square.
         match *key {
-            Key::Line(c) => area.draw(&PathElement::new(
-                vec![(left, y), (left + 20, y)],
-                c.stroke_width(2),
-            ))?,
-            Key::Ideal => area.draw(&PathElement::new(
-                vec![(left, y), (left + 20, y)],
+            Key::Line(look) => {
+                draw_line(area, &[(left, y), (left + KEY_LINE, y)], look)?;
+                draw_marker(area, (left + KEY_LINE / 2, y), 3, look)?;
+            }
+            Key::Ideal => area.draw(&DashedPathElement::new(
+                [(left, y), (left + KEY_LINE, y)],
+                IDEAL_DASH.0,
+                IDEAL_DASH.1,
                 BLACK.mix(0.6),
             ))?,
             Key::Bar(c) => area.draw(&Rectangle::new(
@@ -666,7 +1048,11 @@ fn draw_legend(
                 c.filled(),
             ))?,
         }
-        area.draw(&Text::new(name.as_str(), (left + 28, y), style.clone()))?;
+        area.draw(&Text::new(
+            name.as_str(),
+            (left + KEY_LINE + 10, y),
+            style.clone(),
+        ))?;
         y = y.saturating_add(px(LEGEND_ROW));
     }
     Ok(())
@@ -760,18 +1146,22 @@ fn timed_board(b: &BoardResult) -> bool {
 /// One line of the chart of time against n: a count report's boards of one symmetry, in the order of n.
 struct Sweep<'a> {
     report: &'a Report,
+    /// The file it came from.
+    file: &'a Path,
     symmetry: &'a str,
     /// Whether the results were counted on a GPU.
     gpu: Option<&'a str>,
+    /// The kernels of its boards, in the order counted.
+    kernels: Vec<&'a str>,
     points: Vec<(u32, f64)>,
 }
 
 impl Sweep<'_> {
     /// The sweeps of `reports`: for each report, its timed boards of each symmetry, sorted by n (a sweep given
     /// as `count 13 10 12` is drawn 10, 12, 13, not back and forth).
-    fn of<'a>(reports: &[&'a Report]) -> Vec<Sweep<'a>> {
+    fn of<'a>(reports: &[(&'a Path, &'a Report)]) -> Vec<Sweep<'a>> {
         let mut sweeps: Vec<Sweep<'a>> = Vec::new();
-        for &report in reports {
+        for &(file, report) in reports {
             let first = sweeps.len();
             for b in report.results.iter().filter(|b| timed_board(b)) {
                 let gpu = b.gpu.as_ref().map(|g| g.device.as_str());
@@ -780,11 +1170,16 @@ impl Sweep<'_> {
                     .iter_mut()
                     .find(|s| s.symmetry == b.symmetry && s.gpu == gpu)
                 {
-                    Some(sweep) => sweep.points.push(point),
+                    Some(sweep) => {
+                        sweep.points.push(point);
+                        sweep.kernels.push(&b.kernel);
+                    }
                     None => sweeps.push(Sweep {
                         report,
+                        file,
                         symmetry: &b.symmetry,
                         gpu,
+                        kernels: vec![&b.kernel],
                         points: vec![point],
                     }),
                 }
@@ -810,18 +1205,34 @@ impl Sweep<'_> {
         };
         format!("{counted_on}, {} symmetry", shorten(self.symmetry))
     }
+
+    /// What it was made with ([`Made`]): its symmetry is in its name already, a count has no workload, and a
+    /// sweep on a GPU is named by its GPU, whose kernel is the GPU's.
+    fn made(&self) -> Made {
+        [
+            self.gpu
+                .is_none()
+                .then(|| kernel_words(self.kernels.iter().copied())),
+            None,
+            Some(format!("nqueens {}", shorten(&self.report.program.version))),
+            None,
+        ]
+    }
 }
 
 /// Seconds against n, log scale, one line per count report and symmetry.
-fn time_vs_n(reports: &[&Report]) -> anyhow::Result<String> {
+fn time_vs_n(reports: &[(&Path, &Report)]) -> anyhow::Result<String> {
     let sweeps = Sweep::of(reports);
+    let made: Vec<Made> = sweeps.iter().map(Sweep::made).collect();
+    let labels = with_differences(sweeps.iter().map(Sweep::label).collect(), &made);
     // Two sweeps of one machine alike (several runs of it) are told apart by when each was made.
     let times: Vec<String> = sweeps.iter().map(|s| when(&s.report.timestamp)).collect();
-    let labels = dated(sweeps.iter().map(Sweep::label).collect(), &times);
+    let files: Vec<&Path> = sweeps.iter().map(|s| s.file).collect();
+    let labels = dated(labels, &times, &files);
     let entries: Vec<(String, Key)> = labels
         .into_iter()
         .enumerate()
-        .map(|(i, label)| (label, Key::Line(color(i))))
+        .map(|(i, label)| (label, Key::Line(look(i))))
         .collect();
     let all = sweeps.iter().flat_map(|s| s.points.iter());
     // A board either side of the boards, so that no point sits on an axis.
@@ -855,12 +1266,12 @@ fn time_vs_n(reports: &[&Report]) -> anyhow::Result<String> {
             .y_label_formatter(&|&s| four_figures(s))
             .draw()?;
         for (i, sweep) in sweeps.iter().enumerate() {
-            let c = color(i);
-            chart.draw_series(LineSeries::new(
-                sweep.points.iter().copied(),
-                c.stroke_width(2),
-            ))?;
-            chart.draw_series(sweep.points.iter().map(|&p| Circle::new(p, 3, c.filled())))?;
+            let points: Vec<(i32, i32)> = sweep
+                .points
+                .iter()
+                .map(|p| chart.backend_coord(p))
+                .collect();
+            draw_series(area, &points, 3, look(i))?;
         }
         Ok(())
     })
@@ -883,53 +1294,102 @@ impl Swept {
     }
 }
 
+/// The points of `report`'s line on the chart of `swept`: each row's threads (or GPUs) and speedup, where it
+/// has one (not a GPU benchmark's written before the sweep, with no run on one GPU).
+fn scaling_rows(report: &BenchReport, swept: Swept) -> Vec<(f64, f64)> {
+    report
+        .scaling
+        .iter()
+        .filter(|s| s.gpus.is_some() == (swept == Swept::Gpus) && s.speedup.is_finite())
+        .map(|s| (s.step().workers() as f64, s.speedup))
+        .collect()
+}
+
+/// Why a benchmark of the processor has no line on `scaling.svg`, if it has none: a line needs a row beside
+/// its baseline. (A GPU benchmark's charts are `gpus.svg`, and `gpu-scaling.svg` where it ran on several.)
+fn not_scaled(report: &BenchReport) -> Option<String> {
+    if report.workload.gpu.is_some() || scaling_rows(report, Swept::Threads).len() > 1 {
+        return None;
+    }
+    let rows: Vec<usize> = report
+        .scaling
+        .iter()
+        .filter(|s| s.gpus.is_none())
+        .map(|s| s.threads)
+        .collect();
+    Some(match rows.as_slice() {
+        [] => "it has no timed runs".to_string(),
+        [1] => "its timed runs are all on 1 thread (as `bench --threads 1` has them), so it has no speedup to \
+                draw"
+            .to_string(),
+        _ => "it has no timed runs on 1 thread, which a speedup is over".to_string(),
+    })
+}
+
+/// How far above the largest measured speedup a scaling chart reaches, as a part of it.
+const HEADROOM: f64 = 0.1;
+
+/// A speedup as the axis writes it: whole numbers without decimals (`500`, not `500.0`), others with the two
+/// at most that plotters' steps of 1, 2 and 5 need (`1.5`, `0.25`).
+fn speedup_label(x: f64) -> String {
+    let text = format!("{x:.2}");
+    text.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
 /// Speedup against threads (or GPUs), one line per benchmark, and the ideal line.
-fn scaling(reports: &[&BenchReport], swept: Swept) -> anyhow::Result<String> {
-    let rows = |r: &'_ BenchReport| -> Vec<(f64, f64)> {
-        r.scaling
-            .iter()
-            .filter(|s| s.gpus.is_some() == (swept == Swept::Gpus) && s.speedup.is_finite())
-            .map(|s| (s.step().workers() as f64, s.speedup))
-            .collect()
-    };
+///
+/// The axis of speedups reaches the largest measured one, with room, not the ideal's end: beside a benchmark
+/// of `--threads 4096` it reached 4096, and every speedup measured was drawn in the bottom pixels. The ideal
+/// line stops where it leaves the chart.
+fn scaling(reports: &[(&Path, &BenchReport)], swept: Swept) -> anyhow::Result<String> {
+    let rows = |r: &BenchReport| scaling_rows(r, swept);
     let max_workers = reports
         .iter()
-        .flat_map(|r| rows(r))
+        .flat_map(|(_, r)| rows(r))
         .map(|(x, _)| x)
         .fold(1.0, f64::max);
     let max_speedup = reports
         .iter()
-        .flat_map(|r| rows(r))
+        .flat_map(|(_, r)| rows(r))
         .map(|(_, s)| s)
-        .fold(max_workers, f64::max);
+        .fold(1.0, f64::max);
     let (what, one) = match swept {
         Swept::Threads => ("Thread", "1 thread"),
         Swept::Gpus => ("GPU", "1 GPU"),
     };
     // The start time tells apart several benchmarks of one machine; a GPU benchmark is named by its GPUs.
-    let labels = reports.iter().map(|report| {
-        format!(
-            "{}, n = {}, {}",
-            match (swept, &report.workload.gpu) {
-                (Swept::Gpus, Some(gpus)) => shorten(gpus),
-                _ => machine_label(&report.machine),
-            },
-            report.workload.n,
-            when(&report.timestamp)
-        )
-    });
+    let labels: Vec<String> = reports
+        .iter()
+        .map(|(_, report)| {
+            format!(
+                "{}, n = {}",
+                match (swept, &report.workload.gpu) {
+                    (Swept::Gpus, Some(gpus)) => shorten(gpus),
+                    _ => machine_label(&report.machine),
+                },
+                report.workload.n,
+            )
+        })
+        .collect();
+    let made: Vec<Made> = reports.iter().map(|(_, r)| made_of_bench(r)).collect();
+    let labels = with_differences(labels, &made)
+        .into_iter()
+        .zip(reports)
+        .map(|(label, (_, report))| format!("{label}, {}", when(&report.timestamp)))
+        .collect();
+    let files: Vec<&Path> = reports.iter().map(|(file, _)| *file).collect();
     let ideal = format!("ideal (speedup = {})", swept.plural());
     let entries: Vec<(String, Key)> = std::iter::once((ideal, Key::Ideal))
         .chain(
-            numbered(labels.collect())
+            by_file(labels, &files)
                 .into_iter()
                 .enumerate()
-                .map(|(i, label)| (label, Key::Line(color(i)))),
+                .map(|(i, label)| (label, Key::Line(look(i)))),
         )
         .collect();
-    // plotters writes the labels of a range above 1 with one decimal, the widest at the top.
-    let y_top = max_speedup * 1.1;
-    let y_labels = y_label_room(50, &[format!("{y_top:.1}")]);
+    let y_top = max_speedup * (1.0 + HEADROOM);
+    // The widest label is the top's, with two decimals at most.
+    let y_labels = y_label_room(50, &[format!("{y_top:.2}")]);
     with_legend_below(y_labels, &entries, |area| {
         let mut chart = ChartBuilder::on(area)
             .caption(
@@ -945,83 +1405,130 @@ fn scaling(reports: &[&BenchReport], swept: Swept) -> anyhow::Result<String> {
             .x_desc(swept.plural())
             .x_labels((max_workers as usize + 2).min(MAX_TICKS))
             .x_label_formatter(&|x| format!("{x:.0}"))
+            .y_label_formatter(&|&y| speedup_label(y))
             .y_desc(format!("speedup over {one}"))
             .draw()?;
+        let end = max_workers.min(y_top);
         chart.draw_series(DashedLineSeries::new(
-            [(0.0, 0.0), (max_workers, max_workers)],
-            6,
-            4,
+            [(0.0, 0.0), (end, end)],
+            IDEAL_DASH.0,
+            IDEAL_DASH.1,
             BLACK.mix(0.6).stroke_width(1),
         ))?;
-        for (i, report) in reports.iter().enumerate() {
-            let c = color(i);
-            let points = rows(report);
-            chart.draw_series(LineSeries::new(points.iter().copied(), c.stroke_width(2)))?;
-            chart.draw_series(points.iter().map(|&p| Circle::new(p, 4, c.filled())))?;
+        for (i, (_, report)) in reports.iter().enumerate() {
+            let points: Vec<(i32, i32)> = rows(report)
+                .iter()
+                .map(|p| chart.backend_coord(p))
+                .collect();
+            draw_series(area, &points, 4, look(i))?;
         }
         Ok(())
     })
 }
 
 /// Each benchmark's single-thread and multi-thread scores as a pair of bars.
-fn machines(reports: &[&BenchReport]) -> anyhow::Result<String> {
+fn machines(reports: &[(&Path, &BenchReport)]) -> anyhow::Result<String> {
     let plural = |threads: usize| if threads == 1 { "" } else { "s" };
-    let pairs: Vec<Pair> = reports
+    let scored: Vec<(&Path, &BenchReport, &nqueens::report::bench::Scores)> = reports
         .iter()
-        .filter_map(|r| {
-            let s = r.scores.as_ref()?;
+        .filter_map(|&(file, r)| Some((file, r, r.scores.as_ref()?)))
+        .collect();
+    let labels = scored
+        .iter()
+        .map(|(_, r, _)| format!("{} (n = {})", machine_label(&r.machine), r.workload.n))
+        .collect();
+    let made: Vec<Made> = scored.iter().map(|(_, r, _)| made_of_bench(r)).collect();
+    let pairs: Vec<Pair> = with_differences(labels, &made)
+        .into_iter()
+        .zip(&scored)
+        .map(|(label, &(file, r, s))| {
             let threads = s.multi_thread.threads;
-            Some(Pair {
-                label: format!("{} (n = {})", machine_label(&r.machine), r.workload.n),
+            Pair {
+                label,
                 when: when(&r.timestamp),
-                left: s.single_thread.solutions_per_second / 1e6,
-                right: s.multi_thread.solutions_per_second / 1e6,
+                file,
+                left: s.single_thread.solutions_per_second,
+                right: s.multi_thread.solutions_per_second,
                 right_note: format!(" ({threads} thread{})", plural(threads)),
-            })
+            }
         })
         .collect();
-    paired_bars(
-        &pairs,
-        "Scores: million solutions per second",
-        "million solutions/s",
-        ("1 thread", "all threads"),
-    )
+    paired_bars(&pairs, "Scores", ("1 thread", "all threads"))
 }
 
 /// Each GPU benchmark's rate as a pair of bars: over the whole runs' time (the host's plan, cut and copies
 /// included), and over the GPUs' own (their kernels).
-fn gpus(reports: &[&BenchReport]) -> anyhow::Result<String> {
-    let pairs: Vec<Pair> = reports
+fn gpus(reports: &[(&Path, &BenchReport)]) -> anyhow::Result<String> {
+    let rated: Vec<(&Path, &BenchReport, GpuRates)> = reports
         .iter()
-        .filter_map(|r| {
+        .filter_map(|&(file, r)| {
             let gpu = r.gpu_score_of_runs()?;
             let whole = r.scaling.last()?;
-            Some(Pair {
-                label: format!("{} (n = {})", shorten(&gpu.gpus), r.workload.n),
-                when: when(&r.timestamp),
-                left: whole.solutions_per_second / 1e9,
-                right: gpu.solutions_per_second / 1e9,
-                right_note: String::new(),
-            })
+            Some((
+                file,
+                r,
+                GpuRates {
+                    gpus: gpu.gpus,
+                    whole: whole.solutions_per_second,
+                    own: gpu.solutions_per_second,
+                },
+            ))
         })
         .collect();
-    paired_bars(
-        &pairs,
-        "GPUs: billion solutions per second",
-        "billion solutions/s",
-        ("the whole run", "the GPUs' own time"),
-    )
+    let labels = rated
+        .iter()
+        .map(|(_, r, rates)| format!("{} (n = {})", shorten(&rates.gpus), r.workload.n))
+        .collect();
+    let made: Vec<Made> = rated.iter().map(|(_, r, _)| made_of_bench(r)).collect();
+    let pairs: Vec<Pair> = with_differences(labels, &made)
+        .into_iter()
+        .zip(&rated)
+        .map(|(label, (file, r, rates))| Pair {
+            label,
+            when: when(&r.timestamp),
+            file,
+            left: rates.whole,
+            right: rates.own,
+            right_note: String::new(),
+        })
+        .collect();
+    paired_bars(&pairs, "GPUs", ("the whole run", "the GPUs' own time"))
+}
+
+/// A GPU benchmark's GPUs and its rates, in solutions per second: over its whole runs, and over its kernels.
+struct GpuRates {
+    gpus: String,
+    whole: f64,
+    own: f64,
 }
 
 /// Two bars for each of some benchmarks, named beside them.
-struct Pair {
+struct Pair<'a> {
     label: String,
     /// When its report was made: it tells apart two benchmarks of one label.
     when: String,
+    /// The file it came from: it tells apart two benchmarks of one label and time.
+    file: &'a Path,
+    /// Solutions per second.
     left: f64,
     right: f64,
     /// Written after the right bar's value.
     right_note: String,
+}
+
+/// The unit of a chart of rates, chosen from its largest: the scale and its name (`million `), so that its
+/// values read with two decimals whatever the boards were. Millions for all wrote a small board's `0.00`.
+fn rate_unit(largest: f64) -> (f64, &'static str) {
+    const UNITS: [(f64, &str); 4] = [
+        (1e12, "trillion "),
+        (1e9, "billion "),
+        (1e6, "million "),
+        (1e3, "thousand "),
+    ];
+    UNITS
+        .into_iter()
+        .find(|&(scale, _)| largest >= scale)
+        .unwrap_or((1.0, ""))
 }
 
 /// The height of a benchmark's pair of bars in a chart of bars, with the space to the next, in pixels.
@@ -1035,20 +1542,28 @@ const PAIR_HEIGHT: u32 = 48;
 /// sideways, and wrapped ones would only put off the overlap. At the left of its row a name reads as it is,
 /// in the width it needs, and the chart grows a row for each benchmark, so that any number of them read,
 /// each value written in full after its bar.
-fn paired_bars(
-    pairs: &[Pair],
-    caption: &str,
-    x_desc: &str,
-    legends: (&str, &str),
-) -> anyhow::Result<String> {
+fn paired_bars(pairs: &[Pair], what: &str, legends: (&str, &str)) -> anyhow::Result<String> {
     let whens: Vec<String> = pairs.iter().map(|p| p.when.clone()).collect();
-    let names = dated(pairs.iter().map(|p| p.label.clone()).collect(), &whens);
+    let files: Vec<&Path> = pairs.iter().map(|p| p.file).collect();
+    let names = dated(
+        pairs.iter().map(|p| p.label.clone()).collect(),
+        &whens,
+        &files,
+    );
+    let largest = pairs
+        .iter()
+        .map(|p| p.left.max(p.right))
+        .fold(0.0, f64::max);
+    let (scale, unit) = rate_unit(largest);
+    let caption = format!("{what}: {unit}solutions per second");
+    let x_desc = format!("{unit}solutions/s");
     let values: Vec<[(f64, String); 2]> = pairs
         .iter()
         .map(|p| {
+            let (left, right) = (p.left / scale, p.right / scale);
             [
-                (p.left, format!("{:.2}", p.left)),
-                (p.right, format!("{:.2}{}", p.right, p.right_note)),
+                (left, format!("{left:.2}")),
+                (right, format!("{right:.2}{}", p.right_note)),
             ]
         })
         .collect();
@@ -1125,16 +1640,16 @@ fn paired_bars(
         const LEFT: (f64, f64) = (0.52, 0.9);
         const RIGHT: (f64, f64) = (0.1, 0.48);
         chart.draw_series(
-            pairs
+            values
                 .iter()
                 .enumerate()
-                .map(|(i, p)| bar(i, LEFT, p.left, one)),
+                .map(|(i, [(left, _), _])| bar(i, LEFT, *left, one)),
         )?;
         chart.draw_series(
-            pairs
+            values
                 .iter()
                 .enumerate()
-                .map(|(i, p)| bar(i, RIGHT, p.right, two)),
+                .map(|(i, [_, (right, _)])| bar(i, RIGHT, *right, two)),
         )?;
         let after = ("sans-serif", FONT)
             .into_font()
@@ -1168,11 +1683,31 @@ mod tests {
     }
 
     #[test]
-    fn labels_alike_are_dated_then_numbered_until_each_is_its_own() {
-        let when = strings(&["t1", "t2", "t2", "t3"]);
+    fn labels_alike_are_dated_then_named_by_their_files_then_numbered_until_each_is_its_own() {
+        let when = strings(&["t1", "t2", "t2", "t2", "t2", "t2", "t3"]);
+        let files = [
+            "a/x.json", "a/y.json", "a/z.json", "b/z.json", "b/w.json", "b/w.json", "c.json",
+        ]
+        .map(Path::new);
         assert_eq!(
-            dated(strings(&["A", "A", "A", "B"]), &when),
-            ["A, t1", "A, t2 #1", "A, t2 #2", "B"]
+            dated(strings(&["A", "A", "A", "A", "A", "A", "B"]), &when, &files),
+            [
+                "A, t1",
+                "A, t2, y.json",
+                "A, t2, a/z.json",
+                "A, t2, b/z.json",
+                "A, t2, b/w.json #1",
+                "A, t2, b/w.json #2",
+                "B"
+            ]
+        );
+        // A path too long to write whole keeps its end, which tells it from another.
+        let long = format!("{}/bench.json", "d".repeat(100));
+        let kept = tail(&long);
+        assert_eq!(kept.chars().count(), MAX_NAME);
+        assert!(
+            kept.starts_with('…') && kept.ends_with("d/bench.json"),
+            "{kept}"
         );
         // A file whose own name reads as a numbered one: numbered in its turn.
         assert_eq!(
@@ -1181,6 +1716,71 @@ mod tests {
         );
         assert_eq!(numbered(strings(&["A", "B"])), ["A", "B"]);
         assert!(numbered(Vec::new()).is_empty());
+    }
+
+    #[test]
+    fn only_what_differs_among_a_charts_series_is_added_to_their_names() {
+        let made = |kernel: &str, version: &str| -> Made {
+            [
+                Some(format!("{kernel} kernel")),
+                Some("full symmetry".to_string()),
+                Some(format!("nqueens {version}")),
+                None,
+            ]
+        };
+        let labels = strings(&["A", "A", "B"]);
+        assert_eq!(
+            with_differences(
+                labels.clone(),
+                &[
+                    made("scalar", "0.3.1"),
+                    made("avx2", "0.3.1"),
+                    made("avx2", "0.3.1")
+                ]
+            ),
+            ["A, scalar kernel", "A, avx2 kernel", "B, avx2 kernel"]
+        );
+        // All made alike: the names stay as short as they were.
+        assert_eq!(
+            with_differences(
+                labels,
+                &[
+                    made("avx2", "0.3.1"),
+                    made("avx2", "0.3.1"),
+                    made("avx2", "0.3.1")
+                ]
+            ),
+            ["A", "A", "B"]
+        );
+        assert_eq!(
+            kernel_words(["avx2", "scalar", "avx2"].into_iter()),
+            "avx2 and scalar kernels"
+        );
+        assert_eq!(kernel_words(std::iter::once("")), "kernel not recorded");
+    }
+
+    #[test]
+    fn no_two_of_320_series_look_alike() {
+        let looks: Vec<Look> = (0..320).map(look).collect();
+        for (i, a) in looks.iter().enumerate() {
+            assert!(!looks[i + 1..].contains(a), "series {i}: {a:?}");
+        }
+        // The 11th takes the 1st's colour, with another dash and another marker.
+        assert_eq!(look(10).color, look(0).color);
+        assert_ne!(look(10).dash, look(0).dash);
+        assert_ne!(look(10).shape, look(0).shape);
+    }
+
+    #[test]
+    fn rates_are_written_in_the_unit_of_their_largest() {
+        assert_eq!(rate_unit(140_931.0), (1e3, "thousand "));
+        assert_eq!(rate_unit(8.78e7), (1e6, "million "));
+        assert_eq!(rate_unit(1.2e9), (1e9, "billion "));
+        assert_eq!(rate_unit(3.2e16), (1e12, "trillion "));
+        assert_eq!(rate_unit(12.0), (1.0, ""));
+        assert_eq!(speedup_label(500.0), "500");
+        assert_eq!(speedup_label(1.5), "1.5");
+        assert_eq!(speedup_label(0.25), "0.25");
     }
 
     #[test]
