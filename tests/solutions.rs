@@ -832,7 +832,7 @@ fn check_calls_a_drawing_of_another_board_invalid_as_it_does_a_list_of_another_l
         (
             Some(1),
             "line 1: malformed: square 2 of row 1 of the drawing (line 2), '♛♛', is neither a queen nor an \
-             empty square\n"
+             empty square of --format board (♛ or Q for a queen, . or a blank for an empty square)\n"
                 .into()
         )
     );
@@ -872,25 +872,48 @@ fn check_says_a_board_with_more_columns_than_rows_has_no_solution() {
 }
 
 #[test]
-fn check_calls_the_bottom_of_a_boxed_drawing_cut_short_no_solution() {
-    // Read by its looks, a boxed drawing ends at a row that cannot be one of its rows; its bottom rule, alone,
-    // was the empty board's drawing and valid. It is a board of no rows and four columns, which has none, as
-    // the rows above the bad one are a board of three rows and four columns.
-    let boxed = stdout_of(&["list", "4", "-f", "board", "--limit", "1"]).replacen(
-        "│   │   │ ♛ │   │",
-        "│   │   │ x │   │",
-        1,
-    );
+fn check_calls_a_boxed_drawing_with_a_square_that_is_no_queen_one_malformed_drawing() {
+    // README: a drawing with a square that is neither a queen nor empty is malformed. A boxed one ended at the
+    // bad row, which was a line of no format, and each rule after it was a board of no rows: `list 4 -f board
+    // | sed 's/♛/♕/g' | check` gave nine verdicts, "0 valid, 5 invalid, 4 malformed".
+    let drawing = stdout_of(&["list", "4", "-f", "board", "--limit", "1", "-q"]);
+    for queen in ["♕", "X"] {
+        let out = nqueens()
+            .arg("check")
+            .write_stdin(drawing.replace('♛', queen))
+            .output()
+            .unwrap();
+        assert_eq!(
+            String::from_utf8(out.stdout).unwrap(),
+            format!(
+                "line 1: malformed: square 2 of row 1 of the drawing (line 2), '{queen}', is neither a queen nor \
+                 an empty square\n"
+            )
+        );
+        assert!(String::from_utf8_lossy(&out.stderr).contains("0 valid, 0 invalid, 1 malformed"));
+        assert_eq!(out.status.code(), Some(1));
+    }
+    // The rules are the drawing's too, held to its columns and to their places, and it ends at its bottom rule.
     assert_eq!(
-        verdicts(&[], &boxed),
+        verdicts(&[], &drawing.replacen("├───┼───┼───┼───┤", "├───┼───┼───┤", 1)),
         (
             Some(1),
-            "line 1: invalid: the 3x4 board has no solution: it has more columns than rows, so two queens \
-             would share a row\n\
-             line 8: malformed: '│   │   │ x │   │' is not a solution in any format: write a list such as \
-             [2,4,1,3] or 2 4 1 3, a CSV record, or a drawn board\n\
-             line 9: invalid: the 0x4 board has no solution: it has more columns than rows, so two queens \
-             would share a row\n"
+            "line 1: malformed: line 3 of the drawing, '├───┼───┼───┤', is not a rule between rows of 4 \
+             columns: ├, 4 runs of ─ separated by ┼, then ┤\n"
+                .into()
+        )
+    );
+    assert_eq!(
+        verdicts(&[], &drawing.replace("\n\n", "\n[2,4,1,3]\n")),
+        (Some(0), "line 1: valid\nline 10: valid\n".into())
+    );
+    let cut: String = drawing.lines().take(5).map(|l| format!("{l}\n")).collect();
+    assert_eq!(
+        verdicts(&[], &cut),
+        (
+            Some(1),
+            "line 1: malformed: the boxed drawing ends on line 5 without its bottom rule (└, 4 runs of ─ \
+             separated by ┴, then ┘)\n"
                 .into()
         )
     );
@@ -898,6 +921,82 @@ fn check_calls_the_bottom_of_a_boxed_drawing_cut_short_no_solution() {
     assert_eq!(
         verdicts(&[], "┌┐\n└┘\n"),
         (Some(0), "line 1: valid\n".into())
+    );
+}
+
+#[test]
+fn check_holds_a_drawing_to_the_format_given() {
+    // README: `--format` fixes the format. It did for lists (`-f rows` of `1 3 0 2` is malformed), but a
+    // drawing of any kind was read under either drawing's format.
+    let looks_like = |format: &str, other: &str, row: &str, squares: &str| {
+        format!(
+            "line 1: malformed: row 1 of the drawing (line 1), '{row}', is not a row as --format {format} writes \
+             one ({squares}): it looks like a row of --format {other}; without --format, either is read\n"
+        )
+    };
+    let matrix = "1 for a queen, 0 for an empty square";
+    let board = "♛ or Q for a queen, . or a blank for an empty square";
+    assert_eq!(
+        verdicts(&["-f", "matrix"], ".Q..\n...Q\nQ...\n..Q.\n"),
+        (Some(1), looks_like("matrix", "board", ".Q..", matrix))
+    );
+    assert_eq!(
+        verdicts(&["-f", "board"], "0 1 0 0\n0 0 0 1\n1 0 0 0\n0 0 1 0\n"),
+        (Some(1), looks_like("board", "matrix", "0 1 0 0", board))
+    );
+    let boxed = stdout_of(&["list", "4", "-f", "board", "-q"]);
+    let is_boxed = |line| {
+        format!(
+            "line {line}: malformed: the drawing (line {line}) is boxed, as --format board draws one, not rows \
+             of 1 and 0 as --format matrix writes them; without --format, either is read\n"
+        )
+    };
+    assert_eq!(
+        verdicts(&["-f", "matrix"], &boxed),
+        (Some(1), is_boxed(1) + &is_boxed(11))
+    );
+    // Each reads its own: the second solution of 4 starts on line 11 boxed, on line 6 otherwise.
+    for (format, args, second) in [
+        ("board", &[][..], 11),
+        ("board", &["--ascii"], 6),
+        ("matrix", &[], 6),
+    ] {
+        let listed = stdout_of(&[&["list", "4", "-q", "-f", format][..], args].concat());
+        assert_eq!(
+            verdicts(&["-f", format], &listed),
+            (Some(0), format!("line 1: valid\nline {second}: valid\n")),
+            "{format} {args:?}"
+        );
+    }
+}
+
+#[test]
+fn check_judges_every_line_of_a_csv_where_no_header_can_stand() {
+    // README: a CSV header is the first line of a CSV, or one as `list -f csv` writes. `-f csv` of a drawing
+    // skipped its row `Q . . .` as a header of one name, and judged the three others.
+    assert_eq!(
+        verdicts(&["-f", "csv"], ". Q . .\n. . . Q\nQ . . .\n. . Q .\n"),
+        (
+            Some(1),
+            "line 1: malformed: field 1, '. Q . .', is not a whole number\n\
+             line 2: malformed: field 1, '. . . Q', is not a whole number\n\
+             line 3: malformed: 'Q . . .' starts with a letter, as a CSV header does, but its field 1, 'Q . . .', \
+             is no name: a header's names are letters, digits, spaces, _ and -\n\
+             line 4: malformed: field 1, '. . Q .', is not a whole number\n"
+                .into()
+        )
+    );
+    // Names within a CSV, after its records, are neither; `list`'s own header starts a CSV there (files joined).
+    assert_eq!(
+        verdicts(&[], "queen 1,queen 2,queen 3,queen 4\n2,4,1,3\nx,y,z,w\nr1,r2,r3,r4\n3,1,4,2\n"),
+        (
+            Some(1),
+            "line 2: valid\n\
+             line 3: malformed: 'x,y,z,w' is neither a CSV record nor a header: a header is the first line of a \
+             CSV (this one starts on line 1) or one as `list -f csv` writes (r1,r2,…)\n\
+             line 5: valid\n"
+                .into()
+        )
     );
 }
 

@@ -664,12 +664,19 @@ fn whole_number(text: &str) -> Option<Number> {
 /// line has a CSV without commas: a header of one name (`r1`, `c1`), then records of one number, which are
 /// read as records up to the first line that is neither (a blank line included), since alone a line of `1`
 /// would be a drawing's. A list that contains a 0 is read as 0-based, any other as 1-based, unless the
-/// notation given says which.
+/// notation given says which. A drawing given (`board`, `matrix`) has its format's squares alone: `Q`, `♛`
+/// and `.`, boxed or not, or `1` and `0`.
 ///
-/// A CSV header is a line that starts with a letter and has a name (no number, not empty) in every field. It
-/// says how many fields each record after it has, up to a blank line or a line that is no record: a record of
-/// more or fewer is malformed. A line that starts with a letter but has a number or nothing in a field is no
-/// header and is malformed too, rather than skipped unjudged.
+/// A boxed drawing is read from its top rule to its bottom rule, every line of it that starts with a
+/// box-drawing character being its own, so that a row with a bad square is the drawing's flaw rather than its
+/// end; its rules are held to its columns and to their places (a rule between each two rows).
+///
+/// A CSV header is a line that starts with a letter and has a name (letters, digits, spaces, `_` and `-`; not a
+/// number, not empty) in every field, and stands first in its CSV (the input's first line, or after a blank
+/// line or a line in another format), or is a header as `list` writes one (`r1,r2,…`), which starts a CSV of
+/// its own anywhere (files joined). It says how many fields each record after it has, up to a blank line or
+/// a line that is no record: a record of more or fewer is malformed. A line that starts with a letter but is
+/// no header is malformed too, rather than skipped unjudged.
 ///
 /// Lists say nothing of the board, so they are taken as square unless `shape` is given (required for a
 /// rectangle's lists); drawings carry their own size, which [`crate::solutions::checker::check_placement`]
@@ -677,11 +684,13 @@ fn whole_number(text: &str) -> Option<Number> {
 ///
 /// What is malformed, an `Err` of the entry, is text that cannot be read as queens on a board: a position
 /// that is not a whole number (of any size: one too long for any board puts its queen off it), a list with an
-/// empty entry, a record whose fields are not as many as its header's, a drawing whose rows are not all as long or that has a square neither a queen nor
-/// empty. Whatever reads as queens is a placement, even with queens off the board, a list of the wrong
-/// length or a drawing of another board: those are for the checker to call invalid. The rules of a boxed
-/// drawing with no row between them are a board of no rows and as many columns as they show, which has no
-/// solution unless it has no columns either (the frame `list 0 -f board` draws).
+/// empty entry, a record whose fields are not as many as its header's, a drawing whose rows are not all as
+/// long or that has a square neither a queen nor empty (or of another format than the one given), a boxed
+/// drawing whose rules are not of its columns, out of their places or missing. Whatever reads as queens is a
+/// placement, even with queens off the board, a list of the wrong length or a drawing of another board: those
+/// are for the checker to call invalid. A boxed drawing of a top and a bottom rule alone is a board of no rows
+/// and as many columns as they show, which has no solution unless it has no columns either (the frame `list 0
+/// -f board` draws).
 #[derive(Debug)]
 pub struct Reader<R> {
     input: R,
@@ -693,6 +702,9 @@ pub struct Reader<R> {
     /// fields, and a line of one number is the next record of a one-column CSV rather than the first row of a
     /// drawing.
     header: Option<Header>,
+    /// The line where the CSV that the lines since it have all been lines of starts, if any: a header of other
+    /// names than `list`'s stands only there.
+    csv_from: Option<usize>,
     /// The longest line kept, and the largest drawing: [`MAX_LINE`] (smaller in tests).
     max_line: usize,
 }
@@ -761,6 +773,7 @@ impl<R: std::io::BufRead> Reader<R> {
             shape,
             pending: None,
             header: None,
+            csv_from: None,
             max_line: MAX_LINE,
         }
     }
@@ -848,21 +861,37 @@ impl<R: std::io::BufRead> Reader<R> {
     /// queens drawn (a drawing of millions of rows of one square each takes next to none). A drawing of more
     /// than [`MAX_LINE`] bytes in all is read to its end without being kept, and is malformed. Alone, a row of
     /// numbers is a list (see [`Reader::next`]).
+    ///
+    /// A boxed drawing, whose first line starts with a box-drawing character, ends at its bottom rule, and its
+    /// lines are its own up to there wherever they start with one: a row of it with a square that is no queen
+    /// (`│ ♕ │`) is a flaw of the drawing, not the end of it and a line of no format after.
     fn drawing(
         &mut self,
         first: String,
         number: usize,
     ) -> std::io::Result<Result<Placement, String>> {
         let mut size = first.len();
+        let boxed = first.trim_start().starts_with(BOXED);
+        let ends = |text: &str| boxed && text.trim_start().starts_with('└');
+        let mut done = ends(&first);
         // Kept until a second row comes, since alone it may be a list.
         let mut first = Some(first);
-        let mut grid = Grid::default();
-        while let Some(line) = self.next_line() {
+        let mut grid = Grid::new(self.notation);
+        while let Some(line) = (!done).then(|| self.next_line()).flatten() {
             match line? {
                 (_, Ok(text)) if text.trim().is_empty() => break,
                 // Read by its looks, a drawing also ends at a line that cannot be one of its rows (the next
-                // solution of a list with no blank line between): that line is read on its own.
-                (line, Ok(text)) if self.notation.is_none() && !is_drawing_row(&text) => {
+                // solution of a list with no blank line between), and any drawing at the top rule of the next
+                // boxed one: that line is read on its own.
+                (line, Ok(text))
+                    if text.trim_start().starts_with('┌')
+                        || self.notation.is_none()
+                            && !(if boxed {
+                                text.trim_start().starts_with(BOXED)
+                            } else {
+                                is_drawing_row(&text)
+                            }) =>
+                {
                     self.pending = Some((line, Ok(text)));
                     break;
                 }
@@ -871,9 +900,10 @@ impl<R: std::io::BufRead> Reader<R> {
                     if let Some(first) = first.take() {
                         grid.add(number, &first);
                     }
+                    done = ends(&text);
                     if size > self.max_line {
                         // Nothing more is kept, and what was is let go.
-                        grid = Grid::default();
+                        grid = Grid::new(self.notation);
                     } else {
                         grid.add(line, &text);
                     }
@@ -962,6 +992,7 @@ impl<R: std::io::BufRead> Iterator for Reader<R> {
             if trimmed.is_empty() {
                 // A CSV has no blank lines: one ends it.
                 self.header = None;
+                self.csv_from = None;
                 continue;
             }
             let kind = match self.notation {
@@ -974,15 +1005,28 @@ impl<R: std::io::BufRead> Iterator for Reader<R> {
             };
             if !matches!(kind, Kind::Csv { .. }) {
                 self.header = None;
+                self.csv_from = None;
             } else if trimmed.starts_with(|c: char| c.is_ascii_alphabetic()) {
-                // A CSV header names the lines: it is no placement, but says how long the records are.
+                // A CSV header names the lines: it is no placement, but says how long the records are. A line
+                // skipped as one is a line unjudged, so that it is one only where a header can stand: `list`'s
+                // own anywhere (files joined), a header of other names as the first line of a CSV.
                 self.header = None;
-                match header_fields(trimmed) {
+                let header = header_fields(trimmed).and_then(|fields| match self.csv_from {
+                    Some(from) if !is_lists_header(trimmed) => Err(format!(
+                        "'{}' is neither a CSV record nor a header: a header is the first line of a CSV (this \
+                         one starts on line {from}) or one as `list -f csv` writes (r1,r2,…)",
+                        excerpt(trimmed)
+                    )),
+                    _ => Ok(fields),
+                });
+                self.csv_from.get_or_insert(number);
+                match header {
                     Ok(fields) => {
                         self.header = Some(Header {
                             line: number,
                             fields,
                         });
+                        self.csv_from = Some(number);
                         continue;
                     }
                     Err(why) => {
@@ -992,6 +1036,9 @@ impl<R: std::io::BufRead> Iterator for Reader<R> {
                         }))
                     }
                 }
+            }
+            if matches!(kind, Kind::Csv { .. }) {
+                self.csv_from.get_or_insert(number);
             }
             let placement = match kind {
                 Kind::List { base } => {
@@ -1037,7 +1084,10 @@ impl<R: std::io::BufRead> Iterator for Reader<R> {
 /// What a placement's first line says it is. Lists are 0-based where a 0 occurs (a solution of 0-based
 /// positions always has one, a 1-based one never), except where `--format` says otherwise.
 fn guess(line: &str) -> Kind {
-    if line.starts_with(['[', '(']) {
+    if line.starts_with(BOXED) {
+        // Whatever follows: a boxed row with a square that is no queen is the drawing's flaw to report.
+        Kind::Drawing
+    } else if line.starts_with(['[', '(']) {
         Kind::List { base: None }
     } else if line.contains(',') {
         Kind::Csv { base: None }
@@ -1062,11 +1112,14 @@ fn is_numbers(line: &str) -> bool {
     line.split_whitespace().all(is_integer)
 }
 
-/// Whether `line` can be a row of a drawing: queens, empty squares and the box's lines, nothing else.
+/// Whether `line` can be a row of a drawing without boxes: queens and empty squares, nothing else.
 fn is_drawing_row(line: &str) -> bool {
     line.chars()
-        .all(|c| c.is_whitespace() || "Qq.01♛│┌┐└┘├┤┬┴┼─".contains(c))
+        .all(|c| c.is_whitespace() || "Qq.01♛".contains(c))
 }
+
+/// The characters that start the lines of a boxed drawing: its rules (`┌`, `├`, `└`) and its rows (`│`).
+const BOXED: [char; 4] = ['┌', '├', '└', '│'];
 
 /// Whether `line` is one name of a CSV header as `list` writes them (`r1`, `c1`): letters, then a number. It is
 /// the whole header of a board of one line, which has no comma to tell it by.
@@ -1096,9 +1149,21 @@ fn plural(count: usize, noun: &str) -> String {
     format!("{count} {noun}{}", if count == 1 { "" } else { "s" })
 }
 
+/// Whether `line` is a header as `list -f csv` writes one: `r1,r2,…` for a square, `c1,c2,…` for a
+/// rectangle, numbered from 1.
+fn is_lists_header(line: &str) -> bool {
+    let mut digits = itoa::Buffer::new();
+    ['r', 'c'].into_iter().any(|letter| {
+        (1u64..)
+            .zip(line.split(','))
+            .all(|(i, name)| name.strip_prefix(letter) == Some(digits.format(i)))
+    })
+}
+
 /// The number of fields of a CSV header, or why `line`, which starts with a letter as a header does, is
 /// none: a header names every field, and a line that has a number or nothing in one is more likely a
-/// solution with words before it (`Solution 1: 2,4,1,3`) than names.
+/// solution with words before it (`Solution 1: 2,4,1,3`) than names. A name is letters, digits, spaces, `_`
+/// and `-`: a line of other signs (`Q . . .`, the row of a drawing under `--format csv`) is no header.
 fn header_fields(line: &str) -> Result<usize, String> {
     for (i, name) in line.split(',').map(str::trim).enumerate() {
         let field = i + 1;
@@ -1112,6 +1177,24 @@ fn header_fields(line: &str) -> Result<usize, String> {
         return Err(format!(
             "'{}' starts with a name, as a CSV header does, but {not}",
             excerpt(line)
+        ));
+    }
+    let is_name = |name: &str| {
+        name.chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, ' ' | '_' | '-'))
+    };
+    if let Some((i, name)) = line
+        .split(',')
+        .map(str::trim)
+        .enumerate()
+        .find(|(_, name)| !is_name(name))
+    {
+        return Err(format!(
+            "'{}' starts with a letter, as a CSV header does, but its field {}, '{}', is no name: a header's \
+             names are letters, digits, spaces, _ and -",
+            excerpt(line),
+            i + 1,
+            excerpt(name)
         ));
     }
     Ok(fields(line))
@@ -1232,96 +1315,373 @@ impl<R> Reader<R> {
 }
 
 /// A drawing read a row at a time: box-drawing characters with a crown or `Q` for a queen, `Q` and `.`, or `1`
-/// and `0`. Its rows are of the board, which in a boxed drawing are every other line. It keeps the queens in
-/// the order written (row by row) and the first flaw of the text, nothing of the rows themselves.
+/// and `0`. Its rows are of the board, which in a boxed drawing are every other line, between its rules. It
+/// keeps the queens in the order written (row by row) and the first flaw of the text, nothing of the rows
+/// themselves.
 #[derive(Default)]
 struct Grid {
+    /// The drawing's format as `--format` gives it, whose squares alone it has; any drawing's without one.
+    format: Option<Notation>,
+    /// Whether the drawing is boxed: its first line starts with a box-drawing character.
+    boxed: bool,
+    /// What the last line read was, for the order of a boxed drawing's lines (`None` before the first).
+    last: Option<Part>,
+    /// The last line read, where a boxed drawing cut short ends.
+    last_line: usize,
     /// The rows of the board read so far (a boxed drawing's rules between them are none).
     rows: usize,
     /// The squares of row 1.
     width: Option<usize>,
-    /// The columns of the first rule of a boxed drawing (its runs of `─`): the width of a drawing of no rows,
-    /// which is the board of 0 rows and that many columns (the frame of `list 0`, `┌┐` and `└┘`, has none).
-    ruled: Option<usize>,
+    /// The line and the columns (runs of `─`) of a boxed drawing's top rule: the width of its rows, and of a
+    /// drawing of no rows, the board of 0 rows and that many columns (the frame of `list 0`, `┌┐` and `└┘`, has
+    /// none).
+    top: Option<(usize, usize)>,
     /// Each queen's (row, column), 0-based; none kept once the text has a flaw.
     queens: Vec<(u32, u32)>,
-    /// The first square that is neither a queen nor empty: whatever the rows' lengths, the drawing is not read.
+    /// The first square that is neither a queen nor empty, or of another format than the one given: whatever
+    /// the rest, the drawing is not read on.
     bad_square: Option<String>,
-    /// The first row not as long as row 1.
-    bad_width: Option<String>,
+    /// The first flaw of the drawing's layout: a row not as long as the first, a rule out of place or not of
+    /// the drawing's columns.
+    bad_layout: Option<String>,
+}
+
+/// A line of a boxed drawing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Part {
+    /// Its first line, `┌───┬───┐`.
+    Top,
+    /// A row of the board, `│ ♛ │   │`.
+    Row,
+    /// A rule between two rows, `├───┼───┤`.
+    Between,
+    /// Its last line, `└───┴───┘`.
+    Bottom,
+}
+
+impl Part {
+    /// The part whose line `line` (trimmed) starts as it does, with its corners and junction if it is a rule.
+    fn of(line: &str) -> Option<(Part, Option<[char; 3]>)> {
+        Some(match line.chars().next()? {
+            '┌' => (Part::Top, Some(['┌', '┬', '┐'])),
+            '├' => (Part::Between, Some(['├', '┼', '┤'])),
+            '└' => (Part::Bottom, Some(['└', '┴', '┘'])),
+            '│' => (Part::Row, None),
+            _ => return None,
+        })
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Part::Top => "a top rule",
+            Part::Row => "a row",
+            Part::Between => "a rule between rows",
+            Part::Bottom => "a bottom rule",
+        }
+    }
+}
+
+/// The columns of `rule` (trimmed), runs of `─` between `left` and `right` separated by `junction`, or `None`
+/// where it is not written so.
+fn rule_columns(rule: &str, [left, junction, right]: [char; 3]) -> Option<usize> {
+    let inner = rule.strip_prefix(left)?.strip_suffix(right)?;
+    if inner.is_empty() {
+        return Some(0);
+    }
+    let mut columns = 0;
+    for run in inner.split(junction) {
+        if run.is_empty() || !run.chars().all(|c| c == '─') {
+            return None;
+        }
+        columns += 1;
+    }
+    Some(columns)
+}
+
+/// How a rule of `columns` columns is written, for a message; any number of them where `None`.
+fn rule_pattern([left, junction, right]: [char; 3], columns: Option<usize>) -> String {
+    match columns {
+        Some(0) => format!("{left}{right}"),
+        Some(1) => format!("{left}, a run of ─, then {right}"),
+        Some(n) => format!("{left}, {n} runs of ─ separated by {junction}, then {right}"),
+        None => format!("{left}, runs of ─ separated by {junction}, then {right}"),
+    }
+}
+
+/// The squares of a row of a drawing, as its text, one after another, without a list of them.
+#[derive(Clone)]
+enum Squares<'a> {
+    /// Separated by white space: `. Q . .`.
+    Words(std::str::SplitWhitespace<'a>),
+    /// One a character, the rest of the row: `.Q..`.
+    Chars(&'a str),
+    /// Between the bars of a boxed row, its borders aside: `│ ♛ │   │`.
+    Bars(std::str::Split<'a, char>),
+}
+
+impl<'a> Iterator for Squares<'a> {
+    type Item = &'a str;
+
+    fn next(&mut self) -> Option<&'a str> {
+        match self {
+            Squares::Words(words) => words.next(),
+            Squares::Chars(rest) => {
+                let c = rest.chars().next()?;
+                let (square, after) = rest.split_at(c.len_utf8());
+                *rest = after;
+                Some(square)
+            }
+            Squares::Bars(bars) => bars.next(),
+        }
+    }
+}
+
+/// What a square of a drawing is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Square {
+    Queen,
+    Empty,
+}
+
+/// The square `text` (trimmed) as drawings in `format` draw it, or as any drawing does for `None`.
+fn square(text: &str, format: Option<Notation>) -> Option<Square> {
+    let board = || match text {
+        "♛" | "Q" | "q" => Some(Square::Queen),
+        "" | "." => Some(Square::Empty),
+        _ => None,
+    };
+    let matrix = || match text {
+        "1" => Some(Square::Queen),
+        "0" => Some(Square::Empty),
+        _ => None,
+    };
+    match format {
+        Some(Notation::Matrix) => matrix(),
+        Some(Notation::Board) => board(),
+        _ => board().or_else(matrix),
+    }
+}
+
+/// The squares of a drawing's format, for a message: `--format board (♛ or Q for a queen, . for an empty
+/// square)`.
+fn format_squares(format: Notation) -> &'static str {
+    match format {
+        Notation::Matrix => "1 for a queen, 0 for an empty square",
+        _ => "♛ or Q for a queen, . or a blank for an empty square",
+    }
 }
 
 impl Grid {
+    /// A drawing in `format`, or in any drawing's format for `None` (or a format that draws none).
+    fn new(format: Option<Notation>) -> Grid {
+        Grid {
+            format: format.filter(|f| f.draws()),
+            ..Grid::default()
+        }
+    }
+
     /// Reads `row`, line `line` of the input.
     fn add(&mut self, line: usize, row: &str) {
         let row = row.trim();
         if self.bad_square.is_some() {
             return;
         }
-        // The rules between the rows of a boxed board.
-        if row.starts_with(['┌', '├', '└']) {
-            if self.ruled.is_none() {
-                let columns = row.split(|c| c != '─').filter(|s| !s.is_empty()).count();
-                self.ruled = Some(columns);
+        if self.last_line == 0 {
+            self.boxed = row.starts_with(BOXED);
+            if self.boxed && self.format == Some(Notation::Matrix) {
+                self.bad_square = Some(format!(
+                    "the drawing (line {line}) is boxed, as --format board draws one, not rows of 1 and 0 as \
+                     --format matrix writes them; without --format, either is read"
+                ));
+                return;
             }
-            return;
         }
+        self.last_line = line;
+        if !self.boxed {
+            let squares = if row.contains(char::is_whitespace) {
+                Squares::Words(row.split_whitespace())
+            } else {
+                Squares::Chars(row)
+            };
+            return self.add_row(line, row, squares);
+        }
+        let Some((part, corners)) = Part::of(row) else {
+            // Only where --format says the text is a drawing: read by its looks, the drawing ended before.
+            return self.layout(format!(
+                "line {line} of the drawing, '{}', is neither a row nor a rule of a boxed drawing, which starts \
+                 each with a box-drawing character",
+                excerpt(row)
+            ));
+        };
+        let in_order = match (self.last, part) {
+            (None, Part::Top) => true,
+            (Some(Part::Top | Part::Between), Part::Row) => true,
+            (Some(Part::Row), Part::Between | Part::Bottom) => true,
+            // The board of no rows: `┌┐` and `└┘`, the frame of `list 0`.
+            (Some(Part::Top), Part::Bottom) => true,
+            _ => false,
+        };
+        if !in_order {
+            let expected = match self.last {
+                None => "its top rule",
+                Some(Part::Top | Part::Between) => "a row",
+                Some(_) => "a rule",
+            };
+            self.layout(format!(
+                "line {line} of the drawing, '{}', is {}, where {expected} belongs: a boxed drawing is a top \
+                 rule, its rows with a rule between each two, then a bottom rule",
+                excerpt(row),
+                part.name()
+            ));
+        }
+        self.last = Some(part);
+        match corners {
+            None => {
+                let after = row.strip_prefix('│').unwrap_or(row);
+                let squares = match after.strip_suffix('│') {
+                    Some("") => Squares::Chars(""),
+                    Some(inner) => Squares::Bars(inner.split('│')),
+                    None => {
+                        self.layout(format!(
+                            "row {} of the drawing (line {line}), '{}', does not end with │, as a row of a boxed \
+                             drawing does",
+                            self.rows + 1,
+                            excerpt(row)
+                        ));
+                        Squares::Bars(after.split('│'))
+                    }
+                };
+                self.add_row(line, row, squares);
+            }
+            Some(corners) => {
+                let columns = self.top.map(|(_, columns)| columns).or(self.width);
+                let read = rule_columns(row, corners);
+                if part == Part::Top && self.top.is_none() {
+                    if let Some(read) = read {
+                        self.top = Some((line, read));
+                        return;
+                    }
+                }
+                if read.is_none() || read != columns && columns.is_some() {
+                    let of =
+                        columns.map_or(String::new(), |c| format!(" of {}", plural(c, "column")));
+                    self.layout(format!(
+                        "line {line} of the drawing, '{}', is not {}{of}: {}",
+                        excerpt(row),
+                        part.name(),
+                        rule_pattern(corners, columns)
+                    ));
+                }
+            }
+        }
+    }
+
+    /// Notes `why` as the drawing's flaw of layout, unless it has one already.
+    fn layout(&mut self, why: String) {
+        if self.bad_layout.is_none() {
+            self.bad_layout = Some(why);
+            self.queens = Vec::new();
+        }
+    }
+
+    /// Reads the squares of `row`, line `line` of the input, the next row of the board.
+    fn add_row(&mut self, line: usize, row: &str, squares: Squares<'_>) {
         let index = self.rows;
         self.rows += 1;
-        let squares: Box<dyn Iterator<Item = &str>> = if row.starts_with('│') {
-            Box::new(row.split('│').filter(|s| !s.is_empty()))
-        } else if row.contains(char::is_whitespace) {
-            Box::new(row.split_whitespace())
-        } else {
-            Box::new(
-                row.char_indices()
-                    .map(move |(i, c)| &row[i..i + c.len_utf8()]),
-            )
-        };
-        let keep = self.bad_width.is_none();
+        let keep = self.bad_layout.is_none();
         let mut count = 0;
-        for (i, square) in squares.enumerate() {
-            match square.trim() {
-                "♛" | "Q" | "q" | "1" if keep => self.queens.push((index as u32, i as u32)),
-                "♛" | "Q" | "q" | "1" | "" | "." | "0" => {}
-                other => {
-                    self.bad_square = Some(format!(
-                        "square {} of row {} of the drawing (line {line}), '{}', is neither a queen nor an \
-                         empty square",
-                        i + 1,
-                        index + 1,
-                        excerpt(other)
-                    ));
+        for (i, text) in squares.clone().enumerate() {
+            let text = text.trim();
+            match square(text, self.format) {
+                Some(Square::Queen) if keep => self.queens.push((index as u32, i as u32)),
+                Some(_) => {}
+                None => {
+                    self.bad_square = Some(self.not_a_square(line, index, i, text, row, squares));
                     self.queens = Vec::new();
                     return;
                 }
             }
             count = i + 1;
         }
-        match self.width {
-            None => self.width = Some(count),
-            Some(width) if count != width && self.bad_width.is_none() => {
-                self.bad_width = Some(format!(
-                    "row {} of the drawing (line {line}) has {}, but row 1 has {width}",
-                    index + 1,
-                    plural(count, "square")
-                ));
-                self.queens = Vec::new();
+        let (width, of) = match (self.top, self.width) {
+            (Some((top, columns)), _) => (
+                columns,
+                format!(
+                    "the top rule (line {top}) has {}",
+                    plural(columns, "column")
+                ),
+            ),
+            (None, Some(width)) => (width, format!("row 1 has {width}")),
+            (None, None) => {
+                self.width = Some(count);
+                return;
             }
-            Some(_) => {}
+        };
+        self.width.get_or_insert(count);
+        if count != width {
+            self.layout(format!(
+                "row {} of the drawing (line {line}) has {}, but {of}",
+                index + 1,
+                plural(count, "square")
+            ));
         }
     }
 
-    /// The placement drawn, or the first flaw of its text: a square that is neither a queen nor empty, then a
-    /// row not as long as the first.
+    /// Why square `i` of row `index` (0-based), `text`, is none: neither a queen nor an empty square, or, in
+    /// a row all of another format's squares than the one given, of that format.
+    fn not_a_square(
+        &self,
+        line: usize,
+        index: usize,
+        i: usize,
+        text: &str,
+        row: &str,
+        mut squares: Squares<'_>,
+    ) -> String {
+        if let Some(format) = self.format {
+            let other = if format == Notation::Matrix {
+                Notation::Board
+            } else {
+                Notation::Matrix
+            };
+            if squares.all(|s| square(s.trim(), Some(other)).is_some()) {
+                return format!(
+                    "row {} of the drawing (line {line}), '{}', is not a row as --format {format} writes one ({}): \
+                     it looks like a row of --format {other}; without --format, either is read",
+                    index + 1,
+                    excerpt(row),
+                    format_squares(format)
+                );
+            }
+        }
+        let of_format = self.format.map_or(String::new(), |f| {
+            format!(" of --format {f} ({})", format_squares(f))
+        });
+        format!(
+            "square {} of row {} of the drawing (line {line}), '{}', is neither a queen nor an empty square{of_format}",
+            i + 1,
+            index + 1,
+            excerpt(text)
+        )
+    }
+
+    /// The placement drawn, or the first flaw of its text: a square that is neither a queen nor empty, then the
+    /// first flaw of its layout, then the bottom rule that a boxed drawing lacks.
     fn finish(self) -> Result<Placement, String> {
-        if let Some(why) = self.bad_square.or(self.bad_width) {
+        if let Some(why) = self.bad_square.or(self.bad_layout) {
             return Err(why);
+        }
+        if self.boxed && self.last != Some(Part::Bottom) {
+            return Err(format!(
+                "the boxed drawing ends on line {} without its bottom rule ({})",
+                self.last_line,
+                rule_pattern(['└', '┴', '┘'], self.top.map(|(_, c)| c).or(self.width))
+            ));
         }
         Ok(Placement {
             shape: Shape {
                 rows: self.rows as u32,
-                cols: self.width.or(self.ruled).unwrap_or(0) as u32,
+                cols: self.width.or(self.top.map(|(_, c)| c)).unwrap_or(0) as u32,
             },
             queens: self.queens,
             stray: None,
@@ -1501,27 +1861,63 @@ mod reading {
     }
 
     #[test]
-    fn the_rules_of_a_boxed_drawing_alone_are_a_board_of_no_rows_and_their_columns() {
-        // The bottom of a boxed drawing whose last row could not be read is no solution of the empty board, but
-        // a board of no rows and two columns, which has none.
-        let drawing = "┌───┬───┐\n│ ♛ │   │\n├───┼───┤\n│ x │   │\n└───┴───┘\n";
+    fn a_boxed_drawing_is_read_to_its_bottom_rule_whatever_its_squares() {
+        // A crown of another kind (`sed 's/♛/♕/'`): its rows were lines of no format, and each rule between them
+        // a board of no rows of its own, nine verdicts for one drawing. It is one drawing, malformed at its
+        // first bad square, and the line after its bottom rule is read on its own.
+        let drawing = "┌───┬───┐\n│ ♕ │   │\n├───┼───┤\n│   │ ♕ │\n└───┴───┘\n[2,4,1,3]\n";
         let entries = read(drawing, None, None);
         let lines: Vec<usize> = entries.iter().map(|e| e.line).collect();
-        assert_eq!(lines, [1, 4, 5]);
-        assert!(entries[1].placement.is_err());
+        assert_eq!(lines, [1, 6]);
         assert_eq!(
-            entries[2].placement,
-            Ok(Placement {
-                shape: Shape { rows: 0, cols: 2 },
-                queens: vec![],
-                stray: None
-            })
+            entries[0].placement,
+            Err(
+                "square 1 of row 1 of the drawing (line 2), '♕', is neither a queen nor an empty square"
+                    .to_string()
+            )
+        );
+        // Its rules are held to its columns and to their places: a top rule, rows with a rule between each two,
+        // a bottom rule.
+        let malformed = |text: &str| read(text, None, None)[0].placement.clone().unwrap_err();
+        assert_eq!(
+            malformed("┌───┬───┐\n│ ♛ │   │\n├───┼──x┤\n│   │ ♛ │\n└───┴───┘\n"),
+            "line 3 of the drawing, '├───┼──x┤', is not a rule between rows of 2 columns: ├, 2 runs of ─ \
+             separated by ┼, then ┤"
         );
         assert_eq!(
-            read_of_one("├───┼───┼───┤\n"),
-            Ok(Shape { rows: 0, cols: 3 })
+            malformed("┌───┬───┐\n│ ♛ │   │\n├───┼───┼───┤\n│   │ ♛ │\n└───┴───┘\n"),
+            "line 3 of the drawing, '├───┼───┼───┤', is not a rule between rows of 2 columns: ├, 2 runs of ─ \
+             separated by ┼, then ┤"
         );
-        // The frame of the empty board has no columns.
+        assert_eq!(
+            malformed("┌───┬───┐\n│ ♛ │   │\n│   │ ♛ │\n└───┴───┘\n"),
+            "line 3 of the drawing, '│   │ ♛ │', is a row, where a rule belongs: a boxed drawing is a top rule, \
+             its rows with a rule between each two, then a bottom rule"
+        );
+        assert_eq!(
+            malformed("┌───┬───┐\n│ ♛ │   │ │\n├───┼───┤\n│   │ ♛ │\n└───┴───┘\n"),
+            "row 1 of the drawing (line 2) has 3 squares, but the top rule (line 1) has 2 columns"
+        );
+        // Cut short, by `head` or by a line that is no part of it, it lacks its bottom rule; the rules alone are
+        // no drawing.
+        assert_eq!(
+            malformed("┌───┬───┐\n│ ♛ │   │\n├───┼───┤\n"),
+            "the boxed drawing ends on line 3 without its bottom rule (└, 2 runs of ─ separated by ┴, then ┘)"
+        );
+        let entries = read("┌───┐\n│ ♛ │\n[1]\n", None, None);
+        assert_eq!((entries.len(), entries[1].line), (2, 3));
+        assert!(entries[1].placement.is_ok());
+        assert_eq!(
+            malformed("├───┼───┼───┤\n"),
+            "line 1 of the drawing, '├───┼───┼───┤', is a rule between rows, where its top rule belongs: a \
+             boxed drawing is a top rule, its rows with a rule between each two, then a bottom rule"
+        );
+        // A top rule and a bottom rule are the board of no rows and their columns, which has no solution unless
+        // it has no columns either: the frame of `list 0`.
+        assert_eq!(
+            read_of_one("┌───┬───┐\n└───┴───┘\n"),
+            Ok(Shape { rows: 0, cols: 2 })
+        );
         assert_eq!(read_of_one("┌┐\n└┘\n"), Ok(Shape::square(0)));
     }
 
@@ -1715,7 +2111,8 @@ mod reading {
         assert_eq!(
             entries[0].placement,
             Err(
-                "square 2 of row 3 of the drawing (line 3), 'x', is neither a queen nor an empty square"
+                "square 2 of row 3 of the drawing (line 3), 'x', is neither a queen nor an empty square of \
+                 --format board (♛ or Q for a queen, . or a blank for an empty square)"
                     .to_string()
             )
         );
@@ -1727,9 +2124,101 @@ mod reading {
         assert_eq!(
             entries[0].placement,
             Err(
-                "square 1 of row 2 of the drawing (line 4), 'x', is neither a queen nor an empty square"
+                "square 1 of row 2 of the drawing (line 4), 'x', is neither a queen nor an empty square of \
+                 --format board (♛ or Q for a queen, . or a blank for an empty square)"
                     .to_string()
             )
+        );
+    }
+
+    #[test]
+    fn a_drawing_format_given_reads_its_own_squares_alone() {
+        // `--format matrix` took a drawing of `Q` and `.`, and `--format board` one of 0 and 1, as any
+        // drawing is read without a format; a list in another format than the one given was always malformed.
+        let first = |text: &str, format| read(text, Some(format), None)[0].placement.clone();
+        let plain = ".Q..\n...Q\nQ...\n..Q.\n";
+        let matrix = "0 1 0 0\n0 0 0 1\n1 0 0 0\n0 0 1 0\n";
+        let boxed = "┌───┐\n│ ♛ │\n└───┘\n";
+        assert_eq!(
+            first(plain, Notation::Matrix),
+            Err("row 1 of the drawing (line 1), '.Q..', is not a row as --format matrix writes one (1 for a \
+                 queen, 0 for an empty square): it looks like a row of --format board; without --format, either \
+                 is read"
+                .into())
+        );
+        assert_eq!(
+            first(matrix, Notation::Board),
+            Err("row 1 of the drawing (line 1), '0 1 0 0', is not a row as --format board writes one (♛ or Q \
+                 for a queen, . or a blank for an empty square): it looks like a row of --format matrix; without \
+                 --format, either is read"
+                .into())
+        );
+        assert_eq!(
+            first(boxed, Notation::Matrix),
+            Err("the drawing (line 1) is boxed, as --format board draws one, not rows of 1 and 0 as --format \
+                 matrix writes them; without --format, either is read"
+                .into())
+        );
+        // A row of both formats' squares looks like neither: its first square of the other is named.
+        assert_eq!(
+            first("Q . 0 1\n", Notation::Board),
+            Err("square 3 of row 1 of the drawing (line 1), '0', is neither a queen nor an empty square of \
+                 --format board (♛ or Q for a queen, . or a blank for an empty square)"
+                .into())
+        );
+        // Each format reads its own, and without a format every drawing is read.
+        for (text, format) in [
+            (plain, Notation::Board),
+            (boxed, Notation::Board),
+            (matrix, Notation::Matrix),
+        ] {
+            assert!(first(text, format).is_ok(), "{format}: {text}");
+            assert!(read(text, None, None)[0].placement.is_ok(), "{text}");
+        }
+    }
+
+    #[test]
+    fn a_csv_header_stands_first_in_its_csv_or_is_lists_own() {
+        // `--format csv` took the row `Q . . .` of a drawing for a header of one name, and skipped it unjudged
+        // between the rows that it called malformed.
+        let verdicts = |text: &str, notation| -> Vec<(usize, Result<usize, String>)> {
+            read(text, notation, None)
+                .into_iter()
+                .map(|e| (e.line, e.placement.map(|p| p.queens.len())))
+                .collect()
+        };
+        let drawing = verdicts(". Q . .\n. . . Q\nQ . . .\n. . Q .\n", Some(Notation::Csv));
+        let lines: Vec<usize> = drawing.iter().map(|v| v.0).collect();
+        assert_eq!(lines, [1, 2, 3, 4]);
+        assert_eq!(
+            drawing[2].1,
+            Err("'Q . . .' starts with a letter, as a CSV header does, but its field 1, 'Q . . .', is no name: \
+                 a header's names are letters, digits, spaces, _ and -"
+                .into())
+        );
+        // Names within a CSV are no header, unless they are `list`'s own, which start a CSV of their own (files
+        // joined); after a blank line, or a line of another format, any header starts one.
+        for notation in [None, Some(Notation::Csv)] {
+            assert_eq!(
+                verdicts("a,b\n1,2\nc,d\nr1,r2\n2,1\n\nc,d\n1,2\n", notation),
+                [
+                    (2, Ok(2)),
+                    (
+                        3,
+                        Err("'c,d' is neither a CSV record nor a header: a header is the first line of a CSV \
+                             (this one starts on line 1) or one as `list -f csv` writes (r1,r2,…)"
+                            .into())
+                    ),
+                    (5, Ok(2)),
+                    (8, Ok(2)),
+                ],
+                "{notation:?}"
+            );
+        }
+        assert_eq!(verdicts("[1]\nc1\n1\n", None), [(1, Ok(1)), (3, Ok(1))]);
+        assert!(is_lists_header("r1,r2,r3") && is_lists_header("c1"));
+        assert!(
+            !is_lists_header("r1,r3") && !is_lists_header("r1,c2") && !is_lists_header("r1, r2")
         );
     }
 
