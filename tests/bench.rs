@@ -366,6 +366,11 @@ fn bad_arguments_are_refused_before_anything_runs() {
     let same = dir.path().join("b.out");
     let cases: Vec<(Vec<String>, &str)> = vec![
         (vec!["--n".into(), "28".into()], "no published count"),
+        // `--quick` is a board too: with `--n`, one of the two was dropped unsaid.
+        (
+            vec!["--quick".into(), "--n".into(), "12".into()],
+            "the argument '--quick' cannot be used with '--n <N>'",
+        ),
         // Read as every command reads a board size (`count 65`, `units eight`).
         (
             vec!["--n".into(), "65".into()],

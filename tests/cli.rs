@@ -485,7 +485,7 @@ const BOARD_COMMANDS: [(&str, &[&str], &str); 7] = [
     ),
     (
         "bench",
-        &["bench", "--quick", "--runs", "1", "--warmup", "0", "--n"],
+        &["bench", "--runs", "1", "--warmup", "0", "--n"],
         "a number such as 8",
     ),
     (
@@ -592,9 +592,7 @@ fn every_command_reads_a_shared_option_alike() {
             "verify" => vec!["verify", "6"],
             "estimate" => vec!["estimate", "6", "--sample", "1ms"],
             "units" => vec!["units", "6"],
-            "bench" => vec![
-                "bench", "--quick", "--runs", "1", "--warmup", "0", "--n", "6",
-            ],
+            "bench" => vec!["bench", "--runs", "1", "--warmup", "0", "--n", "6"],
             "list" => vec!["list", "6"],
             "solve" => vec!["solve", "6"],
             _ => unreachable!("{name}"),
@@ -2690,10 +2688,15 @@ fn a_negative_board_given_to_an_option_is_said_to_be_one() {
                 "error: '{board}': board sizes cannot be negative\n"
             ));
     }
-    // An option that is none is still clap's to tell.
-    nqueens()
-        .args(["count", "8", "-x"])
-        .assert()
-        .code(2)
-        .stderr(predicates::str::contains("unexpected argument '-x' found"));
+    // An option that is none is still clap's to tell, beside a negative board too.
+    for args in [&["count", "8", "-x"][..], &["count", "8", "--bogus", "-3"]] {
+        let unknown = args[2];
+        nqueens()
+            .args(args)
+            .assert()
+            .code(2)
+            .stderr(predicates::str::contains(format!(
+                "unexpected argument '{unknown}' found"
+            )));
+    }
 }

@@ -1445,7 +1445,7 @@ fn names_say_what_their_benchmarks_differ_in_and_files_tell_apart_those_alike() 
     for name in [
         format!("{machine}, avx512 kernel, full symmetry, nqueens 0.0.0, 2026-01-01 00:00:00, base.json"),
         format!("{machine}, scalar kernel, full symmetry, nqueens 0.0.0"),
-        format!("{machine}, avx512 kernel, none symmetry, nqueens 0.0.0"),
+        format!("{machine}, avx512 kernel, no symmetry, nqueens 0.0.0"),
         format!("{machine}, avx512 kernel, full symmetry, nqueens 0.2.0"),
         format!("{machine}, avx512 kernel, full symmetry, nqueens 0.0.0, 2026-01-01 00:00:00, copy.json"),
     ] {

@@ -729,8 +729,9 @@ pub struct BenchArgs {
     /// and 19 with --quick].
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub n: Option<String>,
-    /// A run of a few seconds: the standard measurement on n = 16 (n = 19 on the GPU).
-    #[arg(long)]
+    /// A run of a few seconds: the standard measurement on n = 16 (n = 19 on the GPU). It is a board, so not
+    /// with --n, which would drop it unsaid.
+    #[arg(long, conflicts_with = "n")]
     pub quick: bool,
     /// Timed runs per thread count (GPU count); the median, min and max are reported.
     #[arg(long, default_value_t = bench::STANDARD_RUNS, value_parser = clap::value_parser!(u32).range(1..=1000).map(|r| r as usize), allow_negative_numbers = true)]

@@ -27,20 +27,30 @@ use args::{Cli, Command};
 use clap::Parser;
 use std::process::ExitCode;
 
-/// The first argument before any `--` that reads as a board of a negative size (`-3`, `-3x2`, `-4..9`, `-8=`),
-/// which no option of the command line is.
-fn negative_board() -> Option<String> {
+/// The argument that clap's `error` calls an unknown option where it reads as a board of a negative size
+/// (`-3`, `-3x2`, `-4..9`; clap names its first short option, `-3`), which no option of the command line is.
+/// Another unknown option (`--bogus` beside a `-3`) is clap's to say.
+fn negative_board(error: &clap::Error) -> Option<String> {
+    if error.kind() != clap::error::ErrorKind::UnknownArgument {
+        return None;
+    }
+    let Some(clap::error::ContextValue::String(unknown)) =
+        error.get(clap::error::ContextKind::InvalidArg)
+    else {
+        return None;
+    };
     std::env::args_os()
         .skip(1)
         .take_while(|a| a != "--")
         .filter_map(|a| a.into_string().ok())
         .find(|a| {
-            a.strip_prefix('-').is_some_and(|rest| {
-                rest.starts_with(|c: char| c.is_ascii_digit())
-                    && rest
-                        .chars()
-                        .all(|c| c.is_ascii_digit() || "x.=,".contains(c))
-            })
+            a.starts_with(unknown.as_str())
+                && a.strip_prefix('-').is_some_and(|rest| {
+                    rest.starts_with(|c: char| c.is_ascii_digit())
+                        && rest
+                            .chars()
+                            .all(|c| c.is_ascii_digit() || "x.=,".contains(c))
+                })
         })
 }
 
@@ -52,11 +62,8 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Ok(cli) => cli,
         // `list -3x2`, `verify -3..5`, `check --board -4`: clap read them as short options (`-3`), and its tip
         // to write `-- -3` made them file names. They are boards of a negative size, as `count -3` is told.
-        Err(e)
-            if e.kind() == clap::error::ErrorKind::UnknownArgument
-                && negative_board().is_some() =>
-        {
-            let board = negative_board().unwrap_or_default();
+        Err(e) if negative_board(&e).is_some() => {
+            let board = negative_board(&e).unwrap_or_default();
             return Err(
                 errors::UsageError(format!("'{board}': board sizes cannot be negative")).into(),
             );

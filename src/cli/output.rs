@@ -1138,34 +1138,80 @@ impl Drop for SignalsHandled {
 /// long command (the benchmark), so that whoever stops it learns what was kept. Empty: nothing.
 static LAST_WORDS: Mutex<String> = Mutex::new(String::new());
 
-/// The document each stream export ([`Export`], a FIFO, `>(jq .)`) would get if the run stopped now: the last
-/// one written to a file export, by the stream's name. A stream gets one document, when the run ends; a run
-/// that a signal stops ends too, and its reader got nothing (`--export-json >(jq .results)` stopped by SIGTERM
-/// after three boards gave jq an empty input).
-static STREAM_DOCUMENTS: Mutex<Vec<(PathBuf, Vec<u8>)>> = Mutex::new(Vec::new());
+/// The stream exports ([`Export`], a FIFO, `>(jq .)`) of a run that a signal may stop. A stream gets one
+/// document, when the run ends; a run that a signal stops ends too, and its reader got nothing
+/// (`--export-json >(jq .results)` stopped by SIGTERM after three boards gave jq an empty input).
+#[derive(Default)]
+struct Streams {
+    /// The document each would get if the run stopped now, by its name: the last one written to a file export.
+    documents: Vec<(PathBuf, Vec<u8>)>,
+    /// Whether a signal took them ([`write_stream_documents`]): the run's own last documents are then not
+    /// written, which would give a reader two.
+    taken: bool,
+    /// The run's last documents being written now: a signal waits for them (within its two seconds) rather
+    /// than end the process in the middle of one, or write its own after it.
+    writing: usize,
+}
 
-fn stream_documents() -> MutexGuard<'static, Vec<(PathBuf, Vec<u8>)>> {
-    STREAM_DOCUMENTS
+static STREAMS: Mutex<Streams> = Mutex::new(Streams {
+    documents: Vec::new(),
+    taken: false,
+    writing: 0,
+});
+
+fn streams() -> MutexGuard<'static, Streams> {
+    STREAMS
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-/// Writes each stream export the document of the run so far ([`STREAM_DOCUMENTS`]), as a run stopped by a signal
+/// Writes each stream export the document of the run so far ([`Streams`]), as a run stopped by a signal
 /// ends: once, within two seconds in all, so that a stream whose reader is slow or gone (a FIFO that nobody
-/// opens) cannot keep the process from ending.
-pub fn write_stream_documents() {
-    let documents = std::mem::take(&mut *stream_documents());
-    if documents.is_empty() {
-        return;
+/// opens) cannot keep the process from ending. Gives the streams that did not get theirs, for
+/// [`say_not_sent`] to say after the words of the stop, which name each with what it has.
+pub fn write_stream_documents() -> Vec<PathBuf> {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
+    let documents = {
+        let mut streams = streams();
+        streams.taken = true;
+        std::mem::take(&mut streams.documents)
+    };
+    // A last document under way is finished first: the stream then has the run's whole document.
+    while streams().writing > 0 && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(5));
     }
+    if documents.is_empty() {
+        return Vec::new();
+    }
+    let mut names: Vec<PathBuf> = documents.iter().map(|(path, _)| path.clone()).collect();
     let (written, wait) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         for (path, document) in documents {
-            let _ = write_atomic(&path, &document);
+            let done = write_atomic(&path, &document).is_ok();
+            let _ = written.send((path, done));
         }
-        let _ = written.send(());
     });
-    let _ = wait.recv_timeout(std::time::Duration::from_secs(2));
+    let mut sent = Vec::new();
+    while let Ok((path, done)) =
+        wait.recv_timeout(deadline.saturating_duration_since(std::time::Instant::now()))
+    {
+        if done {
+            sent.push(path);
+        }
+    }
+    names.retain(|name| !sent.contains(name));
+    names
+}
+
+/// Says of each stream in `unsent` ([`write_stream_documents`]) that it did not get the run's document.
+pub fn say_not_sent(unsent: &[PathBuf]) {
+    for name in unsent {
+        let _ = writeln!(
+            io::stderr(),
+            "note: '{}' did not get the document of the run: its reader did not take it within 2 s",
+            name.display()
+        );
+    }
 }
 
 /// What erases the progress bar before a signal's last words, set by the command that draws one: a bar left
@@ -1251,7 +1297,7 @@ fn install_signal_cleanup() {
                 let held = settled_last_words();
                 let words = held.as_deref().map_or("", String::as_str);
                 // Before the temporary files' lock too; with the words held, the documents are theirs.
-                write_stream_documents();
+                let unsent = write_stream_documents();
                 let erased = erase_the_bar();
                 // Held until the end, so that no rename or new temporary file slips in.
                 let _temps = removed_temps();
@@ -1267,6 +1313,7 @@ fn install_signal_cleanup() {
                     };
                     let _ = writeln!(io::stderr(), "{start}stopped by {name}: {words}");
                 }
+                say_not_sent(&unsent);
                 // As the signal would end it, for a shell to see; but a warning to stop leaves no core.
                 if !crate::cli::signals::leaves_a_core(sig) {
                     let _ = signal_hook::low_level::emulate_default_handler(sig);
@@ -1507,15 +1554,22 @@ impl Export {
     /// rewrite tries again, and only the last one's failure is an error.
     pub fn write(&self, document: &[u8], last: bool) -> anyhow::Result<()> {
         if self.stream {
-            let mut kept = stream_documents();
-            kept.retain(|(path, _)| *path != self.path);
-            if !last {
-                // Kept for a signal that stops the run: its reader then gets this one ([`STREAM_DOCUMENTS`]).
-                kept.push((self.path.clone(), document.to_vec()));
+            let mut kept = streams();
+            if kept.taken {
+                // A signal is ending the run, and has given this stream its document.
                 return Ok(());
             }
+            kept.documents.retain(|(path, _)| *path != self.path);
+            if !last {
+                // Kept for a signal that stops the run: its reader then gets this one ([`Streams`]).
+                kept.documents.push((self.path.clone(), document.to_vec()));
+                return Ok(());
+            }
+            kept.writing += 1;
             drop(kept);
-            return write_atomic(&self.path, document);
+            let written = write_atomic(&self.path, document);
+            streams().writing -= 1;
+            return written;
         }
         let mut place = self.place();
         let written = place
@@ -1651,7 +1705,8 @@ impl crate::cli::args::ExportOptions {
             if output.is_none_or(|o| o.as_os_str() == "-") && stdout_is(path) {
                 return Err(UsageError(format!(
                     "cannot write the standard output: it is '{}', which {flag} replaces with its own \
-                     document, and the table would be lost; send the standard output to another file",
+                     document, and what the command writes there would be lost; send the standard output to \
+                     another file",
                     path.display()
                 )));
             }

@@ -44,8 +44,8 @@ pub const STANDARD_GPU_N: u32 = 21;
 pub const QUICK_GPU_N: u32 = 19;
 /// The units a benchmark's plan on the CPU aims for, whatever the machine: the plan is that of the shallowest
 /// split with at least so many ([`Split::Units`]; split depth 2 for both [`STANDARD_N`] and [`QUICK_N`], 302,517
-/// and 103,487 units), over a thousand a thread on a machine of 256 threads, so that every machine counts the
-/// same units and none waits long on the last ones.
+/// and 103,487 units: some 1,200 and 400 a thread on a machine of 256 threads), so that every machine counts
+/// the same units and none waits long on the last ones.
 pub const PLAN_UNITS: usize = 65_536;
 /// Timed runs per thread count, by default.
 pub const STANDARD_RUNS: usize = 3;

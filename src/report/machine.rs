@@ -203,8 +203,12 @@ impl Machine {
             self.os_version.clone()
         };
         format!(
-            "{}, {} physical / {} logical cores{clock}{memory}, {os}, {}",
-            self.cpu_model, self.physical_cores, self.logical_cores, self.arch
+            "{}, {} physical / {} logical core{}{clock}{memory}, {os}, {}",
+            self.cpu_model,
+            self.physical_cores,
+            self.logical_cores,
+            if self.logical_cores == 1 { "" } else { "s" },
+            self.arch
         )
     }
 

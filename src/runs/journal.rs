@@ -248,14 +248,21 @@ pub enum JournalError {
         reason: io::Error,
     },
     /// The file is empty: no journal, which is made with its header and renamed into place whole. Made by
-    /// hand or by a shell's redirection (`count 18 --checkpoint j >> j`), it holds nothing to lose.
+    /// hand or by a shell's redirection (`count 18 --checkpoint j >> j`), it holds nothing to lose. A device or
+    /// a pipe that gave nothing (`merge /dev/null`) is not one to remove.
     #[error(
-        "'{path}' is empty, so it is no nqueens journal (a journal always has its header): remove it, which \
-         loses nothing, or name another file"
+        "'{path}' is empty, so it is no nqueens journal (a journal always has its header): {}",
+        if *regular {
+            "remove it, which loses nothing, or name another file"
+        } else {
+            "it is no regular file but a device or a pipe, which gave nothing; name a journal file"
+        }
     )]
     Empty {
         /// The file.
         path: PathBuf,
+        /// Whether it is a regular file (one to remove), rather than a device or a pipe.
+        regular: bool,
     },
     /// The file does not start with a journal header.
     #[error("'{path}' is not an nqueens journal: its first line is not a journal header")]
@@ -475,6 +482,7 @@ const MAX_HEADER_BYTES: u64 = 1 << 16;
 /// [`MAX_HEADER_BYTES`] instead of being read into memory until there is none left.
 fn read_journal_bytes(file: File, path: &Path) -> Result<Vec<u8>, JournalError> {
     let read_error = |e| JournalError::io("read", path, e);
+    let regular = file.metadata().is_ok_and(|m| m.is_file());
     let mut reader = io::BufReader::new(file);
     let mut bytes = Vec::new();
     (&mut reader)
@@ -484,6 +492,7 @@ fn read_journal_bytes(file: File, path: &Path) -> Result<Vec<u8>, JournalError> 
     if bytes.is_empty() {
         return Err(JournalError::Empty {
             path: path.to_path_buf(),
+            regular,
         });
     }
     let sealed = bytes

@@ -50,19 +50,6 @@ pub fn run(
             ))
             .into());
         }
-        // A device or a FIFO (`merge /dev/null`) is no journal, and saying it is an empty one to remove would
-        // ask for `/dev/null` to be deleted: a mistake in the arguments, as `--checkpoint /dev/null` is.
-        #[cfg(unix)]
-        if let Ok(meta) = std::fs::metadata(path) {
-            if !meta.is_file() {
-                return Err(UsageError(format!(
-                    "cannot read '{}': it is not a regular file (a FIFO, a device or a socket), so it is no \
-                     nqueens journal; name the journal files",
-                    path.display()
-                ))
-                .into());
-            }
-        }
         // A file that cannot be opened (missing, not ours to read) is a mistake in the arguments, as for
         // `check` and `plot`: exit code 2.
         let file = crate::cli::output::open_to_read(path).map_err(|e| {

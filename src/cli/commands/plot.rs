@@ -746,7 +746,7 @@ fn numbered(mut labels: Vec<String>) -> Vec<String> {
 }
 
 /// What a series was made with besides its machine, each as its name says it: the kernel (`scalar kernel`),
-/// the symmetry (`none symmetry`), the program's version (`nqueens 0.2.0`) and the benchmark's workload version
+/// the symmetry (`no symmetry`), the program's version (`nqueens 0.2.0`) and the benchmark's workload version
 /// (`workload version 3`). `None` where a series has nothing to say of one (a sweep's symmetry, which its name
 /// always has; a count's workload).
 type Made = [Option<String>; 4];
@@ -756,7 +756,9 @@ fn made_of_bench(report: &BenchReport) -> Made {
     let w = &report.workload;
     [
         Some(kernel_words(std::iter::once(w.kernel.as_str()))),
-        Some(format!("{} symmetry", shorten(&w.symmetry))),
+        Some(nqueens::report::export::symmetry_words(&shorten(
+            &w.symmetry,
+        ))),
         Some(format!("nqueens {}", shorten(&report.program.version))),
         Some(match w.workload_version {
             Some(v) => format!("workload version {v}"),
@@ -1203,7 +1205,10 @@ impl Sweep<'_> {
                 if self.report.threads == 1 { "" } else { "s" }
             ),
         };
-        format!("{counted_on}, {} symmetry", shorten(self.symmetry))
+        format!(
+            "{counted_on}, {}",
+            nqueens::report::export::symmetry_words(&shorten(self.symmetry))
+        )
     }
 
     /// What it was made with ([`Made`]): its symmetry is in its name already, a count has no workload, and a

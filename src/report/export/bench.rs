@@ -72,11 +72,12 @@ fn workload_line(report: &BenchReport) -> String {
         _ => String::new(),
     };
     format!(
-        "{standard}n = {}, {} symmetry, {kernel}split depth {} ({} units), {} timed run{} per {} count after {} warm-up{}{on}{}",
+        "{standard}n = {}, {}, {kernel}split depth {} ({} unit{}), {} timed run{} per {} count after {} warm-up{}{on}{}",
         w.n,
-        w.symmetry,
+        super::symmetry_words(&w.symmetry),
         w.split_depth,
         w.units,
+        if w.units == 1 { "" } else { "s" },
         w.runs,
         plural(w.runs),
         swept(report),
@@ -454,8 +455,9 @@ impl BenchExporter for Markdown {
     fn document(&self, report: &BenchReport) -> Vec<u8> {
         let w = &report.workload;
         let mut md = format!(
-            "# nqueens bench: n = {}, {} symmetry\n\n| | |\n|---|---|\n",
-            w.n, w.symmetry
+            "# nqueens bench: n = {}, {}\n\n| | |\n|---|---|\n",
+            w.n,
+            super::symmetry_words(&w.symmetry)
         );
         let rows = [("machine".to_string(), report.machine.summary())]
             .into_iter()

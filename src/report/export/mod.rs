@@ -124,6 +124,15 @@ fn incomplete(report: &Report) -> Option<String> {
     })
 }
 
+/// A symmetry mode by its name as a report's words say it: `full symmetry`, `mirror symmetry`, and `no
+/// symmetry` for `none` (where "none symmetry" read as a typo).
+pub fn symmetry_words(name: &str) -> String {
+    match name {
+        "none" => "no symmetry".to_string(),
+        other => format!("{other} symmetry"),
+    }
+}
+
 /// Aligned, human-readable columns.
 #[derive(Debug)]
 pub struct Table {

@@ -453,7 +453,7 @@ pub fn count(
             );
             // Leaving this way skips destructors: the result's temporary file goes by hand. A stream export
             // gets the document so far, as when the work under way finishes.
-            crate::cli::output::write_stream_documents();
+            crate::cli::output::say_not_sent(&crate::cli::output::write_stream_documents());
             crate::cli::output::remove_temps();
             std::process::exit(exit_code(sig).into());
         });
@@ -523,7 +523,7 @@ pub fn count(
     if !outcome.complete {
         // A stream export gets the document of the run so far (marked as not finished), as a run without a
         // journal that a signal stops sends it: its reader is not left with nothing.
-        crate::cli::output::write_stream_documents();
+        crate::cli::output::say_not_sent(&crate::cli::output::write_stream_documents());
         let sig = if sig == 0 { SIGTERM } else { sig };
         note!(
             "{}",
