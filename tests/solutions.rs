@@ -925,6 +925,45 @@ fn check_calls_a_boxed_drawing_with_a_square_that_is_no_queen_one_malformed_draw
 }
 
 #[test]
+fn check_reads_a_boxed_drawing_with_fewer_rules_as_other_solvers_draw_it() {
+    // README: rules between rows are the drawing's own or none, and so are its top and bottom rules. The
+    // drawing held to a rule between each two rows called rows alone, a frame without rules between the rows
+    // and a frame of one run malformed, which were valid before.
+    let rows = "│   │ ♛ │   │   │\n│   │   │   │ ♛ │\n│ ♛ │   │   │   │\n│   │   │ ♛ │   │\n";
+    for text in [
+        rows.to_string(),
+        format!("┌───┬───┬───┬───┐\n{rows}└───┴───┴───┴───┘\n"),
+        format!("┌───────────────┐\n{rows}└───────────────┘\n"),
+        "┌─────────┐\n│ . ♛ . . │\n│ . . . ♛ │\n│ ♛ . . . │\n│ . . ♛ . │\n└─────────┘\n".into(),
+        "│ ♛ │\n".into(),
+    ] {
+        for format in [&[][..], &["--format", "board"]] {
+            assert_eq!(
+                verdicts(format, &text),
+                (Some(0), "line 1: valid\n".into()),
+                "{format:?} {text}"
+            );
+        }
+    }
+    // Rows alone end at a line that is none of them: the next is judged on its own.
+    assert_eq!(
+        verdicts(&[], &format!("{rows}[2,4,1,3]\n")),
+        (Some(0), "line 1: valid\nline 5: valid\n".into())
+    );
+    // Where a drawing has rules, they are in their places: it is one drawing, malformed, and one verdict.
+    let drawing = stdout_of(&["list", "4", "-f", "board", "--limit", "1", "-q"]);
+    assert_eq!(
+        verdicts(&[], &drawing.replacen("├───┼───┼───┼───┤\n", "", 1)),
+        (
+            Some(1),
+            "line 1: malformed: line 4 of the drawing, '├───┼───┼───┼───┤', is a rule between rows after row 2, \
+             but rows 1 and 2 have none between them: a boxed drawing has a rule between each two rows or none\n"
+                .into()
+        )
+    );
+}
+
+#[test]
 fn check_holds_a_drawing_to_the_format_given() {
     // README: `--format` fixes the format. It did for lists (`-f rows` of `1 3 0 2` is malformed), but a
     // drawing of any kind was read under either drawing's format.
@@ -980,8 +1019,8 @@ fn check_judges_every_line_of_a_csv_where_no_header_can_stand() {
             Some(1),
             "line 1: malformed: field 1, '. Q . .', is not a whole number\n\
              line 2: malformed: field 1, '. . . Q', is not a whole number\n\
-             line 3: malformed: 'Q . . .' starts with a letter, as a CSV header does, but its field 1, 'Q . . .', \
-             is no name: a header's names are letters, digits, spaces, _ and -\n\
+             line 3: malformed: 'Q . . .' is neither a CSV record nor a header: a header is the first line of a \
+             CSV (this one starts on line 1), that line again, or one as `list -f csv` writes (r1,r2,…)\n\
              line 4: malformed: field 1, '. . Q .', is not a whole number\n"
                 .into()
         )
@@ -993,10 +1032,46 @@ fn check_judges_every_line_of_a_csv_where_no_header_can_stand() {
             Some(1),
             "line 2: valid\n\
              line 3: malformed: 'x,y,z,w' is neither a CSV record nor a header: a header is the first line of a \
-             CSV (this one starts on line 1) or one as `list -f csv` writes (r1,r2,…)\n\
+             CSV (this one starts on line 1), that line again, or one as `list -f csv` writes (r1,r2,…)\n\
              line 5: valid\n"
                 .into()
         )
+    );
+}
+
+#[test]
+fn check_reads_the_csv_headers_of_other_tools_and_of_files_joined() {
+    // README: a CSV header repeats its CSV's first line (files of one tool joined), its names are any text but
+    // numbers, and `list`'s own is read in either case and with spaces, as any other header's names are. Each
+    // was a malformed line, which was a header before.
+    for text in [
+        "a,b,c,d\n2,4,1,3\na,b,c,d\n3,1,4,2\n",
+        "r1, r2, r3, r4\n2,4,1,3\nr1, r2, r3, r4\n3,1,4,2\n",
+        "R1,R2,R3,R4\n2,4,1,3\nR1,R2,R3,R4\n3,1,4,2\n",
+        "row.1,row.2,row.3,row.4\n2,4,1,3\n\nr[1],r[2],r[3],r[4]\n3,1,4,2\n",
+        "Unnamed: 0,a,b,c\n2,4,1,3\nUnnamed: 0,a,b,c\n3,1,4,2\n",
+    ] {
+        for format in [&[][..], &["--format", "csv"]] {
+            let (code, out) = verdicts(format, text);
+            assert_eq!(code, Some(0), "{format:?} {text}: {out}");
+            assert_eq!(out.lines().count(), 2, "{format:?} {text}: {out}");
+        }
+    }
+    // First in its CSV, one name is a header where a record of one number follows it, which `Q . . .`, a
+    // drawing's row under `-f csv`, has not.
+    assert_eq!(
+        verdicts(&["-f", "csv"], "Q . . .\n. . . Q\n"),
+        (
+            Some(1),
+            "line 1: malformed: 'Q . . .' is neither a CSV record nor a header: a header of one name is one as \
+             `list -f csv` writes (r1) or has a record of one number after it\n\
+             line 2: malformed: field 1, '. . . Q', is not a whole number\n"
+                .into()
+        )
+    );
+    assert_eq!(
+        verdicts(&["-f", "csv"], "queen\n1\n"),
+        (Some(0), "line 2: valid\n".into())
     );
 }
 

@@ -667,16 +667,19 @@ fn whole_number(text: &str) -> Option<Number> {
 /// notation given says which. A drawing given (`board`, `matrix`) has its format's squares alone: `Q`, `♛`
 /// and `.`, boxed or not, or `1` and `0`.
 ///
-/// A boxed drawing is read from its top rule to its bottom rule, every line of it that starts with a
-/// box-drawing character being its own, so that a row with a bad square is the drawing's flaw rather than its
-/// end; its rules are held to its columns and to their places (a rule between each two rows).
+/// A boxed drawing is read as one up to its bottom rule or a line that is no part of it, every line of it that
+/// starts with a box-drawing character being its own, so that a row with a bad square is the drawing's flaw
+/// rather than its end. Its rules are held to its columns and to their places, which other solvers draw fewer
+/// of than `list`: a rule between each two rows or none, a top and a bottom rule or neither. A rule of one run
+/// is a frame, which fits rows of any width, with bars between their squares or not (`│ . ♛ . . │`).
 ///
-/// A CSV header is a line that starts with a letter and has a name (letters, digits, spaces, `_` and `-`; not a
-/// number, not empty) in every field, and stands first in its CSV (the input's first line, or after a blank
-/// line or a line in another format), or is a header as `list` writes one (`r1,r2,…`), which starts a CSV of
-/// its own anywhere (files joined). It says how many fields each record after it has, up to a blank line or
-/// a line that is no record: a record of more or fewer is malformed. A line that starts with a letter but is
-/// no header is malformed too, rather than skipped unjudged.
+/// A CSV header is a line that starts with a letter and has a name (not a number, not empty) in every field. It
+/// stands first in its CSV (the input's first line, or after a blank line or a line in another format), where
+/// it has two names or more or a record of one number after it; as that line again anywhere in its CSV (files
+/// of one tool joined); and as a header as `list` writes one (`r1,r2,…`, in either case, spaced or not)
+/// anywhere. It says how many fields each record after it has, up to a blank line or a line that is no record:
+/// a record of more or fewer is malformed. A line that starts with a letter but is no header is malformed too,
+/// rather than skipped unjudged.
 ///
 /// Lists say nothing of the board, so they are taken as square unless `shape` is given (required for a
 /// rectangle's lists); drawings carry their own size, which [`crate::solutions::checker::check_placement`]
@@ -686,7 +689,8 @@ fn whole_number(text: &str) -> Option<Number> {
 /// that is not a whole number (of any size: one too long for any board puts its queen off it), a list with an
 /// empty entry, a record whose fields are not as many as its header's, a drawing whose rows are not all as
 /// long or that has a square neither a queen nor empty (or of another format than the one given), a boxed
-/// drawing whose rules are not of its columns, out of their places or missing. Whatever reads as queens is a
+/// drawing whose rules are not of its columns, out of their places or missing (a top rule without a bottom
+/// one). Whatever reads as queens is a
 /// placement, even with queens off the board, a list of the wrong length or a drawing of another board: those
 /// are for the checker to call invalid. A boxed drawing of a top and a bottom rule alone is a board of no rows
 /// and as many columns as they show, which has no solution unless it has no columns either (the frame `list 0
@@ -703,8 +707,12 @@ pub struct Reader<R> {
     /// drawing.
     header: Option<Header>,
     /// The line where the CSV that the lines since it have all been lines of starts, if any: a header of other
-    /// names than `list`'s stands only there.
+    /// names than `list`'s stands only there, or repeats the one there.
     csv_from: Option<usize>,
+    /// The names of the header on line `csv_from`, if it is one (their digest, so that a header of millions
+    /// of names is not kept twice): a line of the same names after it is that header again, as in files of
+    /// one tool joined.
+    csv_names: Option<[u8; 32]>,
     /// The longest line kept, and the largest drawing: [`MAX_LINE`] (smaller in tests).
     max_line: usize,
 }
@@ -774,6 +782,7 @@ impl<R: std::io::BufRead> Reader<R> {
             pending: None,
             header: None,
             csv_from: None,
+            csv_names: None,
             max_line: MAX_LINE,
         }
     }
@@ -856,6 +865,52 @@ impl<R: std::io::BufRead> Reader<R> {
         Some(Ok((self.number, line)))
     }
 
+    /// The number of fields of `line`, a line of a CSV that starts with a letter, as a header, or why it is
+    /// none. A line skipped as a header is a line unjudged, so that it is one only where a header stands: one
+    /// as `list` writes (`r1,r2,…`) anywhere (files joined), and a header of other names first in its CSV or
+    /// as a repeat of that one (files of another tool joined). First, a header names at least two fields, or
+    /// has a record of one number after it: alone, one name is as likely a drawing's row read as a CSV
+    /// (`Q . . .` under `--format csv`).
+    fn csv_header(&mut self, line: &str) -> std::io::Result<Result<usize, String>> {
+        let fields = match header_fields(line) {
+            Ok(fields) => fields,
+            Err(why) => return Ok(Err(why)),
+        };
+        if is_lists_header(line) {
+            return Ok(Ok(fields));
+        }
+        let names = names_digest(line);
+        let from = self.csv_from;
+        Ok(match from {
+            Some(_) if self.csv_names == Some(names) => Ok(fields),
+            Some(from) => Err(format!(
+                "'{}' is neither a CSV record nor a header: a header is the first line of a CSV (this one starts \
+                 on line {from}), that line again, or one as `list -f csv` writes (r1,r2,…)",
+                excerpt(line)
+            )),
+            None if fields > 1 || self.one_number_next()? => {
+                self.csv_names = Some(names);
+                Ok(fields)
+            }
+            None => Err(format!(
+                "'{}' is neither a CSV record nor a header: a header of one name is one as `list -f csv` writes \
+                 (r1) or has a record of one number after it",
+                excerpt(line)
+            )),
+        })
+    }
+
+    /// Whether the next line is a CSV record of one number. It is put back, to be read next all the same.
+    fn one_number_next(&mut self) -> std::io::Result<bool> {
+        let Some(next) = self.next_line() else {
+            return Ok(false);
+        };
+        let next = next?;
+        let one = matches!(&next.1, Ok(text) if is_integer(text.trim()));
+        self.pending = Some(next);
+        Ok(one)
+    }
+
     /// The drawing whose first line, `first`, is line `number`, read up to a blank line or the end. It is read
     /// one row at a time and only its queens are kept, never its lines or squares, so that memory goes with the
     /// queens drawn (a drawing of millions of rows of one square each takes next to none). A drawing of more
@@ -864,7 +919,8 @@ impl<R: std::io::BufRead> Reader<R> {
     ///
     /// A boxed drawing, whose first line starts with a box-drawing character, ends at its bottom rule, and its
     /// lines are its own up to there wherever they start with one: a row of it with a square that is no queen
-    /// (`│ ♕ │`) is a flaw of the drawing, not the end of it and a line of no format after.
+    /// (`│ ♕ │`) is a flaw of the drawing, not the end of it and a line of no format after. One drawn without
+    /// a bottom rule (rows alone) ends where its lines do, or at the top rule of the next.
     fn drawing(
         &mut self,
         first: String,
@@ -993,6 +1049,7 @@ impl<R: std::io::BufRead> Iterator for Reader<R> {
                 // A CSV has no blank lines: one ends it.
                 self.header = None;
                 self.csv_from = None;
+                self.csv_names = None;
                 continue;
             }
             let kind = match self.notation {
@@ -1006,19 +1063,14 @@ impl<R: std::io::BufRead> Iterator for Reader<R> {
             if !matches!(kind, Kind::Csv { .. }) {
                 self.header = None;
                 self.csv_from = None;
+                self.csv_names = None;
             } else if trimmed.starts_with(|c: char| c.is_ascii_alphabetic()) {
-                // A CSV header names the lines: it is no placement, but says how long the records are. A line
-                // skipped as one is a line unjudged, so that it is one only where a header can stand: `list`'s
-                // own anywhere (files joined), a header of other names as the first line of a CSV.
+                // A CSV header names the lines: it is no placement, but says how long the records are.
                 self.header = None;
-                let header = header_fields(trimmed).and_then(|fields| match self.csv_from {
-                    Some(from) if !is_lists_header(trimmed) => Err(format!(
-                        "'{}' is neither a CSV record nor a header: a header is the first line of a CSV (this \
-                         one starts on line {from}) or one as `list -f csv` writes (r1,r2,…)",
-                        excerpt(trimmed)
-                    )),
-                    _ => Ok(fields),
-                });
+                let header = match self.csv_header(trimmed) {
+                    Ok(header) => header,
+                    Err(e) => return Some(Err(e)),
+                };
                 self.csv_from.get_or_insert(number);
                 match header {
                     Ok(fields) => {
@@ -1026,7 +1078,6 @@ impl<R: std::io::BufRead> Iterator for Reader<R> {
                             line: number,
                             fields,
                         });
-                        self.csv_from = Some(number);
                         continue;
                     }
                     Err(why) => {
@@ -1153,17 +1204,33 @@ fn plural(count: usize, noun: &str) -> String {
 /// rectangle, numbered from 1.
 fn is_lists_header(line: &str) -> bool {
     let mut digits = itoa::Buffer::new();
+    // Its names as any header's are read: trimmed (`r1, r2`), and in either case (`R1,R2`), since a
+    // spreadsheet's or another tool's may be written so.
     ['r', 'c'].into_iter().any(|letter| {
-        (1u64..)
-            .zip(line.split(','))
-            .all(|(i, name)| name.strip_prefix(letter) == Some(digits.format(i)))
+        (1u64..).zip(line.split(',')).all(|(i, name)| {
+            name.trim()
+                .strip_prefix([letter, letter.to_ascii_uppercase()])
+                == Some(digits.format(i))
+        })
     })
 }
 
-/// The number of fields of a CSV header, or why `line`, which starts with a letter as a header does, is
-/// none: a header names every field, and a line that has a number or nothing in one is more likely a
-/// solution with words before it (`Solution 1: 2,4,1,3`) than names. A name is letters, digits, spaces, `_`
-/// and `-`: a line of other signs (`Q . . .`, the row of a drawing under `--format csv`) is no header.
+/// The digest of the names of `line`, a CSV header, each trimmed: two headers of the same names, spaced alike or
+/// not, have the same.
+fn names_digest(line: &str) -> [u8; 32] {
+    use sha2::{Digest, Sha256};
+    let mut hash = Sha256::new();
+    for name in line.split(',') {
+        hash.update(name.trim());
+        hash.update(",");
+    }
+    hash.finalize().into()
+}
+
+/// The number of fields of `line`, which starts with a letter as a CSV header does, as one, or why it is none:
+/// a header names every field, and a line that has a number or nothing in one is more likely a solution with
+/// words before it (`Solution 1: 2,4,1,3`) than names. A name is any other text (`row.1`, `r[1]`, pandas'
+/// `Unnamed: 0`); where a header can stand is for [`Reader::csv_header`] to say.
 fn header_fields(line: &str) -> Result<usize, String> {
     for (i, name) in line.split(',').map(str::trim).enumerate() {
         let field = i + 1;
@@ -1177,24 +1244,6 @@ fn header_fields(line: &str) -> Result<usize, String> {
         return Err(format!(
             "'{}' starts with a name, as a CSV header does, but {not}",
             excerpt(line)
-        ));
-    }
-    let is_name = |name: &str| {
-        name.chars()
-            .all(|c| c.is_alphanumeric() || matches!(c, ' ' | '_' | '-'))
-    };
-    if let Some((i, name)) = line
-        .split(',')
-        .map(str::trim)
-        .enumerate()
-        .find(|(_, name)| !is_name(name))
-    {
-        return Err(format!(
-            "'{}' starts with a letter, as a CSV header does, but its field {}, '{}', is no name: a header's \
-             names are letters, digits, spaces, _ and -",
-            excerpt(line),
-            i + 1,
-            excerpt(name)
         ));
     }
     Ok(fields(line))
@@ -1315,7 +1364,7 @@ impl<R> Reader<R> {
 }
 
 /// A drawing read a row at a time: box-drawing characters with a crown or `Q` for a queen, `Q` and `.`, or `1`
-/// and `0`. Its rows are of the board, which in a boxed drawing are every other line, between its rules. It
+/// and `0`. Its rows are of the board, which in a boxed drawing are the lines between its rules, if it has any. It
 /// keeps the queens in the order written (row by row) and the first flaw of the text, nothing of the rows
 /// themselves.
 #[derive(Default)]
@@ -1332,10 +1381,16 @@ struct Grid {
     rows: usize,
     /// The squares of row 1.
     width: Option<usize>,
-    /// The line and the columns (runs of `─`) of a boxed drawing's top rule: the width of its rows, and of a
-    /// drawing of no rows, the board of 0 rows and that many columns (the frame of `list 0`, `┌┐` and `└┘`, has
-    /// none).
-    top: Option<(usize, usize)>,
+    /// The line, the columns (runs of `─`) and the part of a boxed drawing's first rule, which every rule after
+    /// it has as many columns as: the width of its rows, and of a drawing of no rows, the board of 0 rows and
+    /// that many columns (the frame of `list 0`, `┌┐` and `└┘`, has none). A rule of one run is a frame, which
+    /// fits rows of any width (`┌─────────┐` over `│ . ♛ . . │`).
+    ruled: Option<(usize, usize, Part)>,
+    /// Whether a boxed drawing starts with its top rule, and so ends with its bottom rule.
+    framed: bool,
+    /// Whether a boxed drawing has a rule between its rows 1 and 2, and so between each two (`None` before its
+    /// row 2).
+    between: Option<bool>,
     /// Each queen's (row, column), 0-based; none kept once the text has a flaw.
     queens: Vec<(u32, u32)>,
     /// The first square that is neither a queen nor empty, or of another format than the one given: whatever
@@ -1379,6 +1434,11 @@ impl Part {
             Part::Bottom => "a bottom rule",
         }
     }
+
+    /// The part of a given drawing: `the top rule`.
+    fn the(self) -> String {
+        format!("the {}", &self.name()[2..])
+    }
 }
 
 /// The columns of `rule` (trimmed), runs of `─` between `left` and `right` separated by `junction`, or `None`
@@ -1417,6 +1477,18 @@ enum Squares<'a> {
     Chars(&'a str),
     /// Between the bars of a boxed row, its borders aside: `│ ♛ │   │`.
     Bars(std::str::Split<'a, char>),
+}
+
+impl<'a> Squares<'a> {
+    /// The squares of a row without bars: separated by white space where it has some, one a character
+    /// otherwise.
+    fn plain(row: &'a str) -> Squares<'a> {
+        if row.contains(char::is_whitespace) {
+            Squares::Words(row.split_whitespace())
+        } else {
+            Squares::Chars(row)
+        }
+    }
 }
 
 impl<'a> Iterator for Squares<'a> {
@@ -1498,12 +1570,7 @@ impl Grid {
         }
         self.last_line = line;
         if !self.boxed {
-            let squares = if row.contains(char::is_whitespace) {
-                Squares::Words(row.split_whitespace())
-            } else {
-                Squares::Chars(row)
-            };
-            return self.add_row(line, row, squares);
+            return self.add_row(line, row, Squares::plain(row));
         }
         let Some((part, corners)) = Part::of(row) else {
             // Only where --format says the text is a drawing: read by its looks, the drawing ended before.
@@ -1513,67 +1580,116 @@ impl Grid {
                 excerpt(row)
             ));
         };
-        let in_order = match (self.last, part) {
-            (None, Part::Top) => true,
-            (Some(Part::Top | Part::Between), Part::Row) => true,
-            (Some(Part::Row), Part::Between | Part::Bottom) => true,
-            // The board of no rows: `┌┐` and `└┘`, the frame of `list 0`.
-            (Some(Part::Top), Part::Bottom) => true,
-            _ => false,
-        };
-        if !in_order {
-            let expected = match self.last {
-                None => "its top rule",
-                Some(Part::Top | Part::Between) => "a row",
-                Some(_) => "a rule",
-            };
+        if let Some(why) = self.out_of_place(part) {
             self.layout(format!(
-                "line {line} of the drawing, '{}', is {}, where {expected} belongs: a boxed drawing is a top \
-                 rule, its rows with a rule between each two, then a bottom rule",
+                "line {line} of the drawing, '{}', is {}{why}",
                 excerpt(row),
                 part.name()
             ));
         }
         self.last = Some(part);
-        match corners {
-            None => {
-                let after = row.strip_prefix('│').unwrap_or(row);
-                let squares = match after.strip_suffix('│') {
-                    Some("") => Squares::Chars(""),
-                    Some(inner) => Squares::Bars(inner.split('│')),
-                    None => {
-                        self.layout(format!(
-                            "row {} of the drawing (line {line}), '{}', does not end with │, as a row of a boxed \
-                             drawing does",
-                            self.rows + 1,
-                            excerpt(row)
-                        ));
-                        Squares::Bars(after.split('│'))
-                    }
-                };
-                self.add_row(line, row, squares);
-            }
-            Some(corners) => {
-                let columns = self.top.map(|(_, columns)| columns).or(self.width);
-                let read = rule_columns(row, corners);
-                if part == Part::Top && self.top.is_none() {
-                    if let Some(read) = read {
-                        self.top = Some((line, read));
-                        return;
-                    }
-                }
-                if read.is_none() || read != columns && columns.is_some() {
-                    let of =
-                        columns.map_or(String::new(), |c| format!(" of {}", plural(c, "column")));
-                    self.layout(format!(
-                        "line {line} of the drawing, '{}', is not {}{of}: {}",
-                        excerpt(row),
-                        part.name(),
-                        rule_pattern(corners, columns)
-                    ));
+        let Some(corners) = corners else {
+            let after = row.strip_prefix('│').unwrap_or(row);
+            let inner = after.strip_suffix('│').unwrap_or_else(|| {
+                self.layout(format!(
+                    "row {} of the drawing (line {line}), '{}', does not end with │, as a row of a boxed drawing \
+                     does",
+                    self.rows + 1,
+                    excerpt(row)
+                ));
+                after
+            });
+            let squares = if inner.is_empty() {
+                // `││`, the row of a board of no columns.
+                Squares::Chars("")
+            } else if inner.contains('│') || inner.trim().is_empty() {
+                Squares::Bars(inner.split('│'))
+            } else {
+                // A frame around a row without bars between its squares: `│ . ♛ . . │`, and `│ ♛ │`.
+                Squares::plain(inner.trim())
+            };
+            return self.add_row(line, row, squares);
+        };
+        let read = rule_columns(row, corners);
+        let first_rule = self.ruled.is_none();
+        let expected = match (read, self.ruled) {
+            (Some(read), None) => {
+                self.ruled = Some((line, read, part));
+                // A rule after row 1 (the drawing has no top rule) has its columns, or is a frame.
+                match self.width {
+                    Some(width) if read != width && read != 1 => Some(Some(width)),
+                    _ => None,
                 }
             }
+            (Some(read), Some((_, columns, _))) if read == columns => None,
+            (_, ruled) => Some(ruled.map(|(_, columns, _)| columns).or(self.width)),
+        };
+        if let Some(columns) = expected {
+            let of = columns.map_or(String::new(), |c| format!(" of {}", plural(c, "column")));
+            // Before any other rule, one run is a frame of any width, the rule's other form.
+            let frame = match columns {
+                Some(c) if first_rule && c != 1 => " (or a single run of ─, a frame)",
+                _ => "",
+            };
+            self.layout(format!(
+                "line {line} of the drawing, '{}', is not {}{of}: {}{frame}",
+                excerpt(row),
+                part.name(),
+                rule_pattern(corners, columns)
+            ));
         }
+    }
+
+    /// Why a boxed drawing's next line, `part`, is out of its place, as the end of a message that names it, or
+    /// `None` where it is in its place: a boxed drawing is its rows, with a rule between each two or none, and a
+    /// top and a bottom rule around them or neither (`list -f board` draws them all; other solvers, some of
+    /// them or none). Notes what the drawing has shown so far of its layout.
+    fn out_of_place(&mut self, part: Part) -> Option<String> {
+        const LAYOUT: &str =
+            "a boxed drawing is its rows, with a rule between each two or none, and a top and a \
+                              bottom rule around them or neither";
+        let rows = self.rows;
+        Some(match (self.last, part) {
+            (None, Part::Top) => {
+                self.framed = true;
+                return None;
+            }
+            (None, Part::Row) | (Some(Part::Top | Part::Between), Part::Row) => return None,
+            // The board of no rows: `┌┐` and `└┘`, the frame of `list 0`.
+            (Some(Part::Top), Part::Bottom) => return None,
+            (None, _) => format!(", where its top rule or its first row belongs: {LAYOUT}"),
+            (Some(last @ (Part::Top | Part::Between)), _) => {
+                format!(" right after {}: {LAYOUT}", last.the())
+            }
+            // Neither comes after a row: a top rule starts the next drawing, and a bottom rule ends this one.
+            (Some(Part::Bottom), _) | (Some(Part::Row), Part::Top) => {
+                format!(" after the drawing's row {rows}: {LAYOUT}")
+            }
+            (Some(Part::Row), Part::Bottom) if self.framed => return None,
+            (Some(Part::Row), Part::Bottom) => {
+                format!(", but the drawing has no top rule: {LAYOUT}")
+            }
+            (Some(Part::Row), Part::Row) => match self.between {
+                Some(true) => format!(
+                    " with no rule between it and row {rows}, but rows 1 and 2 have one: a boxed drawing has a \
+                     rule between each two rows or none"
+                ),
+                _ => {
+                    self.between = Some(false);
+                    return None;
+                }
+            },
+            (Some(Part::Row), Part::Between) => match self.between {
+                Some(false) => format!(
+                    " after row {rows}, but rows 1 and 2 have none between them: a boxed drawing has a rule \
+                     between each two rows or none"
+                ),
+                _ => {
+                    self.between = Some(true);
+                    return None;
+                }
+            },
+        })
     }
 
     /// Notes `why` as the drawing's flaw of layout, unless it has one already.
@@ -1603,11 +1719,16 @@ impl Grid {
             }
             count = i + 1;
         }
-        let (width, of) = match (self.top, self.width) {
-            (Some((top, columns)), _) => (
+        // Held to the drawing's rules, unless they are a frame, which has no columns of its own.
+        let (width, of) = match (
+            self.ruled.filter(|&(_, columns, _)| columns != 1),
+            self.width,
+        ) {
+            (Some((ruled, columns, part)), _) => (
                 columns,
                 format!(
-                    "the top rule (line {top}) has {}",
+                    "{} (line {ruled}) has {}",
+                    part.the(),
                     plural(columns, "column")
                 ),
             ),
@@ -1671,17 +1792,24 @@ impl Grid {
         if let Some(why) = self.bad_square.or(self.bad_layout) {
             return Err(why);
         }
-        if self.boxed && self.last != Some(Part::Bottom) {
+        let columns = self.ruled.map(|(_, columns, _)| columns).or(self.width);
+        if self.framed && self.last != Some(Part::Bottom) {
             return Err(format!(
                 "the boxed drawing ends on line {} without its bottom rule ({})",
                 self.last_line,
-                rule_pattern(['└', '┴', '┘'], self.top.map(|(_, c)| c).or(self.width))
+                rule_pattern(['└', '┴', '┘'], columns)
+            ));
+        }
+        if self.last == Some(Part::Between) {
+            return Err(format!(
+                "the boxed drawing ends on line {} with a rule between rows, and no row after it",
+                self.last_line
             ));
         }
         Ok(Placement {
             shape: Shape {
                 rows: self.rows as u32,
-                cols: self.width.or(self.top.map(|(_, c)| c)).unwrap_or(0) as u32,
+                cols: self.width.or(self.ruled.map(|(_, c, _)| c)).unwrap_or(0) as u32,
             },
             queens: self.queens,
             stray: None,
@@ -1876,8 +2004,8 @@ mod reading {
                     .to_string()
             )
         );
-        // Its rules are held to its columns and to their places: a top rule, rows with a rule between each two,
-        // a bottom rule.
+        // Its rules are held to its columns and to their places: a top rule, rows with a rule between each two
+        // or none, a bottom rule.
         let malformed = |text: &str| read(text, None, None)[0].placement.clone().unwrap_err();
         assert_eq!(
             malformed("┌───┬───┐\n│ ♛ │   │\n├───┼──x┤\n│   │ ♛ │\n└───┴───┘\n"),
@@ -1890,9 +2018,9 @@ mod reading {
              separated by ┼, then ┤"
         );
         assert_eq!(
-            malformed("┌───┬───┐\n│ ♛ │   │\n│   │ ♛ │\n└───┴───┘\n"),
-            "line 3 of the drawing, '│   │ ♛ │', is a row, where a rule belongs: a boxed drawing is a top rule, \
-             its rows with a rule between each two, then a bottom rule"
+            malformed("┌───┬───┐\n│ ♛ │   │\n├───┼───┤\n│   │ ♛ │\n│ ♛ │   │\n└───┴───┘\n"),
+            "line 5 of the drawing, '│ ♛ │   │', is a row with no rule between it and row 2, but rows 1 and 2 \
+             have one: a boxed drawing has a rule between each two rows or none"
         );
         assert_eq!(
             malformed("┌───┬───┐\n│ ♛ │   │ │\n├───┼───┤\n│   │ ♛ │\n└───┴───┘\n"),
@@ -1909,8 +2037,9 @@ mod reading {
         assert!(entries[1].placement.is_ok());
         assert_eq!(
             malformed("├───┼───┼───┤\n"),
-            "line 1 of the drawing, '├───┼───┼───┤', is a rule between rows, where its top rule belongs: a \
-             boxed drawing is a top rule, its rows with a rule between each two, then a bottom rule"
+            "line 1 of the drawing, '├───┼───┼───┤', is a rule between rows, where its top rule or its first row \
+             belongs: a boxed drawing is its rows, with a rule between each two or none, and a top and a bottom \
+             rule around them or neither"
         );
         // A top rule and a bottom rule are the board of no rows and their columns, which has no solution unless
         // it has no columns either: the frame of `list 0`.
@@ -1919,6 +2048,78 @@ mod reading {
             Ok(Shape { rows: 0, cols: 2 })
         );
         assert_eq!(read_of_one("┌┐\n└┘\n"), Ok(Shape::square(0)));
+    }
+
+    #[test]
+    fn a_boxed_drawing_may_leave_out_its_rules_all_or_none() {
+        // Other solvers draw fewer rules than `list -f board`, and were read so before the rules were held to
+        // their places: rows alone, a frame without rules between the rows, a frame of one run around rows with
+        // or without bars. Each is one drawing of its queens.
+        let solution = Ok(vec![(0, 1), (1, 3), (2, 0), (3, 2)]);
+        let rows = "│   │ ♛ │   │   │\n│   │   │   │ ♛ │\n│ ♛ │   │   │   │\n│   │   │ ♛ │   │\n";
+        for text in [
+            rows.to_string(),
+            format!("┌───┬───┬───┬───┐\n{rows}└───┴───┴───┴───┘\n"),
+            format!("┌───────────────┐\n{rows}└───────────────┘\n"),
+            "┌─────────┐\n│ . ♛ . . │\n│ . . . ♛ │\n│ ♛ . . . │\n│ . . ♛ . │\n└─────────┘\n"
+                .to_string(),
+            "│   │ ♛ │   │   │\n├───┼───┼───┼───┤\n│   │   │   │ ♛ │\n├───┼───┼───┼───┤\n\
+             │ ♛ │   │   │   │\n├───┼───┼───┼───┤\n│   │   │ ♛ │   │\n"
+                .to_string(),
+        ] {
+            let entries = read(&text, None, None);
+            assert_eq!(entries.len(), 1, "{text}: {entries:?}");
+            assert_eq!(
+                entries[0].placement.clone().map(|p| p.queens),
+                solution,
+                "{text}"
+            );
+            let given = read(&text, Some(Notation::Board), None);
+            assert_eq!(given.len(), 1, "{text}: {given:?}");
+            assert!(given[0].placement.is_ok(), "--format board: {text}");
+        }
+        assert_eq!(read_of_one("│ ♛ │\n"), Ok(Shape::square(1)));
+        // Rows alone end at the first line that is not one, which is read on its own, and at the top rule of
+        // the next drawing.
+        let entries = read("│ ♛ │\n[1]\n│ ♛ │\n┌───┐\n│ ♛ │\n└───┘\n", None, None);
+        let lines: Vec<usize> = entries.iter().map(|e| e.line).collect();
+        assert_eq!(lines, [1, 2, 3, 4]);
+        assert!(entries.iter().all(|e| e.placement.is_ok()), "{entries:?}");
+        // A bad square is still the drawing's flaw, not its end.
+        let entries = read("│   │ ♕ │\n│ ♕ │   │\n[2,4,1,3]\n", None, None);
+        let lines: Vec<usize> = entries.iter().map(|e| e.line).collect();
+        assert_eq!(lines, [1, 3]);
+        // Where a drawing has rules, they are all in their places: between each two rows or none, a top and a
+        // bottom rule or neither.
+        let malformed = |text: &str| read(text, None, None)[0].placement.clone().unwrap_err();
+        assert_eq!(
+            malformed("│ ♛ │   │\n│   │ ♛ │\n├───┼───┤\n│ ♛ │   │\n"),
+            "line 3 of the drawing, '├───┼───┤', is a rule between rows after row 2, but rows 1 and 2 have none \
+             between them: a boxed drawing has a rule between each two rows or none"
+        );
+        assert_eq!(
+            malformed("│ ♛ │   │\n│   │ ♛ │\n└───┴───┘\n"),
+            "line 3 of the drawing, '└───┴───┘', is a bottom rule, but the drawing has no top rule: a boxed \
+             drawing is its rows, with a rule between each two or none, and a top and a bottom rule around them or \
+             neither"
+        );
+        assert_eq!(
+            malformed("│ ♛ │\n├───┤\n"),
+            "the boxed drawing ends on line 2 with a rule between rows, and no row after it"
+        );
+        assert_eq!(
+            malformed("│ ♛ │   │\n├───┼───┼───┤\n│   │ ♛ │\n"),
+            "line 2 of the drawing, '├───┼───┼───┤', is not a rule between rows of 2 columns: ├, 2 runs of ─ \
+             separated by ┼, then ┤ (or a single run of ─, a frame)"
+        );
+        assert_eq!(
+            malformed("┌───────┐\n│ ♛ │   │\n│ ♛ │\n└───────┘\n"),
+            "row 2 of the drawing (line 3) has 1 square, but row 1 has 2"
+        );
+        assert_eq!(
+            malformed("┌───────┐\n│ ♛ │   │\n│   │ ♛ │\n└───┴───┘\n"),
+            "line 4 of the drawing, '└───┴───┘', is not a bottom rule of 1 column: └, a run of ─, then ┘"
+        );
     }
 
     /// The board of the one placement read from `text`.
@@ -2180,7 +2381,8 @@ mod reading {
     #[test]
     fn a_csv_header_stands_first_in_its_csv_or_is_lists_own() {
         // `--format csv` took the row `Q . . .` of a drawing for a header of one name, and skipped it unjudged
-        // between the rows that it called malformed.
+        // between the rows that it called malformed. Within a CSV it is no header; first, one name is a header
+        // where a record of one number follows it.
         let verdicts = |text: &str, notation| -> Vec<(usize, Result<usize, String>)> {
             read(text, notation, None)
                 .into_iter()
@@ -2192,11 +2394,23 @@ mod reading {
         assert_eq!(lines, [1, 2, 3, 4]);
         assert_eq!(
             drawing[2].1,
-            Err("'Q . . .' starts with a letter, as a CSV header does, but its field 1, 'Q . . .', is no name: \
-                 a header's names are letters, digits, spaces, _ and -"
+            Err("'Q . . .' is neither a CSV record nor a header: a header is the first line of a CSV (this one \
+                 starts on line 1), that line again, or one as `list -f csv` writes (r1,r2,…)"
                 .into())
         );
-        // Names within a CSV are no header, unless they are `list`'s own, which start a CSV of their own (files
+        let first = verdicts("Q . . .\n. . . Q\n", Some(Notation::Csv));
+        assert_eq!(
+            first[0],
+            (
+                1,
+                Err("'Q . . .' is neither a CSV record nor a header: a header of one name is one as `list -f csv` \
+                     writes (r1) or has a record of one number after it"
+                    .into())
+            )
+        );
+        assert_eq!(first.len(), 2);
+        assert_eq!(verdicts("row\n1\n", Some(Notation::Csv)), [(2, Ok(1))]);
+        // Names within a CSV are no header, unless they are `list`'s own or the CSV's first line again (files
         // joined); after a blank line, or a line of another format, any header starts one.
         for notation in [None, Some(Notation::Csv)] {
             assert_eq!(
@@ -2206,7 +2420,8 @@ mod reading {
                     (
                         3,
                         Err("'c,d' is neither a CSV record nor a header: a header is the first line of a CSV \
-                             (this one starts on line 1) or one as `list -f csv` writes (r1,r2,…)"
+                             (this one starts on line 1), that line again, or one as `list -f csv` writes \
+                             (r1,r2,…)"
                             .into())
                     ),
                     (5, Ok(2)),
@@ -2217,9 +2432,48 @@ mod reading {
         }
         assert_eq!(verdicts("[1]\nc1\n1\n", None), [(1, Ok(1)), (3, Ok(1))]);
         assert!(is_lists_header("r1,r2,r3") && is_lists_header("c1"));
-        assert!(
-            !is_lists_header("r1,r3") && !is_lists_header("r1,c2") && !is_lists_header("r1, r2")
+        assert!(!is_lists_header("r1,r3") && !is_lists_header("r1,c2"));
+    }
+
+    #[test]
+    fn a_csv_header_of_other_tools_is_read_as_list_reads_its_own() {
+        let verdicts = |text: &str| -> Vec<(usize, Result<usize, String>)> {
+            read(text, None, None)
+                .into_iter()
+                .map(|e| (e.line, e.placement.map(|p| p.queens.len())))
+                .collect()
+        };
+        // Files of one tool joined repeat its header, which is a header again wherever the CSV has it: two
+        // solutions, no line of no format.
+        assert_eq!(
+            verdicts("a,b,c,d\n2,4,1,3\na,b,c,d\n3,1,4,2\n"),
+            [(2, Ok(4)), (4, Ok(4))]
         );
+        assert_eq!(
+            verdicts("a, b, c, d\n2,4,1,3\nr1,r2,r3,r4\n1,3,5,2\na,b,c,d\n3,1,4,2\n"),
+            [(2, Ok(4)), (4, Ok(4)), (6, Ok(4))]
+        );
+        // `list`'s own header is read as any header's names are, trimmed and in either case.
+        assert!(
+            is_lists_header("r1, r2, r3") && is_lists_header("R1,R2") && is_lists_header(" C1 ")
+        );
+        assert_eq!(
+            verdicts("a,b,c,d\n2,4,1,3\nr1, r2, r3, r4\n3,1,4,2\nR1,R2,R3,R4\n2,4,1,3\n"),
+            [(2, Ok(4)), (4, Ok(4)), (6, Ok(4))]
+        );
+        // A name is any text that is not a number: a library's, a language's or pandas' own.
+        for header in [
+            "row.1,row.2,row.3,row.4",
+            "r[1],r[2],r[3],r[4]",
+            "Unnamed: 0,a,b,c",
+            "x:1,x:2,x:3,x:4",
+        ] {
+            assert_eq!(
+                verdicts(&format!("{header}\n2,4,1,3\n")),
+                [(2, Ok(4))],
+                "{header}"
+            );
+        }
     }
 
     #[test]
