@@ -2130,7 +2130,12 @@ fn an_estimate_of_fewer_units_than_searches_is_its_largest_units_time_on_one_sea
     assert_eq!(row["bound_by_largest_unit"], true, "{row}");
     let searches = row["searches_per_thread"].as_f64().unwrap();
     let largest = row["largest_unit_nodes"].as_f64().unwrap();
-    let per_search = row["nodes_per_second"].as_f64().unwrap() / (2.0 * searches);
+    // At the rate of a thread with a core: the sampling's rate over the cores it had, 1 to its 2 threads
+    // (on a shared machine its two threads may have had one core between them).
+    let busy = row["sampled_cores"]
+        .as_f64()
+        .map_or(2.0, |c| c.clamp(1.0, 2.0));
+    let per_search = row["nodes_per_second"].as_f64().unwrap() / (busy * searches);
     let seconds = row["seconds"].as_f64().unwrap();
     assert!(
         (seconds - largest / per_search).abs() <= 1e-9 * seconds,

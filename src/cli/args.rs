@@ -449,8 +449,9 @@ pub struct CountOptions {
     /// once the run has finished.
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
-    /// Print nothing but the results, errors, the lines of progress that `--progress-every` asks for, and the
-    /// warning of a torn last line dropped from the journal on resuming (its unit is counted again).
+    /// Print nothing but the results, errors, the lines of progress that `--progress-every` asks for, and, for
+    /// a count resumed from its journal (`count --checkpoint`), the warning of a torn last line dropped from it
+    /// (its unit is counted again).
     #[arg(short, long)]
     pub quiet: bool,
     /// Write a line of progress (units counted, time taken and left) to standard error at this interval, such

@@ -61,6 +61,11 @@ pub struct Forecast {
     /// The estimated nodes of the largest unit, where every unit was sampled often enough to say
     /// (64 samples each); `None` otherwise (a run of many units, whose time is their sum's).
     pub largest_unit_nodes: Option<f64>,
+    /// The processor seconds a second the sampling had, where its caller measured them (the process's
+    /// processor time over `sampled_seconds`); `None` where not. Fewer than its threads, the machine was
+    /// shared: each thread ran at that share of a core, where a lone unit's one search gets a core of its own
+    /// ([`Forecast::largest_unit_seconds`]).
+    pub sampled_cores: Option<f64>,
 }
 
 impl Forecast {
@@ -148,7 +153,14 @@ impl Forecast {
     /// How long the largest unit takes on one search, at the sampled rate shared by the searches; `None` where
     /// it is not known ([`Forecast::largest_unit_nodes`]) or no rate was measured.
     pub fn largest_unit_seconds(&self) -> Option<f64> {
-        let per_search = self.rate() / (self.threads.max(1) * self.searches.max(1)) as f64;
+        // The rate of a thread with a core: on a shared machine (2 threads given 1.0 core, the load of
+        // other work), the rate over the threads made a lone unit of n = 16 take 72 s where it took 41 s.
+        let threads = self.threads.max(1) as f64;
+        let busy = self
+            .sampled_cores
+            .filter(|c| c.is_finite() && *c > 0.0)
+            .map_or(threads, |cores| cores.clamp(1.0, threads));
+        let per_search = self.rate() / (busy * self.searches.max(1) as f64);
         self.largest_unit_nodes
             .filter(|_| per_search > 0.0)
             .map(|nodes| nodes / per_search)
@@ -217,6 +229,7 @@ impl Forecast {
                 .on(board.width(), board.lines())
                 .searches(),
             largest_unit_nodes,
+            sampled_cores: None,
         }
     }
 }
@@ -665,6 +678,7 @@ mod tests {
             sampled_seconds: 2.0,
             searches: 32,
             largest_unit_nodes: None,
+            sampled_cores: None,
         };
         assert_eq!(forecast.rate(), 1.5e9);
         assert_eq!(forecast.seconds(), Some(2000.0));
@@ -678,6 +692,25 @@ mod tests {
         assert_eq!(few.largest_unit_seconds(), Some(1e12 / (1.5e9 / 64.0)));
         assert_eq!(few.seconds(), few.largest_unit_seconds());
         assert!(few.bound_by_largest_unit());
+        // Sampled with one core between the two threads (a shared machine): the lone search has a core,
+        // and the rate of one is the whole rate's, over 32 searches.
+        let shared = Forecast {
+            sampled_cores: Some(1.0),
+            ..few.clone()
+        };
+        assert_eq!(shared.largest_unit_seconds(), Some(1e12 / (1.5e9 / 32.0)));
+        // Cores measured at their full share, or beyond it (timer noise), leave it as it was.
+        for cores in [2.0, 2.3, f64::NAN, 0.0] {
+            let whole = Forecast {
+                sampled_cores: Some(cores),
+                ..few.clone()
+            };
+            assert_eq!(
+                whole.largest_unit_seconds(),
+                few.largest_unit_seconds(),
+                "{cores}"
+            );
+        }
         // Many small units: the rate's time, as before.
         let many = Forecast {
             largest_unit_nodes: Some(1e9),

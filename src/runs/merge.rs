@@ -483,9 +483,9 @@ fn by_number(
 }
 
 /// The name for the journal of shard `k` of `m` that the `shards` here (number, count, path) have between them:
-/// where each one's name holds its number once and the count of shards, as numbers of their own
-/// (`n20-3-of-16.journal`), and all are
-/// alike but for it, the same name with `k` (`n20-5-of-16.journal`), in their folder, so that the glob that
+/// where each one's name holds its number once, as a number of its own (`n20-3-of-16.journal`, `n20-3.journal`),
+/// and all are alike but for it (a lone one naming the count of shards too), the same name with `k`
+/// (`n20-5-of-16.journal`), in their folder, so that the glob that
 /// named them to this merge names the new one too; else `shard-K-of-M.journal`. A name that is `taken` gets
 /// `-whole` after the shard's number (`n20-5-whole-of-16.journal`, which the same glob names), and a number
 /// after that if that is taken too.
@@ -512,7 +512,7 @@ fn shard_journal_name(
 /// they are alike but for it ([`shard_journal_name`]).
 fn shard_name_around(shards: &[(u32, u32, &Path)], m: u32) -> Option<(PathBuf, String, String)> {
     // A name split around the one run of digits that is its shard's number: the text before and after it.
-    let around = |number: u32, path: &Path| -> Option<(PathBuf, String, String)> {
+    let around = |number: u32, path: &Path| -> Option<((PathBuf, String, String), bool)> {
         let name = path.file_name()?.to_str()?;
         let digits = number.to_string();
         let count = m.to_string();
@@ -536,19 +536,24 @@ fn shard_name_around(shards: &[(u32, u32, &Path)], m: u32) -> Option<(PathBuf, S
                 i += 1;
             }
         }
-        // A name that holds the count of shards too is one made for each shard (`{k}` and `{m}`).
-        let (start, end) = found.filter(|_| names_count)?;
+        let (start, end) = found?;
         let folder = path.parent().map(Path::to_path_buf).unwrap_or_default();
-        Some((folder, name[..start].to_string(), name[end..].to_string()))
+        Some((
+            (folder, name[..start].to_string(), name[end..].to_string()),
+            names_count,
+        ))
     };
-    let mut patterns = shards
+    let patterns: Vec<_> = shards
         .iter()
         .filter(|&&(_, count, _)| count == m)
-        .map(|&(number, _, path)| around(number, path));
-    let first = patterns.next()??;
-    patterns
-        .all(|p| p.as_ref() == Some(&first))
-        .then_some(first)
+        .map(|&(number, _, path)| around(number, path))
+        .collect::<Option<_>>()?;
+    let ((first, names_count), rest) = patterns.split_first()?;
+    // A name alike in two journals but for their numbers is made for each shard (`n20-3.journal`, as the
+    // README's examples name them, gave `shard-5-of-8.journal`, which their glob does not name); a lone one is,
+    // where it holds the count of shards too (`{k}` and `{m}`): `run7.journal` alone may be named for a day.
+    let alike = rest.iter().all(|(p, _)| p == first);
+    (alike && (!rest.is_empty() || *names_count)).then(|| first.clone())
 }
 
 /// What a merge says of the journal at `path` of `what` (`shard 3/8`), which a running count holds: its units
@@ -775,6 +780,29 @@ mod tests {
             shard_journal_name(&pairs, 1, 3, &|_| false),
             Path::new("a/n8-1-of-3.j")
         );
+        // Names without the count of shards, as the README's examples make them (`n20-3.journal`), alike in two
+        // journals but for their numbers: the same name. A lone one without the count is no pattern.
+        let plain = [
+            (0, 5, Path::new("n12-0.journal")),
+            (4, 5, Path::new("n12-4.journal")),
+        ];
+        assert_eq!(
+            shard_journal_name(&plain, 3, 5, &|_| false),
+            Path::new("n12-3.journal")
+        );
+        assert_eq!(
+            shard_journal_name(
+                &[(0, 3, Path::new("s0.j")), (2, 3, Path::new("s2.j"))],
+                1,
+                3,
+                &|_| false
+            ),
+            Path::new("s1.j")
+        );
+        assert_eq!(
+            shard_journal_name(&plain[..1], 3, 5, &|_| false),
+            Path::new("shard-3-of-5.journal")
+        );
         // A name taken here (by a journal of some of the shard's units): another, that the same glob takes.
         let taken = |path: &Path| {
             path == Path::new("a/n8-1-of-3.j") || path == Path::new("a/n8-1-whole-of-3.j")
@@ -788,7 +816,6 @@ mod tests {
                 (0, 3, Path::new("n8-0-of-3.j")),
                 (2, 3, Path::new("m8-2-of-3.j")),
             ],
-            [(0, 3, Path::new("s0.j")), (2, 3, Path::new("s2.j"))],
             [
                 (0, 3, Path::new("n0-0-of-3.j")),
                 (2, 3, Path::new("n0-2-of-3.j")),

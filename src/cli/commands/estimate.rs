@@ -140,7 +140,7 @@ pub fn run(
         let sampling = threads.min(num_cpus::get());
         let cpu_before = nqueens::report::bench::process_cpu_seconds();
         // The shard's own units: none past the plan.
-        let forecast =
+        let mut forecast =
             Forecast::sample_units(&plan, selected.as_deref(), sampling, options.sample)?;
         // The cores the sampling really had: below its threads, other work took the rest, and the rate is that
         // of a machine as busy as it was then.
@@ -150,6 +150,7 @@ pub fn run(
             }
             _ => None,
         };
+        forecast.sampled_cores = cores;
         // Said even when quiet: the row's rate and time to count are then wrong for this machine at rest,
         // and nothing in the table says so (as count's mismatches are said, whatever `--quiet` says).
         // Not where there is no rate to speak of: a board with nothing to sample, or one sampled whole in
@@ -608,6 +609,7 @@ mod tests {
             sampled_seconds: 8.0,
             searches: 32,
             largest_unit_nodes: None,
+            sampled_cores: None,
         };
         let gpu = |ordinal: usize, device: &str, nodes: u64| GpuRate {
             ordinal,
@@ -707,6 +709,7 @@ mod tests {
                 sampled_seconds: 1.0,
                 searches: 32,
                 largest_unit_nodes: None,
+                sampled_cores: None,
             },
             cores: None,
             gpus: None,
@@ -740,6 +743,7 @@ mod tests {
                 sampled_seconds: 2.0,
                 searches: 32,
                 largest_unit_nodes: None,
+                sampled_cores: None,
             },
             cores: None,
             gpus: None,
