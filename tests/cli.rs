@@ -148,22 +148,30 @@ fn csv_and_markdown_name_the_build_the_machine_and_the_start_after_the_columns_t
     ]);
     let mut reader = csv::Reader::from_reader(csv.as_bytes());
     let headers: Vec<String> = reader.headers().unwrap().iter().map(String::from).collect();
-    // The shard's columns last of the estimate's own (empty without --shard), the provenance's after them.
+    // The shard's columns last of the estimate's own (empty without --shard) but for the loop that sampled,
+    // the provenance's after them.
     assert_eq!(
-        headers[..14][11..],
-        ["split_depth", "shard", "plan_units"],
+        headers[..15][11..],
+        ["split_depth", "shard", "plan_units", "kernel"],
         "{csv}"
     );
-    assert_eq!(headers[14..], PROVENANCE_COLUMNS, "{csv}");
+    assert_eq!(headers[15..], PROVENANCE_COLUMNS, "{csv}");
     for row in reader.records().map(Result::unwrap) {
-        let timestamp = row[19].to_string();
+        let timestamp = row[20].to_string();
         assert_eq!(&row[12], "", "{csv}");
+        assert!(["scalar", "avx2", "avx512"].contains(&&row[14]), "{csv}");
         assert_eq!(
-            row.iter().skip(14).collect::<Vec<_>>(),
+            row.iter().skip(15).collect::<Vec<_>>(),
             expected(&timestamp),
             "{csv}"
         );
     }
+    // The loop that sampled is the one asked for, as a count's rows name theirs.
+    let json: serde_json::Value = serde_json::from_str(&stdout(&[
+        "estimate", "10", "--sample", "10ms", "--kernel", "scalar", "-f", "json",
+    ]))
+    .unwrap();
+    assert_eq!(json["results"][0]["kernel"], "scalar", "{json}");
     let md = stdout(&["estimate", "8", "--sample", "10ms", "-f", "markdown"]);
     assert!(
         md.lines().last().unwrap().starts_with("build: nqueens "),
@@ -2391,8 +2399,8 @@ fn estimate_of_a_shard_samples_its_own_units_of_the_checkpointed_plan() {
     let mut reader = csv::Reader::from_reader(csv.as_bytes());
     let headers: Vec<String> = reader.headers().unwrap().iter().map(String::from).collect();
     assert_eq!(
-        headers[11..14],
-        ["split_depth", "shard", "plan_units"],
+        headers[11..15],
+        ["split_depth", "shard", "plan_units", "kernel"],
         "{csv}"
     );
     let row = reader.records().next().unwrap().unwrap();

@@ -55,6 +55,9 @@ pub struct Forecast {
     pub threads: usize,
     /// How long the sampling took.
     pub sampled_seconds: f64,
+    /// The search loop that counted the samples, as a count of the board would (`--kernel`, and the scalar
+    /// loop on boards the vector loops do not take).
+    pub kernel: kernel::Kernel,
     /// Searches the loop runs side by side on each thread ([`kernel::Kernel::searches`]): a unit is one of
     /// them, counted whole by one, so a run of few units keeps only some busy.
     pub searches: usize,
@@ -216,6 +219,7 @@ impl Forecast {
                     / units.len() as f64
             });
         let board = units.plan.board();
+        let sampled_by = kernel::Kernel::preferred().on(board.width(), board.lines());
         Forecast {
             units: units.len(),
             nodes: spread.mean,
@@ -225,9 +229,8 @@ impl Forecast {
             sampled_nodes: per_thread.iter().map(|(_, n)| n).sum(),
             threads,
             sampled_seconds,
-            searches: kernel::Kernel::preferred()
-                .on(board.width(), board.lines())
-                .searches(),
+            kernel: sampled_by,
+            searches: sampled_by.searches(),
             largest_unit_nodes,
             sampled_cores: None,
         }
@@ -676,6 +679,7 @@ mod tests {
             sampled_nodes: 3_000_000_000,
             threads: 2,
             sampled_seconds: 2.0,
+            kernel: kernel::Kernel::Avx512,
             searches: 32,
             largest_unit_nodes: None,
             sampled_cores: None,

@@ -382,6 +382,10 @@ const GPU_CSV_COLUMNS: [&str; 3] = ["gpu_tasks", "gpu_nodes", "gpu_seconds"];
 /// column's are the shard's).
 const SHARD_CSV_COLUMNS: [&str; 2] = ["shard", "plan_units"];
 
+/// After [`SHARD_CSV_COLUMNS`], the last of the estimate's own: the search loop that sampled (`--kernel`, or
+/// the loop a count of the board would take), as count's rows name theirs; `gpu` on the GPU.
+const KERNEL_CSV_COLUMN: &str = "kernel";
+
 fn header(format: Format, shown: Shown) -> String {
     let mut names: Vec<String> = COLUMNS.iter().map(|(name, _)| name.to_string()).collect();
     if shown.gpu {
@@ -403,6 +407,7 @@ fn header(format: Format, shown: Shown) -> String {
                 names.extend(GPU_CSV_COLUMNS.map(String::from));
             }
             names.extend(SHARD_CSV_COLUMNS.map(String::from));
+            names.push(KERNEL_CSV_COLUMN.into());
             String::from_utf8(csv_record(&names)).expect("CSV of text is text")
         }
         Format::Json => String::new(),
@@ -421,6 +426,14 @@ impl Row {
     /// What counts, for its column: the threads, or the GPUs.
     fn counting(&self) -> usize {
         self.gpus.as_ref().map_or(self.threads, |s| s.gpus.len())
+    }
+
+    /// The search loop that sampled the nodes, or `gpu` where the GPUs measured the rate.
+    fn kernel(&self) -> &'static str {
+        match self.gpus {
+            Some(_) => "gpu",
+            None => self.forecast.kernel.name(),
+        }
     }
 
     /// The shard, as `--shard` takes it; empty without one.
@@ -473,7 +486,7 @@ impl Row {
                         g.iter().map(|m| m.seconds).sum::<f64>()
                     );
                 }
-                line + &format!(",{},{}\n", self.shard(), self.plan_units)
+                line + &format!(",{},{},{}\n", self.shard(), self.plan_units, self.kernel())
             }
             Format::Json => String::new(),
         }
@@ -486,6 +499,7 @@ impl Row {
         let mut row = json!({
             "n": self.board.rows(),
             "symmetry": self.symmetry.to_string(),
+            "kernel": self.kernel(),
             "split_depth": self.split_depth,
             "units": f.units,
             "nodes": f.nodes,
@@ -610,6 +624,7 @@ mod tests {
             searches: 32,
             largest_unit_nodes: None,
             sampled_cores: None,
+            kernel: nqueens::engine::kernel::Kernel::Scalar,
         };
         let gpu = |ordinal: usize, device: &str, nodes: u64| GpuRate {
             ordinal,
@@ -710,6 +725,7 @@ mod tests {
                 searches: 32,
                 largest_unit_nodes: None,
                 sampled_cores: None,
+                kernel: nqueens::engine::kernel::Kernel::Scalar,
             },
             cores: None,
             gpus: None,
@@ -744,6 +760,7 @@ mod tests {
                 searches: 32,
                 largest_unit_nodes: None,
                 sampled_cores: None,
+                kernel: nqueens::engine::kernel::Kernel::Scalar,
             },
             cores: None,
             gpus: None,
