@@ -1057,6 +1057,20 @@ fn check_reads_the_csv_headers_of_other_tools_and_of_files_joined() {
             assert_eq!(out.lines().count(), 2, "{format:?} {text}: {out}");
         }
     }
+    // Placements written out are no header, however the line begins: first in their CSV (the first line, or
+    // after a blank one) they were skipped unjudged, and an invalid one left `check` saying all was valid.
+    for (text, placement) in [
+        ("[2,4,1,3]\n\nSolution 2: (0,0), (1,1), (2,2), (3,3)\n", 3),
+        ("row1=1, row2=2, row3=3, row4=4\n[2,4,1,3]\n", 1),
+        ("Queens at (1,1), (2,2), (3,3), (4,4)\n", 1),
+    ] {
+        let (code, out) = verdicts(&[], text);
+        assert_eq!(code, Some(1), "{text}: {out}");
+        assert!(
+            out.contains(&format!("line {placement}: malformed")),
+            "{text}: {out}"
+        );
+    }
     // First in its CSV, one name is a header where a record of one number follows it, which `Q . . .`, a
     // drawing's row under `-f csv`, has not.
     assert_eq!(

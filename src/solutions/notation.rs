@@ -1229,8 +1229,10 @@ fn names_digest(line: &str) -> [u8; 32] {
 
 /// The number of fields of `line`, which starts with a letter as a CSV header does, as one, or why it is none:
 /// a header names every field, and a line that has a number or nothing in one is more likely a solution with
-/// words before it (`Solution 1: 2,4,1,3`) than names. A name is any other text (`row.1`, `r[1]`, pandas'
-/// `Unnamed: 0`); where a header can stand is for [`Reader::csv_header`] to say.
+/// words before it (`Solution 1: 2,4,1,3`) than names. So is one with `(`, `)` or `=` in a field, the marks of
+/// placements written out (`Solution 2: (0,0), (1,1)`, `row1=1, row2=2`), which a header taken for names would
+/// have skipped unjudged. A name is any other text (`row.1`, `r[1]`, pandas' `Unnamed: 0`); where a header can
+/// stand is for [`Reader::csv_header`] to say.
 fn header_fields(line: &str) -> Result<usize, String> {
     for (i, name) in line.split(',').map(str::trim).enumerate() {
         let field = i + 1;
@@ -1238,6 +1240,11 @@ fn header_fields(line: &str) -> Result<usize, String> {
             format!("its field {field} is empty")
         } else if is_integer(name) {
             format!("its field {field}, '{}', is a number", excerpt(name))
+        } else if let Some(mark) = name.chars().find(|c| "()=".contains(*c)) {
+            format!(
+                "its field {field}, '{}', has '{mark}', as placements written out do, and names do not",
+                excerpt(name)
+            )
         } else {
             continue;
         };

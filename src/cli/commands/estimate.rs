@@ -150,7 +150,10 @@ pub fn run(
             }
             _ => None,
         };
-        forecast.sampled_cores = cores;
+        // The lone unit's rate is over them only where they say what the sampling had, as the warning below
+        // is: a sampling under `MIN_TIMED_SAMPLING` measures mostly its threads' start (the row shows them
+        // all the same).
+        forecast.sampled_cores = cores.filter(|_| forecast.sampled_seconds >= MIN_TIMED_SAMPLING);
         // Said even when quiet: the row's rate and time to count are then wrong for this machine at rest,
         // and nothing in the table says so (as count's mismatches are said, whatever `--quiet` says).
         // Not where there is no rate to speak of: a board with nothing to sample, or one sampled whole in
@@ -312,7 +315,8 @@ struct Row {
     threads: usize,
     /// The nodes, sampled on the threads, and the threads' rate.
     forecast: Forecast,
-    /// Processor seconds a second while the threads sampled, where the system says: the cores they really had.
+    /// Processor seconds a second while the threads sampled, where the system says: the cores they really had
+    /// (the forecast's `sampled_cores` too where the sampling was long enough to tell them).
     cores: Option<f64>,
     /// With `--backend gpu`: the GPUs' rate, measured on samples of the run's tasks.
     gpus: Option<GpuSample>,
