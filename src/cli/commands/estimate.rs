@@ -685,7 +685,7 @@ mod tests {
         );
         assert!(
             csv.trim_end()
-                .ends_with(",12000000,14400000000000,16.000000,,632022"),
+                .ends_with(",12000000,14400000000000,16.000000,,632022,gpu"),
             "{csv}"
         );
         let mut json = row.json();
@@ -791,15 +791,18 @@ mod tests {
         let widths: Vec<usize> = md.lines().map(|l| l.matches('|').count()).collect();
         assert_eq!(widths, [10, 10, 10], "{md}");
         assert!(md.ends_with("| 1/4 |\n"), "{md}");
-        // CSV: the shard and the plan's units after the columns there were, on every row, with or without one.
+        // CSV: the shard and the plan's units after the columns there were, on every row, with or without one,
+        // then the loop that sampled.
         for shown in [sharded, CPU] {
             let header = header(Format::Csv, shown);
             let names: Vec<&str> = header.trim_end().split(',').collect();
             assert_eq!(names[..12], CSV_COLUMNS, "{header}");
-            assert_eq!(names[12..], SHARD_CSV_COLUMNS, "{header}");
+            assert_eq!(names[12..14], SHARD_CSV_COLUMNS, "{header}");
+            assert_eq!(names[14..], [KERNEL_CSV_COLUMN], "{header}");
         }
         assert!(
-            row.line(Format::Csv, sharded).ends_with(",3,1/4,48000\n"),
+            row.line(Format::Csv, sharded)
+                .ends_with(",3,1/4,48000,scalar\n"),
             "{}",
             row.line(Format::Csv, sharded)
         );
@@ -811,7 +814,7 @@ mod tests {
         assert_eq!(json["units"], 12_000);
         let whole = Row { shard: None, ..row };
         assert!(whole.json()["shard"].is_null());
-        assert!(whole.line(Format::Csv, CPU).ends_with(",3,,48000\n"));
+        assert!(whole.line(Format::Csv, CPU).ends_with(",3,,48000,scalar\n"));
     }
 
     #[test]
