@@ -2139,9 +2139,12 @@ fn an_estimate_of_fewer_units_than_searches_is_its_largest_units_time_on_one_sea
     let searches = row["searches_per_thread"].as_f64().unwrap();
     let largest = row["largest_unit_nodes"].as_f64().unwrap();
     // At the rate of a thread with a core: the sampling's rate over the cores it had, 1 to its 2 threads
-    // (on a shared machine its two threads may have had one core between them).
+    // (on a shared machine its two threads may have had one core between them), where the sampling took
+    // long enough (0.05 s) for its cores to be told; else over its threads.
+    let told = row["sampled_seconds"].as_f64().unwrap() >= 0.05;
     let busy = row["sampled_cores"]
         .as_f64()
+        .filter(|_| told)
         .map_or(2.0, |c| c.clamp(1.0, 2.0));
     let per_search = row["nodes_per_second"].as_f64().unwrap() / (busy * searches);
     let seconds = row["seconds"].as_f64().unwrap();
