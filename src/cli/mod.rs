@@ -60,15 +60,16 @@ pub fn run() -> anyhow::Result<ExitCode> {
     signals::write_errors_past_the_file_size_limit();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
-        // `list -3x2`, `verify -3..5`, `check --board -4`: clap read them as short options (`-3`), and its tip
-        // to write `-- -3` made them file names. They are boards of a negative size, as `count -3` is told.
-        Err(e) if negative_board(&e).is_some() => {
-            let board = negative_board(&e).unwrap_or_default();
-            return Err(
-                errors::UsageError(format!("'{board}': board sizes cannot be negative")).into(),
-            );
-        }
         Err(e) => {
+            // `list -3x2`, `verify -3..5`, `check --board -4`: clap read them as short options (`-3`), and its
+            // tip to write `-- -3` made them file names. They are boards of a negative size, as `count -3` is
+            // told.
+            if let Some(board) = negative_board(&e) {
+                return Err(errors::UsageError(format!(
+                    "'{board}': board sizes cannot be negative"
+                ))
+                .into());
+            }
             // What clap prints itself is written here, as any output is: help and the version, which are the
             // results, go to standard output, and a write that fails there (a full disk) is an error, not exit
             // code 0 with the text lost. A usage error goes to standard error, where a failed write is dropped
